@@ -1,0 +1,4 @@
+//! Handlers for the subcommands that are not the TUI or `exec`: each prints to stdout and
+//! returns the process exit code.
+
+pub mod tool;

@@ -1,0 +1,64 @@
+//! `loom tool list` and `loom tool run`: a command-line door to each tool.
+//!
+//! People debug tools through it and outside checks drive them with it. The person typing
+//! is the approver, so nothing asks; but confinement and every refusal rule of the policy
+//! still apply, exactly as they do for the model.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use anyhow::Context as _;
+use serde_json::Value;
+
+use crate::policy::Policy;
+use crate::tools::{ToolContext, ToolRegistry, ToolResult};
+
+/// Exit code for a tool that returned an error.
+pub const EXIT_TOOL_ERROR: u8 = 1;
+/// Exit code for bad usage (unknown tool, arguments that are not JSON).
+pub const EXIT_USAGE: u8 = 2;
+
+/// Print every tool's schema as a JSON array (OpenAI function-tool format).
+pub fn list(registry: &ToolRegistry) -> anyhow::Result<ExitCode> {
+    let schemas = Value::Array(registry.schemas());
+    let mut out = std::io::stdout().lock();
+    serde_json::to_writer_pretty(&mut out, &schemas)?;
+    writeln!(out)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Run one tool with JSON arguments and print its result as JSON.
+pub async fn run(
+    registry: &ToolRegistry,
+    policy: &Policy,
+    ctx: &ToolContext,
+    name: &str,
+    args_json: &str,
+) -> anyhow::Result<ExitCode> {
+    if registry.get(name).is_none() {
+        eprintln!(
+            "loom: unknown tool `{name}`; available: {}",
+            registry.names().join(", ")
+        );
+        return Ok(ExitCode::from(EXIT_USAGE));
+    }
+    let args: Value = match serde_json::from_str(args_json) {
+        Ok(v) => v,
+        Err(e) => {
+            eprintln!("loom: --args is not valid JSON: {e}");
+            return Ok(ExitCode::from(EXIT_USAGE));
+        }
+    };
+    let result = match policy.refusal(name, &args, ctx) {
+        Some(reason) => ToolResult::err(reason),
+        None => registry.execute(name, args, ctx).await,
+    };
+    let mut out = std::io::stdout().lock();
+    serde_json::to_writer_pretty(&mut out, &result).context("printing the result")?;
+    writeln!(out)?;
+    Ok(if result.success {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(EXIT_TOOL_ERROR)
+    })
+}

@@ -1,0 +1,9 @@
+//! Loom: a full-screen terminal coding assistant for any OpenAI-compatible model.
+//!
+//! Layers, with arrows pointing one way: front ends (`tui`, `exec`) drive the `agent`, which
+//! uses `llm`, `tools` and `hooks`; everything below consults `policy`.
+
+pub mod cli;
+pub mod commands;
+pub mod policy;
+pub mod tools;

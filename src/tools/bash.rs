@@ -1,0 +1,344 @@
+//! `bash`: run a shell command in the workspace.
+//!
+//! `sh -c COMMAND` in its own process group with stdin closed and an allowlisted
+//! environment ([`crate::policy::env`]); the working directory goes through confinement.
+//! Each stream is captured up to 256 KiB (head and tail kept) and what the model sees is cut
+//! in the middle to the configured budget. Whether a command may run at all is decided
+//! above this tool, by the policy; this file only runs what it is given, safely.
+
+use std::time::Duration;
+
+use async_trait::async_trait;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::output::cut_middle;
+use super::process::{CommandSpec, run};
+use super::{Tool, ToolContext, ToolError, ToolKind, ToolResult, args};
+use crate::policy::paths::Access;
+
+/// Default timeout in seconds.
+pub const DEFAULT_TIMEOUT_SECS: u64 = 60;
+/// Longest timeout a call may ask for.
+pub const MAX_TIMEOUT_SECS: u64 = 300;
+
+/// Arguments of `bash`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BashArgs {
+    /// The command line, run with `sh -c`.
+    pub command: String,
+    /// Working directory relative to the workspace root (default: the root).
+    pub cwd: Option<String>,
+    /// Seconds before the command and all its child processes are killed (default 60,
+    /// max 300).
+    pub timeout_secs: Option<u64>,
+}
+
+/// The `bash` tool.
+pub struct Bash;
+
+const DESCRIPTION: &str = "Run a shell command (`sh -c`) in the workspace and return exit_code, \
+stdout, stderr, timed_out, truncated and duration_ms. stdin is closed (no interactive programs); the \
+command and all its child processes are killed after timeout_secs (default 60, max 300). Long output \
+is cut in the middle. Do not use it to read or edit files when read_file, edit_file, write_file, \
+list_files or search_files can do the job: those are reviewed as diffs and can be undone.";
+
+#[async_trait]
+impl Tool for Bash {
+    fn name(&self) -> &'static str {
+        "bash"
+    }
+    fn description(&self) -> &'static str {
+        DESCRIPTION
+    }
+    fn parameters(&self) -> Value {
+        args::schema_for::<BashArgs>()
+    }
+    fn kind(&self) -> ToolKind {
+        ToolKind::Execute
+    }
+    fn default_timeout(&self) -> Duration {
+        Duration::from_secs(DEFAULT_TIMEOUT_SECS)
+    }
+    fn timeout_for(&self, args: &Value) -> Duration {
+        let secs = args
+            .get("timeout_secs")
+            .and_then(Value::as_u64)
+            .unwrap_or(DEFAULT_TIMEOUT_SECS)
+            .clamp(1, MAX_TIMEOUT_SECS);
+        // The tool enforces its own timeout; the registry's is a backstop after the kill.
+        Duration::from_secs(secs + 10)
+    }
+    async fn execute(&self, args: Value, ctx: &ToolContext) -> ToolResult {
+        match execute(args, ctx).await {
+            Ok(r) => r,
+            Err(e) => e.into(),
+        }
+    }
+}
+
+async fn execute(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
+    let args: BashArgs = args::parse(args)?;
+    if args.command.trim().is_empty() {
+        return Err(ToolError::InvalidArguments(
+            "command is empty; give the shell command to run".into(),
+        ));
+    }
+    let conf = ctx.confinement()?;
+    let cwd = match &args.cwd {
+        Some(dir) => conf.resolve(dir, Access::Read)?,
+        None => ctx.cwd.clone(),
+    };
+    if !cwd.starts_with(conf.root()) {
+        return Err(ToolError::Other(format!(
+            "the working directory {} is outside the workspace",
+            cwd.display()
+        )));
+    }
+    if !cwd.exists() {
+        return Err(ToolError::NotFound(conf.display(&cwd)));
+    }
+    if !cwd.is_dir() {
+        return Err(ToolError::NotDirectory(conf.display(&cwd)));
+    }
+    let mut notes = Vec::new();
+    let requested = args.timeout_secs.unwrap_or(DEFAULT_TIMEOUT_SECS);
+    let secs = requested.clamp(1, MAX_TIMEOUT_SECS);
+    if secs != requested {
+        notes.push(format!("timeout_secs {requested} was clamped to {secs}"));
+    }
+    let env = ctx.limits.env.filter(std::env::vars_os());
+    let mut spec = CommandSpec::shell(&args.command, cwd.clone(), env, Duration::from_secs(secs));
+    spec.sandbox = ctx.sandbox.clone();
+    let outcome = run(&spec, &ctx.cancel)
+        .await
+        .map_err(|e| ToolError::Other(format!("could not start sh: {e}")))?;
+    if outcome.cancelled {
+        return Err(ToolError::Cancelled);
+    }
+    let budget = ctx.limits.bash_stream_budget;
+    let (stdout, cut_out) = cut_middle(&outcome.stdout.text(), budget);
+    let (stderr, cut_err) = cut_middle(&outcome.stderr.text(), budget);
+    let truncated =
+        cut_out || cut_err || outcome.stdout.dropped() > 0 || outcome.stderr.dropped() > 0;
+    let duration_ms = outcome.duration.as_millis() as u64;
+    let mut summary = match (outcome.exit_code, outcome.signal) {
+        _ if outcome.timed_out => {
+            format!("timed out after {secs}s; the command and its child processes were killed")
+        }
+        (Some(code), _) => format!("exit code {code}"),
+        (None, Some(sig)) => format!("killed by signal {sig}"),
+        (None, None) => "ended without an exit code".to_string(),
+    };
+    summary.push_str(&format!(
+        " in {:.2}s; stdout {} bytes, stderr {} bytes",
+        outcome.duration.as_secs_f64(),
+        outcome.stdout.total(),
+        outcome.stderr.total()
+    ));
+    if truncated {
+        summary.push_str(" (output cut in the middle)");
+    }
+    if outcome.stopped_background {
+        notes.push(
+            "background processes still holding the output open were stopped when the command \
+             finished; redirect their output (e.g. `cmd > log 2>&1 &`) to keep them running"
+                .into(),
+        );
+    }
+    for n in &notes {
+        summary.push_str("\nNote: ");
+        summary.push_str(n);
+    }
+    let data = json!({
+        "exit_code": outcome.exit_code,
+        "stdout": stdout,
+        "stderr": stderr,
+        "timed_out": outcome.timed_out,
+        "truncated": truncated,
+        "duration_ms": duration_ms,
+        "cwd": conf.display(&cwd),
+    });
+    let success = outcome.exit_code == Some(0) && !outcome.timed_out;
+    let mut result = ToolResult::ok(summary).with_data(data);
+    if !success {
+        result.success = false;
+        result.error = Some(if outcome.timed_out {
+            format!("command timed out after {secs}s and was killed")
+        } else {
+            match outcome.exit_code {
+                Some(code) => format!("command failed with exit code {code}"),
+                None => "command was killed by a signal".to_string(),
+            }
+        });
+    }
+    Ok(result)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::env::EnvPolicy;
+    use crate::tools::ToolLimits;
+    use std::sync::Arc;
+
+    fn ws() -> (tempfile::TempDir, ToolContext) {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("sub")).unwrap();
+        let ctx = ToolContext::for_workspace(dir.path()).unwrap();
+        (dir, ctx)
+    }
+
+    fn data(r: &ToolResult) -> &Value {
+        r.data.as_ref().unwrap()
+    }
+
+    #[tokio::test]
+    async fn runs_in_workspace_with_streams() {
+        let (d, ctx) = ws();
+        let r = Bash
+            .execute(json!({"command": "pwd; echo e >&2"}), &ctx)
+            .await;
+        assert!(r.success, "{r:?}");
+        let root = std::fs::canonicalize(d.path()).unwrap();
+        assert_eq!(data(&r)["stdout"], format!("{}\n", root.display()));
+        assert_eq!(data(&r)["stderr"], "e\n");
+        assert_eq!(data(&r)["exit_code"], 0);
+        let r = Bash
+            .execute(json!({"command": "pwd", "cwd": "sub"}), &ctx)
+            .await;
+        assert!(data(&r)["stdout"].as_str().unwrap().ends_with("/sub\n"));
+    }
+
+    #[tokio::test]
+    async fn nonzero_exit_is_a_failed_result() {
+        let (_d, ctx) = ws();
+        let r = Bash
+            .execute(json!({"command": "echo nope; exit 2"}), &ctx)
+            .await;
+        assert!(!r.success);
+        assert_eq!(r.error.as_deref(), Some("command failed with exit code 2"));
+        assert_eq!(data(&r)["stdout"], "nope\n");
+    }
+
+    #[tokio::test]
+    async fn errors_for_bad_arguments_and_cwd() {
+        let (_d, ctx) = ws();
+        for (args, expected) in [
+            (json!({"command": "  "}), "command is empty"),
+            (json!({}), "missing field `command`"),
+            (
+                json!({"command": "ls", "cwd": "../"}),
+                "outside the workspace",
+            ),
+            (json!({"command": "ls", "cwd": "missing"}), "does not exist"),
+            (
+                json!({"command": "ls", "timeout": 3}),
+                "unknown field `timeout`",
+            ),
+        ] {
+            let r = Bash.execute(args.clone(), &ctx).await;
+            let err = r.error.unwrap();
+            assert!(err.contains(expected), "{args}: {err}");
+        }
+    }
+
+    #[tokio::test]
+    async fn timeout_kills_background_grandchildren() {
+        let (d, ctx) = ws();
+        let pidfile = d.path().join("pid");
+        let cmd = format!("sleep 1000 & echo $! > {}; sleep 1000", pidfile.display());
+        let r = Bash
+            .execute(json!({"command": cmd, "timeout_secs": 1}), &ctx)
+            .await;
+        assert_eq!(data(&r)["timed_out"], true);
+        assert!(r.error.unwrap().contains("timed out"));
+        let pid: i32 = std::fs::read_to_string(&pidfile)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        assert!(process_gone(pid), "grandchild {pid} survived the timeout");
+    }
+
+    /// True when `pid` no longer runs (absent, or a zombie awaiting its reaper).
+    fn process_gone(pid: i32) -> bool {
+        for _ in 0..50 {
+            match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+                Err(_) => return true,
+                Ok(stat) => {
+                    let state = stat.rsplit(')').next().unwrap_or("").trim_start();
+                    if state.starts_with('Z') || state.starts_with('X') {
+                        return true;
+                    }
+                }
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        false
+    }
+
+    #[tokio::test]
+    async fn huge_output_is_bounded() {
+        let (_d, ctx) = ws();
+        let r = Bash
+            .execute(
+                json!({"command": "yes 0123456789abcdefghijklmnopqrstuvwxyz | head -c 10000000"}),
+                &ctx,
+            )
+            .await;
+        assert!(r.success, "{r:?}");
+        let out = data(&r)["stdout"].as_str().unwrap();
+        assert!(
+            out.len() <= ctx.limits.bash_stream_budget + 200,
+            "{}",
+            out.len()
+        );
+        assert!(out.contains("omitted"));
+        assert_eq!(data(&r)["truncated"], true);
+        assert!(r.output.contains("stdout 10000000 bytes"), "{}", r.output);
+    }
+
+    #[tokio::test]
+    async fn secrets_are_not_in_the_child_environment() {
+        let (_d, mut ctx) = ws();
+        // SAFETY: tests in this process do not read this variable concurrently.
+        unsafe { std::env::set_var("LOOM_TEST_API_KEY", "sk-very-secret") };
+        unsafe { std::env::set_var("LOOM_TEST_PLAIN", "visible") };
+        ctx.limits = Arc::new(ToolLimits {
+            env: EnvPolicy {
+                extra: vec!["LOOM_TEST_*".into()],
+            },
+            ..ToolLimits::default()
+        });
+        let r = Bash.execute(json!({"command": "env"}), &ctx).await;
+        let out = data(&r)["stdout"].as_str().unwrap();
+        assert!(!out.contains("sk-very-secret"), "{out}");
+        assert!(out.contains("LOOM_TEST_PLAIN=visible"), "{out}");
+        assert!(out.contains("PATH="));
+    }
+
+    #[tokio::test]
+    async fn timeout_is_clamped_with_a_note() {
+        let (_d, ctx) = ws();
+        let r = Bash
+            .execute(json!({"command": "true", "timeout_secs": 900}), &ctx)
+            .await;
+        assert!(r.output.contains("clamped to 300"), "{}", r.output);
+        assert_eq!(
+            Bash.timeout_for(&json!({"timeout_secs": 900})),
+            Duration::from_secs(310)
+        );
+    }
+
+    #[tokio::test]
+    async fn unicode_output() {
+        let (_d, ctx) = ws();
+        let r = Bash
+            .execute(json!({"command": "printf '日本語 ✓\\n'"}), &ctx)
+            .await;
+        assert_eq!(data(&r)["stdout"], "日本語 ✓\n");
+    }
+}

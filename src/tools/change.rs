@@ -1,0 +1,261 @@
+//! A proposed file change and the one way to write it.
+//!
+//! Write tools compute a [`FileChange`] in `preview` without touching disk; the person sees
+//! its diff; [`apply`] then writes exactly that change (or the hunks they selected), after
+//! checking that the file still holds what the preview was computed from. If someone edited
+//! the file in between, the write is refused rather than silently clobbering their work.
+
+use std::collections::hash_map::DefaultHasher;
+use std::hash::{Hash, Hasher};
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+
+use super::atomic::write_atomic;
+use super::diff::FileDiff;
+use super::output::cut_middle;
+use super::{ToolError, ToolResult};
+
+/// Bytes of diff the model gets back after a write.
+const DIFF_BUDGET: usize = 16 * 1024;
+
+/// Identifies file contents cheaply, to notice changes between preview and write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Fingerprint {
+    /// Length in bytes.
+    pub len: u64,
+    /// Hash of the bytes.
+    pub hash: u64,
+}
+
+impl Fingerprint {
+    /// Fingerprint of `bytes`.
+    pub fn of(bytes: &[u8]) -> Fingerprint {
+        let mut h = DefaultHasher::new();
+        bytes.hash(&mut h);
+        Fingerprint {
+            len: bytes.len() as u64,
+            hash: h.finish(),
+        }
+    }
+}
+
+/// A change to one file, computed but not yet written.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct FileChange {
+    /// The tool that proposed it.
+    pub tool: String,
+    /// Where it will be written (canonical, inside the workspace).
+    pub path: PathBuf,
+    /// The path relative to the workspace, as shown to people and the model.
+    pub display_path: String,
+    /// The current text, or `None` if the file does not exist yet.
+    pub old: Option<String>,
+    /// Fingerprint of the current bytes, or `None` if the file does not exist.
+    pub old_fingerprint: Option<Fingerprint>,
+    /// The proposed text.
+    pub new: String,
+    /// The line diff from old to new.
+    pub diff: FileDiff,
+    /// Tool-specific details merged into the result (e.g. `edits_applied`).
+    pub details: Map<String, Value>,
+    /// Things the model should know (e.g. that a whitespace-tolerant match was used).
+    pub notes: Vec<String>,
+}
+
+impl FileChange {
+    /// Build a change from the current state and the proposed text.
+    pub fn new(
+        tool: &str,
+        path: PathBuf,
+        display_path: String,
+        old_bytes: Option<&[u8]>,
+        new: String,
+    ) -> FileChange {
+        let old = old_bytes.map(|b| String::from_utf8_lossy(b).into_owned());
+        let diff = FileDiff::compute(old.as_deref().unwrap_or(""), &new);
+        FileChange {
+            tool: tool.to_string(),
+            path,
+            display_path,
+            old_fingerprint: old_bytes.map(Fingerprint::of),
+            old,
+            new,
+            diff,
+            details: Map::new(),
+            notes: Vec::new(),
+        }
+    }
+
+    /// The unified diff with `a/` and `b/` headers (`/dev/null` for a new file).
+    pub fn unified(&self) -> String {
+        let old_name = if self.old.is_some() {
+            format!("a/{}", self.display_path)
+        } else {
+            "/dev/null".to_string()
+        };
+        self.diff
+            .unified(&old_name, &format!("b/{}", self.display_path))
+    }
+
+    /// Whether the change creates the file.
+    pub fn creates(&self) -> bool {
+        self.old.is_none()
+    }
+}
+
+/// Which hunks of a change to write.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub enum HunkSelection {
+    /// The whole change.
+    #[default]
+    All,
+    /// Only hunks whose index is `true`.
+    Only(Vec<bool>),
+}
+
+/// Write `change` (or its selected hunks) atomically, refusing if the file changed since
+/// the preview. Returns the result the model reads.
+pub fn apply(change: &FileChange, selection: &HunkSelection) -> Result<ToolResult, ToolError> {
+    let current = match std::fs::read(&change.path) {
+        Ok(bytes) => Some(bytes),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(ToolError::io(&change.display_path, &e)),
+    };
+    if current.as_deref().map(Fingerprint::of) != change.old_fingerprint {
+        return Err(ToolError::Stale(change.display_path.clone()));
+    }
+    let (content, applied_note) = match selection {
+        HunkSelection::All => (change.new.clone(), None),
+        HunkSelection::Only(mask) => {
+            let old = change.old.as_deref().unwrap_or("");
+            if current
+                .as_deref()
+                .is_some_and(|b| std::str::from_utf8(b).is_err())
+            {
+                return Err(ToolError::Edit(format!(
+                    "{} is not valid UTF-8, so it cannot be changed hunk by hunk",
+                    change.display_path
+                )));
+            }
+            let picked: Vec<usize> = mask
+                .iter()
+                .enumerate()
+                .filter(|(_, on)| **on)
+                .map(|(i, _)| i + 1)
+                .collect();
+            let note = format!(
+                "the user applied only hunk(s) {:?} of {}; the others were rejected and are not in the file",
+                picked,
+                change.diff.hunks.len()
+            );
+            (change.diff.apply_selected(old, mask), Some(note))
+        }
+    };
+    write_atomic(&change.path, content.as_bytes())
+        .map_err(|e| ToolError::io(&change.display_path, &e))?;
+
+    let written_diff = if matches!(selection, HunkSelection::All) {
+        change.unified()
+    } else {
+        let partial = FileChange::new(
+            &change.tool,
+            change.path.clone(),
+            change.display_path.clone(),
+            current.as_deref(),
+            content.clone(),
+        );
+        partial.unified()
+    };
+    let (diff_text, _) = cut_middle(&written_diff, DIFF_BUDGET);
+    let mut data = change.details.clone();
+    data.insert("path".into(), json!(change.display_path));
+    data.insert("bytes_written".into(), json!(content.len()));
+    data.insert("created".into(), json!(change.creates()));
+    data.insert("diff".into(), json!(diff_text));
+    let verb = if change.creates() {
+        "Created"
+    } else {
+        "Updated"
+    };
+    let mut output = format!(
+        "{verb} {} ({} bytes, +{} -{} lines)",
+        change.display_path,
+        content.len(),
+        change.diff.added(),
+        change.diff.removed()
+    );
+    for note in change.notes.iter().chain(applied_note.iter()) {
+        output.push_str("\nNote: ");
+        output.push_str(note);
+    }
+    Ok(ToolResult::ok(output)
+        .with_data(Value::Object(data))
+        .with_files(vec![change.display_path.clone()]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn change_for(path: &std::path::Path, old: Option<&str>, new: &str) -> FileChange {
+        FileChange::new(
+            "write_file",
+            path.to_path_buf(),
+            "f.txt".into(),
+            old.map(str::as_bytes),
+            new.to_string(),
+        )
+    }
+
+    #[test]
+    fn applies_whole_change() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("f.txt");
+        std::fs::write(&p, "a\n").unwrap();
+        let c = change_for(&p, Some("a\n"), "b\n");
+        let r = apply(&c, &HunkSelection::All).unwrap();
+        assert!(r.success);
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "b\n");
+        assert_eq!(r.files_changed, vec!["f.txt"]);
+        assert!(r.data.unwrap()["diff"].as_str().unwrap().contains("-a\n+b"));
+    }
+
+    #[test]
+    fn refuses_when_file_changed_since_preview() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("f.txt");
+        std::fs::write(&p, "a\n").unwrap();
+        let c = change_for(&p, Some("a\n"), "b\n");
+        std::fs::write(&p, "user edit\n").unwrap();
+        let err = apply(&c, &HunkSelection::All).unwrap_err();
+        assert!(matches!(err, ToolError::Stale(_)));
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "user edit\n");
+    }
+
+    #[test]
+    fn refuses_when_a_new_file_appeared() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("f.txt");
+        let c = change_for(&p, None, "b\n");
+        std::fs::write(&p, "surprise").unwrap();
+        assert!(apply(&c, &HunkSelection::All).is_err());
+    }
+
+    #[test]
+    fn applies_selected_hunks_and_says_so() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("f.txt");
+        let old: String = (1..=30).map(|i| format!("l{i}\n")).collect();
+        let new = old.replace("l2\n", "L2\n").replace("l25\n", "L25\n");
+        std::fs::write(&p, &old).unwrap();
+        let c = change_for(&p, Some(&old), &new);
+        let r = apply(&c, &HunkSelection::Only(vec![false, true])).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&p).unwrap(),
+            old.replace("l25\n", "L25\n")
+        );
+        assert!(r.output.contains("only hunk(s) [2] of 2"), "{}", r.output);
+    }
+}

@@ -1,0 +1,290 @@
+//! The tool system: everything Loom does to a repository, it does through a [`Tool`].
+//!
+//! This module owns the trait, the context a tool runs in, the result the model reads and
+//! the registry that dispatches calls. Tools know no agent and no screen; they take typed
+//! arguments (parsed from JSON with the same types their schema is derived from), touch the
+//! workspace only through [`crate::policy::paths::Confinement`], and return a
+//! [`ToolResult`] — a failure is a result the model can act on, never a crash.
+//!
+//! Write tools split in two: [`Tool::preview`] computes the change (new content and diff)
+//! without touching disk, and [`change::apply`] writes exactly that change once it is
+//! approved.
+
+pub mod args;
+pub mod atomic;
+pub mod bash;
+pub mod change;
+pub mod diff;
+pub mod edit_file;
+pub mod edit_match;
+pub mod list_files;
+pub mod output;
+pub mod process;
+pub mod read_file;
+pub mod registry;
+pub mod search_files;
+pub mod write_file;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use thiserror::Error;
+use tokio_util::sync::CancellationToken;
+
+use crate::policy::env::EnvPolicy;
+use crate::policy::paths::{Confinement, PathError};
+use crate::policy::sandbox::SandboxSpec;
+
+pub use change::FileChange;
+pub use registry::ToolRegistry;
+
+/// What a tool does to the world; the policy decides approvals from this.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolKind {
+    /// Only reads the workspace.
+    Read,
+    /// Changes files in the workspace.
+    Write,
+    /// Runs a program.
+    Execute,
+    /// Talks to the network.
+    Network,
+}
+
+impl ToolKind {
+    /// Whether a successful call may have changed the workspace.
+    pub fn is_mutating(self) -> bool {
+        matches!(self, ToolKind::Write | ToolKind::Execute)
+    }
+}
+
+/// Budgets that keep tool output from flooding the model's context.
+#[derive(Debug, Clone)]
+pub struct ToolLimits {
+    /// Largest `output` a result may carry to the model, in bytes; longer output is cut in
+    /// the middle.
+    pub output_budget: usize,
+    /// Bytes of each bash stream the model sees (head and tail kept).
+    pub bash_stream_budget: usize,
+    /// Which environment variables commands receive.
+    pub env: EnvPolicy,
+}
+
+impl Default for ToolLimits {
+    fn default() -> Self {
+        ToolLimits {
+            output_budget: 128 * 1024,
+            bash_stream_budget: 16 * 1024,
+            env: EnvPolicy::default(),
+        }
+    }
+}
+
+/// Everything a tool call may know about where it runs.
+#[derive(Debug, Clone)]
+pub struct ToolContext {
+    /// The workspace boundary; `None` when Loom runs outside any project, in which case
+    /// file tools return an error.
+    pub workspace: Option<Arc<Confinement>>,
+    /// The working directory for commands (inside the workspace).
+    pub cwd: PathBuf,
+    /// The session this call belongs to.
+    pub session_id: String,
+    /// Cancelled when the user interrupts or the call times out.
+    pub cancel: CancellationToken,
+    /// Output budgets and environment policy.
+    pub limits: Arc<ToolLimits>,
+    /// How commands are confined by the operating system.
+    pub sandbox: SandboxSpec,
+}
+
+impl ToolContext {
+    /// A context for a workspace at `root` with default limits and no OS sandbox.
+    pub fn for_workspace(root: &std::path::Path) -> std::io::Result<ToolContext> {
+        let confinement = Confinement::with_defaults(root)?;
+        Ok(ToolContext {
+            cwd: confinement.root().to_path_buf(),
+            workspace: Some(Arc::new(confinement)),
+            session_id: "local".into(),
+            cancel: CancellationToken::new(),
+            limits: Arc::new(ToolLimits::default()),
+            sandbox: SandboxSpec::off(),
+        })
+    }
+
+    /// The workspace, or the error every file tool returns without one.
+    pub fn confinement(&self) -> Result<&Confinement, ToolError> {
+        self.workspace
+            .as_deref()
+            .ok_or(ToolError::Path(PathError::NoWorkspace))
+    }
+
+    /// A copy of this context with a fresh child cancellation token.
+    pub fn child(&self) -> ToolContext {
+        ToolContext {
+            cancel: self.cancel.child_token(),
+            ..self.clone()
+        }
+    }
+}
+
+/// Why a tool call failed. Every variant's message tells the model what to do next.
+#[derive(Debug, Error)]
+pub enum ToolError {
+    /// The arguments did not match the schema.
+    #[error("invalid arguments: {0}")]
+    InvalidArguments(String),
+    /// Confinement refused the path.
+    #[error("{0}")]
+    Path(#[from] PathError),
+    /// The file does not exist.
+    #[error("{0} does not exist; use list_files or search_files to find the right path")]
+    NotFound(String),
+    /// A directory was given where a file is needed.
+    #[error("{0} is a directory, use list_files to see what it contains")]
+    IsDirectory(String),
+    /// A file was given where a directory is needed.
+    #[error("{0} is a file, not a directory; use read_file to read it")]
+    NotDirectory(String),
+    /// The file is binary.
+    #[error("{0} looks like a binary file ({1}); read_file only returns text")]
+    Binary(String, String),
+    /// An edit could not be applied.
+    #[error("{0}")]
+    Edit(String),
+    /// The file changed between the preview and the write.
+    #[error("{0} changed on disk after the change was previewed; read it again and redo the edit")]
+    Stale(String),
+    /// The operating system refused.
+    #[error("{path}: {message}")]
+    Io {
+        /// The path involved, as the model gave it.
+        path: String,
+        /// What went wrong.
+        message: String,
+    },
+    /// The call was cancelled by the user.
+    #[error("cancelled by the user")]
+    Cancelled,
+    /// The call took longer than its timeout.
+    #[error("timed out after {0:?}")]
+    TimedOut(Duration),
+    /// Something else went wrong.
+    #[error("{0}")]
+    Other(String),
+}
+
+impl ToolError {
+    /// An I/O error about `path`, with the OS message.
+    pub fn io(path: &str, err: &std::io::Error) -> ToolError {
+        if err.kind() == std::io::ErrorKind::NotFound {
+            return ToolError::NotFound(path.to_string());
+        }
+        ToolError::Io {
+            path: path.to_string(),
+            message: err.to_string(),
+        }
+    }
+}
+
+/// What a tool call produced; serialised, it is exactly what the model reads.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolResult {
+    /// Whether the call did what was asked.
+    pub success: bool,
+    /// Text for the model (bounded).
+    pub output: String,
+    /// Structured details (optional).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<Value>,
+    /// Workspace-relative paths this call changed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files_changed: Vec<String>,
+    /// What went wrong, when `success` is false.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+impl ToolResult {
+    /// A successful result.
+    pub fn ok(output: impl Into<String>) -> ToolResult {
+        ToolResult {
+            success: true,
+            output: output.into(),
+            data: None,
+            files_changed: Vec::new(),
+            error: None,
+        }
+    }
+
+    /// A failed result carrying `error`.
+    pub fn err(error: impl std::fmt::Display) -> ToolResult {
+        ToolResult {
+            success: false,
+            output: String::new(),
+            data: None,
+            files_changed: Vec::new(),
+            error: Some(error.to_string()),
+        }
+    }
+
+    /// Attach structured data.
+    pub fn with_data(mut self, data: Value) -> ToolResult {
+        self.data = Some(data);
+        self
+    }
+
+    /// Record the files changed.
+    pub fn with_files(mut self, files: Vec<String>) -> ToolResult {
+        self.files_changed = files;
+        self
+    }
+
+    /// The JSON text the model receives as the tool message.
+    pub fn to_model_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_else(|e| {
+            format!(r#"{{"success":false,"output":"","error":"unserialisable result: {e}"}}"#)
+        })
+    }
+}
+
+impl From<ToolError> for ToolResult {
+    fn from(err: ToolError) -> Self {
+        ToolResult::err(err)
+    }
+}
+
+/// One capability offered to the model.
+#[async_trait]
+pub trait Tool: Send + Sync {
+    /// The name the model calls it by.
+    fn name(&self) -> &'static str;
+    /// What it does and how to use it, written for the model.
+    fn description(&self) -> &'static str;
+    /// JSON Schema of the arguments, derived from the argument type.
+    fn parameters(&self) -> Value;
+    /// What kind of effect it has.
+    fn kind(&self) -> ToolKind;
+    /// How long a call may take before it is cancelled.
+    fn default_timeout(&self) -> Duration;
+    /// The timeout for a particular call (bash reads it from its arguments).
+    fn timeout_for(&self, _args: &Value) -> Duration {
+        self.default_timeout()
+    }
+    /// Run the call. Failures are returned as results, never panics.
+    async fn execute(&self, args: Value, ctx: &ToolContext) -> ToolResult;
+    /// For write tools: the change this call would make, computed without touching disk.
+    /// `None` for tools that do not write files.
+    async fn preview(
+        &self,
+        _args: Value,
+        _ctx: &ToolContext,
+    ) -> Option<Result<FileChange, ToolError>> {
+        None
+    }
+}

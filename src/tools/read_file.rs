@@ -1,0 +1,307 @@
+//! `read_file`: the model's eyes on one file.
+//!
+//! Lines come back numbered like `cat -n` — the number right-aligned, then a tab, then the
+//! line — so the model can cite lines and pick `line_range`s, while the prefix stays
+//! clearly separable from the content it must copy into `edit_file`'s `old_str`.
+//! CRLF line endings are shown as plain line breaks (and reported in `data`); edit_file
+//! maps them back. Binary files are refused; invalid UTF-8 is replaced, not fatal.
+
+use std::time::Duration;
+
+use async_trait::async_trait;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::{Tool, ToolContext, ToolError, ToolKind, ToolResult, args};
+use crate::policy::paths::Access;
+
+/// Default cap on the file bytes returned.
+pub const DEFAULT_MAX_BYTES: u64 = 1024 * 1024;
+/// How much of the start of a file is checked for NUL bytes.
+const BINARY_SNIFF: usize = 8 * 1024;
+
+/// Arguments of `read_file`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReadFileArgs {
+    /// File path, relative to the workspace root (absolute paths inside it also work).
+    pub path: String,
+    /// Optional [start, end] line numbers, 1-based and inclusive. An end past the last line
+    /// reads to the end of the file.
+    pub line_range: Option<[u64; 2]>,
+    /// Maximum bytes of file content to return (default 1048576).
+    pub max_bytes: Option<u64>,
+}
+
+/// The `read_file` tool.
+pub struct ReadFile;
+
+const DESCRIPTION: &str = "Read a text file from the workspace. Output lines are numbered: each line is \
+the line number, a tab, then the line exactly as in the file (e.g. `    12\\tfn main() {`). The number \
+and tab are NOT part of the file: never copy them into edit_file's old_str. Use line_range [start, end] \
+(1-based, inclusive) to read part of a large file; when `truncated` is true, continue from `next_line`. \
+Binary files are refused; directories should be listed with list_files.";
+
+#[async_trait]
+impl Tool for ReadFile {
+    fn name(&self) -> &'static str {
+        "read_file"
+    }
+    fn description(&self) -> &'static str {
+        DESCRIPTION
+    }
+    fn parameters(&self) -> Value {
+        args::schema_for::<ReadFileArgs>()
+    }
+    fn kind(&self) -> ToolKind {
+        ToolKind::Read
+    }
+    fn default_timeout(&self) -> Duration {
+        Duration::from_secs(10)
+    }
+    async fn execute(&self, args: Value, ctx: &ToolContext) -> ToolResult {
+        let args: ReadFileArgs = match args::parse(args) {
+            Ok(a) => a,
+            Err(e) => return e.into(),
+        };
+        let ctx = ctx.clone();
+        tokio::task::spawn_blocking(move || read(&args, &ctx))
+            .await
+            .unwrap_or_else(|e| Err(ToolError::Other(format!("read_file failed: {e}"))))
+            .unwrap_or_else(ToolResult::from)
+    }
+}
+
+fn read(args: &ReadFileArgs, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
+    let conf = ctx.confinement()?;
+    let path = conf.resolve(&args.path, Access::Read)?;
+    let shown = conf.display(&path);
+    let meta = std::fs::metadata(&path).map_err(|e| ToolError::io(&args.path, &e))?;
+    if meta.is_dir() {
+        return Err(ToolError::IsDirectory(shown));
+    }
+    let bytes = std::fs::read(&path).map_err(|e| ToolError::io(&args.path, &e))?;
+    if let Some(reason) = binary_reason(&bytes) {
+        return Err(ToolError::Binary(shown, reason));
+    }
+    let max_bytes = args.max_bytes.unwrap_or(DEFAULT_MAX_BYTES) as usize;
+    let budget = max_bytes.min(ctx.limits.output_budget);
+    let text = String::from_utf8_lossy(&bytes);
+    render(&text, &shown, args.line_range, budget)
+}
+
+/// Why `bytes` look binary, if they do.
+fn binary_reason(bytes: &[u8]) -> Option<String> {
+    let head = &bytes[..bytes.len().min(BINARY_SNIFF)];
+    head.contains(&0)
+        .then(|| "it contains NUL bytes".to_string())
+}
+
+/// Number the lines of `text` within `range`, stopping before `budget` bytes of content.
+fn render(
+    text: &str,
+    shown: &str,
+    range: Option<[u64; 2]>,
+    budget: usize,
+) -> Result<ToolResult, ToolError> {
+    let crlf = text.contains("\r\n");
+    let lines: Vec<&str> = text.lines().collect();
+    let total = lines.len();
+    let (start, end) = match range {
+        None => (1, total.max(1)),
+        Some([s, e]) => {
+            if s == 0 || e < s {
+                return Err(ToolError::InvalidArguments(format!(
+                    "line_range [{s}, {e}] is not valid; lines are 1-based and start <= end, e.g. [1, 50]"
+                )));
+            }
+            if s as usize > total.max(1) {
+                return Err(ToolError::InvalidArguments(format!(
+                    "line_range starts at line {s} but {shown} has {total} lines"
+                )));
+            }
+            (s as usize, (e as usize).min(total.max(1)))
+        }
+    };
+    let width = end.to_string().len().max(6);
+    let mut out = String::new();
+    let mut used = 0usize;
+    let mut last = start.saturating_sub(1);
+    let mut truncated = false;
+    for (i, line) in lines.iter().enumerate().take(end).skip(start - 1) {
+        if used + line.len() + 1 > budget && last >= start {
+            truncated = true;
+            break;
+        }
+        if used + line.len() + 1 > budget {
+            // A single line longer than the budget: show its head.
+            let cut = super::output::floor_char_boundary(line, budget.saturating_sub(1));
+            out.push_str(&format!("{:>width$}\t{}\n", i + 1, &line[..cut]));
+            last = i + 1;
+            truncated = true;
+            break;
+        }
+        used += line.len() + 1;
+        out.push_str(&format!("{:>width$}\t{line}\n", i + 1));
+        last = i + 1;
+    }
+    let mut data = json!({
+        "path": shown,
+        "total_lines": total,
+        "start_line": start,
+        "end_line": last,
+        "truncated": truncated,
+    });
+    if crlf {
+        data["line_endings"] = json!("crlf");
+    }
+    if truncated {
+        data["next_line"] = json!(last + 1);
+    }
+    if total == 0 {
+        out.push_str("(the file is empty)");
+    }
+    Ok(ToolResult::ok(out).with_data(data))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn ws() -> (tempfile::TempDir, ToolContext) {
+        let dir = tempfile::tempdir().unwrap();
+        let ctx = ToolContext::for_workspace(dir.path()).unwrap();
+        (dir, ctx)
+    }
+
+    async fn run(ctx: &ToolContext, args: Value) -> ToolResult {
+        ReadFile.execute(args, ctx).await
+    }
+
+    /// Strip the `N\t` prefixes, giving back the file's lines.
+    fn strip_numbers(output: &str) -> String {
+        output
+            .lines()
+            .map(|l| l.split_once('\t').map(|(_, t)| t).unwrap_or(l))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    #[tokio::test]
+    async fn reads_numbered_lines() {
+        let (d, ctx) = ws();
+        std::fs::write(d.path().join("a.txt"), "one\ntwo\n").unwrap();
+        let r = run(&ctx, json!({"path": "a.txt"})).await;
+        assert!(r.success, "{r:?}");
+        assert_eq!(r.output, "     1\tone\n     2\ttwo\n");
+        let data = r.data.unwrap();
+        assert_eq!(data["total_lines"], 2);
+        assert_eq!(data["truncated"], false);
+    }
+
+    #[tokio::test]
+    async fn line_range_selects_and_clamps() {
+        let (d, ctx) = ws();
+        let text: String = (1..=10).map(|i| format!("l{i}\n")).collect();
+        std::fs::write(d.path().join("a.txt"), text).unwrap();
+        let r = run(&ctx, json!({"path": "a.txt", "line_range": [3, 4]})).await;
+        assert_eq!(strip_numbers(&r.output), "l3\nl4");
+        let r = run(&ctx, json!({"path": "a.txt", "line_range": [9, 100]})).await;
+        assert_eq!(strip_numbers(&r.output), "l9\nl10");
+        let r = run(&ctx, json!({"path": "a.txt", "line_range": [11, 12]})).await;
+        assert!(r.error.unwrap().contains("has 10 lines"));
+        let r = run(&ctx, json!({"path": "a.txt", "line_range": [0, 2]})).await;
+        assert!(r.error.unwrap().contains("1-based"));
+        let r = run(&ctx, json!({"path": "a.txt", "line_range": [5, 2]})).await;
+        assert!(!r.success);
+    }
+
+    #[tokio::test]
+    async fn max_bytes_truncates_on_line_boundary() {
+        let (d, ctx) = ws();
+        let text: String = (1..=100).map(|i| format!("line {i}\n")).collect();
+        std::fs::write(d.path().join("a.txt"), text).unwrap();
+        let r = run(&ctx, json!({"path": "a.txt", "max_bytes": 30})).await;
+        let data = r.data.unwrap();
+        assert_eq!(data["truncated"], true);
+        assert_eq!(data["next_line"], data["end_line"].as_u64().unwrap() + 1);
+        assert_eq!(strip_numbers(&r.output), "line 1\nline 2\nline 3\nline 4");
+    }
+
+    #[tokio::test]
+    async fn errors_for_directories_missing_and_binary() {
+        let (d, ctx) = ws();
+        std::fs::create_dir(d.path().join("src")).unwrap();
+        let r = run(&ctx, json!({"path": "src"})).await;
+        assert!(r.error.unwrap().contains("is a directory, use list_files"));
+        let r = run(&ctx, json!({"path": "nope.txt"})).await;
+        assert!(r.error.unwrap().contains("does not exist"));
+        std::fs::write(d.path().join("img.png"), [0x89, b'P', 0, 1, 2]).unwrap();
+        let r = run(&ctx, json!({"path": "img.png"})).await;
+        assert!(r.error.unwrap().contains("binary"));
+        let r = run(&ctx, json!({"path": "../etc/passwd"})).await;
+        assert!(r.error.unwrap().contains("outside the workspace"));
+        let r = run(&ctx, json!({})).await;
+        assert!(r.error.unwrap().contains("missing field `path`"));
+    }
+
+    #[tokio::test]
+    async fn empty_crlf_tabs_unicode_and_invalid_utf8() {
+        let (d, ctx) = ws();
+        std::fs::write(d.path().join("empty"), "").unwrap();
+        let r = run(&ctx, json!({"path": "empty"})).await;
+        assert!(r.success);
+        assert_eq!(r.data.unwrap()["total_lines"], 0);
+        std::fs::write(d.path().join("crlf"), "a\r\n\tb\r\n").unwrap();
+        let r = run(&ctx, json!({"path": "crlf"})).await;
+        assert_eq!(strip_numbers(&r.output), "a\n\tb");
+        assert_eq!(r.data.unwrap()["line_endings"], "crlf");
+        std::fs::write(d.path().join("u"), "日本語 ✓ 🎉\n").unwrap();
+        let r = run(&ctx, json!({"path": "u"})).await;
+        assert_eq!(strip_numbers(&r.output), "日本語 ✓ 🎉");
+        std::fs::write(d.path().join("latin1"), b"caf\xe9\n").unwrap();
+        let r = run(&ctx, json!({"path": "latin1"})).await;
+        assert_eq!(strip_numbers(&r.output), "caf\u{fffd}");
+    }
+
+    #[tokio::test]
+    async fn large_file_is_bounded() {
+        let (d, ctx) = ws();
+        let line = "x".repeat(99) + "\n";
+        std::fs::write(d.path().join("big"), line.repeat(100_000)).unwrap();
+        let r = run(&ctx, json!({"path": "big"})).await;
+        let data = r.data.unwrap();
+        assert_eq!(data["total_lines"], 100_000);
+        assert_eq!(data["truncated"], true);
+        assert!(r.output.len() <= ctx.limits.output_budget + 20_000);
+    }
+
+    #[tokio::test]
+    async fn no_workspace_is_an_error_not_a_panic() {
+        let (_d, mut ctx) = ws();
+        ctx.workspace = None;
+        let r = run(&ctx, json!({"path": "a"})).await;
+        assert!(r.error.unwrap().contains("no workspace"));
+    }
+
+    proptest! {
+        // Invariant: what read_file shows, with the number prefixes removed, is the file's
+        // text line for line.
+        #[test]
+        fn read_roundtrip(content in "[a-zA-Z0-9 \t日é]{0,20}(\n[a-zA-Z0-9 \t日é]{0,20}){0,30}") {
+            let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+            let (d, ctx) = ws();
+            std::fs::write(d.path().join("t.txt"), &content).unwrap();
+            let r = rt.block_on(run(&ctx, json!({"path": "t.txt"})));
+            prop_assert!(r.success);
+            let expected: Vec<&str> = content.lines().collect();
+            if expected.is_empty() {
+                prop_assert_eq!(r.output, "(the file is empty)");
+            } else {
+                prop_assert_eq!(strip_numbers(&r.output), expected.join("\n"));
+            }
+        }
+    }
+}

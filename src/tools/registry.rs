@@ -1,0 +1,371 @@
+//! The tool registry: names to tools, schemas for the model, and one safe way to run a call.
+//!
+//! [`ToolRegistry::execute`] is the only door through which the agent and the command line
+//! run tools. It normalises and checks the arguments (the tool's typed parse is the schema
+//! validation), enforces the per-call timeout, turns panics into error results, and bounds
+//! the output. Whatever happens, the caller gets a [`ToolResult`].
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use futures::FutureExt;
+use serde_json::{Value, json};
+use thiserror::Error;
+
+use super::change::{self, FileChange, HunkSelection};
+use super::output::cut_middle;
+use super::{Tool, ToolContext, ToolError, ToolKind, ToolResult, args};
+
+/// Why a tool could not be registered.
+#[derive(Debug, Error, PartialEq, Eq)]
+pub enum RegistryError {
+    /// Two tools claimed one name.
+    #[error("a tool named `{0}` is already registered")]
+    Duplicate(String),
+}
+
+/// All tools offered to the model, in registration order.
+#[derive(Default, Clone)]
+pub struct ToolRegistry {
+    tools: Vec<Arc<dyn Tool>>,
+    index: HashMap<&'static str, usize>,
+}
+
+impl std::fmt::Debug for ToolRegistry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.names()).finish()
+    }
+}
+
+impl ToolRegistry {
+    /// An empty registry.
+    pub fn new() -> ToolRegistry {
+        ToolRegistry::default()
+    }
+
+    /// The six workspace tools.
+    pub fn builtin() -> ToolRegistry {
+        let mut r = ToolRegistry::new();
+        let tools: [Arc<dyn Tool>; 6] = [
+            Arc::new(super::read_file::ReadFile),
+            Arc::new(super::write_file::WriteFile),
+            Arc::new(super::edit_file::EditFile),
+            Arc::new(super::list_files::ListFiles),
+            Arc::new(super::search_files::SearchFiles),
+            Arc::new(super::bash::Bash),
+        ];
+        for tool in tools {
+            r.register(tool).expect("built-in tool names are unique");
+        }
+        r
+    }
+
+    /// Add a tool; a second tool with the same name is an error.
+    pub fn register(&mut self, tool: Arc<dyn Tool>) -> Result<(), RegistryError> {
+        let name = tool.name();
+        if self.index.contains_key(name) {
+            return Err(RegistryError::Duplicate(name.to_string()));
+        }
+        self.index.insert(name, self.tools.len());
+        self.tools.push(tool);
+        Ok(())
+    }
+
+    /// The tool called `name`.
+    pub fn get(&self, name: &str) -> Option<&Arc<dyn Tool>> {
+        self.index.get(name).map(|&i| &self.tools[i])
+    }
+
+    /// The kind of the tool called `name`, if it exists.
+    pub fn kind(&self, name: &str) -> Option<ToolKind> {
+        self.get(name).map(|t| t.kind())
+    }
+
+    /// Tool names in registration order.
+    pub fn names(&self) -> Vec<&'static str> {
+        self.tools.iter().map(|t| t.name()).collect()
+    }
+
+    /// Every tool, in order.
+    pub fn tools(&self) -> &[Arc<dyn Tool>] {
+        &self.tools
+    }
+
+    /// Schemas in the OpenAI function-tool format.
+    pub fn schemas(&self) -> Vec<Value> {
+        self.tools
+            .iter()
+            .map(|t| {
+                json!({
+                    "type": "function",
+                    "function": {
+                        "name": t.name(),
+                        "description": t.description(),
+                        "parameters": t.parameters(),
+                    }
+                })
+            })
+            .collect()
+    }
+
+    fn unknown(&self, name: &str) -> ToolResult {
+        ToolResult::err(format!(
+            "unknown tool `{name}`; the available tools are: {}",
+            self.names().join(", ")
+        ))
+    }
+
+    /// Run the tool `name` with `args`: validated, timed out, panic-safe and bounded.
+    pub async fn execute(&self, name: &str, args: Value, ctx: &ToolContext) -> ToolResult {
+        let Some(tool) = self.get(name).cloned() else {
+            return self.unknown(name);
+        };
+        let args = match args::normalise(args) {
+            Ok(a) => a,
+            Err(e) => return e.into(),
+        };
+        let timeout = tool.timeout_for(&args);
+        let call_ctx = ctx.child();
+        let fut = std::panic::AssertUnwindSafe(tool.execute(args, &call_ctx)).catch_unwind();
+        let result = match tokio::time::timeout(timeout, fut).await {
+            Ok(Ok(result)) => result,
+            Ok(Err(panic)) => ToolResult::err(format!(
+                "the {name} tool crashed ({}); this is a bug in Loom, not in your request — try \
+                 a different approach",
+                panic_message(&panic)
+            )),
+            Err(_) => {
+                call_ctx.cancel.cancel();
+                ToolError::TimedOut(timeout).into()
+            }
+        };
+        self.bound(result, ctx)
+    }
+
+    /// For a write tool, the change a call would make; `None` if the tool does not write.
+    pub async fn preview(
+        &self,
+        name: &str,
+        args: Value,
+        ctx: &ToolContext,
+    ) -> Option<Result<FileChange, ToolError>> {
+        let tool = self.get(name)?.clone();
+        let args = match args::normalise(args) {
+            Ok(a) => a,
+            Err(e) => return Some(Err(e)),
+        };
+        let fut = std::panic::AssertUnwindSafe(tool.preview(args, ctx)).catch_unwind();
+        match fut.await {
+            Ok(r) => r,
+            Err(panic) => Some(Err(ToolError::Other(format!(
+                "the {name} tool crashed while computing its change ({})",
+                panic_message(&panic)
+            )))),
+        }
+    }
+
+    /// Write a previewed change (all hunks or the selected ones) as the result of a call.
+    pub async fn apply(
+        &self,
+        change: FileChange,
+        selection: HunkSelection,
+        ctx: &ToolContext,
+    ) -> ToolResult {
+        let result = tokio::task::spawn_blocking(move || change::apply(&change, &selection))
+            .await
+            .unwrap_or_else(|e| Err(ToolError::Other(format!("the write crashed: {e}"))))
+            .unwrap_or_else(ToolResult::from);
+        self.bound(result, ctx)
+    }
+
+    fn bound(&self, mut result: ToolResult, ctx: &ToolContext) -> ToolResult {
+        let (output, _) = cut_middle(&result.output, ctx.limits.output_budget);
+        result.output = output;
+        result
+    }
+}
+
+fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use async_trait::async_trait;
+    use std::time::Duration;
+
+    struct Panicky;
+    #[async_trait]
+    impl Tool for Panicky {
+        fn name(&self) -> &'static str {
+            "panicky"
+        }
+        fn description(&self) -> &'static str {
+            "panics"
+        }
+        fn parameters(&self) -> Value {
+            json!({"type": "object"})
+        }
+        fn kind(&self) -> ToolKind {
+            ToolKind::Read
+        }
+        fn default_timeout(&self) -> Duration {
+            Duration::from_secs(1)
+        }
+        async fn execute(&self, _args: Value, _ctx: &ToolContext) -> ToolResult {
+            panic!("boom")
+        }
+    }
+
+    struct Slow;
+    #[async_trait]
+    impl Tool for Slow {
+        fn name(&self) -> &'static str {
+            "slow"
+        }
+        fn description(&self) -> &'static str {
+            "sleeps"
+        }
+        fn parameters(&self) -> Value {
+            json!({"type": "object"})
+        }
+        fn kind(&self) -> ToolKind {
+            ToolKind::Read
+        }
+        fn default_timeout(&self) -> Duration {
+            Duration::from_millis(50)
+        }
+        async fn execute(&self, _args: Value, ctx: &ToolContext) -> ToolResult {
+            ctx.cancel.cancelled().await;
+            ToolResult::ok("cancelled as expected")
+        }
+    }
+
+    struct Loud;
+    #[async_trait]
+    impl Tool for Loud {
+        fn name(&self) -> &'static str {
+            "loud"
+        }
+        fn description(&self) -> &'static str {
+            "prints a lot"
+        }
+        fn parameters(&self) -> Value {
+            json!({"type": "object"})
+        }
+        fn kind(&self) -> ToolKind {
+            ToolKind::Read
+        }
+        fn default_timeout(&self) -> Duration {
+            Duration::from_secs(1)
+        }
+        async fn execute(&self, _args: Value, _ctx: &ToolContext) -> ToolResult {
+            ToolResult::ok("line\n".repeat(1_000_000))
+        }
+    }
+
+    fn ctx() -> (tempfile::TempDir, ToolContext) {
+        let d = tempfile::tempdir().unwrap();
+        let c = ToolContext::for_workspace(d.path()).unwrap();
+        (d, c)
+    }
+
+    #[test]
+    fn builtin_schemas_are_openai_functions() {
+        let r = ToolRegistry::builtin();
+        assert_eq!(
+            r.names(),
+            vec![
+                "read_file",
+                "write_file",
+                "edit_file",
+                "list_files",
+                "search_files",
+                "bash"
+            ]
+        );
+        for s in r.schemas() {
+            assert_eq!(s["type"], "function");
+            assert!(s["function"]["description"].as_str().unwrap().len() > 40);
+            assert_eq!(s["function"]["parameters"]["type"], "object");
+            assert!(s["function"]["parameters"]["properties"].is_object());
+        }
+    }
+
+    #[test]
+    fn duplicate_names_are_refused() {
+        let mut r = ToolRegistry::builtin();
+        let err = r.register(Arc::new(super::super::bash::Bash)).unwrap_err();
+        assert_eq!(err, RegistryError::Duplicate("bash".into()));
+    }
+
+    #[tokio::test]
+    async fn unknown_tool_lists_valid_names() {
+        let (_d, c) = ctx();
+        let r = ToolRegistry::builtin()
+            .execute("rm_rf", json!({}), &c)
+            .await;
+        assert!(!r.success);
+        let err = r.error.unwrap();
+        assert!(err.contains("unknown tool `rm_rf`"));
+        assert!(err.contains("read_file, write_file, edit_file"));
+    }
+
+    #[tokio::test]
+    async fn panics_become_results() {
+        let (_d, c) = ctx();
+        let mut r = ToolRegistry::new();
+        r.register(Arc::new(Panicky)).unwrap();
+        let res = r.execute("panicky", json!({}), &c).await;
+        assert!(!res.success);
+        assert!(res.error.unwrap().contains("crashed (boom)"));
+    }
+
+    #[tokio::test]
+    async fn timeouts_cancel_and_report() {
+        let (_d, c) = ctx();
+        let mut r = ToolRegistry::new();
+        r.register(Arc::new(Slow)).unwrap();
+        let res = r.execute("slow", json!({}), &c).await;
+        assert!(res.error.unwrap().contains("timed out after 50ms"));
+        assert!(
+            !c.cancel.is_cancelled(),
+            "only the call's child token is cancelled"
+        );
+    }
+
+    #[tokio::test]
+    async fn output_is_bounded() {
+        let (_d, c) = ctx();
+        let mut r = ToolRegistry::new();
+        r.register(Arc::new(Loud)).unwrap();
+        let res = r.execute("loud", json!({}), &c).await;
+        assert!(res.output.len() <= c.limits.output_budget + 100);
+        assert!(res.output.contains("omitted"));
+    }
+
+    #[tokio::test]
+    async fn non_object_arguments_are_refused() {
+        let (_d, c) = ctx();
+        let res = ToolRegistry::builtin()
+            .execute("read_file", json!([1, 2]), &c)
+            .await;
+        assert!(res.error.unwrap().contains("must be a JSON object"));
+    }
+
+    #[test]
+    fn model_json_is_compact() {
+        let r = ToolResult::ok("hi");
+        assert_eq!(r.to_model_json(), r#"{"success":true,"output":"hi"}"#);
+        let e = ToolResult::err("bad");
+        assert_eq!(
+            e.to_model_json(),
+            r#"{"success":false,"output":"","error":"bad"}"#
+        );
+    }
+}

@@ -1,0 +1,201 @@
+//! `write_file`: create a file or replace its whole content.
+//!
+//! Parent directories are created; the write is atomic and keeps the old file's
+//! permissions ([`super::atomic`]); the result carries the bytes written and the diff
+//! against what was there before.
+
+use std::time::Duration;
+
+use async_trait::async_trait;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::change::{self, FileChange, HunkSelection};
+use super::{Tool, ToolContext, ToolError, ToolKind, ToolResult, args};
+use crate::policy::paths::Access;
+
+/// Arguments of `write_file`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WriteFileArgs {
+    /// File path, relative to the workspace root. Missing parent directories are created.
+    pub path: String,
+    /// The complete new content of the file.
+    pub content: String,
+}
+
+/// The `write_file` tool.
+pub struct WriteFile;
+
+const DESCRIPTION: &str = "Create a file, or replace the entire content of an existing one. Parent \
+directories are created. Prefer edit_file for changing part of an existing file. The write is atomic \
+and keeps the file's permissions. Returns bytes_written and the diff against the previous content.";
+
+#[async_trait]
+impl Tool for WriteFile {
+    fn name(&self) -> &'static str {
+        "write_file"
+    }
+    fn description(&self) -> &'static str {
+        DESCRIPTION
+    }
+    fn parameters(&self) -> Value {
+        args::schema_for::<WriteFileArgs>()
+    }
+    fn kind(&self) -> ToolKind {
+        ToolKind::Write
+    }
+    fn default_timeout(&self) -> Duration {
+        Duration::from_secs(15)
+    }
+    async fn execute(&self, args: Value, ctx: &ToolContext) -> ToolResult {
+        let change = match self.preview(args, ctx).await {
+            Some(Ok(c)) => c,
+            Some(Err(e)) => return e.into(),
+            None => return ToolResult::err("write_file has no preview"),
+        };
+        tokio::task::spawn_blocking(move || change::apply(&change, &HunkSelection::All))
+            .await
+            .unwrap_or_else(|e| Err(ToolError::Other(format!("write_file failed: {e}"))))
+            .unwrap_or_else(ToolResult::from)
+    }
+    async fn preview(
+        &self,
+        args: Value,
+        ctx: &ToolContext,
+    ) -> Option<Result<FileChange, ToolError>> {
+        let ctx = ctx.clone();
+        let result = tokio::task::spawn_blocking(move || preview(args, &ctx))
+            .await
+            .unwrap_or_else(|e| Err(ToolError::Other(format!("write_file failed: {e}"))));
+        Some(result)
+    }
+}
+
+fn preview(args: Value, ctx: &ToolContext) -> Result<FileChange, ToolError> {
+    let args: WriteFileArgs = args::parse(args)?;
+    let conf = ctx.confinement()?;
+    let path = conf.resolve(&args.path, Access::Write)?;
+    let shown = conf.display(&path);
+    if path.is_dir() {
+        return Err(ToolError::IsDirectory(shown));
+    }
+    let existing = match std::fs::read(&path) {
+        Ok(bytes) => Some(bytes),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(ToolError::io(&args.path, &e)),
+    };
+    Ok(FileChange::new(
+        "write_file",
+        path,
+        shown,
+        existing.as_deref(),
+        args.content,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn ws() -> (tempfile::TempDir, ToolContext) {
+        let dir = tempfile::tempdir().unwrap();
+        let ctx = ToolContext::for_workspace(dir.path()).unwrap();
+        (dir, ctx)
+    }
+
+    #[tokio::test]
+    async fn creates_with_parents_and_reports_bytes() {
+        let (d, ctx) = ws();
+        let r = WriteFile
+            .execute(json!({"path": "a/b/c.txt", "content": "héllo\n"}), &ctx)
+            .await;
+        assert!(r.success, "{r:?}");
+        assert_eq!(
+            std::fs::read_to_string(d.path().join("a/b/c.txt")).unwrap(),
+            "héllo\n"
+        );
+        let data = r.data.unwrap();
+        assert_eq!(data["bytes_written"], 7);
+        assert_eq!(data["created"], true);
+        assert!(
+            data["diff"]
+                .as_str()
+                .unwrap()
+                .starts_with("--- /dev/null\n+++ b/a/b/c.txt")
+        );
+    }
+
+    #[tokio::test]
+    async fn overwrites_with_diff() {
+        let (d, ctx) = ws();
+        std::fs::write(d.path().join("f"), "old\n").unwrap();
+        let r = WriteFile
+            .execute(json!({"path": "f", "content": "new\n"}), &ctx)
+            .await;
+        let data = r.data.unwrap();
+        assert_eq!(data["created"], false);
+        assert!(data["diff"].as_str().unwrap().contains("-old\n+new"));
+        assert_eq!(
+            std::fs::read_to_string(d.path().join("f")).unwrap(),
+            "new\n"
+        );
+    }
+
+    #[tokio::test]
+    async fn empty_content_and_crlf_are_written_verbatim() {
+        let (d, ctx) = ws();
+        let r = WriteFile
+            .execute(json!({"path": "e", "content": ""}), &ctx)
+            .await;
+        assert!(r.success);
+        assert_eq!(std::fs::read(d.path().join("e")).unwrap(), b"");
+        WriteFile
+            .execute(json!({"path": "c", "content": "a\r\nb\r\n"}), &ctx)
+            .await;
+        assert_eq!(std::fs::read(d.path().join("c")).unwrap(), b"a\r\nb\r\n");
+    }
+
+    #[tokio::test]
+    async fn errors() {
+        let (d, ctx) = ws();
+        std::fs::create_dir(d.path().join("dir")).unwrap();
+        let cases = [
+            (json!({"path": "dir", "content": "x"}), "is a directory"),
+            (
+                json!({"path": "/tmp/../etc/x", "content": "x"}),
+                "outside the workspace",
+            ),
+            (json!({"path": "x"}), "missing field `content`"),
+            (json!({"path": "x", "content": 5}), "invalid type"),
+            (json!({"path": "x\u{0}y", "content": "x"}), "NUL"),
+            (
+                json!({"path": ".git/HEAD", "content": "x"}),
+                "forbidden-path",
+            ),
+        ];
+        for (args, expected) in cases {
+            let r = WriteFile.execute(args.clone(), &ctx).await;
+            assert!(!r.success);
+            let err = r.error.unwrap();
+            assert!(err.contains(expected), "{args}: {err}");
+        }
+    }
+
+    #[tokio::test]
+    async fn large_content() {
+        let (d, ctx) = ws();
+        let content = "0123456789abcdef\n".repeat(600_000);
+        let r = WriteFile
+            .execute(json!({"path": "big", "content": content}), &ctx)
+            .await;
+        assert!(r.success);
+        assert_eq!(
+            std::fs::metadata(d.path().join("big")).unwrap().len(),
+            17 * 600_000
+        );
+        assert!(r.data.unwrap()["diff"].as_str().unwrap().len() < 20_000);
+    }
+}
