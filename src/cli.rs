@@ -6,8 +6,13 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 
 /// Loom: a terminal coding assistant for any OpenAI-compatible model.
+///
+/// Configuration is layered: built-in defaults < ~/.config/loom/config.toml (or --config) <
+/// .loom/config.toml in the workspace < environment (OPENAI_BASE_URL, OPENAI_API_KEY,
+/// LOOM_MODEL) < flags. With nothing configured, Loom looks for a local server (Ollama,
+/// LM Studio, llama.cpp, vLLM) on 127.0.0.1.
 #[derive(Debug, Parser)]
-#[command(name = "loom", version, about, long_about = None)]
+#[command(name = "loom", version, about, args_conflicts_with_subcommands = true)]
 pub struct Cli {
     /// Options shared by every mode.
     #[command(flatten)]
@@ -15,6 +20,8 @@ pub struct Cli {
     /// What to do (default: open the full-screen assistant).
     #[command(subcommand)]
     pub command: Option<Command>,
+    /// A first message to send as soon as the assistant opens.
+    pub prompt: Option<String>,
 }
 
 /// Options shared by every mode.
@@ -23,11 +30,41 @@ pub struct GlobalArgs {
     /// Workspace directory (default: the current directory).
     #[arg(short = 'C', long = "cd", global = true, value_name = "DIR")]
     pub cd: Option<PathBuf>,
+    /// Base URL of an OpenAI-compatible API, e.g. http://127.0.0.1:11434/v1.
+    #[arg(long, global = true, value_name = "URL")]
+    pub base_url: Option<String>,
+    /// Model id.
+    #[arg(long, global = true, value_name = "MODEL")]
+    pub model: Option<String>,
+    /// Read the API key from this environment variable (default OPENAI_API_KEY).
+    #[arg(long, global = true, value_name = "NAME")]
+    pub api_key_env: Option<String>,
+    /// Use this config file instead of ~/.config/loom/config.toml.
+    #[arg(long, global = true, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Approval mode: read-only, supervised (default) or full-auto.
+    #[arg(long, global = true, value_name = "MODE")]
+    pub approval: Option<String>,
 }
 
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Run one task without the full-screen UI and exit.
+    ///
+    /// Exit code 0 when the task finished, 1 on a provider or runtime failure, 2 on bad
+    /// usage. In read-only mode every write and command is denied; in supervised mode
+    /// whatever would need a person is denied and the model is told; full-auto allows
+    /// everything the policy does not forbid.
+    Exec {
+        /// Print one JSON object per event on stdout (schema in the README).
+        #[arg(long)]
+        json: bool,
+        /// The task; `-` reads it from stdin.
+        prompt: String,
+    },
+    /// List the models the configured (or discovered) server offers.
+    Models,
     /// Inspect or run one tool directly.
     #[command(subcommand)]
     Tool(ToolCommand),
@@ -48,4 +85,18 @@ pub enum ToolCommand {
         #[arg(long, default_value = "{}")]
         args: String,
     },
+}
+
+impl GlobalArgs {
+    /// The flag layer of the configuration.
+    pub fn flag_config(&self) -> crate::config::FlagConfig {
+        crate::config::FlagConfig {
+            base_url: self.base_url.clone(),
+            model: self.model.clone(),
+            api_key_env: self.api_key_env.clone(),
+            approval: self.approval.clone(),
+            theme: None,
+            config_file: self.config.clone(),
+        }
+    }
 }

@@ -3,7 +3,13 @@
 //! Layers, with arrows pointing one way: front ends (`tui`, `exec`) drive the `agent`, which
 //! uses `llm`, `tools` and `hooks`; everything below consults `policy`.
 
+pub mod agent;
 pub mod cli;
 pub mod commands;
+pub mod config;
+pub mod exec;
+pub mod hooks;
+pub mod llm;
 pub mod policy;
+pub mod setup;
 pub mod tools;

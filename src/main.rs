@@ -1,11 +1,16 @@
 //! The `loom` binary: parse the command line and dispatch to a mode.
 
+use std::io::Read;
 use std::process::ExitCode;
 
 use clap::Parser;
+use loom::agent::Runner;
 use loom::cli::{Cli, Command, ToolCommand};
 use loom::commands;
+use loom::config::{self, Config};
+use loom::exec::{self, SessionInfo};
 use loom::policy::{Autonomy, Policy};
+use loom::setup::{self, Provider};
 use loom::tools::{ToolContext, ToolRegistry};
 
 fn main() -> ExitCode {
@@ -17,6 +22,7 @@ fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
+    loom::llm::ensure_tls();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -50,26 +56,87 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
     })
 }
 
+fn load_config(cli: &Cli, workspace: &std::path::Path) -> Result<Config, ExitCode> {
+    config::load(workspace, &cli.global.flag_config(), &|k| {
+        std::env::var(k).ok()
+    })
+    .map_err(|e| {
+        eprintln!("loom: {e}");
+        ExitCode::from(2)
+    })
+}
+
 async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
-    let workspace = match &cli.global.cd {
-        Some(dir) => dir.clone(),
-        None => std::env::current_dir()?,
+    let workspace = match setup::workspace_root(cli.global.cd.as_deref()) {
+        Ok(w) => w,
+        Err(e) => {
+            let shown = cli
+                .global
+                .cd
+                .as_ref()
+                .map(|p| p.display().to_string())
+                .unwrap_or_else(|| ".".into());
+            eprintln!("loom: cannot open workspace {shown}: {e}");
+            return Ok(ExitCode::from(2));
+        }
     };
-    match cli.command {
+    match &cli.command {
         Some(Command::Tool(ToolCommand::List)) => commands::tool::list(&ToolRegistry::builtin()),
         Some(Command::Tool(ToolCommand::Run { name, args })) => {
-            let ctx = match ToolContext::for_workspace(&workspace) {
-                Ok(ctx) => ctx,
-                Err(e) => {
-                    eprintln!("loom: cannot open workspace {}: {e}", workspace.display());
-                    return Ok(ExitCode::from(commands::tool::EXIT_USAGE));
+            let config = match load_config(&cli, &workspace) {
+                Ok(c) => c,
+                Err(code) => return Ok(code),
+            };
+            let ctx: ToolContext = setup::tool_context(&workspace, &config, "tool-run")?;
+            let policy = Policy::new(Autonomy::FullAuto);
+            commands::tool::run(&ToolRegistry::builtin(), &policy, &ctx, name, args).await
+        }
+        Some(Command::Models) => {
+            let config = match load_config(&cli, &workspace) {
+                Ok(c) => c,
+                Err(code) => return Ok(code),
+            };
+            commands::models::run(&config).await
+        }
+        Some(Command::Exec { json, prompt }) => {
+            let config = match load_config(&cli, &workspace) {
+                Ok(c) => c,
+                Err(code) => return Ok(code),
+            };
+            let prompt = if prompt == "-" {
+                let mut text = String::new();
+                std::io::stdin().read_to_string(&mut text)?;
+                text
+            } else {
+                prompt.clone()
+            };
+            if prompt.trim().is_empty() {
+                eprintln!("loom: the prompt is empty");
+                return Ok(ExitCode::from(exec::EXIT_USAGE));
+            }
+            let provider = setup::resolve_provider(&config).await;
+            let session_id = setup::new_session_id();
+            let ctx = setup::tool_context(&workspace, &config, &session_id)?;
+            let (model, origin) = match &provider {
+                Provider::Ready { settings, origin } => (settings.model.clone(), origin.clone()),
+                Provider::Missing { message } => {
+                    eprintln!("loom: {message}");
+                    return Ok(ExitCode::from(exec::EXIT_FAILURE));
                 }
             };
-            let policy = Policy::new(Autonomy::FullAuto);
-            commands::tool::run(&ToolRegistry::builtin(), &policy, &ctx, &name, &args).await
+            let parts = setup::runner_parts(&config, &provider, ctx, false, Vec::new());
+            let agent = Runner::spawn(parts);
+            let info = SessionInfo {
+                session_id,
+                model,
+                workspace: workspace.display().to_string(),
+                provider: origin,
+                notice: None,
+            };
+            Ok(exec::run(agent, info, prompt, *json).await)
         }
         None => {
-            eprintln!("loom: the full-screen assistant is not built yet; try `loom tool list`");
+            eprintln!("loom: the full-screen assistant is not built yet; try `loom exec PROMPT`");
             Ok(ExitCode::from(2))
         }
     }

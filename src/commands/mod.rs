@@ -1,4 +1,5 @@
 //! Handlers for the subcommands that are not the TUI or `exec`: each prints to stdout and
 //! returns the process exit code.
 
+pub mod models;
 pub mod tool;

@@ -49,7 +49,8 @@ pub async fn run(
             return Ok(ExitCode::from(EXIT_USAGE));
         }
     };
-    let result = match policy.refusal(name, &args, ctx) {
+    let workspace = ctx.workspace.as_deref().map(|c| c.root());
+    let result = match policy.refusal(name, &args, workspace) {
         Some(reason) => ToolResult::err(reason),
         None => registry.execute(name, args, ctx).await,
     };

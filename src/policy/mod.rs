@@ -11,8 +11,29 @@ pub mod sandbox;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::path::Path;
 
-use crate::tools::ToolKind;
+/// What a tool does to the world. Defined here, not in `tools`, because it is what the
+/// policy judges; `tools` re-exports it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolKind {
+    /// Only reads the workspace.
+    Read,
+    /// Changes files in the workspace.
+    Write,
+    /// Runs a program.
+    Execute,
+    /// Talks to the network.
+    Network,
+}
+
+impl ToolKind {
+    /// Whether a successful call may have changed the workspace.
+    pub fn is_mutating(self) -> bool {
+        matches!(self, ToolKind::Write | ToolKind::Execute)
+    }
+}
 
 /// How much Loom may do without asking.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -77,17 +98,65 @@ pub enum Decision {
 pub struct Policy {
     /// The autonomy level.
     pub autonomy: Autonomy,
+    /// The person said "stop asking for edits in this session".
+    writes_granted: bool,
+}
+
+/// How a command looks to the policy, for an approval prompt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommandAssessment {
+    /// Risk level name.
+    pub level: String,
+    /// Why, in words.
+    pub reason: String,
+    /// The prefix a session grant would cover, when one may be offered.
+    pub grant_prefix: Option<String>,
 }
 
 impl Policy {
     /// A policy at the given autonomy level with default rules.
     pub fn new(autonomy: Autonomy) -> Policy {
-        Policy { autonomy }
+        Policy {
+            autonomy,
+            writes_granted: false,
+        }
     }
 
-    /// Decide about a call to tool `name` of `kind` with `args`.
-    pub fn decide(&self, name: &str, kind: ToolKind, args: &Value) -> Decision {
+    /// Remember a session-wide approval for calls like this one; returns what was granted.
+    pub fn grant(&mut self, name: &str, kind: ToolKind, args: &Value) -> String {
         let _ = args;
+        match kind {
+            ToolKind::Write => {
+                self.writes_granted = true;
+                "File edits will be applied without asking for the rest of this session.".into()
+            }
+            _ => format!("{name}: approved once (no session grant applies to this kind of call)"),
+        }
+    }
+
+    /// Describe a command for an approval prompt.
+    pub fn assess_command(&self, command: &str, workspace: Option<&Path>) -> CommandAssessment {
+        let _ = (command, workspace);
+        CommandAssessment {
+            level: "unclassified".into(),
+            reason: "commands are approved before they run".into(),
+            grant_prefix: None,
+        }
+    }
+
+    /// Decide about a call to tool `name` of `kind` with `args`, in a workspace rooted at
+    /// `workspace` (used to judge commands' paths).
+    pub fn decide(
+        &self,
+        name: &str,
+        kind: ToolKind,
+        args: &Value,
+        workspace: Option<&Path>,
+    ) -> Decision {
+        let _ = (args, workspace);
+        if kind == ToolKind::Write && self.writes_granted && self.autonomy != Autonomy::ReadOnly {
+            return Decision::Allow;
+        }
         match (kind, self.autonomy) {
             (ToolKind::Read, _) => Decision::Allow,
             (_, Autonomy::FullAuto) => Decision::Allow,
@@ -120,13 +189,8 @@ impl Policy {
 
     /// For callers where the person typing is the approver (`loom tool run`): the reason a
     /// call is refused outright, if it is.
-    pub fn refusal(
-        &self,
-        name: &str,
-        args: &Value,
-        _ctx: &crate::tools::ToolContext,
-    ) -> Option<String> {
-        let _ = (name, args);
+    pub fn refusal(&self, name: &str, args: &Value, workspace: Option<&Path>) -> Option<String> {
+        let _ = (name, args, workspace);
         None
     }
 }

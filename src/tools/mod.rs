@@ -39,29 +39,9 @@ use crate::policy::env::EnvPolicy;
 use crate::policy::paths::{Confinement, PathError};
 use crate::policy::sandbox::SandboxSpec;
 
+pub use crate::policy::ToolKind;
 pub use change::FileChange;
 pub use registry::ToolRegistry;
-
-/// What a tool does to the world; the policy decides approvals from this.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ToolKind {
-    /// Only reads the workspace.
-    Read,
-    /// Changes files in the workspace.
-    Write,
-    /// Runs a program.
-    Execute,
-    /// Talks to the network.
-    Network,
-}
-
-impl ToolKind {
-    /// Whether a successful call may have changed the workspace.
-    pub fn is_mutating(self) -> bool {
-        matches!(self, ToolKind::Write | ToolKind::Execute)
-    }
-}
 
 /// Budgets that keep tool output from flooding the model's context.
 #[derive(Debug, Clone)]

@@ -1,4 +1,8 @@
 //! Integration tests: one crate, so every test shares one build. Each module drives the real
 //! `loom` binary (or the library's public seams) against real files, processes and servers.
 
+#[path = "../support/mod.rs"]
+mod support;
+
+mod exec;
 mod tool_cli;

@@ -1,0 +1,138 @@
+//! Hot paths of the tool system: `search_files` over a large generated tree and `edit_file`
+//! (edit + diff + atomic write) on a 10 MB file.
+//!
+//! Run with `cargo bench --bench tools`. To compare with ripgrep on the same tree, set
+//! `LOOM_BENCH_KEEP=1`; the tree's path is printed, then run
+//! `rg -c 'fn [a-z]+_17\(' DIR` with `hyperfine` or `time`.
+
+use std::path::Path;
+use std::time::Duration;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use loom::tools::{ToolContext, ToolRegistry};
+use serde_json::json;
+
+/// 4,000 source files in 200 directories, ~120 lines each (~19 MB), plus an ignored
+/// `target/` that must not be searched.
+fn generate_tree(root: &Path) {
+    std::fs::write(root.join(".gitignore"), "target/\n").unwrap();
+    for d in 0..200 {
+        let dir = root.join(format!("src/mod_{d}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        for f in 0..20 {
+            let mut text = String::with_capacity(5000);
+            for l in 0..40 {
+                text.push_str(&format!(
+                    "fn function_{l}(x: u32) -> u32 {{\n    let y = x * {d} + {f};\n    y + {l}\n}}\n"
+                ));
+            }
+            std::fs::write(dir.join(format!("file_{f}.rs")), text).unwrap();
+        }
+    }
+    std::fs::create_dir_all(root.join("target")).unwrap();
+    std::fs::write(
+        root.join("target/big.rs"),
+        "fn function_17(\n".repeat(100_000),
+    )
+    .unwrap();
+}
+
+fn bench_search(c: &mut Criterion) {
+    let dir = tempfile::tempdir().unwrap();
+    generate_tree(dir.path());
+    if std::env::var_os("LOOM_BENCH_KEEP").is_some() {
+        eprintln!("search tree: {}", dir.path().display());
+    }
+    let ctx = ToolContext::for_workspace(dir.path()).unwrap();
+    let registry = ToolRegistry::builtin();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let mut group = c.benchmark_group("search_files");
+    group
+        .sample_size(20)
+        .measurement_time(Duration::from_secs(10));
+    group.bench_function("4000 files, regex, 4000 hits", |b| {
+        b.iter(|| {
+            let r = rt.block_on(registry.execute(
+                "search_files",
+                json!({"pattern": r"fn [a-z]+_17\(", "max_results": 5000}),
+                &ctx,
+            ));
+            assert!(r.success);
+        })
+    });
+    group.bench_function("4000 files, literal, no hits", |b| {
+        b.iter(|| {
+            let r = rt.block_on(registry.execute(
+                "search_files",
+                json!({"pattern": "this_is_not_anywhere"}),
+                &ctx,
+            ));
+            assert!(r.success);
+        })
+    });
+    group.finish();
+    if std::env::var_os("LOOM_BENCH_KEEP").is_some() {
+        std::mem::forget(dir);
+    }
+}
+
+fn bench_edit(c: &mut Criterion) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = String::with_capacity(10_500_000);
+    let mut i = 0;
+    while text.len() < 10_000_000 {
+        text.push_str(&format!(
+            "    let value_{i} = compute({i}, \"some text\");\n"
+        ));
+        i += 1;
+    }
+    let path = dir.path().join("big.rs");
+    std::fs::write(&path, &text).unwrap();
+    let ctx = ToolContext::for_workspace(dir.path()).unwrap();
+    let registry = ToolRegistry::builtin();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let mut group = c.benchmark_group("edit_file");
+    group
+        .sample_size(20)
+        .measurement_time(Duration::from_secs(10));
+    let mut flip = false;
+    group.bench_function("10 MB file, one edit, diff and atomic write", |b| {
+        b.iter(|| {
+            let (old, new) = if flip {
+                (
+                    "let value_123456 = compute(999",
+                    "let value_123456 = compute(123456",
+                )
+            } else {
+                (
+                    "let value_123456 = compute(123456",
+                    "let value_123456 = compute(999",
+                )
+            };
+            flip = !flip;
+            let r = rt.block_on(registry.execute(
+                "edit_file",
+                json!({"path": "big.rs", "old_str": old, "new_str": new}),
+                &ctx,
+            ));
+            assert!(r.success, "{r:?}");
+        })
+    });
+    group.bench_function("10 MB file, preview only (edit + diff)", |b| {
+        b.iter(|| {
+            let change = rt
+                .block_on(registry.preview(
+                    "edit_file",
+                    json!({"path": "big.rs", "old_str": "value_5000 =", "new_str": "renamed_5000 ="}),
+                    &ctx,
+                ))
+                .unwrap()
+                .unwrap();
+            assert_eq!(change.diff.hunks.len(), 1);
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench_search, bench_edit);
+criterion_main!(benches);

@@ -1,0 +1,285 @@
+//! The agent's two channels to the outside: [`UserOp`] in, [`AgentEvent`] out.
+//!
+//! Front ends (the TUI, `loom exec`, tests) speak only these types; they never see the
+//! state machine's insides.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::llm::Usage;
+use crate::policy::Autonomy;
+use crate::tools::ToolResult;
+use crate::tools::diff::FileDiff;
+
+/// The agent's state, as shown in a status bar.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Phase {
+    /// Waiting for the person.
+    Idle,
+    /// A model request is streaming.
+    CallingLlm,
+    /// Tool calls are running.
+    ExecutingTools,
+    /// A tool call waits for the person's approval.
+    AwaitingApproval,
+    /// Post-tool hooks (auto-commit, formatters) are running.
+    PostToolsHook,
+    /// A model request failed; a retry is scheduled.
+    Error,
+    /// The agent is stopping.
+    ShuttingDown,
+}
+
+impl Phase {
+    /// The state's name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Phase::Idle => "Idle",
+            Phase::CallingLlm => "CallingLlm",
+            Phase::ExecutingTools => "ExecutingTools",
+            Phase::AwaitingApproval => "AwaitingApproval",
+            Phase::PostToolsHook => "PostToolsHook",
+            Phase::Error => "Error",
+            Phase::ShuttingDown => "ShuttingDown",
+        }
+    }
+}
+
+/// A person's answer to an approval request.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "answer", rename_all = "snake_case")]
+pub enum ApprovalAnswer {
+    /// Run it.
+    Approve,
+    /// Run it, and stop asking for this kind of thing in this session (edits: all edits;
+    /// commands: this command prefix).
+    ApproveForSession,
+    /// Write only these hunks of the proposed diff (`true` = apply).
+    ApproveHunks {
+        /// One flag per hunk.
+        hunks: Vec<bool>,
+    },
+    /// Don't run it; the reason (if given) goes to the model.
+    Deny {
+        /// What the person said.
+        reason: Option<String>,
+    },
+}
+
+/// What a person is asked to approve.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ApprovalPreview {
+    /// A file change.
+    FileChange {
+        /// Workspace-relative path.
+        path: String,
+        /// The unified diff.
+        unified: String,
+        /// The structured diff (for per-hunk review).
+        diff: FileDiff,
+        /// Whether the file would be created.
+        creates: bool,
+        /// Notes from the tool (e.g. a tolerant match).
+        notes: Vec<String>,
+    },
+    /// A shell command.
+    Command {
+        /// The command line.
+        command: String,
+        /// Working directory (workspace-relative).
+        cwd: String,
+        /// Risk level name.
+        risk: String,
+        /// Whether a session-wide grant may be offered (never for high risk).
+        grant_offered: bool,
+        /// The prefix a grant would cover.
+        grant_prefix: Option<String>,
+    },
+    /// Anything else: the raw arguments.
+    Other {
+        /// The arguments.
+        arguments: Value,
+    },
+}
+
+/// Who made an approval decision.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DecidedBy {
+    /// The policy, without asking.
+    Policy,
+    /// A person.
+    User,
+}
+
+/// Why a turn ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TurnEnd {
+    /// The model answered without tool calls.
+    Done,
+    /// The person interrupted.
+    Interrupted,
+    /// A failure ended it.
+    Failed,
+    /// The tool-round cap was reached.
+    RoundCap,
+}
+
+/// Everything the agent tells its front ends.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum AgentEvent {
+    /// The agent's state changed.
+    StateChanged {
+        /// The new state.
+        phase: Phase,
+    },
+    /// The person's message was accepted (or queued while the agent works).
+    UserMessage {
+        /// The text.
+        text: String,
+        /// Whether it waits for the current turn to end.
+        queued: bool,
+    },
+    /// Streamed answer text.
+    TextDelta {
+        /// The piece.
+        text: String,
+    },
+    /// Streamed reasoning text.
+    ReasoningDelta {
+        /// The piece.
+        text: String,
+    },
+    /// A complete assistant message (after its stream ended).
+    AssistantMessage {
+        /// The visible text.
+        text: String,
+    },
+    /// The model proposed a tool call.
+    ToolCall {
+        /// Call id.
+        id: String,
+        /// Tool name.
+        name: String,
+        /// Arguments (parsed when valid JSON, else the raw text as a string).
+        arguments: Value,
+    },
+    /// A call needs a person's decision.
+    ApprovalRequested {
+        /// Call id.
+        id: String,
+        /// Tool name.
+        name: String,
+        /// Why it is asked.
+        reason: String,
+        /// What would happen.
+        preview: ApprovalPreview,
+    },
+    /// A call was approved or denied.
+    Approval {
+        /// Call id.
+        id: String,
+        /// Approved or not.
+        approved: bool,
+        /// By whom.
+        by: DecidedBy,
+        /// Why, when denied (or what was granted).
+        reason: Option<String>,
+    },
+    /// A call started running.
+    ToolStarted {
+        /// Call id.
+        id: String,
+    },
+    /// A call finished (or was refused, or failed).
+    ToolResult {
+        /// Call id.
+        id: String,
+        /// Tool name.
+        name: String,
+        /// The result the model reads.
+        result: ToolResult,
+        /// Wall-clock time spent running.
+        duration_ms: u64,
+    },
+    /// A post-tools hook finished.
+    HookResult {
+        /// The hook's name (e.g. `auto-commit`, or the command).
+        name: String,
+        /// Whether it succeeded.
+        success: bool,
+        /// What it said.
+        output: String,
+    },
+    /// A model request failed and will be retried.
+    Retry {
+        /// The attempt about to be made.
+        attempt: u32,
+        /// What went wrong.
+        reason: String,
+        /// How long until the retry.
+        wait_ms: u64,
+    },
+    /// Tokens used by one request.
+    Usage {
+        /// The figures.
+        usage: Usage,
+    },
+    /// A turn ended.
+    TurnComplete {
+        /// Tokens used in the turn.
+        usage: Usage,
+        /// Why it ended.
+        end: TurnEnd,
+        /// Messages queued during the turn that were not sent (after an interrupt), so a
+        /// front end can give them back to the person.
+        unsent: Vec<String>,
+    },
+    /// Something went wrong that the person should know.
+    Error {
+        /// What, in words.
+        message: String,
+    },
+    /// Information worth a line (a setting changed, a grant was made).
+    Notice {
+        /// The text.
+        message: String,
+    },
+}
+
+/// What front ends ask of the agent.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum UserOp {
+    /// A new message (queued if the agent is busy).
+    Submit {
+        /// The text.
+        text: String,
+    },
+    /// The answer to an approval request.
+    Approve {
+        /// Call id.
+        id: String,
+        /// The decision.
+        answer: ApprovalAnswer,
+    },
+    /// Stop the current turn: cancel the stream and running tools.
+    Interrupt,
+    /// Change the autonomy level.
+    SetAutonomy {
+        /// The new level.
+        autonomy: Autonomy,
+    },
+    /// Use another model for later requests.
+    SetModel {
+        /// The model id.
+        model: String,
+    },
+    /// Start a new conversation (only while idle).
+    Clear,
+    /// Stop the agent.
+    Shutdown,
+}

@@ -1,0 +1,10 @@
+//! The agent: the engine both front ends drive. A pure state machine ([`state`]) decides;
+//! a runner ([`runner`]) performs. It knows no screen.
+
+pub mod events;
+pub mod prompt;
+pub mod runner;
+pub mod state;
+
+pub use events::{AgentEvent, ApprovalAnswer, ApprovalPreview, DecidedBy, Phase, TurnEnd, UserOp};
+pub use runner::{AgentHandle, AgentOptions, Runner, RunnerParts};

@@ -1,0 +1,113 @@
+//! The system prompt: who Loom is, where it works, which tools it has, and the project's
+//! own instructions from `AGENTS.md` files (repository root down to the working directory,
+//! bounded in size).
+
+use std::path::Path;
+
+/// The prompt template, embedded at build time.
+const TEMPLATE: &str = include_str!("../../assets/system_prompt.md");
+/// Most bytes of AGENTS.md text included in total.
+pub const AGENTS_MD_BUDGET: usize = 32 * 1024;
+
+/// An instructions file found in the project.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProjectInstructions {
+    /// Workspace-relative path of the file.
+    pub path: String,
+    /// Its text (possibly cut to the budget).
+    pub text: String,
+}
+
+/// `AGENTS.md` files from `root` down to `cwd` (outermost first), within the budget.
+pub fn agents_md(root: &Path, cwd: &Path) -> Vec<ProjectInstructions> {
+    let mut dirs = vec![root.to_path_buf()];
+    if let Ok(rel) = cwd.strip_prefix(root) {
+        let mut dir = root.to_path_buf();
+        for c in rel.components() {
+            dir.push(c);
+            dirs.push(dir.clone());
+        }
+    }
+    let mut budget = AGENTS_MD_BUDGET;
+    let mut found = Vec::new();
+    for dir in dirs {
+        let file = dir.join("AGENTS.md");
+        let Ok(text) = std::fs::read_to_string(&file) else {
+            continue;
+        };
+        if budget == 0 {
+            break;
+        }
+        let mut text = text;
+        if text.len() > budget {
+            let cut = crate::tools::output::floor_char_boundary(&text, budget);
+            text.truncate(cut);
+            text.push_str("\n[… cut: AGENTS.md files exceed 32 KiB …]");
+        }
+        budget = budget.saturating_sub(text.len());
+        let path = file
+            .strip_prefix(root)
+            .unwrap_or(&file)
+            .to_string_lossy()
+            .into_owned();
+        found.push(ProjectInstructions { path, text });
+    }
+    found
+}
+
+/// The system prompt for a session.
+pub fn system_prompt(
+    workspace: &str,
+    tool_names: &[&str],
+    instructions: &[ProjectInstructions],
+) -> String {
+    let shell = "sh (POSIX)";
+    let os = format!("{} {}", std::env::consts::OS, std::env::consts::ARCH);
+    let mut prompt = TEMPLATE
+        .replace("{workspace}", workspace)
+        .replace("{os}", &os)
+        .replace("{shell}", shell)
+        .replace("{tools}", &tool_names.join(", "));
+    for ins in instructions {
+        prompt.push_str(&format!(
+            "\n\nProject instructions from {} (follow them):\n{}",
+            ins.path,
+            ins.text.trim_end()
+        ));
+    }
+    prompt
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prompt_names_workspace_os_tools_and_instructions() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("sub/deeper")).unwrap();
+        std::fs::write(dir.path().join("AGENTS.md"), "Use tabs.").unwrap();
+        std::fs::write(dir.path().join("sub/AGENTS.md"), "Run make test.").unwrap();
+        std::fs::write(dir.path().join("other.md"), "ignored").unwrap();
+        let found = agents_md(dir.path(), &dir.path().join("sub/deeper"));
+        assert_eq!(
+            found.iter().map(|f| f.path.as_str()).collect::<Vec<_>>(),
+            vec!["AGENTS.md", "sub/AGENTS.md"]
+        );
+        let p = system_prompt("/w", &["read_file", "bash"], &found);
+        assert!(p.contains("Workspace: /w"));
+        assert!(p.contains(std::env::consts::OS));
+        assert!(p.contains("Tools: read_file, bash"));
+        assert!(p.contains("Use tabs.") && p.contains("Run make test."));
+        assert!(!p.contains("{workspace}"));
+    }
+
+    #[test]
+    fn instructions_are_bounded() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("AGENTS.md"), "x".repeat(100_000)).unwrap();
+        let found = agents_md(dir.path(), dir.path());
+        assert!(found[0].text.len() < AGENTS_MD_BUDGET + 100);
+        assert!(found[0].text.contains("cut"));
+    }
+}

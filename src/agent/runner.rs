@@ -1,0 +1,512 @@
+//! The runner: the one place the agent does I/O.
+//!
+//! It owns the [`Machine`], turns [`UserOp`]s into events, performs the machine's actions
+//! (model requests, policy checks with previews, tool runs, timers, hooks) as cancellable
+//! tasks, and feeds their outcomes back as events. Every task reports on one internal
+//! channel, so the machine sees one event at a time and stays the single source of truth.
+//! It knows no screen: front ends read [`AgentEvent`]s and send [`UserOp`]s.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use serde_json::Value;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use super::events::{AgentEvent, ApprovalAnswer, ApprovalPreview, UserOp};
+use super::state::{Action, Event, Limits, Machine, ProposedCall, Verdict};
+use crate::hooks::HookChain;
+use crate::llm::accumulate::AssembledCall;
+use crate::llm::retry::RetryPolicy;
+use crate::llm::{ChatRequest, LlmClient, LlmError, Message, StreamEvent, Usage};
+use crate::policy::{Decision, Policy};
+use crate::tools::change::HunkSelection;
+use crate::tools::{FileChange, ToolContext, ToolKind, ToolRegistry, ToolResult};
+
+/// How the agent behaves, apart from what the policy decides.
+#[derive(Debug, Clone)]
+pub struct AgentOptions {
+    /// Turn limits.
+    pub limits: Limits,
+    /// Retry schedule for model requests.
+    pub retry: RetryPolicy,
+    /// Whether a person can answer approval requests. When false (`loom exec`), calls that
+    /// would ask are denied with a reason the model can read.
+    pub interactive: bool,
+}
+
+impl Default for AgentOptions {
+    fn default() -> Self {
+        AgentOptions {
+            limits: Limits::default(),
+            retry: RetryPolicy::default(),
+            interactive: true,
+        }
+    }
+}
+
+/// What a running agent gives its front end.
+pub struct AgentHandle {
+    /// Send ops here.
+    pub ops: mpsc::UnboundedSender<UserOp>,
+    /// Read events here.
+    pub events: mpsc::UnboundedReceiver<AgentEvent>,
+    /// The runner task; it ends after `Shutdown`.
+    pub task: tokio::task::JoinHandle<()>,
+}
+
+/// Messages from the runner's own tasks.
+enum Internal {
+    Machine(Event),
+    Prepared {
+        id: String,
+        change: Box<FileChange>,
+        verdict: Verdict,
+    },
+}
+
+/// Everything the runner needs; see [`Runner::spawn`].
+pub struct Runner {
+    machine: Machine,
+    registry: Arc<ToolRegistry>,
+    policy: Policy,
+    llm: Option<LlmClient>,
+    no_provider_message: String,
+    ctx: ToolContext,
+    system_prompt: String,
+    hooks: HookChain,
+    options: AgentOptions,
+    events: mpsc::UnboundedSender<AgentEvent>,
+    internal_tx: mpsc::UnboundedSender<Internal>,
+    internal_rx: mpsc::UnboundedReceiver<Internal>,
+    llm_cancel: CancellationToken,
+    partial: Arc<Mutex<String>>,
+    tool_cancel: CancellationToken,
+    timer_cancel: CancellationToken,
+    prepared: HashMap<String, FileChange>,
+    tool_schemas: Vec<Value>,
+}
+
+/// Pieces to build a runner from.
+pub struct RunnerParts {
+    /// The tools.
+    pub registry: Arc<ToolRegistry>,
+    /// The rules.
+    pub policy: Policy,
+    /// The model client (`None` when no provider is configured or found).
+    pub llm: Option<LlmClient>,
+    /// What to tell the person when there is no provider.
+    pub no_provider_message: String,
+    /// Where tools run.
+    pub ctx: ToolContext,
+    /// The system prompt.
+    pub system_prompt: String,
+    /// Post-tools hooks.
+    pub hooks: HookChain,
+    /// Behaviour options.
+    pub options: AgentOptions,
+    /// An earlier conversation to continue.
+    pub conversation: Vec<Message>,
+}
+
+impl Runner {
+    /// Start the agent on the current tokio runtime.
+    pub fn spawn(parts: RunnerParts) -> AgentHandle {
+        let (ops_tx, ops_rx) = mpsc::unbounded_channel();
+        let (events_tx, events_rx) = mpsc::unbounded_channel();
+        let (internal_tx, internal_rx) = mpsc::unbounded_channel();
+        let tool_schemas = parts.registry.schemas();
+        let runner = Runner {
+            machine: Machine::resume(parts.options.limits, parts.conversation),
+            registry: parts.registry,
+            policy: parts.policy,
+            llm: parts.llm,
+            no_provider_message: parts.no_provider_message,
+            ctx: parts.ctx,
+            system_prompt: parts.system_prompt,
+            hooks: parts.hooks,
+            options: parts.options,
+            events: events_tx,
+            internal_tx,
+            internal_rx,
+            llm_cancel: CancellationToken::new(),
+            partial: Arc::new(Mutex::new(String::new())),
+            tool_cancel: CancellationToken::new(),
+            timer_cancel: CancellationToken::new(),
+            prepared: HashMap::new(),
+            tool_schemas,
+        };
+        let task = tokio::spawn(runner.run(ops_rx));
+        AgentHandle {
+            ops: ops_tx,
+            events: events_rx,
+            task,
+        }
+    }
+
+    async fn run(mut self, mut ops: mpsc::UnboundedReceiver<UserOp>) {
+        loop {
+            let event = tokio::select! {
+                op = ops.recv() => match op {
+                    None => Event::Shutdown,
+                    Some(op) => match self.translate(op) {
+                        Some(e) => e,
+                        None => continue,
+                    },
+                },
+                Some(internal) = self.internal_rx.recv() => match internal {
+                    Internal::Machine(e) => e,
+                    Internal::Prepared { id, change, verdict } => {
+                        self.prepared.insert(id.clone(), *change);
+                        Event::Decided { id, verdict }
+                    }
+                },
+            };
+            let actions = self.machine.step(event);
+            for action in actions {
+                if self.perform(action) {
+                    return;
+                }
+            }
+        }
+    }
+
+    fn emit(&self, event: AgentEvent) {
+        let _ = self.events.send(event);
+    }
+
+    fn translate(&mut self, op: UserOp) -> Option<Event> {
+        match op {
+            UserOp::Submit { text } => Some(Event::Submit(text)),
+            UserOp::Approve { id, answer } => Some(Event::Answered { id, answer }),
+            UserOp::Interrupt => {
+                let partial = self.partial.lock().map(|p| p.clone()).unwrap_or_default();
+                Some(Event::Interrupt {
+                    partial_text: partial,
+                })
+            }
+            UserOp::SetAutonomy { autonomy } => {
+                self.policy.autonomy = autonomy;
+                self.emit(AgentEvent::Notice {
+                    message: format!("Approval mode: {autonomy}"),
+                });
+                None
+            }
+            UserOp::SetModel { model } => {
+                match &mut self.llm {
+                    Some(client) => {
+                        client.set_model(&model);
+                        self.emit(AgentEvent::Notice {
+                            message: format!("Model: {model}"),
+                        });
+                    }
+                    None => self.emit(AgentEvent::Error {
+                        message: self.no_provider_message.clone(),
+                    }),
+                }
+                None
+            }
+            UserOp::Clear => Some(Event::Clear),
+            UserOp::Shutdown => Some(Event::Shutdown),
+        }
+    }
+
+    /// Perform one action; true means stop.
+    fn perform(&mut self, action: Action) -> bool {
+        match action {
+            Action::CallLlm { .. } => self.call_llm(),
+            Action::ScheduleRetry {
+                attempt,
+                reason,
+                retry_after,
+            } => {
+                let wait = self
+                    .options
+                    .retry
+                    .delay(attempt - 1, retry_after, fastrand::f64());
+                self.emit(AgentEvent::Retry {
+                    attempt,
+                    reason,
+                    wait_ms: wait.as_millis() as u64,
+                });
+                self.timer_cancel = CancellationToken::new();
+                let cancel = self.timer_cancel.clone();
+                let tx = self.internal_tx.clone();
+                tokio::spawn(async move {
+                    tokio::select! {
+                        _ = tokio::time::sleep(wait) => {
+                            let _ = tx.send(Internal::Machine(Event::RetryElapsed));
+                        }
+                        _ = cancel.cancelled() => {}
+                    }
+                });
+            }
+            Action::Decide { id } => self.decide(id),
+            Action::AskUser { id, reason } => self.ask_user(id, reason),
+            Action::RunTool { id, answer } => self.run_tool(id, answer),
+            Action::Grant { id } => {
+                if let Some((call, kind)) = self.machine.call(&id) {
+                    let args: Value = serde_json::from_str(&call.arguments).unwrap_or(Value::Null);
+                    let message = self.policy.grant(&call.name, kind, &args);
+                    self.emit(AgentEvent::Notice { message });
+                }
+            }
+            Action::RunHooks { files } => self.run_hooks(files),
+            Action::CancelLlm => {
+                self.llm_cancel.cancel();
+            }
+            Action::CancelTools => {
+                self.tool_cancel.cancel();
+                self.tool_cancel = CancellationToken::new();
+                self.prepared.clear();
+            }
+            Action::CancelTimers => self.timer_cancel.cancel(),
+            Action::Emit(event) => self.emit(event),
+            Action::Stop => return true,
+        }
+        false
+    }
+
+    fn call_llm(&mut self) {
+        let Some(client) = self.llm.clone() else {
+            let tx = self.internal_tx.clone();
+            let _ = tx.send(Internal::Machine(Event::LlmFailed {
+                message: self.no_provider_message.clone(),
+                retryable: false,
+                partial_text: String::new(),
+                emitted: false,
+                retry_after: None,
+            }));
+            return;
+        };
+        let mut messages = Vec::with_capacity(self.machine.conversation().len() + 1);
+        messages.push(Message::System {
+            content: self.system_prompt.clone(),
+        });
+        messages.extend_from_slice(self.machine.conversation());
+        let tools = self.tool_schemas.clone();
+        let registry = self.registry.clone();
+        self.llm_cancel = CancellationToken::new();
+        let cancel = self.llm_cancel.clone();
+        self.partial = Arc::new(Mutex::new(String::new()));
+        let partial = self.partial.clone();
+        let events = self.events.clone();
+        let tx = self.internal_tx.clone();
+        tokio::spawn(async move {
+            let prompt_chars: usize = messages.iter().map(Message::char_len).sum::<usize>()
+                + tools.iter().map(|t| t.to_string().len()).sum::<usize>();
+            let mut sink = |ev: StreamEvent| match ev {
+                StreamEvent::Text(text) => {
+                    if let Ok(mut p) = partial.lock() {
+                        p.push_str(&text);
+                    }
+                    let _ = events.send(AgentEvent::TextDelta { text });
+                }
+                StreamEvent::Reasoning(text) => {
+                    let _ = events.send(AgentEvent::ReasoningDelta { text });
+                }
+            };
+            let req = ChatRequest {
+                messages: &messages,
+                tools: &tools,
+            };
+            let event = match client.stream(req, &cancel, &mut sink).await {
+                Ok(out) => {
+                    let completion_chars = out.text.len()
+                        + out
+                            .calls
+                            .iter()
+                            .map(|c| c.call.arguments.len())
+                            .sum::<usize>();
+                    let usage = out
+                        .usage
+                        .unwrap_or_else(|| Usage::estimate(prompt_chars, completion_chars));
+                    Event::LlmFinished {
+                        text: out.text,
+                        calls: resolve_calls(out.calls, &registry),
+                        usage,
+                    }
+                }
+                Err(failure) if matches!(failure.error, LlmError::Cancelled) => return,
+                Err(failure) => Event::LlmFailed {
+                    message: failure.error.to_string(),
+                    retryable: failure.error.retryable(),
+                    retry_after: failure.error.retry_after(),
+                    partial_text: failure.partial_text,
+                    emitted: failure.emitted,
+                },
+            };
+            let _ = tx.send(Internal::Machine(event));
+        });
+    }
+
+    fn decide(&mut self, id: String) {
+        let Some((call, kind)) = self.machine.call(&id) else {
+            return;
+        };
+        let name = call.name.clone();
+        let args: Value = serde_json::from_str(&call.arguments).unwrap_or(Value::Null);
+        let workspace = self.ctx.workspace.as_deref().map(|c| c.root());
+        let mut decision = self.policy.decide(&name, kind, &args, workspace);
+        if let Decision::Ask { reason } = &decision
+            && !self.options.interactive
+        {
+            decision = Decision::Deny {
+                reason: format!(
+                    "{reason}, and no one can approve it in headless mode (rerun with \
+                     --approval full-auto to allow it)"
+                ),
+            };
+        }
+        let tx = self.internal_tx.clone();
+        let verdict = match decision {
+            Decision::Deny { reason } => Verdict::Deny { reason },
+            Decision::Allow => Verdict::Allow,
+            Decision::Ask { reason } => Verdict::Ask { reason },
+        };
+        if matches!(verdict, Verdict::Deny { .. }) || kind != ToolKind::Write {
+            let _ = tx.send(Internal::Machine(Event::Decided { id, verdict }));
+            return;
+        }
+        let registry = self.registry.clone();
+        let ctx = self.ctx.clone();
+        tokio::spawn(async move {
+            let message = match registry.preview(&name, args, &ctx).await {
+                Some(Ok(change)) => Internal::Prepared {
+                    id,
+                    change: Box::new(change),
+                    verdict,
+                },
+                Some(Err(e)) => Internal::Machine(Event::Decided {
+                    id,
+                    verdict: Verdict::Failed { result: e.into() },
+                }),
+                None => Internal::Machine(Event::Decided { id, verdict }),
+            };
+            let _ = tx.send(message);
+        });
+    }
+
+    fn ask_user(&mut self, id: String, reason: String) {
+        let Some((call, _)) = self.machine.call(&id) else {
+            return;
+        };
+        let args: Value = serde_json::from_str(&call.arguments).unwrap_or(Value::Null);
+        let preview = match self.prepared.get(&id) {
+            Some(change) => ApprovalPreview::FileChange {
+                path: change.display_path.clone(),
+                unified: change.unified(),
+                diff: change.diff.clone(),
+                creates: change.creates(),
+                notes: change.notes.clone(),
+            },
+            None => match args.get("command").and_then(Value::as_str) {
+                Some(command) => {
+                    let workspace = self.ctx.workspace.as_deref().map(|c| c.root());
+                    let assessment = self.policy.assess_command(command, workspace);
+                    ApprovalPreview::Command {
+                        command: command.to_string(),
+                        cwd: args
+                            .get("cwd")
+                            .and_then(Value::as_str)
+                            .unwrap_or(".")
+                            .to_string(),
+                        risk: assessment.level,
+                        grant_offered: assessment.grant_prefix.is_some(),
+                        grant_prefix: assessment.grant_prefix,
+                    }
+                }
+                None => ApprovalPreview::Other { arguments: args },
+            },
+        };
+        self.emit(AgentEvent::ApprovalRequested {
+            id: id.clone(),
+            name: call.name.clone(),
+            reason,
+            preview,
+        });
+    }
+
+    fn run_tool(&mut self, id: String, answer: Option<ApprovalAnswer>) {
+        let Some((call, _)) = self.machine.call(&id) else {
+            return;
+        };
+        let name = call.name.clone();
+        let args: Value = serde_json::from_str(&call.arguments).unwrap_or(Value::Null);
+        let prepared = self.prepared.remove(&id);
+        let registry = self.registry.clone();
+        let mut ctx = self.ctx.clone();
+        ctx.cancel = self.tool_cancel.child_token();
+        let tx = self.internal_tx.clone();
+        tokio::spawn(async move {
+            let started = Instant::now();
+            let result: ToolResult = match prepared {
+                Some(change) => {
+                    let selection = match answer {
+                        Some(ApprovalAnswer::ApproveHunks { hunks }) => HunkSelection::Only(hunks),
+                        _ => HunkSelection::All,
+                    };
+                    registry.apply(change, selection, &ctx).await
+                }
+                None => registry.execute(&name, args, &ctx).await,
+            };
+            let event = Event::ToolFinished {
+                id,
+                result,
+                duration_ms: started.elapsed().as_millis() as u64,
+            };
+            let _ = tx.send(Internal::Machine(event));
+        });
+    }
+
+    fn run_hooks(&mut self, files: Vec<String>) {
+        let hooks = self.hooks.clone();
+        let mut ctx = self.ctx.clone();
+        ctx.cancel = self.tool_cancel.child_token();
+        let events = self.events.clone();
+        let tx = self.internal_tx.clone();
+        tokio::spawn(async move {
+            let mut messages = Vec::new();
+            for hook in hooks.hooks() {
+                if ctx.cancel.is_cancelled() {
+                    return;
+                }
+                let outcome = hook.run(&files, &ctx).await;
+                let _ = events.send(AgentEvent::HookResult {
+                    name: hook.name(),
+                    success: outcome.success,
+                    output: outcome.output.clone(),
+                });
+                if let Some(m) = outcome.message_for_model {
+                    messages.push(m);
+                }
+            }
+            let _ = tx.send(Internal::Machine(Event::HooksFinished { messages }));
+        });
+    }
+}
+
+/// Attach kinds to calls and mark the ones that cannot run.
+fn resolve_calls(calls: Vec<AssembledCall>, registry: &ToolRegistry) -> Vec<ProposedCall> {
+    calls
+        .into_iter()
+        .map(|c| {
+            let kind = registry.kind(&c.call.name);
+            let invalid = c.args_error.or_else(|| {
+                kind.is_none().then(|| {
+                    format!(
+                        "unknown tool `{}`; the available tools are: {}",
+                        c.call.name,
+                        registry.names().join(", ")
+                    )
+                })
+            });
+            ProposedCall {
+                call: c.call,
+                kind: kind.unwrap_or(ToolKind::Read),
+                invalid,
+            }
+        })
+        .collect()
+}

@@ -1,0 +1,814 @@
+//! The agent's state machine: pure transitions, no I/O.
+//!
+//! [`Machine::step`] takes one [`Event`] (a person's op, or the outcome of an action the
+//! runner performed) and returns the [`Action`]s to perform next. The runner does the HTTP,
+//! tool runs, timers and printing, and feeds the outcomes back as events. Because the
+//! machine owns the conversation, its guarantees are checkable by property tests: every
+//! tool call gets exactly one result with its id before the next model request; retries
+//! are bounded; Shutdown is reachable from every state; Interrupt returns to Idle with
+//! running tools cancelled; stale events (for calls already answered) are ignored.
+//!
+//! Scheduling: read-only calls of one response run concurrently; a call that writes or
+//! executes waits for every earlier call and blocks every later one, so writes and commands
+//! run one at a time in the order the model gave.
+
+use std::collections::VecDeque;
+
+use serde_json::Value;
+
+use super::events::{AgentEvent, ApprovalAnswer, DecidedBy, Phase, TurnEnd};
+use crate::llm::{Message, ToolCall, Usage};
+use crate::tools::{ToolKind, ToolResult};
+
+/// Bounds on a turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Rounds of tool calls per turn before the turn is stopped.
+    pub max_tool_rounds: u32,
+    /// Model requests per step (the first included) before giving up.
+    pub max_llm_attempts: u32,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_tool_rounds: 50,
+            max_llm_attempts: 5,
+        }
+    }
+}
+
+/// A call the model made, as the runner resolved it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProposedCall {
+    /// The call.
+    pub call: ToolCall,
+    /// The tool's kind (unknown tools count as reads; they fail at once anyway).
+    pub kind: ToolKind,
+    /// Why the call cannot run at all (unknown tool, arguments not JSON).
+    pub invalid: Option<String>,
+}
+
+/// The policy's verdict on a call, with its preview already computed by the runner.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Verdict {
+    /// Run it.
+    Allow,
+    /// Ask a person.
+    Ask {
+        /// Why.
+        reason: String,
+    },
+    /// Refuse it.
+    Deny {
+        /// Why.
+        reason: String,
+    },
+    /// Computing the change already failed (e.g. `old_str` not found): nothing to approve,
+    /// the failure is the result.
+    Failed {
+        /// The failure.
+        result: ToolResult,
+    },
+}
+
+/// What happened.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Event {
+    /// A person sent a message.
+    Submit(String),
+    /// A model request finished.
+    LlmFinished {
+        /// Visible text.
+        text: String,
+        /// Tool calls.
+        calls: Vec<ProposedCall>,
+        /// Tokens used (reported or estimated).
+        usage: Usage,
+    },
+    /// A model request failed.
+    LlmFailed {
+        /// What went wrong.
+        message: String,
+        /// Whether a retry may help.
+        retryable: bool,
+        /// Visible text received before the failure.
+        partial_text: String,
+        /// Whether anything was already shown.
+        emitted: bool,
+        /// How long the server asked to wait.
+        retry_after: Option<std::time::Duration>,
+    },
+    /// The wait before a retry is over.
+    RetryElapsed,
+    /// The policy decided about a call.
+    Decided {
+        /// Call id.
+        id: String,
+        /// The verdict.
+        verdict: Verdict,
+    },
+    /// A person answered an approval request.
+    Answered {
+        /// Call id.
+        id: String,
+        /// The answer.
+        answer: ApprovalAnswer,
+    },
+    /// A tool call finished.
+    ToolFinished {
+        /// Call id.
+        id: String,
+        /// Its result.
+        result: ToolResult,
+        /// How long it ran.
+        duration_ms: u64,
+    },
+    /// The post-tools hooks finished; their messages go to the model.
+    HooksFinished {
+        /// Messages for the model (e.g. a failed formatter's output).
+        messages: Vec<String>,
+    },
+    /// The person interrupted; `partial_text` is what had streamed.
+    Interrupt {
+        /// Visible text of the interrupted response.
+        partial_text: String,
+    },
+    /// Start a new conversation.
+    Clear,
+    /// Stop everything.
+    Shutdown,
+}
+
+/// What the runner must do.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Action {
+    /// Send the conversation to the model (attempt number, 1-based).
+    CallLlm {
+        /// Attempt number.
+        attempt: u32,
+    },
+    /// Wait, then send [`Event::RetryElapsed`]; `attempt` is the attempt that will follow.
+    ScheduleRetry {
+        /// The next attempt.
+        attempt: u32,
+        /// Why the last one failed.
+        reason: String,
+        /// How long the server asked to wait.
+        retry_after: Option<std::time::Duration>,
+    },
+    /// Ask the policy about a call (and compute its preview).
+    Decide {
+        /// Call id.
+        id: String,
+    },
+    /// Show the approval request for a call.
+    AskUser {
+        /// Call id.
+        id: String,
+        /// Why it is asked.
+        reason: String,
+    },
+    /// Run a call (applying its previewed change, or the selected hunks).
+    RunTool {
+        /// Call id.
+        id: String,
+        /// The person's answer, when one was given.
+        answer: Option<ApprovalAnswer>,
+    },
+    /// Remember a session-wide grant for the kind of call `id` is.
+    Grant {
+        /// Call id.
+        id: String,
+    },
+    /// Run the post-tools hooks for these changed files.
+    RunHooks {
+        /// Workspace-relative paths changed in the batch.
+        files: Vec<String>,
+    },
+    /// Cancel the model request in flight.
+    CancelLlm,
+    /// Cancel running tools and hooks.
+    CancelTools,
+    /// Cancel a scheduled retry.
+    CancelTimers,
+    /// Tell the front ends.
+    Emit(AgentEvent),
+    /// Stop the runner.
+    Stop,
+}
+
+struct Failure {
+    message: String,
+    retryable: bool,
+    partial_text: String,
+    emitted: bool,
+    retry_after: Option<std::time::Duration>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum SlotStatus {
+    Pending,
+    Deciding,
+    Asking,
+    Running,
+    Done,
+}
+
+#[derive(Debug, Clone)]
+struct Slot {
+    call: ToolCall,
+    kind: ToolKind,
+    status: SlotStatus,
+    result: Option<ToolResult>,
+}
+
+/// The agent's state.
+#[derive(Debug, Clone)]
+pub struct Machine {
+    phase: Phase,
+    conversation: Vec<Message>,
+    batch: Vec<Slot>,
+    round: u32,
+    attempt: u32,
+    queued: VecDeque<String>,
+    turn_usage: Usage,
+    limits: Limits,
+}
+
+impl Machine {
+    /// An idle machine with an empty conversation.
+    pub fn new(limits: Limits) -> Machine {
+        Machine::resume(limits, Vec::new())
+    }
+
+    /// An idle machine continuing `conversation` (from a saved session).
+    pub fn resume(limits: Limits, conversation: Vec<Message>) -> Machine {
+        Machine {
+            phase: Phase::Idle,
+            conversation,
+            batch: Vec::new(),
+            round: 0,
+            attempt: 0,
+            queued: VecDeque::new(),
+            turn_usage: Usage::default(),
+            limits,
+        }
+    }
+
+    /// The current state.
+    pub fn phase(&self) -> Phase {
+        self.phase
+    }
+
+    /// The conversation so far (without the system prompt).
+    pub fn conversation(&self) -> &[Message] {
+        &self.conversation
+    }
+
+    /// The call with this id in the current batch.
+    pub fn call(&self, id: &str) -> Option<(&ToolCall, ToolKind)> {
+        self.batch
+            .iter()
+            .find(|s| s.call.id == id)
+            .map(|s| (&s.call, s.kind))
+    }
+
+    /// Ids of calls currently waiting for a person.
+    pub fn asking(&self) -> Vec<&str> {
+        self.batch
+            .iter()
+            .filter(|s| s.status == SlotStatus::Asking)
+            .map(|s| s.call.id.as_str())
+            .collect()
+    }
+
+    /// The limits in force.
+    pub fn limits(&self) -> Limits {
+        self.limits
+    }
+
+    /// Apply one event; return what to do next.
+    pub fn step(&mut self, event: Event) -> Vec<Action> {
+        let mut out = Vec::new();
+        if self.phase == Phase::ShuttingDown {
+            return out;
+        }
+        match event {
+            Event::Submit(text) => self.on_submit(text, &mut out),
+            Event::LlmFinished { text, calls, usage } => {
+                if self.phase == Phase::CallingLlm {
+                    self.on_llm_finished(text, calls, usage, &mut out);
+                }
+            }
+            Event::LlmFailed {
+                message,
+                retryable,
+                partial_text,
+                emitted,
+                retry_after,
+            } => {
+                if self.phase == Phase::CallingLlm {
+                    let failure = Failure {
+                        message,
+                        retryable,
+                        partial_text,
+                        emitted,
+                        retry_after,
+                    };
+                    self.on_llm_failed(failure, &mut out);
+                }
+            }
+            Event::RetryElapsed => {
+                if self.phase == Phase::Error {
+                    self.set_phase(Phase::CallingLlm, &mut out);
+                    out.push(Action::CallLlm {
+                        attempt: self.attempt,
+                    });
+                }
+            }
+            Event::Decided { id, verdict } => self.on_decided(&id, verdict, &mut out),
+            Event::Answered { id, answer } => self.on_answered(&id, answer, &mut out),
+            Event::ToolFinished {
+                id,
+                result,
+                duration_ms,
+            } => {
+                if self.slot_status(&id) == Some(SlotStatus::Running) {
+                    self.complete(&id, result, duration_ms, &mut out);
+                    self.advance(&mut out);
+                }
+            }
+            Event::HooksFinished { messages } => {
+                if self.phase == Phase::PostToolsHook {
+                    for m in messages {
+                        self.conversation.push(Message::user(m));
+                    }
+                    self.call_llm(&mut out);
+                }
+            }
+            Event::Interrupt { partial_text } => self.on_interrupt(partial_text, &mut out),
+            Event::Clear => {
+                if self.phase == Phase::Idle {
+                    self.conversation.clear();
+                    out.push(Action::Emit(AgentEvent::Notice {
+                        message: "Started a new conversation.".into(),
+                    }));
+                } else {
+                    out.push(Action::Emit(AgentEvent::Error {
+                        message: "finish or interrupt (Esc) the current turn before clearing"
+                            .into(),
+                    }));
+                }
+            }
+            Event::Shutdown => {
+                out.push(Action::CancelLlm);
+                out.push(Action::CancelTools);
+                out.push(Action::CancelTimers);
+                self.set_phase(Phase::ShuttingDown, &mut out);
+                out.push(Action::Stop);
+            }
+        }
+        out
+    }
+
+    fn set_phase(&mut self, phase: Phase, out: &mut Vec<Action>) {
+        if self.phase != phase {
+            self.phase = phase;
+            out.push(Action::Emit(AgentEvent::StateChanged { phase }));
+        }
+    }
+
+    fn on_submit(&mut self, text: String, out: &mut Vec<Action>) {
+        if self.phase == Phase::Idle {
+            self.start_turn(text, out);
+        } else {
+            self.queued.push_back(text.clone());
+            out.push(Action::Emit(AgentEvent::UserMessage { text, queued: true }));
+        }
+    }
+
+    fn start_turn(&mut self, text: String, out: &mut Vec<Action>) {
+        self.conversation.push(Message::user(text.clone()));
+        out.push(Action::Emit(AgentEvent::UserMessage {
+            text,
+            queued: false,
+        }));
+        self.round = 0;
+        self.turn_usage = Usage::default();
+        self.call_llm(out);
+    }
+
+    fn call_llm(&mut self, out: &mut Vec<Action>) {
+        self.attempt = 1;
+        self.set_phase(Phase::CallingLlm, out);
+        out.push(Action::CallLlm { attempt: 1 });
+    }
+
+    fn on_llm_finished(
+        &mut self,
+        text: String,
+        calls: Vec<ProposedCall>,
+        usage: Usage,
+        out: &mut Vec<Action>,
+    ) {
+        self.turn_usage.add(usage);
+        out.push(Action::Emit(AgentEvent::Usage { usage }));
+        if !text.is_empty() {
+            out.push(Action::Emit(AgentEvent::AssistantMessage {
+                text: text.clone(),
+            }));
+        }
+        self.conversation.push(Message::Assistant {
+            content: text,
+            tool_calls: calls.iter().map(|c| c.call.clone()).collect(),
+        });
+        if calls.is_empty() {
+            self.end_turn(TurnEnd::Done, out);
+            return;
+        }
+        for c in &calls {
+            out.push(Action::Emit(AgentEvent::ToolCall {
+                id: c.call.id.clone(),
+                name: c.call.name.clone(),
+                arguments: serde_json::from_str(&c.call.arguments)
+                    .unwrap_or_else(|_| Value::String(c.call.arguments.clone())),
+            }));
+        }
+        self.round += 1;
+        if self.round > self.limits.max_tool_rounds {
+            let reason = format!(
+                "not run: this turn reached the limit of {} tool rounds; the user must send a \
+                 message to continue",
+                self.limits.max_tool_rounds
+            );
+            for c in &calls {
+                let result = ToolResult::err(&reason);
+                out.push(Action::Emit(AgentEvent::ToolResult {
+                    id: c.call.id.clone(),
+                    name: c.call.name.clone(),
+                    result: result.clone(),
+                    duration_ms: 0,
+                }));
+                self.conversation.push(tool_message(&c.call, &result));
+            }
+            out.push(Action::Emit(AgentEvent::Error {
+                message: format!(
+                    "Stopped: the model used {} rounds of tool calls in this turn. Send a message \
+                     to let it continue.",
+                    self.limits.max_tool_rounds
+                ),
+            }));
+            self.end_turn(TurnEnd::RoundCap, out);
+            return;
+        }
+        self.batch = calls
+            .into_iter()
+            .map(|c| Slot {
+                call: c.call,
+                kind: c.kind,
+                status: SlotStatus::Pending,
+                result: c.invalid.map(ToolResult::err),
+            })
+            .collect();
+        self.set_phase(Phase::ExecutingTools, out);
+        let invalid: Vec<String> = self
+            .batch
+            .iter()
+            .filter(|s| s.result.is_some())
+            .map(|s| s.call.id.clone())
+            .collect();
+        for id in invalid {
+            let result = self
+                .batch
+                .iter()
+                .find(|s| s.call.id == id)
+                .and_then(|s| s.result.clone())
+                .unwrap_or_else(|| ToolResult::err("invalid call"));
+            self.complete(&id, result, 0, out);
+        }
+        self.advance(out);
+    }
+
+    fn on_llm_failed(&mut self, failure: Failure, out: &mut Vec<Action>) {
+        let Failure {
+            message,
+            retryable,
+            partial_text,
+            emitted,
+            retry_after,
+        } = failure;
+        if retryable && !emitted && self.attempt < self.limits.max_llm_attempts {
+            self.attempt += 1;
+            self.set_phase(Phase::Error, out);
+            out.push(Action::ScheduleRetry {
+                attempt: self.attempt,
+                reason: message,
+                retry_after,
+            });
+            return;
+        }
+        if !partial_text.is_empty() {
+            self.conversation.push(Message::Assistant {
+                content: partial_text,
+                tool_calls: Vec::new(),
+            });
+        }
+        let message = if retryable && !emitted {
+            format!("{message} (gave up after {} attempts)", self.attempt)
+        } else {
+            message
+        };
+        out.push(Action::Emit(AgentEvent::Error { message }));
+        self.end_turn(TurnEnd::Failed, out);
+    }
+
+    fn slot_status(&self, id: &str) -> Option<SlotStatus> {
+        self.batch
+            .iter()
+            .find(|s| s.call.id == id)
+            .map(|s| s.status)
+    }
+
+    fn on_decided(&mut self, id: &str, verdict: Verdict, out: &mut Vec<Action>) {
+        if self.slot_status(id) != Some(SlotStatus::Deciding) {
+            return;
+        }
+        match verdict {
+            Verdict::Allow => {
+                out.push(Action::Emit(AgentEvent::Approval {
+                    id: id.to_string(),
+                    approved: true,
+                    by: DecidedBy::Policy,
+                    reason: None,
+                }));
+                self.start(id, None, out);
+            }
+            Verdict::Ask { reason } => {
+                self.set_status(id, SlotStatus::Asking);
+                self.set_phase(Phase::AwaitingApproval, out);
+                out.push(Action::AskUser {
+                    id: id.to_string(),
+                    reason,
+                });
+            }
+            Verdict::Deny { reason } => {
+                out.push(Action::Emit(AgentEvent::Approval {
+                    id: id.to_string(),
+                    approved: false,
+                    by: DecidedBy::Policy,
+                    reason: Some(reason.clone()),
+                }));
+                self.complete(
+                    id,
+                    ToolResult::err(format!("denied by policy: {reason}")),
+                    0,
+                    out,
+                );
+            }
+            Verdict::Failed { result } => self.complete(id, result, 0, out),
+        }
+        self.advance(out);
+    }
+
+    fn on_answered(&mut self, id: &str, answer: ApprovalAnswer, out: &mut Vec<Action>) {
+        if self.slot_status(id) != Some(SlotStatus::Asking) {
+            return;
+        }
+        let denial = match &answer {
+            ApprovalAnswer::Deny { reason } => Some(match reason.as_deref().map(str::trim) {
+                Some(r) if !r.is_empty() => format!("the user denied this call and said: {r}"),
+                _ => "the user denied this call".to_string(),
+            }),
+            ApprovalAnswer::ApproveHunks { hunks } if !hunks.iter().any(|h| *h) => {
+                Some("the user rejected every hunk of this change; nothing was written".to_string())
+            }
+            _ => None,
+        };
+        match denial {
+            Some(reason) => {
+                out.push(Action::Emit(AgentEvent::Approval {
+                    id: id.to_string(),
+                    approved: false,
+                    by: DecidedBy::User,
+                    reason: Some(reason.clone()),
+                }));
+                self.complete(id, ToolResult::err(reason), 0, out);
+            }
+            None => {
+                let grant = answer == ApprovalAnswer::ApproveForSession;
+                out.push(Action::Emit(AgentEvent::Approval {
+                    id: id.to_string(),
+                    approved: true,
+                    by: DecidedBy::User,
+                    reason: grant.then(|| "approved for the rest of the session".to_string()),
+                }));
+                if grant {
+                    out.push(Action::Grant { id: id.to_string() });
+                }
+                self.start(id, Some(answer), out);
+            }
+        }
+        if self.asking().is_empty() && self.phase == Phase::AwaitingApproval {
+            self.set_phase(Phase::ExecutingTools, out);
+        }
+        self.advance(out);
+    }
+
+    fn set_status(&mut self, id: &str, status: SlotStatus) {
+        if let Some(s) = self.batch.iter_mut().find(|s| s.call.id == id) {
+            s.status = status;
+        }
+    }
+
+    fn start(&mut self, id: &str, answer: Option<ApprovalAnswer>, out: &mut Vec<Action>) {
+        self.set_status(id, SlotStatus::Running);
+        out.push(Action::Emit(AgentEvent::ToolStarted { id: id.to_string() }));
+        out.push(Action::RunTool {
+            id: id.to_string(),
+            answer,
+        });
+    }
+
+    fn complete(&mut self, id: &str, result: ToolResult, duration_ms: u64, out: &mut Vec<Action>) {
+        let Some(slot) = self.batch.iter_mut().find(|s| s.call.id == id) else {
+            return;
+        };
+        slot.status = SlotStatus::Done;
+        out.push(Action::Emit(AgentEvent::ToolResult {
+            id: id.to_string(),
+            name: slot.call.name.clone(),
+            result: result.clone(),
+            duration_ms,
+        }));
+        slot.result = Some(result);
+    }
+
+    /// Start what may start; when the batch is done, move on.
+    fn advance(&mut self, out: &mut Vec<Action>) {
+        if !matches!(self.phase, Phase::ExecutingTools | Phase::AwaitingApproval) {
+            return;
+        }
+        let mut to_decide = Vec::new();
+        let mut earlier_busy = false;
+        for slot in &mut self.batch {
+            let sequential = slot.kind != ToolKind::Read;
+            match slot.status {
+                SlotStatus::Done => continue,
+                SlotStatus::Pending => {
+                    if sequential && earlier_busy {
+                        break;
+                    }
+                    slot.status = SlotStatus::Deciding;
+                    to_decide.push(slot.call.id.clone());
+                    if sequential {
+                        break;
+                    }
+                    earlier_busy = true;
+                }
+                SlotStatus::Deciding | SlotStatus::Asking | SlotStatus::Running => {
+                    if sequential {
+                        break;
+                    }
+                    earlier_busy = true;
+                }
+            }
+        }
+        for id in to_decide {
+            out.push(Action::Decide { id });
+        }
+        if self.batch.iter().all(|s| s.status == SlotStatus::Done) {
+            self.finish_batch(out);
+        }
+    }
+
+    fn finish_batch(&mut self, out: &mut Vec<Action>) {
+        let batch = std::mem::take(&mut self.batch);
+        let mut mutated = false;
+        let mut files = Vec::new();
+        for slot in &batch {
+            let result = slot
+                .result
+                .clone()
+                .unwrap_or_else(|| ToolResult::err("no result"));
+            if slot.kind.is_mutating() && result.success {
+                mutated = true;
+                for f in &result.files_changed {
+                    if !files.contains(f) {
+                        files.push(f.clone());
+                    }
+                }
+            }
+            self.conversation.push(tool_message(&slot.call, &result));
+        }
+        if mutated {
+            self.set_phase(Phase::PostToolsHook, out);
+            out.push(Action::RunHooks { files });
+        } else {
+            self.call_llm(out);
+        }
+    }
+
+    fn on_interrupt(&mut self, partial_text: String, out: &mut Vec<Action>) {
+        match self.phase {
+            Phase::Idle | Phase::ShuttingDown => return,
+            Phase::CallingLlm => {
+                out.push(Action::CancelLlm);
+                if !partial_text.is_empty() {
+                    self.conversation.push(Message::Assistant {
+                        content: format!("{partial_text}\n\n[interrupted by the user]"),
+                        tool_calls: Vec::new(),
+                    });
+                }
+            }
+            Phase::Error => out.push(Action::CancelTimers),
+            Phase::ExecutingTools | Phase::AwaitingApproval | Phase::PostToolsHook => {
+                out.push(Action::CancelTools);
+                let open: Vec<(String, SlotStatus)> = self
+                    .batch
+                    .iter()
+                    .filter(|s| s.status != SlotStatus::Done)
+                    .map(|s| (s.call.id.clone(), s.status))
+                    .collect();
+                for (id, status) in open {
+                    let msg = if status == SlotStatus::Running {
+                        "interrupted by the user while running; it may have had partial effects"
+                    } else {
+                        "not run: the user interrupted the turn"
+                    };
+                    self.complete(&id, ToolResult::err(msg), 0, out);
+                }
+                let batch = std::mem::take(&mut self.batch);
+                for slot in &batch {
+                    let result = slot
+                        .result
+                        .clone()
+                        .unwrap_or_else(|| ToolResult::err("interrupted"));
+                    self.conversation.push(tool_message(&slot.call, &result));
+                }
+            }
+        }
+        self.end_turn(TurnEnd::Interrupted, out);
+    }
+
+    fn end_turn(&mut self, end: TurnEnd, out: &mut Vec<Action>) {
+        self.batch.clear();
+        self.set_phase(Phase::Idle, out);
+        let unsent: Vec<String> = if end == TurnEnd::Interrupted {
+            self.queued.drain(..).collect()
+        } else {
+            Vec::new()
+        };
+        out.push(Action::Emit(AgentEvent::TurnComplete {
+            usage: std::mem::take(&mut self.turn_usage),
+            end,
+            unsent,
+        }));
+        if let Some(next) = self.queued.pop_front() {
+            self.start_turn(next, out);
+        }
+    }
+}
+
+fn tool_message(call: &ToolCall, result: &ToolResult) -> Message {
+    Message::Tool {
+        tool_call_id: call.id.clone(),
+        name: call.name.clone(),
+        content: result.to_model_json(),
+    }
+}
+
+/// Check that every assistant tool call is answered by exactly one tool message (before the
+/// next user or assistant message), and no tool message answers nothing.
+pub fn check_tool_answers(conversation: &[Message]) -> Result<(), String> {
+    let mut open: Vec<String> = Vec::new();
+    for (i, m) in conversation.iter().enumerate() {
+        match m {
+            Message::Tool { tool_call_id, .. } => {
+                let Some(pos) = open.iter().position(|id| id == tool_call_id) else {
+                    return Err(format!(
+                        "message {i}: tool result for unknown or answered id {tool_call_id}"
+                    ));
+                };
+                open.remove(pos);
+            }
+            other => {
+                if !open.is_empty() {
+                    return Err(format!("message {i}: calls {open:?} have no result"));
+                }
+                if let Message::Assistant { tool_calls, .. } = other {
+                    open = tool_calls.iter().map(|c| c.id.clone()).collect();
+                }
+            }
+        }
+    }
+    if open.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("calls {open:?} have no result at the end"))
+    }
+}
+
+#[cfg(test)]
+#[path = "state_tests.rs"]
+mod tests;

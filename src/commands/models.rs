@@ -1,0 +1,35 @@
+//! `loom models`: what the configured (or discovered) server offers.
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use crate::config::Config;
+use crate::llm::discover;
+use crate::setup::{self, Provider};
+
+/// Print one model id per line, the one in use marked with `*`.
+pub async fn run(config: &Config) -> anyhow::Result<ExitCode> {
+    let (base, current) = match setup::resolve_provider(config).await {
+        Provider::Ready { settings, origin } => {
+            eprintln!("{} ({origin})", settings.base_url);
+            (settings.base_url, settings.model)
+        }
+        Provider::Missing { message } => {
+            eprintln!("loom: {message}");
+            return Ok(ExitCode::from(1));
+        }
+    };
+    match discover::list_models(&base, config.api_key.as_deref(), Duration::from_secs(10)).await {
+        Ok(models) => {
+            for m in models {
+                let mark = if m == current { "*" } else { " " };
+                println!("{mark} {m}");
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(e) => {
+            eprintln!("loom: cannot list models: {e}");
+            Ok(ExitCode::from(1))
+        }
+    }
+}

@@ -1,0 +1,407 @@
+//! Layered configuration: built-in defaults < user file (`~/.config/loom/config.toml`) <
+//! project file (`.loom/config.toml`) < environment (`OPENAI_BASE_URL`, `OPENAI_API_KEY`,
+//! `LOOM_MODEL`) < flags.
+//!
+//! Files are parsed strictly (unknown keys are errors) so a typo is reported, with the
+//! file's path, line and column and what was expected, instead of silently ignored.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use thiserror::Error;
+
+use crate::policy::Autonomy;
+
+/// A configuration file could not be used.
+#[derive(Debug, Error)]
+pub enum ConfigError {
+    /// The file could not be read.
+    #[error("{path}: cannot read: {message}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The OS error.
+        message: String,
+    },
+    /// The file is not valid TOML or has keys or values Loom does not expect.
+    #[error("{path}:{line}:{column}: {message}")]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// What was wrong and what was expected.
+        message: String,
+    },
+    /// A value is out of range or unknown.
+    #[error("{source_name}: {message}")]
+    Invalid {
+        /// Where the value came from (file path, env var or flag).
+        source_name: String,
+        /// What was wrong.
+        message: String,
+    },
+}
+
+/// One configuration file, every key optional.
+#[derive(Debug, Default, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct FileConfig {
+    /// Base URL of the OpenAI-compatible API, e.g. `http://127.0.0.1:11434/v1`.
+    pub base_url: Option<String>,
+    /// Model id.
+    pub model: Option<String>,
+    /// Name of the environment variable holding the API key (default `OPENAI_API_KEY`).
+    pub api_key_env: Option<String>,
+    /// Sampling temperature.
+    pub temperature: Option<f32>,
+    /// Cap on generated tokens per request.
+    pub max_tokens: Option<u32>,
+    /// The model's context window in tokens (for the "context left" figure).
+    pub context_window: Option<u64>,
+    /// Extra HTTP headers sent with every request.
+    pub headers: Option<BTreeMap<String, String>>,
+    /// `read-only`, `supervised` or `full-auto`.
+    pub approval: Option<String>,
+    /// Rounds of tool calls per turn before Loom stops the turn.
+    pub max_tool_rounds: Option<u32>,
+    /// Model request attempts (first included) before giving up.
+    pub max_retries: Option<u32>,
+    /// Theme name.
+    pub theme: Option<String>,
+    /// Tool limits and environment.
+    pub tools: Option<ToolsConfig>,
+}
+
+/// The `[tools]` table.
+#[derive(Debug, Default, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ToolsConfig {
+    /// Largest tool output the model sees, in bytes.
+    pub output_budget: Option<usize>,
+    /// Bytes of each bash stream the model sees.
+    pub bash_output_budget: Option<usize>,
+    /// Extra environment variables (names or `PREFIX*`) passed to commands.
+    pub env: Option<Vec<String>>,
+    /// Extra forbidden paths (`~/x`, `/abs/x`, or a bare name matching any component).
+    pub forbidden_paths: Option<Vec<String>>,
+}
+
+impl FileConfig {
+    /// Parse `text` from `path`.
+    pub fn parse(text: &str, path: &Path) -> Result<FileConfig, ConfigError> {
+        toml::from_str(text).map_err(|e| {
+            let (line, column) = e
+                .span()
+                .map(|span| line_col(text, span.start))
+                .unwrap_or((1, 1));
+            ConfigError::Parse {
+                path: path.to_path_buf(),
+                line,
+                column,
+                message: e.message().to_string(),
+            }
+        })
+    }
+
+    /// Read and parse `path`; a missing file is an empty config.
+    pub fn load(path: &Path) -> Result<FileConfig, ConfigError> {
+        match std::fs::read_to_string(path) {
+            Ok(text) => FileConfig::parse(&text, path),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(FileConfig::default()),
+            Err(e) => Err(ConfigError::Read {
+                path: path.to_path_buf(),
+                message: e.to_string(),
+            }),
+        }
+    }
+
+    /// `other`'s values over this one's.
+    pub fn overlay(self, other: FileConfig) -> FileConfig {
+        let tools = match (self.tools, other.tools) {
+            (Some(a), Some(b)) => Some(ToolsConfig {
+                output_budget: b.output_budget.or(a.output_budget),
+                bash_output_budget: b.bash_output_budget.or(a.bash_output_budget),
+                env: b.env.or(a.env),
+                forbidden_paths: b.forbidden_paths.or(a.forbidden_paths),
+            }),
+            (a, b) => b.or(a),
+        };
+        FileConfig {
+            base_url: other.base_url.or(self.base_url),
+            model: other.model.or(self.model),
+            api_key_env: other.api_key_env.or(self.api_key_env),
+            temperature: other.temperature.or(self.temperature),
+            max_tokens: other.max_tokens.or(self.max_tokens),
+            context_window: other.context_window.or(self.context_window),
+            headers: match (self.headers, other.headers) {
+                (Some(mut a), Some(b)) => {
+                    a.extend(b);
+                    Some(a)
+                }
+                (a, b) => b.or(a),
+            },
+            approval: other.approval.or(self.approval),
+            max_tool_rounds: other.max_tool_rounds.or(self.max_tool_rounds),
+            max_retries: other.max_retries.or(self.max_retries),
+            theme: other.theme.or(self.theme),
+            tools,
+        }
+    }
+}
+
+fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let column = before
+        .rsplit('\n')
+        .next()
+        .map(|l| l.chars().count())
+        .unwrap_or(0)
+        + 1;
+    (line, column)
+}
+
+/// Values given on the command line (highest precedence).
+#[derive(Debug, Default, Clone)]
+pub struct FlagConfig {
+    /// `--base-url`.
+    pub base_url: Option<String>,
+    /// `--model`.
+    pub model: Option<String>,
+    /// `--api-key-env`.
+    pub api_key_env: Option<String>,
+    /// `--approval`.
+    pub approval: Option<String>,
+    /// `--theme`.
+    pub theme: Option<String>,
+    /// `--config FILE`: used instead of the user config file.
+    pub config_file: Option<PathBuf>,
+}
+
+/// The configuration in force.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Config {
+    /// Explicit base URL (`None`: discover a local server or use OpenAI when a key is set).
+    pub base_url: Option<String>,
+    /// Model id (`None`: the server's first model).
+    pub model: Option<String>,
+    /// The variable the key was read from.
+    pub api_key_env: String,
+    /// The API key, if set.
+    pub api_key: Option<String>,
+    /// Sampling temperature.
+    pub temperature: Option<f32>,
+    /// Cap on generated tokens.
+    pub max_tokens: Option<u32>,
+    /// Context window, when known.
+    pub context_window: Option<u64>,
+    /// Extra headers.
+    pub headers: Vec<(String, String)>,
+    /// Autonomy level.
+    pub autonomy: Autonomy,
+    /// Tool rounds per turn.
+    pub max_tool_rounds: u32,
+    /// Model request attempts.
+    pub max_retries: u32,
+    /// Theme name.
+    pub theme: String,
+    /// Tool output budget.
+    pub output_budget: usize,
+    /// Bash stream budget.
+    pub bash_output_budget: usize,
+    /// Extra env names for commands.
+    pub env: Vec<String>,
+    /// Extra forbidden paths.
+    pub forbidden_paths: Vec<String>,
+    /// The files that were read, in order.
+    pub sources: Vec<PathBuf>,
+}
+
+/// The user config file's path (`~/.config/loom/config.toml` on Linux).
+pub fn user_config_path() -> Option<PathBuf> {
+    directories::ProjectDirs::from("", "", "loom").map(|d| d.config_dir().join("config.toml"))
+}
+
+/// Load every layer for a workspace. `env` is a lookup (normally `std::env::var`).
+pub fn load(
+    workspace: &Path,
+    flags: &FlagConfig,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Config, ConfigError> {
+    let mut sources = Vec::new();
+    let mut merged = FileConfig::default();
+    let user = flags.config_file.clone().or_else(user_config_path);
+    if let Some(path) = user {
+        if flags.config_file.is_some() && !path.exists() {
+            return Err(ConfigError::Read {
+                path,
+                message: "no such file".into(),
+            });
+        }
+        if path.exists() {
+            sources.push(path.clone());
+        }
+        merged = merged.overlay(FileConfig::load(&path)?);
+    }
+    let project = workspace.join(".loom/config.toml");
+    if project.exists() {
+        sources.push(project.clone());
+        merged = merged.overlay(FileConfig::load(&project)?);
+    }
+    let nonempty = |k: &str| env(k).filter(|v| !v.trim().is_empty());
+    let env_layer = FileConfig {
+        base_url: nonempty("OPENAI_BASE_URL"),
+        model: nonempty("LOOM_MODEL"),
+        ..FileConfig::default()
+    };
+    merged = merged.overlay(env_layer);
+    let flag_layer = FileConfig {
+        base_url: flags.base_url.clone(),
+        model: flags.model.clone(),
+        api_key_env: flags.api_key_env.clone(),
+        approval: flags.approval.clone(),
+        theme: flags.theme.clone(),
+        ..FileConfig::default()
+    };
+    merged = merged.overlay(flag_layer);
+
+    let api_key_env = merged
+        .api_key_env
+        .clone()
+        .unwrap_or_else(|| "OPENAI_API_KEY".to_string());
+    let autonomy = match merged.approval.as_deref() {
+        None => Autonomy::default(),
+        Some(s) => Autonomy::parse(s).ok_or_else(|| ConfigError::Invalid {
+            source_name: "approval".into(),
+            message: format!(
+                "unknown approval mode {s:?}; expected read-only, supervised or full-auto"
+            ),
+        })?,
+    };
+    let tools = merged.tools.clone().unwrap_or_default();
+    Ok(Config {
+        base_url: merged.base_url.clone(),
+        model: merged.model.clone(),
+        api_key: nonempty(&api_key_env),
+        api_key_env,
+        temperature: merged.temperature,
+        max_tokens: merged.max_tokens,
+        context_window: merged.context_window,
+        headers: merged
+            .headers
+            .clone()
+            .unwrap_or_default()
+            .into_iter()
+            .collect(),
+        autonomy,
+        max_tool_rounds: merged.max_tool_rounds.unwrap_or(50).max(1),
+        max_retries: merged.max_retries.unwrap_or(5).max(1),
+        theme: merged.theme.clone().unwrap_or_else(|| "dark".to_string()),
+        output_budget: tools.output_budget.unwrap_or(128 * 1024).max(1024),
+        bash_output_budget: tools.bash_output_budget.unwrap_or(16 * 1024).max(256),
+        env: tools.env.unwrap_or_default(),
+        forbidden_paths: tools.forbidden_paths.unwrap_or_default(),
+        sources,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn no_env(_: &str) -> Option<String> {
+        None
+    }
+
+    #[test]
+    fn layers_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let user = dir.path().join("user.toml");
+        std::fs::write(
+            &user,
+            "model = \"user-model\"\nbase_url = \"http://user\"\ntemperature = 0.5\n",
+        )
+        .unwrap();
+        std::fs::create_dir_all(dir.path().join("ws/.loom")).unwrap();
+        std::fs::write(
+            dir.path().join("ws/.loom/config.toml"),
+            "model = \"project-model\"\n",
+        )
+        .unwrap();
+        let flags = FlagConfig {
+            config_file: Some(user.clone()),
+            ..FlagConfig::default()
+        };
+        let c = load(&dir.path().join("ws"), &flags, &no_env).unwrap();
+        assert_eq!(c.model.as_deref(), Some("project-model"));
+        assert_eq!(c.base_url.as_deref(), Some("http://user"));
+        assert_eq!(c.temperature, Some(0.5));
+        assert_eq!(c.sources.len(), 2);
+
+        let env = |k: &str| match k {
+            "LOOM_MODEL" => Some("env-model".to_string()),
+            "OPENAI_API_KEY" => Some("sk-env".to_string()),
+            _ => None,
+        };
+        let c = load(&dir.path().join("ws"), &flags, &env).unwrap();
+        assert_eq!(c.model.as_deref(), Some("env-model"));
+        assert_eq!(c.api_key.as_deref(), Some("sk-env"));
+
+        let flags = FlagConfig {
+            model: Some("flag-model".into()),
+            api_key_env: Some("OTHER_KEY".into()),
+            ..flags
+        };
+        let c = load(&dir.path().join("ws"), &flags, &env).unwrap();
+        assert_eq!(c.model.as_deref(), Some("flag-model"));
+        assert_eq!(c.api_key, None, "the key is read from the named variable");
+    }
+
+    #[test]
+    fn bad_files_name_path_line_and_expectation() {
+        let path = Path::new("/x/config.toml");
+        let err = FileConfig::parse("model = \"a\"\nmodle = \"b\"\n", path).unwrap_err();
+        let msg = err.to_string();
+        assert!(msg.starts_with("/x/config.toml:2:1:"), "{msg}");
+        assert!(msg.contains("unknown field `modle`"), "{msg}");
+        assert!(msg.contains("expected one of"), "{msg}");
+        let err = FileConfig::parse("temperature = \"hot\"\n", path).unwrap_err();
+        assert!(err.to_string().contains(":1:15:"), "{err}");
+        let err = FileConfig::parse("model = \n", path).unwrap_err();
+        assert!(err.to_string().contains(":1:"), "{err}");
+    }
+
+    #[test]
+    fn bad_approval_value() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("empty.toml"), "").unwrap();
+        let flags = FlagConfig {
+            approval: Some("yolo".into()),
+            config_file: Some(dir.path().join("empty.toml")),
+            ..FlagConfig::default()
+        };
+        assert!(load(dir.path(), &flags, &no_env).is_err());
+    }
+
+    #[test]
+    fn missing_explicit_config_file_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("c.toml"), "").unwrap();
+        let ok = FlagConfig {
+            config_file: Some(dir.path().join("c.toml")),
+            ..FlagConfig::default()
+        };
+        let c = load(dir.path(), &ok, &no_env).unwrap();
+        assert_eq!(c.autonomy, Autonomy::Supervised);
+        assert_eq!(c.max_tool_rounds, 50);
+        let missing = FlagConfig {
+            config_file: Some(dir.path().join("nope.toml")),
+            ..FlagConfig::default()
+        };
+        assert!(load(dir.path(), &missing, &no_env).is_err());
+    }
+}

@@ -1,0 +1,243 @@
+//! Headless mode: `loom exec PROMPT` runs one task to completion and exits.
+//!
+//! A second consumer of the agent's events (the TUI is the first). Without `--json` the
+//! answer streams to stdout and one line per tool call and result goes to stderr. With
+//! `--json` every event is one JSON object per line on stdout, each with a `type` (the
+//! schema is in the README). Nobody can approve anything here: the runner turns every
+//! "ask" into a denial the model can read.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use serde_json::{Value, json};
+
+use crate::agent::{AgentEvent, AgentHandle, TurnEnd, UserOp};
+
+/// Exit code when the task finished.
+pub const EXIT_OK: u8 = 0;
+/// Exit code for a provider or runtime failure.
+pub const EXIT_FAILURE: u8 = 1;
+/// Exit code for bad usage.
+pub const EXIT_USAGE: u8 = 2;
+/// Exit code after Ctrl+C.
+pub const EXIT_INTERRUPTED: u8 = 130;
+
+/// What `session_started` reports.
+#[derive(Debug, Clone)]
+pub struct SessionInfo {
+    /// Session id.
+    pub session_id: String,
+    /// Model id (empty when none).
+    pub model: String,
+    /// Workspace root.
+    pub workspace: String,
+    /// Where the provider came from.
+    pub provider: String,
+    /// A warning to show once (e.g. no sandbox on this system).
+    pub notice: Option<String>,
+}
+
+/// Run `prompt` through the agent and print its events.
+pub async fn run(
+    mut agent: AgentHandle,
+    info: SessionInfo,
+    prompt: String,
+    json_lines: bool,
+) -> ExitCode {
+    let mut out = std::io::stdout().lock();
+    if json_lines {
+        let mut started = json!({
+            "type": "session_started",
+            "session_id": info.session_id,
+            "model": info.model,
+            "workspace": info.workspace,
+            "provider": info.provider,
+        });
+        if let Some(n) = &info.notice {
+            started["notice"] = json!(n);
+        }
+        line(&mut out, &started);
+    } else if let Some(n) = &info.notice {
+        eprintln!("loom: {n}");
+    }
+    let _ = agent.ops.send(UserOp::Submit { text: prompt });
+    let mut code = EXIT_FAILURE;
+    let mut saw_error = false;
+    let mut ctrl_c = std::pin::pin!(tokio::signal::ctrl_c());
+    let mut interrupted = false;
+    loop {
+        let event = tokio::select! {
+            e = agent.events.recv() => e,
+            _ = &mut ctrl_c, if !interrupted => {
+                interrupted = true;
+                let _ = agent.ops.send(UserOp::Interrupt);
+                continue;
+            }
+        };
+        let Some(event) = event else { break };
+        if let AgentEvent::Error { .. } = &event {
+            saw_error = true;
+        }
+        if json_lines {
+            if let Some(v) = to_json(&event) {
+                line(&mut out, &v);
+            }
+        } else {
+            human(&mut out, &event);
+        }
+        if let AgentEvent::TurnComplete { end, .. } = &event {
+            code = match end {
+                TurnEnd::Done if !saw_error => EXIT_OK,
+                TurnEnd::Interrupted => EXIT_INTERRUPTED,
+                _ => EXIT_FAILURE,
+            };
+            break;
+        }
+    }
+    if !json_lines {
+        let _ = writeln!(out);
+    }
+    let _ = out.flush();
+    let _ = agent.ops.send(UserOp::Shutdown);
+    let _ = agent.task.await;
+    ExitCode::from(code)
+}
+
+fn line(out: &mut impl Write, value: &Value) {
+    let _ = serde_json::to_writer(&mut *out, value);
+    let _ = writeln!(out);
+    let _ = out.flush();
+}
+
+/// The `--json` form of an event; `None` for events the schema leaves out (text deltas,
+/// state changes).
+pub fn to_json(event: &AgentEvent) -> Option<Value> {
+    Some(match event {
+        AgentEvent::ToolCall {
+            id,
+            name,
+            arguments,
+        } => json!({
+            "type": "tool_call", "id": id, "name": name, "arguments": arguments,
+        }),
+        AgentEvent::Approval {
+            id,
+            approved,
+            by,
+            reason,
+        } => json!({
+            "type": "approval",
+            "id": id,
+            "decision": if *approved { "approved" } else { "denied" },
+            "by": by,
+            "reason": reason,
+        }),
+        AgentEvent::ToolResult {
+            id,
+            name,
+            result,
+            duration_ms,
+        } => json!({
+            "type": "tool_result",
+            "id": id,
+            "name": name,
+            "success": result.success,
+            "output": result.output,
+            "error": result.error,
+            "data": result.data,
+            "files_changed": result.files_changed,
+            "duration_ms": duration_ms,
+        }),
+        AgentEvent::AssistantMessage { text } => json!({"type": "assistant_message", "text": text}),
+        AgentEvent::Retry {
+            attempt,
+            reason,
+            wait_ms,
+        } => json!({
+            "type": "retry", "attempt": attempt, "reason": reason, "wait_ms": wait_ms,
+        }),
+        AgentEvent::Error { message } => json!({"type": "error", "message": message}),
+        AgentEvent::TurnComplete { usage, end, .. } => json!({
+            "type": "turn_completed",
+            "end": end,
+            "usage": {
+                "prompt_tokens": usage.prompt_tokens,
+                "completion_tokens": usage.completion_tokens,
+                "estimated": usage.estimated,
+            },
+        }),
+        AgentEvent::HookResult {
+            name,
+            success,
+            output,
+        } => json!({
+            "type": "hook_result", "name": name, "success": success, "output": output,
+        }),
+        AgentEvent::Notice { message } => json!({"type": "notice", "message": message}),
+        AgentEvent::TextDelta { .. }
+        | AgentEvent::ReasoningDelta { .. }
+        | AgentEvent::StateChanged { .. }
+        | AgentEvent::UserMessage { .. }
+        | AgentEvent::ApprovalRequested { .. }
+        | AgentEvent::ToolStarted { .. }
+        | AgentEvent::Usage { .. } => return None,
+    })
+}
+
+fn human(out: &mut impl Write, event: &AgentEvent) {
+    match event {
+        AgentEvent::TextDelta { text } => {
+            let _ = write!(out, "{text}");
+            let _ = out.flush();
+        }
+        AgentEvent::ToolCall {
+            name, arguments, ..
+        } => {
+            eprintln!(
+                "\n→ {name} {}",
+                crate::tools::output::preview_str(&arguments.to_string(), 120)
+            );
+        }
+        AgentEvent::Approval {
+            approved: false,
+            reason,
+            ..
+        } => {
+            eprintln!("  ✗ denied: {}", reason.as_deref().unwrap_or(""));
+        }
+        AgentEvent::ToolResult {
+            name,
+            result,
+            duration_ms,
+            ..
+        } => {
+            if result.success {
+                eprintln!("  ✓ {name} ({duration_ms} ms)");
+            } else {
+                eprintln!(
+                    "  ✗ {name}: {}",
+                    result.error.as_deref().unwrap_or("failed")
+                );
+            }
+        }
+        AgentEvent::Retry {
+            attempt,
+            reason,
+            wait_ms,
+        } => {
+            eprintln!("  ↻ retry {attempt} in {wait_ms} ms: {reason}");
+        }
+        AgentEvent::Error { message } => eprintln!("\nloom: {message}"),
+        AgentEvent::HookResult {
+            name,
+            success,
+            output,
+        } => {
+            eprintln!(
+                "  {} hook {name}: {output}",
+                if *success { "✓" } else { "✗" }
+            );
+        }
+        _ => {}
+    }
+}

@@ -1,0 +1,59 @@
+//! PostToolsHook: work that runs after a batch of tool calls changed the workspace and
+//! before the model is asked again (auto-commit, formatters, user commands).
+//!
+//! A hook never blocks the agent: a failure is an outcome, reported to the person and, when
+//! it matters to the model (a formatter failing on the code it wrote), sent to the model.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+
+use crate::tools::ToolContext;
+
+/// What one hook did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HookOutcome {
+    /// Whether it succeeded.
+    pub success: bool,
+    /// What it printed or did, for the person.
+    pub output: String,
+    /// A message for the model, when it should react (e.g. a failing check's output).
+    pub message_for_model: Option<String>,
+}
+
+/// One post-tools hook.
+#[async_trait]
+pub trait PostToolsHook: Send + Sync {
+    /// A short name shown in the tool pane (`auto-commit`, `cargo fmt`).
+    fn name(&self) -> String;
+    /// Run after a batch that changed `files` (workspace-relative).
+    async fn run(&self, files: &[String], ctx: &ToolContext) -> HookOutcome;
+}
+
+/// The hooks of a session, run in order.
+#[derive(Clone, Default)]
+pub struct HookChain {
+    hooks: Vec<Arc<dyn PostToolsHook>>,
+}
+
+impl HookChain {
+    /// An empty chain.
+    pub fn new() -> HookChain {
+        HookChain::default()
+    }
+
+    /// Append a hook.
+    pub fn push(&mut self, hook: Arc<dyn PostToolsHook>) {
+        self.hooks.push(hook);
+    }
+
+    /// The hooks in order.
+    pub fn hooks(&self) -> &[Arc<dyn PostToolsHook>] {
+        &self.hooks
+    }
+
+    /// Whether there is nothing to run.
+    pub fn is_empty(&self) -> bool {
+        self.hooks.is_empty()
+    }
+}

@@ -1,0 +1,394 @@
+//! The provider client: one streamed Chat Completions request through `async-openai`.
+//!
+//! Uses the crate's bring-your-own-types calls with Loom's lenient chunk types
+//! ([`super::wire`]), and its middleware hook to replace the HTTP layer: the default layer
+//! retries 429/5xx silently, which would freeze the screen without a word; Loom's layer
+//! never retries and turns an error status into an [`HttpFailure`] that keeps the status,
+//! the server's message and `Retry-After`, so the agent can retry visibly.
+//!
+//! One call is one attempt. Streaming text goes through [`TextCallFilter`] so tool calls
+//! written as text are recovered and never shown as prose.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use async_openai::Client;
+use async_openai::config::OpenAIConfig;
+use async_openai::error::OpenAIError;
+use async_openai::middleware::HttpRequestFactory;
+use futures::StreamExt;
+use serde_json::{Value, json};
+use thiserror::Error;
+use tokio_util::sync::CancellationToken;
+
+use super::ProviderSettings;
+use super::accumulate::{AssembledCall, CallAssembler, finish_calls};
+use super::message::{Message, Usage};
+use super::retry::parse_retry_after;
+use super::text_calls::TextCallFilter;
+use super::wire::{Chunk, error_message};
+
+/// A non-success HTTP status, with what is needed to decide about a retry.
+#[derive(Debug, Error, Clone)]
+#[error("HTTP {status}: {message}")]
+pub struct HttpFailure {
+    /// The status code.
+    pub status: u16,
+    /// The server's message (from its JSON error, or the body text).
+    pub message: String,
+    /// How long the server asked us to wait.
+    pub retry_after: Option<Duration>,
+}
+
+/// Why one model request failed.
+#[derive(Debug, Error, Clone)]
+pub enum LlmError {
+    /// The server answered with an error status.
+    #[error("the model server answered {status}: {message}")]
+    Http {
+        /// Status code.
+        status: u16,
+        /// The server's message.
+        message: String,
+        /// Requested wait.
+        retry_after: Option<Duration>,
+    },
+    /// The server could not be reached.
+    #[error("cannot reach the model server: {0}")]
+    Connection(String),
+    /// The stream broke off before the model finished.
+    #[error("the response stream was cut off: {0}")]
+    StreamCut(String),
+    /// The server sent something Loom cannot use.
+    #[error("unexpected response from the model server: {0}")]
+    Protocol(String),
+    /// The person interrupted.
+    #[error("interrupted")]
+    Cancelled,
+}
+
+impl LlmError {
+    /// Whether trying again may help (429, 5xx, timeouts, connection failures, cut streams).
+    pub fn retryable(&self) -> bool {
+        match self {
+            LlmError::Http { status, .. } => {
+                *status == 429 || *status == 408 || *status == 409 || *status >= 500
+            }
+            LlmError::Connection(_) | LlmError::StreamCut(_) => true,
+            LlmError::Protocol(_) | LlmError::Cancelled => false,
+        }
+    }
+
+    /// The server's requested wait, if any.
+    pub fn retry_after(&self) -> Option<Duration> {
+        match self {
+            LlmError::Http { retry_after, .. } => *retry_after,
+            _ => None,
+        }
+    }
+}
+
+/// Something to show while the response streams.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StreamEvent {
+    /// Visible answer text.
+    Text(String),
+    /// Reasoning text, for servers that stream it separately.
+    Reasoning(String),
+}
+
+/// A complete response.
+#[derive(Debug, Clone)]
+pub struct LlmOutput {
+    /// The visible text (tool-call markup removed).
+    pub text: String,
+    /// The tool calls, structured or recovered from text.
+    pub calls: Vec<AssembledCall>,
+    /// Token usage, when the server reported it.
+    pub usage: Option<Usage>,
+    /// Why the model stopped.
+    pub finish_reason: Option<String>,
+}
+
+/// A failed request and what had arrived before it failed.
+#[derive(Debug, Clone)]
+pub struct LlmFailure {
+    /// What went wrong.
+    pub error: LlmError,
+    /// Visible text received before the failure.
+    pub partial_text: String,
+    /// Whether anything was already shown to the person (then a retry would repeat it).
+    pub emitted: bool,
+}
+
+/// Loom's HTTP layer for async-openai: no hidden retries, error statuses kept whole.
+#[derive(Clone)]
+struct StatusService {
+    http: reqwest::Client,
+}
+
+impl tower::Service<HttpRequestFactory> for StatusService {
+    type Response = reqwest::Response;
+    type Error = OpenAIError;
+    type Future = Pin<Box<dyn Future<Output = Result<reqwest::Response, OpenAIError>> + Send>>;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), OpenAIError>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, factory: HttpRequestFactory) -> Self::Future {
+        let http = self.http.clone();
+        Box::pin(async move {
+            let request = factory.build().await?;
+            let response = http.execute(request).await.map_err(OpenAIError::Reqwest)?;
+            let status = response.status();
+            if status.is_success() {
+                return Ok(response);
+            }
+            let header = |name: &str| {
+                response
+                    .headers()
+                    .get(name)
+                    .and_then(|v| v.to_str().ok())
+                    .map(str::to_string)
+            };
+            let retry_after = parse_retry_after(
+                header("retry-after").as_deref(),
+                header("retry-after-ms").as_deref(),
+            );
+            let body = response.text().await.unwrap_or_default();
+            let message = serde_json::from_str::<Value>(&body)
+                .ok()
+                .and_then(|v| v.get("error").map(error_message))
+                .unwrap_or_else(|| {
+                    let trimmed = body.trim();
+                    if trimmed.is_empty() {
+                        status.canonical_reason().unwrap_or("error").to_string()
+                    } else {
+                        crate::tools::output::cut_middle(trimmed, 2000).0
+                    }
+                });
+            Err(OpenAIError::Boxed(Box::new(HttpFailure {
+                status: status.as_u16(),
+                message,
+                retry_after,
+            })))
+        })
+    }
+}
+
+fn classify(err: OpenAIError) -> LlmError {
+    match err {
+        OpenAIError::Boxed(boxed) => match boxed.downcast::<HttpFailure>() {
+            Ok(f) => LlmError::Http {
+                status: f.status,
+                message: f.message,
+                retry_after: f.retry_after,
+            },
+            Err(other) => LlmError::Protocol(other.to_string()),
+        },
+        OpenAIError::Reqwest(e) => LlmError::Connection(describe_reqwest(&e)),
+        OpenAIError::StreamError(e) => LlmError::StreamCut(e.to_string()),
+        OpenAIError::ApiError(e) => LlmError::Protocol(e.to_string()),
+        other => LlmError::Protocol(other.to_string()),
+    }
+}
+
+fn describe_reqwest(e: &reqwest::Error) -> String {
+    let mut msg = e.to_string();
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        msg.push_str(": ");
+        msg.push_str(&s.to_string());
+        source = s.source();
+    }
+    msg
+}
+
+/// What one request sends.
+#[derive(Debug, Clone, Copy)]
+pub struct ChatRequest<'a> {
+    /// The whole conversation, system prompt first.
+    pub messages: &'a [Message],
+    /// Tool schemas in OpenAI function format.
+    pub tools: &'a [Value],
+}
+
+/// A client for one provider and model.
+#[derive(Clone)]
+pub struct LlmClient {
+    inner: Client<OpenAIConfig>,
+    settings: ProviderSettings,
+}
+
+impl std::fmt::Debug for LlmClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LlmClient")
+            .field("base_url", &self.settings.base_url)
+            .field("model", &self.settings.model)
+            .finish()
+    }
+}
+
+impl LlmClient {
+    /// A client for `settings`. Fails only on header values that are not valid HTTP.
+    pub fn new(settings: ProviderSettings) -> Result<LlmClient, LlmError> {
+        super::ensure_tls();
+        let mut config = OpenAIConfig::new()
+            .with_api_base(settings.base_url.trim_end_matches('/'))
+            .with_api_key(settings.api_key.clone().unwrap_or_default());
+        for (k, v) in &settings.headers {
+            let name = reqwest::header::HeaderName::from_bytes(k.as_bytes())
+                .map_err(|e| LlmError::Protocol(format!("bad header name {k:?}: {e}")))?;
+            config = config
+                .with_header(name, v.as_str())
+                .map_err(|e| LlmError::Protocol(format!("bad header {k}: {e}")))?;
+        }
+        let http = reqwest::Client::builder()
+            .connect_timeout(Duration::from_secs(10))
+            .read_timeout(Duration::from_secs(settings.read_timeout_secs.max(1)))
+            .build()
+            .map_err(|e| LlmError::Protocol(e.to_string()))?;
+        let inner = Client::with_config(config).with_http_service(StatusService { http });
+        Ok(LlmClient { inner, settings })
+    }
+
+    /// The settings in force.
+    pub fn settings(&self) -> &ProviderSettings {
+        &self.settings
+    }
+
+    /// Switch the model for later requests.
+    pub fn set_model(&mut self, model: &str) {
+        self.settings.model = model.to_string();
+    }
+
+    /// The request body for `req`.
+    pub fn body(&self, req: ChatRequest<'_>) -> Value {
+        let mut body = json!({
+            "model": self.settings.model,
+            "messages": req.messages.iter().map(Message::to_wire).collect::<Vec<_>>(),
+            "stream": true,
+            "stream_options": {"include_usage": true},
+        });
+        if !req.tools.is_empty() {
+            body["tools"] = Value::Array(req.tools.to_vec());
+        }
+        if let Some(t) = self.settings.temperature {
+            body["temperature"] = json!(t);
+        }
+        if let Some(m) = self.settings.max_tokens {
+            body["max_tokens"] = json!(m);
+        }
+        body
+    }
+
+    /// Send one request and stream the answer into `sink`. One attempt; the caller retries.
+    pub async fn stream(
+        &self,
+        req: ChatRequest<'_>,
+        cancel: &CancellationToken,
+        sink: &mut (dyn FnMut(StreamEvent) + Send),
+    ) -> Result<LlmOutput, LlmFailure> {
+        let known: Vec<String> = req
+            .tools
+            .iter()
+            .filter_map(|t| t["function"]["name"].as_str().map(str::to_string))
+            .collect();
+        let body = self.body(req);
+        let fail = |error: LlmError, partial_text: String, emitted: bool| LlmFailure {
+            error,
+            partial_text,
+            emitted,
+        };
+        let chat = self.inner.chat();
+        let opened = tokio::select! {
+            r = chat.create_stream_byot::<Value, Value>(body) => r,
+            _ = cancel.cancelled() => return Err(fail(LlmError::Cancelled, String::new(), false)),
+        };
+        let mut stream = opened.map_err(|e| fail(classify(e), String::new(), false))?;
+        let mut filter = TextCallFilter::new(known);
+        let mut assembler = CallAssembler::new();
+        let mut usage = None;
+        let mut finish_reason = None;
+        let mut emitted = false;
+        let mut received = false;
+        loop {
+            let item = tokio::select! {
+                item = stream.next() => item,
+                _ = cancel.cancelled() => {
+                    return Err(fail(LlmError::Cancelled, filter.visible().to_string(), emitted));
+                }
+            };
+            let value = match item {
+                None => break,
+                Some(Ok(v)) => v,
+                Some(Err(OpenAIError::JSONDeserialize(..))) => continue,
+                Some(Err(e)) => {
+                    return Err(fail(classify(e), filter.visible().to_string(), emitted));
+                }
+            };
+            let Ok(chunk) = serde_json::from_value::<Chunk>(value) else {
+                continue;
+            };
+            if let Some(error) = &chunk.error {
+                let error = LlmError::Http {
+                    status: 500,
+                    message: format!("error inside the stream: {}", error_message(error)),
+                    retry_after: None,
+                };
+                return Err(fail(error, filter.visible().to_string(), emitted));
+            }
+            if let Some(u) = chunk.usage {
+                usage = Some(u.into());
+            }
+            for choice in chunk.choices.into_iter().filter(|c| c.index == 0) {
+                received = true;
+                if let Some(delta) = choice.delta.or(choice.message) {
+                    if let Some(reasoning) = delta.reasoning_content.or(delta.reasoning)
+                        && !reasoning.is_empty()
+                    {
+                        emitted = true;
+                        sink(StreamEvent::Reasoning(reasoning));
+                    }
+                    if let Some(text) = delta.content.filter(|t| !t.is_empty()) {
+                        let shown = filter.push(&text);
+                        if !shown.is_empty() {
+                            emitted = true;
+                            sink(StreamEvent::Text(shown));
+                        }
+                    }
+                    for call in delta.tool_calls.unwrap_or_default() {
+                        assembler.push(&call);
+                    }
+                }
+                if choice.finish_reason.is_some() {
+                    finish_reason = choice.finish_reason;
+                }
+            }
+        }
+        if finish_reason.is_none() && !received {
+            return Err(fail(
+                LlmError::StreamCut("the stream ended before the model sent anything".into()),
+                String::new(),
+                false,
+            ));
+        }
+        let mut visible = filter.visible().to_string();
+        let (rest, text_calls) = filter.finish();
+        if !rest.is_empty() {
+            sink(StreamEvent::Text(rest.clone()));
+            visible.push_str(&rest);
+        }
+        let mut raw = assembler.into_raw();
+        raw.extend(text_calls.into_iter().map(|c| (None, c.name, c.arguments)));
+        Ok(LlmOutput {
+            text: visible,
+            calls: finish_calls(raw),
+            usage,
+            finish_reason,
+        })
+    }
+}

@@ -1,0 +1,64 @@
+//! The model side: any OpenAI-compatible Chat Completions server, streamed.
+//!
+//! Owns the wire format, the lenient parsing of what real servers send, tool-call assembly
+//! and recovery, error classification for retries, and local server discovery. It knows
+//! nothing of the agent's states or of any screen; one [`client::LlmClient::stream`] call is
+//! one attempt, and the agent decides about retries.
+
+pub mod accumulate;
+pub mod client;
+pub mod discover;
+pub mod message;
+pub mod retry;
+pub mod text_calls;
+pub mod wire;
+
+pub use client::{ChatRequest, LlmClient, LlmError, LlmFailure, LlmOutput, StreamEvent};
+pub use message::{Message, ToolCall, Usage};
+
+/// Install the TLS crypto provider (ring) once per process. reqwest is built without a
+/// default provider to keep aws-lc (a large C build) out of the tree; every HTTP client in
+/// Loom is created after this call.
+pub fn ensure_tls() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    });
+}
+
+/// Where and how to reach the model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProviderSettings {
+    /// Base URL including the API version path, e.g. `https://api.openai.com/v1`.
+    pub base_url: String,
+    /// The API key, if the server needs one.
+    pub api_key: Option<String>,
+    /// The model id.
+    pub model: String,
+    /// Sampling temperature.
+    pub temperature: Option<f32>,
+    /// Cap on generated tokens per request.
+    pub max_tokens: Option<u32>,
+    /// Extra HTTP headers (e.g. OpenRouter's `HTTP-Referer`).
+    pub headers: Vec<(String, String)>,
+    /// The model's context window in tokens, when known.
+    pub context_window: Option<u64>,
+    /// Longest silence between streamed chunks before the request fails.
+    pub read_timeout_secs: u64,
+}
+
+impl ProviderSettings {
+    /// Settings for `base_url` and `model` with defaults elsewhere.
+    pub fn new(base_url: &str, model: &str) -> ProviderSettings {
+        ProviderSettings {
+            base_url: base_url.to_string(),
+            api_key: None,
+            model: model.to_string(),
+            temperature: None,
+            max_tokens: None,
+            headers: Vec::new(),
+            context_window: None,
+            read_timeout_secs: 300,
+        }
+    }
+}

@@ -1,0 +1,236 @@
+//! Turning configuration into running parts: the provider (configured, OpenAI, or a local
+//! server found by probing), the tool context (workspace confinement, limits, environment),
+//! the policy and the system prompt. Shared by the TUI, `loom exec` and `loom models`.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio_util::sync::CancellationToken;
+
+use crate::agent::prompt;
+use crate::agent::state::Limits;
+use crate::agent::{AgentOptions, RunnerParts};
+use crate::config::Config;
+use crate::hooks::HookChain;
+use crate::llm::discover::{self, how_to_configure};
+use crate::llm::retry::RetryPolicy;
+use crate::llm::{LlmClient, Message, ProviderSettings};
+use crate::policy::Policy;
+use crate::policy::env::EnvPolicy;
+use crate::policy::paths::{Confinement, ForbiddenRule};
+use crate::policy::sandbox::SandboxSpec;
+use crate::tools::{ToolContext, ToolLimits, ToolRegistry};
+
+/// OpenAI's API, used when only an API key is configured.
+pub const OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
+/// The model used with OpenAI when none is named.
+pub const OPENAI_DEFAULT_MODEL: &str = "gpt-4.1-mini";
+
+/// A provider resolved from configuration, or why there is none.
+#[derive(Debug, Clone)]
+pub enum Provider {
+    /// Ready to use.
+    Ready {
+        /// Connection settings.
+        settings: ProviderSettings,
+        /// How it was chosen (for the status line and `session_started`).
+        origin: String,
+    },
+    /// Nothing configured or found; the message says how to connect one.
+    Missing {
+        /// Instructions.
+        message: String,
+    },
+}
+
+/// Decide which server and model to use.
+pub async fn resolve_provider(config: &Config) -> Provider {
+    let settings = |base_url: &str, model: String| {
+        let mut s = ProviderSettings::new(base_url, &model);
+        s.api_key = config.api_key.clone();
+        s.temperature = config.temperature;
+        s.max_tokens = config.max_tokens;
+        s.headers = config.headers.clone();
+        s.context_window = config.context_window;
+        s
+    };
+    if let Some(base) = &config.base_url {
+        let model = match &config.model {
+            Some(m) => m.clone(),
+            None => {
+                match discover::list_models(base, config.api_key.as_deref(), Duration::from_secs(5))
+                    .await
+                {
+                    Ok(models) if !models.is_empty() => models[0].clone(),
+                    Ok(_) => {
+                        return Provider::Missing {
+                            message: format!(
+                                "{base} lists no models; name one with --model or LOOM_MODEL"
+                            ),
+                        };
+                    }
+                    Err(e) => {
+                        return Provider::Missing {
+                            message: format!(
+                                "no model is named and the server could not list its models ({e}); \
+                                 name one with --model or LOOM_MODEL"
+                            ),
+                        };
+                    }
+                }
+            }
+        };
+        return Provider::Ready {
+            settings: settings(base, model),
+            origin: "configured".into(),
+        };
+    }
+    if config.api_key.is_some() {
+        let model = config
+            .model
+            .clone()
+            .unwrap_or_else(|| OPENAI_DEFAULT_MODEL.to_string());
+        return Provider::Ready {
+            settings: settings(OPENAI_BASE_URL, model),
+            origin: "OpenAI".into(),
+        };
+    }
+    match discover::discover().await {
+        Some(found) => {
+            let model = config
+                .model
+                .clone()
+                .or_else(|| found.models.first().cloned());
+            match model {
+                Some(model) => Provider::Ready {
+                    settings: settings(&found.base_url, model),
+                    origin: format!("found {} at {}", found.name, found.base_url),
+                },
+                None => Provider::Missing {
+                    message: format!(
+                        "{} at {} has no models; pull one (e.g. `ollama pull qwen2.5-coder`) or \
+                         name one with --model",
+                        found.name, found.base_url
+                    ),
+                },
+            }
+        }
+        None => Provider::Missing {
+            message: how_to_configure(),
+        },
+    }
+}
+
+/// A new session id: sortable by time, unique enough for one machine.
+pub fn new_session_id() -> String {
+    let now = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
+    let stamp: String = now
+        .chars()
+        .filter(|c| c.is_ascii_digit())
+        .take(14)
+        .collect();
+    format!("{}-{}-{:04x}", &stamp[..8], &stamp[8..], fastrand::u16(..))
+}
+
+/// The workspace root for a directory given on the command line (or the current one).
+pub fn workspace_root(cd: Option<&Path>) -> std::io::Result<PathBuf> {
+    let dir = match cd {
+        Some(d) => d.to_path_buf(),
+        None => std::env::current_dir()?,
+    };
+    std::fs::canonicalize(&dir)
+}
+
+/// The tool context for a workspace under `config`.
+pub fn tool_context(
+    root: &Path,
+    config: &Config,
+    session_id: &str,
+) -> std::io::Result<ToolContext> {
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let mut rules = ForbiddenRule::defaults(home.as_deref());
+    rules.extend(
+        config
+            .forbidden_paths
+            .iter()
+            .map(|spec| ForbiddenRule::from_config(spec, home.as_deref())),
+    );
+    let confinement = Confinement::new(root, rules)?;
+    Ok(ToolContext {
+        cwd: confinement.root().to_path_buf(),
+        workspace: Some(Arc::new(confinement)),
+        session_id: session_id.to_string(),
+        cancel: CancellationToken::new(),
+        limits: Arc::new(ToolLimits {
+            output_budget: config.output_budget,
+            bash_stream_budget: config.bash_output_budget,
+            env: EnvPolicy {
+                extra: config.env.clone(),
+            },
+        }),
+        sandbox: SandboxSpec::off(),
+    })
+}
+
+/// Everything the runner needs for a session.
+pub fn runner_parts(
+    config: &Config,
+    provider: &Provider,
+    ctx: ToolContext,
+    interactive: bool,
+    conversation: Vec<Message>,
+) -> RunnerParts {
+    let registry = Arc::new(ToolRegistry::builtin());
+    let root = ctx
+        .workspace
+        .as_ref()
+        .map(|c| c.root().to_path_buf())
+        .unwrap_or_else(|| ctx.cwd.clone());
+    let instructions = prompt::agents_md(&root, &ctx.cwd);
+    let system_prompt = prompt::system_prompt(
+        &root.display().to_string(),
+        &registry.names(),
+        &instructions,
+    );
+    let (llm, no_provider_message) = match provider {
+        Provider::Ready { settings, .. } => match LlmClient::new(settings.clone()) {
+            Ok(client) => (Some(client), String::new()),
+            Err(e) => (None, format!("the provider settings are not usable: {e}")),
+        },
+        Provider::Missing { message } => (None, message.clone()),
+    };
+    RunnerParts {
+        registry,
+        policy: Policy::new(config.autonomy),
+        llm,
+        no_provider_message,
+        ctx,
+        system_prompt,
+        hooks: HookChain::new(),
+        options: AgentOptions {
+            limits: Limits {
+                max_tool_rounds: config.max_tool_rounds,
+                max_llm_attempts: config.max_retries,
+            },
+            retry: RetryPolicy {
+                max_attempts: config.max_retries,
+                ..RetryPolicy::default()
+            },
+            interactive,
+        },
+        conversation,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn session_ids_sort_by_time() {
+        let id = new_session_id();
+        assert_eq!(id.len(), "20261122-071530-ab12".len(), "{id}");
+        assert!(id.starts_with("20"));
+    }
+}
