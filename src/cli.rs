@@ -45,6 +45,9 @@ pub struct GlobalArgs {
     /// Approval mode: read-only, supervised (default) or full-auto.
     #[arg(long, global = true, value_name = "MODE")]
     pub approval: Option<String>,
+    /// Command sandbox: workspace-write (default where Landlock works) or off.
+    #[arg(long, global = true, value_name = "MODE")]
+    pub sandbox: Option<String>,
 }
 
 /// The subcommands.
@@ -65,9 +68,22 @@ pub enum Command {
     },
     /// List the models the configured (or discovered) server offers.
     Models,
+    /// Explain how the policy sees a command.
+    #[command(subcommand)]
+    Policy(PolicyCommand),
     /// Inspect or run one tool directly.
     #[command(subcommand)]
     Tool(ToolCommand),
+}
+
+/// `loom policy ...`
+#[derive(Debug, Subcommand)]
+pub enum PolicyCommand {
+    /// Print the risk level, reason and segments of a command as JSON.
+    Check {
+        /// The command line, e.g. "rm -rf build && cargo test".
+        command: String,
+    },
 }
 
 /// `loom tool ...`
@@ -96,6 +112,7 @@ impl GlobalArgs {
             api_key_env: self.api_key_env.clone(),
             approval: self.approval.clone(),
             theme: None,
+            sandbox: self.sandbox.clone(),
             config_file: self.config.clone(),
         }
     }

@@ -12,6 +12,8 @@ use serde::Deserialize;
 use thiserror::Error;
 
 use crate::policy::Autonomy;
+use crate::policy::approvals::RuleConfig;
+use crate::policy::sandbox::SandboxMode;
 
 /// A configuration file could not be used.
 #[derive(Debug, Error)]
@@ -64,8 +66,14 @@ pub struct FileConfig {
     pub context_window: Option<u64>,
     /// Extra HTTP headers sent with every request.
     pub headers: Option<BTreeMap<String, String>>,
-    /// `read-only`, `supervised` or `full-auto`.
-    pub approval: Option<String>,
+    /// Approval mode, rules and budget (`[approval]`).
+    pub approval: Option<ApprovalConfig>,
+    /// `workspace-write` (default where Landlock works) or `off`.
+    pub sandbox: Option<String>,
+    /// Extra directories commands may write in the sandbox.
+    pub sandbox_writable: Option<Vec<PathBuf>>,
+    /// Whether sandboxed commands may open network connections (default false).
+    pub network: Option<bool>,
     /// Rounds of tool calls per turn before Loom stops the turn.
     pub max_tool_rounds: Option<u32>,
     /// Model request attempts (first included) before giving up.
@@ -74,6 +82,18 @@ pub struct FileConfig {
     pub theme: Option<String>,
     /// Tool limits and environment.
     pub tools: Option<ToolsConfig>,
+}
+
+/// The `[approval]` table.
+#[derive(Debug, Default, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ApprovalConfig {
+    /// `read-only`, `supervised` or `full-auto`.
+    pub mode: Option<String>,
+    /// Writes and commands per hour before everything asks (default 200).
+    pub max_actions_per_hour: Option<u32>,
+    /// Persistent rules (`[[approval.rules]]`); they add to rules from other files.
+    pub rules: Option<Vec<RuleConfig>>,
 }
 
 /// The `[tools]` table.
@@ -130,6 +150,20 @@ impl FileConfig {
             }),
             (a, b) => b.or(a),
         };
+        let approval = match (self.approval, other.approval) {
+            (Some(a), Some(b)) => Some(ApprovalConfig {
+                mode: b.mode.or(a.mode),
+                max_actions_per_hour: b.max_actions_per_hour.or(a.max_actions_per_hour),
+                rules: match (a.rules, b.rules) {
+                    (Some(mut x), Some(y)) => {
+                        x.extend(y);
+                        Some(x)
+                    }
+                    (x, y) => y.or(x),
+                },
+            }),
+            (a, b) => b.or(a),
+        };
         FileConfig {
             base_url: other.base_url.or(self.base_url),
             model: other.model.or(self.model),
@@ -144,7 +178,10 @@ impl FileConfig {
                 }
                 (a, b) => b.or(a),
             },
-            approval: other.approval.or(self.approval),
+            approval,
+            sandbox: other.sandbox.or(self.sandbox),
+            sandbox_writable: other.sandbox_writable.or(self.sandbox_writable),
+            network: other.network.or(self.network),
             max_tool_rounds: other.max_tool_rounds.or(self.max_tool_rounds),
             max_retries: other.max_retries.or(self.max_retries),
             theme: other.theme.or(self.theme),
@@ -178,6 +215,8 @@ pub struct FlagConfig {
     pub approval: Option<String>,
     /// `--theme`.
     pub theme: Option<String>,
+    /// `--sandbox`.
+    pub sandbox: Option<String>,
     /// `--config FILE`: used instead of the user config file.
     pub config_file: Option<PathBuf>,
 }
@@ -203,6 +242,16 @@ pub struct Config {
     pub headers: Vec<(String, String)>,
     /// Autonomy level.
     pub autonomy: Autonomy,
+    /// Persistent approval rules.
+    pub rules: Vec<RuleConfig>,
+    /// Writes and commands per hour before everything asks.
+    pub max_actions_per_hour: u32,
+    /// The sandbox mode asked for.
+    pub sandbox: SandboxMode,
+    /// Extra writable directories for sandboxed commands.
+    pub sandbox_writable: Vec<PathBuf>,
+    /// Whether sandboxed commands may use the network.
+    pub network: bool,
     /// Tool rounds per turn.
     pub max_tool_rounds: u32,
     /// Model request attempts.
@@ -263,8 +312,12 @@ pub fn load(
         base_url: flags.base_url.clone(),
         model: flags.model.clone(),
         api_key_env: flags.api_key_env.clone(),
-        approval: flags.approval.clone(),
+        approval: flags.approval.clone().map(|mode| ApprovalConfig {
+            mode: Some(mode),
+            ..ApprovalConfig::default()
+        }),
         theme: flags.theme.clone(),
+        sandbox: flags.sandbox.clone(),
         ..FileConfig::default()
     };
     merged = merged.overlay(flag_layer);
@@ -273,7 +326,8 @@ pub fn load(
         .api_key_env
         .clone()
         .unwrap_or_else(|| "OPENAI_API_KEY".to_string());
-    let autonomy = match merged.approval.as_deref() {
+    let approval = merged.approval.clone().unwrap_or_default();
+    let autonomy = match approval.mode.as_deref() {
         None => Autonomy::default(),
         Some(s) => Autonomy::parse(s).ok_or_else(|| ConfigError::Invalid {
             source_name: "approval".into(),
@@ -282,6 +336,18 @@ pub fn load(
             ),
         })?,
     };
+    let sandbox = match merged.sandbox.as_deref() {
+        None => SandboxMode::WorkspaceWrite,
+        Some(s) => SandboxMode::parse(s).ok_or_else(|| ConfigError::Invalid {
+            source_name: "sandbox".into(),
+            message: format!("unknown sandbox mode {s:?}; expected workspace-write or off"),
+        })?,
+    };
+    let rules = approval.rules.clone().unwrap_or_default();
+    crate::policy::approvals::Rules::compile(&rules).map_err(|message| ConfigError::Invalid {
+        source_name: "approval.rules".into(),
+        message,
+    })?;
     let tools = merged.tools.clone().unwrap_or_default();
     Ok(Config {
         base_url: merged.base_url.clone(),
@@ -298,6 +364,13 @@ pub fn load(
             .into_iter()
             .collect(),
         autonomy,
+        rules,
+        max_actions_per_hour: approval
+            .max_actions_per_hour
+            .unwrap_or(crate::policy::limits::DEFAULT_PER_HOUR),
+        sandbox,
+        sandbox_writable: merged.sandbox_writable.clone().unwrap_or_default(),
+        network: merged.network.unwrap_or(false),
         max_tool_rounds: merged.max_tool_rounds.unwrap_or(50).max(1),
         max_retries: merged.max_retries.unwrap_or(5).max(1),
         theme: merged.theme.clone().unwrap_or_else(|| "dark".to_string()),
@@ -373,6 +446,39 @@ mod tests {
         assert!(err.to_string().contains(":1:15:"), "{err}");
         let err = FileConfig::parse("model = \n", path).unwrap_err();
         assert!(err.to_string().contains(":1:"), "{err}");
+    }
+
+    #[test]
+    fn approval_table_rules_and_sandbox() {
+        let dir = tempfile::tempdir().unwrap();
+        let user = dir.path().join("user.toml");
+        std::fs::write(
+            &user,
+            "sandbox = \"off\"\n[approval]\nmode = \"full-auto\"\nmax_actions_per_hour = 7\n\n[[approval.rules]]\naction = \"deny\"\ncommand = \"git push\"\n",
+        )
+        .unwrap();
+        std::fs::create_dir_all(dir.path().join(".loom")).unwrap();
+        std::fs::write(
+            dir.path().join(".loom/config.toml"),
+            "[[approval.rules]]\naction = \"allow\"\npath = \"docs/**\"\n",
+        )
+        .unwrap();
+        let flags = FlagConfig {
+            config_file: Some(user),
+            ..FlagConfig::default()
+        };
+        let c = load(dir.path(), &flags, &no_env).unwrap();
+        assert_eq!(c.autonomy, Autonomy::FullAuto);
+        assert_eq!(c.max_actions_per_hour, 7);
+        assert_eq!(c.rules.len(), 2, "rules from both files add up");
+        assert_eq!(c.sandbox, SandboxMode::Off);
+        std::fs::write(
+            dir.path().join(".loom/config.toml"),
+            "[[approval.rules]]\naction = \"allow\"\n",
+        )
+        .unwrap();
+        let err = load(dir.path(), &flags, &no_env).unwrap_err().to_string();
+        assert!(err.contains("approval rule 2"), "{err}");
     }
 
     #[test]

@@ -33,6 +33,8 @@ pub struct SessionInfo {
     pub workspace: String,
     /// Where the provider came from.
     pub provider: String,
+    /// The sandbox mode commands run under.
+    pub sandbox: String,
     /// A warning to show once (e.g. no sandbox on this system).
     pub notice: Option<String>,
 }
@@ -52,6 +54,7 @@ pub async fn run(
             "model": info.model,
             "workspace": info.workspace,
             "provider": info.provider,
+            "sandbox": info.sandbox,
         });
         if let Some(n) = &info.notice {
             started["notice"] = json!(n);

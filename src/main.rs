@@ -5,11 +5,10 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use loom::agent::Runner;
-use loom::cli::{Cli, Command, ToolCommand};
+use loom::cli::{Cli, Command, PolicyCommand, ToolCommand};
 use loom::commands;
 use loom::config::{self, Config};
 use loom::exec::{self, SessionInfo};
-use loom::policy::{Autonomy, Policy};
 use loom::setup::{self, Provider};
 use loom::tools::{ToolContext, ToolRegistry};
 
@@ -88,8 +87,18 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
                 Err(code) => return Ok(code),
             };
             let ctx: ToolContext = setup::tool_context(&workspace, &config, "tool-run")?;
-            let policy = Policy::new(Autonomy::FullAuto);
+            let policy = setup::policy(&config);
             commands::tool::run(&ToolRegistry::builtin(), &policy, &ctx, name, args).await
+        }
+        Some(Command::Policy(PolicyCommand::Check { command })) => {
+            let config = match load_config(&cli, &workspace) {
+                Ok(c) => c,
+                Err(code) => return Ok(code),
+            };
+            let policy = setup::policy(&config);
+            let c = policy.classify(command, Some(&workspace), None);
+            println!("{}", serde_json::to_string_pretty(&c)?);
+            Ok(ExitCode::SUCCESS)
         }
         Some(Command::Models) => {
             let config = match load_config(&cli, &workspace) {
@@ -117,6 +126,7 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             let provider = setup::resolve_provider(&config).await;
             let session_id = setup::new_session_id();
             let ctx = setup::tool_context(&workspace, &config, &session_id)?;
+            let sandbox = setup::sandbox_for(&workspace, &config);
             let (model, origin) = match &provider {
                 Provider::Ready { settings, origin } => (settings.model.clone(), origin.clone()),
                 Provider::Missing { message } => {
@@ -131,7 +141,8 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
                 model,
                 workspace: workspace.display().to_string(),
                 provider: origin,
-                notice: None,
+                sandbox: sandbox.label,
+                notice: sandbox.notice,
             };
             Ok(exec::run(agent, info, prompt, *json).await)
         }

@@ -17,9 +17,10 @@ use crate::llm::discover::{self, how_to_configure};
 use crate::llm::retry::RetryPolicy;
 use crate::llm::{LlmClient, Message, ProviderSettings};
 use crate::policy::Policy;
+use crate::policy::approvals::Rules;
 use crate::policy::env::EnvPolicy;
 use crate::policy::paths::{Confinement, ForbiddenRule};
-use crate::policy::sandbox::SandboxSpec;
+use crate::policy::sandbox::{self, Availability, SandboxMode, SandboxSpec};
 use crate::tools::{ToolContext, ToolLimits, ToolRegistry};
 
 /// OpenAI's API, used when only an API key is configured.
@@ -142,6 +143,53 @@ pub fn workspace_root(cd: Option<&Path>) -> std::io::Result<PathBuf> {
     std::fs::canonicalize(&dir)
 }
 
+/// The sandbox in force and how to describe it.
+#[derive(Debug, Clone)]
+pub struct SandboxStatus {
+    /// The spec commands run under.
+    pub spec: SandboxSpec,
+    /// Short label: `workspace-write`, `off`, or `unavailable`.
+    pub label: String,
+    /// Something to tell the person once (e.g. no Landlock here).
+    pub notice: Option<String>,
+}
+
+/// Decide the sandbox for a workspace: the configured mode where Landlock works, else off
+/// with a notice.
+pub fn sandbox_for(root: &Path, config: &Config) -> SandboxStatus {
+    match config.sandbox {
+        SandboxMode::Off => SandboxStatus {
+            spec: SandboxSpec::off(),
+            label: "off".into(),
+            notice: None,
+        },
+        SandboxMode::WorkspaceWrite => match sandbox::availability() {
+            Availability::Available { network, .. } => SandboxStatus {
+                spec: SandboxSpec::workspace_write(root, &config.sandbox_writable, config.network),
+                label: "workspace-write".into(),
+                notice: (!network && !config.network).then(|| {
+                    "this kernel's Landlock cannot restrict network access; sandboxed commands can \
+                     still use the network"
+                        .to_string()
+                }),
+            },
+            Availability::Unavailable(reason) => SandboxStatus {
+                spec: SandboxSpec::off(),
+                label: "unavailable".into(),
+                notice: Some(reason),
+            },
+        },
+    }
+}
+
+/// The policy for a session under `config`.
+pub fn policy(config: &Config) -> Policy {
+    let rules = Rules::compile(&config.rules).unwrap_or_default();
+    Policy::new(config.autonomy)
+        .with_rules(rules)
+        .with_budget(config.max_actions_per_hour)
+}
+
 /// The tool context for a workspace under `config`.
 pub fn tool_context(
     root: &Path,
@@ -169,7 +217,7 @@ pub fn tool_context(
                 extra: config.env.clone(),
             },
         }),
-        sandbox: SandboxSpec::off(),
+        sandbox: sandbox_for(root, config).spec,
     })
 }
 
@@ -202,7 +250,7 @@ pub fn runner_parts(
     };
     RunnerParts {
         registry,
-        policy: Policy::new(config.autonomy),
+        policy: policy(config),
         llm,
         no_provider_message,
         ctx,

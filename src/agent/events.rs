@@ -91,10 +91,16 @@ pub enum ApprovalPreview {
         cwd: String,
         /// Risk level name.
         risk: String,
+        /// Why it has that level.
+        risk_reason: String,
         /// Whether a session-wide grant may be offered (never for high risk).
         grant_offered: bool,
         /// The prefix a grant would cover.
         grant_prefix: Option<String>,
+        /// Whether it uses the network (approval also opens the sandbox's network).
+        network: bool,
+        /// Whether the model asked to run it outside the sandbox.
+        outside_sandbox: bool,
     },
     /// Anything else: the raw arguments.
     Other {

@@ -248,7 +248,14 @@ impl Runner {
             Action::Grant { id } => {
                 if let Some((call, kind)) = self.machine.call(&id) {
                     let args: Value = serde_json::from_str(&call.arguments).unwrap_or(Value::Null);
-                    let message = self.policy.grant(&call.name, kind, &args);
+                    let workspace = self
+                        .ctx
+                        .workspace
+                        .as_deref()
+                        .map(|c| c.root().to_path_buf());
+                    let message = self
+                        .policy
+                        .grant(&call.name, kind, &args, workspace.as_deref());
                     self.emit(AgentEvent::Notice { message });
                 }
             }
@@ -348,7 +355,9 @@ impl Runner {
         let name = call.name.clone();
         let args: Value = serde_json::from_str(&call.arguments).unwrap_or(Value::Null);
         let workspace = self.ctx.workspace.as_deref().map(|c| c.root());
-        let mut decision = self.policy.decide(&name, kind, &args, workspace);
+        let mut decision = self
+            .policy
+            .decide(&name, kind, &args, workspace, Instant::now());
         if let Decision::Ask { reason } = &decision
             && !self.options.interactive
         {
@@ -404,17 +413,18 @@ impl Runner {
             None => match args.get("command").and_then(Value::as_str) {
                 Some(command) => {
                     let workspace = self.ctx.workspace.as_deref().map(|c| c.root());
-                    let assessment = self.policy.assess_command(command, workspace);
+                    let cwd = args.get("cwd").and_then(Value::as_str);
+                    let assessment = self.policy.assess_command(command, workspace, cwd);
                     ApprovalPreview::Command {
                         command: command.to_string(),
-                        cwd: args
-                            .get("cwd")
-                            .and_then(Value::as_str)
-                            .unwrap_or(".")
-                            .to_string(),
-                        risk: assessment.level,
+                        cwd: cwd.unwrap_or(".").to_string(),
+                        risk: assessment.classification.level.as_str().to_string(),
+                        risk_reason: assessment.classification.reason.clone(),
                         grant_offered: assessment.grant_prefix.is_some(),
                         grant_prefix: assessment.grant_prefix,
+                        network: assessment.classification.uses_network(),
+                        outside_sandbox: args.get("outside_sandbox").and_then(Value::as_bool)
+                            == Some(true),
                     }
                 }
                 None => ApprovalPreview::Other { arguments: args },
@@ -429,15 +439,27 @@ impl Runner {
     }
 
     fn run_tool(&mut self, id: String, answer: Option<ApprovalAnswer>) {
-        let Some((call, _)) = self.machine.call(&id) else {
+        let Some((call, kind)) = self.machine.call(&id) else {
             return;
         };
         let name = call.name.clone();
         let args: Value = serde_json::from_str(&call.arguments).unwrap_or(Value::Null);
+        self.policy.record_action(kind, Instant::now());
         let prepared = self.prepared.remove(&id);
         let registry = self.registry.clone();
         let mut ctx = self.ctx.clone();
         ctx.cancel = self.tool_cancel.child_token();
+        if answer.is_some()
+            && kind == ToolKind::Execute
+            && let Some(command) = args.get("command").and_then(Value::as_str)
+        {
+            // A person approved this very command; if it needs the network, it gets it.
+            let workspace = ctx.workspace.as_deref().map(|c| c.root());
+            let cwd = args.get("cwd").and_then(Value::as_str);
+            if self.policy.classify(command, workspace, cwd).uses_network() {
+                ctx.sandbox.allow_network = true;
+            }
+        }
         let tx = self.internal_tx.clone();
         tokio::spawn(async move {
             let started = Instant::now();

@@ -252,50 +252,47 @@ impl Confinement {
     }
 }
 
-/// Resolve an absolute path the way the kernel would: canonicalise the deepest existing
-/// ancestor, then apply the remaining (non-existent) components lexically.
+/// Resolve an absolute path the way the kernel would: walk it component by component,
+/// resolving every component that exists (symlinks included) and applying `..` to the
+/// resolved path. Components that do not exist yet are kept as names; a later `..` can
+/// climb back into existing directories, so existence is checked at every step.
 fn resolve_on_disk(joined: &Path, given: &str) -> Result<PathBuf, PathError> {
-    let components: Vec<Component<'_>> = joined.components().collect();
-    // Find the longest prefix that exists (following symlinks).
-    let mut split = components.len();
-    let mut base = loop {
-        let prefix: PathBuf = components[..split].iter().collect();
-        match std::fs::canonicalize(&prefix) {
-            Ok(canonical) => break canonical,
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound || is_not_dir(&err) => {
-                if let Ok(meta) = std::fs::symlink_metadata(&prefix)
-                    && meta.file_type().is_symlink()
-                {
-                    let target = std::fs::read_link(&prefix).unwrap_or_default();
-                    return Err(PathError::DanglingSymlink {
-                        given: given.to_string(),
-                        link: prefix,
-                        target,
-                    });
-                }
-                if split == 0 {
-                    return Err(PathError::Io {
-                        given: given.to_string(),
-                        message: "no part of the path exists".into(),
-                    });
-                }
-                split -= 1;
-            }
-            Err(err) => {
-                return Err(PathError::Io {
-                    given: given.to_string(),
-                    message: err.to_string(),
-                });
-            }
-        }
-    };
-    for component in &components[split..] {
+    let mut base = PathBuf::from("/");
+    for component in joined.components() {
         match component {
-            Component::Normal(name) => base.push(name),
+            Component::RootDir | Component::Prefix(_) => base = PathBuf::from("/"),
+            Component::CurDir => {}
             Component::ParentDir => {
                 base.pop();
             }
-            Component::CurDir | Component::RootDir | Component::Prefix(_) => {}
+            Component::Normal(name) => {
+                let candidate = base.join(name);
+                match std::fs::symlink_metadata(&candidate) {
+                    Ok(meta) if meta.file_type().is_symlink() => {
+                        match std::fs::canonicalize(&candidate) {
+                            Ok(target) => base = target,
+                            Err(_) => {
+                                let target = std::fs::read_link(&candidate).unwrap_or_default();
+                                return Err(PathError::DanglingSymlink {
+                                    given: given.to_string(),
+                                    link: candidate,
+                                    target,
+                                });
+                            }
+                        }
+                    }
+                    Ok(_) => base = candidate,
+                    Err(err) if err.kind() == std::io::ErrorKind::NotFound || is_not_dir(&err) => {
+                        base = candidate
+                    }
+                    Err(err) => {
+                        return Err(PathError::Io {
+                            given: given.to_string(),
+                            message: err.to_string(),
+                        });
+                    }
+                }
+            }
         }
     }
     Ok(base)
@@ -428,6 +425,21 @@ mod tests {
         let c = Confinement::new(c0.root(), rules).unwrap();
         assert!(c.resolve("a/secrets/x", Access::Read).is_err());
         assert!(c.resolve("a/secretsx", Access::Read).is_ok());
+    }
+
+    /// Regression: `missing/../link_out` used to be joined lexically after the first missing
+    /// component, so a symlink reached again after `..` was never resolved and the path
+    /// escaped the workspace (found by the `resolved_paths_never_escape` property).
+    #[test]
+    fn regression_dotdot_back_into_a_symlink_after_a_missing_dir() {
+        let (d, c) = setup();
+        let outside = d.path().join("outside");
+        std::fs::create_dir_all(&outside).unwrap();
+        symlink(&outside, c.root().join("src/out")).unwrap();
+        let err = c
+            .resolve("src/missing/../out/x.txt", Access::Write)
+            .unwrap_err();
+        assert!(matches!(err, PathError::Outside { .. }), "{err}");
     }
 
     #[test]

@@ -1,20 +1,356 @@
-//! OS-level confinement of commands. Filled in by the sandbox work; for now commands run
-//! without one and the policy's approvals are the only guard.
+//! OS confinement for commands (Linux): what an approved command can still not do.
+//!
+//! `workspace-write` mode: the child reads everywhere but writes only in the workspace, the
+//! temp dir and configured extra dirs (Landlock filesystem rules); TCP connect and bind
+//! are denied unless network is allowed (Landlock network rules, ABI 4+). Landlock cannot
+//! carve a read-only hole out of a writable tree, so `.git/hooks` and `.loom` are made
+//! read-only with bind mounts in a private mount namespace before Landlock is applied —
+//! a hook written by a command would otherwise run on the person's next `git commit`.
+//!
+//! Everything that can fail is prepared in the parent; the child (in `pre_exec`, between
+//! fork and exec) only makes system calls. Where Landlock is missing, [`availability`] says
+//! so and Loom falls back to approvals alone.
 
-/// How a command is confined by the operating system.
+use std::ffi::CString;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use landlock::{
+    ABI, Access, AccessFs, AccessNet, Ruleset, RulesetAttr, RulesetCreated, RulesetCreatedAttr,
+    path_beneath_rules,
+};
+
+/// The sandbox modes a person can choose.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SandboxMode {
+    /// No OS confinement.
+    Off,
+    /// Write only in the workspace, temp and configured dirs; network per settings.
+    #[default]
+    WorkspaceWrite,
+}
+
+impl SandboxMode {
+    /// Parse a config or flag value.
+    pub fn parse(s: &str) -> Option<SandboxMode> {
+        match s.trim() {
+            "off" | "none" | "danger-full-access" => Some(SandboxMode::Off),
+            "workspace-write" => Some(SandboxMode::WorkspaceWrite),
+            _ => None,
+        }
+    }
+
+    /// The name used in config and events.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SandboxMode::Off => "off",
+            SandboxMode::WorkspaceWrite => "workspace-write",
+        }
+    }
+}
+
+/// Whether this system can sandbox commands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Availability {
+    /// Landlock works; `network` says whether TCP rules are enforced too.
+    Available {
+        /// The kernel's Landlock ABI version.
+        abi: i32,
+        /// Whether network rules are supported (ABI 4+).
+        network: bool,
+    },
+    /// No Landlock: the reason, for the status bar.
+    Unavailable(String),
+}
+
+/// The Landlock ABI the running kernel offers (0 or negative when none).
+pub fn kernel_abi() -> i32 {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: LANDLOCK_CREATE_RULESET_VERSION with a null attribute only queries the ABI.
+        unsafe {
+            nix::libc::syscall(
+                nix::libc::SYS_landlock_create_ruleset,
+                std::ptr::null::<u8>(),
+                0usize,
+                1u32,
+            ) as i32
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        -1
+    }
+}
+
+/// Whether commands can be sandboxed here.
+pub fn availability() -> Availability {
+    let abi = kernel_abi();
+    if abi >= 1 {
+        Availability::Available {
+            abi,
+            network: abi >= 4,
+        }
+    } else if cfg!(target_os = "linux") {
+        Availability::Unavailable(
+            "the sandbox is off: this kernel has no Landlock (Linux 5.13+ with Landlock enabled); \
+             commands are guarded by approvals only"
+                .into(),
+        )
+    } else {
+        Availability::Unavailable(
+            "the sandbox is off: command sandboxing needs Linux; commands are guarded by approvals only"
+                .into(),
+        )
+    }
+}
+
+/// How one command is confined.
 #[derive(Debug, Clone, Default)]
 pub struct SandboxSpec {
-    enabled: bool,
+    /// The mode.
+    pub mode: SandboxMode,
+    /// Directories (and files) the command may write.
+    pub writable: Vec<PathBuf>,
+    /// Paths inside writable trees that stay read-only.
+    pub protected: Vec<PathBuf>,
+    /// Whether TCP connect and bind are allowed.
+    pub allow_network: bool,
 }
 
 impl SandboxSpec {
     /// No OS confinement.
     pub fn off() -> SandboxSpec {
-        SandboxSpec { enabled: false }
+        SandboxSpec {
+            mode: SandboxMode::Off,
+            ..SandboxSpec::default()
+        }
     }
 
-    /// Install the confinement into `cmd` so it applies in the child before exec.
-    pub fn install(&self, _cmd: &mut tokio::process::Command) {
-        let _ = self.enabled;
+    /// Writes confined to `workspace`, the temp dir and `extra`; `.git/hooks` and `.loom`
+    /// read-only.
+    pub fn workspace_write(
+        workspace: &Path,
+        extra: &[PathBuf],
+        allow_network: bool,
+    ) -> SandboxSpec {
+        let mut writable = vec![workspace.to_path_buf(), std::env::temp_dir()];
+        if Path::new("/tmp").exists() && !writable.iter().any(|p| p == Path::new("/tmp")) {
+            writable.push(PathBuf::from("/tmp"));
+        }
+        writable.extend(extra.iter().cloned());
+        SandboxSpec {
+            mode: SandboxMode::WorkspaceWrite,
+            writable,
+            protected: vec![workspace.join(".git/hooks"), workspace.join(".loom")],
+            allow_network,
+        }
+    }
+
+    /// Whether commands are confined.
+    pub fn is_active(&self) -> bool {
+        self.mode != SandboxMode::Off
+    }
+
+    fn ruleset(&self) -> Result<RulesetCreated, String> {
+        let abi = ABI::from(kernel_abi());
+        if abi == ABI::Unsupported {
+            return Err("Landlock is not available on this system".into());
+        }
+        let mut ruleset = Ruleset::default()
+            .handle_access(AccessFs::from_all(abi))
+            .map_err(|e| e.to_string())?;
+        if !self.allow_network && abi >= ABI::V4 {
+            ruleset = ruleset
+                .handle_access(AccessNet::ConnectTcp | AccessNet::BindTcp)
+                .map_err(|e| e.to_string())?;
+        }
+        let devices = [
+            "/dev/null",
+            "/dev/zero",
+            "/dev/full",
+            "/dev/tty",
+            "/dev/ptmx",
+            "/dev/pts",
+            "/dev/shm",
+        ];
+        let writable: Vec<&Path> = self
+            .writable
+            .iter()
+            .map(PathBuf::as_path)
+            .chain(devices.iter().map(Path::new))
+            .filter(|p| p.exists())
+            .collect();
+        ruleset
+            .create()
+            .map_err(|e| e.to_string())?
+            .add_rules(path_beneath_rules(["/"], AccessFs::from_read(abi)))
+            .map_err(|e| e.to_string())?
+            .add_rules(path_beneath_rules(writable, AccessFs::from_all(abi)))
+            .map_err(|e| e.to_string())
+    }
+
+    /// Arrange for the child of `cmd` to be confined before it runs anything. Fails (and
+    /// the command is not started) if the sandbox cannot be built.
+    pub fn install(&self, cmd: &mut tokio::process::Command) -> std::io::Result<()> {
+        if !self.is_active() {
+            return Ok(());
+        }
+        let ruleset = self
+            .ruleset()
+            .map_err(|e| std::io::Error::other(format!("the sandbox could not be set up: {e}")))?;
+        let protected: Vec<CString> = self
+            .protected
+            .iter()
+            .filter(|p| p.exists())
+            .filter_map(|p| CString::new(p.as_os_str().as_encoded_bytes()).ok())
+            .collect();
+        let ids = (nix::unistd::getuid(), nix::unistd::getgid());
+        let maps = (
+            format!("{0} {0} 1\n", ids.0.as_raw()),
+            format!("{0} {0} 1\n", ids.1.as_raw()),
+        );
+        let slot = Mutex::new(Some(ruleset));
+        // SAFETY: the closure runs in the child between fork and exec. It performs only
+        // system calls on data prepared in the parent (no allocation besides what the
+        // landlock crate does for its own syscall wrappers).
+        unsafe {
+            cmd.pre_exec(move || {
+                if !protected.is_empty() {
+                    protect(&protected, ids.0.is_root(), &maps);
+                }
+                let ruleset = slot.lock().ok().and_then(|mut g| g.take());
+                if let Some(rs) = ruleset {
+                    rs.restrict_self()
+                        .map_err(|e| std::io::Error::other(e.to_string()))?;
+                }
+                Ok(())
+            });
+        }
+        Ok(())
+    }
+}
+
+/// Make `paths` read-only in a private mount namespace (best effort: when namespaces are
+/// unavailable the paths stay as they are and Landlock still confines writes to the
+/// workspace).
+#[cfg(target_os = "linux")]
+fn protect(paths: &[CString], root: bool, maps: &(String, String)) {
+    use nix::libc;
+    // SAFETY: plain system calls on NUL-terminated strings owned by the caller.
+    unsafe {
+        let entered = if root {
+            libc::unshare(libc::CLONE_NEWNS) == 0
+        } else {
+            libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNS) == 0
+                && write_file(c"/proc/self/setgroups", b"deny")
+                && write_file(c"/proc/self/uid_map", maps.0.as_bytes())
+                && write_file(c"/proc/self/gid_map", maps.1.as_bytes())
+        };
+        if !entered {
+            return;
+        }
+        if libc::mount(
+            std::ptr::null(),
+            c"/".as_ptr(),
+            std::ptr::null(),
+            libc::MS_REC | libc::MS_PRIVATE,
+            std::ptr::null(),
+        ) != 0
+        {
+            return;
+        }
+        for p in paths {
+            if libc::mount(
+                p.as_ptr(),
+                p.as_ptr(),
+                std::ptr::null(),
+                libc::MS_BIND | libc::MS_REC,
+                std::ptr::null(),
+            ) != 0
+            {
+                continue;
+            }
+            let mut st: libc::statvfs = std::mem::zeroed();
+            let mut flags = libc::MS_BIND | libc::MS_REMOUNT | libc::MS_RDONLY;
+            if libc::statvfs(p.as_ptr(), &mut st) == 0 {
+                let f = st.f_flag;
+                for (st_flag, ms_flag) in [
+                    (libc::ST_NOSUID, libc::MS_NOSUID),
+                    (libc::ST_NODEV, libc::MS_NODEV),
+                    (libc::ST_NOEXEC, libc::MS_NOEXEC),
+                    (libc::ST_NOATIME, libc::MS_NOATIME),
+                    (libc::ST_NODIRATIME, libc::MS_NODIRATIME),
+                    (libc::ST_RELATIME, libc::MS_RELATIME),
+                ] {
+                    if f & st_flag != 0 {
+                        flags |= ms_flag;
+                    }
+                }
+            }
+            libc::mount(
+                std::ptr::null(),
+                p.as_ptr(),
+                std::ptr::null(),
+                flags,
+                std::ptr::null(),
+            );
+        }
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn protect(_paths: &[CString], _root: bool, _maps: &(String, String)) {}
+
+#[cfg(target_os = "linux")]
+unsafe fn write_file(path: &std::ffi::CStr, data: &[u8]) -> bool {
+    use nix::libc;
+    // SAFETY: open/write/close on a valid C string and buffer.
+    unsafe {
+        let fd = libc::open(path.as_ptr(), libc::O_WRONLY);
+        if fd < 0 {
+            return false;
+        }
+        let n = libc::write(fd, data.as_ptr().cast(), data.len());
+        libc::close(fd);
+        n == data.len() as isize
+    }
+}
+
+/// Whether a failed command's output looks like the sandbox stopped it.
+pub fn looks_denied(stderr: &str, stdout: &str) -> Option<String> {
+    const SIGNS: &[&str] = &[
+        "Permission denied",
+        "Operation not permitted",
+        "Read-only file system",
+        "EACCES",
+        "EPERM",
+        "EROFS",
+    ];
+    stderr
+        .lines()
+        .chain(stdout.lines())
+        .find(|l| SIGNS.iter().any(|s| l.contains(s)))
+        .map(|l| crate::tools::output::preview_str(l.trim(), 200))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn modes_parse() {
+        assert_eq!(SandboxMode::parse("off"), Some(SandboxMode::Off));
+        assert_eq!(
+            SandboxMode::parse("workspace-write"),
+            Some(SandboxMode::WorkspaceWrite)
+        );
+        assert_eq!(SandboxMode::parse("yes"), None);
+    }
+
+    #[test]
+    fn denial_signs() {
+        assert!(looks_denied("touch: cannot touch '/etc/x': Permission denied", "").is_some());
+        assert!(looks_denied("error: could not compile", "").is_none());
     }
 }

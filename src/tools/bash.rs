@@ -17,6 +17,7 @@ use super::output::cut_middle;
 use super::process::{CommandSpec, run};
 use super::{Tool, ToolContext, ToolError, ToolKind, ToolResult, args};
 use crate::policy::paths::Access;
+use crate::policy::sandbox::{SandboxSpec, looks_denied};
 
 /// Default timeout in seconds.
 pub const DEFAULT_TIMEOUT_SECS: u64 = 60;
@@ -34,6 +35,9 @@ pub struct BashArgs {
     /// Seconds before the command and all its child processes are killed (default 60,
     /// max 300).
     pub timeout_secs: Option<u64>,
+    /// Run outside the sandbox. Only after a sandbox denial, and only when really needed:
+    /// the user is always asked to approve it.
+    pub outside_sandbox: Option<bool>,
 }
 
 /// The `bash` tool.
@@ -111,7 +115,12 @@ async fn execute(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError
     }
     let env = ctx.limits.env.filter(std::env::vars_os());
     let mut spec = CommandSpec::shell(&args.command, cwd.clone(), env, Duration::from_secs(secs));
-    spec.sandbox = ctx.sandbox.clone();
+    spec.sandbox = if args.outside_sandbox == Some(true) {
+        SandboxSpec::off()
+    } else {
+        ctx.sandbox.clone()
+    };
+    let sandboxed = spec.sandbox.is_active();
     let outcome = run(&spec, &ctx.cancel)
         .await
         .map_err(|e| ToolError::Other(format!("could not start sh: {e}")))?;
@@ -162,10 +171,36 @@ async fn execute(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError
         "cwd": conf.display(&cwd),
     });
     let success = outcome.exit_code == Some(0) && !outcome.timed_out;
+    let denial = if sandboxed {
+        looks_denied(&outcome.stderr.text(), &outcome.stdout.text())
+    } else {
+        None
+    };
+    let mut data = data;
+    data["sandboxed"] = json!(sandboxed);
+    if let Some(line) = &denial {
+        data["sandbox_denied"] = json!(true);
+        if success {
+            summary.push_str(&format!(
+                "\nNote: part of the command may have been blocked by the sandbox ({line})"
+            ));
+        }
+    }
     let mut result = ToolResult::ok(summary).with_data(data);
     if !success {
         result.success = false;
-        result.error = Some(if outcome.timed_out {
+        result.error = Some(if let Some(line) = denial {
+            let net = if spec.sandbox.allow_network {
+                ""
+            } else {
+                " and has no network access"
+            };
+            format!(
+                "the sandbox blocked this command: it may only write inside the workspace and the \
+                 temp dir{net} ({line}). If it truly must run outside the sandbox, call bash again \
+                 with outside_sandbox: true and the user will be asked to approve it"
+            )
+        } else if outcome.timed_out {
             format!("command timed out after {secs}s and was killed")
         } else {
             match outcome.exit_code {

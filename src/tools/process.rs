@@ -121,7 +121,7 @@ pub async fn run(
         .stderr(Stdio::piped())
         .process_group(0)
         .kill_on_drop(true);
-    spec.sandbox.install(&mut cmd);
+    spec.sandbox.install(&mut cmd)?;
     let mut child = cmd.spawn()?;
     let pgid = child.id().map(|id| Pid::from_raw(id as i32));
     let mut guard = GroupGuard { pgid };

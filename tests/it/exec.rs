@@ -417,7 +417,8 @@ async fn read_only_denies_writes_and_commands() {
     let server = ScriptedServer::start(vec![
         support::calls_openai(&[
             ("w", "write_file", r#"{"path": "new.txt", "content": "x"}"#),
-            ("b", "bash", r#"{"command": "ls"}"#),
+            ("b", "bash", r#"{"command": "touch made.txt"}"#),
+            ("l", "bash", r#"{"command": "ls"}"#),
             ("r", "read_file", r#"{"path": "greet.py"}"#),
         ]),
         support::text_reply("ok"),
@@ -426,20 +427,20 @@ async fn read_only_denies_writes_and_commands() {
     let run = exec(dir.path(), &server, "read-only", "go").await;
     assert_eq!(run.code, 0);
     assert!(!dir.path().join("new.txt").exists());
+    assert!(!dir.path().join("made.txt").exists());
     let answered = support::tool_messages(&server.requests()[1]);
+    let write_err = answered[0].1["error"].as_str().unwrap();
+    assert!(write_err.contains("read-only"), "{write_err}");
+    let denied = answered[1].1["error"].as_str().unwrap();
     assert!(
-        answered[0].1["error"]
-            .as_str()
-            .unwrap()
-            .contains("read-only")
+        denied.contains("read-only mode runs only read-only commands"),
+        "{denied}"
     );
-    assert!(
-        answered[1].1["error"]
-            .as_str()
-            .unwrap()
-            .contains("read-only")
+    assert_eq!(
+        answered[2].1["success"], true,
+        "read-only commands still run"
     );
-    assert_eq!(answered[2].1["success"], true);
+    assert_eq!(answered[3].1["success"], true);
 }
 
 #[tokio::test(flavor = "multi_thread")]

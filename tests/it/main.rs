@@ -4,5 +4,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod agent;
 mod exec;
+mod sandbox;
 mod tool_cli;

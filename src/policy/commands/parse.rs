@@ -1,0 +1,600 @@
+//! Shell syntax to simple commands, with tree-sitter-bash.
+//!
+//! Every simple command anywhere in the script becomes a [`SimpleCommand`] — including
+//! those inside `$( )`, backticks, `<( )`, subshells, function bodies and heredoc pipelines
+//! — with its words decoded the way the shell would (quotes removed, `\rm` unescaped,
+//! `r""m` and `'r'm` joined) and marked dynamic when they depend on run-time expansion.
+//! Redirects are attached to their command; pipelines and function definitions are kept so
+//! the classifier can spot `curl | sh` and fork bombs.
+
+use tree_sitter::{Node, Parser};
+
+/// One decoded word.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Word {
+    /// The text after quote removal (expansions left as written).
+    pub text: String,
+    /// Whether the value depends on run-time expansion (`$X`, `$(...)`, globs aside).
+    pub dynamic: bool,
+    /// Whether it holds an unquoted glob character.
+    pub glob: bool,
+    /// Indices of commands found inside substitutions in this word.
+    pub inner: Vec<usize>,
+}
+
+/// A redirect on a command.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Redirect {
+    /// The operator: `>`, `>>`, `&>`, `>|`, `<`, `<<`, `>&`, ...
+    pub op: String,
+    /// The target (a file, or an fd number for `>&2`).
+    pub target: Word,
+}
+
+impl Redirect {
+    /// Whether the redirect writes to its target.
+    pub fn writes(&self) -> bool {
+        matches!(self.op.as_str(), ">" | ">>" | "&>" | "&>>" | ">|" | "<>")
+            || (self.op == ">&"
+                && !self
+                    .target
+                    .text
+                    .chars()
+                    .all(|c| c.is_ascii_digit() || c == '-'))
+    }
+}
+
+/// One simple command.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SimpleCommand {
+    /// The words, program first (assignment prefixes removed).
+    pub words: Vec<Word>,
+    /// Names assigned in `NAME=value` prefixes.
+    pub assignments: Vec<String>,
+    /// Its redirects (including those of an enclosing redirected statement).
+    pub redirects: Vec<Redirect>,
+    /// The source text.
+    pub text: String,
+}
+
+/// A parsed script.
+#[derive(Debug, Clone, Default)]
+pub struct Script {
+    /// Every simple command, in source order.
+    pub commands: Vec<SimpleCommand>,
+    /// Pipelines: for each stage, the indices of the commands inside it.
+    pub pipelines: Vec<Vec<Vec<usize>>>,
+    /// Function definitions: name and the indices of the commands in the body.
+    pub functions: Vec<(String, Vec<usize>)>,
+    /// Commands that run in the background (`cmd &`).
+    pub background: Vec<usize>,
+    /// Whether the parser hit syntax it could not read.
+    pub has_errors: bool,
+    /// Whether nesting went deeper than Loom analyses.
+    pub too_deep: bool,
+}
+
+/// Deepest syntax nesting analysed (deeper scripts are reported, not recursed into).
+const MAX_DEPTH: usize = 200;
+
+/// Parse shell source. `None` only if the parser itself could not run.
+pub fn parse(source: &str) -> Option<Script> {
+    let mut parser = Parser::new();
+    parser
+        .set_language(&tree_sitter_bash::LANGUAGE.into())
+        .ok()?;
+    let tree = parser.parse(source, None)?;
+    let root = tree.root_node();
+    let mut script = Script {
+        has_errors: root.has_error(),
+        ..Script::default()
+    };
+    let mut walker = Walker {
+        src: source.as_bytes(),
+        script: &mut script,
+        depth: 0,
+    };
+    walker.visit(root);
+    Some(script)
+}
+
+struct Walker<'a> {
+    src: &'a [u8],
+    script: &'a mut Script,
+    depth: usize,
+}
+
+impl Walker<'_> {
+    fn text(&self, node: Node<'_>) -> String {
+        node.utf8_text(self.src).unwrap_or("").to_string()
+    }
+
+    fn visit(&mut self, node: Node<'_>) {
+        if self.depth >= MAX_DEPTH {
+            self.script.too_deep = true;
+            return;
+        }
+        self.depth += 1;
+        self.visit_inner(node);
+        self.depth -= 1;
+    }
+
+    /// `a && b && c` is a left-nested chain of lists; walk it without recursion.
+    fn visit_list(&mut self, node: Node<'_>) {
+        let mut rights = Vec::new();
+        let mut cur = node;
+        loop {
+            let mut cursor = cur.walk();
+            let named: Vec<Node<'_>> = cur.named_children(&mut cursor).collect();
+            match named.split_first() {
+                Some((first, rest)) if first.kind() == "list" => {
+                    rights.extend(rest.iter().rev().copied());
+                    cur = *first;
+                }
+                _ => {
+                    rights.extend(named.iter().rev().copied());
+                    break;
+                }
+            }
+        }
+        for child in rights.into_iter().rev() {
+            self.visit(child);
+        }
+    }
+
+    fn visit_inner(&mut self, node: Node<'_>) {
+        match node.kind() {
+            "list" => self.visit_list(node),
+            "command" => {
+                self.command(node);
+            }
+            "redirected_statement" => {
+                let before = self.script.commands.len();
+                if let Some(body) = node.child_by_field_name("body") {
+                    self.visit(body);
+                }
+                let mut redirects = Vec::new();
+                let mut cursor = node.walk();
+                for child in node.children_by_field_name("redirect", &mut cursor) {
+                    self.redirect(child, &mut redirects);
+                }
+                let mut cursor = node.walk();
+                for child in node.named_children(&mut cursor) {
+                    if child.kind() == "herestring_redirect" {
+                        self.visit(child);
+                    }
+                }
+                self.attach(before, redirects, node);
+            }
+            "pipeline" => {
+                let mut stages = Vec::new();
+                let mut cursor = node.walk();
+                for child in node.named_children(&mut cursor) {
+                    let before = self.script.commands.len();
+                    self.visit(child);
+                    stages.push((before..self.script.commands.len()).collect());
+                }
+                self.script.pipelines.push(stages);
+            }
+            "function_definition" => {
+                let name = node
+                    .child_by_field_name("name")
+                    .map(|n| self.text(n))
+                    .unwrap_or_default();
+                let before = self.script.commands.len();
+                if let Some(body) = node.child_by_field_name("body") {
+                    self.visit(body);
+                }
+                let body = (before..self.script.commands.len()).collect();
+                self.script.functions.push((name, body));
+            }
+            _ => {
+                let mut cursor = node.walk();
+                let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
+                for (i, child) in children.iter().enumerate() {
+                    if child.is_named() {
+                        let before = self.script.commands.len();
+                        self.visit(*child);
+                        let background = children
+                            .get(i + 1)
+                            .is_some_and(|n| !n.is_named() && n.kind() == "&");
+                        if background {
+                            self.script
+                                .background
+                                .extend(before..self.script.commands.len());
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Attach redirects to the last command collected since `before` (or to a pseudo
+    /// command when the body produced none).
+    fn attach(&mut self, before: usize, redirects: Vec<Redirect>, node: Node<'_>) {
+        if redirects.is_empty() {
+            return;
+        }
+        if self.script.commands.len() > before {
+            let last = self.script.commands.len() - 1;
+            self.script.commands[last].redirects.extend(redirects);
+        } else {
+            self.script.commands.push(SimpleCommand {
+                redirects,
+                text: self.text(node),
+                ..SimpleCommand::default()
+            });
+        }
+    }
+
+    fn redirect(&mut self, node: Node<'_>, out: &mut Vec<Redirect>) {
+        match node.kind() {
+            "file_redirect" => {
+                let mut op = String::new();
+                let mut cursor = node.walk();
+                for child in node.children(&mut cursor) {
+                    if !child.is_named() {
+                        op = self.text(child);
+                    }
+                }
+                let target = node
+                    .child_by_field_name("destination")
+                    .map(|d| self.word(d))
+                    .unwrap_or_else(|| Word {
+                        text: String::new(),
+                        dynamic: false,
+                        glob: false,
+                        inner: Vec::new(),
+                    });
+                out.push(Redirect { op, target });
+            }
+            "heredoc_redirect" => {
+                let mut cursor = node.walk();
+                for child in node.children_by_field_name("redirect", &mut cursor) {
+                    self.redirect(child, out);
+                }
+                let mut cursor = node.walk();
+                let rest: Vec<Node<'_>> = node
+                    .named_children(&mut cursor)
+                    .filter(|c| {
+                        !matches!(
+                            c.kind(),
+                            "heredoc_start" | "heredoc_body" | "heredoc_end" | "file_redirect"
+                        )
+                    })
+                    .collect();
+                for child in rest {
+                    self.visit(child);
+                }
+            }
+            "herestring_redirect" => self.visit(node),
+            _ => {}
+        }
+    }
+
+    fn command(&mut self, node: Node<'_>) -> usize {
+        let mut cmd = SimpleCommand {
+            text: self.text(node),
+            ..SimpleCommand::default()
+        };
+        let mut redirects = Vec::new();
+        let mut cursor = node.walk();
+        for child in node.named_children(&mut cursor) {
+            match child.kind() {
+                "variable_assignment" => {
+                    if let Some(name) = child.child_by_field_name("name") {
+                        cmd.assignments.push(self.text(name));
+                    }
+                    if let Some(value) = child.child_by_field_name("value") {
+                        let _ = self.word(value);
+                    }
+                }
+                "file_redirect" | "heredoc_redirect" | "herestring_redirect" => {
+                    self.redirect(child, &mut redirects)
+                }
+                "subshell" => self.visit(child),
+                _ => {
+                    let w = self.word(child);
+                    cmd.words.push(w);
+                }
+            }
+        }
+        cmd.redirects = redirects;
+        self.script.commands.push(cmd);
+        self.script.commands.len() - 1
+    }
+
+    fn word(&mut self, node: Node<'_>) -> Word {
+        let plain = |text: String| Word {
+            text,
+            dynamic: false,
+            glob: false,
+            inner: Vec::new(),
+        };
+        match node.kind() {
+            "command_name" => match node.named_child(0) {
+                Some(child) => self.word(child),
+                None => plain(self.text(node)),
+            },
+            "word" | "number" => {
+                let raw = self.text(node);
+                let glob = raw.contains(['*', '?', '[']);
+                Word {
+                    text: unescape(&raw),
+                    dynamic: false,
+                    glob,
+                    inner: Vec::new(),
+                }
+            }
+            "raw_string" => {
+                let raw = self.text(node);
+                plain(
+                    raw.trim_start_matches('\'')
+                        .trim_end_matches('\'')
+                        .to_string(),
+                )
+            }
+            "ansi_c_string" => {
+                let raw = self.text(node);
+                let inner = raw
+                    .strip_prefix("$'")
+                    .and_then(|s| s.strip_suffix('\''))
+                    .unwrap_or(&raw);
+                plain(ansi_c(inner))
+            }
+            "string" => {
+                let mut out = Word {
+                    text: String::new(),
+                    dynamic: false,
+                    glob: false,
+                    inner: Vec::new(),
+                };
+                let raw = self.text(node);
+                let body = raw
+                    .strip_prefix('"')
+                    .and_then(|s| s.strip_suffix('"'))
+                    .unwrap_or(&raw);
+                let base = node.start_byte() + 1;
+                let mut pos = 0usize;
+                let mut cursor = node.walk();
+                for child in node.named_children(&mut cursor) {
+                    let start = child.start_byte().saturating_sub(base);
+                    if start > pos && start <= body.len() {
+                        out.text.push_str(&unescape_dq(&body[pos..start]));
+                    }
+                    match child.kind() {
+                        "string_content" => out.text.push_str(&unescape_dq(&self.text(child))),
+                        _ => {
+                            let w = self.word(child);
+                            out.text.push_str(&w.text);
+                            out.dynamic |= w.dynamic;
+                            out.inner.extend(w.inner);
+                        }
+                    }
+                    pos = child.end_byte().saturating_sub(base);
+                }
+                if pos < body.len() {
+                    out.text.push_str(&unescape_dq(&body[pos..]));
+                }
+                out
+            }
+            "concatenation" => {
+                let mut out = Word {
+                    text: String::new(),
+                    dynamic: false,
+                    glob: false,
+                    inner: Vec::new(),
+                };
+                let mut cursor = node.walk();
+                for child in node.children(&mut cursor) {
+                    let w = if child.is_named() {
+                        self.word(child)
+                    } else {
+                        plain(self.text(child))
+                    };
+                    out.text.push_str(&w.text);
+                    out.dynamic |= w.dynamic;
+                    out.glob |= w.glob;
+                    out.inner.extend(w.inner);
+                }
+                out
+            }
+            "command_substitution" | "process_substitution" => {
+                let before = self.script.commands.len();
+                let mut cursor = node.walk();
+                for child in node.named_children(&mut cursor) {
+                    self.visit(child);
+                }
+                Word {
+                    text: self.text(node),
+                    dynamic: true,
+                    glob: false,
+                    inner: (before..self.script.commands.len()).collect(),
+                }
+            }
+            "simple_expansion" | "expansion" | "arithmetic_expansion" => {
+                let before = self.script.commands.len();
+                let mut cursor = node.walk();
+                for child in node.named_children(&mut cursor) {
+                    self.visit(child);
+                }
+                Word {
+                    text: self.text(node),
+                    dynamic: true,
+                    glob: false,
+                    inner: (before..self.script.commands.len()).collect(),
+                }
+            }
+            _ => {
+                let before = self.script.commands.len();
+                let mut cursor = node.walk();
+                for child in node.named_children(&mut cursor) {
+                    self.visit(child);
+                }
+                let inner: Vec<usize> = (before..self.script.commands.len()).collect();
+                Word {
+                    text: self.text(node),
+                    dynamic: !inner.is_empty(),
+                    glob: false,
+                    inner,
+                }
+            }
+        }
+    }
+}
+
+/// Remove backslash escapes from an unquoted word (`\rm` → `rm`).
+fn unescape(raw: &str) -> String {
+    let mut out = String::with_capacity(raw.len());
+    let mut chars = raw.chars();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            match chars.next() {
+                Some('\n') => {}
+                Some(n) => out.push(n),
+                None => {}
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Escapes inside double quotes: only `\"`, `\\`, `\$`, `` \` `` and line continuations.
+fn unescape_dq(raw: &str) -> String {
+    let mut out = String::with_capacity(raw.len());
+    let mut chars = raw.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            match chars.peek() {
+                Some('"') | Some('\\') | Some('$') | Some('`') => {
+                    out.push(chars.next().unwrap_or('\\'));
+                }
+                Some('\n') => {
+                    chars.next();
+                }
+                _ => out.push('\\'),
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// `$'...'` escapes: \n \t \\ \' \xHH.
+fn ansi_c(raw: &str) -> String {
+    let mut out = String::new();
+    let mut chars = raw.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('n') => out.push('\n'),
+            Some('t') => out.push('\t'),
+            Some('\\') => out.push('\\'),
+            Some('\'') => out.push('\''),
+            Some('"') => out.push('"'),
+            Some('x') => {
+                let hex: String = (0..2)
+                    .filter_map(|_| chars.next_if(|c| c.is_ascii_hexdigit()))
+                    .collect();
+                if let Ok(v) = u8::from_str_radix(&hex, 16) {
+                    out.push(v as char);
+                }
+            }
+            Some(other) => {
+                out.push('\\');
+                out.push(other);
+            }
+            None => out.push('\\'),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn argv(script: &Script, i: usize) -> Vec<String> {
+        script.commands[i]
+            .words
+            .iter()
+            .map(|w| w.text.clone())
+            .collect()
+    }
+
+    #[test]
+    fn quotes_and_escapes_are_removed() {
+        let s = parse(r#"\rm -rf 'a b' "c\"d" r""m 'r'm $'x\ty'"#).unwrap();
+        assert_eq!(
+            argv(&s, 0),
+            vec!["rm", "-rf", "a b", "c\"d", "rm", "rm", "x\ty"]
+        );
+    }
+
+    #[test]
+    fn lists_pipelines_and_substitutions() {
+        let s = parse("a && b || c; d | e\nf $(g h) `i`").unwrap();
+        let names: Vec<String> = s.commands.iter().map(|c| c.words[0].text.clone()).collect();
+        assert!(
+            names.contains(&"g".to_string()) && names.contains(&"i".to_string()),
+            "{names:?}"
+        );
+        assert_eq!(s.pipelines.len(), 1);
+        let f = s.commands.iter().find(|c| c.words[0].text == "f").unwrap();
+        assert!(f.words[1].dynamic);
+        assert_eq!(f.words[1].inner.len(), 1);
+    }
+
+    #[test]
+    fn assignments_and_redirects() {
+        let s = parse("FOO=1 BAR=2 make > out.log 2>&1").unwrap();
+        let c = &s.commands[0];
+        assert_eq!(c.assignments, vec!["FOO", "BAR"]);
+        assert_eq!(c.words[0].text, "make");
+        let writes: Vec<&str> = c
+            .redirects
+            .iter()
+            .filter(|r| r.writes())
+            .map(|r| r.target.text.as_str())
+            .collect();
+        assert_eq!(writes, vec!["out.log"]);
+    }
+
+    #[test]
+    fn heredoc_into_a_file() {
+        let s = parse("cat > notes.txt <<EOF\nhello\nEOF\n").unwrap();
+        let c = &s.commands[0];
+        assert!(
+            c.redirects
+                .iter()
+                .any(|r| r.writes() && r.target.text == "notes.txt"),
+            "{c:?}"
+        );
+    }
+
+    #[test]
+    fn subshell_redirect_and_functions() {
+        let s = parse("(cd x && make) > log").unwrap();
+        assert!(
+            s.commands
+                .iter()
+                .any(|c| c.redirects.iter().any(|r| r.writes()))
+        );
+        let s = parse(":(){ :|:& };:").unwrap();
+        assert_eq!(s.functions.len(), 1);
+        assert_eq!(s.functions[0].0, ":");
+    }
+
+    #[test]
+    fn dynamic_words() {
+        let s = parse("$CMD -rf \"$HOME/x\"").unwrap();
+        assert!(s.commands[0].words[0].dynamic);
+        assert!(s.commands[0].words[2].dynamic);
+    }
+}
