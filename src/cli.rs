@@ -48,6 +48,17 @@ pub struct GlobalArgs {
     /// Command sandbox: workspace-write (default where Landlock works) or off.
     #[arg(long, global = true, value_name = "MODE")]
     pub sandbox: Option<String>,
+    /// Continue a saved session (see `loom sessions`).
+    #[arg(
+        long,
+        global = true,
+        value_name = "ID",
+        conflicts_with = "continue_last"
+    )]
+    pub resume: Option<String>,
+    /// Continue the most recent session in this workspace.
+    #[arg(long = "continue", global = true)]
+    pub continue_last: bool,
 }
 
 /// The subcommands.
@@ -68,6 +79,33 @@ pub enum Command {
     },
     /// List the models the configured (or discovered) server offers.
     Models,
+    /// List recent sessions (newest first).
+    Sessions {
+        /// Only sessions of the current workspace.
+        #[arg(long)]
+        here: bool,
+    },
+    /// Take back changes Loom made (shown as a diff first).
+    Undo {
+        /// Undo every change of the last turn.
+        #[arg(long, conflicts_with = "all")]
+        turn: bool,
+        /// Undo every change of the session.
+        #[arg(long)]
+        all: bool,
+        /// The session (default: the latest in this workspace).
+        #[arg(long, value_name = "ID")]
+        session: Option<String>,
+        /// Redo the last undo instead.
+        #[arg(long, conflicts_with_all = ["turn", "all"])]
+        redo: bool,
+        /// Apply without asking.
+        #[arg(long, short = 'y')]
+        yes: bool,
+        /// Overwrite files that changed since Loom wrote them.
+        #[arg(long)]
+        force: bool,
+    },
     /// Explain how the policy sees a command.
     #[command(subcommand)]
     Policy(PolicyCommand),

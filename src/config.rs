@@ -82,6 +82,30 @@ pub struct FileConfig {
     pub theme: Option<String>,
     /// Tool limits and environment.
     pub tools: Option<ToolsConfig>,
+    /// Commit the files Loom changed after each batch of tool calls (default false).
+    pub auto_commit: Option<bool>,
+    /// Post-tools hooks (`[[hooks.post_tools]]`).
+    pub hooks: Option<HooksConfig>,
+}
+
+/// The `[hooks]` table.
+#[derive(Debug, Default, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct HooksConfig {
+    /// Commands run after a batch of tool calls changed files.
+    pub post_tools: Option<Vec<HookConfig>>,
+}
+
+/// One `[[hooks.post_tools]]` entry.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct HookConfig {
+    /// The command, run with `sh -c` in the workspace.
+    pub command: String,
+    /// Only run when a changed file matches this glob (e.g. `*.rs`).
+    pub glob: Option<String>,
+    /// Time limit in seconds (default 60).
+    pub timeout_secs: Option<u64>,
 }
 
 /// The `[approval]` table.
@@ -186,6 +210,19 @@ impl FileConfig {
             max_retries: other.max_retries.or(self.max_retries),
             theme: other.theme.or(self.theme),
             tools,
+            auto_commit: other.auto_commit.or(self.auto_commit),
+            hooks: match (self.hooks, other.hooks) {
+                (Some(a), Some(b)) => Some(HooksConfig {
+                    post_tools: match (a.post_tools, b.post_tools) {
+                        (Some(mut x), Some(y)) => {
+                            x.extend(y);
+                            Some(x)
+                        }
+                        (x, y) => y.or(x),
+                    },
+                }),
+                (a, b) => b.or(a),
+            },
         }
     }
 }
@@ -266,6 +303,10 @@ pub struct Config {
     pub env: Vec<String>,
     /// Extra forbidden paths.
     pub forbidden_paths: Vec<String>,
+    /// Commit Loom's changes after each batch.
+    pub auto_commit: bool,
+    /// Post-tools hook commands.
+    pub hooks: Vec<HookConfig>,
     /// The files that were read, in order.
     pub sources: Vec<PathBuf>,
 }
@@ -349,6 +390,17 @@ pub fn load(
         message,
     })?;
     let tools = merged.tools.clone().unwrap_or_default();
+    if let Some(bad) = merged
+        .hooks
+        .iter()
+        .flat_map(|h| h.post_tools.iter().flatten())
+        .find_map(|h| h.glob.as_ref().filter(|g| globset::Glob::new(g).is_err()))
+    {
+        return Err(ConfigError::Invalid {
+            source_name: "hooks.post_tools".into(),
+            message: format!("bad glob {bad:?}"),
+        });
+    }
     Ok(Config {
         base_url: merged.base_url.clone(),
         model: merged.model.clone(),
@@ -378,6 +430,12 @@ pub fn load(
         bash_output_budget: tools.bash_output_budget.unwrap_or(16 * 1024).max(256),
         env: tools.env.unwrap_or_default(),
         forbidden_paths: tools.forbidden_paths.unwrap_or_default(),
+        auto_commit: merged.auto_commit.unwrap_or(false),
+        hooks: merged
+            .hooks
+            .clone()
+            .and_then(|h| h.post_tools)
+            .unwrap_or_default(),
         sources,
     })
 }

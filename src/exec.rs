@@ -183,7 +183,10 @@ pub fn to_json(event: &AgentEvent) -> Option<Value> {
         | AgentEvent::UserMessage { .. }
         | AgentEvent::ApprovalRequested { .. }
         | AgentEvent::ToolStarted { .. }
-        | AgentEvent::Usage { .. } => return None,
+        | AgentEvent::Usage { .. }
+        | AgentEvent::UndoPlanned { .. }
+        | AgentEvent::UndoApplied { .. }
+        | AgentEvent::Changes { .. } => return None,
     })
 }
 

@@ -4,6 +4,7 @@
 //! uses `llm`, `tools` and `hooks`; everything below consults `policy`.
 
 pub mod agent;
+pub mod changelog;
 pub mod cli;
 pub mod commands;
 pub mod config;
@@ -11,5 +12,6 @@ pub mod exec;
 pub mod hooks;
 pub mod llm;
 pub mod policy;
+pub mod session;
 pub mod setup;
 pub mod tools;

@@ -5,10 +5,12 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use loom::agent::Runner;
+use loom::changelog::Scope;
 use loom::cli::{Cli, Command, PolicyCommand, ToolCommand};
 use loom::commands;
 use loom::config::{self, Config};
 use loom::exec::{self, SessionInfo};
+use loom::session;
 use loom::setup::{self, Provider};
 use loom::tools::{ToolContext, ToolRegistry};
 
@@ -65,6 +67,27 @@ fn load_config(cli: &Cli, workspace: &std::path::Path) -> Result<Config, ExitCod
     })
 }
 
+/// The session to continue, from `--resume ID` or `--continue`.
+fn resume_target(
+    cli: &Cli,
+    workspace: &std::path::Path,
+) -> Result<Option<session::LoadedSession>, String> {
+    let id = if let Some(id) = &cli.global.resume {
+        Some(id.clone())
+    } else if cli.global.continue_last {
+        Some(commands::sessions::pick_session(workspace, None)?)
+    } else {
+        None
+    };
+    let Some(id) = id else { return Ok(None) };
+    let dir = session::sessions_dir().ok_or("no data directory, so no sessions are recorded")?;
+    let path = session::path_of(&dir, &id)
+        .ok_or_else(|| format!("no session {id:?}; see `loom sessions`"))?;
+    session::load(&path)
+        .map(Some)
+        .map_err(|e| format!("cannot read session {id}: {e}"))
+}
+
 async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
     let workspace = match setup::workspace_root(cli.global.cd.as_deref()) {
         Ok(w) => w,
@@ -100,6 +123,26 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             println!("{}", serde_json::to_string_pretty(&c)?);
             Ok(ExitCode::SUCCESS)
         }
+        Some(Command::Sessions { here }) => {
+            commands::sessions::list(here.then_some(workspace.as_path()))
+        }
+        Some(Command::Undo {
+            turn,
+            all,
+            session,
+            redo,
+            yes,
+            force,
+        }) => {
+            let scope = if *all {
+                Scope::All
+            } else if *turn {
+                Scope::Turn
+            } else {
+                Scope::Last
+            };
+            commands::sessions::undo(&workspace, session.as_deref(), scope, *redo, *yes, *force)
+        }
         Some(Command::Models) => {
             let config = match load_config(&cli, &workspace) {
                 Ok(c) => c,
@@ -123,8 +166,18 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
                 eprintln!("loom: the prompt is empty");
                 return Ok(ExitCode::from(exec::EXIT_USAGE));
             }
+            let resumed = match resume_target(&cli, &workspace) {
+                Ok(r) => r,
+                Err(message) => {
+                    eprintln!("loom: {message}");
+                    return Ok(ExitCode::from(exec::EXIT_USAGE));
+                }
+            };
             let provider = setup::resolve_provider(&config).await;
-            let session_id = setup::new_session_id();
+            let session_id = resumed
+                .as_ref()
+                .map(|s| s.id.clone())
+                .unwrap_or_else(setup::new_session_id);
             let ctx = setup::tool_context(&workspace, &config, &session_id)?;
             let sandbox = setup::sandbox_for(&workspace, &config);
             let (model, origin) = match &provider {
@@ -134,7 +187,15 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
                     return Ok(ExitCode::from(exec::EXIT_FAILURE));
                 }
             };
-            let parts = setup::runner_parts(&config, &provider, ctx, false, Vec::new());
+            let files = setup::session_files(&workspace, &session_id, &model, resumed.is_some());
+            let mut notices = files.notices.clone();
+            if let Some(r) = &resumed
+                && let Some(report) = r.damage_report()
+            {
+                notices.push(format!("resumed session {}: {report}", r.id));
+            }
+            let conversation = resumed.map(|r| r.conversation).unwrap_or_default();
+            let parts = setup::runner_parts(&config, &provider, ctx, false, conversation, files);
             let agent = Runner::spawn(parts);
             let info = SessionInfo {
                 session_id,
@@ -142,7 +203,10 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
                 workspace: workspace.display().to_string(),
                 provider: origin,
                 sandbox: sandbox.label,
-                notice: sandbox.notice,
+                notice: {
+                    notices.extend(sandbox.notice);
+                    (!notices.is_empty()).then(|| notices.join("; "))
+                },
             };
             Ok(exec::run(agent, info, prompt, *json).await)
         }

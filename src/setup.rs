@@ -11,8 +11,11 @@ use tokio_util::sync::CancellationToken;
 use crate::agent::prompt;
 use crate::agent::state::Limits;
 use crate::agent::{AgentOptions, RunnerParts};
+use crate::changelog::Changelog;
 use crate::config::Config;
 use crate::hooks::HookChain;
+use crate::hooks::auto_commit::AutoCommit;
+use crate::hooks::command::CommandHook;
 use crate::llm::discover::{self, how_to_configure};
 use crate::llm::retry::RetryPolicy;
 use crate::llm::{LlmClient, Message, ProviderSettings};
@@ -21,7 +24,9 @@ use crate::policy::approvals::Rules;
 use crate::policy::env::EnvPolicy;
 use crate::policy::paths::{Confinement, ForbiddenRule};
 use crate::policy::sandbox::{self, Availability, SandboxMode, SandboxSpec};
+use crate::session::{self, SessionLog};
 use crate::tools::{ToolContext, ToolLimits, ToolRegistry};
+use std::sync::Mutex;
 
 /// OpenAI's API, used when only an API key is configured.
 pub const OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
@@ -221,6 +226,94 @@ pub fn tool_context(
     })
 }
 
+/// The transcript and undo journal of a session.
+pub struct SessionFiles {
+    /// The transcript writer.
+    pub log: Option<SessionLog>,
+    /// The undo journal.
+    pub changelog: Option<Arc<Mutex<Changelog>>>,
+    /// Things to tell the person (e.g. that nothing is saved).
+    pub notices: Vec<String>,
+}
+
+impl SessionFiles {
+    /// No transcript, no undo.
+    pub fn none() -> SessionFiles {
+        SessionFiles {
+            log: None,
+            changelog: None,
+            notices: Vec::new(),
+        }
+    }
+}
+
+/// Open (or, when `resume`, reopen) the transcript and undo journal of a session.
+pub fn session_files(root: &Path, session_id: &str, model: &str, resume: bool) -> SessionFiles {
+    let Some(data) = session::data_dir() else {
+        return SessionFiles {
+            notices: vec![
+                "no data directory: this session is not saved and changes cannot be undone".into(),
+            ],
+            ..SessionFiles::none()
+        };
+    };
+    let mut notices = Vec::new();
+    let sessions = data.join("sessions");
+    let log = if resume {
+        SessionLog::reopen(&sessions, session_id)
+    } else {
+        SessionLog::create(&sessions, session_id, root, model)
+    };
+    let log = match log {
+        Ok(l) => Some(l),
+        Err(e) => {
+            notices.push(format!("the session cannot be saved ({e})"));
+            None
+        }
+    };
+    let changelog = match Changelog::open(&data, session_id, root) {
+        Ok(c) => {
+            if !c.can_snapshot() {
+                notices.push(
+                    "git was not found: changes made by shell commands cannot be undone".into(),
+                );
+            }
+            Some(Arc::new(Mutex::new(c)))
+        }
+        Err(e) => {
+            notices.push(format!("changes cannot be undone ({e})"));
+            None
+        }
+    };
+    SessionFiles {
+        log,
+        changelog,
+        notices,
+    }
+}
+
+/// The post-tools hooks configured: auto-commit first, then the user's commands.
+pub fn hooks(config: &Config, policy: &Policy, root: &Path) -> HookChain {
+    let mut chain = HookChain::new();
+    if config.auto_commit {
+        chain.push(Arc::new(AutoCommit));
+    }
+    for h in &config.hooks {
+        let args = serde_json::json!({"command": h.command});
+        chain.push(Arc::new(CommandHook {
+            command: h.command.clone(),
+            glob: h
+                .glob
+                .as_ref()
+                .and_then(|g| globset::Glob::new(g).ok())
+                .map(|g| g.compile_matcher()),
+            timeout: Duration::from_secs(h.timeout_secs.unwrap_or(60).clamp(1, 3600)),
+            refusal: policy.refusal("bash", &args, Some(root)),
+        }));
+    }
+    chain
+}
+
 /// Everything the runner needs for a session.
 pub fn runner_parts(
     config: &Config,
@@ -228,6 +321,7 @@ pub fn runner_parts(
     ctx: ToolContext,
     interactive: bool,
     conversation: Vec<Message>,
+    files: SessionFiles,
 ) -> RunnerParts {
     let registry = Arc::new(ToolRegistry::builtin());
     let root = ctx
@@ -241,6 +335,7 @@ pub fn runner_parts(
         &registry.names(),
         &instructions,
     );
+    let policy = policy(config);
     let (llm, no_provider_message) = match provider {
         Provider::Ready { settings, .. } => match LlmClient::new(settings.clone()) {
             Ok(client) => (Some(client), String::new()),
@@ -250,12 +345,12 @@ pub fn runner_parts(
     };
     RunnerParts {
         registry,
-        policy: policy(config),
+        policy: policy.clone(),
         llm,
         no_provider_message,
         ctx,
         system_prompt,
-        hooks: HookChain::new(),
+        hooks: hooks(config, &policy, &root),
         options: AgentOptions {
             limits: Limits {
                 max_tool_rounds: config.max_tool_rounds,
@@ -268,6 +363,8 @@ pub fn runner_parts(
             interactive,
         },
         conversation,
+        session: files.log,
+        changelog: files.changelog,
     }
 }
 

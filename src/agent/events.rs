@@ -254,6 +254,29 @@ pub enum AgentEvent {
         /// The text.
         message: String,
     },
+    /// What an undo or redo would do (shown before it is done).
+    UndoPlanned {
+        /// Whether it is a redo.
+        redo: bool,
+        /// The diff from the current files to the result.
+        diff: String,
+        /// Files it touches.
+        files: Vec<String>,
+        /// Files changed since Loom wrote them (applying needs force).
+        conflicts: Vec<String>,
+    },
+    /// An undo or redo was done.
+    UndoApplied {
+        /// Whether it was a redo.
+        redo: bool,
+        /// Files restored.
+        files: Vec<String>,
+    },
+    /// The session's recorded changes, oldest first.
+    Changes {
+        /// The list.
+        changes: Vec<crate::changelog::ChangeSummary>,
+    },
 }
 
 /// What front ends ask of the agent.
@@ -286,6 +309,24 @@ pub enum UserOp {
     },
     /// Start a new conversation (only while idle).
     Clear,
+    /// Plan (and with `apply`, do) an undo.
+    Undo {
+        /// Which changes.
+        scope: crate::changelog::Scope,
+        /// Do it (otherwise only show the plan).
+        apply: bool,
+        /// Overwrite files changed since Loom wrote them.
+        force: bool,
+    },
+    /// Plan (and with `apply`, do) a redo of the last undo.
+    Redo {
+        /// Do it.
+        apply: bool,
+        /// Overwrite files changed since.
+        force: bool,
+    },
+    /// List the session's changes.
+    ListChanges,
     /// Stop the agent.
     Shutdown,
 }

@@ -14,14 +14,17 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::events::{AgentEvent, ApprovalAnswer, ApprovalPreview, UserOp};
+use super::events::{AgentEvent, ApprovalAnswer, ApprovalPreview, Phase, UserOp};
 use super::state::{Action, Event, Limits, Machine, ProposedCall, Verdict};
+use crate::changelog::{Changelog, Scope};
 use crate::hooks::HookChain;
 use crate::llm::accumulate::AssembledCall;
 use crate::llm::retry::RetryPolicy;
 use crate::llm::{ChatRequest, LlmClient, LlmError, Message, StreamEvent, Usage};
+use crate::policy::commands::Risk;
 use crate::policy::{Decision, Policy};
-use crate::tools::change::HunkSelection;
+use crate::session::{Record, SessionLog};
+use crate::tools::change::{self, HunkSelection};
 use crate::tools::{FileChange, ToolContext, ToolKind, ToolRegistry, ToolResult};
 
 /// How the agent behaves, apart from what the policy decides.
@@ -86,6 +89,10 @@ pub struct Runner {
     timer_cancel: CancellationToken,
     prepared: HashMap<String, FileChange>,
     tool_schemas: Vec<Value>,
+    session: Option<SessionLog>,
+    logged: usize,
+    changelog: Option<Arc<Mutex<Changelog>>>,
+    turn: u64,
 }
 
 /// Pieces to build a runner from.
@@ -108,6 +115,10 @@ pub struct RunnerParts {
     pub options: AgentOptions,
     /// An earlier conversation to continue.
     pub conversation: Vec<Message>,
+    /// Where the transcript is appended (none: not recorded).
+    pub session: Option<SessionLog>,
+    /// The undo journal (none: changes cannot be undone).
+    pub changelog: Option<Arc<Mutex<Changelog>>>,
 }
 
 impl Runner {
@@ -117,6 +128,7 @@ impl Runner {
         let (events_tx, events_rx) = mpsc::unbounded_channel();
         let (internal_tx, internal_rx) = mpsc::unbounded_channel();
         let tool_schemas = parts.registry.schemas();
+        let logged = parts.conversation.len();
         let runner = Runner {
             machine: Machine::resume(parts.options.limits, parts.conversation),
             registry: parts.registry,
@@ -136,6 +148,10 @@ impl Runner {
             timer_cancel: CancellationToken::new(),
             prepared: HashMap::new(),
             tool_schemas,
+            session: parts.session,
+            logged,
+            changelog: parts.changelog,
+            turn: 0,
         };
         let task = tokio::spawn(runner.run(ops_rx));
         AgentHandle {
@@ -164,16 +180,144 @@ impl Runner {
                 },
             };
             let actions = self.machine.step(event);
+            let mut stop = false;
             for action in actions {
                 if self.perform(action) {
-                    return;
+                    stop = true;
+                    break;
                 }
+            }
+            self.sync_transcript();
+            if stop {
+                return;
             }
         }
     }
 
-    fn emit(&self, event: AgentEvent) {
+    /// Append conversation messages added since the last sync to the transcript.
+    fn sync_transcript(&mut self) {
+        let conversation = self.machine.conversation();
+        let Some(log) = &mut self.session else {
+            return;
+        };
+        if conversation.len() < self.logged {
+            let _ = log.append(&Record::Clear);
+            self.logged = 0;
+        }
+        for message in &conversation[self.logged..] {
+            let _ = log.append(&Record::Message {
+                message: message.clone(),
+            });
+        }
+        self.logged = conversation.len();
+    }
+
+    fn emit(&mut self, event: AgentEvent) {
+        if let AgentEvent::UserMessage { queued: false, .. } = &event {
+            self.turn += 1;
+        }
+        if let Some(log) = &mut self.session {
+            let record = match &event {
+                AgentEvent::Approval {
+                    id,
+                    approved,
+                    by,
+                    reason,
+                } => Some(Record::Approval {
+                    id: id.clone(),
+                    approved: *approved,
+                    by: format!("{by:?}").to_lowercase(),
+                    reason: reason.clone(),
+                }),
+                AgentEvent::ToolResult {
+                    id,
+                    name,
+                    result,
+                    duration_ms,
+                } => Some(Record::ToolResult {
+                    id: id.clone(),
+                    name: name.clone(),
+                    success: result.success,
+                    files_changed: result.files_changed.clone(),
+                    duration_ms: *duration_ms,
+                }),
+                AgentEvent::Usage { usage } => Some(Record::Usage { usage: *usage }),
+                AgentEvent::Error { message } => Some(Record::Error {
+                    message: message.clone(),
+                }),
+                AgentEvent::TurnComplete { end, .. } => Some(Record::TurnEnd {
+                    end: format!("{end:?}").to_lowercase(),
+                }),
+                _ => None,
+            };
+            if let Some(r) = record {
+                let _ = log.append(&r);
+            }
+        }
         let _ = self.events.send(event);
+    }
+
+    fn undo(&mut self, redo: bool, scope: Scope, apply: bool, force: bool) -> Option<Event> {
+        if self.machine.phase() != Phase::Idle {
+            self.emit(AgentEvent::Error {
+                message: "undo works between turns; press Esc to stop the current turn first"
+                    .into(),
+            });
+            return None;
+        }
+        let Some(changelog) = self.changelog.clone() else {
+            self.emit(AgentEvent::Error {
+                message: "changes cannot be undone in this session (no data directory)".into(),
+            });
+            return None;
+        };
+        let Ok(mut log) = changelog.lock() else {
+            return None;
+        };
+        let plan = if redo {
+            log.plan_redo()
+        } else {
+            log.plan_undo(scope)
+        };
+        let plan = match plan {
+            Ok(p) => p,
+            Err(message) => {
+                drop(log);
+                self.emit(AgentEvent::Error { message });
+                return None;
+            }
+        };
+        if !apply {
+            let event = AgentEvent::UndoPlanned {
+                redo,
+                diff: plan.diff(),
+                files: plan.files(),
+                conflicts: plan.conflicts.clone(),
+            };
+            drop(log);
+            self.emit(event);
+            return None;
+        }
+        let result = log.apply(&plan, force);
+        drop(log);
+        match result {
+            Ok(files) => {
+                self.emit(AgentEvent::UndoApplied {
+                    redo,
+                    files: files.clone(),
+                });
+                let what = if redo { "redid (re-applied)" } else { "undid" };
+                Some(Event::Note(format!(
+                    "[Loom] The user {what} your changes to: {}. Read those files again before \
+                     changing them.",
+                    files.join(", ")
+                )))
+            }
+            Err(message) => {
+                self.emit(AgentEvent::Error { message });
+                None
+            }
+        }
     }
 
     fn translate(&mut self, op: UserOp) -> Option<Event> {
@@ -208,6 +352,21 @@ impl Runner {
                 None
             }
             UserOp::Clear => Some(Event::Clear),
+            UserOp::Undo {
+                scope,
+                apply,
+                force,
+            } => self.undo(false, scope, apply, force),
+            UserOp::Redo { apply, force } => self.undo(true, Scope::Last, apply, force),
+            UserOp::ListChanges => {
+                let changes = self
+                    .changelog
+                    .as_ref()
+                    .and_then(|c| c.lock().ok().map(|l| l.summaries()))
+                    .unwrap_or_default();
+                self.emit(AgentEvent::Changes { changes });
+                None
+            }
             UserOp::Shutdown => Some(Event::Shutdown),
         }
     }
@@ -449,17 +608,23 @@ impl Runner {
         let registry = self.registry.clone();
         let mut ctx = self.ctx.clone();
         ctx.cancel = self.tool_cancel.child_token();
-        if answer.is_some()
-            && kind == ToolKind::Execute
+        let mut snapshot_command = None;
+        if kind == ToolKind::Execute
             && let Some(command) = args.get("command").and_then(Value::as_str)
         {
-            // A person approved this very command; if it needs the network, it gets it.
             let workspace = ctx.workspace.as_deref().map(|c| c.root());
             let cwd = args.get("cwd").and_then(Value::as_str);
-            if self.policy.classify(command, workspace, cwd).uses_network() {
+            let c = self.policy.classify(command, workspace, cwd);
+            if answer.is_some() && c.uses_network() {
+                // A person approved this very command; if it needs the network, it gets it.
                 ctx.sandbox.allow_network = true;
             }
+            if c.level >= Risk::Medium {
+                snapshot_command = Some(command.to_string());
+            }
         }
+        let changelog = self.changelog.clone();
+        let turn = self.turn;
         let tx = self.internal_tx.clone();
         tokio::spawn(async move {
             let started = Instant::now();
@@ -469,9 +634,18 @@ impl Runner {
                         Some(ApprovalAnswer::ApproveHunks { hunks }) => HunkSelection::Only(hunks),
                         _ => HunkSelection::All,
                     };
-                    registry.apply(change, selection, &ctx).await
+                    write_with_record(&registry, change, selection, changelog, turn, &id, &ctx)
+                        .await
                 }
-                None => registry.execute(&name, args, &ctx).await,
+                None => match (snapshot_command, changelog) {
+                    (Some(command), Some(changelog)) => {
+                        run_with_snapshots(
+                            &registry, &name, args, &command, changelog, turn, &id, &ctx,
+                        )
+                        .await
+                    }
+                    _ => registry.execute(&name, args, &ctx).await,
+                },
             };
             let event = Event::ToolFinished {
                 id,
@@ -507,6 +681,115 @@ impl Runner {
             let _ = tx.send(Internal::Machine(Event::HooksFinished { messages }));
         });
     }
+}
+
+/// Record the change in the undo journal, then write it; a change that cannot be recorded
+/// is not written.
+async fn write_with_record(
+    registry: &ToolRegistry,
+    change: FileChange,
+    selection: HunkSelection,
+    changelog: Option<Arc<Mutex<Changelog>>>,
+    turn: u64,
+    id: &str,
+    ctx: &ToolContext,
+) -> ToolResult {
+    let Some(changelog) = changelog else {
+        return registry.apply(change, selection, ctx).await;
+    };
+    let after = change::content_for(&change, &selection);
+    let (path, display, tool, call) = (
+        change.path.clone(),
+        change.display_path.clone(),
+        change.tool.clone(),
+        id.to_string(),
+    );
+    let log = changelog.clone();
+    let recorded = tokio::task::spawn_blocking(move || {
+        log.lock()
+            .map_err(|e| e.to_string())?
+            .record_file(turn, &call, &tool, &path, &display, Some(after.as_bytes()))
+            .map_err(|e| e.to_string())
+    })
+    .await
+    .unwrap_or_else(|e| Err(e.to_string()));
+    let seq = match recorded {
+        Ok(seq) => seq,
+        Err(e) => {
+            return ToolResult::err(format!(
+                "could not record the change for undo ({e}); nothing was written"
+            ));
+        }
+    };
+    let result = registry.apply(change, selection, ctx).await;
+    if !result.success {
+        let _ = tokio::task::spawn_blocking(move || {
+            if let Ok(mut log) = changelog.lock() {
+                let _ = log.void(seq);
+            }
+        })
+        .await;
+    }
+    result
+}
+
+/// Run a command that may write between two workspace snapshots, so its changes can be
+/// undone; the files it changed become the result's `files_changed`.
+#[allow(clippy::too_many_arguments)]
+async fn run_with_snapshots(
+    registry: &ToolRegistry,
+    name: &str,
+    args: Value,
+    command: &str,
+    changelog: Arc<Mutex<Changelog>>,
+    turn: u64,
+    id: &str,
+    ctx: &ToolContext,
+) -> ToolResult {
+    let snap = |label: String| {
+        let log = changelog.clone();
+        tokio::task::spawn_blocking(move || log.lock().map_err(|e| e.to_string())?.snapshot(&label))
+    };
+    let before = snap(format!("{id}-before"))
+        .await
+        .unwrap_or_else(|e| Err(e.to_string()));
+    let mut result = registry.execute(name, args, ctx).await;
+    let before = match before {
+        Ok(tree) => tree,
+        Err(e) => {
+            result.output.push_str(&format!(
+                "\nNote: this command's changes cannot be undone ({e})"
+            ));
+            return result;
+        }
+    };
+    let after = snap(format!("{id}-after"))
+        .await
+        .unwrap_or_else(|e| Err(e.to_string()));
+    let recorded = match after {
+        Ok(after) => {
+            let (log, command, call) = (changelog.clone(), command.to_string(), id.to_string());
+            tokio::task::spawn_blocking(move || {
+                log.lock()
+                    .map_err(|e| e.to_string())?
+                    .record_command(turn, &call, &command, &before, &after)
+            })
+            .await
+            .unwrap_or_else(|e| Err(e.to_string()))
+        }
+        Err(e) => Err(e),
+    };
+    match recorded {
+        Ok(files) => {
+            if result.files_changed.is_empty() {
+                result.files_changed = files.into_iter().map(|c| c.path).collect();
+            }
+        }
+        Err(e) => result.output.push_str(&format!(
+            "\nNote: this command's changes cannot be undone ({e})"
+        )),
+    }
+    result
 }
 
 /// Attach kinds to calls and mark the ones that cannot run.

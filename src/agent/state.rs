@@ -136,6 +136,9 @@ pub enum Event {
     },
     /// Start a new conversation.
     Clear,
+    /// Tell the model something that happened outside its turn (an undo); only between
+    /// turns.
+    Note(String),
     /// Stop everything.
     Shutdown,
 }
@@ -359,6 +362,11 @@ impl Machine {
                         message: "finish or interrupt (Esc) the current turn before clearing"
                             .into(),
                     }));
+                }
+            }
+            Event::Note(text) => {
+                if self.phase == Phase::Idle {
+                    self.conversation.push(Message::user(text));
                 }
             }
             Event::Shutdown => {

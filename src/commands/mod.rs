@@ -2,4 +2,5 @@
 //! returns the process exit code.
 
 pub mod models;
+pub mod sessions;
 pub mod tool;

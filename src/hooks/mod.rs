@@ -4,6 +4,9 @@
 //! A hook never blocks the agent: a failure is an outcome, reported to the person and, when
 //! it matters to the model (a formatter failing on the code it wrote), sent to the model.
 
+pub mod auto_commit;
+pub mod command;
+
 use std::sync::Arc;
 
 use async_trait::async_trait;

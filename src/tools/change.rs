@@ -115,6 +115,16 @@ pub enum HunkSelection {
     Only(Vec<bool>),
 }
 
+/// The exact text `apply` writes for `change` under `selection`.
+pub fn content_for(change: &FileChange, selection: &HunkSelection) -> String {
+    match selection {
+        HunkSelection::All => change.new.clone(),
+        HunkSelection::Only(mask) => change
+            .diff
+            .apply_selected(change.old.as_deref().unwrap_or(""), mask),
+    }
+}
+
 /// Write `change` (or its selected hunks) atomically, refusing if the file changed since
 /// the preview. Returns the result the model reads.
 pub fn apply(change: &FileChange, selection: &HunkSelection) -> Result<ToolResult, ToolError> {
@@ -150,7 +160,8 @@ pub fn apply(change: &FileChange, selection: &HunkSelection) -> Result<ToolResul
                 picked,
                 change.diff.hunks.len()
             );
-            (change.diff.apply_selected(old, mask), Some(note))
+            let _ = old;
+            (content_for(change, selection), Some(note))
         }
     };
     write_atomic(&change.path, content.as_bytes())

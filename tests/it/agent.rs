@@ -39,6 +39,7 @@ pub fn start_agent(dir: &Path, server: &ScriptedServer, approval: &str) -> Agent
         ctx,
         true,
         Vec::new(),
+        setup::SessionFiles::none(),
     ))
 }
 

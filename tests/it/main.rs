@@ -7,4 +7,5 @@ mod support;
 mod agent;
 mod exec;
 mod sandbox;
+mod sessions;
 mod tool_cli;

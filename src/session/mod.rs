@@ -1,0 +1,496 @@
+//! Session transcripts: every session is a JSONL file in the data dir, appended as things
+//! happen and flushed per record, so killing Loom (even with SIGKILL) loses at most the
+//! message being streamed.
+//!
+//! Records are the conversation's messages (what a resumed session needs) and a log of what
+//! happened around them (approvals, tool results, usage, errors). Loading is tolerant: a
+//! line that does not parse (a cut last line, a corrupt byte) is skipped and reported, and
+//! tool calls left without results by a crash get results saying so, so the model sees a
+//! well-formed conversation.
+
+use std::fs::{File, OpenOptions};
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::llm::{Message, Usage};
+
+/// The data directory (`~/.local/share/loom` on Linux).
+pub fn data_dir() -> Option<PathBuf> {
+    directories::ProjectDirs::from("", "", "loom").map(|d| d.data_dir().to_path_buf())
+}
+
+/// Where session files live.
+pub fn sessions_dir() -> Option<PathBuf> {
+    data_dir().map(|d| d.join("sessions"))
+}
+
+/// One line of a session file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "t", rename_all = "snake_case")]
+pub enum Record {
+    /// The first line: what the session is.
+    Session {
+        /// Session id.
+        id: String,
+        /// RFC 3339 start time.
+        started_at: String,
+        /// Workspace root.
+        workspace: String,
+        /// Model at start.
+        model: String,
+    },
+    /// A conversation message, in order.
+    Message {
+        /// The message.
+        message: Message,
+    },
+    /// The conversation was cleared (`/clear`).
+    Clear,
+    /// An approval decision.
+    Approval {
+        /// Call id.
+        id: String,
+        /// Approved or denied.
+        approved: bool,
+        /// `policy` or `user`.
+        by: String,
+        /// Why.
+        reason: Option<String>,
+    },
+    /// A finished tool call (for the log; the model-facing result is a message).
+    ToolResult {
+        /// Call id.
+        id: String,
+        /// Tool name.
+        name: String,
+        /// Whether it succeeded.
+        success: bool,
+        /// Files changed.
+        files_changed: Vec<String>,
+        /// Duration.
+        duration_ms: u64,
+    },
+    /// Tokens used by a request.
+    Usage {
+        /// The figures.
+        usage: Usage,
+    },
+    /// An error shown to the person.
+    Error {
+        /// What.
+        message: String,
+    },
+    /// A turn ended.
+    TurnEnd {
+        /// How (`done`, `failed`, ...).
+        end: String,
+    },
+}
+
+/// Appends records to a session file.
+#[derive(Debug)]
+pub struct SessionLog {
+    file: File,
+    path: PathBuf,
+    id: String,
+}
+
+impl SessionLog {
+    /// Create the file for a new session and write its header.
+    pub fn create(
+        dir: &Path,
+        id: &str,
+        workspace: &Path,
+        model: &str,
+    ) -> std::io::Result<SessionLog> {
+        std::fs::create_dir_all(dir)?;
+        let path = dir.join(format!("{id}.jsonl"));
+        let file = OpenOptions::new()
+            .create_new(true)
+            .append(true)
+            .open(&path)?;
+        let mut log = SessionLog {
+            file,
+            path,
+            id: id.to_string(),
+        };
+        log.append(&Record::Session {
+            id: id.to_string(),
+            started_at: humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
+            workspace: workspace.display().to_string(),
+            model: model.to_string(),
+        })?;
+        Ok(log)
+    }
+
+    /// Continue an existing session file. A cut last line is terminated first, so the next
+    /// record starts on a line of its own.
+    pub fn reopen(dir: &Path, id: &str) -> std::io::Result<SessionLog> {
+        let path = dir.join(format!("{id}.jsonl"));
+        let bytes = std::fs::read(&path)?;
+        let mut file = OpenOptions::new().append(true).open(&path)?;
+        if !bytes.is_empty() && !bytes.ends_with(b"\n") {
+            file.write_all(b"\n")?;
+        }
+        Ok(SessionLog {
+            file,
+            path,
+            id: id.to_string(),
+        })
+    }
+
+    /// The session id.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Write one record as one line, flushed to the OS before returning.
+    pub fn append(&mut self, record: &Record) -> std::io::Result<()> {
+        let mut line = serde_json::to_vec(record).map_err(std::io::Error::other)?;
+        line.push(b'\n');
+        self.file.write_all(&line)?;
+        self.file.flush()
+    }
+}
+
+/// A session read back from disk.
+#[derive(Debug, Clone, Default)]
+pub struct LoadedSession {
+    /// Session id.
+    pub id: String,
+    /// Start time.
+    pub started_at: String,
+    /// Workspace root.
+    pub workspace: String,
+    /// Model at start.
+    pub model: String,
+    /// The conversation, repaired so every tool call has a result.
+    pub conversation: Vec<Message>,
+    /// Line numbers (1-based) that could not be read.
+    pub dropped: Vec<usize>,
+    /// Tool calls that had no result (the session stopped while they ran).
+    pub repaired: usize,
+}
+
+impl LoadedSession {
+    /// What was lost, in words, or `None` when the file was whole.
+    pub fn damage_report(&self) -> Option<String> {
+        if self.dropped.is_empty() && self.repaired == 0 {
+            return None;
+        }
+        let mut parts = Vec::new();
+        if !self.dropped.is_empty() {
+            parts.push(format!(
+                "skipped {} unreadable line(s) ({}); everything else was loaded",
+                self.dropped.len(),
+                self.dropped
+                    .iter()
+                    .map(|n| format!("line {n}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+        if self.repaired > 0 {
+            parts.push(format!(
+                "{} tool call(s) had no result because the session stopped while they ran",
+                self.repaired
+            ));
+        }
+        Some(parts.join("; "))
+    }
+}
+
+/// Read a session file.
+pub fn load(path: &Path) -> std::io::Result<LoadedSession> {
+    let reader = BufReader::new(File::open(path)?);
+    let mut s = LoadedSession::default();
+    for (i, line) in reader.split(b'\n').enumerate() {
+        let line = line?;
+        if line.iter().all(|b| b.is_ascii_whitespace()) {
+            continue;
+        }
+        let record = match serde_json::from_slice::<Record>(&line) {
+            Ok(r) => r,
+            Err(_) => {
+                s.dropped.push(i + 1);
+                continue;
+            }
+        };
+        match record {
+            Record::Session {
+                id,
+                started_at,
+                workspace,
+                model,
+            } => {
+                s.id = id;
+                s.started_at = started_at;
+                s.workspace = workspace;
+                s.model = model;
+            }
+            Record::Message { message } => s.conversation.push(message),
+            Record::Clear => s.conversation.clear(),
+            _ => {}
+        }
+    }
+    if s.id.is_empty() {
+        s.id = path
+            .file_stem()
+            .map(|x| x.to_string_lossy().into_owned())
+            .unwrap_or_default();
+    }
+    s.repaired = repair(&mut s.conversation);
+    Ok(s)
+}
+
+/// Give every unanswered tool call a result explaining what happened; returns how many.
+pub fn repair(conversation: &mut Vec<Message>) -> usize {
+    let mut out = Vec::with_capacity(conversation.len());
+    let mut open: Vec<(String, String)> = Vec::new();
+    let mut repaired = 0;
+    let close = |open: &mut Vec<(String, String)>, out: &mut Vec<Message>, n: &mut usize| {
+        for (id, name) in open.drain(..) {
+            *n += 1;
+            out.push(Message::Tool {
+                tool_call_id: id,
+                name,
+                content: serde_json::json!({
+                    "success": false,
+                    "output": "",
+                    "error": "no result was recorded: Loom stopped while this call was pending or running; check the workspace before relying on it",
+                })
+                .to_string(),
+            });
+        }
+    };
+    for m in conversation.drain(..) {
+        match &m {
+            Message::Tool { tool_call_id, .. } => {
+                let known = open.iter().position(|(id, _)| id == tool_call_id);
+                // A result that answers no open call is dropped: servers reject it.
+                if let Some(i) = known {
+                    open.remove(i);
+                    out.push(m);
+                }
+            }
+            _ => {
+                close(&mut open, &mut out, &mut repaired);
+                if let Message::Assistant { tool_calls, .. } = &m {
+                    open = tool_calls
+                        .iter()
+                        .map(|c| (c.id.clone(), c.name.clone()))
+                        .collect();
+                }
+                out.push(m);
+            }
+        }
+    }
+    close(&mut open, &mut out, &mut repaired);
+    *conversation = out;
+    repaired
+}
+
+/// A line of `loom sessions`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SessionSummary {
+    /// Session id.
+    pub id: String,
+    /// Start time.
+    pub started_at: String,
+    /// Workspace root.
+    pub workspace: String,
+    /// The first thing the person asked.
+    pub first_prompt: String,
+    /// Conversation messages recorded.
+    pub messages: usize,
+}
+
+/// Recent sessions, newest first (by file modification time).
+pub fn list(dir: &Path) -> Vec<SessionSummary> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut files: Vec<(std::time::SystemTime, PathBuf)> = entries
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "jsonl"))
+        .map(|e| {
+            let t = e
+                .metadata()
+                .and_then(|m| m.modified())
+                .unwrap_or(std::time::UNIX_EPOCH);
+            (t, e.path())
+        })
+        .collect();
+    files.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)));
+    files
+        .into_iter()
+        .filter_map(|(_, path)| {
+            let s = load(&path).ok()?;
+            let first_prompt = s
+                .conversation
+                .iter()
+                .find_map(|m| match m {
+                    Message::User { content } => {
+                        Some(content.lines().next().unwrap_or("").to_string())
+                    }
+                    _ => None,
+                })
+                .unwrap_or_default();
+            Some(SessionSummary {
+                id: s.id,
+                started_at: s.started_at,
+                workspace: s.workspace,
+                first_prompt,
+                messages: s.conversation.len(),
+            })
+        })
+        .collect()
+}
+
+/// The most recent session recorded for `workspace`.
+pub fn latest_for(dir: &Path, workspace: &Path) -> Option<String> {
+    let ws = workspace.display().to_string();
+    list(dir)
+        .into_iter()
+        .find(|s| s.workspace == ws)
+        .map(|s| s.id)
+}
+
+/// The file of session `id` (ids are file stems; no path separators allowed).
+pub fn path_of(dir: &Path, id: &str) -> Option<PathBuf> {
+    if id.is_empty() || id.contains(['/', '\\']) || id.starts_with('.') {
+        return None;
+    }
+    let p = dir.join(format!("{id}.jsonl"));
+    p.exists().then_some(p)
+}
+
+/// A record's JSON, for tests and tools.
+pub fn to_value(r: &Record) -> Value {
+    serde_json::to_value(r).unwrap_or(Value::Null)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::llm::ToolCall;
+
+    fn call(id: &str) -> ToolCall {
+        ToolCall {
+            id: id.into(),
+            name: "read_file".into(),
+            arguments: "{}".into(),
+        }
+    }
+
+    #[test]
+    fn write_then_load_roundtrip() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut log = SessionLog::create(dir.path(), "s1", Path::new("/w"), "m").unwrap();
+        log.append(&Record::Message {
+            message: Message::user("hello"),
+        })
+        .unwrap();
+        log.append(&Record::Message {
+            message: Message::Assistant {
+                content: "hi".into(),
+                tool_calls: vec![],
+            },
+        })
+        .unwrap();
+        let s = load(log.path()).unwrap();
+        assert_eq!(s.id, "s1");
+        assert_eq!(s.workspace, "/w");
+        assert_eq!(s.conversation.len(), 2);
+        assert!(s.damage_report().is_none());
+    }
+
+    #[test]
+    fn truncated_last_line_loads_the_rest_and_says_so() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut log = SessionLog::create(dir.path(), "s2", Path::new("/w"), "m").unwrap();
+        log.append(&Record::Message {
+            message: Message::user("one"),
+        })
+        .unwrap();
+        log.append(&Record::Message {
+            message: Message::user("two"),
+        })
+        .unwrap();
+        let path = log.path().to_path_buf();
+        drop(log);
+        let mut bytes = std::fs::read(&path).unwrap();
+        bytes.truncate(bytes.len() - 7);
+        std::fs::write(&path, &bytes).unwrap();
+        let s = load(&path).unwrap();
+        assert_eq!(s.conversation, vec![Message::user("one")]);
+        assert_eq!(s.dropped, vec![3]);
+        assert!(s.damage_report().unwrap().contains("line 3"));
+        let mut again = SessionLog::reopen(dir.path(), "s2").unwrap();
+        again
+            .append(&Record::Message {
+                message: Message::user("three"),
+            })
+            .unwrap();
+        let s = load(&path).unwrap();
+        assert_eq!(
+            s.conversation.len(),
+            2,
+            "the next record starts on its own line"
+        );
+    }
+
+    #[test]
+    fn unanswered_calls_are_repaired() {
+        let mut conv = vec![
+            Message::user("go"),
+            Message::Assistant {
+                content: String::new(),
+                tool_calls: vec![call("a"), call("b")],
+            },
+            Message::Tool {
+                tool_call_id: "a".into(),
+                name: "read_file".into(),
+                content: "{}".into(),
+            },
+        ];
+        assert_eq!(repair(&mut conv), 1);
+        crate::agent::state::check_tool_answers(&conv).unwrap();
+        assert!(matches!(&conv[3], Message::Tool { tool_call_id, .. } if tool_call_id == "b"));
+    }
+
+    #[test]
+    fn listing_and_latest() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut a =
+            SessionLog::create(dir.path(), "20260101-000000-aaaa", Path::new("/w1"), "m").unwrap();
+        a.append(&Record::Message {
+            message: Message::user("first question\nmore"),
+        })
+        .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        let mut b =
+            SessionLog::create(dir.path(), "20260101-000001-bbbb", Path::new("/w2"), "m").unwrap();
+        b.append(&Record::Message {
+            message: Message::user("other"),
+        })
+        .unwrap();
+        let l = list(dir.path());
+        assert_eq!(l.len(), 2);
+        assert_eq!(l[0].workspace, "/w2");
+        assert_eq!(l[1].first_prompt, "first question");
+        assert_eq!(
+            latest_for(dir.path(), Path::new("/w1")).as_deref(),
+            Some("20260101-000000-aaaa")
+        );
+        assert!(path_of(dir.path(), "../etc/passwd").is_none());
+    }
+}
