@@ -15,3 +15,4 @@ pub mod policy;
 pub mod session;
 pub mod setup;
 pub mod tools;
+pub mod tui;

@@ -211,8 +211,30 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             Ok(exec::run(agent, info, prompt, *json).await)
         }
         None => {
-            eprintln!("loom: the full-screen assistant is not built yet; try `loom exec PROMPT`");
-            Ok(ExitCode::from(2))
+            let config = match load_config(&cli, &workspace) {
+                Ok(c) => c,
+                Err(code) => return Ok(code),
+            };
+            let resume = match resume_target(&cli, &workspace) {
+                Ok(r) => r,
+                Err(message) => {
+                    eprintln!("loom: {message}");
+                    return Ok(ExitCode::from(2));
+                }
+            };
+            if !std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+                eprintln!(
+                    "loom: the full-screen assistant needs a terminal; use `loom exec PROMPT` for scripts"
+                );
+                return Ok(ExitCode::from(2));
+            }
+            loom::tui::run::run(loom::tui::run::TuiOptions {
+                config,
+                workspace,
+                prompt: cli.prompt.clone(),
+                resume,
+            })
+            .await
         }
     }
 }

@@ -125,6 +125,18 @@ impl Runner {
     /// Start the agent on the current tokio runtime.
     pub fn spawn(parts: RunnerParts) -> AgentHandle {
         let (ops_tx, ops_rx) = mpsc::unbounded_channel();
+        let mut handle = Runner::spawn_with_ops(parts, ops_rx);
+        handle.ops = ops_tx;
+        handle
+    }
+
+    /// Start the agent reading ops from a channel created earlier (ops sent before the
+    /// agent was ready wait there). The returned handle's `ops` sender is disconnected.
+    pub fn spawn_with_ops(
+        parts: RunnerParts,
+        ops_rx: mpsc::UnboundedReceiver<UserOp>,
+    ) -> AgentHandle {
+        let (ops_tx, _) = mpsc::unbounded_channel();
         let (events_tx, events_rx) = mpsc::unbounded_channel();
         let (internal_tx, internal_rx) = mpsc::unbounded_channel();
         let tool_schemas = parts.registry.schemas();

@@ -449,75 +449,72 @@ impl Changelog {
         let mut conflicts = Vec::new();
         let mut seqs = Vec::new();
         for entry in entries {
-            let ops: Vec<FileOp> =
-                match entry {
-                    Line::File {
-                        seq,
-                        path,
-                        display,
-                        before,
-                        after,
-                        ..
-                    } => {
-                        let (from, to, to_side) = if redo {
-                            (before, after, "after")
-                        } else {
-                            (after, before, "before")
-                        };
-                        let target = match to {
-                            Some(state) => {
-                                let bytes =
-                                    std::fs::read(self.blob(*seq, to_side)).map_err(|e| {
-                                        format!("the saved copy of {display} is missing: {e}")
-                                    })?;
-                                Some((bytes, state.mode))
-                            }
-                            None => None,
-                        };
-                        vec![(
-                            path.clone(),
-                            display.clone(),
-                            target,
-                            from.map(|s| s.fingerprint),
-                        )]
-                    }
-                    Line::Command {
-                        before_tree,
-                        after_tree,
-                        files,
-                        ..
-                    } => {
-                        let shadow = self
-                            .shadow
-                            .as_ref()
-                            .ok_or("git is not available to restore the snapshot")?;
-                        let (from_tree, to_tree) = if redo {
-                            (before_tree, after_tree)
-                        } else {
-                            (after_tree, before_tree)
-                        };
-                        let root = shadow.work_tree().to_path_buf();
-                        files
-                            .iter()
-                            .map(|(_, p)| {
-                                let target = shadow.read(to_tree, p).map(|bytes| {
-                                    (
-                                        bytes,
-                                        if shadow.executable(to_tree, p) {
-                                            0o755
-                                        } else {
-                                            0o644
-                                        },
-                                    )
-                                });
-                                let expected =
-                                    shadow.read(from_tree, p).map(|b| Fingerprint::of(&b));
-                                (root.join(p), p.clone(), target, expected)
-                            })
-                            .collect()
-                    }
-                    _ => continue,
-                };
+            let ops: Vec<FileOp> = match entry {
+                Line::File {
+                    seq,
+                    path,
+                    display,
+                    before,
+                    after,
+                    ..
+                } => {
+                    let (from, to, to_side) = if redo {
+                        (before, after, "after")
+                    } else {
+                        (after, before, "before")
+                    };
+                    let target = match to {
+                        Some(state) => {
+                            let bytes = std::fs::read(self.blob(*seq, to_side)).map_err(|e| {
+                                format!("the saved copy of {display} is missing: {e}")
+                            })?;
+                            Some((bytes, state.mode))
+                        }
+                        None => None,
+                    };
+                    vec![(
+                        path.clone(),
+                        display.clone(),
+                        target,
+                        from.map(|s| s.fingerprint),
+                    )]
+                }
+                Line::Command {
+                    before_tree,
+                    after_tree,
+                    files,
+                    ..
+                } => {
+                    let shadow = self
+                        .shadow
+                        .as_ref()
+                        .ok_or("git is not available to restore the snapshot")?;
+                    let (from_tree, to_tree) = if redo {
+                        (before_tree, after_tree)
+                    } else {
+                        (after_tree, before_tree)
+                    };
+                    let root = shadow.work_tree().to_path_buf();
+                    files
+                        .iter()
+                        .map(|(_, p)| {
+                            let target = shadow.read(to_tree, p).map(|bytes| {
+                                (
+                                    bytes,
+                                    if shadow.executable(to_tree, p) {
+                                        0o755
+                                    } else {
+                                        0o644
+                                    },
+                                )
+                            });
+                            let expected = shadow.read(from_tree, p).map(|b| Fingerprint::of(&b));
+                            (root.join(p), p.clone(), target, expected)
+                        })
+                        .collect()
+                }
+                _ => continue,
+            };
             seqs.push(entry.seq().unwrap_or(0));
             for (path, display, target, expected) in ops {
                 let current = match sim.get(&path) {

@@ -165,7 +165,11 @@ impl Grants {
     /// The prefixes a grant for this command would record, or `None` when no grant may be
     /// offered (high risk or worse, or nothing that needs one).
     pub fn offer(c: &Classification) -> Option<Vec<Vec<String>>> {
-        if c.level >= Risk::High {
+        if c.level >= Risk::High
+            || c.segments
+                .iter()
+                .any(|s| s.level == Risk::Medium && !s.grantable)
+        {
             return None;
         }
         let prefixes: Vec<Vec<String>> = c
@@ -191,7 +195,7 @@ impl Grants {
             && c.segments
                 .iter()
                 .filter(|s| s.level == Risk::Medium)
-                .all(|s| self.prefixes.contains(&s.prefix))
+                .all(|s| s.grantable && self.prefixes.contains(&s.prefix))
     }
 }
 

@@ -72,6 +72,11 @@ pub struct Segment {
     /// for matching approval rules.
     #[serde(skip)]
     pub argv: Vec<String>,
+    /// Whether a session grant for the program's prefix may cover this segment. False
+    /// when the risk comes from a redirect (`echo x > f`): granting `echo` would let any
+    /// later `echo … > file` through.
+    #[serde(skip)]
+    pub grantable: bool,
 }
 
 /// The whole command's verdict.
@@ -206,6 +211,7 @@ fn seg(command: &str, level: Risk, reason: &str) -> Segment {
         prefix: Vec::new(),
         network: false,
         argv: Vec::new(),
+        grantable: false,
     }
 }
 

@@ -109,6 +109,7 @@ pub fn classify_command(cmd: &SimpleCommand, state: &mut State, depth: usize) ->
     } else {
         program(&cmd.words, state, depth, false)
     };
+    let grantable = redirect.level <= j.level;
     let j = j.worst(redirect);
     let mut out = vec![Segment {
         command: shown,
@@ -117,6 +118,7 @@ pub fn classify_command(cmd: &SimpleCommand, state: &mut State, depth: usize) ->
         prefix: j.prefix,
         network: j.network,
         argv: j.argv,
+        grantable,
     }];
     out.extend(j.nested);
     out

@@ -1,0 +1,587 @@
+//! The TUI's state and how agent events change it. Input lives in `input.rs`, drawing in
+//! `view.rs`; this file owns the panes and the layer stack and knows the agent only through
+//! its events and ops.
+
+use std::collections::HashMap;
+use std::time::Instant;
+
+use serde_json::Value;
+use tokio::sync::mpsc::UnboundedSender;
+
+use super::composer::Composer;
+use super::diff_view::{DiffView, parse_unified};
+use super::layers::{Action, CommandApproval, Layer, UndoConfirm};
+use super::theme::Theme;
+use super::tools_pane::{ToolRow, ToolStatus, ToolsPane, status_mark, summarize};
+use super::transcript::{NoticeLevel, ToolMark, Transcript};
+use crate::agent::{AgentEvent, ApprovalPreview, Phase, TurnEnd, UserOp};
+use crate::changelog::Scope;
+use crate::llm::{Message, Usage};
+use crate::policy::Autonomy;
+use crate::tools::diff::Hunk;
+
+/// Which part of the screen has the keyboard.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Focus {
+    /// The input box.
+    Composer,
+    /// The conversation (scrolling).
+    Chat,
+    /// The tool-call list.
+    Tools,
+    /// The selected call's diff or output.
+    Details,
+}
+
+/// Facts the status bar shows.
+#[derive(Debug, Clone)]
+pub struct StatusInfo {
+    /// Model id (empty when none).
+    pub model: String,
+    /// The agent's state.
+    pub phase: Phase,
+    /// Tokens used in the session.
+    pub usage: Usage,
+    /// Prompt tokens of the last request (how full the context is).
+    pub last_prompt: u64,
+    /// The model's context window, when known.
+    pub context_window: Option<u64>,
+    /// Approval mode.
+    pub autonomy: Autonomy,
+    /// Sandbox label.
+    pub sandbox: String,
+    /// Workspace path, shortened for display.
+    pub workspace: String,
+    /// Session id.
+    pub session_id: String,
+}
+
+/// A stored diff for a call: path, hunks, notes, whether it creates the file.
+#[derive(Debug, Clone)]
+pub struct CallDiff {
+    /// Path.
+    pub path: String,
+    /// Hunks.
+    pub hunks: Vec<Hunk>,
+    /// Notes from the tool.
+    pub notes: Vec<String>,
+    /// Whether the file is created.
+    pub creates: bool,
+    /// Unified text, for `/diff`.
+    pub unified: String,
+}
+
+/// Everything the screen shows.
+pub struct App {
+    /// The theme.
+    pub theme: Theme,
+    /// The conversation.
+    pub transcript: Transcript,
+    /// Tool calls.
+    pub tools: ToolsPane,
+    /// The selected call's diff.
+    pub diff: DiffView,
+    /// The input box.
+    pub composer: Composer,
+    /// Modal layers, front last.
+    pub layers: Vec<Box<dyn Layer>>,
+    /// Keyboard focus.
+    pub focus: Focus,
+    /// Status bar facts.
+    pub status: StatusInfo,
+    /// The time frames are drawn at.
+    pub now: Instant,
+    /// Set when the person asked to quit.
+    pub quit: bool,
+    /// Whether the mouse is captured (wheel scrolls).
+    pub mouse_capture: bool,
+    /// Set when a Ctrl+C asked to confirm quitting.
+    pub ctrl_c_at: Option<Instant>,
+    /// Per-call diffs (previews and applied changes).
+    pub diffs: HashMap<String, CallDiff>,
+    /// Order of applied changes, for `/diff`.
+    pub applied: Vec<String>,
+    /// Shown on the empty chat instead of the model line (e.g. how to connect a provider).
+    pub welcome: Option<String>,
+    pub(crate) ops: UnboundedSender<UserOp>,
+    pub(crate) pending_undo: Scope,
+    pub(crate) hook_count: usize,
+    pub(crate) highlight_ready: bool,
+    pub(crate) layout: super::view::Areas,
+    pub(crate) detail_scroll: usize,
+}
+
+impl App {
+    /// A new screen talking to the agent through `ops`.
+    pub fn new(theme: Theme, status: StatusInfo, ops: UnboundedSender<UserOp>) -> App {
+        App {
+            transcript: Transcript::new(&theme),
+            tools: ToolsPane::new(),
+            diff: DiffView::default(),
+            composer: Composer::new(),
+            layers: Vec::new(),
+            focus: Focus::Composer,
+            status,
+            now: Instant::now(),
+            quit: false,
+            mouse_capture: true,
+            ctrl_c_at: None,
+            diffs: HashMap::new(),
+            applied: Vec::new(),
+            welcome: None,
+            ops,
+            pending_undo: Scope::Last,
+            hook_count: 0,
+            highlight_ready: super::highlight::ready(),
+            layout: super::view::Areas::default(),
+            detail_scroll: 0,
+            theme,
+        }
+    }
+
+    /// Show an earlier conversation (a resumed session).
+    pub fn load_conversation(&mut self, conversation: &[Message]) {
+        let mut names: HashMap<String, String> = HashMap::new();
+        for m in conversation {
+            match m {
+                Message::User { content } => self.transcript.push_user(content),
+                Message::Assistant {
+                    content,
+                    tool_calls,
+                } => {
+                    if !content.trim().is_empty() {
+                        self.transcript.push_answer(content);
+                    }
+                    for c in tool_calls {
+                        let args: Value = serde_json::from_str(&c.arguments).unwrap_or(Value::Null);
+                        let summary = format!("{} {}", c.name, summarize(&c.name, &args));
+                        self.transcript.push_tool(&c.id, &summary);
+                        names.insert(c.id.clone(), c.name.clone());
+                        self.tools.add(ToolRow {
+                            id: c.id.clone(),
+                            name: c.name.clone(),
+                            summary: summarize(&c.name, &args),
+                            args,
+                            status: ToolStatus::Queued,
+                            result: None,
+                        });
+                    }
+                }
+                Message::Tool {
+                    tool_call_id,
+                    content,
+                    ..
+                } => {
+                    let result: Option<crate::tools::ToolResult> =
+                        serde_json::from_str(content).ok();
+                    let ok = result.as_ref().is_some_and(|r| r.success);
+                    if let Some(row) = self.tools.row_mut(tool_call_id) {
+                        row.status = ToolStatus::Done { ok, ms: 0 };
+                        row.result = result;
+                    }
+                    self.mark(tool_call_id);
+                }
+                Message::System { .. } => {}
+            }
+        }
+    }
+
+    /// Whether the agent is working.
+    pub fn busy(&self) -> bool {
+        !matches!(self.status.phase, Phase::Idle | Phase::ShuttingDown)
+    }
+
+    /// Whether something animates (spinners), so frames are needed without input.
+    pub fn animating(&self) -> bool {
+        self.busy()
+            || self.tools.animating()
+            || (!self.highlight_ready && super::highlight::ready())
+    }
+
+    /// Called before each frame: advance the clock and pick up late-loading highlighting.
+    pub fn tick(&mut self, now: Instant) {
+        self.now = now;
+        if !self.highlight_ready && super::highlight::ready() {
+            self.highlight_ready = true;
+            self.transcript.rerender();
+            self.diff.invalidate();
+        }
+        let ids: Vec<String> = self
+            .tools
+            .rows
+            .iter()
+            .rev()
+            .take(16)
+            .filter(|r| matches!(r.status, ToolStatus::Running(_)))
+            .map(|r| r.id.clone())
+            .collect();
+        for id in ids {
+            self.mark(&id);
+        }
+    }
+
+    pub(crate) fn send(&self, op: UserOp) {
+        let _ = self.ops.send(op);
+    }
+
+    fn mark(&mut self, id: &str) {
+        if let Some(row) = self.tools.rows.iter().rev().find(|r| r.id == id) {
+            let (icon, style, _) = status_mark(&row.status, self.now, &self.theme);
+            self.transcript.mark_tool(id, ToolMark { icon, style });
+        }
+    }
+
+    /// Show the diff of the selected call, if it has one.
+    pub(crate) fn sync_details(&mut self) {
+        let Some(row) = self.tools.current() else {
+            return;
+        };
+        let id = row.id.clone();
+        if self.diff.reviewing.as_deref().is_some_and(|r| r != id) {
+            return;
+        }
+        match self.diffs.get(&id) {
+            Some(d) => {
+                let reviewing = self.diff.reviewing.clone().filter(|r| *r == id);
+                if self.diff.path != d.path
+                    || self.diff.hunks != d.hunks
+                    || reviewing.is_none() && self.diff.reviewing.is_some()
+                {
+                    self.diff.show(
+                        &d.path,
+                        d.hunks.clone(),
+                        reviewing,
+                        d.notes.clone(),
+                        d.creates,
+                    );
+                }
+            }
+            None => {
+                if !self.diff.is_empty() && self.diff.reviewing.is_none() {
+                    self.diff = DiffView::default();
+                }
+            }
+        }
+        self.detail_scroll = 0;
+    }
+
+    /// Apply an action a layer asked for.
+    pub(crate) fn run_action(&mut self, action: Action) {
+        match action {
+            Action::Send(op) => {
+                if let UserOp::Approve { id, .. } = &op {
+                    self.resolve_review(id);
+                }
+                self.send(op);
+            }
+            Action::AskReason(id) => self
+                .layers
+                .push(Box::new(super::layers::ReasonPrompt::new(&id))),
+        }
+    }
+
+    /// The person answered about call `id`: stop reviewing it.
+    pub(crate) fn resolve_review(&mut self, id: &str) {
+        if self.diff.reviewing.as_deref() == Some(id) {
+            self.diff.reviewing = None;
+            self.diff.invalidate();
+            if self.focus == Focus::Details {
+                self.focus = Focus::Composer;
+            }
+        }
+    }
+
+    /// React to one event from the agent.
+    pub fn on_agent_event(&mut self, event: AgentEvent) {
+        match event {
+            AgentEvent::StateChanged { phase } => self.status.phase = phase,
+            AgentEvent::UserMessage { text, queued } => {
+                self.transcript.push_user(&text);
+                if queued {
+                    self.transcript
+                        .push_notice(NoticeLevel::Info, "queued: sent when the current turn ends");
+                }
+            }
+            AgentEvent::TextDelta { text } => self.transcript.push_delta(&text),
+            AgentEvent::ReasoningDelta { text } => self.transcript.push_reasoning(&text),
+            AgentEvent::AssistantMessage { .. } => self.transcript.finish_answer(),
+            AgentEvent::ToolCall {
+                id,
+                name,
+                arguments,
+            } => {
+                let summary = summarize(&name, &arguments);
+                self.transcript.push_tool(&id, &format!("{name} {summary}"));
+                self.tools.add(ToolRow {
+                    id: id.clone(),
+                    name,
+                    summary,
+                    args: arguments,
+                    status: ToolStatus::Queued,
+                    result: None,
+                });
+                self.mark(&id);
+                self.sync_details();
+            }
+            AgentEvent::ApprovalRequested {
+                id,
+                name,
+                reason,
+                preview,
+            } => {
+                if let Some(row) = self.tools.row_mut(&id) {
+                    row.status = ToolStatus::Awaiting;
+                }
+                self.mark(&id);
+                if let Some(i) = self.tools.rows.iter().rposition(|r| r.id == id) {
+                    self.tools.selected = i;
+                }
+                match preview {
+                    ApprovalPreview::FileChange {
+                        path,
+                        unified,
+                        diff,
+                        creates,
+                        notes,
+                    } => {
+                        self.diffs.insert(
+                            id.clone(),
+                            CallDiff {
+                                path: path.clone(),
+                                hunks: diff.hunks.clone(),
+                                notes: notes.clone(),
+                                creates,
+                                unified,
+                            },
+                        );
+                        self.diff
+                            .show_diff(&path, &diff, Some(id.clone()), notes, creates);
+                        self.focus = Focus::Details;
+                    }
+                    ApprovalPreview::Command {
+                        command,
+                        cwd,
+                        risk,
+                        risk_reason,
+                        grant_prefix,
+                        network,
+                        outside_sandbox,
+                        ..
+                    } => {
+                        self.layers.push(Box::new(CommandApproval {
+                            id,
+                            command,
+                            cwd,
+                            risk,
+                            risk_reason,
+                            reason,
+                            grant_prefix,
+                            network,
+                            outside_sandbox,
+                        }));
+                    }
+                    ApprovalPreview::Other { arguments } => {
+                        self.layers.push(Box::new(CommandApproval {
+                            id,
+                            command: format!("{name} {arguments}"),
+                            cwd: ".".into(),
+                            risk: "unknown".into(),
+                            risk_reason: reason.clone(),
+                            reason,
+                            grant_prefix: None,
+                            network: false,
+                            outside_sandbox: false,
+                        }));
+                    }
+                }
+            }
+            AgentEvent::Approval {
+                id,
+                approved,
+                by,
+                reason,
+            } => {
+                if !approved {
+                    if let Some(row) = self.tools.row_mut(&id) {
+                        row.status = ToolStatus::Denied;
+                    }
+                    if by == crate::agent::DecidedBy::Policy
+                        && let Some(r) = reason
+                    {
+                        self.transcript
+                            .push_notice(NoticeLevel::Warning, &format!("refused: {r}"));
+                    }
+                }
+                self.mark(&id);
+                self.resolve_review(&id);
+                self.layers.retain(|l| l.call_id() != Some(id.as_str()));
+            }
+            AgentEvent::ToolStarted { id } => {
+                if let Some(row) = self.tools.row_mut(&id) {
+                    row.status = ToolStatus::Running(self.now);
+                }
+                self.mark(&id);
+            }
+            AgentEvent::ToolResult {
+                id,
+                name,
+                result,
+                duration_ms,
+            } => {
+                if let Some(diff) = result
+                    .data
+                    .as_ref()
+                    .and_then(|d| d.get("diff"))
+                    .and_then(Value::as_str)
+                    && result.success
+                {
+                    let path = result.files_changed.first().cloned().unwrap_or_default();
+                    self.diffs.insert(
+                        id.clone(),
+                        CallDiff {
+                            path,
+                            hunks: parse_unified(diff),
+                            notes: Vec::new(),
+                            creates: result
+                                .data
+                                .as_ref()
+                                .and_then(|d| d.get("created"))
+                                .and_then(Value::as_bool)
+                                == Some(true),
+                            unified: diff.to_string(),
+                        },
+                    );
+                    self.applied.push(id.clone());
+                }
+                if let Some(row) = self.tools.row_mut(&id) {
+                    if row.status != ToolStatus::Denied {
+                        row.status = ToolStatus::Done {
+                            ok: result.success,
+                            ms: duration_ms,
+                        };
+                    }
+                    row.result = Some(result);
+                }
+                let _ = name;
+                self.mark(&id);
+                self.resolve_review(&id);
+                self.layers.retain(|l| l.call_id() != Some(id.as_str()));
+                self.sync_details();
+            }
+            AgentEvent::HookResult {
+                name,
+                success,
+                output,
+            } => {
+                self.hook_count += 1;
+                let id = format!("hook-{}", self.hook_count);
+                self.tools.add(ToolRow {
+                    id: id.clone(),
+                    name: "hook".into(),
+                    summary: name.clone(),
+                    args: Value::String(name.clone()),
+                    status: ToolStatus::Done { ok: success, ms: 0 },
+                    result: Some(crate::tools::ToolResult {
+                        success,
+                        output: output.clone(),
+                        data: None,
+                        files_changed: Vec::new(),
+                        error: None,
+                    }),
+                });
+                if !success {
+                    self.transcript.push_notice(
+                        NoticeLevel::Warning,
+                        &format!("hook `{name}`: {}", output.lines().next().unwrap_or("")),
+                    );
+                }
+            }
+            AgentEvent::Retry {
+                attempt,
+                reason,
+                wait_ms,
+            } => {
+                self.transcript.push_notice(
+                    NoticeLevel::Warning,
+                    &format!(
+                        "retrying (attempt {attempt}) in {:.1}s: {reason}",
+                        wait_ms as f64 / 1000.0
+                    ),
+                );
+            }
+            AgentEvent::Usage { usage } => {
+                self.status.usage.add(usage);
+                self.status.last_prompt = usage.prompt_tokens + usage.completion_tokens;
+            }
+            AgentEvent::TurnComplete { end, unsent, .. } => {
+                self.transcript.finish_answer();
+                if end == TurnEnd::Interrupted {
+                    self.transcript
+                        .push_notice(NoticeLevel::Info, "interrupted");
+                }
+                if !unsent.is_empty() {
+                    let mut text = unsent.join("\n\n");
+                    if !self.composer.is_empty() {
+                        text = format!("{}\n\n{text}", self.composer.text());
+                    }
+                    self.composer.set_text(&text);
+                }
+                self.layers.retain(|l| l.call_id().is_none());
+                if self.diff.reviewing.is_some() {
+                    self.diff.reviewing = None;
+                    self.diff.invalidate();
+                }
+            }
+            AgentEvent::Error { message } => {
+                self.transcript.push_notice(NoticeLevel::Error, &message)
+            }
+            AgentEvent::Notice { message } => {
+                self.transcript.push_notice(NoticeLevel::Info, &message)
+            }
+            AgentEvent::UndoPlanned {
+                redo,
+                diff,
+                files,
+                conflicts,
+            } => {
+                self.layers.push(Box::new(UndoConfirm {
+                    redo,
+                    scope: self.pending_undo,
+                    diff,
+                    files,
+                    conflicts,
+                    scroll: 0,
+                }));
+            }
+            AgentEvent::UndoApplied { redo, files } => {
+                let verb = if redo { "Redid" } else { "Undid" };
+                self.transcript.push_notice(
+                    NoticeLevel::Info,
+                    &format!("{verb} changes to {}", files.join(", ")),
+                );
+            }
+            AgentEvent::Changes { changes } => {
+                if changes.is_empty() {
+                    self.transcript
+                        .push_notice(NoticeLevel::Info, "no changes recorded in this session yet");
+                } else {
+                    let list: Vec<String> = changes
+                        .iter()
+                        .map(|c| {
+                            format!(
+                                "#{} turn {} {}: {}{}",
+                                c.seq,
+                                c.turn,
+                                c.tool,
+                                c.what,
+                                if c.undone { " (undone)" } else { "" }
+                            )
+                        })
+                        .collect();
+                    self.transcript
+                        .push_notice(NoticeLevel::Info, &format!("changes:\n{}", list.join("\n")));
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,480 @@
+//! The diff pane: a proposed or applied change as a unified diff with old and new line
+//! numbers, a +/- gutter, added/removed colours, syntax colours inside the hunks, and
+//! word-level emphasis of what changed within a line. While a change awaits approval the
+//! hunks can be reviewed one by one: move between them, toggle each, apply the selection.
+//!
+//! Rendered lines are cached per width; syntax colouring stops after
+//! [`MAX_HIGHLIGHTED`] lines and word emphasis skips long lines, so a huge diff never
+//! stalls a frame.
+
+use std::ops::Range;
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use similar::{ChangeTag, TextDiff};
+
+use super::highlight::{CodeHighlighter, language_of_path};
+use super::theme::Theme;
+use super::wrap::{StyledLine, wrap};
+use crate::tools::diff::{DiffLine, FileDiff, Hunk, LineKind};
+
+/// Diff lines beyond this are shown without syntax colours.
+pub const MAX_HIGHLIGHTED: usize = 3000;
+/// Lines longer than this get no word-level emphasis.
+const MAX_EMPHASIS: usize = 400;
+
+/// One file's diff on screen.
+#[derive(Debug, Clone, Default)]
+pub struct DiffView {
+    /// Workspace-relative path.
+    pub path: String,
+    /// The hunks.
+    pub hunks: Vec<Hunk>,
+    /// Which hunks are selected for applying.
+    pub selected: Vec<bool>,
+    /// The hunk the cursor is on.
+    pub cursor: usize,
+    /// The call awaiting approval, when reviewing.
+    pub reviewing: Option<String>,
+    /// First visible line.
+    pub scroll: usize,
+    /// Notes shown above the diff (e.g. a tolerant match).
+    pub notes: Vec<String>,
+    /// Whether the file would be created.
+    pub creates: bool,
+    cache: Option<(u16, Vec<Line<'static>>, Vec<usize>)>,
+}
+
+/// Parse a unified diff (as tools return it) into hunks.
+pub fn parse_unified(text: &str) -> Vec<Hunk> {
+    let mut hunks: Vec<Hunk> = Vec::new();
+    let (mut old_no, mut new_no) = (0usize, 0usize);
+    for line in text.lines() {
+        if let Some(rest) = line.strip_prefix("@@ ") {
+            let nums: Vec<usize> = rest
+                .split(|c: char| !c.is_ascii_digit())
+                .filter(|s| !s.is_empty())
+                .filter_map(|s| s.parse().ok())
+                .collect();
+            if nums.len() >= 4 {
+                old_no = nums[0];
+                new_no = nums[2];
+                hunks.push(Hunk {
+                    old_start: nums[0],
+                    old_len: nums[1],
+                    new_start: nums[2],
+                    new_len: nums[3],
+                    lines: Vec::new(),
+                });
+            }
+            continue;
+        }
+        let Some(hunk) = hunks.last_mut() else {
+            continue;
+        };
+        let (kind, body) = match line.chars().next() {
+            Some('+') => (LineKind::Added, &line[1..]),
+            Some('-') => (LineKind::Removed, &line[1..]),
+            Some(' ') => (LineKind::Context, &line[1..]),
+            _ => continue,
+        };
+        let (o, n) = match kind {
+            LineKind::Added => {
+                new_no += 1;
+                (None, Some(new_no - 1))
+            }
+            LineKind::Removed => {
+                old_no += 1;
+                (Some(old_no - 1), None)
+            }
+            LineKind::Context => {
+                old_no += 1;
+                new_no += 1;
+                (Some(old_no - 1), Some(new_no - 1))
+            }
+        };
+        hunk.lines.push(DiffLine {
+            kind,
+            old_no: o,
+            new_no: n,
+            raw: format!("{body}\n"),
+        });
+    }
+    hunks
+}
+
+/// Byte ranges that changed between two versions of a line (word level).
+fn changed_ranges(old: &str, new: &str) -> (Vec<Range<usize>>, Vec<Range<usize>>) {
+    if old.len() > MAX_EMPHASIS || new.len() > MAX_EMPHASIS {
+        return (Vec::new(), Vec::new());
+    }
+    let diff = TextDiff::from_words(old, new);
+    let (mut o, mut n) = (Vec::new(), Vec::new());
+    let (mut op, mut np) = (0usize, 0usize);
+    for change in diff.iter_all_changes() {
+        let len = change.value().len();
+        match change.tag() {
+            ChangeTag::Equal => {
+                op += len;
+                np += len;
+            }
+            ChangeTag::Delete => {
+                if !change.value().trim().is_empty() {
+                    o.push(op..op + len);
+                }
+                op += len;
+            }
+            ChangeTag::Insert => {
+                if !change.value().trim().is_empty() {
+                    n.push(np..np + len);
+                }
+                np += len;
+            }
+        }
+    }
+    (o, n)
+}
+
+/// Apply a background to the parts of `spans` (covering `text`) inside `ranges`.
+fn emphasize(
+    spans: Vec<Span<'static>>,
+    ranges: &[Range<usize>],
+    style: Style,
+) -> Vec<Span<'static>> {
+    if ranges.is_empty() {
+        return spans;
+    }
+    let mut out = Vec::new();
+    let mut pos = 0usize;
+    for span in spans {
+        let text = span.content.to_string();
+        let start = pos;
+        pos += text.len();
+        let mut cuts: Vec<usize> = vec![0, text.len()];
+        for r in ranges {
+            for b in [r.start, r.end] {
+                if b > start && b < pos && text.is_char_boundary(b - start) {
+                    cuts.push(b - start);
+                }
+            }
+        }
+        cuts.sort_unstable();
+        cuts.dedup();
+        for w in cuts.windows(2) {
+            let piece = &text[w[0]..w[1]];
+            if piece.is_empty() {
+                continue;
+            }
+            let abs = start + w[0];
+            let inside = ranges.iter().any(|r| r.start <= abs && abs < r.end);
+            let st = if inside {
+                span.style.patch(style)
+            } else {
+                span.style
+            };
+            out.push(Span::styled(piece.to_string(), st));
+        }
+    }
+    out
+}
+
+impl DiffView {
+    /// Show `diff` of `path`.
+    pub fn show(
+        &mut self,
+        path: &str,
+        hunks: Vec<Hunk>,
+        reviewing: Option<String>,
+        notes: Vec<String>,
+        creates: bool,
+    ) {
+        self.path = path.to_string();
+        self.selected = vec![true; hunks.len()];
+        self.hunks = hunks;
+        self.cursor = 0;
+        self.scroll = 0;
+        self.reviewing = reviewing;
+        self.notes = notes;
+        self.creates = creates;
+        self.cache = None;
+    }
+
+    /// Show a structured diff.
+    pub fn show_diff(
+        &mut self,
+        path: &str,
+        diff: &FileDiff,
+        reviewing: Option<String>,
+        notes: Vec<String>,
+        creates: bool,
+    ) {
+        self.show(path, diff.hunks.clone(), reviewing, notes, creates);
+    }
+
+    /// Whether there is anything to show.
+    pub fn is_empty(&self) -> bool {
+        self.hunks.is_empty() && self.path.is_empty()
+    }
+
+    /// Toggle the hunk under the cursor.
+    pub fn toggle(&mut self) {
+        if let Some(s) = self.selected.get_mut(self.cursor) {
+            *s = !*s;
+            self.cache = None;
+        }
+    }
+
+    /// Move the cursor to another hunk and scroll it into view.
+    pub fn move_hunk(&mut self, delta: isize) {
+        if self.hunks.is_empty() {
+            return;
+        }
+        let last = self.hunks.len() as isize - 1;
+        self.cursor = (self.cursor as isize + delta).clamp(0, last) as usize;
+        if let Some((_, _, starts)) = &self.cache {
+            self.scroll = starts
+                .get(self.cursor)
+                .copied()
+                .unwrap_or(0)
+                .saturating_sub(1);
+        }
+        self.cache = None;
+    }
+
+    /// Scroll by lines.
+    pub fn scroll_by(&mut self, delta: isize) {
+        self.scroll = (self.scroll as isize + delta).max(0) as usize;
+    }
+
+    fn build(&self, width: u16, theme: &Theme) -> (Vec<Line<'static>>, Vec<usize>) {
+        let mut out: Vec<Line<'static>> = Vec::new();
+        let mut starts = Vec::new();
+        let added: usize = self.hunks.iter().map(Hunk::added).sum();
+        let removed: usize = self.hunks.iter().map(Hunk::removed).sum();
+        let title = format!(
+            "{}{}",
+            self.path,
+            if self.creates { " (new file)" } else { "" }
+        );
+        out.push(Line::from(vec![
+            Span::styled(
+                title,
+                Style::default().fg(theme.text).add_modifier(Modifier::BOLD),
+            ),
+            Span::styled(format!("  +{added}"), Style::default().fg(theme.added)),
+            Span::styled(format!(" -{removed}"), Style::default().fg(theme.removed)),
+        ]));
+        for n in &self.notes {
+            out.extend(wrap(
+                &StyledLine::plain(format!("note: {n}"), Style::default().fg(theme.warning)),
+                width,
+            ));
+        }
+        let num_w = self
+            .hunks
+            .iter()
+            .flat_map(|h| [h.old_start + h.old_len, h.new_start + h.new_len])
+            .max()
+            .unwrap_or(1)
+            .to_string()
+            .len()
+            .max(3);
+        let lang = language_of_path(&self.path);
+        let mut highlighted = 0usize;
+        for (hi, hunk) in self.hunks.iter().enumerate() {
+            starts.push(out.len());
+            let mut header = Vec::new();
+            if self.reviewing.is_some() {
+                let pointer = if hi == self.cursor { "▶ " } else { "  " };
+                let check = if self.selected.get(hi).copied().unwrap_or(true) {
+                    "[x] "
+                } else {
+                    "[ ] "
+                };
+                header.push(Span::styled(
+                    pointer,
+                    Style::default()
+                        .fg(theme.accent)
+                        .add_modifier(Modifier::BOLD),
+                ));
+                header.push(Span::styled(check, Style::default().fg(theme.accent)));
+            }
+            header.push(Span::styled(
+                hunk.header(),
+                Style::default().fg(theme.accent),
+            ));
+            out.push(Line::from(header));
+            let dimmed =
+                self.reviewing.is_some() && !self.selected.get(hi).copied().unwrap_or(true);
+            let mut hl = CodeHighlighter::new(
+                &lang,
+                &theme.syntax,
+                theme.depth,
+                Style::default().fg(theme.text),
+            );
+            // Pair each run of removed lines with the following run of added lines for
+            // word-level emphasis.
+            let mut emphasis: Vec<Vec<Range<usize>>> = vec![Vec::new(); hunk.lines.len()];
+            let mut i = 0;
+            while i < hunk.lines.len() {
+                if hunk.lines[i].kind != LineKind::Removed {
+                    i += 1;
+                    continue;
+                }
+                let rem_start = i;
+                while i < hunk.lines.len() && hunk.lines[i].kind == LineKind::Removed {
+                    i += 1;
+                }
+                let add_start = i;
+                while i < hunk.lines.len() && hunk.lines[i].kind == LineKind::Added {
+                    i += 1;
+                }
+                let pairs = (add_start - rem_start).min(i - add_start);
+                for k in 0..pairs {
+                    let (o, n) = changed_ranges(
+                        hunk.lines[rem_start + k].text(),
+                        hunk.lines[add_start + k].text(),
+                    );
+                    emphasis[rem_start + k] = o;
+                    emphasis[add_start + k] = n;
+                }
+            }
+            for (li, line) in hunk.lines.iter().enumerate() {
+                let (sign, fg, bg, emph) = match line.kind {
+                    LineKind::Added => ('+', theme.added, theme.added_bg, theme.added_emphasis),
+                    LineKind::Removed => {
+                        ('-', theme.removed, theme.removed_bg, theme.removed_emphasis)
+                    }
+                    LineKind::Context => (
+                        ' ',
+                        theme.dim,
+                        ratatui::style::Color::Reset,
+                        ratatui::style::Color::Reset,
+                    ),
+                };
+                let num = |n: Option<usize>| {
+                    n.map(|v| format!("{v:>num_w$}"))
+                        .unwrap_or_else(|| " ".repeat(num_w))
+                };
+                let gutter = format!("{} {} {sign} ", num(line.old_no), num(line.new_no));
+                let mut code = if highlighted < MAX_HIGHLIGHTED && !dimmed {
+                    highlighted += 1;
+                    hl.line(line.text())
+                } else {
+                    vec![Span::styled(
+                        line.text().to_string(),
+                        Style::default().fg(theme.text),
+                    )]
+                };
+                let emph_style = if emph == ratatui::style::Color::Reset {
+                    Style::default().add_modifier(Modifier::BOLD | Modifier::UNDERLINED)
+                } else {
+                    Style::default().bg(emph)
+                };
+                code = emphasize(code, &emphasis[li], emph_style);
+                let mut spans = vec![Span::styled(gutter.clone(), Style::default().fg(fg))];
+                for s in code {
+                    let mut st = s.style;
+                    if line.kind != LineKind::Context {
+                        st = st.bg(st
+                            .bg
+                            .filter(|c| *c != ratatui::style::Color::Reset)
+                            .unwrap_or(bg));
+                        if bg == ratatui::style::Color::Reset {
+                            st = st.fg(fg);
+                        }
+                    }
+                    if dimmed {
+                        st = Style::default().fg(theme.dim);
+                    }
+                    spans.push(Span::styled(s.content, st));
+                }
+                let fill =
+                    (line.kind != LineKind::Context && !dimmed).then(|| Style::default().bg(bg));
+                let styled = StyledLine {
+                    spans,
+                    continuation: vec![Span::raw(" ".repeat(gutter.chars().count()))],
+                    fill,
+                };
+                out.extend(wrap(&styled, width));
+            }
+        }
+        (out, starts)
+    }
+
+    /// Bring the cache up to date for `width`.
+    pub fn prepare(&mut self, width: u16, theme: &Theme) {
+        if !matches!(&self.cache, Some((w, _, _)) if *w == width) {
+            let (lines, starts) = self.build(width, theme);
+            self.cache = Some((width, lines, starts));
+        }
+    }
+
+    /// Forget cached lines (theme change).
+    pub fn invalidate(&mut self) {
+        self.cache = None;
+    }
+
+    /// Draw the visible lines (after `prepare`).
+    pub fn render(&self, area: Rect, buf: &mut Buffer, theme: &Theme) {
+        let Some((_, lines, _)) = &self.cache else {
+            return;
+        };
+        if self.hunks.is_empty() && self.path.is_empty() {
+            buf.set_stringn(
+                area.x,
+                area.y,
+                "no change selected",
+                area.width as usize,
+                Style::default().fg(theme.dim),
+            );
+            return;
+        }
+        let max_scroll = lines.len().saturating_sub(area.height as usize);
+        let first = self.scroll.min(max_scroll);
+        for (i, line) in lines
+            .iter()
+            .skip(first)
+            .take(area.height as usize)
+            .enumerate()
+        {
+            buf.set_line(area.x, area.y + i as u16, line, area.width);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unified_text_parses_back_into_hunks() {
+        let d = FileDiff::compute("a\nb\nc\n", "a\nB\nc\nd\n");
+        let text = d.unified("a/f", "b/f");
+        let parsed = parse_unified(&text);
+        assert_eq!(parsed, d.hunks);
+    }
+
+    #[test]
+    fn word_emphasis_marks_only_changed_words() {
+        let (o, n) = changed_ranges("let x = compute(1);", "let x = compute(2);");
+        assert_eq!(o.len(), 1);
+        assert_eq!(n.len(), 1);
+        assert!(n[0].start >= "let x = ".len());
+    }
+
+    #[test]
+    fn emphasis_splits_spans_at_boundaries() {
+        let spans = vec![Span::raw("hello world")];
+        let out = emphasize(
+            spans,
+            std::slice::from_ref(&(6..11)),
+            Style::default().add_modifier(Modifier::BOLD),
+        );
+        assert_eq!(out.len(), 2);
+        assert_eq!(out[1].content, "world");
+        assert!(out[1].style.add_modifier.contains(Modifier::BOLD));
+    }
+}

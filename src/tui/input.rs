@@ -1,0 +1,410 @@
+//! Keys, pastes, mouse wheel and slash commands: how input changes the TUI's state and
+//! which ops go to the agent. The front layer sees keys first; then global keys (Esc,
+//! Ctrl+C, Tab, scrolling); then the focused pane.
+
+use std::time::Duration;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEvent, MouseEventKind};
+
+use super::app::{App, Focus};
+use super::composer::{ComposerOutcome, sanitize_paste};
+use super::layers::Help;
+use super::theme::Theme;
+use super::transcript::NoticeLevel;
+use crate::agent::{ApprovalAnswer, UserOp};
+use crate::changelog::Scope;
+use crate::policy::Autonomy;
+
+/// How long a first Ctrl+C waits for the second.
+const QUIT_WINDOW: Duration = Duration::from_secs(2);
+
+impl App {
+    /// Handle a key press.
+    pub fn on_key(&mut self, key: KeyEvent) {
+        if key.kind == KeyEventKind::Release {
+            return;
+        }
+        if let Some(layer) = self.layers.last_mut() {
+            let outcome = layer.handle_key(key);
+            if outcome.close {
+                self.layers.pop();
+            }
+            for action in outcome.actions {
+                self.run_action(action);
+            }
+            if outcome.consumed {
+                return;
+            }
+        }
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        match key.code {
+            KeyCode::Char('c') if ctrl => return self.ctrl_c(),
+            KeyCode::Char('d') if ctrl && self.composer.is_empty() => {
+                self.quit = true;
+                return;
+            }
+            KeyCode::Esc => {
+                if self.busy() {
+                    self.send(UserOp::Interrupt);
+                } else {
+                    self.focus = Focus::Composer;
+                }
+                return;
+            }
+            KeyCode::Tab => return self.cycle_focus(true),
+            KeyCode::BackTab => return self.cycle_focus(false),
+            KeyCode::PageUp => return self.scroll_focused(-(self.page() as isize)),
+            KeyCode::PageDown => return self.scroll_focused(self.page() as isize),
+            KeyCode::Home if ctrl || self.focus == Focus::Chat => {
+                self.transcript.scroll_home();
+                return;
+            }
+            KeyCode::End if ctrl || self.focus == Focus::Chat => {
+                self.transcript.scroll_end();
+                return;
+            }
+            _ => {}
+        }
+        self.ctrl_c_at = None;
+        match self.focus {
+            Focus::Composer => match self.composer.handle_key(key) {
+                ComposerOutcome::Submit(text) => self.submit(&text),
+                ComposerOutcome::Ignored => match key.code {
+                    KeyCode::Up => self.transcript.scroll_up(1),
+                    KeyCode::Down => self.transcript.scroll_down(1),
+                    _ => {}
+                },
+                ComposerOutcome::Consumed => {}
+            },
+            Focus::Chat => match key.code {
+                KeyCode::Up | KeyCode::Char('k') => self.transcript.scroll_up(1),
+                KeyCode::Down | KeyCode::Char('j') => self.transcript.scroll_down(1),
+                KeyCode::Char(_) | KeyCode::Enter => {
+                    self.focus = Focus::Composer;
+                    self.on_key(key);
+                }
+                _ => {}
+            },
+            Focus::Tools => match key.code {
+                KeyCode::Up | KeyCode::Char('k') => {
+                    self.tools.select(-1);
+                    self.sync_details();
+                }
+                KeyCode::Down | KeyCode::Char('j') => {
+                    self.tools.select(1);
+                    self.sync_details();
+                }
+                KeyCode::Enter | KeyCode::Right => self.focus = Focus::Details,
+                _ => {}
+            },
+            Focus::Details => self.details_key(key),
+        }
+    }
+
+    fn page(&self) -> usize {
+        (self.layout.chat.height as usize).saturating_sub(2).max(1)
+    }
+
+    fn ctrl_c(&mut self) {
+        // Input timing uses the real clock: `self.now` is the last frame's time and can be
+        // seconds old when the screen was idle.
+        let now = std::time::Instant::now();
+        if self
+            .ctrl_c_at
+            .is_some_and(|t| now.duration_since(t) < QUIT_WINDOW)
+        {
+            self.quit = true;
+            return;
+        }
+        self.ctrl_c_at = Some(now);
+        if self.busy() {
+            self.send(UserOp::Interrupt);
+        } else if !self.composer.is_empty() {
+            self.composer.take();
+        }
+        self.transcript
+            .push_notice(NoticeLevel::Info, "press Ctrl+C again to quit");
+    }
+
+    fn cycle_focus(&mut self, forward: bool) {
+        let order = [Focus::Composer, Focus::Chat, Focus::Tools, Focus::Details];
+        let i = order.iter().position(|f| *f == self.focus).unwrap_or(0);
+        let next = if forward {
+            (i + 1) % order.len()
+        } else {
+            (i + order.len() - 1) % order.len()
+        };
+        self.focus = order[next];
+        if self.focus == Focus::Details {
+            self.sync_details();
+        }
+    }
+
+    fn scroll_focused(&mut self, lines: isize) {
+        match self.focus {
+            Focus::Details => {
+                if self.diff_visible() {
+                    self.diff.scroll_by(lines);
+                } else {
+                    self.detail_scroll = (self.detail_scroll as isize + lines).max(0) as usize;
+                }
+            }
+            Focus::Tools => self.tools.select(lines.signum() * 5),
+            _ => {
+                if lines < 0 {
+                    self.transcript.scroll_up(lines.unsigned_abs());
+                } else {
+                    self.transcript.scroll_down(lines as usize);
+                }
+            }
+        }
+    }
+
+    /// Whether the details area shows a diff (rather than tool output).
+    pub(crate) fn diff_visible(&self) -> bool {
+        self.diff.reviewing.is_some()
+            || self
+                .tools
+                .current()
+                .is_some_and(|r| self.diffs.contains_key(&r.id))
+    }
+
+    fn details_key(&mut self, key: KeyEvent) {
+        if let Some(id) = self.diff.reviewing.clone() {
+            let answer = |a: ApprovalAnswer| UserOp::Approve {
+                id: id.clone(),
+                answer: a,
+            };
+            match key.code {
+                KeyCode::Char('y') => {
+                    self.resolve_review(&id);
+                    self.send(answer(ApprovalAnswer::Approve));
+                }
+                KeyCode::Char('a') => {
+                    self.resolve_review(&id);
+                    self.send(answer(ApprovalAnswer::ApproveForSession));
+                }
+                KeyCode::Char('n') => self.run_action(super::layers::Action::AskReason(id.clone())),
+                KeyCode::Enter => {
+                    let hunks = self.diff.selected.clone();
+                    self.resolve_review(&id);
+                    if hunks.iter().all(|h| *h) {
+                        self.send(answer(ApprovalAnswer::Approve));
+                    } else {
+                        self.send(answer(ApprovalAnswer::ApproveHunks { hunks }));
+                    }
+                }
+                KeyCode::Char(' ') => self.diff.toggle(),
+                KeyCode::Down | KeyCode::Char('j') => self.diff.move_hunk(1),
+                KeyCode::Up | KeyCode::Char('k') => self.diff.move_hunk(-1),
+                _ => {}
+            }
+            return;
+        }
+        match key.code {
+            KeyCode::Up | KeyCode::Char('k') => self.scroll_focused(-1),
+            KeyCode::Down | KeyCode::Char('j') => self.scroll_focused(1),
+            KeyCode::Left => self.focus = Focus::Tools,
+            KeyCode::Char(_) | KeyCode::Enter => {
+                self.focus = Focus::Composer;
+                self.on_key(key);
+            }
+            _ => {}
+        }
+    }
+
+    /// Handle bracketed paste: the whole block goes into the composer (or the front layer).
+    pub fn on_paste(&mut self, text: &str) {
+        let clean = sanitize_paste(text);
+        if let Some(layer) = self.layers.last_mut()
+            && layer.paste(&clean)
+        {
+            return;
+        }
+        self.focus = Focus::Composer;
+        self.composer.insert(&clean);
+    }
+
+    /// Handle the mouse wheel over a pane.
+    pub fn on_mouse(&mut self, event: MouseEvent) {
+        let delta: isize = match event.kind {
+            MouseEventKind::ScrollUp => -3,
+            MouseEventKind::ScrollDown => 3,
+            _ => return,
+        };
+        let pos = ratatui::layout::Position::new(event.column, event.row);
+        if self.layout.details.contains(pos) {
+            if self.diff_visible() {
+                self.diff.scroll_by(delta);
+            } else {
+                self.detail_scroll = (self.detail_scroll as isize + delta).max(0) as usize;
+            }
+        } else if self.layout.tools.contains(pos) {
+            self.tools.select(delta.signum());
+            self.sync_details();
+        } else if delta < 0 {
+            self.transcript.scroll_up(3);
+        } else {
+            self.transcript.scroll_down(3);
+        }
+    }
+
+    /// A message or a slash command from the composer.
+    pub fn submit(&mut self, text: &str) {
+        let trimmed = text.trim();
+        if let Some(command) = trimmed.strip_prefix('/')
+            && !command.starts_with('/')
+            && !command.contains('\n')
+        {
+            self.command(command);
+            return;
+        }
+        self.transcript.scroll_end();
+        self.send(UserOp::Submit {
+            text: text.to_string(),
+        });
+    }
+
+    fn command(&mut self, line: &str) {
+        let mut parts = line.split_whitespace();
+        let name = parts.next().unwrap_or("");
+        let arg = parts.collect::<Vec<_>>().join(" ");
+        let notice = |app: &mut App, level, text: &str| app.transcript.push_notice(level, text);
+        match name {
+            "help" | "?" => self.layers.push(Box::new(Help)),
+            "quit" | "exit" | "q" => self.quit = true,
+            "clear" | "new" => {
+                if self.busy() {
+                    notice(
+                        self,
+                        NoticeLevel::Error,
+                        "finish or interrupt (Esc) the current turn first",
+                    );
+                    return;
+                }
+                self.transcript.clear();
+                self.send(UserOp::Clear);
+            }
+            "model" => {
+                if arg.is_empty() {
+                    let msg = format!("model: {} (use /model NAME to switch)", self.status.model);
+                    notice(self, NoticeLevel::Info, &msg);
+                } else {
+                    self.status.model = arg.clone();
+                    self.send(UserOp::SetModel { model: arg });
+                }
+            }
+            "approval" => match Autonomy::parse(&arg) {
+                Some(a) => {
+                    self.status.autonomy = a;
+                    self.send(UserOp::SetAutonomy { autonomy: a });
+                }
+                None => notice(
+                    self,
+                    NoticeLevel::Error,
+                    "usage: /approval read-only|supervised|full-auto",
+                ),
+            },
+            "theme" => {
+                if arg.is_empty() {
+                    let msg = format!(
+                        "themes: {} (current: {})",
+                        Theme::names().join(", "),
+                        self.theme.name
+                    );
+                    notice(self, NoticeLevel::Info, &msg);
+                    return;
+                }
+                match Theme::load(&arg, self.theme.depth) {
+                    Ok(t) => self.set_theme(t),
+                    Err(e) => notice(self, NoticeLevel::Error, &e),
+                }
+            }
+            "diff" => self.show_session_diff(),
+            "tokens" => {
+                let u = self.status.usage;
+                let mut msg = format!(
+                    "tokens this session: {} prompt + {} completion{}",
+                    u.prompt_tokens,
+                    u.completion_tokens,
+                    if u.estimated {
+                        " (partly estimated)"
+                    } else {
+                        ""
+                    }
+                );
+                if let Some(w) = self.status.context_window {
+                    msg.push_str(&format!(
+                        "; last request used {} of the {w}-token context",
+                        self.status.last_prompt
+                    ));
+                }
+                notice(self, NoticeLevel::Info, &msg);
+            }
+            "undo" => {
+                let scope = match arg.as_str() {
+                    "" | "last" => Scope::Last,
+                    "turn" => Scope::Turn,
+                    "all" => Scope::All,
+                    other => match other.trim_start_matches('#').parse::<u64>() {
+                        Ok(n) => Scope::Since(n),
+                        Err(_) => {
+                            notice(self, NoticeLevel::Error, "usage: /undo [turn|all|#N]");
+                            return;
+                        }
+                    },
+                };
+                self.pending_undo = scope;
+                self.send(UserOp::Undo {
+                    scope,
+                    apply: false,
+                    force: false,
+                });
+            }
+            "redo" => self.send(UserOp::Redo {
+                apply: false,
+                force: false,
+            }),
+            "changes" => self.send(UserOp::ListChanges),
+            "mouse" => {
+                self.mouse_capture = !matches!(arg.as_str(), "off" | "no" | "false");
+                let msg = if self.mouse_capture {
+                    "mouse captured: the wheel scrolls Loom's panes"
+                } else {
+                    "mouse released: select text with the terminal; scroll with PgUp/PgDn"
+                };
+                notice(self, NoticeLevel::Info, msg);
+            }
+            _ => {
+                let msg = format!("unknown command /{name}; /help lists the commands");
+                notice(self, NoticeLevel::Error, &msg);
+            }
+        }
+    }
+
+    /// Switch themes everywhere.
+    pub fn set_theme(&mut self, theme: Theme) {
+        self.transcript.set_theme(&theme);
+        self.diff.invalidate();
+        self.theme = theme;
+    }
+
+    fn show_session_diff(&mut self) {
+        let text: Vec<String> = self
+            .applied
+            .iter()
+            .filter_map(|id| self.diffs.get(id))
+            .map(|d| d.unified.clone())
+            .collect();
+        if text.is_empty() {
+            self.transcript
+                .push_notice(NoticeLevel::Info, "no file changes in this session yet");
+            return;
+        }
+        self.layers.push(Box::new(super::layers::DiffOverlay {
+            title: format!("Every change of this session ({} writes)", text.len()),
+            diff: text.join(""),
+            scroll: 0,
+        }));
+    }
+}

@@ -1,0 +1,666 @@
+//! Modal layers: the command approval, the "why not?" prompt, the undo confirmation and the
+//! help overlay. The front layer sees keys first and says whether it consumed them and what
+//! should happen; the app owns the stack, not the widgets' logic.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Widget};
+
+use super::composer::Composer;
+use super::highlight::CodeHighlighter;
+use super::theme::Theme;
+use super::wrap::{StyledLine, wrap};
+use crate::agent::{ApprovalAnswer, UserOp};
+use crate::changelog::Scope;
+
+/// What the app should do after a layer handled a key.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Action {
+    /// Send an op to the agent.
+    Send(UserOp),
+    /// Ask the person why they refused call `id`.
+    AskReason(String),
+}
+
+/// A layer's answer to a key.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Outcome {
+    /// The key was for this layer.
+    pub consumed: bool,
+    /// The layer is done.
+    pub close: bool,
+    /// What to do.
+    pub actions: Vec<Action>,
+}
+
+impl Outcome {
+    fn consumed() -> Outcome {
+        Outcome {
+            consumed: true,
+            ..Outcome::default()
+        }
+    }
+    fn close(actions: Vec<Action>) -> Outcome {
+        Outcome {
+            consumed: true,
+            close: true,
+            actions,
+        }
+    }
+}
+
+/// A modal on the layer stack.
+pub trait Layer {
+    /// Handle a key; the front layer sees every key first.
+    fn handle_key(&mut self, key: KeyEvent) -> Outcome;
+    /// Handle pasted text.
+    fn paste(&mut self, _text: &str) -> bool {
+        false
+    }
+    /// Draw over `area`.
+    fn render(&self, area: Rect, buf: &mut Buffer, theme: &Theme);
+    /// Key hints for the status bar.
+    fn hints(&self) -> String;
+    /// The call this layer is about, if any (closed when that call is resolved).
+    fn call_id(&self) -> Option<&str> {
+        None
+    }
+    /// Where the cursor should be, if the layer edits text.
+    fn cursor(&self, _area: Rect) -> Option<ratatui::layout::Position> {
+        None
+    }
+}
+
+fn centered(area: Rect, width: u16, height: u16) -> Rect {
+    let w = width.min(area.width);
+    let h = height.min(area.height);
+    Rect::new(
+        area.x + (area.width - w) / 2,
+        area.y + (area.height - h) / 2,
+        w,
+        h,
+    )
+}
+
+fn frame(area: Rect, buf: &mut Buffer, title: &str, color: ratatui::style::Color) -> Rect {
+    Clear.render(area, buf);
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(Style::default().fg(color))
+        .title(Span::styled(
+            format!(" {title} "),
+            Style::default().fg(color).add_modifier(Modifier::BOLD),
+        ));
+    let inner = block.inner(area);
+    block.render(area, buf);
+    inner
+}
+
+fn draw_lines(lines: &[Line<'static>], area: Rect, buf: &mut Buffer) {
+    for (i, l) in lines.iter().take(area.height as usize).enumerate() {
+        buf.set_line(area.x, area.y + i as u16, l, area.width);
+    }
+}
+
+/// "Run this command?"
+pub struct CommandApproval {
+    /// Call id.
+    pub id: String,
+    /// The command.
+    pub command: String,
+    /// Its working directory.
+    pub cwd: String,
+    /// Risk level name.
+    pub risk: String,
+    /// Why it has that level.
+    pub risk_reason: String,
+    /// Why the policy asks.
+    pub reason: String,
+    /// The prefix a session grant covers (`None`: no grant offered).
+    pub grant_prefix: Option<String>,
+    /// Whether approval opens the network for this command.
+    pub network: bool,
+    /// Whether it runs outside the sandbox.
+    pub outside_sandbox: bool,
+}
+
+impl Layer for CommandApproval {
+    fn handle_key(&mut self, key: KeyEvent) -> Outcome {
+        let answer = |a| {
+            Outcome::close(vec![Action::Send(UserOp::Approve {
+                id: self.id.clone(),
+                answer: a,
+            })])
+        };
+        match key.code {
+            KeyCode::Char('y') | KeyCode::Enter => answer(ApprovalAnswer::Approve),
+            KeyCode::Char('a') if self.grant_prefix.is_some() => {
+                answer(ApprovalAnswer::ApproveForSession)
+            }
+            KeyCode::Char('n') => Outcome::close(vec![Action::AskReason(self.id.clone())]),
+            KeyCode::Esc => Outcome::default(),
+            _ if key.modifiers.contains(KeyModifiers::CONTROL) => Outcome::default(),
+            _ => Outcome::consumed(),
+        }
+    }
+
+    fn render(&self, area: Rect, buf: &mut Buffer, theme: &Theme) {
+        let risk_color = match self.risk.as_str() {
+            "high" | "forbidden" => theme.error,
+            "medium" => theme.warning,
+            _ => theme.success,
+        };
+        let width = area.width.saturating_sub(4).min(100);
+        let inner_w = width.saturating_sub(2);
+        let mut lines: Vec<Line<'static>> = Vec::new();
+        let mut hl = CodeHighlighter::new(
+            "bash",
+            &theme.syntax,
+            theme.depth,
+            Style::default().fg(theme.text),
+        );
+        for l in self.command.lines().take(12) {
+            let mut spans = vec![Span::styled("$ ", Style::default().fg(theme.dim))];
+            spans.extend(hl.line(l));
+            lines.extend(wrap(
+                &StyledLine {
+                    spans,
+                    continuation: vec![Span::raw("  ")],
+                    fill: None,
+                },
+                inner_w,
+            ));
+        }
+        lines.push(Line::default());
+        lines.push(Line::from(vec![
+            Span::styled("in ", Style::default().fg(theme.dim)),
+            Span::styled(self.cwd.clone(), Style::default().fg(theme.text)),
+        ]));
+        lines.extend(wrap(
+            &StyledLine::from_spans(vec![
+                Span::styled("risk ", Style::default().fg(theme.dim)),
+                Span::styled(
+                    self.risk.clone(),
+                    Style::default().fg(risk_color).add_modifier(Modifier::BOLD),
+                ),
+                Span::styled(
+                    format!(": {}", self.risk_reason),
+                    Style::default().fg(theme.text),
+                ),
+            ]),
+            inner_w,
+        ));
+        if self.network {
+            lines.push(Line::from(Span::styled(
+                "approving lets this command use the network",
+                Style::default().fg(theme.warning),
+            )));
+        }
+        if self.outside_sandbox {
+            lines.push(Line::from(Span::styled(
+                "this runs OUTSIDE the sandbox",
+                Style::default()
+                    .fg(theme.error)
+                    .add_modifier(Modifier::BOLD),
+            )));
+        }
+        lines.push(Line::default());
+        let mut keys = vec![
+            Span::styled(
+                "y",
+                Style::default()
+                    .fg(theme.accent)
+                    .add_modifier(Modifier::BOLD),
+            ),
+            Span::raw(" run   "),
+            Span::styled(
+                "n",
+                Style::default()
+                    .fg(theme.accent)
+                    .add_modifier(Modifier::BOLD),
+            ),
+            Span::raw(" refuse   "),
+        ];
+        match &self.grant_prefix {
+            Some(p) => {
+                keys.push(Span::styled(
+                    "a",
+                    Style::default()
+                        .fg(theme.accent)
+                        .add_modifier(Modifier::BOLD),
+                ));
+                keys.push(Span::raw(format!(" allow `{p}` for this session   ")));
+            }
+            None => keys.push(Span::styled(
+                "(no session grant for high-risk commands)   ",
+                Style::default().fg(theme.dim),
+            )),
+        }
+        keys.push(Span::styled(
+            "Esc",
+            Style::default()
+                .fg(theme.accent)
+                .add_modifier(Modifier::BOLD),
+        ));
+        keys.push(Span::raw(" stop the turn"));
+        lines.extend(wrap(&StyledLine::from_spans(keys), inner_w));
+        let height = (lines.len() as u16 + 2).min(area.height);
+        let rect = centered(area, width, height);
+        let inner = frame(rect, buf, "Run this command?", risk_color);
+        draw_lines(&lines, inner, buf);
+    }
+
+    fn hints(&self) -> String {
+        let mut h = "y run · n refuse".to_string();
+        if self.grant_prefix.is_some() {
+            h.push_str(" · a allow for session");
+        }
+        h.push_str(" · Esc stop");
+        h
+    }
+
+    fn call_id(&self) -> Option<&str> {
+        Some(&self.id)
+    }
+}
+
+/// "Why not?" after a refusal: optional text that goes to the model.
+pub struct ReasonPrompt {
+    /// The refused call.
+    pub id: String,
+    /// The text being typed.
+    pub input: Composer,
+}
+
+impl ReasonPrompt {
+    /// A prompt for call `id`.
+    pub fn new(id: &str) -> ReasonPrompt {
+        ReasonPrompt {
+            id: id.to_string(),
+            input: Composer::new(),
+        }
+    }
+
+    fn deny(&mut self) -> Outcome {
+        let text = self.input.text();
+        let reason = (!text.trim().is_empty()).then(|| text.trim().to_string());
+        Outcome::close(vec![Action::Send(UserOp::Approve {
+            id: self.id.clone(),
+            answer: ApprovalAnswer::Deny { reason },
+        })])
+    }
+
+    fn rect(area: Rect) -> Rect {
+        centered(area, area.width.saturating_sub(4).min(90), 5)
+    }
+}
+
+impl Layer for ReasonPrompt {
+    fn handle_key(&mut self, key: KeyEvent) -> Outcome {
+        match key.code {
+            KeyCode::Esc => {
+                self.input = Composer::new();
+                self.deny()
+            }
+            KeyCode::Enter
+                if !key
+                    .modifiers
+                    .intersects(KeyModifiers::SHIFT | KeyModifiers::ALT) =>
+            {
+                self.deny()
+            }
+            _ => {
+                self.input.handle_key(key);
+                Outcome::consumed()
+            }
+        }
+    }
+
+    fn paste(&mut self, text: &str) -> bool {
+        self.input.insert(&text.replace('\n', " "));
+        true
+    }
+
+    fn render(&self, area: Rect, buf: &mut Buffer, theme: &Theme) {
+        let rect = ReasonPrompt::rect(area);
+        let inner = frame(
+            rect,
+            buf,
+            "Refused. Tell the model why? (optional)",
+            theme.warning,
+        );
+        let input = Rect::new(inner.x, inner.y, inner.width, 2);
+        self.input.render(
+            input,
+            buf,
+            Style::default().fg(theme.text),
+            Some("e.g. use the existing helper instead"),
+        );
+        buf.set_stringn(
+            inner.x,
+            inner.y + inner.height.saturating_sub(1),
+            "Enter send · Esc refuse without a reason",
+            inner.width as usize,
+            Style::default().fg(theme.dim),
+        );
+    }
+
+    fn hints(&self) -> String {
+        "Enter send · Esc skip".into()
+    }
+
+    fn call_id(&self) -> Option<&str> {
+        Some(&self.id)
+    }
+
+    fn cursor(&self, area: Rect) -> Option<ratatui::layout::Position> {
+        let rect = ReasonPrompt::rect(area);
+        let inner = Rect::new(rect.x + 1, rect.y + 1, rect.width.saturating_sub(2), 2);
+        let mut scratch = Buffer::empty(inner);
+        Some(
+            self.input
+                .render(inner, &mut scratch, Style::default(), None),
+        )
+    }
+}
+
+/// The diff an undo or redo would apply, with its confirmation.
+pub struct UndoConfirm {
+    /// Redo rather than undo.
+    pub redo: bool,
+    /// The scope (for undo).
+    pub scope: Scope,
+    /// The diff text.
+    pub diff: String,
+    /// Files touched.
+    pub files: Vec<String>,
+    /// Files changed since Loom wrote them.
+    pub conflicts: Vec<String>,
+    /// Lines scrolled.
+    pub scroll: usize,
+}
+
+impl Layer for UndoConfirm {
+    fn handle_key(&mut self, key: KeyEvent) -> Outcome {
+        let op = |force: bool| {
+            if self.redo {
+                UserOp::Redo { apply: true, force }
+            } else {
+                UserOp::Undo {
+                    scope: self.scope,
+                    apply: true,
+                    force,
+                }
+            }
+        };
+        match key.code {
+            KeyCode::Char('y') | KeyCode::Enter if self.conflicts.is_empty() => {
+                Outcome::close(vec![Action::Send(op(false))])
+            }
+            KeyCode::Char('f') if !self.conflicts.is_empty() => {
+                Outcome::close(vec![Action::Send(op(true))])
+            }
+            KeyCode::Char('n') | KeyCode::Esc | KeyCode::Char('q') => Outcome::close(Vec::new()),
+            KeyCode::Down | KeyCode::Char('j') => {
+                self.scroll += 1;
+                Outcome::consumed()
+            }
+            KeyCode::Up | KeyCode::Char('k') => {
+                self.scroll = self.scroll.saturating_sub(1);
+                Outcome::consumed()
+            }
+            KeyCode::PageDown => {
+                self.scroll += 10;
+                Outcome::consumed()
+            }
+            KeyCode::PageUp => {
+                self.scroll = self.scroll.saturating_sub(10);
+                Outcome::consumed()
+            }
+            _ => Outcome::consumed(),
+        }
+    }
+
+    fn render(&self, area: Rect, buf: &mut Buffer, theme: &Theme) {
+        let rect = centered(
+            area,
+            area.width.saturating_sub(4).min(110),
+            area.height.saturating_sub(2),
+        );
+        let what = if self.redo { "Redo" } else { "Undo" };
+        let inner = frame(
+            rect,
+            buf,
+            &format!("{what}: {}", self.files.join(", ")),
+            theme.warning,
+        );
+        let mut lines: Vec<Line<'static>> = Vec::new();
+        for c in &self.conflicts {
+            lines.extend(wrap(
+                &StyledLine::plain(format!("! {c}"), Style::default().fg(theme.error)),
+                inner.width,
+            ));
+        }
+        lines.extend(diff_lines(&self.diff, inner.width, theme));
+        let body = Rect::new(
+            inner.x,
+            inner.y,
+            inner.width,
+            inner.height.saturating_sub(1),
+        );
+        let visible: Vec<Line<'static>> = lines.into_iter().skip(self.scroll).collect();
+        draw_lines(&visible, body, buf);
+        let keys = if self.conflicts.is_empty() {
+            format!("y {} · n cancel · ↑↓ scroll", what.to_lowercase())
+        } else {
+            "f overwrite anyway · n cancel · ↑↓ scroll".to_string()
+        };
+        buf.set_stringn(
+            inner.x,
+            inner.y + inner.height.saturating_sub(1),
+            keys,
+            inner.width as usize,
+            Style::default().fg(theme.dim),
+        );
+    }
+
+    fn hints(&self) -> String {
+        if self.conflicts.is_empty() {
+            "y apply · n cancel".into()
+        } else {
+            "f force · n cancel".into()
+        }
+    }
+}
+
+/// Colour a unified diff for display.
+fn diff_lines(diff: &str, width: u16, theme: &Theme) -> Vec<Line<'static>> {
+    let mut lines = Vec::new();
+    for l in diff.lines() {
+        let color = if l.starts_with("+++") || l.starts_with("---") {
+            theme.text
+        } else if l.starts_with('+') {
+            theme.added
+        } else if l.starts_with('-') {
+            theme.removed
+        } else if l.starts_with("@@") {
+            theme.accent
+        } else {
+            theme.dim
+        };
+        let mut style = Style::default().fg(color);
+        if l.starts_with("+++") || l.starts_with("---") {
+            style = style.add_modifier(Modifier::BOLD);
+        }
+        lines.extend(wrap(&StyledLine::plain(l.to_string(), style), width));
+    }
+    lines
+}
+
+/// A read-only, scrollable view of diffs (`/diff`).
+pub struct DiffOverlay {
+    /// Title.
+    pub title: String,
+    /// Unified diff text.
+    pub diff: String,
+    /// Lines scrolled.
+    pub scroll: usize,
+}
+
+impl Layer for DiffOverlay {
+    fn handle_key(&mut self, key: KeyEvent) -> Outcome {
+        match key.code {
+            KeyCode::Esc | KeyCode::Char('q') | KeyCode::Enter => Outcome::close(Vec::new()),
+            KeyCode::Down | KeyCode::Char('j') => {
+                self.scroll += 1;
+                Outcome::consumed()
+            }
+            KeyCode::Up | KeyCode::Char('k') => {
+                self.scroll = self.scroll.saturating_sub(1);
+                Outcome::consumed()
+            }
+            KeyCode::PageDown | KeyCode::Char(' ') => {
+                self.scroll += 20;
+                Outcome::consumed()
+            }
+            KeyCode::PageUp => {
+                self.scroll = self.scroll.saturating_sub(20);
+                Outcome::consumed()
+            }
+            _ if key.modifiers.contains(KeyModifiers::CONTROL) => Outcome::default(),
+            _ => Outcome::consumed(),
+        }
+    }
+
+    fn render(&self, area: Rect, buf: &mut Buffer, theme: &Theme) {
+        let rect = centered(
+            area,
+            area.width.saturating_sub(2),
+            area.height.saturating_sub(1),
+        );
+        let inner = frame(rect, buf, &self.title, theme.accent);
+        let lines = diff_lines(&self.diff, inner.width, theme);
+        let body = Rect::new(
+            inner.x,
+            inner.y,
+            inner.width,
+            inner.height.saturating_sub(1),
+        );
+        let visible: Vec<Line<'static>> = lines.into_iter().skip(self.scroll).collect();
+        draw_lines(&visible, body, buf);
+        buf.set_stringn(
+            inner.x,
+            inner.y + inner.height.saturating_sub(1),
+            "↑↓ PgUp/PgDn scroll · Esc close",
+            inner.width as usize,
+            Style::default().fg(theme.dim),
+        );
+    }
+
+    fn hints(&self) -> String {
+        "↑↓ scroll · Esc close".into()
+    }
+}
+
+/// The help overlay.
+pub struct Help;
+
+/// Slash commands and what they do (shown by `/help`).
+pub const COMMANDS: &[(&str, &str)] = &[
+    ("/help", "this help"),
+    ("/quit", "leave Loom (the session is saved)"),
+    ("/clear", "start a new conversation"),
+    ("/model NAME", "use another model"),
+    ("/approval MODE", "read-only, supervised or full-auto"),
+    (
+        "/theme NAME",
+        "switch theme (dark, light, high-contrast, yours)",
+    ),
+    ("/diff", "every change of this session"),
+    ("/tokens", "tokens used and context left"),
+    (
+        "/undo [turn|all]",
+        "take back the last change, turn, or everything",
+    ),
+    ("/redo", "redo the last undo"),
+    ("/changes", "list the session's changes"),
+    (
+        "/mouse on|off",
+        "capture the mouse (wheel scrolls) or leave selection to the terminal",
+    ),
+];
+
+/// Keys (shown by `/help`).
+pub const KEYS: &[(&str, &str)] = &[
+    ("Enter", "send"),
+    ("Shift+Enter, Alt+Enter, Ctrl+J", "new line"),
+    ("Up / Down", "earlier prompts"),
+    ("Ctrl+A/E/K/U/W, Alt+B/F", "edit like readline"),
+    ("Esc", "stop the running turn"),
+    ("Tab", "move between panes"),
+    ("PgUp/PgDn, Home/End, wheel", "scroll"),
+    (
+        "y / n / a",
+        "approve / refuse / always (diffs and commands)",
+    ),
+    (
+        "Space, j/k, Enter",
+        "toggle a hunk, move between hunks, apply the selected hunks",
+    ),
+    ("Ctrl+C twice", "quit"),
+];
+
+impl Layer for Help {
+    fn handle_key(&mut self, key: KeyEvent) -> Outcome {
+        match key.code {
+            KeyCode::Esc | KeyCode::Char('q') | KeyCode::Enter | KeyCode::Char('?') => {
+                Outcome::close(Vec::new())
+            }
+            _ if key.modifiers.contains(KeyModifiers::CONTROL) => Outcome::default(),
+            _ => Outcome::consumed(),
+        }
+    }
+
+    fn render(&self, area: Rect, buf: &mut Buffer, theme: &Theme) {
+        let mut lines: Vec<Line<'static>> = Vec::new();
+        let key_style = Style::default()
+            .fg(theme.accent)
+            .add_modifier(Modifier::BOLD);
+        lines.push(Line::from(Span::styled(
+            "Commands",
+            Style::default()
+                .fg(theme.heading)
+                .add_modifier(Modifier::BOLD),
+        )));
+        for (c, what) in COMMANDS {
+            lines.push(Line::from(vec![
+                Span::styled(format!("  {c:<18}"), key_style),
+                Span::raw(*what),
+            ]));
+        }
+        lines.push(Line::default());
+        lines.push(Line::from(Span::styled(
+            "Keys",
+            Style::default()
+                .fg(theme.heading)
+                .add_modifier(Modifier::BOLD),
+        )));
+        for (k, what) in KEYS {
+            lines.push(Line::from(vec![
+                Span::styled(format!("  {k:<32}"), key_style),
+                Span::raw(*what),
+            ]));
+        }
+        let height = (lines.len() as u16 + 2).min(area.height);
+        let rect = centered(area, 92, height);
+        let inner = frame(rect, buf, "Help (Esc to close)", theme.accent);
+        draw_lines(&lines, inner, buf);
+    }
+
+    fn hints(&self) -> String {
+        "Esc close".into()
+    }
+}

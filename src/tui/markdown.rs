@@ -1,0 +1,661 @@
+//! Markdown to styled lines, built for streaming.
+//!
+//! Answers arrive a few characters at a time; re-rendering the whole message per chunk is
+//! what makes other assistants slow down quadratically. [`MarkdownStream`] works line by
+//! line: a fenced code block's lines are highlighted as each completes (one highlighter per
+//! block, keeping its state); other text is gathered into blocks that end at a blank line or
+//! a fence, and each finished block is rendered once with pulldown-cmark (headings, emphasis,
+//! lists, tables, block quotes, links). Only the unfinished block is rendered again per
+//! frame, as [`MarkdownStream::provisional`].
+
+use pulldown_cmark::{Alignment, CodeBlockKind, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
+use ratatui::style::{Modifier, Style};
+use ratatui::text::Span;
+
+use super::highlight::CodeHighlighter;
+use super::theme::Theme;
+use super::wrap::{StyledLine, width};
+
+struct Fence {
+    marker: char,
+    len: usize,
+    highlighter: CodeHighlighter,
+}
+
+/// An incrementally rendered markdown document.
+pub struct MarkdownStream {
+    theme: Theme,
+    committed: Vec<StyledLine>,
+    pending: String,
+    partial: String,
+    fence: Option<Fence>,
+    source: String,
+}
+
+impl MarkdownStream {
+    /// An empty document.
+    pub fn new(theme: &Theme) -> MarkdownStream {
+        MarkdownStream {
+            theme: theme.clone(),
+            committed: Vec::new(),
+            pending: String::new(),
+            partial: String::new(),
+            fence: None,
+            source: String::new(),
+        }
+    }
+
+    /// Everything pushed so far.
+    pub fn source(&self) -> String {
+        self.source.clone()
+    }
+
+    /// Render a whole document at once.
+    pub fn render(text: &str, theme: &Theme) -> Vec<StyledLine> {
+        let mut m = MarkdownStream::new(theme);
+        m.push(text);
+        m.finish();
+        m.committed
+    }
+
+    /// Lines that will not change any more.
+    pub fn committed(&self) -> &[StyledLine] {
+        &self.committed
+    }
+
+    /// Append streamed text.
+    pub fn push(&mut self, text: &str) {
+        self.source.push_str(text);
+        self.partial.push_str(text);
+        while let Some(nl) = self.partial.find('\n') {
+            let line: String = self.partial.drain(..=nl).collect();
+            let line = line.trim_end_matches(['\n', '\r']);
+            self.line(line);
+        }
+    }
+
+    /// The stream ended: render what is left.
+    pub fn finish(&mut self) {
+        if !self.partial.is_empty() {
+            let rest = std::mem::take(&mut self.partial);
+            self.line(&rest);
+        }
+        self.flush_block();
+    }
+
+    /// The unfinished tail, rendered as it stands now.
+    pub fn provisional(&self) -> Vec<StyledLine> {
+        if self.fence.is_some() {
+            if self.partial.is_empty() {
+                return Vec::new();
+            }
+            return vec![
+                self.code_line(vec![Span::styled(self.partial.clone(), self.code_style())]),
+            ];
+        }
+        let mut text = self.pending.clone();
+        text.push_str(&self.partial);
+        if text.trim().is_empty() {
+            return Vec::new();
+        }
+        render_block(&text, &self.theme)
+    }
+
+    fn code_style(&self) -> Style {
+        Style::default().fg(self.theme.text).bg(self.theme.code_bg)
+    }
+
+    fn code_line(&self, spans: Vec<Span<'static>>) -> StyledLine {
+        let mut spans: Vec<Span<'static>> = spans
+            .into_iter()
+            .map(|s| {
+                let st = s.style.bg(self.theme.code_bg);
+                Span::styled(s.content, st)
+            })
+            .collect();
+        spans.insert(
+            0,
+            Span::styled(" ", Style::default().bg(self.theme.code_bg)),
+        );
+        StyledLine {
+            spans,
+            continuation: vec![Span::styled(" ", Style::default().bg(self.theme.code_bg))],
+            fill: Some(Style::default().bg(self.theme.code_bg)),
+        }
+    }
+
+    fn line(&mut self, line: &str) {
+        if let Some(fence) = &mut self.fence {
+            let t = line.trim_start();
+            let closing = t.chars().take_while(|c| *c == fence.marker).count();
+            if closing >= fence.len && t[closing * fence.marker.len_utf8()..].trim().is_empty() {
+                self.fence = None;
+                return;
+            }
+            let spans = fence.highlighter.line(line);
+            let styled = self.code_line(spans);
+            self.committed.push(styled);
+            return;
+        }
+        let t = line.trim_start();
+        let indent = line.len() - t.len();
+        let marker = t.chars().next().filter(|c| *c == '`' || *c == '~');
+        if let Some(m) = marker
+            && indent <= 3
+        {
+            let len = t.chars().take_while(|c| *c == m).count();
+            let info = &t[len * m.len_utf8()..];
+            if len >= 3 && !(m == '`' && info.contains('`')) {
+                self.flush_block();
+                self.separate();
+                let lang = info.split_whitespace().next().unwrap_or("").to_string();
+                let highlighter = CodeHighlighter::new(
+                    &lang,
+                    &self.theme.syntax,
+                    self.theme.depth,
+                    self.code_style(),
+                );
+                let label = if lang.is_empty() {
+                    "code".to_string()
+                } else {
+                    lang.clone()
+                };
+                self.committed.push(StyledLine::plain(
+                    format!("  {label}"),
+                    Style::default()
+                        .fg(self.theme.dim)
+                        .add_modifier(Modifier::ITALIC),
+                ));
+                self.fence = Some(Fence {
+                    marker: m,
+                    len,
+                    highlighter,
+                });
+                return;
+            }
+        }
+        if t.is_empty() {
+            self.flush_block();
+            return;
+        }
+        self.pending.push_str(line);
+        self.pending.push('\n');
+    }
+
+    fn flush_block(&mut self) {
+        if self.pending.trim().is_empty() {
+            self.pending.clear();
+            return;
+        }
+        let block = std::mem::take(&mut self.pending);
+        let lines = render_block(&block, &self.theme);
+        self.separate();
+        self.committed.extend(lines);
+    }
+
+    /// A blank line between blocks (never at the start, never doubled).
+    fn separate(&mut self) {
+        if !self.committed.is_empty() && self.committed.last() != Some(&StyledLine::blank()) {
+            self.committed.push(StyledLine::blank());
+        }
+    }
+}
+
+/// A table being collected: column alignments, finished rows, the row in progress.
+type TableState = (
+    Vec<Alignment>,
+    Vec<Vec<Vec<Span<'static>>>>,
+    Vec<Vec<Span<'static>>>,
+);
+
+/// Inline style state while walking a block.
+struct Inline {
+    stack: Vec<Style>,
+}
+
+impl Inline {
+    fn current(&self) -> Style {
+        *self.stack.last().unwrap_or(&Style::default())
+    }
+    fn push(&mut self, f: impl FnOnce(Style) -> Style) {
+        let next = f(self.current());
+        self.stack.push(next);
+    }
+    fn pop(&mut self) {
+        if self.stack.len() > 1 {
+            self.stack.pop();
+        }
+    }
+}
+
+struct ListLevel {
+    next: Option<u64>,
+}
+
+/// Render one markdown block (no fenced code) to styled lines.
+pub fn render_block(text: &str, theme: &Theme) -> Vec<StyledLine> {
+    let mut out: Vec<StyledLine> = Vec::new();
+    let mut spans: Vec<Span<'static>> = Vec::new();
+    let mut inline = Inline {
+        stack: vec![Style::default().fg(theme.assistant)],
+    };
+    let mut lists: Vec<ListLevel> = Vec::new();
+    let mut quote_depth = 0usize;
+    let mut item_prefix: Option<String> = None;
+    let mut link_dest: Vec<String> = Vec::new();
+    let mut in_code_block = false;
+    let mut table: Option<TableState> = None;
+    let quote_style = Style::default().fg(theme.quote);
+
+    let prefix = |quote_depth: usize,
+                  lists_len: usize,
+                  first: Option<&str>|
+     -> (Vec<Span<'static>>, Vec<Span<'static>>) {
+        let mut head = Vec::new();
+        let mut cont = Vec::new();
+        for _ in 0..quote_depth {
+            head.push(Span::styled("│ ", quote_style));
+            cont.push(Span::styled("│ ", quote_style));
+        }
+        let indent = "  ".repeat(lists_len.saturating_sub(1));
+        match first {
+            Some(marker) => {
+                head.push(Span::raw(format!("{indent}{marker}")));
+                cont.push(Span::raw(format!("{indent}{}", " ".repeat(width(marker)))));
+            }
+            None if lists_len > 0 => {
+                head.push(Span::raw(format!("{indent}  ")));
+                cont.push(Span::raw(format!("{indent}  ")));
+            }
+            None => {}
+        }
+        (head, cont)
+    };
+
+    let flush = |spans: &mut Vec<Span<'static>>,
+                 out: &mut Vec<StyledLine>,
+                 item_prefix: &mut Option<String>,
+                 quote_depth: usize,
+                 lists_len: usize| {
+        if spans.is_empty() && item_prefix.is_none() {
+            return;
+        }
+        let (mut head, cont) = prefix(quote_depth, lists_len, item_prefix.take().as_deref());
+        head.append(spans);
+        out.push(StyledLine {
+            spans: head,
+            continuation: cont,
+            fill: None,
+        });
+    };
+
+    let options =
+        Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS;
+    for event in Parser::new_ext(text, options) {
+        match event {
+            Event::Start(tag) => match tag {
+                Tag::Heading { level, .. } => {
+                    let mut s = Style::default()
+                        .fg(theme.heading)
+                        .add_modifier(Modifier::BOLD);
+                    if level == HeadingLevel::H1 {
+                        s = s.add_modifier(Modifier::UNDERLINED);
+                    }
+                    inline.push(|_| s);
+                }
+                Tag::Emphasis => inline.push(|s| s.add_modifier(Modifier::ITALIC)),
+                Tag::Strong => inline.push(|s| s.add_modifier(Modifier::BOLD)),
+                Tag::Strikethrough => inline.push(|s| s.add_modifier(Modifier::CROSSED_OUT)),
+                Tag::Link { dest_url, .. } => {
+                    link_dest.push(dest_url.to_string());
+                    inline.push(|s| s.fg(theme.link).add_modifier(Modifier::UNDERLINED));
+                }
+                Tag::BlockQuote(_) => quote_depth += 1,
+                Tag::List(start) => {
+                    flush(
+                        &mut spans,
+                        &mut out,
+                        &mut item_prefix,
+                        quote_depth,
+                        lists.len(),
+                    );
+                    lists.push(ListLevel { next: start });
+                }
+                Tag::Item => {
+                    flush(
+                        &mut spans,
+                        &mut out,
+                        &mut item_prefix,
+                        quote_depth,
+                        lists.len(),
+                    );
+                    let marker = match lists.last_mut() {
+                        Some(ListLevel { next: Some(n) }) => {
+                            let m = format!("{n}. ");
+                            *n += 1;
+                            m
+                        }
+                        _ => "• ".to_string(),
+                    };
+                    item_prefix = Some(marker);
+                }
+                Tag::CodeBlock(kind) => {
+                    flush(
+                        &mut spans,
+                        &mut out,
+                        &mut item_prefix,
+                        quote_depth,
+                        lists.len(),
+                    );
+                    in_code_block = true;
+                    let _ = matches!(kind, CodeBlockKind::Indented);
+                }
+                Tag::Table(aligns) => {
+                    flush(
+                        &mut spans,
+                        &mut out,
+                        &mut item_prefix,
+                        quote_depth,
+                        lists.len(),
+                    );
+                    table = Some((aligns, Vec::new(), Vec::new()));
+                }
+                Tag::TableHead | Tag::TableRow => {
+                    if let Some((_, _, row)) = &mut table {
+                        row.clear();
+                    }
+                }
+                Tag::TableCell => spans.clear(),
+                _ => {}
+            },
+            Event::End(tag) => match tag {
+                TagEnd::Heading(_) => {
+                    inline.pop();
+                    flush(
+                        &mut spans,
+                        &mut out,
+                        &mut item_prefix,
+                        quote_depth,
+                        lists.len(),
+                    );
+                }
+                TagEnd::Paragraph => {
+                    flush(
+                        &mut spans,
+                        &mut out,
+                        &mut item_prefix,
+                        quote_depth,
+                        lists.len(),
+                    );
+                }
+                TagEnd::Emphasis | TagEnd::Strong | TagEnd::Strikethrough => inline.pop(),
+                TagEnd::Link => {
+                    inline.pop();
+                    if let Some(dest) = link_dest.pop() {
+                        let shown: String = spans.iter().map(|s| s.content.as_ref()).collect();
+                        if !shown.ends_with(&dest) && !dest.is_empty() {
+                            spans.push(Span::styled(
+                                format!(" ({dest})"),
+                                Style::default().fg(theme.dim),
+                            ));
+                        }
+                    }
+                }
+                TagEnd::BlockQuote(_) => {
+                    flush(
+                        &mut spans,
+                        &mut out,
+                        &mut item_prefix,
+                        quote_depth,
+                        lists.len(),
+                    );
+                    quote_depth = quote_depth.saturating_sub(1);
+                }
+                TagEnd::Item => flush(
+                    &mut spans,
+                    &mut out,
+                    &mut item_prefix,
+                    quote_depth,
+                    lists.len(),
+                ),
+                TagEnd::List(_) => {
+                    flush(
+                        &mut spans,
+                        &mut out,
+                        &mut item_prefix,
+                        quote_depth,
+                        lists.len(),
+                    );
+                    lists.pop();
+                }
+                TagEnd::CodeBlock => in_code_block = false,
+                TagEnd::TableCell => {
+                    if let Some((_, _, row)) = &mut table {
+                        row.push(std::mem::take(&mut spans));
+                    }
+                }
+                TagEnd::TableHead | TagEnd::TableRow => {
+                    if let Some((_, rows, row)) = &mut table {
+                        rows.push(std::mem::take(row));
+                    }
+                }
+                TagEnd::Table => {
+                    if let Some((aligns, rows, _)) = table.take() {
+                        out.extend(render_table(&aligns, rows, theme));
+                    }
+                }
+                _ => {}
+            },
+            Event::Text(t) => {
+                if in_code_block {
+                    for line in t.lines() {
+                        let (mut head, cont) = prefix(quote_depth, lists.len(), None);
+                        head.push(Span::styled(
+                            format!(" {line}"),
+                            Style::default().fg(theme.text).bg(theme.code_bg),
+                        ));
+                        out.push(StyledLine {
+                            spans: head,
+                            continuation: cont,
+                            fill: Some(Style::default().bg(theme.code_bg)),
+                        });
+                    }
+                } else {
+                    spans.push(Span::styled(t.to_string(), inline.current()));
+                }
+            }
+            Event::Code(t) => spans.push(Span::styled(
+                t.to_string(),
+                inline
+                    .current()
+                    .fg(theme.code)
+                    .remove_modifier(Modifier::BOLD),
+            )),
+            Event::SoftBreak => spans.push(Span::styled(" ", inline.current())),
+            Event::HardBreak => flush(
+                &mut spans,
+                &mut out,
+                &mut item_prefix,
+                quote_depth,
+                lists.len(),
+            ),
+            Event::Rule => {
+                flush(
+                    &mut spans,
+                    &mut out,
+                    &mut item_prefix,
+                    quote_depth,
+                    lists.len(),
+                );
+                out.push(StyledLine::plain(
+                    "─".repeat(24),
+                    Style::default().fg(theme.dim),
+                ));
+            }
+            Event::TaskListMarker(done) => {
+                spans.push(Span::styled(
+                    if done { "[x] " } else { "[ ] " },
+                    Style::default().fg(theme.accent),
+                ));
+            }
+            Event::Html(h) | Event::InlineHtml(h) => {
+                spans.push(Span::styled(
+                    h.trim_end().to_string(),
+                    Style::default().fg(theme.dim),
+                ));
+            }
+            Event::FootnoteReference(f) => spans.push(Span::raw(format!("[{f}]"))),
+            _ => {}
+        }
+    }
+    flush(
+        &mut spans,
+        &mut out,
+        &mut item_prefix,
+        quote_depth,
+        lists.len(),
+    );
+    out
+}
+
+fn render_table(
+    aligns: &[Alignment],
+    rows: Vec<Vec<Vec<Span<'static>>>>,
+    theme: &Theme,
+) -> Vec<StyledLine> {
+    let cols = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let cell_width = |c: &[Span<'static>]| c.iter().map(|s| width(&s.content)).sum::<usize>();
+    let widths: Vec<usize> = (0..cols)
+        .map(|i| {
+            rows.iter()
+                .filter_map(|r| r.get(i))
+                .map(|c| cell_width(c))
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let border = Style::default().fg(theme.dim);
+    let mut out = Vec::new();
+    for (ri, row) in rows.into_iter().enumerate() {
+        let mut spans = Vec::new();
+        for (i, col_width) in widths.iter().enumerate() {
+            if i > 0 {
+                spans.push(Span::styled(" │ ", border));
+            }
+            let cell = row.get(i).cloned().unwrap_or_default();
+            let pad = col_width.saturating_sub(cell_width(&cell));
+            let (left, right) = match aligns.get(i) {
+                Some(Alignment::Right) => (pad, 0),
+                Some(Alignment::Center) => (pad / 2, pad - pad / 2),
+                _ => (0, pad),
+            };
+            spans.push(Span::raw(" ".repeat(left)));
+            for s in cell {
+                let style = if ri == 0 {
+                    s.style.add_modifier(Modifier::BOLD)
+                } else {
+                    s.style
+                };
+                spans.push(Span::styled(s.content, style));
+            }
+            spans.push(Span::raw(" ".repeat(right)));
+        }
+        out.push(StyledLine::from_spans(spans));
+        if ri == 0 {
+            let sep: Vec<String> = widths.iter().map(|w| "─".repeat(*w)).collect();
+            out.push(StyledLine::plain(sep.join("─┼─"), border));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tui::theme::ColorDepth;
+
+    fn theme() -> Theme {
+        Theme::fallback(ColorDepth::TrueColor)
+    }
+
+    fn text(lines: &[StyledLine]) -> Vec<String> {
+        lines
+            .iter()
+            .map(|l| {
+                l.spans
+                    .iter()
+                    .map(|s| s.content.as_ref())
+                    .collect::<String>()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn headings_lists_quotes_links_and_tables() {
+        let md = "# Title\n\nSome *em* and **bold** and `code`.\n\n- one\n- two\n  - nested\n\n1. first\n2. second\n\n> quoted\n\n[site](https://x.y)\n\n| a | b |\n|---|--:|\n| 1 | 22 |\n";
+        let t = text(&MarkdownStream::render(md, &theme()));
+        assert!(t.contains(&"Title".to_string()), "{t:?}");
+        assert!(
+            t.contains(&"Some em and bold and code.".to_string()),
+            "{t:?}"
+        );
+        assert!(
+            t.contains(&"• one".to_string()) && t.contains(&"  • nested".to_string()),
+            "{t:?}"
+        );
+        assert!(
+            t.contains(&"1. first".to_string()) && t.contains(&"2. second".to_string()),
+            "{t:?}"
+        );
+        assert!(t.contains(&"│ quoted".to_string()), "{t:?}");
+        assert!(t.contains(&"site (https://x.y)".to_string()), "{t:?}");
+        assert!(t.iter().any(|l| l == "a │  b"), "{t:?}");
+        assert!(t.iter().any(|l| l == "1 │ 22"), "{t:?}");
+    }
+
+    #[test]
+    fn fenced_code_is_highlighted_line_by_line() {
+        crate::tui::highlight::load_now();
+        let md = "Look:\n\n```rust\nfn main() {}\n```\nafter\n";
+        let lines = MarkdownStream::render(md, &theme());
+        let t = text(&lines);
+        assert!(t.contains(&"  rust".to_string()), "{t:?}");
+        let code = lines
+            .iter()
+            .find(|l| text(std::slice::from_ref(l))[0].contains("fn main"))
+            .unwrap();
+        assert!(code.spans.len() > 2, "highlighted: {:?}", code.spans);
+        assert!(code.fill.is_some());
+        assert!(t.contains(&"after".to_string()));
+    }
+
+    #[test]
+    fn streaming_in_tiny_chunks_matches_rendering_at_once() {
+        crate::tui::highlight::load_now();
+        let md =
+            "# Plan\n\n1. read\n2. edit\n\n```py\nprint('x')\nx = 1\n```\n\nDone with **this**.\n";
+        let whole = text(&MarkdownStream::render(md, &theme()));
+        let mut s = MarkdownStream::new(&theme());
+        for ch in md.chars() {
+            s.push(&ch.to_string());
+            let _ = s.provisional();
+        }
+        s.finish();
+        assert_eq!(text(s.committed()), whole);
+    }
+
+    #[test]
+    fn provisional_shows_the_unfinished_tail() {
+        let mut s = MarkdownStream::new(&theme());
+        s.push("Hello **wor");
+        assert_eq!(
+            text(&s.provisional()),
+            vec!["Hello **wor"],
+            "unclosed emphasis is literal until closed"
+        );
+        assert!(s.committed().is_empty());
+        s.push("ld**\n\nnext");
+        assert!(text(s.committed()).contains(&"Hello world".to_string()));
+        assert_eq!(text(&s.provisional()), vec!["next"]);
+    }
+}

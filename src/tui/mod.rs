@@ -1,0 +1,15 @@
+//! The full-screen front end: one consumer of the agent's events and producer of its ops.
+
+pub mod app;
+pub mod composer;
+pub mod diff_view;
+pub mod highlight;
+pub mod input;
+pub mod layers;
+pub mod markdown;
+pub mod run;
+pub mod theme;
+pub mod tools_pane;
+pub mod transcript;
+pub mod view;
+pub mod wrap;

@@ -1,0 +1,289 @@
+//! The terminal and the event loop.
+//!
+//! The terminal is put in raw mode on the alternate screen with bracketed paste, focus
+//! events and the keyboard enhancement that tells Shift+Enter from Enter, and restored
+//! exactly on quit, on Ctrl+C twice, on SIGTERM/SIGHUP and on panic (the panic message
+//! prints after the restore). The first frame is drawn before anything slow happens: the
+//! provider is resolved (and local servers probed) while the UI is already up, and ops
+//! typed meanwhile wait in the agent's queue.
+//!
+//! Redraws are requested, never forced: the loop drains what arrived, marks the screen
+//! dirty, and draws at most once per frame interval, wrapped in synchronized output. An
+//! idle minute costs no frames; a burst of a thousand deltas costs one.
+
+use std::io::Write;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use crossterm::event::{
+    DisableBracketedPaste, DisableFocusChange, DisableMouseCapture, EnableBracketedPaste,
+    EnableFocusChange, EnableMouseCapture, Event, EventStream, KeyboardEnhancementFlags,
+    PopKeyboardEnhancementFlags, PushKeyboardEnhancementFlags,
+};
+use crossterm::terminal::{
+    BeginSynchronizedUpdate, EndSynchronizedUpdate, EnterAlternateScreen, LeaveAlternateScreen,
+    disable_raw_mode, enable_raw_mode,
+};
+use crossterm::{cursor, execute};
+use futures::StreamExt;
+use ratatui::Terminal;
+use ratatui::backend::CrosstermBackend;
+use tokio::sync::mpsc;
+
+use super::app::{App, StatusInfo};
+use super::theme::{ColorDepth, Theme};
+use crate::agent::{AgentEvent, Phase, Runner, UserOp};
+use crate::config::Config;
+use crate::session::LoadedSession;
+use crate::setup::{self, Provider};
+
+/// Shortest time between two frames (about 120 fps).
+const FRAME: Duration = Duration::from_millis(8);
+/// How often animations (spinners, elapsed times) refresh.
+const ANIMATION: Duration = Duration::from_millis(100);
+
+static RESTORED: AtomicBool = AtomicBool::new(true);
+
+fn enter() -> std::io::Result<()> {
+    enable_raw_mode()?;
+    RESTORED.store(false, Ordering::SeqCst);
+    let mut out = std::io::stdout();
+    execute!(
+        out,
+        EnterAlternateScreen,
+        EnableBracketedPaste,
+        EnableFocusChange,
+        EnableMouseCapture,
+        PushKeyboardEnhancementFlags(KeyboardEnhancementFlags::DISAMBIGUATE_ESCAPE_CODES),
+    )
+}
+
+/// Put the terminal back as it was (idempotent; safe from a panic hook).
+pub fn restore() {
+    if RESTORED.swap(true, Ordering::SeqCst) {
+        return;
+    }
+    let mut out = std::io::stdout();
+    let _ = execute!(
+        out,
+        PopKeyboardEnhancementFlags,
+        DisableMouseCapture,
+        DisableFocusChange,
+        DisableBracketedPaste,
+        LeaveAlternateScreen,
+        cursor::Show,
+    );
+    let _ = disable_raw_mode();
+    let _ = out.flush();
+}
+
+/// What the full-screen mode starts with.
+pub struct TuiOptions {
+    /// The configuration.
+    pub config: Config,
+    /// The workspace root.
+    pub workspace: std::path::PathBuf,
+    /// A first message to send at once.
+    pub prompt: Option<String>,
+    /// A session to continue.
+    pub resume: Option<LoadedSession>,
+}
+
+fn short_path(path: &std::path::Path) -> String {
+    let shown = path.display().to_string();
+    match std::env::var("HOME") {
+        Ok(home) if !home.is_empty() && shown.starts_with(&home) => {
+            format!("~{}", &shown[home.len()..])
+        }
+        _ => shown,
+    }
+}
+
+/// Run the full-screen assistant until the person quits.
+pub async fn run(opts: TuiOptions) -> anyhow::Result<ExitCode> {
+    super::highlight::preload();
+    let depth = ColorDepth::detect();
+    let theme = Theme::load(&opts.config.theme, depth).unwrap_or_else(|_| Theme::fallback(depth));
+    let session_id = opts
+        .resume
+        .as_ref()
+        .map(|s| s.id.clone())
+        .unwrap_or_else(setup::new_session_id);
+    let sandbox = setup::sandbox_for(&opts.workspace, &opts.config);
+    let (ops_tx, ops_rx) = mpsc::unbounded_channel::<UserOp>();
+    let status = StatusInfo {
+        model: opts
+            .config
+            .model
+            .clone()
+            .unwrap_or_else(|| "connecting…".into()),
+        phase: Phase::Idle,
+        usage: Default::default(),
+        last_prompt: 0,
+        context_window: opts.config.context_window,
+        autonomy: opts.config.autonomy,
+        sandbox: sandbox.label.clone(),
+        workspace: short_path(&opts.workspace),
+        session_id: session_id.clone(),
+    };
+    let mut app = App::new(theme, status, ops_tx.clone());
+    if let Some(r) = &opts.resume {
+        app.load_conversation(&r.conversation);
+        if let Some(report) = r.damage_report() {
+            app.transcript
+                .push_notice(super::transcript::NoticeLevel::Warning, &report);
+        }
+    }
+    if let Some(n) = &sandbox.notice {
+        app.transcript
+            .push_notice(super::transcript::NoticeLevel::Warning, n);
+    }
+    if let Some(p) = &opts.prompt {
+        app.composer.remember(p);
+        app.submit(p);
+    }
+
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        restore();
+        previous(info);
+    }));
+    enter()?;
+    let mut terminal = Terminal::new(CrosstermBackend::new(std::io::stdout()))?;
+    terminal.clear()?;
+    draw(&mut terminal, &mut app)?;
+
+    let result = event_loop(&mut terminal, &mut app, opts, session_id.clone(), ops_rx).await;
+    let _ = ops_tx.send(UserOp::Shutdown);
+    restore();
+    result?;
+    println!("Session {session_id} saved. Resume it with: loom --resume {session_id}");
+    Ok(ExitCode::SUCCESS)
+}
+
+fn draw(
+    terminal: &mut Terminal<CrosstermBackend<std::io::Stdout>>,
+    app: &mut App,
+) -> std::io::Result<()> {
+    app.tick(Instant::now());
+    execute!(terminal.backend_mut(), BeginSynchronizedUpdate)?;
+    let drawn = terminal.draw(|f| app.draw(f)).map(|_| ());
+    execute!(terminal.backend_mut(), EndSynchronizedUpdate)?;
+    drawn
+}
+
+async fn event_loop(
+    terminal: &mut Terminal<CrosstermBackend<std::io::Stdout>>,
+    app: &mut App,
+    opts: TuiOptions,
+    session_id: String,
+    ops_rx: mpsc::UnboundedReceiver<UserOp>,
+) -> anyhow::Result<()> {
+    let mut input = EventStream::new();
+    let mut sigterm = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+    let mut sighup = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup())?;
+    let mut animation = tokio::time::interval(ANIMATION);
+    animation.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+    let mut dirty = false;
+    let mut last_frame = Instant::now();
+    let mut mouse = true;
+    let mut provider_known = false;
+
+    // Start the agent while the first frame is already on screen.
+    let config = opts.config.clone();
+    let workspace = opts.workspace.clone();
+    let resume = opts.resume;
+    let (events_tx, mut events) = mpsc::unbounded_channel::<AgentEvent>();
+    let (provider_tx, mut provider_rx) =
+        tokio::sync::oneshot::channel::<(String, Option<String>)>();
+    let sid = session_id.clone();
+    tokio::spawn(async move {
+        let provider = setup::resolve_provider(&config).await;
+        let (model, missing) = match &provider {
+            Provider::Ready { settings, .. } => (settings.model.clone(), None),
+            Provider::Missing { message } => (String::new(), Some(message.clone())),
+        };
+        let _ = provider_tx.send((model.clone(), missing));
+        let ctx = match setup::tool_context(&workspace, &config, &sid) {
+            Ok(c) => c,
+            Err(e) => {
+                let _ = events_tx.send(AgentEvent::Error {
+                    message: format!("cannot open the workspace: {e}"),
+                });
+                return;
+            }
+        };
+        let files = setup::session_files(&workspace, &sid, &model, resume.is_some());
+        for n in &files.notices {
+            let _ = events_tx.send(AgentEvent::Notice { message: n.clone() });
+        }
+        let conversation = resume.map(|r| r.conversation).unwrap_or_default();
+        let parts = setup::runner_parts(&config, &provider, ctx, true, conversation, files);
+        let mut handle = Runner::spawn_with_ops(parts, ops_rx);
+        while let Some(ev) = handle.events.recv().await {
+            if events_tx.send(ev).is_err() {
+                break;
+            }
+        }
+    });
+
+    loop {
+        let deadline = last_frame + FRAME;
+        tokio::select! {
+            biased;
+            maybe = input.next() => match maybe {
+                Some(Ok(event)) => {
+                    match event {
+                        Event::Key(key) => app.on_key(key),
+                        Event::Paste(text) => app.on_paste(&text),
+                        Event::Mouse(m) => app.on_mouse(m),
+                        Event::Resize(_, _) => {
+                            terminal.autoresize()?;
+                            terminal.clear()?;
+                        }
+                        Event::FocusGained | Event::FocusLost => {}
+                    }
+                    dirty = true;
+                }
+                Some(Err(_)) | None => app.quit = true,
+            },
+            Some(event) = events.recv() => {
+                app.on_agent_event(event);
+                while let Ok(more) = events.try_recv() {
+                    app.on_agent_event(more);
+                }
+                dirty = true;
+            }
+            resolved = &mut provider_rx, if !provider_known => {
+                provider_known = true;
+                let Ok((model, missing)) = resolved else { continue };
+                if !model.is_empty() {
+                    app.status.model = model;
+                }
+                app.welcome = missing;
+                dirty = true;
+            }
+            _ = sigterm.recv() => app.quit = true,
+            _ = sighup.recv() => app.quit = true,
+            _ = animation.tick(), if app.animating() => dirty = true,
+            _ = tokio::time::sleep_until(deadline.into()), if dirty => {}
+        }
+        if app.quit {
+            return Ok(());
+        }
+        if app.mouse_capture != mouse {
+            mouse = app.mouse_capture;
+            if mouse {
+                execute!(std::io::stdout(), EnableMouseCapture)?;
+            } else {
+                execute!(std::io::stdout(), DisableMouseCapture)?;
+            }
+        }
+        if dirty && Instant::now() >= deadline {
+            draw(terminal, app)?;
+            last_frame = Instant::now();
+            dirty = false;
+        }
+    }
+}

@@ -1,0 +1,315 @@
+//! Themes: the UI's colours and the syntax theme for code, from TOML files.
+//!
+//! `themes/*.toml` are embedded in the binary; users add their own in
+//! `~/.config/loom/themes/NAME.toml`. Named colours keep a theme readable on 16-colour
+//! terminals; hex colours are mapped to the nearest named colour there (backgrounds are
+//! dropped instead, since a tinted background in 16 colours hurts more than it helps).
+
+use std::collections::BTreeMap;
+
+use ratatui::style::Color;
+use serde::Deserialize;
+
+/// Themes built into the binary.
+const BUILTIN: &[(&str, &str)] = &[
+    ("dark", include_str!("../../themes/dark.toml")),
+    ("light", include_str!("../../themes/light.toml")),
+    (
+        "high-contrast",
+        include_str!("../../themes/high-contrast.toml"),
+    ),
+];
+
+/// How many colours the terminal shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ColorDepth {
+    /// 24-bit colour.
+    TrueColor,
+    /// The 16 ANSI colours.
+    Ansi16,
+}
+
+impl ColorDepth {
+    /// Guess from `COLORTERM`.
+    pub fn detect() -> ColorDepth {
+        match std::env::var("COLORTERM").as_deref() {
+            Ok("truecolor") | Ok("24bit") => ColorDepth::TrueColor,
+            _ => ColorDepth::Ansi16,
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ThemeFile {
+    name: String,
+    syntax: String,
+    colors: BTreeMap<String, String>,
+}
+
+/// A loaded theme.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Theme {
+    /// Its name.
+    pub name: String,
+    /// The syntect theme for code.
+    pub syntax: String,
+    /// Colour depth it was resolved for.
+    pub depth: ColorDepth,
+    /// Normal text.
+    pub text: Color,
+    /// Secondary text.
+    pub dim: Color,
+    /// Highlights and the focused pane.
+    pub accent: Color,
+    /// The person's messages.
+    pub user: Color,
+    /// The assistant's text.
+    pub assistant: Color,
+    /// Pane borders.
+    pub border: Color,
+    /// The focused pane's border.
+    pub border_focus: Color,
+    /// Errors.
+    pub error: Color,
+    /// Warnings and retries.
+    pub warning: Color,
+    /// Success marks.
+    pub success: Color,
+    /// Added lines.
+    pub added: Color,
+    /// Removed lines.
+    pub removed: Color,
+    /// Background of added lines.
+    pub added_bg: Color,
+    /// Background of removed lines.
+    pub removed_bg: Color,
+    /// Background of changed words in added lines.
+    pub added_emphasis: Color,
+    /// Background of changed words in removed lines.
+    pub removed_emphasis: Color,
+    /// Inline code.
+    pub code: Color,
+    /// Background of code blocks.
+    pub code_bg: Color,
+    /// Headings.
+    pub heading: Color,
+    /// Links.
+    pub link: Color,
+    /// Block quotes.
+    pub quote: Color,
+    /// Status bar text.
+    pub status_fg: Color,
+    /// Status bar background.
+    pub status_bg: Color,
+    /// Selected rows.
+    pub selection_bg: Color,
+}
+
+/// Parse a colour name or `#rrggbb`; `none` is [`Color::Reset`].
+pub fn parse_color(s: &str) -> Option<Color> {
+    let s = s.trim().to_ascii_lowercase();
+    Some(match s.as_str() {
+        "reset" | "none" | "default" => Color::Reset,
+        "black" => Color::Black,
+        "red" => Color::Red,
+        "green" => Color::Green,
+        "yellow" => Color::Yellow,
+        "blue" => Color::Blue,
+        "magenta" => Color::Magenta,
+        "cyan" => Color::Cyan,
+        "gray" | "grey" => Color::Gray,
+        "darkgray" | "darkgrey" => Color::DarkGray,
+        "lightred" => Color::LightRed,
+        "lightgreen" => Color::LightGreen,
+        "lightyellow" => Color::LightYellow,
+        "lightblue" => Color::LightBlue,
+        "lightmagenta" => Color::LightMagenta,
+        "lightcyan" => Color::LightCyan,
+        "white" => Color::White,
+        hex if hex.starts_with('#') && hex.len() == 7 => {
+            let v = u32::from_str_radix(&hex[1..], 16).ok()?;
+            Color::Rgb((v >> 16) as u8, (v >> 8) as u8, v as u8)
+        }
+        _ => return None,
+    })
+}
+
+/// The ANSI palette as commonly rendered, for nearest-colour matching.
+const ANSI: &[(Color, (u8, u8, u8))] = &[
+    (Color::Black, (0, 0, 0)),
+    (Color::Red, (205, 49, 49)),
+    (Color::Green, (13, 188, 121)),
+    (Color::Yellow, (229, 229, 16)),
+    (Color::Blue, (36, 114, 200)),
+    (Color::Magenta, (188, 63, 188)),
+    (Color::Cyan, (17, 168, 205)),
+    (Color::Gray, (204, 204, 204)),
+    (Color::DarkGray, (102, 102, 102)),
+    (Color::LightRed, (241, 76, 76)),
+    (Color::LightGreen, (35, 209, 139)),
+    (Color::LightYellow, (245, 245, 67)),
+    (Color::LightBlue, (59, 142, 234)),
+    (Color::LightMagenta, (214, 112, 214)),
+    (Color::LightCyan, (41, 184, 219)),
+    (Color::White, (229, 229, 229)),
+];
+
+/// The nearest of the 16 ANSI colours.
+pub fn nearest_ansi(r: u8, g: u8, b: u8) -> Color {
+    ANSI.iter()
+        .min_by_key(|(_, (ar, ag, ab))| {
+            let d = |x: u8, y: u8| (x as i32 - y as i32).pow(2);
+            d(r, *ar) + d(g, *ag) + d(b, *ab)
+        })
+        .map(|(c, _)| *c)
+        .unwrap_or(Color::Reset)
+}
+
+/// Map a colour for the terminal's depth (`background` colours vanish in 16 colours).
+pub fn adapt(color: Color, depth: ColorDepth, background: bool) -> Color {
+    match (color, depth) {
+        (Color::Rgb(..), ColorDepth::Ansi16) if background => Color::Reset,
+        (Color::Rgb(r, g, b), ColorDepth::Ansi16) => nearest_ansi(r, g, b),
+        (c, _) => c,
+    }
+}
+
+impl Theme {
+    /// Parse a theme file's text.
+    pub fn parse(text: &str, depth: ColorDepth) -> Result<Theme, String> {
+        let file: ThemeFile = toml::from_str(text).map_err(|e| e.to_string())?;
+        let get = |key: &str, background: bool| -> Result<Color, String> {
+            let raw = file
+                .colors
+                .get(key)
+                .ok_or_else(|| format!("the theme {:?} has no colour `{key}`", file.name))?;
+            let c = parse_color(raw).ok_or_else(|| format!("`{key}` = {raw:?} is not a colour"))?;
+            Ok(adapt(c, depth, background))
+        };
+        Ok(Theme {
+            name: file.name.clone(),
+            syntax: file.syntax.clone(),
+            depth,
+            text: get("text", false)?,
+            dim: get("dim", false)?,
+            accent: get("accent", false)?,
+            user: get("user", false)?,
+            assistant: get("assistant", false)?,
+            border: get("border", false)?,
+            border_focus: get("border_focus", false)?,
+            error: get("error", false)?,
+            warning: get("warning", false)?,
+            success: get("success", false)?,
+            added: get("added", false)?,
+            removed: get("removed", false)?,
+            added_bg: get("added_bg", true)?,
+            removed_bg: get("removed_bg", true)?,
+            added_emphasis: get("added_emphasis", true)?,
+            removed_emphasis: get("removed_emphasis", true)?,
+            code: get("code", false)?,
+            code_bg: get("code_bg", true)?,
+            heading: get("heading", false)?,
+            link: get("link", false)?,
+            quote: get("quote", false)?,
+            status_fg: get("status_fg", false)?,
+            status_bg: get("status_bg", true)
+                .map(|c| if c == Color::Reset { Color::Gray } else { c })?,
+            selection_bg: get("selection_bg", true).map(|c| {
+                if c == Color::Reset {
+                    Color::DarkGray
+                } else {
+                    c
+                }
+            })?,
+        })
+    }
+
+    /// A theme by name: the user's themes dir first, then the built-in ones.
+    pub fn load(name: &str, depth: ColorDepth) -> Result<Theme, String> {
+        if let Some(dir) = user_themes_dir() {
+            let path = dir.join(format!("{name}.toml"));
+            if let Ok(text) = std::fs::read_to_string(&path) {
+                return Theme::parse(&text, depth).map_err(|e| format!("{}: {e}", path.display()));
+            }
+        }
+        BUILTIN
+            .iter()
+            .find(|(n, _)| *n == name)
+            .ok_or_else(|| {
+                format!(
+                    "no theme named {name:?}; available: {}",
+                    Theme::names().join(", ")
+                )
+            })
+            .and_then(|(_, text)| Theme::parse(text, depth))
+    }
+
+    /// The default dark theme (always available).
+    pub fn fallback(depth: ColorDepth) -> Theme {
+        Theme::parse(BUILTIN[0].1, depth).unwrap_or_else(|e| panic!("built-in theme: {e}"))
+    }
+
+    /// Every theme name: built-in and user-defined.
+    pub fn names() -> Vec<String> {
+        let mut names: Vec<String> = BUILTIN.iter().map(|(n, _)| n.to_string()).collect();
+        if let Some(dir) = user_themes_dir()
+            && let Ok(entries) = std::fs::read_dir(dir)
+        {
+            for e in entries.flatten() {
+                let p = e.path();
+                if p.extension().is_some_and(|x| x == "toml")
+                    && let Some(stem) = p.file_stem().map(|s| s.to_string_lossy().into_owned())
+                    && !names.contains(&stem)
+                {
+                    names.push(stem);
+                }
+            }
+        }
+        names
+    }
+}
+
+fn user_themes_dir() -> Option<std::path::PathBuf> {
+    directories::ProjectDirs::from("", "", "loom").map(|d| d.config_dir().join("themes"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_builtin_theme_parses_in_both_depths() {
+        for (name, text) in BUILTIN {
+            for depth in [ColorDepth::TrueColor, ColorDepth::Ansi16] {
+                let t = Theme::parse(text, depth).unwrap_or_else(|e| panic!("{name}: {e}"));
+                assert_eq!(&t.name, name);
+            }
+        }
+    }
+
+    #[test]
+    fn sixteen_colours_drop_tints_and_map_hex() {
+        let t = Theme::parse(BUILTIN[0].1, ColorDepth::Ansi16).unwrap();
+        assert_eq!(t.added_bg, Color::Reset);
+        let light = Theme::parse(BUILTIN[1].1, ColorDepth::Ansi16).unwrap();
+        assert!(!matches!(light.warning, Color::Rgb(..)));
+        assert_eq!(nearest_ansi(245, 80, 80), Color::LightRed);
+        assert_eq!(nearest_ansi(200, 40, 40), Color::Red);
+    }
+
+    #[test]
+    fn bad_themes_are_explained() {
+        let err = Theme::parse(
+            "name = \"x\"\nsyntax = \"y\"\n[colors]\ntext = \"purple-ish\"\n",
+            ColorDepth::TrueColor,
+        )
+        .unwrap_err();
+        assert!(err.contains("not a colour"), "{err}");
+        assert!(
+            Theme::load("no-such-theme", ColorDepth::TrueColor)
+                .unwrap_err()
+                .contains("available: dark, light, high-contrast")
+        );
+    }
+}

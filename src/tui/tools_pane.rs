@@ -1,0 +1,528 @@
+//! The tool-call pane: one row per call — name, a one-line summary, status with a spinner
+//! and elapsed time while running, duration when done — and, for the selected row, its
+//! full arguments and output. Command output is run through a terminal emulator (vt100) so
+//! its colours show as colours, not escape codes.
+
+use std::num::NonZeroU16;
+use std::time::Instant;
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use serde_json::Value;
+
+use super::theme::{ColorDepth, Theme, adapt};
+use super::wrap::{StyledLine, truncate, wrap};
+use crate::tools::ToolResult;
+
+const SPINNER: &[&str] = &["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+
+/// Where a call stands.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ToolStatus {
+    /// Proposed, not started.
+    Queued,
+    /// Waiting for the person.
+    Awaiting,
+    /// Running since.
+    Running(Instant),
+    /// Finished.
+    Done {
+        /// Succeeded.
+        ok: bool,
+        /// How long it ran.
+        ms: u64,
+    },
+    /// Refused (by the policy or the person).
+    Denied,
+}
+
+/// One call.
+#[derive(Debug, Clone)]
+pub struct ToolRow {
+    /// Call id.
+    pub id: String,
+    /// Tool name.
+    pub name: String,
+    /// One-line summary of the arguments.
+    pub summary: String,
+    /// The arguments.
+    pub args: Value,
+    /// Status.
+    pub status: ToolStatus,
+    /// The result, when finished.
+    pub result: Option<ToolResult>,
+}
+
+/// A one-line summary of a call's arguments.
+pub fn summarize(name: &str, args: &Value) -> String {
+    let s = |k: &str| args.get(k).and_then(Value::as_str).unwrap_or("");
+    match name {
+        "read_file" => match args.get("line_range").and_then(Value::as_array) {
+            Some(r) if r.len() == 2 => format!("{} [{}-{}]", s("path"), r[0], r[1]),
+            _ => s("path").to_string(),
+        },
+        "write_file" => s("path").to_string(),
+        "edit_file" => {
+            let n = args
+                .get("edits")
+                .and_then(Value::as_array)
+                .map(Vec::len)
+                .unwrap_or(1);
+            if n > 1 {
+                format!("{} ({n} edits)", s("path"))
+            } else {
+                s("path").to_string()
+            }
+        }
+        "list_files" => {
+            let p = if s("path").is_empty() { "." } else { s("path") };
+            if args.get("recursive").and_then(Value::as_bool) == Some(true) {
+                format!("{p} (recursive)")
+            } else {
+                p.to_string()
+            }
+        }
+        "search_files" => {
+            let mut out = format!("/{}/", s("pattern"));
+            if !s("glob").is_empty() {
+                out.push_str(&format!(" {}", s("glob")));
+            }
+            if !s("path").is_empty() {
+                out.push_str(&format!(" in {}", s("path")));
+            }
+            out
+        }
+        "bash" => s("command").lines().next().unwrap_or("").to_string(),
+        _ => {
+            let text = args.to_string();
+            truncate(&text, 80)
+        }
+    }
+}
+
+fn duration(ms: u64) -> String {
+    if ms < 1000 {
+        format!("{ms}ms")
+    } else if ms < 60_000 {
+        format!("{:.1}s", ms as f64 / 1000.0)
+    } else {
+        format!("{}m{:02}s", ms / 60_000, (ms / 1000) % 60)
+    }
+}
+
+/// The icon and style of a status at `now`.
+pub fn status_mark(status: &ToolStatus, now: Instant, theme: &Theme) -> (String, Style, String) {
+    match status {
+        ToolStatus::Queued => ("○".into(), Style::default().fg(theme.dim), "queued".into()),
+        ToolStatus::Awaiting => (
+            "?".into(),
+            Style::default()
+                .fg(theme.warning)
+                .add_modifier(Modifier::BOLD),
+            "awaiting approval".into(),
+        ),
+        ToolStatus::Running(since) => {
+            let elapsed = now.saturating_duration_since(*since);
+            let frame = (elapsed.as_millis() / 100) as usize % SPINNER.len();
+            (
+                SPINNER[frame].into(),
+                Style::default().fg(theme.accent),
+                duration(elapsed.as_millis() as u64),
+            )
+        }
+        ToolStatus::Done { ok: true, ms } => (
+            "✓".into(),
+            Style::default().fg(theme.success),
+            duration(*ms),
+        ),
+        ToolStatus::Done { ok: false, ms } => {
+            ("✗".into(), Style::default().fg(theme.error), duration(*ms))
+        }
+        ToolStatus::Denied => (
+            "⊘".into(),
+            Style::default().fg(theme.error),
+            "denied".into(),
+        ),
+    }
+}
+
+/// The pane's state.
+#[derive(Debug, Default)]
+pub struct ToolsPane {
+    /// Every call of the session, oldest first.
+    pub rows: Vec<ToolRow>,
+    /// The selected row.
+    pub selected: usize,
+    /// Whether the selection follows the newest call.
+    pub follow: bool,
+    /// Lines scrolled in the detail view.
+    pub detail_scroll: usize,
+    detail_cache: Option<(String, u16, usize, Vec<Line<'static>>)>,
+}
+
+impl ToolsPane {
+    /// An empty pane that follows new calls.
+    pub fn new() -> ToolsPane {
+        ToolsPane {
+            follow: true,
+            ..ToolsPane::default()
+        }
+    }
+
+    /// The row for a call id.
+    pub fn row_mut(&mut self, id: &str) -> Option<&mut ToolRow> {
+        self.rows.iter_mut().rev().find(|r| r.id == id)
+    }
+
+    /// Add a call.
+    pub fn add(&mut self, row: ToolRow) {
+        self.rows.push(row);
+        if self.follow {
+            self.selected = self.rows.len() - 1;
+            self.detail_scroll = 0;
+        }
+    }
+
+    /// Whether any call is running (the spinner needs frames).
+    pub fn animating(&self) -> bool {
+        self.rows
+            .iter()
+            .rev()
+            .take(64)
+            .any(|r| matches!(r.status, ToolStatus::Running(_)))
+    }
+
+    /// Move the selection.
+    pub fn select(&mut self, delta: isize) {
+        if self.rows.is_empty() {
+            return;
+        }
+        let last = self.rows.len() - 1;
+        let next = (self.selected as isize + delta).clamp(0, last as isize) as usize;
+        self.selected = next;
+        self.follow = next == last;
+        self.detail_scroll = 0;
+    }
+
+    /// The selected row.
+    pub fn current(&self) -> Option<&ToolRow> {
+        self.rows.get(self.selected)
+    }
+
+    /// Draw the list into `area`.
+    pub fn render_list(
+        &self,
+        area: Rect,
+        buf: &mut Buffer,
+        theme: &Theme,
+        now: Instant,
+        focused: bool,
+    ) {
+        if area.height == 0 {
+            return;
+        }
+        if self.rows.is_empty() {
+            buf.set_stringn(
+                area.x,
+                area.y,
+                "no tool calls yet",
+                area.width as usize,
+                Style::default().fg(theme.dim),
+            );
+            return;
+        }
+        let h = area.height as usize;
+        let first = (self.selected + 1)
+            .saturating_sub(h)
+            .min(self.rows.len().saturating_sub(h));
+        for (i, row) in self.rows.iter().enumerate().skip(first).take(h) {
+            let y = area.y + (i - first) as u16;
+            let (icon, style, tail) = status_mark(&row.status, now, theme);
+            let name_w = 12usize;
+            let tail_w = tail.chars().count() + 1;
+            let summary_w = (area.width as usize).saturating_sub(2 + name_w + tail_w + 1);
+            let mut spans = vec![
+                Span::styled(format!("{icon} "), style),
+                Span::styled(
+                    format!("{:<name_w$}", truncate(&row.name, name_w)),
+                    Style::default().fg(theme.text).add_modifier(Modifier::BOLD),
+                ),
+                Span::styled(
+                    format!("{:<summary_w$} ", truncate(&row.summary, summary_w)),
+                    Style::default().fg(theme.text),
+                ),
+                Span::styled(tail, Style::default().fg(theme.dim)),
+            ];
+            if i == self.selected {
+                let bg = if focused {
+                    theme.selection_bg
+                } else {
+                    Color::Reset
+                };
+                for s in &mut spans {
+                    s.style = s.style.bg(bg);
+                }
+            }
+            buf.set_line(area.x, y, &Line::from(spans), area.width);
+        }
+    }
+
+    /// The detail lines of the selected row (arguments, then output) at `width`.
+    pub fn detail_lines(&mut self, width: u16, theme: &Theme) -> &[Line<'static>] {
+        let Some(row) = self.rows.get(self.selected) else {
+            self.detail_cache = None;
+            return &[];
+        };
+        let stamp = match &row.status {
+            ToolStatus::Done { .. } => 2,
+            ToolStatus::Denied => 3,
+            _ => 1,
+        };
+        let fresh = !matches!(&self.detail_cache, Some((id, w, s, _)) if *id == row.id && *w == width && *s == stamp);
+        if fresh {
+            let lines = build_detail(row, width, theme);
+            self.detail_cache = Some((row.id.clone(), width, stamp, lines));
+        }
+        self.detail_cache
+            .as_ref()
+            .map(|c| c.3.as_slice())
+            .unwrap_or(&[])
+    }
+}
+
+fn heading(text: &str, theme: &Theme) -> StyledLine {
+    StyledLine::plain(
+        text,
+        Style::default()
+            .fg(theme.accent)
+            .add_modifier(Modifier::BOLD),
+    )
+}
+
+fn build_detail(row: &ToolRow, width: u16, theme: &Theme) -> Vec<Line<'static>> {
+    let mut logical: Vec<StyledLine> = vec![
+        heading(&format!("{} {}", row.name, row.id), theme),
+        heading("arguments", theme),
+    ];
+    let args = serde_json::to_string_pretty(&row.args).unwrap_or_default();
+    for l in args.lines() {
+        logical.push(StyledLine::plain(l, Style::default().fg(theme.text)));
+    }
+    let mut out: Vec<Line<'static>> = logical.iter().flat_map(|l| wrap(l, width)).collect();
+    let Some(result) = &row.result else {
+        return out;
+    };
+    out.push(Line::default());
+    let status = if result.success {
+        "result: success"
+    } else {
+        "result: failed"
+    };
+    out.extend(wrap(&heading(status, theme), width));
+    if let Some(err) = &result.error {
+        out.extend(wrap(
+            &StyledLine::plain(err.clone(), Style::default().fg(theme.error)),
+            width,
+        ));
+    }
+    if !result.output.is_empty() {
+        if row.name == "bash" {
+            out.extend(wrap(
+                &StyledLine::plain(result.output.clone(), Style::default().fg(theme.dim)),
+                width,
+            ));
+        } else {
+            for l in result.output.lines() {
+                out.extend(wrap(
+                    &StyledLine::plain(l.to_string(), Style::default().fg(theme.text)),
+                    width,
+                ));
+            }
+        }
+    }
+    if let Some(data) = &result.data {
+        if row.name == "bash" {
+            for stream in ["stdout", "stderr"] {
+                let text = data.get(stream).and_then(Value::as_str).unwrap_or("");
+                if text.is_empty() {
+                    continue;
+                }
+                out.push(Line::default());
+                out.extend(wrap(&heading(stream, theme), width));
+                out.extend(ansi_lines(text, width, theme.depth));
+            }
+        } else if let Some(diff) = data.get("diff").and_then(Value::as_str) {
+            out.push(Line::default());
+            out.extend(wrap(&heading("diff", theme), width));
+            for l in diff.lines() {
+                let color = if l.starts_with('+') {
+                    theme.added
+                } else if l.starts_with('-') {
+                    theme.removed
+                } else {
+                    theme.text
+                };
+                out.extend(wrap(
+                    &StyledLine::plain(l.to_string(), Style::default().fg(color)),
+                    width,
+                ));
+            }
+        } else {
+            out.push(Line::default());
+            out.extend(wrap(&heading("data", theme), width));
+            let pretty = serde_json::to_string_pretty(data).unwrap_or_default();
+            for l in pretty.lines().take(2000) {
+                out.extend(wrap(
+                    &StyledLine::plain(l.to_string(), Style::default().fg(theme.dim)),
+                    width,
+                ));
+            }
+        }
+    }
+    out
+}
+
+fn vt_color(c: vt100::Color, depth: ColorDepth) -> Option<Color> {
+    match c {
+        vt100::Color::Default => None,
+        vt100::Color::Idx(i) if i < 16 => Some(
+            [
+                Color::Black,
+                Color::Red,
+                Color::Green,
+                Color::Yellow,
+                Color::Blue,
+                Color::Magenta,
+                Color::Cyan,
+                Color::Gray,
+                Color::DarkGray,
+                Color::LightRed,
+                Color::LightGreen,
+                Color::LightYellow,
+                Color::LightBlue,
+                Color::LightMagenta,
+                Color::LightCyan,
+                Color::White,
+            ][i as usize],
+        ),
+        vt100::Color::Idx(i) => Some(if depth == ColorDepth::TrueColor {
+            Color::Indexed(i)
+        } else {
+            Color::Gray
+        }),
+        vt100::Color::Rgb(r, g, b) => Some(adapt(Color::Rgb(r, g, b), depth, false)),
+    }
+}
+
+/// Render text that may contain ANSI escape codes to styled lines, through a terminal
+/// emulator of the given width.
+pub fn ansi_lines(text: &str, width: u16, depth: ColorDepth) -> Vec<Line<'static>> {
+    let width = width.max(1);
+    let rows_needed: usize = text
+        .lines()
+        .map(|l| (super::wrap::width(l) / width as usize) + 1)
+        .sum::<usize>()
+        .clamp(1, 5000);
+    let rows = NonZeroU16::new(rows_needed as u16).unwrap_or(NonZeroU16::MIN);
+    let cols = NonZeroU16::new(width).unwrap_or(NonZeroU16::MIN);
+    let mut parser = vt100::Parser::new(rows, cols, 0);
+    parser.process(text.replace('\n', "\r\n").as_bytes());
+    let screen = parser.screen();
+    let mut out = Vec::new();
+    for r in 0..rows.get() {
+        let mut spans: Vec<Span<'static>> = Vec::new();
+        for c in 0..width {
+            let Some(cell) = screen.cell(r, c) else {
+                continue;
+            };
+            if cell.is_wide_continuation() {
+                continue;
+            }
+            let mut style = Style::default();
+            if let Some(fg) = vt_color(cell.fgcolor(), depth) {
+                style = style.fg(fg);
+            }
+            if let Some(bg) = vt_color(cell.bgcolor(), depth) {
+                style = style.bg(bg);
+            }
+            if cell.bold() {
+                style = style.add_modifier(Modifier::BOLD);
+            }
+            if cell.italic() {
+                style = style.add_modifier(Modifier::ITALIC);
+            }
+            if cell.underline() {
+                style = style.add_modifier(Modifier::UNDERLINED);
+            }
+            if cell.inverse() {
+                style = style.add_modifier(Modifier::REVERSED);
+            }
+            let content = if cell.has_contents() {
+                cell.contents().to_string()
+            } else {
+                " ".to_string()
+            };
+            match spans.last_mut() {
+                Some(last) if last.style == style => last.content.to_mut().push_str(&content),
+                _ => spans.push(Span::styled(content, style)),
+            }
+        }
+        if let Some(last) = spans.last_mut() {
+            let trimmed = last.content.trim_end().to_string();
+            last.content = trimmed.into();
+        }
+        out.push(Line::from(spans));
+    }
+    while out.last().is_some_and(|l| l.width() == 0) {
+        out.pop();
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn summaries_are_one_line() {
+        assert_eq!(
+            summarize("read_file", &json!({"path": "a.rs", "line_range": [3, 9]})),
+            "a.rs [3-9]"
+        );
+        assert_eq!(
+            summarize("bash", &json!({"command": "cargo test\nmore"})),
+            "cargo test"
+        );
+        assert_eq!(
+            summarize("search_files", &json!({"pattern": "fn", "glob": "*.rs"})),
+            "/fn/ *.rs"
+        );
+        assert_eq!(
+            summarize("edit_file", &json!({"path": "x", "edits": [{}, {}]})),
+            "x (2 edits)"
+        );
+    }
+
+    #[test]
+    fn ansi_colours_become_styles_not_escapes() {
+        let lines = ansi_lines(
+            "\x1b[31mred\x1b[0m plain\n\x1b[1mbold\x1b[0m",
+            20,
+            ColorDepth::TrueColor,
+        );
+        assert_eq!(lines.len(), 2);
+        let first: String = lines[0].spans.iter().map(|s| s.content.as_ref()).collect();
+        assert_eq!(first, "red plain");
+        assert_eq!(lines[0].spans[0].style.fg, Some(Color::Red));
+        assert!(
+            lines[1].spans[0]
+                .style
+                .add_modifier
+                .contains(Modifier::BOLD)
+        );
+        assert!(!first.contains('\x1b'));
+    }
+}

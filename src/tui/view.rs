@@ -1,0 +1,473 @@
+//! Layout and drawing. Wide terminals (100+ columns) show the chat beside a column of tool
+//! calls over the selected call's diff or output; narrow ones show one pane at a time with
+//! tabs (Tab switches). Each frame first brings caches up to date for the current sizes
+//! (`&mut`), then draws from them.
+
+use ratatui::Frame;
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Position, Rect};
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Widget};
+
+use super::app::{App, Focus};
+use super::wrap::{StyledLine, truncate, wrap};
+use crate::agent::Phase;
+
+/// Terminals narrower than this show one pane at a time.
+pub const WIDE: u16 = 100;
+
+/// Where each part was drawn in the last frame (for mouse routing).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Areas {
+    /// The chat pane.
+    pub chat: Rect,
+    /// The tool list.
+    pub tools: Rect,
+    /// The diff or output pane.
+    pub details: Rect,
+    /// The composer.
+    pub composer: Rect,
+    /// The status bar.
+    pub status: Rect,
+    /// Whether the narrow layout is in use.
+    pub narrow: bool,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Shown {
+    Chat,
+    Tools,
+    Details,
+}
+
+impl App {
+    fn shown(&self) -> Shown {
+        match self.focus {
+            Focus::Tools => Shown::Tools,
+            Focus::Details => Shown::Details,
+            _ => Shown::Chat,
+        }
+    }
+
+    fn compute_areas(&self, area: Rect) -> Areas {
+        let status = Rect::new(
+            area.x,
+            area.y + area.height.saturating_sub(1),
+            area.width,
+            1.min(area.height),
+        );
+        let inner_w = area.width.saturating_sub(2);
+        let composer_rows = self.composer.rows(inner_w).clamp(1, 8) as u16;
+        let composer_h = (composer_rows + 2).min(area.height.saturating_sub(1));
+        let composer = Rect::new(
+            area.x,
+            status.y.saturating_sub(composer_h),
+            area.width,
+            composer_h,
+        );
+        let main = Rect::new(
+            area.x,
+            area.y,
+            area.width,
+            composer.y.saturating_sub(area.y),
+        );
+        if area.width >= WIDE {
+            let chat_w = main.width * 58 / 100;
+            let chat = Rect::new(main.x, main.y, chat_w, main.height);
+            let right = Rect::new(main.x + chat_w, main.y, main.width - chat_w, main.height);
+            let tools_h = (right.height * 35 / 100).max(3.min(right.height));
+            let tools = Rect::new(right.x, right.y, right.width, tools_h);
+            let details = Rect::new(
+                right.x,
+                right.y + tools_h,
+                right.width,
+                right.height - tools_h,
+            );
+            Areas {
+                chat,
+                tools,
+                details,
+                composer,
+                status,
+                narrow: false,
+            }
+        } else {
+            let body = Rect::new(
+                main.x,
+                main.y + 1.min(main.height),
+                main.width,
+                main.height.saturating_sub(1),
+            );
+            let empty = Rect::new(0, 0, 0, 0);
+            let (chat, tools, details) = match self.shown() {
+                Shown::Chat => (body, empty, empty),
+                Shown::Tools => (empty, body, empty),
+                Shown::Details => (empty, empty, body),
+            };
+            Areas {
+                chat,
+                tools,
+                details,
+                composer,
+                status,
+                narrow: true,
+            }
+        }
+    }
+
+    fn block(&self, title: String, focused: bool) -> Block<'static> {
+        let color = if focused {
+            self.theme.border_focus
+        } else {
+            self.theme.border
+        };
+        Block::default()
+            .borders(Borders::ALL)
+            .border_style(Style::default().fg(color))
+            .title(Span::styled(
+                format!(" {title} "),
+                Style::default().fg(color).add_modifier(if focused {
+                    Modifier::BOLD
+                } else {
+                    Modifier::empty()
+                }),
+            ))
+    }
+
+    fn details_title(&self) -> String {
+        if self.diff_visible() {
+            if self.diff.reviewing.is_some() {
+                "Review the change".into()
+            } else {
+                format!("Diff {}", self.diff.path)
+            }
+        } else {
+            match self.tools.current() {
+                Some(row) => format!("Output {}", row.name),
+                None => "Details".into(),
+            }
+        }
+    }
+
+    /// Draw a frame.
+    pub fn draw(&mut self, frame: &mut Frame<'_>) {
+        let area = frame.area();
+        let areas = self.compute_areas(area);
+        self.layout = areas;
+        let inner = |r: Rect| {
+            Rect::new(
+                r.x + 1,
+                r.y + 1,
+                r.width.saturating_sub(2),
+                r.height.saturating_sub(2),
+            )
+        };
+        // Bring caches up to date.
+        let chat_in = inner(areas.chat);
+        self.transcript
+            .prepare(chat_in.width.max(1), chat_in.height);
+        let det_in = inner(areas.details);
+        if self.diff_visible() {
+            self.sync_details();
+            self.diff.prepare(det_in.width.max(1), &self.theme);
+        } else if det_in.width > 0 {
+            let _ = self.tools.detail_lines(det_in.width, &self.theme);
+        }
+        let buf = frame.buffer_mut();
+        self.render_panes(&areas, buf);
+        let cursor = self.render_composer(areas.composer, buf);
+        self.render_status(areas.status, buf);
+        for layer in &self.layers {
+            layer.render(area, buf, &self.theme);
+        }
+        let layer_cursor = self.layers.last().and_then(|l| l.cursor(area));
+        match (self.layers.last(), layer_cursor) {
+            (Some(_), Some(pos)) => frame.set_cursor_position(pos),
+            (None, _) if self.focus == Focus::Composer => frame.set_cursor_position(cursor),
+            _ => {}
+        }
+    }
+
+    fn render_panes(&mut self, areas: &Areas, buf: &mut Buffer) {
+        let inner = |r: Rect| {
+            Rect::new(
+                r.x + 1,
+                r.y + 1,
+                r.width.saturating_sub(2),
+                r.height.saturating_sub(2),
+            )
+        };
+        if areas.narrow {
+            let shown = self.shown();
+            let mut spans = Vec::new();
+            for (name, s) in [
+                ("Chat", Shown::Chat),
+                ("Tools", Shown::Tools),
+                ("Details", Shown::Details),
+            ] {
+                let style = if s == shown {
+                    Style::default()
+                        .fg(self.theme.status_fg)
+                        .bg(self.theme.status_bg)
+                        .add_modifier(Modifier::BOLD)
+                } else {
+                    Style::default().fg(self.theme.dim)
+                };
+                spans.push(Span::styled(format!(" {name} "), style));
+                spans.push(Span::raw(" "));
+            }
+            spans.push(Span::styled(
+                "Tab switches",
+                Style::default().fg(self.theme.dim),
+            ));
+            let y = areas
+                .chat
+                .y
+                .max(areas.tools.y)
+                .max(areas.details.y)
+                .saturating_sub(1);
+            buf.set_line(areas.status.x, y, &Line::from(spans), areas.status.width);
+        }
+        if areas.chat.width > 0 {
+            let title = if self.transcript.following() {
+                "Chat".to_string()
+            } else {
+                "Chat (scrolled)".to_string()
+            };
+            self.block(
+                title,
+                matches!(self.focus, Focus::Chat | Focus::Composer) && !areas.narrow
+                    || self.focus == Focus::Chat,
+            )
+            .render(areas.chat, buf);
+            let chat_in = inner(areas.chat);
+            if self.transcript.is_empty() {
+                self.render_welcome(chat_in, buf);
+            } else {
+                self.transcript.render(chat_in, buf);
+            }
+        }
+        if areas.tools.width > 0 {
+            let n = self.tools.rows.len();
+            self.block(format!("Tools ({n})"), self.focus == Focus::Tools)
+                .render(areas.tools, buf);
+            self.tools.render_list(
+                inner(areas.tools),
+                buf,
+                &self.theme,
+                self.now,
+                self.focus == Focus::Tools,
+            );
+        }
+        if areas.details.width > 0 {
+            let title = self.details_title();
+            let focused = self.focus == Focus::Details;
+            let mut block = self.block(title, focused);
+            if self.diff.reviewing.is_some() {
+                block = block.border_style(Style::default().fg(self.theme.warning));
+            }
+            block.render(areas.details, buf);
+            let det_in = inner(areas.details);
+            if self.diff_visible() {
+                self.diff.render(det_in, buf, &self.theme);
+            } else {
+                let theme = self.theme.clone();
+                let scroll = self.detail_scroll;
+                let lines = self.tools.detail_lines(det_in.width.max(1), &theme);
+                if lines.is_empty() {
+                    buf.set_stringn(
+                        det_in.x,
+                        det_in.y,
+                        "select a tool call to see its details",
+                        det_in.width as usize,
+                        Style::default().fg(theme.dim),
+                    );
+                }
+                let first = scroll.min(lines.len().saturating_sub(det_in.height as usize));
+                for (i, l) in lines
+                    .iter()
+                    .skip(first)
+                    .take(det_in.height as usize)
+                    .enumerate()
+                {
+                    buf.set_line(det_in.x, det_in.y + i as u16, l, det_in.width);
+                }
+            }
+        }
+    }
+
+    fn render_welcome(&self, area: Rect, buf: &mut Buffer) {
+        let t = &self.theme;
+        let mut lines: Vec<StyledLine> = vec![
+            StyledLine::plain(
+                "Loom",
+                Style::default().fg(t.accent).add_modifier(Modifier::BOLD),
+            ),
+            StyledLine::plain(
+                "Ask for a change. Loom reads, searches and runs commands, and proposes edits you review as diffs before they are written.",
+                Style::default().fg(t.text),
+            ),
+            StyledLine::blank(),
+        ];
+        if let Some(message) = &self.welcome {
+            for l in message.lines() {
+                lines.push(StyledLine::plain(
+                    l.to_string(),
+                    Style::default().fg(t.warning),
+                ));
+            }
+            lines.push(StyledLine::blank());
+        } else {
+            lines.push(StyledLine::plain(
+                format!("model {}", self.status.model),
+                Style::default().fg(t.dim),
+            ));
+        }
+        lines.push(StyledLine::plain(
+            format!("workspace {}", self.status.workspace),
+            Style::default().fg(t.dim),
+        ));
+        lines.push(StyledLine::plain(
+            "/help lists commands and keys",
+            Style::default().fg(t.dim),
+        ));
+        let wrapped: Vec<Line<'static>> = lines
+            .iter()
+            .flat_map(|l| wrap(l, area.width.max(1)))
+            .collect();
+        for (i, l) in wrapped.iter().take(area.height as usize).enumerate() {
+            buf.set_line(area.x, area.y + i as u16, l, area.width);
+        }
+    }
+
+    fn render_composer(&self, area: Rect, buf: &mut Buffer) -> Position {
+        let focused = self.focus == Focus::Composer && self.layers.is_empty();
+        let title = if self.busy() {
+            "Message (queued until the turn ends)"
+        } else {
+            "Message"
+        };
+        let block = self.block(title.into(), focused);
+        let inner = block.inner(area);
+        block.render(area, buf);
+        let placeholder = if self.busy() {
+            "Esc stops the agent"
+        } else {
+            "Ask Loom to change something… (Enter sends, Shift+Enter newline)"
+        };
+        self.composer.render(
+            inner,
+            buf,
+            Style::default().fg(self.theme.text),
+            Some(placeholder),
+        )
+    }
+
+    fn phase_label(&self) -> (String, Style) {
+        let t = &self.theme;
+        match self.status.phase {
+            Phase::Idle => (
+                "Idle".into(),
+                Style::default().fg(t.status_fg).bg(t.status_bg),
+            ),
+            Phase::AwaitingApproval => (
+                "AwaitingApproval".into(),
+                Style::default()
+                    .fg(t.status_fg)
+                    .bg(t.warning)
+                    .add_modifier(Modifier::BOLD),
+            ),
+            Phase::Error => (
+                "Error (retrying)".into(),
+                Style::default().fg(t.status_fg).bg(t.error),
+            ),
+            p => (
+                p.as_str().to_string(),
+                Style::default()
+                    .fg(t.status_fg)
+                    .bg(t.accent)
+                    .add_modifier(Modifier::BOLD),
+            ),
+        }
+    }
+
+    fn hints(&self) -> String {
+        if let Some(layer) = self.layers.last() {
+            return layer.hints();
+        }
+        match self.focus {
+            Focus::Composer if self.busy() => "Esc stop · Enter queue · Tab panes".into(),
+            Focus::Composer => "Enter send · Shift+Enter newline · Tab panes · /help".into(),
+            Focus::Chat => "↑↓ PgUp/PgDn Home/End scroll · Tab next".into(),
+            Focus::Tools => "↑↓ select · Enter details · Tab next".into(),
+            Focus::Details if self.diff.reviewing.is_some() => {
+                "y apply · n reject · a always · space hunk · j/k move · Enter apply selected"
+                    .into()
+            }
+            Focus::Details => "↑↓ scroll · ← tools · Tab next".into(),
+        }
+    }
+
+    fn render_status(&self, area: Rect, buf: &mut Buffer) {
+        let t = &self.theme;
+        let base = Style::default().fg(t.text).bg(t.selection_bg);
+        let fill = Line::from(Span::styled(" ".repeat(area.width as usize), base));
+        buf.set_line(area.x, area.y, &fill, area.width);
+        let (phase, phase_style) = self.phase_label();
+        let u = &self.status.usage;
+        let tokens = |n: u64| {
+            if n >= 1000 {
+                format!("{:.1}k", n as f64 / 1000.0)
+            } else {
+                n.to_string()
+            }
+        };
+        let mut left = vec![
+            Span::styled(format!(" {phase} "), phase_style),
+            Span::styled(
+                format!(
+                    " {} ",
+                    if self.status.model.is_empty() {
+                        "no model"
+                    } else {
+                        &self.status.model
+                    }
+                ),
+                base.add_modifier(Modifier::BOLD),
+            ),
+            Span::styled(
+                format!("│ {} tok ", tokens(u.prompt_tokens + u.completion_tokens)),
+                base,
+            ),
+        ];
+        if let Some(w) = self.status.context_window.filter(|w| *w > 0) {
+            let left_pct = 100u64.saturating_sub(self.status.last_prompt * 100 / w);
+            left.push(Span::styled(format!("│ ctx {left_pct}% left "), base));
+        }
+        left.push(Span::styled(format!("│ {} ", self.status.autonomy), base));
+        let sandbox_style = if self.status.sandbox == "unavailable" {
+            base.fg(t.warning)
+        } else {
+            base
+        };
+        left.push(Span::styled(
+            format!("│ sandbox {} ", self.status.sandbox),
+            sandbox_style,
+        ));
+        left.push(Span::styled(
+            format!("│ {} ", self.status.workspace),
+            base.fg(t.dim),
+        ));
+        let used: usize = left.iter().map(|s| s.width()).sum();
+        let hints = self.hints();
+        let room = (area.width as usize).saturating_sub(used + 1);
+        if room > 8 {
+            let h = truncate(&hints, room);
+            let pad = room.saturating_sub(super::wrap::width(&h));
+            left.push(Span::styled(" ".repeat(pad), base));
+            left.push(Span::styled(h, base.fg(t.accent)));
+        }
+        buf.set_line(area.x, area.y, &Line::from(left), area.width);
+    }
+}
