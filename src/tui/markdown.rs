@@ -98,7 +98,12 @@ impl MarkdownStream {
         if text.trim().is_empty() {
             return Vec::new();
         }
-        render_block(&text, &self.theme)
+        let mut lines = Vec::new();
+        if !self.committed.is_empty() && self.committed.last() != Some(&StyledLine::blank()) {
+            lines.push(StyledLine::blank());
+        }
+        lines.extend(render_block(&text, &self.theme));
+        lines
     }
 
     fn code_style(&self) -> Style {
@@ -656,6 +661,10 @@ mod tests {
         assert!(s.committed().is_empty());
         s.push("ld**\n\nnext");
         assert!(text(s.committed()).contains(&"Hello world".to_string()));
-        assert_eq!(text(&s.provisional()), vec!["next"]);
+        assert_eq!(
+            text(&s.provisional()),
+            vec!["", "next"],
+            "separated from the block above"
+        );
     }
 }

@@ -13,3 +13,6 @@ pub mod tools_pane;
 pub mod transcript;
 pub mod view;
 pub mod wrap;
+
+#[cfg(test)]
+mod snapshot_tests;

@@ -150,8 +150,10 @@ pub async fn run(opts: TuiOptions) -> anyhow::Result<ExitCode> {
         previous(info);
     }));
     enter()?;
+    // No `Terminal::clear()` here or on resize: it asks the terminal for the cursor position
+    // and waits up to two seconds for an answer some terminals never send. The alternate
+    // screen starts blank, and `resize` clears and forces a full redraw without asking.
     let mut terminal = Terminal::new(CrosstermBackend::new(std::io::stdout()))?;
-    terminal.clear()?;
     draw(&mut terminal, &mut app)?;
 
     let result = event_loop(&mut terminal, &mut app, opts, session_id.clone(), ops_rx).await;
@@ -238,9 +240,8 @@ async fn event_loop(
                         Event::Key(key) => app.on_key(key),
                         Event::Paste(text) => app.on_paste(&text),
                         Event::Mouse(m) => app.on_mouse(m),
-                        Event::Resize(_, _) => {
-                            terminal.autoresize()?;
-                            terminal.clear()?;
+                        Event::Resize(w, h) => {
+                            terminal.resize(ratatui::layout::Rect::new(0, 0, w, h))?;
                         }
                         Event::FocusGained | Event::FocusLost => {}
                     }

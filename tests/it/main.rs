@@ -9,3 +9,4 @@ mod exec;
 mod sandbox;
 mod sessions;
 mod tool_cli;
+mod tui;

@@ -1,0 +1,369 @@
+//! Screen states as insta snapshots of the rendered buffer: every state a person can reach
+//! that the issue names, at fixed sizes, with a fixed clock and paths.
+
+use std::time::{Duration, Instant};
+
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use serde_json::json;
+use tokio::sync::mpsc;
+
+use super::app::{App, StatusInfo};
+use super::theme::{ColorDepth, Theme};
+use crate::agent::{AgentEvent, ApprovalPreview, Phase, TurnEnd, UserOp};
+use crate::llm::Usage;
+use crate::policy::Autonomy;
+use crate::tools::ToolResult;
+use crate::tools::diff::FileDiff;
+
+fn app(theme: &str) -> (App, mpsc::UnboundedReceiver<UserOp>) {
+    super::highlight::load_now();
+    let (tx, rx) = mpsc::unbounded_channel();
+    let status = StatusInfo {
+        model: "qwen2.5-coder:14b".into(),
+        phase: Phase::Idle,
+        usage: Usage::default(),
+        last_prompt: 0,
+        context_window: Some(32_768),
+        autonomy: Autonomy::Supervised,
+        sandbox: "workspace-write".into(),
+        workspace: "~/src/demo".into(),
+        session_id: "20261122-080000-abcd".into(),
+    };
+    let theme = Theme::load(theme, ColorDepth::TrueColor).unwrap();
+    let mut app = App::new(theme, status, tx);
+    app.now = Instant::now();
+    (app, rx)
+}
+
+/// The screen's text, one line per row, trailing spaces trimmed.
+fn text(app: &mut App, w: u16, h: u16) -> String {
+    let now = app.now;
+    app.tick(now);
+    let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();
+    term.draw(|f| app.draw(f)).unwrap();
+    let buf = term.backend().buffer().clone();
+    (0..h)
+        .map(|y| {
+            let mut row = String::new();
+            let mut x = 0;
+            while x < w {
+                let symbol = buf[(x, y)].symbol();
+                row.push_str(symbol);
+                // A wide character's second cell is covered by the character itself.
+                x += unicode_width::UnicodeWidthStr::width(symbol).max(1) as u16;
+            }
+            row.trim_end().to_string()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The full buffer, styles included (for theme snapshots).
+fn styled(app: &mut App, w: u16, h: u16) -> String {
+    let now = app.now;
+    app.tick(now);
+    let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();
+    term.draw(|f| app.draw(f)).unwrap();
+    format!("{:?}", term.backend().buffer())
+}
+
+fn ev(app: &mut App, e: AgentEvent) {
+    app.on_agent_event(e);
+}
+
+fn conversation_with_code(app: &mut App) {
+    ev(
+        app,
+        AgentEvent::UserMessage {
+            text: "Add a greeting function".into(),
+            queued: false,
+        },
+    );
+    ev(
+        app,
+        AgentEvent::StateChanged {
+            phase: Phase::CallingLlm,
+        },
+    );
+    for piece in [
+        "## Plan\n\nI'll add `greet` to ",
+        "**src/lib.rs**:\n\n```rust\npub fn greet(name: &str) -> String {\n",
+        "    format!(\"Hello, {name}!\")\n}\n```\n\nThen run the te",
+    ] {
+        ev(app, AgentEvent::TextDelta { text: piece.into() });
+    }
+}
+
+#[test]
+fn empty_session() {
+    let (mut app, _rx) = app("dark");
+    insta::assert_snapshot!(text(&mut app, 120, 30));
+}
+
+#[test]
+fn empty_session_without_a_provider() {
+    let (mut app, _rx) = app("dark");
+    app.status.model = String::new();
+    app.welcome = Some(crate::llm::discover::how_to_configure());
+    insta::assert_snapshot!(text(&mut app, 120, 30));
+}
+
+#[test]
+fn streaming_answer_with_a_code_block() {
+    let (mut app, _rx) = app("dark");
+    conversation_with_code(&mut app);
+    insta::assert_snapshot!(text(&mut app, 120, 30));
+}
+
+#[test]
+fn tool_running() {
+    let (mut app, _rx) = app("dark");
+    ev(
+        &mut app,
+        AgentEvent::UserMessage {
+            text: "run the tests".into(),
+            queued: false,
+        },
+    );
+    ev(
+        &mut app,
+        AgentEvent::StateChanged {
+            phase: Phase::ExecutingTools,
+        },
+    );
+    ev(
+        &mut app,
+        AgentEvent::ToolCall {
+            id: "c1".into(),
+            name: "read_file".into(),
+            arguments: json!({"path": "Cargo.toml"}),
+        },
+    );
+    ev(&mut app, AgentEvent::ToolStarted { id: "c1".into() });
+    ev(
+        &mut app,
+        AgentEvent::ToolResult {
+            id: "c1".into(),
+            name: "read_file".into(),
+            result: ToolResult::ok("     1\t[package]\n"),
+            duration_ms: 4,
+        },
+    );
+    ev(
+        &mut app,
+        AgentEvent::ToolCall {
+            id: "c2".into(),
+            name: "bash".into(),
+            arguments: json!({"command": "cargo test --all"}),
+        },
+    );
+    let start = app.now;
+    ev(&mut app, AgentEvent::ToolStarted { id: "c2".into() });
+    app.now = start + Duration::from_millis(2300);
+    insta::assert_snapshot!(text(&mut app, 120, 24));
+}
+
+fn awaiting_diff(app: &mut App) {
+    let old: String = (1..=30)
+        .map(|i| format!("    let value_{i} = {i};\n"))
+        .collect();
+    let new = old
+        .replace("value_3 = 3", "value_3 = 300")
+        .replace("value_25 = 25", "value_25 = compute(25)");
+    let diff = FileDiff::compute(&old, &new);
+    ev(
+        app,
+        AgentEvent::UserMessage {
+            text: "tweak the values".into(),
+            queued: false,
+        },
+    );
+    ev(
+        app,
+        AgentEvent::StateChanged {
+            phase: Phase::AwaitingApproval,
+        },
+    );
+    ev(
+        app,
+        AgentEvent::ToolCall {
+            id: "e1".into(),
+            name: "edit_file".into(),
+            arguments: json!({"path": "src/values.rs", "edits": [{}, {}]}),
+        },
+    );
+    ev(
+        app,
+        AgentEvent::ApprovalRequested {
+            id: "e1".into(),
+            name: "edit_file".into(),
+            reason: "file changes are reviewed before they are written".into(),
+            preview: ApprovalPreview::FileChange {
+                path: "src/values.rs".into(),
+                unified: diff.unified("a/src/values.rs", "b/src/values.rs"),
+                diff,
+                creates: false,
+                notes: vec![],
+            },
+        },
+    );
+}
+
+#[test]
+fn diff_awaiting_approval_with_a_hunk_deselected() {
+    let (mut app, _rx) = app("dark");
+    awaiting_diff(&mut app);
+    app.on_key(crossterm::event::KeyEvent::from(
+        crossterm::event::KeyCode::Char('j'),
+    ));
+    app.on_key(crossterm::event::KeyEvent::from(
+        crossterm::event::KeyCode::Char(' '),
+    ));
+    insta::assert_snapshot!(text(&mut app, 140, 36));
+}
+
+#[test]
+fn command_approval_for_a_high_risk_command() {
+    let (mut app, _rx) = app("dark");
+    ev(
+        &mut app,
+        AgentEvent::UserMessage {
+            text: "clean the build".into(),
+            queued: false,
+        },
+    );
+    ev(
+        &mut app,
+        AgentEvent::StateChanged {
+            phase: Phase::AwaitingApproval,
+        },
+    );
+    ev(
+        &mut app,
+        AgentEvent::ToolCall {
+            id: "b1".into(),
+            name: "bash".into(),
+            arguments: json!({"command": "rm -rf target && curl -o x.tgz https://example.com/x.tgz"}),
+        },
+    );
+    ev(
+        &mut app,
+        AgentEvent::ApprovalRequested {
+            id: "b1".into(),
+            name: "bash".into(),
+            reason: "high risk".into(),
+            preview: ApprovalPreview::Command {
+                command: "rm -rf target && curl -o x.tgz https://example.com/x.tgz".into(),
+                cwd: ".".into(),
+                risk: "high".into(),
+                risk_reason: "rm -r deletes the directory tree target".into(),
+                grant_offered: false,
+                grant_prefix: None,
+                network: true,
+                outside_sandbox: false,
+            },
+        },
+    );
+    insta::assert_snapshot!(text(&mut app, 120, 30));
+}
+
+#[test]
+fn error_and_retry_notices() {
+    let (mut app, _rx) = app("dark");
+    ev(
+        &mut app,
+        AgentEvent::UserMessage {
+            text: "hello".into(),
+            queued: false,
+        },
+    );
+    ev(
+        &mut app,
+        AgentEvent::StateChanged {
+            phase: Phase::Error,
+        },
+    );
+    ev(
+        &mut app,
+        AgentEvent::Retry {
+            attempt: 2,
+            reason: "the model server answered 429: slow down".into(),
+            wait_ms: 1500,
+        },
+    );
+    ev(
+        &mut app,
+        AgentEvent::Error {
+            message: "the model server answered 400: model not found: nope".into(),
+        },
+    );
+    ev(
+        &mut app,
+        AgentEvent::TurnComplete {
+            usage: Usage::default(),
+            end: TurnEnd::Failed,
+            unsent: vec![],
+        },
+    );
+    ev(&mut app, AgentEvent::StateChanged { phase: Phase::Idle });
+    insta::assert_snapshot!(text(&mut app, 110, 20));
+}
+
+#[test]
+fn narrow_layout() {
+    let (mut app, _rx) = app("dark");
+    conversation_with_code(&mut app);
+    insta::assert_snapshot!("narrow_chat", text(&mut app, 60, 20));
+    app.on_key(crossterm::event::KeyEvent::from(
+        crossterm::event::KeyCode::Tab,
+    ));
+    app.on_key(crossterm::event::KeyEvent::from(
+        crossterm::event::KeyCode::Tab,
+    ));
+    insta::assert_snapshot!("narrow_tools", text(&mut app, 60, 20));
+}
+
+#[test]
+fn wide_layout() {
+    let (mut app, _rx) = app("dark");
+    awaiting_diff(&mut app);
+    insta::assert_snapshot!(text(&mut app, 200, 50));
+}
+
+#[test]
+fn light_and_dark_themes() {
+    for theme in ["light", "dark", "high-contrast"] {
+        let (mut app, _rx) = app(theme);
+        conversation_with_code(&mut app);
+        insta::assert_snapshot!(format!("theme_{theme}"), styled(&mut app, 80, 16));
+    }
+}
+
+#[test]
+fn cjk_and_emoji() {
+    let (mut app, _rx) = app("dark");
+    ev(
+        &mut app,
+        AgentEvent::UserMessage {
+            text: "日本語で説明して 🎉".into(),
+            queued: false,
+        },
+    );
+    ev(&mut app, AgentEvent::TextDelta { text: "これは**テスト**です。絵文字も大丈夫 👍🏽 and 中文字符 mixed with ASCII to wrap across the narrow pane.\n".into() });
+    ev(
+        &mut app,
+        AgentEvent::AssistantMessage {
+            text: String::new(),
+        },
+    );
+    app.composer.insert("入力中 ✍️");
+    insta::assert_snapshot!(text(&mut app, 70, 16));
+}
+
+#[test]
+fn help_overlay() {
+    let (mut app, _rx) = app("dark");
+    app.submit("/help");
+    insta::assert_snapshot!(text(&mut app, 110, 32));
+}

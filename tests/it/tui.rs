@@ -1,0 +1,353 @@
+//! The real `loom` binary in a pseudo-terminal against the scripted server: keys go in as
+//! bytes, the screen comes back through vt100, and the files and the server's recorded
+//! requests say what really happened.
+
+use std::io::{Read, Write};
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use portable_pty::{CommandBuilder, MasterPty, PtySize, native_pty_system};
+use serde_json::json;
+
+use crate::support::{self, Frame, Reply, ScriptedServer};
+
+struct Tui {
+    parser: Arc<Mutex<vt100::Parser>>,
+    writer: Box<dyn Write + Send>,
+    master: Box<dyn MasterPty + Send>,
+    child: Box<dyn portable_pty::Child + Send + Sync>,
+}
+
+impl Tui {
+    fn start(dir: &Path, server: &ScriptedServer, cols: u16, rows: u16) -> Tui {
+        let pty = native_pty_system();
+        let pair = pty
+            .openpty(PtySize {
+                rows,
+                cols,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .expect("a pseudo-terminal");
+        let home = dir.join(".home");
+        std::fs::create_dir_all(&home).unwrap();
+        let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_loom"));
+        cmd.args([
+            "--model",
+            "scripted-model",
+            "--base-url",
+            &server.base_url(),
+            "-C",
+        ]);
+        cmd.arg(dir);
+        cmd.cwd(dir);
+        cmd.env("HOME", &home);
+        cmd.env("XDG_CONFIG_HOME", home.join(".config"));
+        cmd.env("XDG_DATA_HOME", home.join(".local/share"));
+        cmd.env("TERM", "xterm-256color");
+        for k in [
+            "OPENAI_API_KEY",
+            "OPENAI_BASE_URL",
+            "LOOM_MODEL",
+            "COLORTERM",
+        ] {
+            cmd.env_remove(k);
+        }
+        let child = pair.slave.spawn_command(cmd).expect("loom starts");
+        drop(pair.slave);
+        let parser = Arc::new(Mutex::new(vt100::Parser::new(
+            std::num::NonZeroU16::new(rows).unwrap(),
+            std::num::NonZeroU16::new(cols).unwrap(),
+            0,
+        )));
+        let mut reader = pair.master.try_clone_reader().unwrap();
+        let sink = parser.clone();
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 8192];
+            while let Ok(n) = reader.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                sink.lock().unwrap().process(&buf[..n]);
+            }
+        });
+        let writer = pair.master.take_writer().unwrap();
+        Tui {
+            parser,
+            writer,
+            master: pair.master,
+            child,
+        }
+    }
+
+    fn screen(&self) -> String {
+        self.parser.lock().unwrap().screen().contents()
+    }
+
+    async fn wait_for(&self, needle: &str) -> String {
+        let start = Instant::now();
+        loop {
+            let s = self.screen();
+            if s.contains(needle) {
+                return s;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(20),
+                "timed out waiting for {needle:?}; the screen shows:\n{s}"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    fn send(&mut self, keys: &str) {
+        self.writer.write_all(keys.as_bytes()).unwrap();
+        self.writer.flush().unwrap();
+    }
+
+    async fn type_line(&mut self, text: &str) {
+        self.send(text);
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        self.send("\r");
+    }
+
+    fn resize(&mut self, cols: u16, rows: u16) {
+        self.master
+            .resize(PtySize {
+                rows,
+                cols,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .unwrap();
+        self.parser.lock().unwrap().screen_mut().set_size(
+            std::num::NonZeroU16::new(rows).unwrap(),
+            std::num::NonZeroU16::new(cols).unwrap(),
+        );
+    }
+
+    async fn quit(mut self) {
+        self.send("\x03");
+        tokio::time::sleep(Duration::from_millis(150)).await;
+        self.send("\x03");
+        let start = Instant::now();
+        while start.elapsed() < Duration::from_secs(5) {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        let _ = self.child.kill();
+        panic!("loom did not quit on Ctrl+C twice");
+    }
+}
+
+fn workspace() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join(".gitignore"), ".home/\n").unwrap();
+    dir
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn submit_see_the_diff_press_y_and_the_file_changes() {
+    let dir = workspace();
+    std::fs::write(dir.path().join("hello.py"), "print('hello')\n").unwrap();
+    let server = ScriptedServer::start(vec![
+        support::calls_openai(&[(
+            "e1",
+            "edit_file",
+            r#"{"path": "hello.py", "old_str": "'hello'", "new_str": "'hello, world'"}"#,
+        )]),
+        support::text_reply("The greeting now says hello, world."),
+    ])
+    .await;
+    let mut tui = Tui::start(dir.path(), &server, 140, 40);
+    tui.wait_for("Ask Loom").await;
+    tui.type_line("make it greet the world").await;
+    let screen = tui.wait_for("Review the change").await;
+    assert!(screen.contains("+ print('hello, world')"), "{screen}");
+    assert!(screen.contains("AwaitingApproval"), "{screen}");
+    tui.send("y");
+    tui.wait_for("The greeting now says hello, world.").await;
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("hello.py")).unwrap(),
+        "print('hello, world')\n"
+    );
+    tui.quit().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn press_n_with_a_reason_leaves_the_file_and_tells_the_model() {
+    let dir = workspace();
+    std::fs::write(dir.path().join("hello.py"), "print('hello')\n").unwrap();
+    let server = ScriptedServer::start(vec![
+        support::calls_openai(&[(
+            "e1",
+            "edit_file",
+            r#"{"path": "hello.py", "old_str": "hello", "new_str": "bye"}"#,
+        )]),
+        support::text_reply("Understood, leaving it."),
+    ])
+    .await;
+    let mut tui = Tui::start(dir.path(), &server, 140, 40);
+    tui.wait_for("Ask Loom").await;
+    tui.type_line("change it").await;
+    tui.wait_for("Review the change").await;
+    tui.send("n");
+    tui.wait_for("Tell the model why").await;
+    tui.type_line("keep the greeting").await;
+    tui.wait_for("Understood, leaving it.").await;
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("hello.py")).unwrap(),
+        "print('hello')\n"
+    );
+    let answered = support::tool_messages(&server.requests()[1]);
+    let err = answered[0].1["error"].as_str().unwrap();
+    assert!(
+        err.contains("denied") && err.contains("keep the greeting"),
+        "{err}"
+    );
+    tui.quit().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn approve_one_of_two_hunks() {
+    let dir = workspace();
+    let original: String = (1..=30).map(|i| format!("line {i}\n")).collect();
+    std::fs::write(dir.path().join("list.txt"), &original).unwrap();
+    let args = json!({"path": "list.txt", "edits": [
+        {"old_str": "line 2\n", "new_str": "LINE TWO\n"},
+        {"old_str": "line 27\n", "new_str": "LINE TWENTY-SEVEN\n"}
+    ]})
+    .to_string();
+    let server = ScriptedServer::start(vec![
+        support::calls_openai(&[("e1", "edit_file", &args)]),
+        support::text_reply("Applied what you chose."),
+    ])
+    .await;
+    let mut tui = Tui::start(dir.path(), &server, 140, 45);
+    tui.wait_for("Ask Loom").await;
+    tui.type_line("shout two lines").await;
+    tui.wait_for("[x] @@ -24").await;
+    tui.send("j");
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    tui.send(" ");
+    tui.wait_for("[ ] @@ -24").await;
+    tui.send("\r");
+    tui.wait_for("Applied what you chose.").await;
+    let now = std::fs::read_to_string(dir.path().join("list.txt")).unwrap();
+    assert_eq!(now, original.replace("line 2\n", "LINE TWO\n"));
+    let answered = support::tool_messages(&server.requests()[1]);
+    let output = answered[0].1["output"].as_str().unwrap();
+    assert!(output.contains("only hunk(s) [1] of 2"), "{output}");
+    tui.quit().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn approve_a_command() {
+    let dir = workspace();
+    let server = ScriptedServer::start(vec![
+        support::calls_openai(&[("b1", "bash", r#"{"command": "touch made-by-loom.txt"}"#)]),
+        support::text_reply("Created it."),
+    ])
+    .await;
+    let mut tui = Tui::start(dir.path(), &server, 140, 40);
+    tui.wait_for("Ask Loom").await;
+    tui.type_line("make the file").await;
+    let screen = tui.wait_for("Run this command?").await;
+    assert!(
+        screen.contains("touch made-by-loom.txt") && screen.contains("risk medium"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("allow `touch` for this session"),
+        "{screen}"
+    );
+    tui.send("y");
+    tui.wait_for("Created it.").await;
+    assert!(dir.path().join("made-by-loom.txt").exists());
+    tui.quit().await;
+}
+
+fn slow_answer(text: &str, pause: Duration) -> Reply {
+    let mut frames = Vec::new();
+    for word in text.split_inclusive(' ') {
+        frames.push(Frame::Data(
+            json!({"choices": [{"index": 0, "delta": {"content": word}, "finish_reason": null}]})
+                .to_string(),
+        ));
+        frames.push(Frame::Delay(pause));
+    }
+    frames.push(Frame::Data(
+        json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}).to_string(),
+    ));
+    frames.push(Frame::Data("[DONE]".into()));
+    Reply::Stream(frames)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn esc_interrupts_mid_stream() {
+    let dir = workspace();
+    let server = ScriptedServer::start(vec![
+        slow_answer(
+            "This answer streams very slowly and will be interrupted before it ends",
+            Duration::from_millis(400),
+        ),
+        support::text_reply("Second turn works."),
+    ])
+    .await;
+    let mut tui = Tui::start(dir.path(), &server, 140, 40);
+    tui.wait_for("Ask Loom").await;
+    tui.type_line("talk slowly").await;
+    tui.wait_for("streams very").await;
+    tui.send("\x1b");
+    tui.wait_for("interrupted").await;
+    let screen = tui.wait_for(" Idle ").await;
+    assert!(!screen.contains("before it ends"), "{screen}");
+    tui.type_line("again").await;
+    tui.wait_for("Second turn works.").await;
+    let second = &server.requests()[1];
+    let assistant = second["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["role"] == "assistant")
+        .unwrap();
+    assert!(
+        assistant["content"]
+            .as_str()
+            .unwrap()
+            .contains("[interrupted by the user]")
+    );
+    tui.quit().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn resize_mid_stream_reflows() {
+    let dir = workspace();
+    let server = ScriptedServer::start(vec![slow_answer(
+        "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty THE-END",
+        Duration::from_millis(60),
+    )])
+    .await;
+    let mut tui = Tui::start(dir.path(), &server, 140, 40);
+    tui.wait_for("Ask Loom").await;
+    tui.type_line("count").await;
+    tui.wait_for("three").await;
+    tui.resize(60, 20);
+    let screen = tui.wait_for("THE-END").await;
+    assert!(
+        screen.contains("Tab switches"),
+        "the narrow layout is in use:\n{screen}"
+    );
+    for line in screen.lines() {
+        assert!(
+            line.chars().count() <= 60,
+            "a stale wide line survived: {line:?}"
+        );
+    }
+    tui.resize(140, 40);
+    let screen = tui.wait_for("Tools (0)").await;
+    assert!(screen.contains("THE-END"), "{screen}");
+    tui.quit().await;
+}
