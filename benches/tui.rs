@@ -53,17 +53,24 @@ pub fn markdown_200k() -> String {
 fn bench_big_transcript(c: &mut Criterion) {
     let mut app = app();
     for i in 0..5_000 {
-        app.on_agent_event(AgentEvent::UserMessage { text: format!("question number {i}: why does it fail?"), queued: false });
+        app.on_agent_event(AgentEvent::UserMessage {
+            text: format!("question number {i}: why does it fail?"),
+            queued: false,
+        });
         app.on_agent_event(AgentEvent::TextDelta {
             text: format!("Because **{i}** is odd.\n\n- check `x_{i}`\n- then retry\n\n```sh\ncargo test case_{i}\n```\n"),
         });
-        app.on_agent_event(AgentEvent::AssistantMessage { text: String::new() });
+        app.on_agent_event(AgentEvent::AssistantMessage {
+            text: String::new(),
+        });
     }
     let mut term = Terminal::new(TestBackend::new(200, 50)).unwrap();
     term.draw(|f| app.draw(f)).unwrap();
     let mut group = c.benchmark_group("tui_10k_messages");
     group.measurement_time(Duration::from_secs(8));
-    group.bench_function("frame", |b| b.iter(|| term.draw(|f| app.draw(f)).unwrap().area));
+    group.bench_function("frame", |b| {
+        b.iter(|| term.draw(|f| app.draw(f)).unwrap().area)
+    });
     group.bench_function("keystroke to frame", |b| {
         b.iter(|| {
             app.composer.take();
@@ -90,19 +97,27 @@ fn bench_streaming(c: &mut Criterion) {
         v
     };
     let mut group = c.benchmark_group("tui_stream_200kb_markdown");
-    group.sample_size(10).measurement_time(Duration::from_secs(15));
+    group
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(15));
     group.bench_function("deltas of 40 bytes, a frame every 8 deltas", |b| {
         b.iter(|| {
             let mut app = app();
             let mut term = Terminal::new(TestBackend::new(160, 45)).unwrap();
-            app.on_agent_event(AgentEvent::StateChanged { phase: Phase::CallingLlm });
+            app.on_agent_event(AgentEvent::StateChanged {
+                phase: Phase::CallingLlm,
+            });
             for (n, chunk) in chunks.iter().enumerate() {
-                app.on_agent_event(AgentEvent::TextDelta { text: (*chunk).to_string() });
+                app.on_agent_event(AgentEvent::TextDelta {
+                    text: (*chunk).to_string(),
+                });
                 if n % 8 == 0 {
                     term.draw(|f| app.draw(f)).unwrap();
                 }
             }
-            app.on_agent_event(AgentEvent::AssistantMessage { text: String::new() });
+            app.on_agent_event(AgentEvent::AssistantMessage {
+                text: String::new(),
+            });
             term.draw(|f| app.draw(f)).unwrap().area
         })
     });

@@ -25,7 +25,12 @@ struct Running {
 
 fn spawn(base_url: &str, home: &std::path::Path, ws: &std::path::Path) -> Running {
     let pair = native_pty_system()
-        .openpty(PtySize { rows: 45, cols: 160, pixel_width: 0, pixel_height: 0 })
+        .openpty(PtySize {
+            rows: 45,
+            cols: 160,
+            pixel_width: 0,
+            pixel_height: 0,
+        })
         .unwrap();
     let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_loom"));
     cmd.args(["--model", "bench-model", "--base-url", base_url, "-C"]);
@@ -54,13 +59,26 @@ fn spawn(base_url: &str, home: &std::path::Path, ws: &std::path::Path) -> Runnin
         }
     });
     let writer = pair.master.take_writer().unwrap();
-    Running { parser, writer, child, _master: pair.master, started }
+    Running {
+        parser,
+        writer,
+        child,
+        _master: pair.master,
+        started,
+    }
 }
 
 impl Running {
     fn wait_for(&self, needle: &str, limit: Duration) -> Option<Duration> {
         loop {
-            if self.parser.lock().unwrap().screen().contents().contains(needle) {
+            if self
+                .parser
+                .lock()
+                .unwrap()
+                .screen()
+                .contents()
+                .contains(needle)
+            {
                 return Some(self.started.elapsed());
             }
             if self.started.elapsed() > limit {
@@ -95,7 +113,10 @@ fn cpu_seconds(pid: u32) -> f64 {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
     let after = stat.rsplit(')').next().unwrap_or("");
     let fields: Vec<&str> = after.split_whitespace().collect();
-    let ticks = nix::unistd::sysconf(nix::unistd::SysconfVar::CLK_TCK).ok().flatten().unwrap_or(100) as f64;
+    let ticks = nix::unistd::sysconf(nix::unistd::SysconfVar::CLK_TCK)
+        .ok()
+        .flatten()
+        .unwrap_or(100) as f64;
     let utime: f64 = fields.get(11).and_then(|v| v.parse().ok()).unwrap_or(0.0);
     let stime: f64 = fields.get(12).and_then(|v| v.parse().ok()).unwrap_or(0.0);
     (utime + stime) / ticks
@@ -128,7 +149,9 @@ fn stream_reply(doc: &str) -> Reply {
         ));
         start = end;
     }
-    frames.push(Frame::Data(json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}).to_string()));
+    frames.push(Frame::Data(
+        json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}).to_string(),
+    ));
     frames.push(Frame::Data("[DONE]".into()));
     Reply::Stream(frames)
 }
@@ -151,14 +174,26 @@ fn main() {
     for _ in 0..7 {
         let server = rt.block_on(ScriptedServer::start(vec![]));
         let run = spawn(&server.base_url(), home.path(), ws.path());
-        let t = run.wait_for("Ask Loom", Duration::from_secs(10)).expect("first frame");
+        let t = run
+            .wait_for("Ask Loom", Duration::from_secs(10))
+            .expect("first frame");
         first_frames.push(t.as_secs_f64() * 1000.0);
         std::thread::sleep(Duration::from_millis(1500));
         idle_rss.push(status_kb(run.pid(), "VmRSS:") as f64 / 1024.0);
         run.stop();
     }
-    println!("first frame after launch: median {:.1} ms (of 7: {:?})", median(first_frames.clone()), first_frames.iter().map(|v| format!("{v:.1}")).collect::<Vec<_>>());
-    println!("idle resident memory:     median {:.1} MB", median(idle_rss));
+    println!(
+        "first frame after launch: median {:.1} ms (of 7: {:?})",
+        median(first_frames.clone()),
+        first_frames
+            .iter()
+            .map(|v| format!("{v:.1}"))
+            .collect::<Vec<_>>()
+    );
+    println!(
+        "idle resident memory:     median {:.1} MB",
+        median(idle_rss)
+    );
 
     let doc = markdown_200k();
     let mut cpu = Vec::new();
@@ -166,18 +201,24 @@ fn main() {
     for _ in 0..3 {
         let server = rt.block_on(ScriptedServer::start(vec![stream_reply(&doc)]));
         let mut run = spawn(&server.base_url(), home.path(), ws.path());
-        run.wait_for("Ask Loom", Duration::from_secs(10)).expect("first frame");
+        run.wait_for("Ask Loom", Duration::from_secs(10))
+            .expect("first frame");
         std::thread::sleep(Duration::from_millis(1500));
         let before = cpu_seconds(run.pid());
         run.writer.write_all(b"stream it").unwrap();
         std::thread::sleep(Duration::from_millis(50));
         run.writer.write_all(b"\r").unwrap();
         run.writer.flush().unwrap();
-        run.wait_for("STREAM-COMPLETE", Duration::from_secs(60)).expect("the stream completes");
+        run.wait_for("STREAM-COMPLETE", Duration::from_secs(60))
+            .expect("the stream completes");
         std::thread::sleep(Duration::from_millis(300));
         cpu.push(cpu_seconds(run.pid()) - before);
         peak.push(status_kb(run.pid(), "VmHWM:") as f64 / 1024.0);
         run.stop();
     }
-    println!("streaming 200 KB markdown: median {:.3} CPU-seconds, peak RSS {:.1} MB", median(cpu), median(peak));
+    println!(
+        "streaming 200 KB markdown: median {:.3} CPU-seconds, peak RSS {:.1} MB",
+        median(cpu),
+        median(peak)
+    );
 }

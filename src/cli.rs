@@ -48,6 +48,10 @@ pub struct GlobalArgs {
     /// Command sandbox: workspace-write (default where Landlock works) or off.
     #[arg(long, global = true, value_name = "MODE")]
     pub sandbox: Option<String>,
+    /// Theme: dark (default), light, high-contrast, or one of yours in
+    /// ~/.config/loom/themes/NAME.toml.
+    #[arg(long, global = true, value_name = "NAME")]
+    pub theme: Option<String>,
     /// Continue a saved session (see `loom sessions`).
     #[arg(
         long,
@@ -149,7 +153,7 @@ impl GlobalArgs {
             model: self.model.clone(),
             api_key_env: self.api_key_env.clone(),
             approval: self.approval.clone(),
-            theme: None,
+            theme: self.theme.clone(),
             sandbox: self.sandbox.clone(),
             config_file: self.config.clone(),
         }

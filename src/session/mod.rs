@@ -313,7 +313,7 @@ pub struct SessionSummary {
     pub messages: usize,
 }
 
-/// Recent sessions, newest first (by file modification time).
+/// Recent sessions with at least one message, newest first (by file modification time).
 pub fn list(dir: &Path) -> Vec<SessionSummary> {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Vec::new();
@@ -352,6 +352,7 @@ pub fn list(dir: &Path) -> Vec<SessionSummary> {
                 messages: s.conversation.len(),
             })
         })
+        .filter(|s| s.messages > 0)
         .collect()
 }
 

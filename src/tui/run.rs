@@ -104,7 +104,10 @@ fn short_path(path: &std::path::Path) -> String {
 pub async fn run(opts: TuiOptions) -> anyhow::Result<ExitCode> {
     super::highlight::preload();
     let depth = ColorDepth::detect();
-    let theme = Theme::load(&opts.config.theme, depth).unwrap_or_else(|_| Theme::fallback(depth));
+    let (theme, theme_error) = match Theme::load(&opts.config.theme, depth) {
+        Ok(t) => (t, None),
+        Err(e) => (Theme::fallback(depth), Some(e)),
+    };
     let session_id = opts
         .resume
         .as_ref()
@@ -135,6 +138,12 @@ pub async fn run(opts: TuiOptions) -> anyhow::Result<ExitCode> {
                 .push_notice(super::transcript::NoticeLevel::Warning, &report);
         }
     }
+    if let Some(e) = theme_error {
+        app.transcript.push_notice(
+            super::transcript::NoticeLevel::Error,
+            &format!("theme: {e}; using dark"),
+        );
+    }
     if let Some(n) = &sandbox.notice {
         app.transcript
             .push_notice(super::transcript::NoticeLevel::Warning, n);
@@ -160,7 +169,9 @@ pub async fn run(opts: TuiOptions) -> anyhow::Result<ExitCode> {
     let _ = ops_tx.send(UserOp::Shutdown);
     restore();
     result?;
-    println!("Session {session_id} saved. Resume it with: loom --resume {session_id}");
+    if !app.transcript.is_empty() {
+        println!("Session {session_id} saved. Resume it with: loom --resume {session_id}");
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -259,9 +270,7 @@ async fn event_loop(
             resolved = &mut provider_rx, if !provider_known => {
                 provider_known = true;
                 let Ok((model, missing)) = resolved else { continue };
-                if !model.is_empty() {
-                    app.status.model = model;
-                }
+                app.status.model = model;
                 app.welcome = missing;
                 dirty = true;
             }

@@ -367,3 +367,29 @@ fn help_overlay() {
     app.submit("/help");
     insta::assert_snapshot!(text(&mut app, 110, 32));
 }
+
+/// Every command `/help` lists is one the command line understands (the list cannot go
+/// stale).
+#[test]
+fn every_help_command_is_understood() {
+    for (command, _) in super::layers::COMMANDS {
+        let (mut app, _rx) = app("dark");
+        let first = command.split_whitespace().next().unwrap();
+        let arg = match first {
+            "/model" => " other-model",
+            "/approval" => " full-auto",
+            "/theme" => " light",
+            "/mouse" => " off",
+            _ => "",
+        };
+        app.submit(&format!("{first}{arg}"));
+        let screen = text(&mut app, 120, 40);
+        assert!(
+            !screen.contains("unknown command"),
+            "{first} is listed in /help but not understood"
+        );
+    }
+    let (mut app, _rx) = app("dark");
+    app.submit("/nonsense");
+    assert!(text(&mut app, 120, 30).contains("unknown command /nonsense"));
+}

@@ -1,0 +1,149 @@
+//! Effects the runner performs around tool calls: recording a write in the undo journal
+//! before it happens, snapshotting the workspace around commands that may write, and
+//! resolving which calls can run at all.
+
+use std::sync::{Arc, Mutex};
+
+use serde_json::Value;
+
+use super::state::ProposedCall;
+use crate::changelog::Changelog;
+use crate::llm::accumulate::AssembledCall;
+use crate::tools::change::{self, HunkSelection};
+use crate::tools::{FileChange, ToolContext, ToolKind, ToolRegistry, ToolResult};
+
+/// Record the change in the undo journal, then write it; a change that cannot be recorded
+/// is not written.
+pub(super) async fn write_with_record(
+    registry: &ToolRegistry,
+    change: FileChange,
+    selection: HunkSelection,
+    changelog: Option<Arc<Mutex<Changelog>>>,
+    turn: u64,
+    id: &str,
+    ctx: &ToolContext,
+) -> ToolResult {
+    let Some(changelog) = changelog else {
+        return registry.apply(change, selection, ctx).await;
+    };
+    let after = change::content_for(&change, &selection);
+    let (path, display, tool, call) = (
+        change.path.clone(),
+        change.display_path.clone(),
+        change.tool.clone(),
+        id.to_string(),
+    );
+    let log = changelog.clone();
+    let recorded = tokio::task::spawn_blocking(move || {
+        log.lock()
+            .map_err(|e| e.to_string())?
+            .record_file(turn, &call, &tool, &path, &display, Some(after.as_bytes()))
+            .map_err(|e| e.to_string())
+    })
+    .await
+    .unwrap_or_else(|e| Err(e.to_string()));
+    let seq = match recorded {
+        Ok(seq) => seq,
+        Err(e) => {
+            return ToolResult::err(format!(
+                "could not record the change for undo ({e}); nothing was written"
+            ));
+        }
+    };
+    let result = registry.apply(change, selection, ctx).await;
+    if !result.success {
+        let _ = tokio::task::spawn_blocking(move || {
+            if let Ok(mut log) = changelog.lock() {
+                let _ = log.void(seq);
+            }
+        })
+        .await;
+    }
+    result
+}
+
+/// Run a command that may write between two workspace snapshots, so its changes can be
+/// undone; the files it changed become the result's `files_changed`.
+#[allow(clippy::too_many_arguments)]
+pub(super) async fn run_with_snapshots(
+    registry: &ToolRegistry,
+    name: &str,
+    args: Value,
+    command: &str,
+    changelog: Arc<Mutex<Changelog>>,
+    turn: u64,
+    id: &str,
+    ctx: &ToolContext,
+) -> ToolResult {
+    let snap = |label: String| {
+        let log = changelog.clone();
+        tokio::task::spawn_blocking(move || log.lock().map_err(|e| e.to_string())?.snapshot(&label))
+    };
+    let before = snap(format!("{id}-before"))
+        .await
+        .unwrap_or_else(|e| Err(e.to_string()));
+    let mut result = registry.execute(name, args, ctx).await;
+    let before = match before {
+        Ok(tree) => tree,
+        Err(e) => {
+            result.output.push_str(&format!(
+                "\nNote: this command's changes cannot be undone ({e})"
+            ));
+            return result;
+        }
+    };
+    let after = snap(format!("{id}-after"))
+        .await
+        .unwrap_or_else(|e| Err(e.to_string()));
+    let recorded = match after {
+        Ok(after) => {
+            let (log, command, call) = (changelog.clone(), command.to_string(), id.to_string());
+            tokio::task::spawn_blocking(move || {
+                log.lock()
+                    .map_err(|e| e.to_string())?
+                    .record_command(turn, &call, &command, &before, &after)
+            })
+            .await
+            .unwrap_or_else(|e| Err(e.to_string()))
+        }
+        Err(e) => Err(e),
+    };
+    match recorded {
+        Ok(files) => {
+            if result.files_changed.is_empty() {
+                result.files_changed = files.into_iter().map(|c| c.path).collect();
+            }
+        }
+        Err(e) => result.output.push_str(&format!(
+            "\nNote: this command's changes cannot be undone ({e})"
+        )),
+    }
+    result
+}
+
+/// Attach kinds to calls and mark the ones that cannot run.
+pub(super) fn resolve_calls(
+    calls: Vec<AssembledCall>,
+    registry: &ToolRegistry,
+) -> Vec<ProposedCall> {
+    calls
+        .into_iter()
+        .map(|c| {
+            let kind = registry.kind(&c.call.name);
+            let invalid = c.args_error.or_else(|| {
+                kind.is_none().then(|| {
+                    format!(
+                        "unknown tool `{}`; the available tools are: {}",
+                        c.call.name,
+                        registry.names().join(", ")
+                    )
+                })
+            });
+            ProposedCall {
+                call: c.call,
+                kind: kind.unwrap_or(ToolKind::Read),
+                invalid,
+            }
+        })
+        .collect()
+}
