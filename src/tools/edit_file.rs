@@ -16,7 +16,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::change::{self, FileChange, HunkSelection};
+use super::change::FileChange;
 use super::edit_match::{Edit, apply_edits};
 use super::{Tool, ToolContext, ToolError, ToolKind, ToolResult, args};
 use crate::policy::paths::Access;
@@ -118,15 +118,7 @@ impl Tool for EditFile {
         Duration::from_secs(15)
     }
     async fn execute(&self, args: Value, ctx: &ToolContext) -> ToolResult {
-        let change = match self.preview(args, ctx).await {
-            Some(Ok(c)) => c,
-            Some(Err(e)) => return e.into(),
-            None => return ToolResult::err("edit_file has no preview"),
-        };
-        tokio::task::spawn_blocking(move || change::apply(&change, &HunkSelection::All))
-            .await
-            .unwrap_or_else(|e| Err(ToolError::Other(format!("edit_file failed: {e}"))))
-            .unwrap_or_else(ToolResult::from)
+        super::preview_and_apply(self, args, ctx).await
     }
     async fn preview(
         &self,
@@ -134,10 +126,7 @@ impl Tool for EditFile {
         ctx: &ToolContext,
     ) -> Option<Result<FileChange, ToolError>> {
         let ctx = ctx.clone();
-        let result = tokio::task::spawn_blocking(move || preview(args, &ctx))
-            .await
-            .unwrap_or_else(|e| Err(ToolError::Other(format!("edit_file failed: {e}"))));
-        Some(result)
+        Some(super::blocking("edit_file", move || preview(args, &ctx)).await)
     }
 }
 
@@ -200,6 +189,7 @@ fn preview(args: Value, ctx: &ToolContext) -> Result<FileChange, ToolError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tools::change::{self, HunkSelection};
     use std::os::unix::fs::PermissionsExt;
 
     fn ws() -> (tempfile::TempDir, ToolContext) {
@@ -373,10 +363,10 @@ mod tests {
     async fn large_file_single_edit() {
         let (d, ctx) = ws();
         let mut text = String::new();
-        for i in 0..200_000 {
+        for i in 0..250_000 {
             text.push_str(&format!("line number {i} with some padding text\n"));
         }
-        assert!(text.len() > 8_000_000);
+        assert!(text.len() > 10_000_000);
         std::fs::write(d.path().join("big.txt"), &text).unwrap();
         let r = EditFile
             .execute(

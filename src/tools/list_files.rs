@@ -75,9 +75,8 @@ impl Tool for ListFiles {
             Err(e) => return e.into(),
         };
         let ctx = ctx.clone();
-        tokio::task::spawn_blocking(move || list(&args, &ctx))
+        super::blocking("list_files", move || list(&args, &ctx))
             .await
-            .unwrap_or_else(|e| Err(ToolError::Other(format!("list_files failed: {e}"))))
             .unwrap_or_else(ToolResult::from)
     }
 }
@@ -256,6 +255,16 @@ mod tests {
         assert!(r.error.unwrap().contains("outside the workspace"));
         let r = ListFiles.execute(json!({"recursive": "yes"}), &ctx).await;
         assert!(r.error.unwrap().contains("invalid type"));
+    }
+
+    #[tokio::test]
+    async fn unicode_names_are_listed() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("日本.txt"), "x").unwrap();
+        std::fs::write(dir.path().join("émoji🎉.md"), "").unwrap();
+        let ctx = ToolContext::for_workspace(dir.path()).unwrap();
+        let r = ListFiles.execute(json!({}), &ctx).await;
+        assert_eq!(paths(&r), vec!["émoji🎉.md", "日本.txt"]);
     }
 
     #[tokio::test]

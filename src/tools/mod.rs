@@ -239,6 +239,32 @@ impl From<ToolError> for ToolResult {
     }
 }
 
+/// Run blocking filesystem work on the blocking pool; a crash there becomes an error
+/// result instead of taking the agent down.
+pub async fn blocking<T, F>(tool: &str, f: F) -> Result<T, ToolError>
+where
+    F: FnOnce() -> Result<T, ToolError> + Send + 'static,
+    T: Send + 'static,
+{
+    tokio::task::spawn_blocking(f)
+        .await
+        .unwrap_or_else(|e| Err(ToolError::Other(format!("{tool} failed: {e}"))))
+}
+
+/// The `execute` of every write tool: compute the change with `preview`, then write
+/// exactly that change.
+pub async fn preview_and_apply(tool: &dyn Tool, args: Value, ctx: &ToolContext) -> ToolResult {
+    match tool.preview(args, ctx).await {
+        Some(Ok(change)) => blocking(tool.name(), move || {
+            change::apply(&change, &change::HunkSelection::All)
+        })
+        .await
+        .unwrap_or_else(ToolResult::from),
+        Some(Err(e)) => e.into(),
+        None => ToolResult::err(format!("{} has no preview", tool.name())),
+    }
+}
+
 /// One capability offered to the model.
 #[async_trait]
 pub trait Tool: Send + Sync {

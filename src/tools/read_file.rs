@@ -66,9 +66,8 @@ impl Tool for ReadFile {
             Err(e) => return e.into(),
         };
         let ctx = ctx.clone();
-        tokio::task::spawn_blocking(move || read(&args, &ctx))
+        super::blocking("read_file", move || read(&args, &ctx))
             .await
-            .unwrap_or_else(|e| Err(ToolError::Other(format!("read_file failed: {e}"))))
             .unwrap_or_else(ToolResult::from)
     }
 }

@@ -171,9 +171,8 @@ impl ToolRegistry {
         selection: HunkSelection,
         ctx: &ToolContext,
     ) -> ToolResult {
-        let result = tokio::task::spawn_blocking(move || change::apply(&change, &selection))
+        let result = super::blocking("the write", move || change::apply(&change, &selection))
             .await
-            .unwrap_or_else(|e| Err(ToolError::Other(format!("the write crashed: {e}"))))
             .unwrap_or_else(ToolResult::from);
         self.bound(result, ctx)
     }

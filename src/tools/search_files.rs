@@ -82,9 +82,8 @@ impl Tool for SearchFiles {
             Err(e) => return e.into(),
         };
         let ctx = ctx.clone();
-        tokio::task::spawn_blocking(move || search(&args, &ctx))
+        super::blocking("search_files", move || search(&args, &ctx))
             .await
-            .unwrap_or_else(|e| Err(ToolError::Other(format!("search_files failed: {e}"))))
             .unwrap_or_else(ToolResult::from)
     }
 }
@@ -395,6 +394,20 @@ mod tests {
         assert!(r.output.starts_with("No matches"));
         let r = SearchFiles.execute(json!({}), &ctx).await;
         assert!(r.error.unwrap().contains("missing field `pattern`"));
+    }
+
+    #[tokio::test]
+    async fn finds_a_needle_at_the_end_of_a_ten_megabyte_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut text = "filler line without the word\n".repeat(360_000);
+        text.push_str("the needle is here\n");
+        assert!(text.len() > 10_000_000);
+        std::fs::write(dir.path().join("big.log"), &text).unwrap();
+        let ctx = ToolContext::for_workspace(dir.path()).unwrap();
+        let r = SearchFiles
+            .execute(json!({"pattern": "needle"}), &ctx)
+            .await;
+        assert_eq!(r.output, "big.log:360001:the needle is here\n");
     }
 
     #[tokio::test]

@@ -11,7 +11,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::change::{self, FileChange, HunkSelection};
+use super::change::FileChange;
 use super::{Tool, ToolContext, ToolError, ToolKind, ToolResult, args};
 use crate::policy::paths::Access;
 
@@ -50,15 +50,7 @@ impl Tool for WriteFile {
         Duration::from_secs(15)
     }
     async fn execute(&self, args: Value, ctx: &ToolContext) -> ToolResult {
-        let change = match self.preview(args, ctx).await {
-            Some(Ok(c)) => c,
-            Some(Err(e)) => return e.into(),
-            None => return ToolResult::err("write_file has no preview"),
-        };
-        tokio::task::spawn_blocking(move || change::apply(&change, &HunkSelection::All))
-            .await
-            .unwrap_or_else(|e| Err(ToolError::Other(format!("write_file failed: {e}"))))
-            .unwrap_or_else(ToolResult::from)
+        super::preview_and_apply(self, args, ctx).await
     }
     async fn preview(
         &self,
@@ -66,10 +58,7 @@ impl Tool for WriteFile {
         ctx: &ToolContext,
     ) -> Option<Result<FileChange, ToolError>> {
         let ctx = ctx.clone();
-        let result = tokio::task::spawn_blocking(move || preview(args, &ctx))
-            .await
-            .unwrap_or_else(|e| Err(ToolError::Other(format!("write_file failed: {e}"))));
-        Some(result)
+        Some(super::blocking("write_file", move || preview(args, &ctx)).await)
     }
 }
 
@@ -182,6 +171,36 @@ mod tests {
             let err = r.error.unwrap();
             assert!(err.contains(expected), "{args}: {err}");
         }
+    }
+
+    #[tokio::test]
+    async fn overwriting_a_binary_file_replaces_it_whole() {
+        let (d, ctx) = ws();
+        std::fs::write(d.path().join("blob.bin"), [0u8, 159, 146, 150, 1, 2]).unwrap();
+        let r = WriteFile
+            .execute(json!({"path": "blob.bin", "content": "text now\n"}), &ctx)
+            .await;
+        assert!(r.success, "{r:?}");
+        assert_eq!(
+            std::fs::read(d.path().join("blob.bin")).unwrap(),
+            b"text now\n"
+        );
+    }
+
+    #[tokio::test]
+    async fn tabs_and_unicode_paths() {
+        let (d, ctx) = ws();
+        let r = WriteFile
+            .execute(
+                json!({"path": "文档/说明.md", "content": "\tindented\n"}),
+                &ctx,
+            )
+            .await;
+        assert!(r.success, "{r:?}");
+        assert_eq!(
+            std::fs::read_to_string(d.path().join("文档/说明.md")).unwrap(),
+            "\tindented\n"
+        );
     }
 
     #[tokio::test]

@@ -99,6 +99,18 @@ fn frame(area: Rect, buf: &mut Buffer, title: &str, color: ratatui::style::Color
     inner
 }
 
+/// Scrolling keys shared by the scrollable overlays; true when the key scrolled.
+fn scroll_key(key: &KeyEvent, scroll: &mut usize) -> bool {
+    match key.code {
+        KeyCode::Down | KeyCode::Char('j') => *scroll += 1,
+        KeyCode::Up | KeyCode::Char('k') => *scroll = scroll.saturating_sub(1),
+        KeyCode::PageDown | KeyCode::Char(' ') => *scroll += 20,
+        KeyCode::PageUp => *scroll = scroll.saturating_sub(20),
+        _ => return false,
+    }
+    true
+}
+
 fn draw_lines(lines: &[Line<'static>], area: Rect, buf: &mut Buffer) {
     for (i, l) in lines.iter().take(area.height as usize).enumerate() {
         buf.set_line(area.x, area.y + i as u16, l, area.width);
@@ -404,23 +416,10 @@ impl Layer for UndoConfirm {
                 Outcome::close(vec![Action::Send(op(true))])
             }
             KeyCode::Char('n') | KeyCode::Esc | KeyCode::Char('q') => Outcome::close(Vec::new()),
-            KeyCode::Down | KeyCode::Char('j') => {
-                self.scroll += 1;
+            _ => {
+                scroll_key(&key, &mut self.scroll);
                 Outcome::consumed()
             }
-            KeyCode::Up | KeyCode::Char('k') => {
-                self.scroll = self.scroll.saturating_sub(1);
-                Outcome::consumed()
-            }
-            KeyCode::PageDown => {
-                self.scroll += 10;
-                Outcome::consumed()
-            }
-            KeyCode::PageUp => {
-                self.scroll = self.scroll.saturating_sub(10);
-                Outcome::consumed()
-            }
-            _ => Outcome::consumed(),
         }
     }
 
@@ -514,22 +513,7 @@ impl Layer for DiffOverlay {
     fn handle_key(&mut self, key: KeyEvent) -> Outcome {
         match key.code {
             KeyCode::Esc | KeyCode::Char('q') | KeyCode::Enter => Outcome::close(Vec::new()),
-            KeyCode::Down | KeyCode::Char('j') => {
-                self.scroll += 1;
-                Outcome::consumed()
-            }
-            KeyCode::Up | KeyCode::Char('k') => {
-                self.scroll = self.scroll.saturating_sub(1);
-                Outcome::consumed()
-            }
-            KeyCode::PageDown | KeyCode::Char(' ') => {
-                self.scroll += 20;
-                Outcome::consumed()
-            }
-            KeyCode::PageUp => {
-                self.scroll = self.scroll.saturating_sub(20);
-                Outcome::consumed()
-            }
+            _ if scroll_key(&key, &mut self.scroll) => Outcome::consumed(),
             _ if key.modifiers.contains(KeyModifiers::CONTROL) => Outcome::default(),
             _ => Outcome::consumed(),
         }

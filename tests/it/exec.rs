@@ -527,3 +527,20 @@ async fn human_output_streams_text_to_stdout_and_tools_to_stderr() {
     assert!(err.contains("→ read_file"), "{err}");
     assert!(err.contains("✓ read_file"), "{err}");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn models_lists_what_the_server_offers() {
+    let dir = workspace();
+    let server = ScriptedServer::start(vec![]).await;
+    let out = loom_command(&dir.path().join(".home"))
+        .args(["models", "--base-url"])
+        .arg(server.base_url())
+        .output()
+        .await
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        "* scripted-model"
+    );
+}

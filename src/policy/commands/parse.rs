@@ -399,20 +399,11 @@ impl Walker<'_> {
                 }
                 out
             }
-            "command_substitution" | "process_substitution" => {
-                let before = self.script.commands.len();
-                let mut cursor = node.walk();
-                for child in node.named_children(&mut cursor) {
-                    self.visit(child);
-                }
-                Word {
-                    text: self.text(node),
-                    dynamic: true,
-                    glob: false,
-                    inner: (before..self.script.commands.len()).collect(),
-                }
-            }
-            "simple_expansion" | "expansion" | "arithmetic_expansion" => {
+            "command_substitution"
+            | "process_substitution"
+            | "simple_expansion"
+            | "expansion"
+            | "arithmetic_expansion" => {
                 let before = self.script.commands.len();
                 let mut cursor = node.walk();
                 for child in node.named_children(&mut cursor) {
