@@ -544,3 +544,36 @@ async fn models_lists_what_the_server_offers() {
         "* scripted-model"
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_unreachable_server_is_retried_then_reported() {
+    let dir = workspace();
+    std::fs::create_dir_all(dir.path().join(".loom")).unwrap();
+    std::fs::write(dir.path().join(".loom/config.toml"), "max_retries = 2\n").unwrap();
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let out = loom_command(&dir.path().join(".home"))
+        .args(["exec", "--json", "--model", "m", "--base-url"])
+        .arg(format!("http://127.0.0.1:{port}/v1"))
+        .arg("-C")
+        .arg(dir.path())
+        .arg("hi")
+        .output()
+        .await
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let events: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let retries = events.iter().filter(|e| e["type"] == "retry").count();
+    assert_eq!(retries, 1, "two attempts in all");
+    let error = events.iter().find(|e| e["type"] == "error").unwrap();
+    let msg = error["message"].as_str().unwrap();
+    assert!(
+        msg.contains("cannot reach the model server") && msg.contains("gave up after 2 attempts"),
+        "{msg}"
+    );
+}
