@@ -95,13 +95,16 @@ pub enum Command {
         #[arg(long, conflicts_with = "all")]
         turn: bool,
         /// Undo every change of the session.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "since")]
         all: bool,
+        /// Undo every change from this one on (numbers as listed by /changes).
+        #[arg(long, value_name = "SEQ", conflicts_with = "turn")]
+        since: Option<u64>,
         /// The session (default: the latest in this workspace).
         #[arg(long, value_name = "ID")]
         session: Option<String>,
         /// Redo the last undo instead.
-        #[arg(long, conflicts_with_all = ["turn", "all"])]
+        #[arg(long, conflicts_with_all = ["turn", "all", "since"])]
         redo: bool,
         /// Apply without asking.
         #[arg(long, short = 'y')]

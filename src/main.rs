@@ -129,12 +129,15 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Undo {
             turn,
             all,
+            since,
             session,
             redo,
             yes,
             force,
         }) => {
-            let scope = if *all {
+            let scope = if let Some(n) = since {
+                Scope::Since(*n)
+            } else if *all {
                 Scope::All
             } else if *turn {
                 Scope::Turn
