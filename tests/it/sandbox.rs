@@ -4,7 +4,7 @@
 //!
 //! On a system without Landlock these tests say so and check the fallback instead.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use loom::policy::sandbox::{self, Availability, SandboxSpec};
 use loom::tools::{ToolContext, ToolRegistry, ToolResult};
@@ -20,18 +20,19 @@ fn landlock() -> Option<bool> {
     }
 }
 
-/// A directory outside both the workspace and the temp dirs.
-fn outside_dir(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("sandbox-outside-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
 fn ctx(dir: &Path, allow_network: bool) -> ToolContext {
     let mut ctx = ToolContext::for_workspace(dir).unwrap();
     let root = ctx.workspace.as_ref().unwrap().root().to_path_buf();
     ctx.sandbox = SandboxSpec::workspace_write(&root, &[], allow_network);
+    ctx
+}
+
+/// A sandbox whose only writable root is the workspace (not even the temp dir), so a
+/// sibling temp dir is "outside" wherever the checkout and the temp dir live.
+fn ctx_workspace_only(dir: &Path) -> ToolContext {
+    let mut ctx = ctx(dir, false);
+    let root = ctx.workspace.as_ref().unwrap().root().to_path_buf();
+    ctx.sandbox.writable = vec![root];
     ctx
 }
 
@@ -50,8 +51,9 @@ async fn writes_are_confined_to_the_workspace_and_temp() {
     };
     let ws = tempfile::tempdir().unwrap();
     let ctx = ctx(ws.path(), false);
-    let outside = outside_dir("write");
-    let target = outside.join("escaped.txt");
+    let strict = ctx_workspace_only(ws.path());
+    let outside = tempfile::tempdir().unwrap();
+    let target = outside.path().join("escaped.txt");
 
     let r = bash(
         &ctx,
@@ -74,11 +76,11 @@ async fn writes_are_confined_to_the_workspace_and_temp() {
     let _ = std::fs::remove_file(&tmp_file);
 
     let r = bash(
-        &ctx,
+        &strict,
         json!({"command": format!("echo out > {}", target.display())}),
     )
     .await;
-    assert!(!r.success);
+    assert!(!r.success, "{r:?}");
     assert!(!target.exists(), "the write outside the workspace happened");
     let data = r.data.as_ref().unwrap();
     assert_eq!(data["sandbox_denied"], true, "{r:?}");
@@ -87,7 +89,7 @@ async fn writes_are_confined_to_the_workspace_and_temp() {
     assert!(err.contains("outside_sandbox: true"), "{err}");
 
     let r = bash(
-        &ctx,
+        &strict,
         json!({"command": format!("echo out > {}", target.display()), "outside_sandbox": true}),
     )
     .await;
@@ -96,7 +98,6 @@ async fn writes_are_confined_to_the_workspace_and_temp() {
         "an approved rerun outside the sandbox works: {r:?}"
     );
     assert!(target.exists());
-    std::fs::remove_dir_all(outside).unwrap();
 }
 
 #[tokio::test]
