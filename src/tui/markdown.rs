@@ -8,7 +8,7 @@
 //! lists, tables, block quotes, links). Only the unfinished block is rendered again per
 //! frame, as [`MarkdownStream::provisional`].
 
-use pulldown_cmark::{Alignment, CodeBlockKind, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
+use pulldown_cmark::{Alignment, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::Span;
 
@@ -213,314 +213,257 @@ type TableState = (
     Vec<Vec<Span<'static>>>,
 );
 
-/// Inline style state while walking a block.
-struct Inline {
-    stack: Vec<Style>,
+/// The state of walking one block's events: the lines made so far, the line being built,
+/// inline styles, list and quote nesting, and a table being collected.
+struct BlockWriter<'t> {
+    theme: &'t Theme,
+    out: Vec<StyledLine>,
+    spans: Vec<Span<'static>>,
+    styles: Vec<Style>,
+    lists: Vec<Option<u64>>,
+    quote_depth: usize,
+    item_prefix: Option<String>,
+    link_dest: Vec<String>,
+    in_code_block: bool,
+    table: Option<TableState>,
 }
 
-impl Inline {
-    fn current(&self) -> Style {
-        *self.stack.last().unwrap_or(&Style::default())
-    }
-    fn push(&mut self, f: impl FnOnce(Style) -> Style) {
-        let next = f(self.current());
-        self.stack.push(next);
-    }
-    fn pop(&mut self) {
-        if self.stack.len() > 1 {
-            self.stack.pop();
+impl<'t> BlockWriter<'t> {
+    fn new(theme: &'t Theme) -> BlockWriter<'t> {
+        BlockWriter {
+            theme,
+            out: Vec::new(),
+            spans: Vec::new(),
+            styles: vec![Style::default().fg(theme.assistant)],
+            lists: Vec::new(),
+            quote_depth: 0,
+            item_prefix: None,
+            link_dest: Vec::new(),
+            in_code_block: false,
+            table: None,
         }
     }
-}
 
-struct ListLevel {
-    next: Option<u64>,
-}
+    fn style(&self) -> Style {
+        *self.styles.last().unwrap_or(&Style::default())
+    }
 
-/// Render one markdown block (no fenced code) to styled lines.
-pub fn render_block(text: &str, theme: &Theme) -> Vec<StyledLine> {
-    let mut out: Vec<StyledLine> = Vec::new();
-    let mut spans: Vec<Span<'static>> = Vec::new();
-    let mut inline = Inline {
-        stack: vec![Style::default().fg(theme.assistant)],
-    };
-    let mut lists: Vec<ListLevel> = Vec::new();
-    let mut quote_depth = 0usize;
-    let mut item_prefix: Option<String> = None;
-    let mut link_dest: Vec<String> = Vec::new();
-    let mut in_code_block = false;
-    let mut table: Option<TableState> = None;
-    let quote_style = Style::default().fg(theme.quote);
+    fn push_style(&mut self, f: impl FnOnce(Style) -> Style) {
+        let next = f(self.style());
+        self.styles.push(next);
+    }
 
-    let prefix = |quote_depth: usize,
-                  lists_len: usize,
-                  first: Option<&str>|
-     -> (Vec<Span<'static>>, Vec<Span<'static>>) {
+    fn pop_style(&mut self) {
+        if self.styles.len() > 1 {
+            self.styles.pop();
+        }
+    }
+
+    /// Prefixes for the first and the continuation lines: quote bars, list indentation and
+    /// (on an item's first line) its marker.
+    fn prefixes(&self, marker: Option<&str>) -> (Vec<Span<'static>>, Vec<Span<'static>>) {
+        let quote = Style::default().fg(self.theme.quote);
         let mut head = Vec::new();
         let mut cont = Vec::new();
-        for _ in 0..quote_depth {
-            head.push(Span::styled("│ ", quote_style));
-            cont.push(Span::styled("│ ", quote_style));
+        for _ in 0..self.quote_depth {
+            head.push(Span::styled("│ ", quote));
+            cont.push(Span::styled("│ ", quote));
         }
-        let indent = "  ".repeat(lists_len.saturating_sub(1));
-        match first {
+        let indent = "  ".repeat(self.lists.len().saturating_sub(1));
+        match marker {
             Some(marker) => {
                 head.push(Span::raw(format!("{indent}{marker}")));
                 cont.push(Span::raw(format!("{indent}{}", " ".repeat(width(marker)))));
             }
-            None if lists_len > 0 => {
+            None if !self.lists.is_empty() => {
                 head.push(Span::raw(format!("{indent}  ")));
                 cont.push(Span::raw(format!("{indent}  ")));
             }
             None => {}
         }
         (head, cont)
-    };
+    }
 
-    let flush = |spans: &mut Vec<Span<'static>>,
-                 out: &mut Vec<StyledLine>,
-                 item_prefix: &mut Option<String>,
-                 quote_depth: usize,
-                 lists_len: usize| {
-        if spans.is_empty() && item_prefix.is_none() {
+    /// End the line being built.
+    fn flush(&mut self) {
+        if self.spans.is_empty() && self.item_prefix.is_none() {
             return;
         }
-        let (mut head, cont) = prefix(quote_depth, lists_len, item_prefix.take().as_deref());
-        head.append(spans);
-        out.push(StyledLine {
+        let marker = self.item_prefix.take();
+        let (mut head, continuation) = self.prefixes(marker.as_deref());
+        head.append(&mut self.spans);
+        self.out.push(StyledLine {
             spans: head,
-            continuation: cont,
+            continuation,
             fill: None,
         });
-    };
+    }
 
-    let options =
-        Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS;
-    for event in Parser::new_ext(text, options) {
-        match event {
-            Event::Start(tag) => match tag {
-                Tag::Heading { level, .. } => {
-                    let mut s = Style::default()
-                        .fg(theme.heading)
-                        .add_modifier(Modifier::BOLD);
-                    if level == HeadingLevel::H1 {
-                        s = s.add_modifier(Modifier::UNDERLINED);
+    fn start(&mut self, tag: Tag<'_>) {
+        let theme = self.theme;
+        match tag {
+            Tag::Heading { level, .. } => {
+                let mut s = Style::default()
+                    .fg(theme.heading)
+                    .add_modifier(Modifier::BOLD);
+                if level == HeadingLevel::H1 {
+                    s = s.add_modifier(Modifier::UNDERLINED);
+                }
+                self.push_style(|_| s);
+            }
+            Tag::Emphasis => self.push_style(|s| s.add_modifier(Modifier::ITALIC)),
+            Tag::Strong => self.push_style(|s| s.add_modifier(Modifier::BOLD)),
+            Tag::Strikethrough => self.push_style(|s| s.add_modifier(Modifier::CROSSED_OUT)),
+            Tag::Link { dest_url, .. } => {
+                self.link_dest.push(dest_url.to_string());
+                self.push_style(|s| s.fg(theme.link).add_modifier(Modifier::UNDERLINED));
+            }
+            Tag::BlockQuote(_) => self.quote_depth += 1,
+            Tag::List(start) => {
+                self.flush();
+                self.lists.push(start);
+            }
+            Tag::Item => {
+                self.flush();
+                let marker = match self.lists.last_mut() {
+                    Some(Some(n)) => {
+                        let m = format!("{n}. ");
+                        *n += 1;
+                        m
                     }
-                    inline.push(|_| s);
-                }
-                Tag::Emphasis => inline.push(|s| s.add_modifier(Modifier::ITALIC)),
-                Tag::Strong => inline.push(|s| s.add_modifier(Modifier::BOLD)),
-                Tag::Strikethrough => inline.push(|s| s.add_modifier(Modifier::CROSSED_OUT)),
-                Tag::Link { dest_url, .. } => {
-                    link_dest.push(dest_url.to_string());
-                    inline.push(|s| s.fg(theme.link).add_modifier(Modifier::UNDERLINED));
-                }
-                Tag::BlockQuote(_) => quote_depth += 1,
-                Tag::List(start) => {
-                    flush(
-                        &mut spans,
-                        &mut out,
-                        &mut item_prefix,
-                        quote_depth,
-                        lists.len(),
-                    );
-                    lists.push(ListLevel { next: start });
-                }
-                Tag::Item => {
-                    flush(
-                        &mut spans,
-                        &mut out,
-                        &mut item_prefix,
-                        quote_depth,
-                        lists.len(),
-                    );
-                    let marker = match lists.last_mut() {
-                        Some(ListLevel { next: Some(n) }) => {
-                            let m = format!("{n}. ");
-                            *n += 1;
-                            m
-                        }
-                        _ => "• ".to_string(),
-                    };
-                    item_prefix = Some(marker);
-                }
-                Tag::CodeBlock(kind) => {
-                    flush(
-                        &mut spans,
-                        &mut out,
-                        &mut item_prefix,
-                        quote_depth,
-                        lists.len(),
-                    );
-                    in_code_block = true;
-                    let _ = matches!(kind, CodeBlockKind::Indented);
-                }
-                Tag::Table(aligns) => {
-                    flush(
-                        &mut spans,
-                        &mut out,
-                        &mut item_prefix,
-                        quote_depth,
-                        lists.len(),
-                    );
-                    table = Some((aligns, Vec::new(), Vec::new()));
-                }
-                Tag::TableHead | Tag::TableRow => {
-                    if let Some((_, _, row)) = &mut table {
-                        row.clear();
-                    }
-                }
-                Tag::TableCell => spans.clear(),
-                _ => {}
-            },
-            Event::End(tag) => match tag {
-                TagEnd::Heading(_) => {
-                    inline.pop();
-                    flush(
-                        &mut spans,
-                        &mut out,
-                        &mut item_prefix,
-                        quote_depth,
-                        lists.len(),
-                    );
-                }
-                TagEnd::Paragraph => {
-                    flush(
-                        &mut spans,
-                        &mut out,
-                        &mut item_prefix,
-                        quote_depth,
-                        lists.len(),
-                    );
-                }
-                TagEnd::Emphasis | TagEnd::Strong | TagEnd::Strikethrough => inline.pop(),
-                TagEnd::Link => {
-                    inline.pop();
-                    if let Some(dest) = link_dest.pop() {
-                        let shown: String = spans.iter().map(|s| s.content.as_ref()).collect();
-                        if !shown.ends_with(&dest) && !dest.is_empty() {
-                            spans.push(Span::styled(
-                                format!(" ({dest})"),
-                                Style::default().fg(theme.dim),
-                            ));
-                        }
-                    }
-                }
-                TagEnd::BlockQuote(_) => {
-                    flush(
-                        &mut spans,
-                        &mut out,
-                        &mut item_prefix,
-                        quote_depth,
-                        lists.len(),
-                    );
-                    quote_depth = quote_depth.saturating_sub(1);
-                }
-                TagEnd::Item => flush(
-                    &mut spans,
-                    &mut out,
-                    &mut item_prefix,
-                    quote_depth,
-                    lists.len(),
-                ),
-                TagEnd::List(_) => {
-                    flush(
-                        &mut spans,
-                        &mut out,
-                        &mut item_prefix,
-                        quote_depth,
-                        lists.len(),
-                    );
-                    lists.pop();
-                }
-                TagEnd::CodeBlock => in_code_block = false,
-                TagEnd::TableCell => {
-                    if let Some((_, _, row)) = &mut table {
-                        row.push(std::mem::take(&mut spans));
-                    }
-                }
-                TagEnd::TableHead | TagEnd::TableRow => {
-                    if let Some((_, rows, row)) = &mut table {
-                        rows.push(std::mem::take(row));
-                    }
-                }
-                TagEnd::Table => {
-                    if let Some((aligns, rows, _)) = table.take() {
-                        out.extend(render_table(&aligns, rows, theme));
-                    }
-                }
-                _ => {}
-            },
-            Event::Text(t) => {
-                if in_code_block {
-                    for line in t.lines() {
-                        let (mut head, cont) = prefix(quote_depth, lists.len(), None);
-                        head.push(Span::styled(
-                            format!(" {line}"),
-                            Style::default().fg(theme.text).bg(theme.code_bg),
-                        ));
-                        out.push(StyledLine {
-                            spans: head,
-                            continuation: cont,
-                            fill: Some(Style::default().bg(theme.code_bg)),
-                        });
-                    }
-                } else {
-                    spans.push(Span::styled(t.to_string(), inline.current()));
+                    _ => "• ".to_string(),
+                };
+                self.item_prefix = Some(marker);
+            }
+            Tag::CodeBlock(_) => {
+                self.flush();
+                self.in_code_block = true;
+            }
+            Tag::Table(aligns) => {
+                self.flush();
+                self.table = Some((aligns, Vec::new(), Vec::new()));
+            }
+            Tag::TableHead | Tag::TableRow => {
+                if let Some((_, _, row)) = &mut self.table {
+                    row.clear();
                 }
             }
-            Event::Code(t) => spans.push(Span::styled(
-                t.to_string(),
-                inline
-                    .current()
-                    .fg(theme.code)
-                    .remove_modifier(Modifier::BOLD),
-            )),
-            Event::SoftBreak => spans.push(Span::styled(" ", inline.current())),
-            Event::HardBreak => flush(
-                &mut spans,
-                &mut out,
-                &mut item_prefix,
-                quote_depth,
-                lists.len(),
-            ),
+            Tag::TableCell => self.spans.clear(),
+            _ => {}
+        }
+    }
+
+    fn end(&mut self, tag: TagEnd) {
+        match tag {
+            TagEnd::Heading(_) => {
+                self.pop_style();
+                self.flush();
+            }
+            TagEnd::Paragraph | TagEnd::Item => self.flush(),
+            TagEnd::Emphasis | TagEnd::Strong | TagEnd::Strikethrough => self.pop_style(),
+            TagEnd::Link => {
+                self.pop_style();
+                if let Some(dest) = self.link_dest.pop() {
+                    let shown: String = self.spans.iter().map(|s| s.content.as_ref()).collect();
+                    if !shown.ends_with(&dest) && !dest.is_empty() {
+                        self.spans.push(Span::styled(
+                            format!(" ({dest})"),
+                            Style::default().fg(self.theme.dim),
+                        ));
+                    }
+                }
+            }
+            TagEnd::BlockQuote(_) => {
+                self.flush();
+                self.quote_depth = self.quote_depth.saturating_sub(1);
+            }
+            TagEnd::List(_) => {
+                self.flush();
+                self.lists.pop();
+            }
+            TagEnd::CodeBlock => self.in_code_block = false,
+            TagEnd::TableCell => {
+                if let Some((_, _, row)) = &mut self.table {
+                    row.push(std::mem::take(&mut self.spans));
+                }
+            }
+            TagEnd::TableHead | TagEnd::TableRow => {
+                if let Some((_, rows, row)) = &mut self.table {
+                    rows.push(std::mem::take(row));
+                }
+            }
+            TagEnd::Table => {
+                if let Some((aligns, rows, _)) = self.table.take() {
+                    self.out.extend(render_table(&aligns, rows, self.theme));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn text(&mut self, t: &str) {
+        if !self.in_code_block {
+            self.spans.push(Span::styled(t.to_string(), self.style()));
+            return;
+        }
+        let code = Style::default().fg(self.theme.text).bg(self.theme.code_bg);
+        for line in t.lines() {
+            let (mut head, continuation) = self.prefixes(None);
+            head.push(Span::styled(format!(" {line}"), code));
+            self.out.push(StyledLine {
+                spans: head,
+                continuation,
+                fill: Some(Style::default().bg(self.theme.code_bg)),
+            });
+        }
+    }
+
+    fn event(&mut self, event: Event<'_>) {
+        let theme = self.theme;
+        match event {
+            Event::Start(tag) => self.start(tag),
+            Event::End(tag) => self.end(tag),
+            Event::Text(t) => self.text(&t),
+            Event::Code(t) => {
+                let style = self.style().fg(theme.code).remove_modifier(Modifier::BOLD);
+                self.spans.push(Span::styled(t.to_string(), style));
+            }
+            Event::SoftBreak => {
+                let style = self.style();
+                self.spans.push(Span::styled(" ", style));
+            }
+            Event::HardBreak => self.flush(),
             Event::Rule => {
-                flush(
-                    &mut spans,
-                    &mut out,
-                    &mut item_prefix,
-                    quote_depth,
-                    lists.len(),
-                );
-                out.push(StyledLine::plain(
+                self.flush();
+                self.out.push(StyledLine::plain(
                     "─".repeat(24),
                     Style::default().fg(theme.dim),
                 ));
             }
-            Event::TaskListMarker(done) => {
-                spans.push(Span::styled(
-                    if done { "[x] " } else { "[ ] " },
-                    Style::default().fg(theme.accent),
-                ));
-            }
-            Event::Html(h) | Event::InlineHtml(h) => {
-                spans.push(Span::styled(
-                    h.trim_end().to_string(),
-                    Style::default().fg(theme.dim),
-                ));
-            }
-            Event::FootnoteReference(f) => spans.push(Span::raw(format!("[{f}]"))),
+            Event::TaskListMarker(done) => self.spans.push(Span::styled(
+                if done { "[x] " } else { "[ ] " },
+                Style::default().fg(theme.accent),
+            )),
+            Event::Html(h) | Event::InlineHtml(h) => self.spans.push(Span::styled(
+                h.trim_end().to_string(),
+                Style::default().fg(theme.dim),
+            )),
+            Event::FootnoteReference(f) => self.spans.push(Span::raw(format!("[{f}]"))),
             _ => {}
         }
     }
-    flush(
-        &mut spans,
-        &mut out,
-        &mut item_prefix,
-        quote_depth,
-        lists.len(),
-    );
-    out
+}
+
+/// Render one markdown block (no fenced code) to styled lines.
+pub fn render_block(text: &str, theme: &Theme) -> Vec<StyledLine> {
+    let options =
+        Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS;
+    let mut writer = BlockWriter::new(theme);
+    for event in Parser::new_ext(text, options) {
+        writer.event(event);
+    }
+    writer.flush();
+    writer.out
 }
 
 fn render_table(
