@@ -109,6 +109,8 @@ pub struct App {
     pub(crate) highlight_ready: bool,
     pub(crate) layout: super::view::Areas,
     pub(crate) detail_scroll: usize,
+    /// The call whose diff the diff view holds (so a frame never compares diffs).
+    pub(crate) diff_call: Option<String>,
 }
 
 impl App {
@@ -135,6 +137,7 @@ impl App {
             highlight_ready: super::highlight::ready(),
             layout: super::view::Areas::default(),
             detail_scroll: 0,
+            diff_call: None,
             theme,
         }
     }
@@ -231,7 +234,8 @@ impl App {
         }
     }
 
-    /// Show the diff of the selected call, if it has one.
+    /// Show the diff of the selected call, if it has one. Cheap when nothing changed: only
+    /// the call ids are compared.
     pub(crate) fn sync_details(&mut self) {
         let Some(row) = self.tools.current() else {
             return;
@@ -240,25 +244,25 @@ impl App {
         if self.diff.reviewing.as_deref().is_some_and(|r| r != id) {
             return;
         }
+        if self.diff_call.as_deref() == Some(id.as_str()) {
+            return;
+        }
         match self.diffs.get(&id) {
             Some(d) => {
                 let reviewing = self.diff.reviewing.clone().filter(|r| *r == id);
-                if self.diff.path != d.path
-                    || self.diff.hunks != d.hunks
-                    || reviewing.is_none() && self.diff.reviewing.is_some()
-                {
-                    self.diff.show(
-                        &d.path,
-                        d.hunks.clone(),
-                        reviewing,
-                        d.notes.clone(),
-                        d.creates,
-                    );
-                }
+                self.diff.show(
+                    &d.path,
+                    d.hunks.clone(),
+                    reviewing,
+                    d.notes.clone(),
+                    d.creates,
+                );
+                self.diff_call = Some(id);
             }
             None => {
-                if !self.diff.is_empty() && self.diff.reviewing.is_none() {
+                if self.diff.reviewing.is_none() {
                     self.diff = DiffView::default();
+                    self.diff_call = None;
                 }
             }
         }
@@ -356,6 +360,7 @@ impl App {
                         );
                         self.diff
                             .show_diff(&path, &diff, Some(id.clone()), notes, creates);
+                        self.diff_call = Some(id.clone());
                         self.focus = Focus::Details;
                     }
                     ApprovalPreview::Command {
@@ -452,6 +457,9 @@ impl App {
                         },
                     );
                     self.applied.push(id.clone());
+                    if self.diff_call.as_deref() == Some(id.as_str()) {
+                        self.diff_call = None;
+                    }
                 }
                 if let Some(row) = self.tools.row_mut(&id) {
                     if row.status != ToolStatus::Denied {
