@@ -184,7 +184,15 @@ fn classify(err: OpenAIError) -> LlmError {
         OpenAIError::Boxed(boxed) => match boxed.downcast::<HttpFailure>() {
             Ok(f) => LlmError::Http {
                 status: f.status,
-                message: f.message,
+                message: if matches!(f.status, 401 | 403) {
+                    format!(
+                        "{} (check the API key: set OPENAI_API_KEY, or name another variable with \
+                         --api-key-env NAME)",
+                        f.message
+                    )
+                } else {
+                    f.message
+                },
                 retry_after: f.retry_after,
             },
             Err(other) => LlmError::Protocol(other.to_string()),

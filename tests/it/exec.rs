@@ -283,6 +283,22 @@ async fn rate_limit_then_success_emits_a_retry() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn an_auth_failure_says_how_to_set_the_key() {
+    let dir = workspace();
+    let server = ScriptedServer::start(vec![support::status(401, "invalid api key", None)]).await;
+    let run = exec(dir.path(), &server, "supervised", "hi").await;
+    assert_eq!(run.code, 1);
+    let msg = run.of_type("error")[0]["message"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        msg.contains("invalid api key") && msg.contains("--api-key-env"),
+        "{msg}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn client_errors_are_not_retried() {
     let dir = workspace();
     let server =
