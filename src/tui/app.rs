@@ -61,8 +61,8 @@ pub struct StatusInfo {
 pub struct CallDiff {
     /// Path.
     pub path: String,
-    /// Hunks.
-    pub hunks: Vec<Hunk>,
+    /// Hunks (shared with the diff view).
+    pub hunks: std::sync::Arc<Vec<Hunk>>,
     /// Notes from the tool.
     pub notes: Vec<String>,
     /// Whether the file is created.
@@ -352,7 +352,7 @@ impl App {
                             id.clone(),
                             CallDiff {
                                 path: path.clone(),
-                                hunks: diff.hunks.clone(),
+                                hunks: std::sync::Arc::new(diff.hunks.clone()),
                                 notes: notes.clone(),
                                 creates,
                                 unified,
@@ -445,7 +445,7 @@ impl App {
                         id.clone(),
                         CallDiff {
                             path,
-                            hunks: parse_unified(diff),
+                            hunks: std::sync::Arc::new(parse_unified(diff)),
                             notes: Vec::new(),
                             creates: result
                                 .data

@@ -3,11 +3,13 @@
 //! word-level emphasis of what changed within a line. While a change awaits approval the
 //! hunks can be reviewed one by one: move between them, toggle each, apply the selection.
 //!
-//! Rendered lines are cached per width; syntax colouring stops after
-//! [`MAX_HIGHLIGHTED`] lines and word emphasis skips long lines, so a huge diff never
-//! stalls a frame.
+//! Rendered lines are cached per width. Diffs longer than [`SYNC_LINES`] are laid out
+//! on a background thread — the last layout (or a "preparing" line) shows meanwhile — so a
+//! huge diff never stalls the input path; syntax colouring stops after
+//! [`MAX_HIGHLIGHTED`] lines and word emphasis skips long lines.
 
 use std::ops::Range;
+use std::sync::Arc;
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -24,14 +26,19 @@ use crate::tools::diff::{DiffLine, FileDiff, Hunk, LineKind};
 pub const MAX_HIGHLIGHTED: usize = 3000;
 /// Lines longer than this get no word-level emphasis.
 const MAX_EMPHASIS: usize = 400;
+/// Diffs up to this many lines are laid out at once; longer ones in the background.
+pub const SYNC_LINES: usize = 2000;
+
+/// Laid-out lines and where each hunk starts.
+type Layout = (Vec<Line<'static>>, Vec<usize>);
 
 /// One file's diff on screen.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Default)]
 pub struct DiffView {
     /// Workspace-relative path.
     pub path: String,
-    /// The hunks.
-    pub hunks: Vec<Hunk>,
+    /// The hunks (shared, so handing them to a background layout copies nothing).
+    pub hunks: Arc<Vec<Hunk>>,
     /// Which hunks are selected for applying.
     pub selected: Vec<bool>,
     /// The hunk the cursor is on.
@@ -44,7 +51,12 @@ pub struct DiffView {
     pub notes: Vec<String>,
     /// Whether the file would be created.
     pub creates: bool,
-    cache: Option<(u16, Vec<Line<'static>>, Vec<usize>)>,
+    /// Bumped on every change that alters the layout.
+    generation: u64,
+    /// The last layout, the (width, generation) it is for, and its lines.
+    cache: Option<((u16, u64), Layout)>,
+    /// A background layout under way: what it is for, and where it will arrive.
+    job: Option<((u16, u64), std::sync::mpsc::Receiver<Layout>)>,
 }
 
 /// Parse a unified diff (as tools return it) into hunks.
@@ -185,7 +197,7 @@ impl DiffView {
     pub fn show(
         &mut self,
         path: &str,
-        hunks: Vec<Hunk>,
+        hunks: Arc<Vec<Hunk>>,
         reviewing: Option<String>,
         notes: Vec<String>,
         creates: bool,
@@ -199,6 +211,8 @@ impl DiffView {
         self.notes = notes;
         self.creates = creates;
         self.cache = None;
+        self.job = None;
+        self.invalidate();
     }
 
     /// Show a structured diff.
@@ -210,7 +224,13 @@ impl DiffView {
         notes: Vec<String>,
         creates: bool,
     ) {
-        self.show(path, diff.hunks.clone(), reviewing, notes, creates);
+        self.show(
+            path,
+            Arc::new(diff.hunks.clone()),
+            reviewing,
+            notes,
+            creates,
+        );
     }
 
     /// Whether there is anything to show.
@@ -222,7 +242,7 @@ impl DiffView {
     pub fn toggle(&mut self) {
         if let Some(s) = self.selected.get_mut(self.cursor) {
             *s = !*s;
-            self.cache = None;
+            self.invalidate();
         }
     }
 
@@ -233,14 +253,14 @@ impl DiffView {
         }
         let last = self.hunks.len() as isize - 1;
         self.cursor = (self.cursor as isize + delta).clamp(0, last) as usize;
-        if let Some((_, _, starts)) = &self.cache {
+        if let Some((_, (_, starts))) = &self.cache {
             self.scroll = starts
                 .get(self.cursor)
                 .copied()
                 .unwrap_or(0)
                 .saturating_sub(1);
         }
-        self.cache = None;
+        self.invalidate();
     }
 
     /// Scroll by lines.
@@ -404,22 +424,78 @@ impl DiffView {
         (out, starts)
     }
 
-    /// Bring the cache up to date for `width`.
-    pub fn prepare(&mut self, width: u16, theme: &Theme) {
-        if !matches!(&self.cache, Some((w, _, _)) if *w == width) {
-            let (lines, starts) = self.build(width, theme);
-            self.cache = Some((width, lines, starts));
+    /// A copy of what the layout depends on, for a background thread.
+    fn snapshot(&self) -> DiffView {
+        DiffView {
+            path: self.path.clone(),
+            hunks: self.hunks.clone(),
+            selected: self.selected.clone(),
+            cursor: self.cursor,
+            reviewing: self.reviewing.clone(),
+            notes: self.notes.clone(),
+            creates: self.creates,
+            ..DiffView::default()
         }
     }
 
-    /// Forget cached lines (theme change).
+    /// Bring the layout up to date for `width`: at once for small diffs, in the background
+    /// for large ones (the previous layout stays on screen until the new one arrives).
+    pub fn prepare(&mut self, width: u16, theme: &Theme) {
+        let want = (width, self.generation);
+        if self.cache.as_ref().is_some_and(|(key, _)| *key == want) {
+            return;
+        }
+        // One background layout at a time: a stale one still running is awaited (and
+        // shown) rather than abandoned, so toggling hunks quickly never piles up threads.
+        if let Some((key, rx)) = &self.job {
+            match rx.try_recv() {
+                Ok(layout) => self.cache = Some((*key, layout)),
+                Err(std::sync::mpsc::TryRecvError::Empty) => return,
+                Err(std::sync::mpsc::TryRecvError::Disconnected) => {}
+            }
+            let done = *key == want;
+            self.job = None;
+            if done {
+                return;
+            }
+        }
+        let lines: usize = self.hunks.iter().map(|h| h.lines.len()).sum();
+        if lines <= SYNC_LINES {
+            self.cache = Some((want, self.build(width, theme)));
+            self.job = None;
+            return;
+        }
+        let snapshot = self.snapshot();
+        let theme = theme.clone();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = tx.send(snapshot.build(width, &theme));
+        });
+        self.job = Some((want, rx));
+    }
+
+    /// Whether a background layout is under way (frames are needed to pick it up).
+    pub fn building(&self) -> bool {
+        self.job.is_some()
+    }
+
+    /// The layout must be redone (a change, a toggle, a theme switch).
     pub fn invalidate(&mut self) {
-        self.cache = None;
+        self.generation += 1;
     }
 
     /// Draw the visible lines (after `prepare`).
     pub fn render(&self, area: Rect, buf: &mut Buffer, theme: &Theme) {
-        let Some((_, lines, _)) = &self.cache else {
+        let Some((_, (lines, _))) = &self.cache else {
+            if self.job.is_some() {
+                buf.set_stringn(
+                    area.x,
+                    area.y,
+                    format!("preparing the diff of {}…", self.path),
+                    area.width as usize,
+                    Style::default().fg(theme.dim),
+                );
+            }
             return;
         };
         if self.hunks.is_empty() && self.path.is_empty() {
@@ -476,5 +552,67 @@ mod tests {
         assert_eq!(out.len(), 2);
         assert_eq!(out[1].content, "world");
         assert!(out[1].style.add_modifier.contains(Modifier::BOLD));
+    }
+
+    fn rows(view: &DiffView, theme: &Theme) -> Vec<String> {
+        let area = Rect::new(0, 0, 60, 6);
+        let mut buf = Buffer::empty(area);
+        view.render(area, &mut buf, theme);
+        (0..area.height)
+            .map(|y| (0..area.width).map(|x| buf[(x, y)].symbol()).collect())
+            .collect()
+    }
+
+    /// Prepare frames until no background layout is under way.
+    fn settle(view: &mut DiffView, theme: &Theme) {
+        for _ in 0..2000 {
+            view.prepare(60, theme);
+            if !view.building() {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        panic!("the background layout never arrived");
+    }
+
+    #[test]
+    fn large_diffs_are_laid_out_in_the_background() {
+        let theme = Theme::fallback(crate::tui::theme::ColorDepth::TrueColor);
+        let old: String = (0..3 * SYNC_LINES).map(|i| format!("line {i}\n")).collect();
+        let new = old.replace("line ", "LINE ");
+        let mut view = DiffView::default();
+        view.show_diff(
+            "big.txt",
+            &FileDiff::compute(&old, &new),
+            None,
+            vec![],
+            false,
+        );
+        let small = FileDiff::compute("a\n", "b\n");
+        assert!(small.hunks[0].lines.len() <= SYNC_LINES);
+        view.prepare(60, &theme);
+        assert!(
+            view.building(),
+            "a diff this long is not laid out on the input path"
+        );
+        assert!(rows(&view, &theme)[0].starts_with("preparing the diff of big.txt"));
+        settle(&mut view, &theme);
+        assert!(rows(&view, &theme).iter().any(|r| r.contains("big.txt")));
+
+        // A toggle while laying out waits for the running job, then lays out again.
+        view.toggle();
+        view.prepare(60, &theme);
+        view.toggle();
+        settle(&mut view, &theme);
+        assert!(view.selected[0], "two toggles leave the hunk selected");
+        assert_eq!(
+            view.cache.as_ref().map(|(key, _)| key.1),
+            Some(view.generation)
+        );
+
+        let mut small_view = DiffView::default();
+        small_view.show_diff("s.txt", &small, None, vec![], false);
+        small_view.prepare(60, &theme);
+        assert!(!small_view.building(), "small diffs are laid out at once");
     }
 }
