@@ -286,12 +286,7 @@ impl Runner {
         let Ok(mut log) = changelog.lock() else {
             return None;
         };
-        let plan = if redo {
-            log.plan_redo()
-        } else {
-            log.plan_undo(scope)
-        };
-        let plan = match plan {
+        let plan = match log.plan_step(redo, scope) {
             Ok(p) => p,
             Err(message) => {
                 drop(log);

@@ -399,6 +399,16 @@ impl Changelog {
             .collect()
     }
 
+    /// Plan what `undo` (of `scope`) or `redo` would do: the one entry point for the TUI's
+    /// `/undo` and `loom undo`, which both show the plan before applying it.
+    pub fn plan_step(&self, redo: bool, scope: Scope) -> Result<Plan, String> {
+        if redo {
+            self.plan_redo()
+        } else {
+            self.plan_undo(scope)
+        }
+    }
+
     /// Plan an undo of `scope`.
     pub fn plan_undo(&self, scope: Scope) -> Result<Plan, String> {
         let live = self.live();

@@ -4,6 +4,8 @@ use std::io::{BufRead, IsTerminal, Write};
 use std::path::Path;
 use std::process::ExitCode;
 
+use anyhow::Context;
+
 use crate::changelog::{Changelog, Scope};
 use crate::llm::Message;
 use crate::session::{self, Record, SessionLog};
@@ -68,16 +70,9 @@ pub fn undo(
             return Ok(ExitCode::from(1));
         }
     };
-    let Some(data) = session::data_dir() else {
-        return Ok(ExitCode::from(1));
-    };
+    let data = session::data_dir().context("no data directory, so nothing can be undone")?;
     let mut log = Changelog::open(&data, &id, workspace)?;
-    let plan = if redo {
-        log.plan_redo()
-    } else {
-        log.plan_undo(scope)
-    };
-    let plan = match plan {
+    let plan = match log.plan_step(redo, scope) {
         Ok(p) => p,
         Err(e) => {
             eprintln!("loom: {e}");

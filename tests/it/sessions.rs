@@ -44,6 +44,32 @@ async fn loom(dir: &Path, args: &[&str]) -> (i32, String, String) {
     )
 }
 
+/// `loom exec --json --resume <id>` against `server`.
+async fn resume(
+    dir: &Path,
+    id: &str,
+    server: &ScriptedServer,
+    prompt: &str,
+) -> std::process::Output {
+    loom_command(&dir.join(".home"))
+        .args([
+            "exec",
+            "--json",
+            "--model",
+            "m",
+            "--resume",
+            id,
+            "--base-url",
+        ])
+        .arg(server.base_url())
+        .arg("-C")
+        .arg(dir)
+        .arg(prompt)
+        .output()
+        .await
+        .unwrap()
+}
+
 fn workspace() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join(".gitignore"), ".home/\n").unwrap();
@@ -104,23 +130,7 @@ async fn resume_after_sigkill_mid_run() {
 
     let server2 =
         ScriptedServer::start(vec![support::text_reply("It says to remember the milk.")]).await;
-    let out = loom_command(&dir.path().join(".home"))
-        .args([
-            "exec",
-            "--json",
-            "--model",
-            "m",
-            "--resume",
-            &id,
-            "--base-url",
-        ])
-        .arg(server2.base_url())
-        .arg("-C")
-        .arg(dir.path())
-        .arg("so?")
-        .output()
-        .await
-        .unwrap();
+    let out = resume(dir.path(), &id, &server2, "so?").await;
     assert_eq!(
         out.status.code(),
         Some(0),
@@ -161,23 +171,7 @@ async fn a_truncated_transcript_still_resumes() {
     text.push_str("{\"t\":\"message\",\"message\":{\"role\":\"user\",\"cont");
     std::fs::write(&file, text).unwrap();
     let server2 = ScriptedServer::start(vec![support::text_reply("second")]).await;
-    let out = loom_command(&dir.path().join(".home"))
-        .args([
-            "exec",
-            "--json",
-            "--model",
-            "m",
-            "--resume",
-            &id,
-            "--base-url",
-        ])
-        .arg(server2.base_url())
-        .arg("-C")
-        .arg(dir.path())
-        .arg("again")
-        .output()
-        .await
-        .unwrap();
+    let out = resume(dir.path(), &id, &server2, "again").await;
     assert_eq!(out.status.code(), Some(0));
     let started: Value =
         serde_json::from_str(String::from_utf8_lossy(&out.stdout).lines().next().unwrap()).unwrap();
