@@ -429,7 +429,7 @@ impl App {
             }
             AgentEvent::ToolResult {
                 id,
-                name,
+                name: _,
                 result,
                 duration_ms,
             } => {
@@ -470,7 +470,6 @@ impl App {
                     }
                     row.result = Some(result);
                 }
-                let _ = name;
                 self.mark(&id);
                 self.resolve_review(&id);
                 self.layers.retain(|l| l.call_id() != Some(id.as_str()));
@@ -552,14 +551,13 @@ impl App {
                 files,
                 conflicts,
             } => {
-                self.layers.push(Box::new(UndoConfirm {
+                self.layers.push(Box::new(UndoConfirm::new(
                     redo,
-                    scope: self.pending_undo,
+                    self.pending_undo,
                     diff,
                     files,
                     conflicts,
-                    scroll: 0,
-                }));
+                )));
             }
             AgentEvent::UndoApplied { redo, files } => {
                 let verb = if redo { "Redid" } else { "Undid" };

@@ -401,10 +401,13 @@ impl App {
                 .push_notice(NoticeLevel::Info, "no file changes in this session yet");
             return;
         }
-        self.layers.push(Box::new(super::layers::DiffOverlay {
-            title: format!("Every change of this session ({} writes)", text.len()),
-            diff: text.join(""),
-            scroll: 0,
-        }));
+        self.layers.push(Box::new(super::layers::DiffOverlay::new(
+            format!(
+                "Every change of this session ({} write{})",
+                text.len(),
+                if text.len() == 1 { "" } else { "s" }
+            ),
+            text.join(""),
+        )));
     }
 }

@@ -10,6 +10,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Widget};
 
 use super::composer::Composer;
+use super::diff_pane::DiffPane;
 use super::highlight::CodeHighlighter;
 use super::theme::Theme;
 use super::wrap::{StyledLine, wrap};
@@ -99,22 +100,31 @@ fn frame(area: Rect, buf: &mut Buffer, title: &str, color: ratatui::style::Color
     inner
 }
 
-/// Scrolling keys shared by the scrollable overlays; true when the key scrolled.
-fn scroll_key(key: &KeyEvent, scroll: &mut usize) -> bool {
-    match key.code {
-        KeyCode::Down | KeyCode::Char('j') => *scroll += 1,
-        KeyCode::Up | KeyCode::Char('k') => *scroll = scroll.saturating_sub(1),
-        KeyCode::PageDown | KeyCode::Char(' ') => *scroll += 20,
-        KeyCode::PageUp => *scroll = scroll.saturating_sub(20),
-        _ => return false,
-    }
-    true
-}
-
 fn draw_lines(lines: &[Line<'static>], area: Rect, buf: &mut Buffer) {
     for (i, l) in lines.iter().take(area.height as usize).enumerate() {
         buf.set_line(area.x, area.y + i as u16, l, area.width);
     }
+}
+
+/// The key line on an overlay's last row.
+fn footer(inner: Rect, buf: &mut Buffer, keys: &str, theme: &Theme) {
+    buf.set_stringn(
+        inner.x,
+        inner.y + inner.height.saturating_sub(1),
+        keys,
+        inner.width as usize,
+        Style::default().fg(theme.dim),
+    );
+}
+
+/// Everything but an overlay's last (key) row.
+fn body(inner: Rect) -> Rect {
+    Rect::new(
+        inner.x,
+        inner.y,
+        inner.width,
+        inner.height.saturating_sub(1),
+    )
 }
 
 /// "Run this command?"
@@ -351,12 +361,11 @@ impl Layer for ReasonPrompt {
             Style::default().fg(theme.text),
             Some("e.g. use the existing helper instead"),
         );
-        buf.set_stringn(
-            inner.x,
-            inner.y + inner.height.saturating_sub(1),
+        footer(
+            inner,
+            buf,
             "Enter send · Esc refuse without a reason",
-            inner.width as usize,
-            Style::default().fg(theme.dim),
+            theme,
         );
     }
 
@@ -381,18 +390,32 @@ impl Layer for ReasonPrompt {
 
 /// The diff an undo or redo would apply, with its confirmation.
 pub struct UndoConfirm {
-    /// Redo rather than undo.
-    pub redo: bool,
-    /// The scope (for undo).
-    pub scope: Scope,
-    /// The diff text.
-    pub diff: String,
-    /// Files touched.
-    pub files: Vec<String>,
-    /// Files changed since Loom wrote them.
-    pub conflicts: Vec<String>,
-    /// Lines scrolled.
-    pub scroll: usize,
+    redo: bool,
+    scope: Scope,
+    files: Vec<String>,
+    /// Some files changed since Loom wrote them: applying needs `f` (force).
+    conflicted: bool,
+    pane: DiffPane,
+}
+
+impl UndoConfirm {
+    /// Confirm the planned undo (or redo) of `scope` touching `files`, showing `diff` and
+    /// the `conflicts` that make it need forcing.
+    pub fn new(
+        redo: bool,
+        scope: Scope,
+        diff: String,
+        files: Vec<String>,
+        conflicts: Vec<String>,
+    ) -> UndoConfirm {
+        UndoConfirm {
+            redo,
+            scope,
+            files,
+            conflicted: !conflicts.is_empty(),
+            pane: DiffPane::new(conflicts, diff),
+        }
+    }
 }
 
 impl Layer for UndoConfirm {
@@ -409,15 +432,13 @@ impl Layer for UndoConfirm {
             }
         };
         match key.code {
-            KeyCode::Char('y') | KeyCode::Enter if self.conflicts.is_empty() => {
+            KeyCode::Char('y') | KeyCode::Enter if !self.conflicted => {
                 Outcome::close(vec![Action::Send(op(false))])
             }
-            KeyCode::Char('f') if !self.conflicts.is_empty() => {
-                Outcome::close(vec![Action::Send(op(true))])
-            }
+            KeyCode::Char('f') if self.conflicted => Outcome::close(vec![Action::Send(op(true))]),
             KeyCode::Char('n') | KeyCode::Esc | KeyCode::Char('q') => Outcome::close(Vec::new()),
             _ => {
-                scroll_key(&key, &mut self.scroll);
+                self.pane.scroll_key(&key);
                 Outcome::consumed()
             }
         }
@@ -436,84 +457,45 @@ impl Layer for UndoConfirm {
             &format!("{what}: {}", self.files.join(", ")),
             theme.warning,
         );
-        let mut lines: Vec<Line<'static>> = Vec::new();
-        for c in &self.conflicts {
-            lines.extend(wrap(
-                &StyledLine::plain(format!("! {c}"), Style::default().fg(theme.error)),
-                inner.width,
-            ));
-        }
-        lines.extend(diff_lines(&self.diff, inner.width, theme));
-        let body = Rect::new(
-            inner.x,
-            inner.y,
-            inner.width,
-            inner.height.saturating_sub(1),
-        );
-        let visible: Vec<Line<'static>> = lines.into_iter().skip(self.scroll).collect();
-        draw_lines(&visible, body, buf);
-        let keys = if self.conflicts.is_empty() {
-            format!("y {} · n cancel · ↑↓ scroll", what.to_lowercase())
-        } else {
+        self.pane.render(body(inner), buf, theme);
+        let keys = if self.conflicted {
             "f overwrite anyway · n cancel · ↑↓ scroll".to_string()
+        } else {
+            format!("y {} · n cancel · ↑↓ scroll", what.to_lowercase())
         };
-        buf.set_stringn(
-            inner.x,
-            inner.y + inner.height.saturating_sub(1),
-            keys,
-            inner.width as usize,
-            Style::default().fg(theme.dim),
-        );
+        footer(inner, buf, &keys, theme);
     }
 
     fn hints(&self) -> String {
-        if self.conflicts.is_empty() {
-            "y apply · n cancel".into()
-        } else {
+        if self.conflicted {
             "f force · n cancel".into()
-        }
-    }
-}
-
-/// Colour a unified diff for display.
-fn diff_lines(diff: &str, width: u16, theme: &Theme) -> Vec<Line<'static>> {
-    let mut lines = Vec::new();
-    for l in diff.lines() {
-        let color = if l.starts_with("+++") || l.starts_with("---") {
-            theme.text
-        } else if l.starts_with('+') {
-            theme.added
-        } else if l.starts_with('-') {
-            theme.removed
-        } else if l.starts_with("@@") {
-            theme.accent
         } else {
-            theme.dim
-        };
-        let mut style = Style::default().fg(color);
-        if l.starts_with("+++") || l.starts_with("---") {
-            style = style.add_modifier(Modifier::BOLD);
+            "y apply · n cancel".into()
         }
-        lines.extend(wrap(&StyledLine::plain(l.to_string(), style), width));
     }
-    lines
 }
 
 /// A read-only, scrollable view of diffs (`/diff`).
 pub struct DiffOverlay {
-    /// Title.
-    pub title: String,
-    /// Unified diff text.
-    pub diff: String,
-    /// Lines scrolled.
-    pub scroll: usize,
+    title: String,
+    pane: DiffPane,
+}
+
+impl DiffOverlay {
+    /// Show the unified `diff` under `title`.
+    pub fn new(title: String, diff: String) -> DiffOverlay {
+        DiffOverlay {
+            title,
+            pane: DiffPane::new(Vec::new(), diff),
+        }
+    }
 }
 
 impl Layer for DiffOverlay {
     fn handle_key(&mut self, key: KeyEvent) -> Outcome {
         match key.code {
             KeyCode::Esc | KeyCode::Char('q') | KeyCode::Enter => Outcome::close(Vec::new()),
-            _ if scroll_key(&key, &mut self.scroll) => Outcome::consumed(),
+            _ if self.pane.scroll_key(&key) => Outcome::consumed(),
             _ if key.modifiers.contains(KeyModifiers::CONTROL) => Outcome::default(),
             _ => Outcome::consumed(),
         }
@@ -526,22 +508,8 @@ impl Layer for DiffOverlay {
             area.height.saturating_sub(1),
         );
         let inner = frame(rect, buf, &self.title, theme.accent);
-        let lines = diff_lines(&self.diff, inner.width, theme);
-        let body = Rect::new(
-            inner.x,
-            inner.y,
-            inner.width,
-            inner.height.saturating_sub(1),
-        );
-        let visible: Vec<Line<'static>> = lines.into_iter().skip(self.scroll).collect();
-        draw_lines(&visible, body, buf);
-        buf.set_stringn(
-            inner.x,
-            inner.y + inner.height.saturating_sub(1),
-            "↑↓ PgUp/PgDn scroll · Esc close",
-            inner.width as usize,
-            Style::default().fg(theme.dim),
-        );
+        self.pane.render(body(inner), buf, theme);
+        footer(inner, buf, "↑↓ PgUp/PgDn scroll · Esc close", theme);
     }
 
     fn hints(&self) -> String {

@@ -224,6 +224,57 @@ fn diff_awaiting_approval_with_a_hunk_deselected() {
 }
 
 #[test]
+fn refusal_asks_why() {
+    let (mut app, _rx) = app("dark");
+    awaiting_diff(&mut app);
+    app.on_key(crossterm::event::KeyEvent::from(
+        crossterm::event::KeyCode::Char('n'),
+    ));
+    for c in "keep them".chars() {
+        app.on_key(crossterm::event::KeyEvent::from(
+            crossterm::event::KeyCode::Char(c),
+        ));
+    }
+    insta::assert_snapshot!(text(&mut app, 120, 30));
+}
+
+#[test]
+fn session_diff_overlay() {
+    let (mut app, _rx) = app("dark");
+    let diff = FileDiff::compute("fn main() {}\n", "fn main() {\n    greet();\n}\n")
+        .unified("a/src/main.rs", "b/src/main.rs");
+    ev(
+        &mut app,
+        AgentEvent::ToolResult {
+            id: "w1".into(),
+            name: "edit_file".into(),
+            result: ToolResult::ok("edited src/main.rs")
+                .with_data(json!({ "diff": diff }))
+                .with_files(vec!["src/main.rs".into()]),
+            duration_ms: 4,
+        },
+    );
+    app.submit("/diff");
+    insta::assert_snapshot!(text(&mut app, 100, 20));
+}
+
+#[test]
+fn undo_confirmation_with_a_conflict() {
+    let (mut app, _rx) = app("dark");
+    ev(
+        &mut app,
+        AgentEvent::UndoPlanned {
+            redo: false,
+            diff: "--- a/src/lib.rs\n+++ b/src/lib.rs\n@@ -1,2 +1,1 @@\n pub mod a;\n-pub mod b;\n"
+                .into(),
+            files: vec!["src/lib.rs".into()],
+            conflicts: vec!["src/lib.rs changed since Loom wrote it".into()],
+        },
+    );
+    insta::assert_snapshot!(text(&mut app, 100, 20));
+}
+
+#[test]
 fn command_approval_for_a_high_risk_command() {
     let (mut app, _rx) = app("dark");
     ev(
