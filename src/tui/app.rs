@@ -108,7 +108,6 @@ pub struct App {
     pub(crate) hook_count: usize,
     pub(crate) highlight_ready: bool,
     pub(crate) layout: super::view::Areas,
-    pub(crate) detail_scroll: usize,
     /// The call whose diff the diff view holds (so a frame never compares diffs).
     pub(crate) diff_call: Option<String>,
 }
@@ -136,7 +135,6 @@ impl App {
             hook_count: 0,
             highlight_ready: super::highlight::ready(),
             layout: super::view::Areas::default(),
-            detail_scroll: 0,
             diff_call: None,
             theme,
         }
@@ -266,7 +264,6 @@ impl App {
                 }
             }
         }
-        self.detail_scroll = 0;
     }
 
     /// Apply an action a layer asked for.

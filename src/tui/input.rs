@@ -146,7 +146,7 @@ impl App {
                 if self.diff_visible() {
                     self.diff.scroll_by(lines);
                 } else {
-                    self.detail_scroll = (self.detail_scroll as isize + lines).max(0) as usize;
+                    self.tools.scroll_details(lines);
                 }
             }
             Focus::Tools => self.tools.select(lines.signum() * 5),
@@ -237,7 +237,7 @@ impl App {
             if self.diff_visible() {
                 self.diff.scroll_by(delta);
             } else {
-                self.detail_scroll = (self.detail_scroll as isize + delta).max(0) as usize;
+                self.tools.scroll_details(delta);
             }
         } else if self.layout.tools.contains(pos) {
             self.tools.select(delta.signum());
@@ -386,6 +386,7 @@ impl App {
     pub fn set_theme(&mut self, theme: Theme) {
         self.transcript.set_theme(&theme);
         self.diff.invalidate();
+        self.tools.restyle();
         self.theme = theme;
     }
 

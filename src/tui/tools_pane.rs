@@ -157,8 +157,8 @@ pub struct ToolsPane {
     pub selected: usize,
     /// Whether the selection follows the newest call.
     pub follow: bool,
-    /// Lines scrolled in the detail view.
-    pub detail_scroll: usize,
+    /// Lines scrolled in the detail view (reset when the selection moves).
+    detail_scroll: usize,
     detail_cache: Option<(String, u16, usize, Vec<Line<'static>>)>,
 }
 
@@ -204,6 +204,28 @@ impl ToolsPane {
         self.selected = next;
         self.follow = next == last;
         self.detail_scroll = 0;
+    }
+
+    /// Scroll the detail view; [`ToolsPane::detail_window`] keeps it within the lines.
+    pub fn scroll_details(&mut self, delta: isize) {
+        self.detail_scroll = self.detail_scroll.saturating_add_signed(delta);
+    }
+
+    /// The detail lines of the selected row that fit `height` rows at `width`, starting
+    /// at the scroll position (which is pulled back if it ran past the last screen).
+    pub fn detail_window(&mut self, width: u16, height: u16, theme: &Theme) -> &[Line<'static>] {
+        let total = self.detail_lines(width, theme).len();
+        self.detail_scroll = self
+            .detail_scroll
+            .min(total.saturating_sub(height as usize));
+        let first = self.detail_scroll;
+        let lines = self.detail_lines(width, theme);
+        &lines[first..lines.len().min(first + height as usize)]
+    }
+
+    /// Forget the rendered details (the theme changed).
+    pub fn restyle(&mut self) {
+        self.detail_cache = None;
     }
 
     /// The selected row.
@@ -485,6 +507,62 @@ pub fn ansi_lines(text: &str, width: u16, depth: ColorDepth) -> Vec<Line<'static
 mod tests {
     use super::*;
     use serde_json::json;
+
+    fn bash_row(id: &str, lines: usize) -> ToolRow {
+        let output: String = (0..lines).map(|i| format!("out {i}\n")).collect();
+        ToolRow {
+            id: id.into(),
+            name: "bash".into(),
+            summary: "make".into(),
+            args: json!({"command": "make"}),
+            status: ToolStatus::Done { ok: true, ms: 1 },
+            result: Some(ToolResult::ok(output)),
+        }
+    }
+
+    fn theme(name: &str) -> Theme {
+        Theme::load(name, ColorDepth::TrueColor).unwrap()
+    }
+
+    #[test]
+    fn detail_scroll_stops_at_the_last_screen_and_resets_on_a_new_selection() {
+        let dark = theme("dark");
+        let mut pane = ToolsPane::new();
+        pane.add(bash_row("a", 100));
+        pane.add(bash_row("b", 100));
+        let total = pane.detail_lines(40, &dark).len();
+        pane.scroll_details(10_000);
+        let window = pane.detail_window(40, 10, &dark).to_vec();
+        assert_eq!(window.len(), 10);
+        assert_eq!(window[9], pane.detail_lines(40, &dark)[total - 1]);
+        pane.scroll_details(-1);
+        let back = pane.detail_window(40, 10, &dark).to_vec();
+        assert_eq!(
+            back[9],
+            pane.detail_lines(40, &dark)[total - 2],
+            "one line up is one line"
+        );
+        pane.select(-1);
+        let first = pane.detail_window(40, 10, &dark).to_vec();
+        assert_eq!(
+            first[0],
+            pane.detail_lines(40, &dark)[0],
+            "another call starts at its top"
+        );
+    }
+
+    #[test]
+    fn details_take_the_new_theme_after_restyle() {
+        let mut pane = ToolsPane::new();
+        pane.add(bash_row("a", 1));
+        let heading_fg =
+            |pane: &mut ToolsPane, t: &Theme| pane.detail_lines(40, t)[0].spans[0].style.fg;
+        let (dark, light) = (theme("dark"), theme("light"));
+        assert_ne!(dark.accent, light.accent);
+        assert_eq!(heading_fg(&mut pane, &dark), Some(dark.accent));
+        pane.restyle();
+        assert_eq!(heading_fg(&mut pane, &light), Some(light.accent));
+    }
 
     #[test]
     fn summaries_are_one_line() {

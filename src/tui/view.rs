@@ -155,24 +155,14 @@ impl App {
         let area = frame.area();
         let areas = self.compute_areas(area);
         self.layout = areas;
-        let inner = |r: Rect| {
-            Rect::new(
-                r.x + 1,
-                r.y + 1,
-                r.width.saturating_sub(2),
-                r.height.saturating_sub(2),
-            )
-        };
         // Bring caches up to date.
         let chat_in = inner(areas.chat);
         self.transcript
             .prepare(chat_in.width.max(1), chat_in.height);
-        let det_in = inner(areas.details);
         if self.diff_visible() {
             self.sync_details();
+            let det_in = inner(areas.details);
             self.diff.prepare(det_in.width.max(1), &self.theme);
-        } else if det_in.width > 0 {
-            let _ = self.tools.detail_lines(det_in.width, &self.theme);
         }
         let buf = frame.buffer_mut();
         self.render_panes(&areas, buf);
@@ -190,14 +180,6 @@ impl App {
     }
 
     fn render_panes(&mut self, areas: &Areas, buf: &mut Buffer) {
-        let inner = |r: Rect| {
-            Rect::new(
-                r.x + 1,
-                r.y + 1,
-                r.width.saturating_sub(2),
-                r.height.saturating_sub(2),
-            )
-        };
         if areas.narrow {
             let shown = self.shown();
             let mut spans = Vec::new();
@@ -272,26 +254,20 @@ impl App {
             if self.diff_visible() {
                 self.diff.render(det_in, buf, &self.theme);
             } else {
-                let theme = self.theme.clone();
-                let scroll = self.detail_scroll;
-                let lines = self.tools.detail_lines(det_in.width.max(1), &theme);
+                let lines =
+                    self.tools
+                        .detail_window(det_in.width.max(1), det_in.height, &self.theme);
                 if lines.is_empty() {
                     buf.set_stringn(
                         det_in.x,
                         det_in.y,
                         "select a tool call to see its details",
                         det_in.width as usize,
-                        Style::default().fg(theme.dim),
+                        Style::default().fg(self.theme.dim),
                     );
                 }
-                let first = scroll.min(lines.len().saturating_sub(det_in.height as usize));
-                for (i, l) in lines
-                    .iter()
-                    .skip(first)
-                    .take(det_in.height as usize)
-                    .enumerate()
-                {
-                    buf.set_line(det_in.x, det_in.y + i as u16, l, det_in.width);
+                for (y, l) in (det_in.y..det_in.bottom()).zip(lines) {
+                    buf.set_line(det_in.x, y, l, det_in.width);
                 }
             }
         }
@@ -470,4 +446,14 @@ impl App {
         }
         buf.set_line(area.x, area.y, &Line::from(left), area.width);
     }
+}
+
+/// The inside of a bordered pane.
+fn inner(r: Rect) -> Rect {
+    Rect::new(
+        r.x + 1,
+        r.y + 1,
+        r.width.saturating_sub(2),
+        r.height.saturating_sub(2),
+    )
 }
