@@ -52,6 +52,10 @@ pub struct GlobalArgs {
     /// ~/.config/loom/themes/NAME.toml.
     #[arg(long, global = true, value_name = "NAME")]
     pub theme: Option<String>,
+    /// Commit the files Loom changes after each batch of tool calls (config: auto_commit;
+    /// `/autocommit on|off` in the assistant).
+    #[arg(long, global = true)]
+    pub auto_commit: bool,
     /// Continue a saved session (see `loom sessions`).
     #[arg(
         long,
@@ -158,6 +162,7 @@ impl GlobalArgs {
             approval: self.approval.clone(),
             theme: self.theme.clone(),
             sandbox: self.sandbox.clone(),
+            auto_commit: self.auto_commit,
             config_file: self.config.clone(),
         }
     }

@@ -254,6 +254,8 @@ pub struct FlagConfig {
     pub theme: Option<String>,
     /// `--sandbox`.
     pub sandbox: Option<String>,
+    /// `--auto-commit` (it can only switch auto-commit on; the config's `false` is the default).
+    pub auto_commit: bool,
     /// `--config FILE`: used instead of the user config file.
     pub config_file: Option<PathBuf>,
 }
@@ -359,6 +361,7 @@ pub fn load(
         }),
         theme: flags.theme.clone(),
         sandbox: flags.sandbox.clone(),
+        auto_commit: flags.auto_commit.then_some(true),
         ..FileConfig::default()
     };
     merged = merged.overlay(flag_layer);
@@ -490,6 +493,17 @@ mod tests {
         let c = load(&dir.path().join("ws"), &flags, &env).unwrap();
         assert_eq!(c.model.as_deref(), Some("flag-model"));
         assert_eq!(c.api_key, None, "the key is read from the named variable");
+        assert!(!c.auto_commit, "auto-commit is off by default");
+
+        let flags = FlagConfig {
+            auto_commit: true,
+            ..flags
+        };
+        assert!(
+            load(&dir.path().join("ws"), &flags, &env)
+                .unwrap()
+                .auto_commit
+        );
     }
 
     #[test]

@@ -14,7 +14,6 @@ use crate::agent::{AgentOptions, RunnerParts};
 use crate::changelog::Changelog;
 use crate::config::Config;
 use crate::hooks::HookChain;
-use crate::hooks::auto_commit::AutoCommit;
 use crate::hooks::command::CommandHook;
 use crate::llm::discover::{self, how_to_configure};
 use crate::llm::retry::RetryPolicy;
@@ -295,9 +294,7 @@ pub fn session_files(root: &Path, session_id: &str, model: &str, resume: bool) -
 /// The post-tools hooks configured: auto-commit first, then the user's commands.
 pub fn hooks(config: &Config, policy: &Policy, root: &Path) -> HookChain {
     let mut chain = HookChain::new();
-    if config.auto_commit {
-        chain.push(Arc::new(AutoCommit));
-    }
+    chain.set_auto_commit(config.auto_commit);
     for h in &config.hooks {
         let args = serde_json::json!({"command": h.command});
         chain.push(Arc::new(CommandHook {

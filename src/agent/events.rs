@@ -307,6 +307,11 @@ pub enum UserOp {
         /// The model id.
         model: String,
     },
+    /// Switch the auto-commit post-tools hook on or off.
+    SetAutoCommit {
+        /// On.
+        on: bool,
+    },
     /// Start a new conversation (only while idle).
     Clear,
     /// Plan (and with `apply`, do) an undo.

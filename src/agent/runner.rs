@@ -344,6 +344,18 @@ impl Runner {
                 });
                 None
             }
+            UserOp::SetAutoCommit { on } => {
+                self.hooks.set_auto_commit(on);
+                let message = if on {
+                    "Auto-commit on: after each batch, the files Loom changed are committed"
+                } else {
+                    "Auto-commit off"
+                };
+                self.emit(AgentEvent::Notice {
+                    message: message.into(),
+                });
+                None
+            }
             UserOp::SetModel { model } => {
                 match &mut self.llm {
                     Some(client) => {

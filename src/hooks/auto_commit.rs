@@ -105,6 +105,10 @@ impl PostToolsHook for AutoCommit {
         "auto-commit".into()
     }
 
+    fn is_auto_commit(&self) -> bool {
+        true
+    }
+
     async fn run(&self, files: &[String], ctx: &ToolContext) -> HookOutcome {
         let Some(root) = ctx.workspace.as_ref().map(|c| c.root().to_path_buf()) else {
             return HookOutcome {

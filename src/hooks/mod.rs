@@ -31,6 +31,10 @@ pub trait PostToolsHook: Send + Sync {
     fn name(&self) -> String;
     /// Run after a batch that changed `files` (workspace-relative).
     async fn run(&self, files: &[String], ctx: &ToolContext) -> HookOutcome;
+    /// Whether this is the auto-commit hook (which `/autocommit` switches).
+    fn is_auto_commit(&self) -> bool {
+        false
+    }
 }
 
 /// The hooks of a session, run in order.
@@ -55,8 +59,59 @@ impl HookChain {
         &self.hooks
     }
 
+    /// Switch auto-commit on (first in the chain, as configured) or off, at run time.
+    pub fn set_auto_commit(&mut self, on: bool) {
+        self.hooks.retain(|h| !h.is_auto_commit());
+        if on {
+            self.hooks.insert(0, Arc::new(auto_commit::AutoCommit));
+        }
+    }
+
+    /// Whether auto-commit is in the chain.
+    pub fn auto_commit(&self) -> bool {
+        self.hooks.iter().any(|h| h.is_auto_commit())
+    }
+
     /// Whether there is nothing to run.
     pub fn is_empty(&self) -> bool {
         self.hooks.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Named(&'static str);
+
+    #[async_trait]
+    impl PostToolsHook for Named {
+        fn name(&self) -> String {
+            self.0.into()
+        }
+        async fn run(&self, _: &[String], _: &ToolContext) -> HookOutcome {
+            HookOutcome {
+                success: true,
+                output: String::new(),
+                message_for_model: None,
+            }
+        }
+    }
+
+    fn names(chain: &HookChain) -> Vec<String> {
+        chain.hooks().iter().map(|h| h.name()).collect()
+    }
+
+    #[test]
+    fn auto_commit_switches_at_run_time_and_runs_first_once() {
+        let mut chain = HookChain::new();
+        chain.push(Arc::new(Named("cargo fmt")));
+        assert!(!chain.auto_commit());
+        chain.set_auto_commit(true);
+        chain.set_auto_commit(true);
+        assert_eq!(names(&chain), ["auto-commit", "cargo fmt"]);
+        chain.set_auto_commit(false);
+        assert_eq!(names(&chain), ["cargo fmt"]);
+        assert!(!chain.auto_commit());
     }
 }

@@ -4,31 +4,27 @@
 //! never on every frame — and scrolling stops at its last screen instead of running off
 //! into blank space.
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 
-use crossterm::event::{KeyCode, KeyEvent};
+use crossterm::event::KeyEvent;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::Line;
 
+use super::scroll::Scroll;
 use super::theme::Theme;
 use super::wrap::{StyledLine, wrap};
-
-/// Lines a page key scrolls.
-const PAGE: usize = 20;
 
 /// Unified diff text with warnings above it, and where it is scrolled to.
 #[derive(Debug)]
 pub struct DiffPane {
     warnings: Vec<String>,
     text: String,
-    scroll: usize,
+    scroll: Scroll,
     /// Coloured, wrapped lines and the width they were wrapped for. The overlay owns the
     /// keyboard while open, so the theme cannot change under it; width is the only key.
     wrapped: RefCell<Option<(u16, Vec<Line<'static>>)>>,
-    /// The largest useful scroll at the last drawn size.
-    max_scroll: Cell<usize>,
 }
 
 impl DiffPane {
@@ -37,23 +33,14 @@ impl DiffPane {
         DiffPane {
             warnings,
             text,
-            scroll: 0,
+            scroll: Scroll::default(),
             wrapped: RefCell::new(None),
-            max_scroll: Cell::new(usize::MAX),
         }
     }
 
     /// Scroll for ↑↓ j k PgUp PgDn Space; true when the key was a scrolling key.
     pub fn scroll_key(&mut self, key: &KeyEvent) -> bool {
-        let scroll = match key.code {
-            KeyCode::Down | KeyCode::Char('j') => self.scroll.saturating_add(1),
-            KeyCode::Up | KeyCode::Char('k') => self.scroll.saturating_sub(1),
-            KeyCode::PageDown | KeyCode::Char(' ') => self.scroll.saturating_add(PAGE),
-            KeyCode::PageUp => self.scroll.saturating_sub(PAGE),
-            _ => return false,
-        };
-        self.scroll = scroll.min(self.max_scroll.get());
-        true
+        self.scroll.key(key)
     }
 
     /// Draw the visible part into `area`.
@@ -63,9 +50,9 @@ impl DiffPane {
             Some((width, lines)) if *width == area.width => lines,
             slot => &mut slot.insert((area.width, self.lines(area.width, theme))).1,
         };
-        let max_scroll = lines.len().saturating_sub(area.height as usize);
-        self.max_scroll.set(max_scroll);
-        let visible = lines.iter().skip(self.scroll.min(max_scroll));
+        let visible = lines
+            .iter()
+            .skip(self.scroll.first(lines.len(), area.height));
         for (y, line) in (area.y..area.bottom()).zip(visible) {
             buf.set_line(area.x, y, line, area.width);
         }
@@ -104,6 +91,7 @@ impl DiffPane {
 mod tests {
     use super::*;
     use crate::tui::theme::ColorDepth;
+    use crossterm::event::KeyCode;
 
     fn rows(pane: &DiffPane, height: u16) -> Vec<String> {
         let area = Rect::new(0, 0, 20, height);

@@ -271,7 +271,7 @@ impl App {
         let arg = parts.collect::<Vec<_>>().join(" ");
         let notice = |app: &mut App, level, text: &str| app.transcript.push_notice(level, text);
         match name {
-            "help" | "?" => self.layers.push(Box::new(Help)),
+            "help" | "?" => self.layers.push(Box::new(Help::default())),
             "quit" | "exit" | "q" => self.quit = true,
             "clear" | "new" => {
                 if self.busy() {
@@ -366,6 +366,11 @@ impl App {
                 force: false,
             }),
             "changes" => self.send(UserOp::ListChanges),
+            "autocommit" => match arg.as_str() {
+                "on" => self.send(UserOp::SetAutoCommit { on: true }),
+                "off" => self.send(UserOp::SetAutoCommit { on: false }),
+                _ => notice(self, NoticeLevel::Error, "usage: /autocommit on|off"),
+            },
             "mouse" => {
                 self.mouse_capture = !matches!(arg.as_str(), "off" | "no" | "false");
                 let msg = if self.mouse_capture {

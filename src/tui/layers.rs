@@ -12,6 +12,7 @@ use ratatui::widgets::{Block, Borders, Clear, Widget};
 use super::composer::Composer;
 use super::diff_pane::DiffPane;
 use super::highlight::CodeHighlighter;
+use super::scroll::Scroll;
 use super::theme::Theme;
 use super::wrap::{StyledLine, wrap};
 use crate::agent::{ApprovalAnswer, UserOp};
@@ -517,8 +518,11 @@ impl Layer for DiffOverlay {
     }
 }
 
-/// The help overlay.
-pub struct Help;
+/// The help overlay: commands and keys, scrollable on small screens.
+#[derive(Debug, Default)]
+pub struct Help {
+    scroll: Scroll,
+}
 
 /// Slash commands and what they do (shown by `/help`).
 pub const COMMANDS: &[(&str, &str)] = &[
@@ -539,6 +543,10 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ),
     ("/redo", "redo the last undo"),
     ("/changes", "list the session's changes"),
+    (
+        "/autocommit on|off",
+        "commit the files Loom changes after each batch",
+    ),
     (
         "/mouse on|off",
         "capture the mouse (wheel scrolls) or leave selection to the terminal",
@@ -565,12 +573,43 @@ pub const KEYS: &[(&str, &str)] = &[
     ("Ctrl+C twice", "quit"),
 ];
 
+impl Help {
+    /// One section: a heading, then each name in a column as wide as the longest.
+    fn section(
+        lines: &mut Vec<Line<'static>>,
+        heading: &'static str,
+        rows: &[(&'static str, &'static str)],
+        theme: &Theme,
+    ) {
+        let heading_style = Style::default()
+            .fg(theme.heading)
+            .add_modifier(Modifier::BOLD);
+        let key_style = Style::default()
+            .fg(theme.accent)
+            .add_modifier(Modifier::BOLD);
+        let column = rows
+            .iter()
+            .map(|(name, _)| super::wrap::width(name))
+            .max()
+            .unwrap_or(0)
+            + 2;
+        lines.push(Line::from(Span::styled(heading, heading_style)));
+        for (name, what) in rows {
+            lines.push(Line::from(vec![
+                Span::styled(format!("  {name:<column$}"), key_style),
+                Span::raw(*what),
+            ]));
+        }
+    }
+}
+
 impl Layer for Help {
     fn handle_key(&mut self, key: KeyEvent) -> Outcome {
         match key.code {
             KeyCode::Esc | KeyCode::Char('q') | KeyCode::Enter | KeyCode::Char('?') => {
                 Outcome::close(Vec::new())
             }
+            _ if self.scroll.key(&key) => Outcome::consumed(),
             _ if key.modifiers.contains(KeyModifiers::CONTROL) => Outcome::default(),
             _ => Outcome::consumed(),
         }
@@ -578,41 +617,17 @@ impl Layer for Help {
 
     fn render(&self, area: Rect, buf: &mut Buffer, theme: &Theme) {
         let mut lines: Vec<Line<'static>> = Vec::new();
-        let key_style = Style::default()
-            .fg(theme.accent)
-            .add_modifier(Modifier::BOLD);
-        lines.push(Line::from(Span::styled(
-            "Commands",
-            Style::default()
-                .fg(theme.heading)
-                .add_modifier(Modifier::BOLD),
-        )));
-        for (c, what) in COMMANDS {
-            lines.push(Line::from(vec![
-                Span::styled(format!("  {c:<18}"), key_style),
-                Span::raw(*what),
-            ]));
-        }
+        Help::section(&mut lines, "Commands", COMMANDS, theme);
         lines.push(Line::default());
-        lines.push(Line::from(Span::styled(
-            "Keys",
-            Style::default()
-                .fg(theme.heading)
-                .add_modifier(Modifier::BOLD),
-        )));
-        for (k, what) in KEYS {
-            lines.push(Line::from(vec![
-                Span::styled(format!("  {k:<32}"), key_style),
-                Span::raw(*what),
-            ]));
-        }
-        let height = (lines.len() as u16 + 2).min(area.height);
-        let rect = centered(area, 92, height);
-        let inner = frame(rect, buf, "Help (Esc to close)", theme.accent);
-        draw_lines(&lines, inner, buf);
+        Help::section(&mut lines, "Keys", KEYS, theme);
+        let width = lines.iter().map(Line::width).max().unwrap_or(0) as u16 + 2;
+        let rect = centered(area, width, lines.len() as u16 + 2);
+        let inner = frame(rect, buf, "Help (Esc to close, ↑↓ scroll)", theme.accent);
+        let first = self.scroll.first(lines.len(), inner.height);
+        draw_lines(&lines[first..], inner, buf);
     }
 
     fn hints(&self) -> String {
-        "Esc close".into()
+        "Esc close · ↑↓ scroll".into()
     }
 }

@@ -9,6 +9,7 @@ pub mod input;
 pub mod layers;
 pub mod markdown;
 pub mod run;
+pub mod scroll;
 pub mod theme;
 pub mod tools_pane;
 pub mod transcript;

@@ -419,6 +419,38 @@ fn help_overlay() {
     insta::assert_snapshot!(text(&mut app, 110, 32));
 }
 
+#[test]
+fn autocommit_switches_the_hook_and_rejects_other_words() {
+    let (mut app, mut rx) = app("dark");
+    app.submit("/autocommit on");
+    assert_eq!(rx.try_recv().ok(), Some(UserOp::SetAutoCommit { on: true }));
+    app.submit("/autocommit off");
+    assert_eq!(
+        rx.try_recv().ok(),
+        Some(UserOp::SetAutoCommit { on: false })
+    );
+    app.submit("/autocommit maybe");
+    assert!(
+        rx.try_recv().is_err(),
+        "nothing is sent for a word it does not know"
+    );
+    assert!(text(&mut app, 100, 20).contains("usage: /autocommit on|off"));
+}
+
+#[test]
+fn help_scrolls_to_its_end_on_a_small_screen() {
+    let (mut app, _rx) = app("dark");
+    app.submit("/help");
+    for _ in 0..3 {
+        app.on_key(crossterm::event::KeyEvent::from(
+            crossterm::event::KeyCode::PageDown,
+        ));
+    }
+    let screen = text(&mut app, 60, 20);
+    assert!(screen.contains("Ctrl+C twice"), "the last key is reachable");
+    insta::assert_snapshot!(screen);
+}
+
 /// Every command `/help` lists is one the command line understands (the list cannot go
 /// stale).
 #[test]
@@ -431,6 +463,7 @@ fn every_help_command_is_understood() {
             "/approval" => " full-auto",
             "/theme" => " light",
             "/mouse" => " off",
+            "/autocommit" => " on",
             _ => "",
         };
         app.submit(&format!("{first}{arg}"));
