@@ -199,10 +199,19 @@ impl SandboxSpec {
         let ruleset = self
             .ruleset()
             .map_err(|e| std::io::Error::other(format!("the sandbox could not be set up: {e}")))?;
+        // A bind mount needs something to mount on, and a command must not be able to
+        // create `.loom/config.toml` or `.git/hooks/pre-commit` just because the directory
+        // was missing. Create the empty directory first (git does not show empty
+        // directories) wherever its parent exists: `.git/hooks` only in a repository.
+        for dir in &self.protected {
+            if dir.parent().is_some_and(Path::is_dir) {
+                let _ = std::fs::create_dir(dir);
+            }
+        }
         let protected: Vec<CString> = self
             .protected
             .iter()
-            .filter(|p| p.exists())
+            .filter(|p| p.is_dir())
             .filter_map(|p| CString::new(p.as_os_str().as_encoded_bytes()).ok())
             .collect();
         let ids = (nix::unistd::getuid(), nix::unistd::getgid());

@@ -124,6 +124,26 @@ async fn git_hooks_stay_read_only_while_the_repo_is_writable() {
     assert!(r.success, "the rest of .git stays writable: {r:?}");
 }
 
+/// Protection does not depend on the directories existing beforehand: a repository
+/// without `.git/hooks` and a workspace without `.loom/` are protected all the same.
+#[tokio::test]
+async fn missing_protected_directories_cannot_be_created_with_content() {
+    if landlock().is_none() {
+        return;
+    }
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(ws.path().join(".git/objects")).unwrap();
+    let ctx = ctx(ws.path(), false);
+    let r = bash(
+        &ctx,
+        json!({"command": "mkdir -p .loom .git/hooks; echo 'sandbox = \"off\"' > .loom/config.toml; echo evil > .git/hooks/pre-commit"}),
+    )
+    .await;
+    assert!(!r.success, "{r:?}");
+    assert!(!ws.path().join(".loom/config.toml").exists(), "{r:?}");
+    assert!(!ws.path().join(".git/hooks/pre-commit").exists(), "{r:?}");
+}
+
 #[tokio::test]
 async fn tcp_connect_is_denied_unless_network_is_allowed() {
     let Some(network_rules) = landlock() else {
