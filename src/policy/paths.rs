@@ -105,14 +105,19 @@ pub enum ForbiddenMatch {
 }
 
 impl ForbiddenRule {
-    /// The defaults: `.git` internals are never written by tools, and credential
-    /// directories in the home directory are neither read nor written.
+    /// The defaults: `.git` internals and Loom's own project settings (`.loom/`, where a
+    /// model could otherwise grant itself approvals or switch the sandbox off for the next
+    /// session) are never written by tools, and credential directories in the home
+    /// directory are neither read nor written.
     pub fn defaults(home: Option<&Path>) -> Vec<ForbiddenRule> {
-        let mut rules = vec![ForbiddenRule {
-            label: ".git/ (writes)".into(),
-            matcher: ForbiddenMatch::ComponentNamed(".git".into()),
-            applies_to_reads: false,
-        }];
+        let mut rules: Vec<ForbiddenRule> = [".git", ".loom"]
+            .into_iter()
+            .map(|dir| ForbiddenRule {
+                label: format!("{dir}/ (writes)"),
+                matcher: ForbiddenMatch::ComponentNamed(dir.into()),
+                applies_to_reads: false,
+            })
+            .collect();
         if let Some(home) = home {
             for dir in [".ssh", ".aws", ".gnupg"] {
                 rules.push(ForbiddenRule {
@@ -397,13 +402,16 @@ mod tests {
     }
 
     #[test]
-    fn git_internals_are_readable_but_not_writable() {
+    fn git_internals_and_loom_settings_are_readable_but_not_writable() {
         let (_d, c) = setup();
         std::fs::create_dir_all(c.root().join(".git")).unwrap();
         std::fs::write(c.root().join(".git/config"), "").unwrap();
         assert!(c.resolve(".git/config", Access::Read).is_ok());
         let err = c.resolve(".git/config", Access::Write).unwrap_err();
         assert!(err.to_string().contains(".git/"), "{err}");
+        assert!(c.resolve(".loom/config.toml", Access::Read).is_ok());
+        let err = c.resolve(".loom/config.toml", Access::Write).unwrap_err();
+        assert!(err.to_string().contains(".loom/ (writes)"), "{err}");
         assert!(c.resolve("sub/.git/hooks/x", Access::Write).is_err());
     }
 
