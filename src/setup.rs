@@ -168,15 +168,30 @@ pub fn sandbox_for(root: &Path, config: &Config) -> SandboxStatus {
             notice: None,
         },
         SandboxMode::WorkspaceWrite => match sandbox::availability() {
-            Availability::Available { network, .. } => SandboxStatus {
-                spec: SandboxSpec::workspace_write(root, &config.sandbox_writable, config.network),
-                label: "workspace-write".into(),
-                notice: (!network && !config.network).then(|| {
-                    "this kernel's Landlock cannot restrict network access; sandboxed commands can \
-                     still use the network"
-                        .to_string()
-                }),
-            },
+            Availability::Available { network, .. } => {
+                let mut gaps = Vec::new();
+                if !network && !config.network {
+                    gaps.push(
+                        "this kernel's Landlock cannot restrict network access; sandboxed \
+                         commands can still use the network",
+                    );
+                }
+                if !sandbox::protection_available() {
+                    gaps.push(
+                        "user namespaces are not allowed here, so commands can still write \
+                         .git/hooks and .loom/ (file tools never do)",
+                    );
+                }
+                SandboxStatus {
+                    spec: SandboxSpec::workspace_write(
+                        root,
+                        &config.sandbox_writable,
+                        config.network,
+                    ),
+                    label: "workspace-write".into(),
+                    notice: (!gaps.is_empty()).then(|| gaps.join("; ")),
+                }
+            }
             Availability::Unavailable(reason) => SandboxStatus {
                 spec: SandboxSpec::off(),
                 label: "unavailable".into(),

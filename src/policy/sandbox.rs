@@ -63,6 +63,27 @@ pub enum Availability {
     Unavailable(String),
 }
 
+/// Whether a command's child can enter a private mount namespace, which keeping
+/// `.git/hooks` and `.loom` read-only needs: always as root; otherwise only where
+/// unprivileged user namespaces are allowed. `read` returns a `/proc/sys` file's contents.
+pub fn mount_namespaces_allowed(root: bool, read: impl Fn(&str) -> Option<String>) -> bool {
+    if root {
+        return true;
+    }
+    let number = |path: &str| read(path).and_then(|v| v.trim().parse::<u64>().ok());
+    number("/proc/sys/user/max_user_namespaces") != Some(0)
+        && number("/proc/sys/kernel/unprivileged_userns_clone") != Some(0)
+        && number("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") != Some(1)
+}
+
+/// [`mount_namespaces_allowed`] for this process on this machine.
+pub fn protection_available() -> bool {
+    cfg!(target_os = "linux")
+        && mount_namespaces_allowed(nix::unistd::geteuid().is_root(), |p| {
+            std::fs::read_to_string(p).ok()
+        })
+}
+
 /// The Landlock ABI the running kernel offers (0 or negative when none).
 pub fn kernel_abi() -> i32 {
     #[cfg(target_os = "linux")]
@@ -355,6 +376,38 @@ mod tests {
             Some(SandboxMode::WorkspaceWrite)
         );
         assert_eq!(SandboxMode::parse("yes"), None);
+    }
+
+    #[test]
+    fn mount_namespaces_need_root_or_allowed_user_namespaces() {
+        let sysctl = |path: &'static str, value: &'static str| {
+            move |p: &str| (p == path).then(|| format!("{value}\n"))
+        };
+        assert!(
+            mount_namespaces_allowed(false, |_| None),
+            "no knobs: the kernel default"
+        );
+        assert!(mount_namespaces_allowed(
+            false,
+            sysctl("/proc/sys/user/max_user_namespaces", "63000")
+        ));
+        for (path, off) in [
+            ("/proc/sys/user/max_user_namespaces", "0"),
+            ("/proc/sys/kernel/unprivileged_userns_clone", "0"),
+            (
+                "/proc/sys/kernel/apparmor_restrict_unprivileged_userns",
+                "1",
+            ),
+        ] {
+            assert!(
+                !mount_namespaces_allowed(false, sysctl(path, off)),
+                "{path}"
+            );
+            assert!(
+                mount_namespaces_allowed(true, sysctl(path, off)),
+                "root: {path}"
+            );
+        }
     }
 
     #[test]
