@@ -561,6 +561,88 @@ async fn models_lists_what_the_server_offers() {
     );
 }
 
+/// Zero-config start: with no base URL and no key, Loom probes the usual local servers
+/// and uses the first that answers (here one on LM Studio's port, after Ollama's is found
+/// closed), with its first model.
+#[tokio::test(flavor = "multi_thread")]
+async fn with_nothing_configured_a_local_server_is_found() {
+    let Some(server) =
+        ScriptedServer::start_on("127.0.0.1:1234", vec![support::text_reply("found you")]).await
+    else {
+        eprintln!("127.0.0.1:1234 is taken on this machine; skipping the discovery check");
+        return;
+    };
+    if std::net::TcpStream::connect("127.0.0.1:11434").is_ok() {
+        eprintln!("an Ollama-like server listens on 11434 here; skipping the discovery check");
+        return;
+    }
+    let dir = workspace();
+    let home = dir.path().join(".home");
+    let out = loom_command(&home)
+        .args(["exec", "--json", "-C"])
+        .arg(dir.path())
+        .arg("hi")
+        .output()
+        .await
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let first: Value =
+        serde_json::from_str(String::from_utf8_lossy(&out.stdout).lines().next().unwrap()).unwrap();
+    assert_eq!(first["model"], "scripted-model");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("found you"));
+    assert_eq!(server.requests()[0]["model"], "scripted-model");
+
+    let listed = loom_command(&home).arg("models").output().await.unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&listed.stdout).trim(),
+        "* scripted-model"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_key_and_extra_headers_reach_the_server() {
+    let dir = workspace();
+    std::fs::create_dir_all(dir.path().join(".loom")).unwrap();
+    std::fs::write(
+        dir.path().join(".loom/config.toml"),
+        "headers = { \"X-Title\" = \"loom-test\" }\n",
+    )
+    .unwrap();
+    let server = ScriptedServer::start(vec![support::text_reply("ok")]).await;
+    let out = loom_command(&dir.path().join(".home"))
+        .env("LOOM_TEST_KEY", "sk-test-123")
+        .args([
+            "exec",
+            "--json",
+            "--model",
+            "m",
+            "--api-key-env",
+            "LOOM_TEST_KEY",
+        ])
+        .arg("--base-url")
+        .arg(server.base_url())
+        .arg("-C")
+        .arg(dir.path())
+        .arg("hi")
+        .output()
+        .await
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let headers = &server.request_headers()[0];
+    assert_eq!(headers["authorization"], "Bearer sk-test-123");
+    assert_eq!(headers["x-title"], "loom-test");
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn an_unreachable_server_is_retried_then_reported() {
     let dir = workspace();

@@ -53,6 +53,7 @@ pub enum Reply {
 struct Script {
     replies: VecDeque<Reply>,
     requests: Vec<Value>,
+    headers: Vec<axum::http::HeaderMap>,
 }
 
 /// A running scripted server.
@@ -72,15 +73,27 @@ impl Drop for ScriptedServer {
 impl ScriptedServer {
     /// Start a server that will give `replies` in order.
     pub async fn start(replies: Vec<Reply>) -> ScriptedServer {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        ScriptedServer::serve(listener, replies)
+    }
+
+    /// Start on a fixed local address (a local server's well-known port), or `None` when
+    /// something else already listens there.
+    pub async fn start_on(addr: &str, replies: Vec<Reply>) -> Option<ScriptedServer> {
+        let listener = tokio::net::TcpListener::bind(addr).await.ok()?;
+        Some(ScriptedServer::serve(listener, replies))
+    }
+
+    fn serve(listener: tokio::net::TcpListener, replies: Vec<Reply>) -> ScriptedServer {
         let script = Arc::new(Mutex::new(Script {
             replies: replies.into(),
             requests: Vec::new(),
+            headers: Vec::new(),
         }));
         let app = Router::new()
             .route("/v1/chat/completions", post(chat))
             .route("/v1/models", get(models))
             .with_state(script.clone());
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let task = tokio::spawn(async move {
             let _ = axum::serve(listener, app).await;
@@ -98,6 +111,11 @@ impl ScriptedServer {
         self.script.lock().unwrap().requests.clone()
     }
 
+    /// The HTTP headers of every chat request received so far.
+    pub fn request_headers(&self) -> Vec<axum::http::HeaderMap> {
+        self.script.lock().unwrap().headers.clone()
+    }
+
     /// Scripted replies not yet consumed.
     pub fn remaining(&self) -> usize {
         self.script.lock().unwrap().replies.len()
@@ -108,11 +126,16 @@ async fn models() -> impl IntoResponse {
     axum::Json(json!({"object": "list", "data": [{"id": "scripted-model", "object": "model"}]}))
 }
 
-async fn chat(State(script): State<Arc<Mutex<Script>>>, body: Bytes) -> Response {
+async fn chat(
+    State(script): State<Arc<Mutex<Script>>>,
+    headers: axum::http::HeaderMap,
+    body: Bytes,
+) -> Response {
     let value: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
     let reply = {
         let mut s = script.lock().unwrap();
         s.requests.push(value);
+        s.headers.push(headers);
         s.replies.pop_front()
     };
     let reply = reply.unwrap_or_else(|| text_reply("(the script has no more replies)"));
