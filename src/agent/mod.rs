@@ -6,6 +6,7 @@ pub mod events;
 pub mod prompt;
 pub mod runner;
 pub mod state;
+pub mod steps;
 
 pub use events::{AgentEvent, ApprovalAnswer, ApprovalPreview, DecidedBy, Phase, TurnEnd, UserOp};
 pub use runner::{AgentHandle, AgentOptions, Runner, RunnerParts};

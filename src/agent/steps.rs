@@ -1,0 +1,188 @@
+//! What goes into the agent's state machine and what comes out: the [`Event`]s it steps
+//! on, the [`Action`]s it asks the runner to perform, and the bounds of a turn. Kept apart
+//! from the transitions in [`super::state`] so each file has one purpose.
+
+use super::events::{AgentEvent, ApprovalAnswer};
+use crate::llm::{ToolCall, Usage};
+use crate::tools::{ToolKind, ToolResult};
+
+/// Bounds on a turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Rounds of tool calls per turn before the turn is stopped.
+    pub max_tool_rounds: u32,
+    /// Model requests per step (the first included) before giving up.
+    pub max_llm_attempts: u32,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_tool_rounds: 50,
+            max_llm_attempts: 5,
+        }
+    }
+}
+
+/// A call the model made, as the runner resolved it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProposedCall {
+    /// The call.
+    pub call: ToolCall,
+    /// The tool's kind (unknown tools count as reads; they fail at once anyway).
+    pub kind: ToolKind,
+    /// Why the call cannot run at all (unknown tool, arguments not JSON).
+    pub invalid: Option<String>,
+}
+
+/// The policy's verdict on a call, with its preview already computed by the runner.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Verdict {
+    /// Run it.
+    Allow,
+    /// Ask a person.
+    Ask {
+        /// Why.
+        reason: String,
+    },
+    /// Refuse it.
+    Deny {
+        /// Why.
+        reason: String,
+    },
+    /// Computing the change already failed (e.g. `old_str` not found): nothing to approve,
+    /// the failure is the result.
+    Failed {
+        /// The failure.
+        result: ToolResult,
+    },
+}
+
+/// What happened.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Event {
+    /// A person sent a message.
+    Submit(String),
+    /// A model request finished.
+    LlmFinished {
+        /// Visible text.
+        text: String,
+        /// Tool calls.
+        calls: Vec<ProposedCall>,
+        /// Tokens used (reported or estimated).
+        usage: Usage,
+    },
+    /// A model request failed.
+    LlmFailed {
+        /// What went wrong.
+        message: String,
+        /// Whether a retry may help.
+        retryable: bool,
+        /// Visible text received before the failure.
+        partial_text: String,
+        /// Whether anything was already shown.
+        emitted: bool,
+        /// How long the server asked to wait.
+        retry_after: Option<std::time::Duration>,
+    },
+    /// The wait before a retry is over.
+    RetryElapsed,
+    /// The policy decided about a call.
+    Decided {
+        /// Call id.
+        id: String,
+        /// The verdict.
+        verdict: Verdict,
+    },
+    /// A person answered an approval request.
+    Answered {
+        /// Call id.
+        id: String,
+        /// The answer.
+        answer: ApprovalAnswer,
+    },
+    /// A tool call finished.
+    ToolFinished {
+        /// Call id.
+        id: String,
+        /// Its result.
+        result: ToolResult,
+        /// How long it ran.
+        duration_ms: u64,
+    },
+    /// The post-tools hooks finished; their messages go to the model.
+    HooksFinished {
+        /// Messages for the model (e.g. a failed formatter's output).
+        messages: Vec<String>,
+    },
+    /// The person interrupted; `partial_text` is what had streamed.
+    Interrupt {
+        /// Visible text of the interrupted response.
+        partial_text: String,
+    },
+    /// Start a new conversation.
+    Clear,
+    /// Tell the model something that happened outside its turn (an undo); only between
+    /// turns.
+    Note(String),
+    /// Stop everything.
+    Shutdown,
+}
+
+/// What the runner must do.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Action {
+    /// Send the conversation to the model (attempt number, 1-based).
+    CallLlm {
+        /// Attempt number.
+        attempt: u32,
+    },
+    /// Wait, then send [`Event::RetryElapsed`]; `attempt` is the attempt that will follow.
+    ScheduleRetry {
+        /// The next attempt.
+        attempt: u32,
+        /// Why the last one failed.
+        reason: String,
+        /// How long the server asked to wait.
+        retry_after: Option<std::time::Duration>,
+    },
+    /// Ask the policy about a call (and compute its preview).
+    Decide {
+        /// Call id.
+        id: String,
+    },
+    /// Show the approval request for a call.
+    AskUser {
+        /// Call id.
+        id: String,
+        /// Why it is asked.
+        reason: String,
+    },
+    /// Run a call (applying its previewed change, or the selected hunks).
+    RunTool {
+        /// Call id.
+        id: String,
+        /// The person's answer, when one was given.
+        answer: Option<ApprovalAnswer>,
+    },
+    /// Remember a session-wide grant for the kind of call `id` is.
+    Grant {
+        /// Call id.
+        id: String,
+    },
+    /// Run the post-tools hooks for these changed files.
+    RunHooks {
+        /// Workspace-relative paths changed in the batch.
+        files: Vec<String>,
+    },
+    /// Cancel the model request in flight.
+    CancelLlm,
+    /// Cancel running tools and hooks.
+    CancelTools,
+    /// Cancel a scheduled retry.
+    CancelTimers,
+    /// Tell the front ends.
+    Emit(AgentEvent),
+    /// Stop the runner.
+    Stop,
+}
