@@ -173,8 +173,10 @@ pub fn to_json(event: &AgentEvent) -> Option<Value> {
             name,
             success,
             output,
+            duration_ms,
         } => json!({
             "type": "hook_result", "name": name, "success": success, "output": output,
+            "duration_ms": duration_ms,
         }),
         AgentEvent::Notice { message } => json!({"type": "notice", "message": message}),
         AgentEvent::TextDelta { .. }
@@ -238,6 +240,7 @@ fn human(out: &mut impl Write, event: &AgentEvent) {
             name,
             success,
             output,
+            ..
         } => {
             eprintln!(
                 "  {} hook {name}: {output}",

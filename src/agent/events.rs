@@ -219,6 +219,8 @@ pub enum AgentEvent {
         success: bool,
         /// What it said.
         output: String,
+        /// Wall-clock time it ran.
+        duration_ms: u64,
     },
     /// A model request failed and will be retried.
     Retry {

@@ -687,11 +687,13 @@ impl Runner {
                 if ctx.cancel.is_cancelled() {
                     return;
                 }
+                let started = std::time::Instant::now();
                 let outcome = hook.run(&files, &ctx).await;
                 let _ = events.send(AgentEvent::HookResult {
                     name: hook.name(),
                     success: outcome.success,
                     output: outcome.output.clone(),
+                    duration_ms: started.elapsed().as_millis() as u64,
                 });
                 if let Some(m) = outcome.message_for_model {
                     messages.push(m);

@@ -476,6 +476,7 @@ impl App {
                 name,
                 success,
                 output,
+                duration_ms,
             } => {
                 self.hook_count += 1;
                 let id = format!("hook-{}", self.hook_count);
@@ -484,7 +485,10 @@ impl App {
                     name: "hook".into(),
                     summary: name.clone(),
                     args: Value::String(name.clone()),
-                    status: ToolStatus::Done { ok: success, ms: 0 },
+                    status: ToolStatus::Done {
+                        ok: success,
+                        ms: duration_ms,
+                    },
                     result: Some(crate::tools::ToolResult {
                         success,
                         output: output.clone(),

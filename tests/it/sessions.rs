@@ -330,6 +330,7 @@ async fn auto_commit_includes_only_looms_files() {
     let hook = run.of_type("hook_result");
     assert_eq!(hook[0]["name"], "auto-commit");
     assert_eq!(hook[0]["success"], true, "{hook:?}");
+    assert!(hook[0]["duration_ms"].is_u64(), "{hook:?}");
     let committed = git(ws, &["show", "--name-only", "--format=%s", "HEAD"]);
     assert_eq!(committed.trim(), "chore(loom): update a.txt\n\na.txt");
     let status = git(ws, &["status", "--porcelain"]);
