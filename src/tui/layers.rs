@@ -574,9 +574,10 @@ pub const KEYS: &[(&str, &str)] = &[
 ];
 
 impl Help {
-    /// One section: a heading, then each name in a column as wide as the longest.
+    /// One section: a heading, then each name in a column as wide as the longest, with
+    /// descriptions that wrap under themselves.
     fn section(
-        lines: &mut Vec<Line<'static>>,
+        lines: &mut Vec<StyledLine>,
         heading: &'static str,
         rows: &[(&'static str, &'static str)],
         theme: &Theme,
@@ -593,12 +594,16 @@ impl Help {
             .max()
             .unwrap_or(0)
             + 2;
-        lines.push(Line::from(Span::styled(heading, heading_style)));
+        lines.push(StyledLine::plain(heading, heading_style));
         for (name, what) in rows {
-            lines.push(Line::from(vec![
-                Span::styled(format!("  {name:<column$}"), key_style),
-                Span::raw(*what),
-            ]));
+            lines.push(StyledLine {
+                spans: vec![
+                    Span::styled(format!("  {name:<column$}"), key_style),
+                    Span::raw(*what),
+                ],
+                continuation: vec![Span::raw(" ".repeat(column + 2))],
+                fill: None,
+            });
         }
     }
 }
@@ -616,11 +621,16 @@ impl Layer for Help {
     }
 
     fn render(&self, area: Rect, buf: &mut Buffer, theme: &Theme) {
-        let mut lines: Vec<Line<'static>> = Vec::new();
-        Help::section(&mut lines, "Commands", COMMANDS, theme);
-        lines.push(Line::default());
-        Help::section(&mut lines, "Keys", KEYS, theme);
-        let width = lines.iter().map(Line::width).max().unwrap_or(0) as u16 + 2;
+        let mut logical = Vec::new();
+        Help::section(&mut logical, "Commands", COMMANDS, theme);
+        logical.push(StyledLine::blank());
+        Help::section(&mut logical, "Keys", KEYS, theme);
+        let natural = logical.iter().map(StyledLine::width).max().unwrap_or(0) as u16 + 2;
+        let width = natural.min(area.width);
+        let lines: Vec<Line<'static>> = logical
+            .iter()
+            .flat_map(|l| wrap(l, width.saturating_sub(2)))
+            .collect();
         let rect = centered(area, width, lines.len() as u16 + 2);
         let inner = frame(rect, buf, "Help (Esc to close, ↑↓ scroll)", theme.accent);
         let first = self.scroll.first(lines.len(), inner.height);
