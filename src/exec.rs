@@ -120,9 +120,16 @@ pub fn to_json(event: &AgentEvent) -> Option<Value> {
             id,
             name,
             arguments,
-        } => json!({
-            "type": "tool_call", "id": id, "name": name, "arguments": arguments,
-        }),
+            intent,
+        } => {
+            let mut v = json!({
+                "type": "tool_call", "id": id, "name": name, "arguments": arguments,
+            });
+            if let Some(intent) = intent {
+                v["touches"] = json!(intent);
+            }
+            v
+        }
         AgentEvent::Approval {
             id,
             approved,

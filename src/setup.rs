@@ -18,11 +18,11 @@ use crate::hooks::command::CommandHook;
 use crate::llm::discover::{self, how_to_configure};
 use crate::llm::retry::RetryPolicy;
 use crate::llm::{LlmClient, Message, ProviderSettings};
-use crate::policy::Policy;
 use crate::policy::approvals::Rules;
 use crate::policy::env::EnvPolicy;
 use crate::policy::paths::{Confinement, ForbiddenRule};
 use crate::policy::sandbox::{self, Availability, SandboxMode, SandboxSpec};
+use crate::policy::{CallIntent, CommandIntent, Policy};
 use crate::session::{self, SessionLog};
 use crate::tools::{ToolContext, ToolLimits, ToolRegistry};
 use std::sync::Mutex;
@@ -201,20 +201,9 @@ pub fn sandbox_for(root: &Path, config: &Config) -> SandboxStatus {
     }
 }
 
-/// The policy for a session under `config`.
-pub fn policy(config: &Config) -> Policy {
-    let rules = Rules::compile(&config.rules).unwrap_or_default();
-    Policy::new(config.autonomy)
-        .with_rules(rules)
-        .with_budget(config.max_actions_per_hour)
-}
-
-/// The tool context for a workspace under `config`.
-pub fn tool_context(
-    root: &Path,
-    config: &Config,
-    session_id: &str,
-) -> std::io::Result<ToolContext> {
+/// The paths neither the file tools nor commands may touch: the defaults plus the
+/// configured `forbidden_paths`.
+pub fn forbidden_rules(config: &Config) -> Vec<ForbiddenRule> {
     let home = std::env::var_os("HOME").map(PathBuf::from);
     let mut rules = ForbiddenRule::defaults(home.as_deref());
     rules.extend(
@@ -223,7 +212,25 @@ pub fn tool_context(
             .iter()
             .map(|spec| ForbiddenRule::from_config(spec, home.as_deref())),
     );
-    let confinement = Confinement::new(root, rules)?;
+    rules
+}
+
+/// The policy for a session under `config`.
+pub fn policy(config: &Config) -> Policy {
+    let rules = Rules::compile(&config.rules).unwrap_or_default();
+    Policy::new(config.autonomy)
+        .with_rules(rules)
+        .with_budget(config.max_actions_per_hour)
+        .with_protected(forbidden_rules(config))
+}
+
+/// The tool context for a workspace under `config`.
+pub fn tool_context(
+    root: &Path,
+    config: &Config,
+    session_id: &str,
+) -> std::io::Result<ToolContext> {
+    let confinement = Confinement::new(root, forbidden_rules(config))?;
     Ok(ToolContext {
         cwd: confinement.root().to_path_buf(),
         workspace: Some(Arc::new(confinement)),
@@ -311,7 +318,11 @@ pub fn hooks(config: &Config, policy: &Policy, root: &Path) -> HookChain {
     let mut chain = HookChain::new();
     chain.set_auto_commit(config.auto_commit);
     for h in &config.hooks {
-        let args = serde_json::json!({"command": h.command});
+        let intent = CallIntent::runs(CommandIntent {
+            command: h.command.clone(),
+            cwd: None,
+            outside_sandbox: false,
+        });
         chain.push(Arc::new(CommandHook {
             command: h.command.clone(),
             glob: h
@@ -320,7 +331,7 @@ pub fn hooks(config: &Config, policy: &Policy, root: &Path) -> HookChain {
                 .and_then(|g| globset::Glob::new(g).ok())
                 .map(|g| g.compile_matcher()),
             timeout: Duration::from_secs(h.timeout_secs.unwrap_or(60).clamp(1, 3600)),
-            refusal: policy.refusal("bash", &args, Some(root)),
+            refusal: policy.refusal("bash", &intent, Some(root)),
         }));
     }
     chain
@@ -347,7 +358,11 @@ pub fn runner_parts(
         &registry.names(),
         &instructions,
     );
-    let policy = policy(config);
+    let policy = if interactive {
+        policy(config)
+    } else {
+        policy(config).headless()
+    };
     let (llm, no_provider_message) = match provider {
         Provider::Ready { settings, .. } => match LlmClient::new(settings.clone()) {
             Ok(client) => (Some(client), String::new()),
@@ -372,7 +387,6 @@ pub fn runner_parts(
                 max_attempts: config.max_retries,
                 ..RetryPolicy::default()
             },
-            interactive,
         },
         conversation,
         session: files.log,

@@ -121,7 +121,10 @@ pub(super) async fn run_with_snapshots(
     result
 }
 
-/// Attach kinds to calls and mark the ones that cannot run.
+/// The agent boundary: every call's arguments are normalised and parsed once, here, into
+/// canonical arguments and the tool's description of what the call touches. A call whose
+/// arguments do not parse (or whose tool does not exist) is marked invalid and answered
+/// with the error; nothing downstream ever sees its raw arguments.
 pub(super) fn resolve_calls(
     calls: Vec<AssembledCall>,
     registry: &ToolRegistry,
@@ -129,20 +132,34 @@ pub(super) fn resolve_calls(
     calls
         .into_iter()
         .map(|c| {
-            let kind = registry.kind(&c.call.name);
-            let invalid = c.args_error.or_else(|| {
-                kind.is_none().then(|| {
-                    format!(
-                        "unknown tool `{}`; the available tools are: {}",
-                        c.call.name,
-                        registry.names().join(", ")
-                    )
-                })
-            });
-            ProposedCall {
-                call: c.call,
-                kind: kind.unwrap_or(ToolKind::Read),
-                invalid,
+            let kind = registry.kind(&c.call.name).unwrap_or(ToolKind::Read);
+            let raw: Value = serde_json::from_str(&c.call.arguments)
+                .unwrap_or_else(|_| Value::String(c.call.arguments.clone()));
+            let prepared = match c.args_error {
+                Some(e) => Err(e),
+                None => registry
+                    .prepare(&c.call.name, raw)
+                    .map_err(|e| e.to_string()),
+            };
+            match prepared {
+                Ok(p) => {
+                    let mut call = c.call;
+                    call.arguments = p.args.to_string();
+                    ProposedCall {
+                        call,
+                        kind,
+                        args: p.args,
+                        intent: Some(p.intent),
+                        invalid: None,
+                    }
+                }
+                Err(e) => ProposedCall {
+                    call: c.call,
+                    kind,
+                    args: Value::Null,
+                    intent: None,
+                    invalid: Some(e),
+                },
             }
         })
         .collect()

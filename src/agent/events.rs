@@ -8,8 +8,8 @@ use serde_json::Value;
 
 use crate::llm::Usage;
 use crate::policy::Autonomy;
-use crate::tools::ToolResult;
 use crate::tools::diff::FileDiff;
+use crate::tools::{CallIntent, ToolResult};
 
 /// The agent's state, as shown in a status bar.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -170,8 +170,12 @@ pub enum AgentEvent {
         id: String,
         /// Tool name.
         name: String,
-        /// Arguments (parsed when valid JSON, else the raw text as a string).
+        /// The canonical arguments (a JSON object), or the raw text as a string when they
+        /// did not parse.
         arguments: Value,
+        /// What the call will touch, as the tool described it (absent for invalid calls).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        intent: Option<CallIntent>,
     },
     /// A call needs a person's decision.
     ApprovalRequested {

@@ -21,32 +21,18 @@ use crate::changelog::{Changelog, Scope};
 use crate::hooks::HookChain;
 use crate::llm::retry::RetryPolicy;
 use crate::llm::{ChatRequest, LlmClient, LlmError, Message, StreamEvent, Usage};
-use crate::policy::commands::Risk;
-use crate::policy::{Decision, Policy};
+use crate::policy::{Decision, Policy, Ruling};
 use crate::session::{Record, SessionLog};
 use crate::tools::change::HunkSelection;
 use crate::tools::{FileChange, ToolContext, ToolKind, ToolRegistry, ToolResult};
 
 /// How the agent behaves, apart from what the policy decides.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct AgentOptions {
     /// Turn limits.
     pub limits: Limits,
     /// Retry schedule for model requests.
     pub retry: RetryPolicy,
-    /// Whether a person can answer approval requests. When false (`loom exec`), calls that
-    /// would ask are denied with a reason the model can read.
-    pub interactive: bool,
-}
-
-impl Default for AgentOptions {
-    fn default() -> Self {
-        AgentOptions {
-            limits: Limits::default(),
-            retry: RetryPolicy::default(),
-            interactive: true,
-        }
-    }
 }
 
 /// What a running agent gives its front end.
@@ -88,6 +74,7 @@ pub struct Runner {
     tool_cancel: CancellationToken,
     timer_cancel: CancellationToken,
     prepared: HashMap<String, FileChange>,
+    rulings: HashMap<String, Ruling>,
     tool_schemas: Vec<Value>,
     session: Option<SessionLog>,
     logged: usize,
@@ -159,6 +146,7 @@ impl Runner {
             tool_cancel: CancellationToken::new(),
             timer_cancel: CancellationToken::new(),
             prepared: HashMap::new(),
+            rulings: HashMap::new(),
             tool_schemas,
             session: parts.session,
             logged,
@@ -424,16 +412,9 @@ impl Runner {
             Action::AskUser { id, reason } => self.ask_user(id, reason),
             Action::RunTool { id, answer } => self.run_tool(id, answer),
             Action::Grant { id } => {
-                if let Some((call, kind)) = self.machine.call(&id) {
-                    let args: Value = serde_json::from_str(&call.arguments).unwrap_or(Value::Null);
-                    let workspace = self
-                        .ctx
-                        .workspace
-                        .as_deref()
-                        .map(|c| c.root().to_path_buf());
-                    let message = self
-                        .policy
-                        .grant(&call.name, kind, &args, workspace.as_deref());
+                let kind = self.machine.call(&id).map(|c| c.kind);
+                if let (Some(kind), Some(ruling)) = (kind, self.rulings.get(&id)) {
+                    let message = self.policy.grant(kind, &ruling.assessment);
                     self.emit(AgentEvent::Notice { message });
                 }
             }
@@ -445,6 +426,7 @@ impl Runner {
                 self.tool_cancel.cancel();
                 self.tool_cancel = CancellationToken::new();
                 self.prepared.clear();
+                self.rulings.clear();
             }
             Action::CancelTimers => self.timer_cancel.cancel(),
             Action::Emit(event) => self.emit(event),
@@ -527,31 +509,33 @@ impl Runner {
     }
 
     fn decide(&mut self, id: String) {
-        let Some((call, kind)) = self.machine.call(&id) else {
+        let Some(call) = self.machine.call(&id) else {
             return;
         };
-        let name = call.name.clone();
-        let args: Value = serde_json::from_str(&call.arguments).unwrap_or(Value::Null);
-        let workspace = self.ctx.workspace.as_deref().map(|c| c.root());
-        let mut decision = self
-            .policy
-            .decide(&name, kind, &args, workspace, Instant::now());
-        if let Decision::Ask { reason } = &decision
-            && !self.options.interactive
-        {
-            decision = Decision::Deny {
-                reason: format!(
-                    "{reason}, and no one can approve it in headless mode (rerun with \
-                     --approval full-auto to allow it)"
-                ),
-            };
-        }
+        let (name, kind, args) = (call.name_owned(), call.kind, call.args.clone());
         let tx = self.internal_tx.clone();
-        let verdict = match decision {
-            Decision::Deny { reason } => Verdict::Deny { reason },
-            Decision::Allow => Verdict::Allow,
-            Decision::Ask { reason } => Verdict::Ask { reason },
+        let Some(intent) = call.intent.cloned() else {
+            let result = ToolResult::err("the call's arguments could not be read");
+            let _ = tx.send(Internal::Machine(Event::Decided {
+                id,
+                verdict: Verdict::Failed { result },
+            }));
+            return;
         };
+        let workspace = self.ctx.workspace.as_deref().map(|c| c.root());
+        let ruling = self
+            .policy
+            .decide(&name, &intent, workspace, Instant::now());
+        let verdict = match &ruling.decision {
+            Decision::Deny { reason } => Verdict::Deny {
+                reason: reason.clone(),
+            },
+            Decision::Allow => Verdict::Allow,
+            Decision::Ask { reason } => Verdict::Ask {
+                reason: reason.clone(),
+            },
+        };
+        self.rulings.insert(id.clone(), ruling);
         if matches!(verdict, Verdict::Deny { .. }) || kind != ToolKind::Write {
             let _ = tx.send(Internal::Machine(Event::Decided { id, verdict }));
             return;
@@ -576,72 +560,65 @@ impl Runner {
     }
 
     fn ask_user(&mut self, id: String, reason: String) {
-        let Some((call, _)) = self.machine.call(&id) else {
+        let Some(call) = self.machine.call(&id) else {
             return;
         };
-        let args: Value = serde_json::from_str(&call.arguments).unwrap_or(Value::Null);
-        let preview = match self.prepared.get(&id) {
-            Some(change) => ApprovalPreview::FileChange {
+        let command = call.intent.and_then(|i| i.command.clone());
+        let preview = match (self.prepared.get(&id), command, self.rulings.get(&id)) {
+            (Some(change), _, _) => ApprovalPreview::FileChange {
                 path: change.display_path.clone(),
                 unified: change.unified(),
                 diff: change.diff.clone(),
                 creates: change.creates(),
                 notes: change.notes.clone(),
             },
-            None => match args.get("command").and_then(Value::as_str) {
-                Some(command) => {
-                    let workspace = self.ctx.workspace.as_deref().map(|c| c.root());
-                    let cwd = args.get("cwd").and_then(Value::as_str);
-                    let assessment = self.policy.assess_command(command, workspace, cwd);
-                    ApprovalPreview::Command {
-                        command: command.to_string(),
-                        cwd: cwd.unwrap_or(".").to_string(),
-                        risk: assessment.classification.level.as_str().to_string(),
-                        risk_reason: assessment.classification.reason.clone(),
-                        grant_offered: assessment.grant_prefix.is_some(),
-                        grant_prefix: assessment.grant_prefix,
-                        network: assessment.classification.uses_network(),
-                        outside_sandbox: args.get("outside_sandbox").and_then(Value::as_bool)
-                            == Some(true),
-                    }
+            (None, Some(command), Some(ruling)) => {
+                let a = &ruling.assessment;
+                ApprovalPreview::Command {
+                    command: command.command,
+                    cwd: command.cwd.unwrap_or_else(|| ".".into()),
+                    risk: a.risk.as_str().to_string(),
+                    risk_reason: a.reason.clone(),
+                    grant_offered: a.grant.is_some(),
+                    grant_prefix: a.grant_label(),
+                    network: a.network,
+                    outside_sandbox: command.outside_sandbox,
                 }
-                None => ApprovalPreview::Other { arguments: args },
+            }
+            _ => ApprovalPreview::Other {
+                arguments: call.args.clone(),
             },
         };
+        let name = call.name_owned();
         self.emit(AgentEvent::ApprovalRequested {
             id: id.clone(),
-            name: call.name.clone(),
+            name,
             reason,
             preview,
         });
     }
 
     fn run_tool(&mut self, id: String, answer: Option<ApprovalAnswer>) {
-        let Some((call, kind)) = self.machine.call(&id) else {
+        let Some(call) = self.machine.call(&id) else {
             return;
         };
-        let name = call.name.clone();
-        let args: Value = serde_json::from_str(&call.arguments).unwrap_or(Value::Null);
+        let (name, kind, args) = (call.name_owned(), call.kind, call.args.clone());
+        let command = call.intent.and_then(|i| i.command.clone());
         self.policy.record_action(kind, Instant::now());
         let prepared = self.prepared.remove(&id);
+        let ruling = self.rulings.remove(&id);
         let registry = self.registry.clone();
         let mut ctx = self.ctx.clone();
         ctx.cancel = self.tool_cancel.child_token();
-        let mut snapshot_command = None;
-        if kind == ToolKind::Execute
-            && let Some(command) = args.get("command").and_then(Value::as_str)
+        if let Some(r) = &ruling
+            && r.opens_network(answer.is_some())
         {
-            let workspace = ctx.workspace.as_deref().map(|c| c.root());
-            let cwd = args.get("cwd").and_then(Value::as_str);
-            let c = self.policy.classify(command, workspace, cwd);
-            if answer.is_some() && c.uses_network() {
-                // A person approved this very command; if it needs the network, it gets it.
-                ctx.sandbox.allow_network = true;
-            }
-            if c.level >= Risk::Medium {
-                snapshot_command = Some(command.to_string());
-            }
+            ctx.sandbox.allow_network = true;
         }
+        let snapshot_command = match (&ruling, command) {
+            (Some(r), Some(c)) if r.assessment.snapshot => Some(c.command),
+            _ => None,
+        };
         let changelog = self.changelog.clone();
         let turn = self.turn;
         let tx = self.internal_tx.clone();

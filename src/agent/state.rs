@@ -18,7 +18,7 @@ use serde_json::Value;
 
 use super::events::{AgentEvent, ApprovalAnswer, DecidedBy, Phase, TurnEnd};
 use crate::llm::{Message, ToolCall, Usage};
-use crate::tools::{ToolKind, ToolResult};
+use crate::tools::{CallIntent, ToolKind, ToolResult};
 
 pub use super::steps::{Action, Event, Limits, ProposedCall, Verdict};
 
@@ -43,8 +43,30 @@ enum SlotStatus {
 struct Slot {
     call: ToolCall,
     kind: ToolKind,
+    args: Value,
+    intent: Option<CallIntent>,
     status: SlotStatus,
     result: Option<ToolResult>,
+}
+
+impl CallRef<'_> {
+    /// The tool's name.
+    pub fn name_owned(&self) -> String {
+        self.call.name.clone()
+    }
+}
+
+/// A call of the current batch, as the runner needs it.
+#[derive(Debug, Clone, Copy)]
+pub struct CallRef<'a> {
+    /// The call as the model made it (canonical arguments text).
+    pub call: &'a ToolCall,
+    /// Its kind.
+    pub kind: ToolKind,
+    /// The canonical arguments.
+    pub args: &'a Value,
+    /// What it will touch (`None` for invalid calls, which never run).
+    pub intent: Option<&'a CallIntent>,
 }
 
 /// The agent's state.
@@ -91,11 +113,16 @@ impl Machine {
     }
 
     /// The call with this id in the current batch.
-    pub fn call(&self, id: &str) -> Option<(&ToolCall, ToolKind)> {
+    pub fn call(&self, id: &str) -> Option<CallRef<'_>> {
         self.batch
             .iter()
             .find(|s| s.call.id == id)
-            .map(|s| (&s.call, s.kind))
+            .map(|s| CallRef {
+                call: &s.call,
+                kind: s.kind,
+                args: &s.args,
+                intent: s.intent.as_ref(),
+            })
     }
 
     /// Ids of calls currently waiting for a person.
@@ -260,8 +287,12 @@ impl Machine {
             out.push(Action::Emit(AgentEvent::ToolCall {
                 id: c.call.id.clone(),
                 name: c.call.name.clone(),
-                arguments: serde_json::from_str(&c.call.arguments)
-                    .unwrap_or_else(|_| Value::String(c.call.arguments.clone())),
+                arguments: if c.invalid.is_none() {
+                    c.args.clone()
+                } else {
+                    Value::String(c.call.arguments.clone())
+                },
+                intent: c.intent.clone(),
             }));
         }
         self.round += 1;
@@ -296,6 +327,8 @@ impl Machine {
             .map(|c| Slot {
                 call: c.call,
                 kind: c.kind,
+                args: c.args,
+                intent: c.intent,
                 status: SlotStatus::Pending,
                 result: c.invalid.map(ToolResult::err),
             })

@@ -12,6 +12,13 @@ fn call(id: &str, name: &str, kind: ToolKind) -> ProposedCall {
             arguments: "{}".into(),
         },
         kind,
+        args: serde_json::json!({}),
+        intent: Some(crate::tools::CallIntent {
+            kind,
+            reads: Vec::new(),
+            writes: Vec::new(),
+            command: None,
+        }),
         invalid: None,
     }
 }

@@ -3,8 +3,10 @@
 //! from the transitions in [`super::state`] so each file has one purpose.
 
 use super::events::{AgentEvent, ApprovalAnswer};
+use serde_json::Value;
+
 use crate::llm::{ToolCall, Usage};
-use crate::tools::{ToolKind, ToolResult};
+use crate::tools::{CallIntent, ToolKind, ToolResult};
 
 /// Bounds on a turn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,14 +26,19 @@ impl Default for Limits {
     }
 }
 
-/// A call the model made, as the runner resolved it.
+/// A call the model made, as the runner resolved it at the agent boundary: arguments
+/// normalised and parsed once, into the canonical arguments and the call's intent.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ProposedCall {
-    /// The call.
+    /// The call (its `arguments` text is the canonical JSON when they parsed).
     pub call: ToolCall,
     /// The tool's kind (unknown tools count as reads; they fail at once anyway).
     pub kind: ToolKind,
-    /// Why the call cannot run at all (unknown tool, arguments not JSON).
+    /// The canonical arguments (a JSON object), the only ones anything downstream reads.
+    pub args: Value,
+    /// What the call will touch, as the tool described it; `None` exactly when invalid.
+    pub intent: Option<CallIntent>,
+    /// Why the call cannot run at all (unknown tool, arguments that do not parse).
     pub invalid: Option<String>,
 }
 

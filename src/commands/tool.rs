@@ -50,9 +50,12 @@ pub async fn run(
         }
     };
     let workspace = ctx.workspace.as_deref().map(|c| c.root());
-    let result = match policy.refusal(name, &args, workspace) {
-        Some(reason) => ToolResult::err(reason),
-        None => registry.execute(name, args, ctx).await,
+    let result = match registry.prepare(name, args) {
+        Err(e) => ToolResult::from(e),
+        Ok(call) => match policy.refusal(name, &call.intent, workspace) {
+            Some(reason) => ToolResult::err(reason),
+            None => registry.execute(name, call.args, ctx).await,
+        },
     };
     let mut out = std::io::stdout().lock();
     serde_json::to_writer_pretty(&mut out, &result).context("printing the result")?;

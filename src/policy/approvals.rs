@@ -184,8 +184,13 @@ impl Grants {
     /// Record a grant for this command; returns the prefixes granted.
     pub fn grant_command(&mut self, c: &Classification) -> Option<Vec<Vec<String>>> {
         let prefixes = Grants::offer(c)?;
-        self.prefixes.extend(prefixes.iter().cloned());
+        self.grant_prefixes(&prefixes);
         Some(prefixes)
+    }
+
+    /// Record grants for these prefixes (as [`Grants::offer`] computed them).
+    pub fn grant_prefixes(&mut self, prefixes: &[Vec<String>]) {
+        self.prefixes.extend(prefixes.iter().cloned());
     }
 
     /// Whether grants cover this command: nothing high or worse, and every medium segment's
@@ -210,6 +215,7 @@ mod tests {
             workspace: PathBuf::from("/w"),
             cwd: PathBuf::from("/w"),
             home: None,
+            protected: Vec::new(),
         };
         classify(cmd, &ctx)
     }

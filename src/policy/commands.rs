@@ -1,22 +1,35 @@
 //! Command risk classification: what a shell command line may do, in words a person can
 //! read, so approvals ask about what matters and never about `ls`.
 //!
-//! The command is parsed properly ([`parse`]: quotes, escapes, lists, pipelines,
-//! subshells, substitutions, heredocs), wrappers are seen through (`sudo`, `env`,
-//! `command`, `xargs`, `nice`, `timeout`, `bash -c '...'`, absolute paths, `\rm`), and
-//! every simple command gets a [`Risk`] with a reason ([`programs`]). The command's level
-//! is its worst segment's. Writes hidden in syntax count: redirects, `tee`, heredocs into
-//! files, `sed -i`, `find -delete`, `xargs rm`. Some shapes are forbidden outright: `rm -rf`
-//! of `/`, `~` or the workspace, disk formatting, fork bombs, `curl | sh`.
+//! The rule is "safe by proof". The command is parsed properly ([`parse`]: quotes,
+//! escapes, lists, pipelines, subshells, substitutions, heredocs) and every decoding a
+//! shell could produce is judged ([`decode`]: line continuations, brace expansion). Every
+//! simple command gets a [`Risk`] with a reason ([`programs`]): a segment is read-only (or
+//! low) only when its program is in Loom's tables AND every option and operand is
+//! recognised as safe for it ([`options`]); an unrecognised option makes it at least
+//! medium, naming the option. Programs that interpret a language are judged by what they
+//! run (`sh -c`, `eval`, `find -exec`, `xargs`, `env -S`, awk and sed scripts); where that
+//! cannot be known they ask. Assignments that change what programs load ([`vars`]) make a
+//! segment high; so do reads of protected paths ([`place`]). Syntax whose effect cannot
+//! be seen statically (aliases, `trap`, `eval` of run-time text, expanding heredocs,
+//! globbed or ANSI-C-quoted command names) asks. Some shapes are forbidden outright:
+//! `rm -rf` of `/`, `~` or the workspace, disk formatting, fork bombs, `curl | sh`, and
+//! nesting deeper than Loom analyses.
 
+pub mod decode;
+pub mod options;
 pub mod parse;
+pub mod place;
 pub mod programs;
+pub mod vars;
 
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::policy::paths::ForbiddenRule;
 use parse::{Script, SimpleCommand, Word};
+pub use place::{Place, normalize, place};
 
 /// How risky a command is, from harmless to never allowed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -106,23 +119,28 @@ pub struct CommandContext {
     pub cwd: PathBuf,
     /// The user's home directory.
     pub home: Option<PathBuf>,
+    /// Paths commands must not read (or, for write-only rules, write): the same rules the
+    /// file tools obey.
+    pub protected: Vec<ForbiddenRule>,
 }
 
 impl CommandContext {
-    /// Commands run at the workspace root.
+    /// Commands run at the workspace root, with the default protected paths.
     pub fn at(workspace: &Path) -> CommandContext {
+        let home = std::env::var_os("HOME").map(PathBuf::from);
         CommandContext {
             workspace: workspace.to_path_buf(),
             cwd: workspace.to_path_buf(),
-            home: std::env::var_os("HOME").map(PathBuf::from),
+            protected: ForbiddenRule::defaults(home.as_deref()),
+            home,
         }
     }
 }
 
-/// Longest command analysed; longer ones are treated as high risk.
+/// Longest command analysed; longer ones are refused (nothing about them can be proven).
 pub const MAX_COMMAND_BYTES: usize = 256 * 1024;
-/// How deep `bash -c '...'` nesting is followed.
-const MAX_NESTING: usize = 4;
+/// How deep `bash -c '...'` and `eval` nesting is followed; deeper is refused.
+pub const MAX_NESTING: usize = 4;
 
 /// Classify a command line.
 pub fn classify(command: &str, ctx: &CommandContext) -> Classification {
@@ -138,28 +156,78 @@ fn classify_nested(command: &str, ctx: &CommandContext, depth: usize) -> Classif
         };
     }
     if command.len() > MAX_COMMAND_BYTES {
-        return single(command, Risk::High, "the command is too long to analyse");
+        return single(
+            command,
+            Risk::Forbidden,
+            "the command is too long to analyse; split it into smaller commands",
+        );
     }
     if depth > MAX_NESTING {
         return single(
             command,
-            Risk::High,
-            "shell commands nested too deeply to analyse",
+            Risk::Forbidden,
+            &format!(
+                "shell commands nested more than {MAX_NESTING} levels deep (sh -c, eval) cannot \
+                 be analysed"
+            ),
         );
     }
+    let mut result = classify_source(command, ctx, depth);
+    let mut extra = Vec::new();
+    let joined = decode::join_continuations(command);
+    if decode::continuation_inside_word(command) {
+        extra.push(seg(
+            command,
+            Risk::Medium,
+            "a backslash-newline splits a word, so the shell runs something other than what \
+             is shown",
+        ));
+    }
+    let mut variants: Vec<String> = joined.into_iter().collect();
+    for source in [command.to_string()].iter().chain(variants.clone().iter()) {
+        match decode::expand_braces(source) {
+            Some(Ok(expanded)) => variants.push(expanded),
+            Some(Err(())) => extra.push(seg(
+                command,
+                Risk::High,
+                "brace expansion makes this command too large to analyse",
+            )),
+            None => {}
+        }
+    }
+    for variant in variants {
+        let decoded = classify_source(&variant, ctx, depth);
+        if decoded.level > result.level {
+            let mut segments = decoded.segments;
+            for s in &mut segments {
+                s.reason = format!("as the shell reads it ({variant:?}): {}", s.reason);
+                s.grantable = false;
+            }
+            result = summarize(segments);
+        }
+    }
+    if extra.is_empty() {
+        return result;
+    }
+    result.segments.extend(extra);
+    summarize(result.segments)
+}
+
+/// Classify one decoding of a command line.
+fn classify_source(command: &str, ctx: &CommandContext, depth: usize) -> Classification {
     let Some(script) = parse::parse(command) else {
-        return single(command, Risk::High, "the command could not be parsed");
+        return single(command, Risk::Forbidden, "the command could not be parsed");
     };
     let mut state = programs::State::new(ctx.clone());
     let mut segments: Vec<Segment> = Vec::new();
     for (i, cmd) in script.commands.iter().enumerate() {
-        let mut verdicts = programs::classify_command(cmd, &mut state, depth);
+        let piped_from = piped_input(&script, i);
+        let mut verdicts = programs::classify_command(cmd, &mut state, depth, piped_from);
         for v in &mut verdicts {
             if v.command.is_empty() {
                 v.command = display(cmd);
             }
         }
-        let _ = i;
         segments.extend(verdicts);
     }
     if let Some(reason) = fork_bomb(&script) {
@@ -171,7 +239,7 @@ fn classify_nested(command: &str, ctx: &CommandContext, depth: usize) -> Classif
     if script.too_deep {
         segments.push(seg(
             command,
-            Risk::High,
+            Risk::Forbidden,
             "the command is nested too deeply to analyse",
         ));
     }
@@ -183,6 +251,36 @@ fn classify_nested(command: &str, ctx: &CommandContext, depth: usize) -> Classif
         ));
     }
     summarize(segments)
+}
+
+/// For command `i`, the literal text the previous pipeline stage prints when that stage is
+/// a plain `echo` or `printf` (so `echo 'rm -rf /' | sh` is judged by what sh will run).
+fn piped_input(script: &Script, i: usize) -> Option<programs::PipedInput> {
+    for stages in &script.pipelines {
+        let Some(pos) = stages.iter().position(|s| s.first() == Some(&i)) else {
+            continue;
+        };
+        if pos == 0 {
+            return None;
+        }
+        let prev = &stages[pos - 1];
+        let [only] = prev.as_slice() else {
+            return Some(programs::PipedInput::Unknown);
+        };
+        let producer = &script.commands[*only];
+        let name = program_of(producer);
+        let args = producer.words.get(1..).unwrap_or(&[]);
+        if matches!(name.as_deref(), Some("echo" | "printf")) && args.iter().all(|w| !w.dynamic) {
+            let text: Vec<&str> = args
+                .iter()
+                .map(|w| w.text.as_str())
+                .filter(|t| !matches!(*t, "-n" | "-e" | "-E"))
+                .collect();
+            return Some(programs::PipedInput::Text(text.join(" ")));
+        }
+        return Some(programs::PipedInput::Unknown);
+    }
+    None
 }
 
 /// The joined words of a command, for display.
@@ -320,118 +418,10 @@ fn remote_execution(script: &Script) -> Option<String> {
     None
 }
 
-/// Where a path argument points, relative to the workspace.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Place {
-    /// Inside the workspace (not its root).
-    Inside(PathBuf),
-    /// The workspace root itself (or everything in it).
-    WorkspaceRoot,
-    /// The filesystem root, `/*`, or the home directory.
-    SystemRoot(String),
-    /// A block device or kernel memory.
-    Device(String),
-    /// `/dev/null` and friends.
-    Harmless,
-    /// Somewhere else on the system.
-    Outside(PathBuf),
-    /// Only known at run time.
-    Unknown,
-}
-
-/// Resolve a path word the way the command would see it.
-pub fn place(word: &Word, ctx: &CommandContext) -> Place {
-    let text = word.text.as_str();
-    let home_var = ["$HOME", "${HOME}"]
-        .iter()
-        .find_map(|v| text.strip_prefix(v));
-    let expanded: PathBuf = if let Some(rest) = home_var {
-        match &ctx.home {
-            Some(h) => h.join(rest.trim_start_matches('/')),
-            None => return Place::Unknown,
-        }
-    } else if word.dynamic {
-        if let Some(rest) = ["$PWD", "${PWD}"].iter().find_map(|v| text.strip_prefix(v)) {
-            ctx.cwd.join(rest.trim_start_matches('/'))
-        } else {
-            return Place::Unknown;
-        }
-    } else if text == "~" || text.starts_with("~/") {
-        match &ctx.home {
-            Some(h) => h.join(text.trim_start_matches('~').trim_start_matches('/')),
-            None => return Place::Unknown,
-        }
-    } else if text.starts_with('~') {
-        return Place::Outside(PathBuf::from(text));
-    } else {
-        ctx.cwd.join(text)
-    };
-    let path = normalize(&expanded);
-    let shown = path.display().to_string();
-    if matches!(
-        shown.as_str(),
-        "/dev/null"
-            | "/dev/stdout"
-            | "/dev/stderr"
-            | "/dev/tty"
-            | "/dev/zero"
-            | "/dev/random"
-            | "/dev/urandom"
-    ) || shown.starts_with("/dev/fd/")
-        || shown.starts_with("/dev/pts/")
-    {
-        return Place::Harmless;
-    }
-    if let Some(dev) = shown.strip_prefix("/dev/") {
-        return Place::Device(dev.to_string());
-    }
-    let glob_all = word.glob && basename(text) == "*";
-    let parent_if_glob = if glob_all {
-        path.parent().map(Path::to_path_buf)
-    } else {
-        None
-    };
-    let target = parent_if_glob.as_deref().unwrap_or(&path);
-    if target == Path::new("/") {
-        return Place::SystemRoot(if glob_all { "/*".into() } else { "/".into() });
-    }
-    if ctx.home.as_deref().is_some_and(|h| target == normalize(h))
-        && !target.starts_with(&ctx.workspace)
-    {
-        return Place::SystemRoot("~".into());
-    }
-    let real = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
-    let ws = &ctx.workspace;
-    if target == ws.as_path() {
-        return Place::WorkspaceRoot;
-    }
-    if path.starts_with(ws) && real.starts_with(ws) {
-        return Place::Inside(path);
-    }
-    if ctx.home.as_deref().is_some_and(|h| target == normalize(h)) {
-        return Place::SystemRoot("~".into());
-    }
-    Place::Outside(real)
-}
-
-/// Lexically normalise `.` and `..` (the path need not exist).
-pub fn normalize(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for c in path.components() {
-        match c {
-            Component::ParentDir => {
-                out.pop();
-            }
-            Component::CurDir => {}
-            other => out.push(other.as_os_str()),
-        }
-    }
-    if out.as_os_str().is_empty() {
-        out.push("/");
-    }
-    out
-}
-
 #[cfg(test)]
 #[path = "commands_table.rs"]
 mod table;
+
+#[cfg(test)]
+#[path = "commands/proof_table.rs"]
+mod proof_table;

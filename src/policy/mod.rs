@@ -1,12 +1,14 @@
 //! Policy: what may be touched and what may run. It knows nothing above it (no agent, no
 //! screen): it answers questions about paths, environments and proposed tool calls.
 //!
-//! [`Policy::decide`] turns a proposed call into [`Decision::Allow`], [`Decision::Ask`] or
-//! [`Decision::Deny`], from, in order: what is forbidden outright (never runs, whatever the
-//! mode or rules), the autonomy level, persistent rules from config (deny wins), grants
-//! made during the session, and the hourly action budget.
+//! [`Policy::decide`] turns a call's [`CallIntent`] (what the tool says the call will
+//! touch) into a [`Ruling`]: Allow, Ask or Deny with the assessment behind it, from, in
+//! order: what is forbidden outright (never runs, whatever the mode or rules), the autonomy
+//! level, persistent rules from config (deny wins), grants made during the session, the
+//! hourly action budget, and whether anyone can be asked at all (headless: ask → deny).
 
 pub mod approvals;
+pub mod call;
 pub mod commands;
 pub mod env;
 pub mod limits;
@@ -17,11 +19,12 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use approvals::{Grants, RuleAction, Rules};
+pub use call::{Assessment, CallIntent, CommandIntent, Ruling};
 use commands::{Classification, CommandContext, Risk, classify};
 use limits::ActionBudget;
+use paths::ForbiddenRule;
 
 /// What a tool does to the world. Defined here, not in `tools`, because it is what the
 /// policy judges; `tools` re-exports it.
@@ -103,17 +106,8 @@ pub enum Decision {
     },
 }
 
-/// How a command looks to the policy, for an approval prompt.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CommandAssessment {
-    /// The classification.
-    pub classification: Classification,
-    /// The prefix a session grant would cover, when one may be offered.
-    pub grant_prefix: Option<String>,
-}
-
 /// The rules in force for a session.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Policy {
     /// The autonomy level.
     pub autonomy: Autonomy,
@@ -121,23 +115,29 @@ pub struct Policy {
     grants: Grants,
     budget: ActionBudget,
     home: Option<PathBuf>,
+    protected: Vec<ForbiddenRule>,
+    interactive: bool,
 }
 
-fn bash_args(args: &Value) -> (Option<&str>, Option<&str>, bool) {
-    (
-        args.get("command").and_then(Value::as_str),
-        args.get("cwd").and_then(Value::as_str),
-        args.get("outside_sandbox").and_then(Value::as_bool) == Some(true),
-    )
+impl Default for Policy {
+    fn default() -> Self {
+        Policy::new(Autonomy::default())
+    }
 }
 
 impl Policy {
-    /// A policy at the given autonomy level with default rules and budget.
+    /// A policy at the given autonomy level with default rules, budget and protected
+    /// paths, for a session where a person can be asked.
     pub fn new(autonomy: Autonomy) -> Policy {
+        let home = std::env::var_os("HOME").map(PathBuf::from);
         Policy {
             autonomy,
-            home: std::env::var_os("HOME").map(PathBuf::from),
-            ..Policy::default()
+            rules: Rules::default(),
+            grants: Grants::default(),
+            budget: ActionBudget::default(),
+            protected: ForbiddenRule::defaults(home.as_deref()),
+            home,
+            interactive: true,
         }
     }
 
@@ -153,6 +153,19 @@ impl Policy {
         self
     }
 
+    /// Protect these paths from commands (the same rules the file tools obey).
+    pub fn with_protected(mut self, protected: Vec<ForbiddenRule>) -> Policy {
+        self.protected = protected;
+        self
+    }
+
+    /// Nobody can answer approval requests (`loom exec`): what would ask is refused, with
+    /// a reason the model can read.
+    pub fn headless(mut self) -> Policy {
+        self.interactive = false;
+        self
+    }
+
     fn command_context(&self, workspace: Option<&Path>, cwd: Option<&str>) -> CommandContext {
         let root = workspace
             .map(Path::to_path_buf)
@@ -164,6 +177,7 @@ impl Policy {
             workspace: root,
             cwd,
             home: self.home.clone(),
+            protected: self.protected.clone(),
         }
     }
 
@@ -177,77 +191,112 @@ impl Policy {
         classify(command, &self.command_context(workspace, cwd))
     }
 
-    /// Decide about a call to tool `name` of `kind` with `args` at time `now`.
+    /// Decide about a call to tool `name` that will do what `intent` says, at time `now`.
     pub fn decide(
         &self,
         name: &str,
-        kind: ToolKind,
-        args: &Value,
+        intent: &CallIntent,
         workspace: Option<&Path>,
         now: Instant,
-    ) -> Decision {
-        let decision = match kind {
-            ToolKind::Read => return Decision::Allow,
-            ToolKind::Write => self.decide_write(name, args),
-            ToolKind::Execute => self.decide_command(name, args, workspace),
-            ToolKind::Network => match self.autonomy {
-                Autonomy::ReadOnly => Decision::Deny {
-                    reason: format!("{name} was refused: read-only mode has no network access"),
+    ) -> Ruling {
+        let (decision, assessment) = match intent.kind {
+            ToolKind::Read => (
+                Decision::Allow,
+                Assessment::plain(Risk::ReadOnly, "only reads"),
+            ),
+            ToolKind::Write => self.decide_write(name, intent),
+            ToolKind::Execute => self.decide_command(name, intent, workspace),
+            ToolKind::Network => (
+                match self.autonomy {
+                    Autonomy::ReadOnly => Decision::Deny {
+                        reason: format!("{name} was refused: read-only mode has no network access"),
+                    },
+                    Autonomy::Supervised => Decision::Ask {
+                        reason: "network access is approved first".into(),
+                    },
+                    Autonomy::FullAuto => Decision::Allow,
                 },
-                Autonomy::Supervised => Decision::Ask {
-                    reason: "network access is approved first".into(),
-                },
-                Autonomy::FullAuto => Decision::Allow,
-            },
+                Assessment::plain(Risk::High, "uses the network"),
+            ),
         };
-        if decision == Decision::Allow && self.budget.exhausted(now) {
-            return Decision::Ask {
+        let decision = if decision == Decision::Allow && self.budget.exhausted(now) {
+            Decision::Ask {
                 reason: format!(
                     "the budget of {} writes and commands per hour is used up, so every action now \
                      needs approval (raise approval.max_actions_per_hour to change this)",
                     self.budget.per_hour()
                 ),
-            };
+            }
+        } else {
+            decision
+        };
+        let decision = match decision {
+            Decision::Ask { reason } if !self.interactive => Decision::Deny {
+                reason: format!(
+                    "{reason}, and no one can approve it in headless mode (rerun with \
+                     --approval full-auto to allow it)"
+                ),
+            },
+            other => other,
+        };
+        Ruling {
+            decision,
+            assessment,
         }
-        decision
     }
 
-    fn decide_write(&self, name: &str, args: &Value) -> Decision {
+    fn decide_write(&self, name: &str, intent: &CallIntent) -> (Decision, Assessment) {
+        let shown = intent.writes.join(", ");
+        let assessment = Assessment::plain(Risk::Medium, format!("changes {shown}"));
         if self.autonomy == Autonomy::ReadOnly {
-            return Decision::Deny {
-                reason: format!(
-                    "{name} was refused: Loom is in read-only mode, so no files may be changed"
-                ),
-            };
+            let reason = format!(
+                "{name} was refused: Loom is in read-only mode, so no files may be changed"
+            );
+            return (Decision::Deny { reason }, assessment);
         }
-        let path = args.get("path").and_then(Value::as_str).unwrap_or("");
-        let rel = path.trim_start_matches("./");
-        match self.rules.for_path(rel) {
-            Some((RuleAction::Deny, label)) => {
-                return Decision::Deny {
-                    reason: format!("writing {path} is denied by the rule {label}"),
-                };
+        let mut allowed_by_rule = !intent.writes.is_empty();
+        let mut ask = None;
+        for path in &intent.writes {
+            let rel = path.trim_start_matches("./");
+            match self.rules.for_path(rel) {
+                Some((RuleAction::Deny, label)) => {
+                    let reason = format!("writing {path} is denied by the rule {label}");
+                    return (Decision::Deny { reason }, assessment);
+                }
+                Some((RuleAction::Ask, label)) => {
+                    ask.get_or_insert(format!("the rule {label} asks before writing {path}"));
+                    allowed_by_rule = false;
+                }
+                Some((RuleAction::Allow, _)) => {}
+                None => allowed_by_rule = false,
             }
-            Some((RuleAction::Ask, label)) => {
-                return Decision::Ask {
-                    reason: format!("the rule {label} asks before writing {path}"),
-                };
-            }
-            Some((RuleAction::Allow, _)) => return Decision::Allow,
-            None => {}
         }
-        match self.autonomy {
+        if let Some(reason) = ask {
+            return (Decision::Ask { reason }, assessment);
+        }
+        let decision = match self.autonomy {
+            _ if allowed_by_rule => Decision::Allow,
             Autonomy::FullAuto => Decision::Allow,
             _ if self.grants.writes() => Decision::Allow,
             _ => Decision::Ask {
                 reason: "file changes are reviewed before they are written".into(),
             },
-        }
+        };
+        (decision, assessment)
     }
 
-    fn decide_command(&self, name: &str, args: &Value, workspace: Option<&Path>) -> Decision {
-        let (Some(command), cwd, outside) = bash_args(args) else {
-            return match self.autonomy {
+    fn decide_command(
+        &self,
+        name: &str,
+        intent: &CallIntent,
+        workspace: Option<&Path>,
+    ) -> (Decision, Assessment) {
+        let Some(command) = &intent.command else {
+            let assessment = Assessment::plain(
+                Risk::Medium,
+                format!("{name} runs a program Loom cannot see"),
+            );
+            let decision = match self.autonomy {
                 Autonomy::ReadOnly => Decision::Deny {
                     reason: format!(
                         "{name} was refused: read-only mode runs only read-only commands"
@@ -258,14 +307,29 @@ impl Policy {
                     reason: "commands are approved before they run".into(),
                 },
             };
+            return (decision, assessment);
         };
-        let c = self.classify(command, workspace, cwd);
+        let c = self.classify(&command.command, workspace, command.cwd.as_deref());
+        let outside = command.outside_sandbox;
+        let assessment = Assessment {
+            risk: c.level,
+            reason: c.reason.clone(),
+            grant: Grants::offer(&c),
+            network: c.uses_network(),
+            snapshot: c.level > Risk::ReadOnly,
+            classification: Some(c.clone()),
+        };
+        let decision = self.command_decision(&c, outside);
+        (decision, assessment)
+    }
+
+    fn command_decision(&self, c: &Classification, outside: bool) -> Decision {
         if c.level == Risk::Forbidden {
             return Decision::Deny {
                 reason: format!("this command is never allowed: {}", c.reason),
             };
         }
-        if let Some((RuleAction::Deny, label)) = self.rules.for_command(&c) {
+        if let Some((RuleAction::Deny, label)) = self.rules.for_command(c) {
             return Decision::Deny {
                 reason: format!("the command is denied by the rule {label}"),
             };
@@ -290,7 +354,7 @@ impl Policy {
                 ),
             };
         }
-        match self.rules.for_command(&c) {
+        match self.rules.for_command(c) {
             Some((RuleAction::Ask, label)) => {
                 return Decision::Ask {
                     reason: format!("the rule {label} asks first"),
@@ -302,7 +366,7 @@ impl Policy {
         match (self.autonomy, c.level) {
             (Autonomy::FullAuto, _) => Decision::Allow,
             (_, Risk::ReadOnly | Risk::Low) => Decision::Allow,
-            (_, Risk::Medium) if self.grants.covers(&c) => Decision::Allow,
+            (_, Risk::Medium) if self.grants.covers(c) => Decision::Allow,
             (_, level) => Decision::Ask {
                 reason: format!("{level} risk: {}", c.reason),
             },
@@ -316,76 +380,51 @@ impl Policy {
         }
     }
 
-    /// Remember a session-wide approval for calls like this one; returns what was granted.
-    pub fn grant(
-        &mut self,
-        name: &str,
-        kind: ToolKind,
-        args: &Value,
-        workspace: Option<&Path>,
-    ) -> String {
+    /// Remember a session-wide approval for calls like the one assessed; returns what was
+    /// granted, in words for the person.
+    pub fn grant(&mut self, kind: ToolKind, assessment: &Assessment) -> String {
         match kind {
             ToolKind::Write => {
                 self.grants.grant_writes();
                 "File edits will be applied without asking for the rest of this session.".into()
             }
-            ToolKind::Execute => {
-                let (Some(command), cwd, _) = bash_args(args) else {
-                    return format!("{name}: approved once");
-                };
-                let c = self.classify(command, workspace, cwd);
-                match self.grants.grant_command(&c) {
-                    Some(prefixes) => format!(
+            ToolKind::Execute => match &assessment.grant {
+                Some(prefixes) => {
+                    self.grants.grant_prefixes(prefixes);
+                    format!(
                         "Commands starting with {} will run without asking for the rest of this session.",
                         prefixes
                             .iter()
                             .map(|p| format!("`{}`", p.join(" ")))
                             .collect::<Vec<_>>()
                             .join(", ")
-                    ),
-                    None => {
-                        "Approved once: no session grant is given for high-risk commands.".into()
-                    }
+                    )
                 }
-            }
-            _ => format!("{name}: approved once"),
+                None => "Approved once: no session grant is given for high-risk commands.".into(),
+            },
+            _ => "Approved once.".into(),
         }
     }
 
-    /// Describe a command for an approval prompt.
-    pub fn assess_command(
+    /// For callers where the person typing is the approver (`loom tool run`, configured
+    /// hooks): the reason a call is refused outright, if it is (forbidden commands, deny
+    /// rules).
+    pub fn refusal(
         &self,
-        command: &str,
+        name: &str,
+        intent: &CallIntent,
         workspace: Option<&Path>,
-        cwd: Option<&str>,
-    ) -> CommandAssessment {
-        let classification = self.classify(command, workspace, cwd);
-        let grant_prefix = Grants::offer(&classification).map(|ps| {
-            ps.iter()
-                .map(|p| p.join(" "))
-                .collect::<Vec<_>>()
-                .join(", ")
-        });
-        CommandAssessment {
-            classification,
-            grant_prefix,
-        }
-    }
-
-    /// For callers where the person typing is the approver (`loom tool run`): the reason a
-    /// call is refused outright, if it is (forbidden commands, deny rules).
-    pub fn refusal(&self, name: &str, args: &Value, workspace: Option<&Path>) -> Option<String> {
-        let kind = match name {
-            "bash" => ToolKind::Execute,
-            "write_file" | "edit_file" => ToolKind::Write,
-            _ => return None,
-        };
+    ) -> Option<String> {
         let full = Policy {
             autonomy: Autonomy::FullAuto,
             budget: ActionBudget::new(u32::MAX),
+            interactive: true,
             ..self.clone()
         };
-        match full.decide(name, kind, args, workspace, Instant::now()) {
+        match full
+            .decide(name, intent, workspace, Instant::now())
+            .decision
+        {
             Decision::Deny { reason } => Some(reason),
             _ => None,
         }
@@ -396,46 +435,50 @@ impl Policy {
 mod tests {
     use super::*;
     use approvals::RuleConfig;
-    use serde_json::json;
 
     fn ws() -> PathBuf {
         PathBuf::from("/w")
     }
 
-    fn decide(p: &Policy, kind: ToolKind, args: Value) -> Decision {
-        p.decide("tool", kind, &args, Some(&ws()), Instant::now())
+    fn decide(p: &Policy, intent: CallIntent) -> Decision {
+        p.decide("tool", &intent, Some(&ws()), Instant::now())
+            .decision
     }
 
-    fn bash(cmd: &str) -> Value {
-        json!({"command": cmd})
+    fn bash(cmd: &str) -> CallIntent {
+        CallIntent::runs(CommandIntent {
+            command: cmd.into(),
+            cwd: None,
+            outside_sandbox: false,
+        })
+    }
+
+    fn read() -> CallIntent {
+        CallIntent::reads(["a".to_string()])
+    }
+
+    fn write(path: &str) -> CallIntent {
+        CallIntent::writes(path)
+    }
+
+    fn network() -> CallIntent {
+        CallIntent {
+            kind: ToolKind::Network,
+            ..CallIntent::reads([])
+        }
     }
 
     #[test]
     fn supervised_runs_reads_and_builds_asks_for_the_rest() {
         let p = Policy::new(Autonomy::Supervised);
-        assert_eq!(decide(&p, ToolKind::Read, json!({})), Decision::Allow);
-        assert_eq!(
-            decide(&p, ToolKind::Execute, bash("ls -la")),
-            Decision::Allow
-        );
-        assert_eq!(
-            decide(&p, ToolKind::Execute, bash("cargo test")),
-            Decision::Allow
-        );
+        assert_eq!(decide(&p, read()), Decision::Allow);
+        assert_eq!(decide(&p, bash("ls -la")), Decision::Allow);
+        assert_eq!(decide(&p, bash("cargo test")), Decision::Allow);
+        assert!(matches!(decide(&p, bash("touch x")), Decision::Ask { .. }));
+        assert!(matches!(decide(&p, bash("curl x")), Decision::Ask { .. }));
+        assert!(matches!(decide(&p, write("a")), Decision::Ask { .. }));
         assert!(matches!(
-            decide(&p, ToolKind::Execute, bash("touch x")),
-            Decision::Ask { .. }
-        ));
-        assert!(matches!(
-            decide(&p, ToolKind::Execute, bash("curl x")),
-            Decision::Ask { .. }
-        ));
-        assert!(matches!(
-            decide(&p, ToolKind::Write, json!({"path": "a"})),
-            Decision::Ask { .. }
-        ));
-        assert!(matches!(
-            decide(&p, ToolKind::Execute, bash("rm -rf /")),
+            decide(&p, bash("rm -rf /")),
             Decision::Deny { .. }
         ));
     }
@@ -443,32 +486,17 @@ mod tests {
     #[test]
     fn read_only_and_full_auto() {
         let ro = Policy::new(Autonomy::ReadOnly);
-        assert_eq!(
-            decide(&ro, ToolKind::Execute, bash("git status")),
-            Decision::Allow
-        );
+        assert_eq!(decide(&ro, bash("git status")), Decision::Allow);
         assert!(matches!(
-            decide(&ro, ToolKind::Execute, bash("cargo build")),
+            decide(&ro, bash("cargo build")),
             Decision::Deny { .. }
         ));
-        assert!(matches!(
-            decide(&ro, ToolKind::Write, json!({"path": "a"})),
-            Decision::Deny { .. }
-        ));
-        assert!(matches!(
-            decide(&ro, ToolKind::Network, json!({})),
-            Decision::Deny { .. }
-        ));
+        assert!(matches!(decide(&ro, write("a")), Decision::Deny { .. }));
+        assert!(matches!(decide(&ro, network()), Decision::Deny { .. }));
         let fa = Policy::new(Autonomy::FullAuto);
-        assert_eq!(
-            decide(&fa, ToolKind::Execute, bash("curl x")),
-            Decision::Allow
-        );
-        assert_eq!(
-            decide(&fa, ToolKind::Write, json!({"path": "a"})),
-            Decision::Allow
-        );
-        match decide(&fa, ToolKind::Execute, bash("curl x | sh")) {
+        assert_eq!(decide(&fa, bash("curl x")), Decision::Allow);
+        assert_eq!(decide(&fa, write("a")), Decision::Allow);
+        match decide(&fa, bash("curl x | sh")) {
             Decision::Deny { reason } => assert!(reason.contains("never allowed"), "{reason}"),
             other => panic!("{other:?}"),
         }
@@ -477,11 +505,11 @@ mod tests {
     #[test]
     fn outside_sandbox_always_asks() {
         let fa = Policy::new(Autonomy::FullAuto);
-        let args = json!({"command": "ls", "outside_sandbox": true});
-        assert!(matches!(
-            decide(&fa, ToolKind::Execute, args),
-            Decision::Ask { .. }
-        ));
+        let mut args = bash("ls");
+        if let Some(c) = args.command.as_mut() {
+            c.outside_sandbox = true;
+        }
+        assert!(matches!(decide(&fa, args), Decision::Ask { .. }));
     }
 
     #[test]
@@ -511,57 +539,45 @@ mod tests {
         .unwrap();
         let p = Policy::new(Autonomy::FullAuto).with_rules(rules.clone());
         assert!(matches!(
-            decide(&p, ToolKind::Execute, bash("git push")),
+            decide(&p, bash("git push")),
             Decision::Deny { .. }
         ));
         assert!(matches!(
-            decide(&p, ToolKind::Execute, bash("cargo test")),
+            decide(&p, bash("cargo test")),
             Decision::Ask { .. }
         ));
         assert!(matches!(
-            decide(&p, ToolKind::Write, json!({"path": "Cargo.lock"})),
+            decide(&p, write("Cargo.lock")),
             Decision::Deny { .. }
         ));
         let s = Policy::new(Autonomy::Supervised).with_rules(rules);
-        assert_eq!(
-            decide(&s, ToolKind::Execute, bash("git commit -m x")),
-            Decision::Allow
-        );
+        assert_eq!(decide(&s, bash("git commit -m x")), Decision::Allow);
     }
 
     #[test]
     fn session_grants() {
         let mut p = Policy::new(Autonomy::Supervised);
         assert!(matches!(
-            decide(&p, ToolKind::Execute, bash("cargo fmt")),
+            decide(&p, bash("cargo fmt")),
             Decision::Ask { .. }
         ));
-        let msg = p.grant("bash", ToolKind::Execute, &bash("cargo fmt"), Some(&ws()));
+        let ruling = p.decide("bash", &bash("cargo fmt"), Some(&ws()), Instant::now());
+        let msg = p.grant(ToolKind::Execute, &ruling.assessment);
         assert!(msg.contains("`cargo fmt`"), "{msg}");
-        assert_eq!(
-            decide(&p, ToolKind::Execute, bash("cargo fmt --all")),
-            Decision::Allow
-        );
+        assert_eq!(decide(&p, bash("cargo fmt --all")), Decision::Allow);
         assert!(matches!(
-            decide(&p, ToolKind::Execute, bash("cargo add x")),
+            decide(&p, bash("cargo add x")),
             Decision::Ask { .. }
         ));
-        let msg = p.grant(
-            "bash",
-            ToolKind::Execute,
-            &bash("rm -rf build"),
-            Some(&ws()),
-        );
+        let ruling = p.decide("bash", &bash("rm -rf build"), Some(&ws()), Instant::now());
+        let msg = p.grant(ToolKind::Execute, &ruling.assessment);
         assert!(msg.contains("no session grant"), "{msg}");
         assert!(matches!(
-            decide(&p, ToolKind::Execute, bash("rm -rf build")),
+            decide(&p, bash("rm -rf build")),
             Decision::Ask { .. }
         ));
-        p.grant("edit_file", ToolKind::Write, &json!({}), None);
-        assert_eq!(
-            decide(&p, ToolKind::Write, json!({"path": "x"})),
-            Decision::Allow
-        );
+        p.grant(ToolKind::Write, &Assessment::plain(Risk::Medium, "edit"));
+        assert_eq!(decide(&p, write("x")), Decision::Allow);
     }
 
     #[test]
@@ -571,11 +587,11 @@ mod tests {
         p.record_action(ToolKind::Execute, now);
         p.record_action(ToolKind::Read, now);
         assert_eq!(
-            p.decide("bash", ToolKind::Execute, &bash("ls"), Some(&ws()), now),
+            p.decide("bash", &bash("ls"), Some(&ws()), now).decision,
             Decision::Allow
         );
         p.record_action(ToolKind::Write, now);
-        match p.decide("bash", ToolKind::Execute, &bash("ls"), Some(&ws()), now) {
+        match p.decide("bash", &bash("ls"), Some(&ws()), now).decision {
             Decision::Ask { reason } => assert!(
                 reason.contains("2 writes and commands per hour"),
                 "{reason}"
@@ -585,10 +601,29 @@ mod tests {
     }
 
     #[test]
+    fn headless_turns_ask_into_deny_and_approval_opens_the_network() {
+        let p = Policy::new(Autonomy::Supervised).headless();
+        match decide(&p, bash("touch x")) {
+            Decision::Deny { reason } => assert!(reason.contains("headless"), "{reason}"),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(decide(&p, bash("ls")), Decision::Allow);
+        let s = Policy::new(Autonomy::Supervised);
+        let r = s.decide("bash", &bash("curl https://x"), Some(&ws()), Instant::now());
+        assert!(r.opens_network(true) && !r.opens_network(false));
+        assert!(
+            r.assessment.snapshot,
+            "not proven read-only: snapshot first"
+        );
+        let r = s.decide("bash", &bash("ls"), Some(&ws()), Instant::now());
+        assert!(!r.assessment.snapshot && !r.opens_network(true));
+    }
+
+    #[test]
     fn refusals_for_the_command_line_door() {
         let p = Policy::new(Autonomy::Supervised);
         assert!(p.refusal("bash", &bash("rm -rf ~"), Some(&ws())).is_some());
         assert!(p.refusal("bash", &bash("curl x"), Some(&ws())).is_none());
-        assert!(p.refusal("read_file", &json!({}), Some(&ws())).is_none());
+        assert!(p.refusal("read_file", &read(), Some(&ws())).is_none());
     }
 }

@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 
 use super::output::cut_middle;
 use super::process::{CommandSpec, run};
-use super::{Tool, ToolContext, ToolError, ToolKind, ToolResult, args};
+use super::{CallIntent, CommandIntent, Tool, ToolContext, ToolError, ToolKind, ToolResult, args};
 use crate::policy::paths::Access;
 use crate::policy::sandbox::{SandboxSpec, looks_denied};
 
@@ -62,6 +62,19 @@ impl Tool for Bash {
     }
     fn kind(&self) -> ToolKind {
         ToolKind::Execute
+    }
+    fn describe(&self, args: &Value) -> Result<CallIntent, ToolError> {
+        let a: BashArgs = args::parse(args.clone())?;
+        if a.command.trim().is_empty() {
+            return Err(ToolError::InvalidArguments(
+                "command is empty; give the shell command to run".into(),
+            ));
+        }
+        Ok(CallIntent::runs(CommandIntent {
+            command: a.command,
+            cwd: a.cwd,
+            outside_sandbox: a.outside_sandbox == Some(true),
+        }))
     }
     fn default_timeout(&self) -> Duration {
         Duration::from_secs(DEFAULT_TIMEOUT_SECS)

@@ -18,7 +18,7 @@ use serde_json::{Value, json};
 
 use super::change::FileChange;
 use super::edit_match::{Edit, apply_edits};
-use super::{Tool, ToolContext, ToolError, ToolKind, ToolResult, args};
+use super::{CallIntent, Tool, ToolContext, ToolError, ToolKind, ToolResult, args};
 use crate::policy::paths::Access;
 
 /// One replacement in the list form.
@@ -113,6 +113,10 @@ impl Tool for EditFile {
     }
     fn kind(&self) -> ToolKind {
         ToolKind::Write
+    }
+    fn describe(&self, args: &Value) -> Result<CallIntent, ToolError> {
+        let a: EditFileArgs = args::parse(args.clone())?;
+        Ok(CallIntent::writes(a.path))
     }
     fn default_timeout(&self) -> Duration {
         Duration::from_secs(15)

@@ -11,7 +11,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::{Tool, ToolContext, ToolError, ToolKind, ToolResult, args};
+use super::{CallIntent, Tool, ToolContext, ToolError, ToolKind, ToolResult, args};
 use crate::policy::paths::Access;
 
 /// Default depth of a recursive listing.
@@ -65,6 +65,10 @@ impl Tool for ListFiles {
     }
     fn kind(&self) -> ToolKind {
         ToolKind::Read
+    }
+    fn describe(&self, args: &Value) -> Result<CallIntent, ToolError> {
+        let a: ListFilesArgs = args::parse(args.clone())?;
+        Ok(CallIntent::reads([a.path.unwrap_or_else(|| ".".into())]))
     }
     fn default_timeout(&self) -> Duration {
         Duration::from_secs(30)

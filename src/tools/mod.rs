@@ -40,6 +40,7 @@ use crate::policy::paths::{Confinement, PathError};
 use crate::policy::sandbox::SandboxSpec;
 
 pub use crate::policy::ToolKind;
+pub use crate::policy::{CallIntent, CommandIntent};
 pub use change::FileChange;
 pub use registry::ToolRegistry;
 
@@ -276,6 +277,11 @@ pub trait Tool: Send + Sync {
     fn parameters(&self) -> Value;
     /// What kind of effect it has.
     fn kind(&self) -> ToolKind;
+    /// What a call with these arguments will touch, computed from the parsed, typed
+    /// arguments: the one description the policy, the approval prompt, the tool pane and
+    /// the runner read. Arguments that do not parse are an error, never a call with
+    /// unknown facts.
+    fn describe(&self, args: &Value) -> Result<CallIntent, ToolError>;
     /// How long a call may take before it is cancelled.
     fn default_timeout(&self) -> Duration;
     /// The timeout for a particular call (bash reads it from its arguments).

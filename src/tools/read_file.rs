@@ -13,7 +13,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{Tool, ToolContext, ToolError, ToolKind, ToolResult, args};
+use super::{CallIntent, Tool, ToolContext, ToolError, ToolKind, ToolResult, args};
 use crate::policy::paths::Access;
 
 /// Default cap on the file bytes returned.
@@ -56,6 +56,10 @@ impl Tool for ReadFile {
     }
     fn kind(&self) -> ToolKind {
         ToolKind::Read
+    }
+    fn describe(&self, args: &Value) -> Result<CallIntent, ToolError> {
+        let a: ReadFileArgs = args::parse(args.clone())?;
+        Ok(CallIntent::reads([a.path]))
     }
     fn default_timeout(&self) -> Duration {
         Duration::from_secs(10)

@@ -14,7 +14,17 @@ use thiserror::Error;
 
 use super::change::{self, FileChange, HunkSelection};
 use super::output::cut_middle;
-use super::{Tool, ToolContext, ToolError, ToolKind, ToolResult, args};
+use super::{CallIntent, Tool, ToolContext, ToolError, ToolKind, ToolResult, args};
+
+/// A call ready to be judged and run: its arguments in their one canonical form (a JSON
+/// object, however the model encoded it) and what the tool says it will touch.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Prepared {
+    /// The normalised arguments, the only ones anything downstream reads.
+    pub args: Value,
+    /// What the call will touch.
+    pub intent: CallIntent,
+}
 
 /// Why a tool could not be registered.
 #[derive(Debug, Error, PartialEq, Eq)]
@@ -115,6 +125,20 @@ impl ToolRegistry {
         ))
     }
 
+    /// Normalise and parse a call's arguments once, at the agent boundary: the canonical
+    /// arguments and the call's intent, or the error the model should read (unknown tool,
+    /// arguments that are not an object or do not match the schema).
+    pub fn prepare(&self, name: &str, args: Value) -> Result<Prepared, ToolError> {
+        let Some(tool) = self.get(name) else {
+            return Err(ToolError::Other(
+                self.unknown(name).error.unwrap_or_default(),
+            ));
+        };
+        let args = args::normalise(args)?;
+        let intent = tool.describe(&args)?;
+        Ok(Prepared { args, intent })
+    }
+
     /// Run the tool `name` with `args`: validated, timed out, panic-safe and bounded.
     pub async fn execute(&self, name: &str, args: Value, ctx: &ToolContext) -> ToolResult {
         let Some(tool) = self.get(name).cloned() else {
@@ -201,6 +225,9 @@ mod tests {
     struct Panicky;
     #[async_trait]
     impl Tool for Panicky {
+        fn describe(&self, _args: &Value) -> Result<CallIntent, ToolError> {
+            Ok(CallIntent::reads([]))
+        }
         fn name(&self) -> &'static str {
             "panicky"
         }
@@ -224,6 +251,9 @@ mod tests {
     struct Slow;
     #[async_trait]
     impl Tool for Slow {
+        fn describe(&self, _args: &Value) -> Result<CallIntent, ToolError> {
+            Ok(CallIntent::reads([]))
+        }
         fn name(&self) -> &'static str {
             "slow"
         }
@@ -248,6 +278,9 @@ mod tests {
     struct Loud;
     #[async_trait]
     impl Tool for Loud {
+        fn describe(&self, _args: &Value) -> Result<CallIntent, ToolError> {
+            Ok(CallIntent::reads([]))
+        }
         fn name(&self) -> &'static str {
             "loud"
         }
@@ -355,6 +388,31 @@ mod tests {
             .execute("read_file", json!([1, 2]), &c)
             .await;
         assert!(res.error.unwrap().contains("must be a JSON object"));
+    }
+
+    #[test]
+    fn prepare_normalises_once_and_describes() {
+        let r = ToolRegistry::builtin();
+        let plain = r.prepare("bash", json!({"command": "ls"})).unwrap();
+        let double = r.prepare("bash", json!("{\"command\": \"ls\"}")).unwrap();
+        assert_eq!(
+            plain, double,
+            "double-encoded arguments become the same call"
+        );
+        assert_eq!(plain.intent.command.unwrap().command, "ls");
+        let w = r
+            .prepare("write_file", json!({"path": "a.txt", "content": "x"}))
+            .unwrap();
+        assert_eq!(w.intent.writes, vec!["a.txt"]);
+        for (name, args, expected) in [
+            ("bash", json!({"cmd": "ls"}), "unknown field `cmd`"),
+            ("bash", json!({"command": " "}), "command is empty"),
+            ("read_file", json!([1]), "must be a JSON object"),
+            ("nope", json!({}), "unknown tool `nope`"),
+        ] {
+            let err = r.prepare(name, args).unwrap_err().to_string();
+            assert!(err.contains(expected), "{name}: {err}");
+        }
     }
 
     #[test]

@@ -20,7 +20,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::output::floor_char_boundary;
-use super::{Tool, ToolContext, ToolError, ToolKind, ToolResult, args};
+use super::{CallIntent, Tool, ToolContext, ToolError, ToolKind, ToolResult, args};
 use crate::policy::paths::Access;
 
 /// Default cap on matching lines returned.
@@ -72,6 +72,10 @@ impl Tool for SearchFiles {
     }
     fn kind(&self) -> ToolKind {
         ToolKind::Read
+    }
+    fn describe(&self, args: &Value) -> Result<CallIntent, ToolError> {
+        let a: SearchFilesArgs = args::parse(args.clone())?;
+        Ok(CallIntent::reads([a.path.unwrap_or_else(|| ".".into())]))
     }
     fn default_timeout(&self) -> Duration {
         Duration::from_secs(30)

@@ -12,7 +12,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::change::FileChange;
-use super::{Tool, ToolContext, ToolError, ToolKind, ToolResult, args};
+use super::{CallIntent, Tool, ToolContext, ToolError, ToolKind, ToolResult, args};
 use crate::policy::paths::Access;
 
 /// Arguments of `write_file`.
@@ -45,6 +45,10 @@ impl Tool for WriteFile {
     }
     fn kind(&self) -> ToolKind {
         ToolKind::Write
+    }
+    fn describe(&self, args: &Value) -> Result<CallIntent, ToolError> {
+        let a: WriteFileArgs = args::parse(args.clone())?;
+        Ok(CallIntent::writes(a.path))
     }
     fn default_timeout(&self) -> Duration {
         Duration::from_secs(15)

@@ -310,8 +310,12 @@ impl App {
                 id,
                 name,
                 arguments,
+                intent,
             } => {
-                let summary = summarize(&name, &arguments);
+                let summary = match intent.as_ref().and_then(|i| i.command.as_ref()) {
+                    Some(c) => c.command.lines().next().unwrap_or("").to_string(),
+                    None => summarize(&name, &arguments),
+                };
                 self.transcript.push_tool(&id, &format!("{name} {summary}"));
                 self.tools.add(ToolRow {
                     id: id.clone(),

@@ -138,6 +138,7 @@ fn tool_running() {
             id: "c1".into(),
             name: "read_file".into(),
             arguments: json!({"path": "Cargo.toml"}),
+            intent: None,
         },
     );
     ev(&mut app, AgentEvent::ToolStarted { id: "c1".into() });
@@ -156,6 +157,7 @@ fn tool_running() {
             id: "c2".into(),
             name: "bash".into(),
             arguments: json!({"command": "cargo test --all"}),
+            intent: None,
         },
     );
     let start = app.now;
@@ -191,6 +193,7 @@ fn awaiting_diff(app: &mut App) {
             id: "e1".into(),
             name: "edit_file".into(),
             arguments: json!({"path": "src/values.rs", "edits": [{}, {}]}),
+            intent: None,
         },
     );
     ev(
@@ -296,6 +299,7 @@ fn command_approval_for_a_high_risk_command() {
             id: "b1".into(),
             name: "bash".into(),
             arguments: json!({"command": "rm -rf target && curl -o x.tgz https://example.com/x.tgz"}),
+            intent: None,
         },
     );
     ev(

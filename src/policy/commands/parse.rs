@@ -10,7 +10,7 @@
 use tree_sitter::{Node, Parser};
 
 /// One decoded word.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Word {
     /// The text after quote removal (expansions left as written).
     pub text: String,
@@ -18,8 +18,39 @@ pub struct Word {
     pub dynamic: bool,
     /// Whether it holds an unquoted glob character.
     pub glob: bool,
+    /// Whether part of it was written with ANSI-C quoting (`$'\162m'`), which some shells
+    /// decode and others (dash) take literally.
+    pub ansi_c: bool,
+    /// Whether it holds an unquoted brace expansion (`{a,b}`), which bash expands into
+    /// several words and dash leaves alone.
+    pub brace: bool,
     /// Indices of commands found inside substitutions in this word.
     pub inner: Vec<usize>,
+}
+
+impl Word {
+    /// A plain literal word.
+    pub fn literal(text: &str) -> Word {
+        Word {
+            text: text.to_string(),
+            ..Word::default()
+        }
+    }
+
+    /// The same word, marked as known only at run time (or not).
+    pub fn with_dynamic(mut self, dynamic: bool) -> Word {
+        self.dynamic = dynamic;
+        self
+    }
+}
+
+/// A `NAME=value` assignment, before a command or on its own.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Assignment {
+    /// The variable's name.
+    pub name: String,
+    /// The value.
+    pub value: Word,
 }
 
 /// A redirect on a command.
@@ -49,8 +80,12 @@ impl Redirect {
 pub struct SimpleCommand {
     /// The words, program first (assignment prefixes removed).
     pub words: Vec<Word>,
-    /// Names assigned in `NAME=value` prefixes.
-    pub assignments: Vec<String>,
+    /// `NAME=value` prefixes (or, for `export`/`declare`/`local`/`readonly`/`typeset` and
+    /// bare assignments, the variables set).
+    pub assignments: Vec<Assignment>,
+    /// Whether a heredoc of this command has an unquoted delimiter and expansions in its
+    /// body (`$(...)`, `${x:=...}`), which run when the command does.
+    pub heredoc_expands: bool,
     /// Its redirects (including those of an enclosing redirected statement).
     pub redirects: Vec<Redirect>,
     /// The source text.
@@ -93,6 +128,7 @@ pub fn parse(source: &str) -> Option<Script> {
         src: source.as_bytes(),
         script: &mut script,
         depth: 0,
+        heredoc_expands: false,
     };
     walker.visit(root);
     Some(script)
@@ -102,6 +138,8 @@ struct Walker<'a> {
     src: &'a [u8],
     script: &'a mut Script,
     depth: usize,
+    /// Set while reading redirects when an unquoted heredoc body expands something.
+    heredoc_expands: bool,
 }
 
 impl Walker<'_> {
@@ -148,11 +186,23 @@ impl Walker<'_> {
             "command" => {
                 self.command(node);
             }
+            "declaration_command" | "unset_command" => {
+                self.command(node);
+            }
+            "variable_assignment" | "variable_assignments" => {
+                let mut cmd = SimpleCommand {
+                    text: self.text(node),
+                    ..SimpleCommand::default()
+                };
+                self.assignments(node, &mut cmd.assignments);
+                self.script.commands.push(cmd);
+            }
             "redirected_statement" => {
                 let before = self.script.commands.len();
                 if let Some(body) = node.child_by_field_name("body") {
                     self.visit(body);
                 }
+                let outer_heredoc = std::mem::take(&mut self.heredoc_expands);
                 let mut redirects = Vec::new();
                 let mut cursor = node.walk();
                 for child in node.children_by_field_name("redirect", &mut cursor) {
@@ -164,7 +214,8 @@ impl Walker<'_> {
                         self.visit(child);
                     }
                 }
-                self.attach(before, redirects, node);
+                let expands = std::mem::replace(&mut self.heredoc_expands, outer_heredoc);
+                self.attach(before, redirects, node, expands);
             }
             "pipeline" => {
                 let mut stages = Vec::new();
@@ -211,16 +262,24 @@ impl Walker<'_> {
 
     /// Attach redirects to the last command collected since `before` (or to a pseudo
     /// command when the body produced none).
-    fn attach(&mut self, before: usize, redirects: Vec<Redirect>, node: Node<'_>) {
-        if redirects.is_empty() {
+    fn attach(
+        &mut self,
+        before: usize,
+        redirects: Vec<Redirect>,
+        node: Node<'_>,
+        heredoc_expands: bool,
+    ) {
+        if redirects.is_empty() && !heredoc_expands {
             return;
         }
         if self.script.commands.len() > before {
             let last = self.script.commands.len() - 1;
             self.script.commands[last].redirects.extend(redirects);
+            self.script.commands[last].heredoc_expands |= heredoc_expands;
         } else {
             self.script.commands.push(SimpleCommand {
                 redirects,
+                heredoc_expands,
                 text: self.text(node),
                 ..SimpleCommand::default()
             });
@@ -240,18 +299,34 @@ impl Walker<'_> {
                 let target = node
                     .child_by_field_name("destination")
                     .map(|d| self.word(d))
-                    .unwrap_or_else(|| Word {
-                        text: String::new(),
-                        dynamic: false,
-                        glob: false,
-                        inner: Vec::new(),
-                    });
+                    .unwrap_or_default();
                 out.push(Redirect { op, target });
             }
             "heredoc_redirect" => {
                 let mut cursor = node.walk();
                 for child in node.children_by_field_name("redirect", &mut cursor) {
                     self.redirect(child, out);
+                }
+                let quoted = node
+                    .named_children(&mut node.walk())
+                    .find(|c| c.kind() == "heredoc_start")
+                    .is_some_and(|start| self.text(start).contains(['\'', '"', '\\']));
+                if !quoted {
+                    let bodies: Vec<Node<'_>> = node
+                        .named_children(&mut node.walk())
+                        .filter(|c| c.kind() == "heredoc_body")
+                        .collect();
+                    for body in bodies {
+                        let mut cursor = body.walk();
+                        let parts: Vec<Node<'_>> = body
+                            .named_children(&mut cursor)
+                            .filter(|c| c.kind() != "heredoc_content")
+                            .collect();
+                        for part in parts {
+                            self.heredoc_expands = true;
+                            let _ = self.word(part);
+                        }
+                    }
                 }
                 let mut cursor = node.walk();
                 let rest: Vec<Node<'_>> = node
@@ -272,22 +347,43 @@ impl Walker<'_> {
         }
     }
 
+    fn assignments(&mut self, node: Node<'_>, out: &mut Vec<Assignment>) {
+        if node.kind() == "variable_assignments" {
+            let mut cursor = node.walk();
+            let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+            for child in children {
+                self.assignments(child, out);
+            }
+            return;
+        }
+        let name = node
+            .child_by_field_name("name")
+            .map(|n| self.text(n))
+            .unwrap_or_default();
+        let value = match node.child_by_field_name("value") {
+            Some(v) => self.word(v),
+            None => Word::default(),
+        };
+        out.push(Assignment { name, value });
+    }
+
     fn command(&mut self, node: Node<'_>) -> usize {
         let mut cmd = SimpleCommand {
             text: self.text(node),
             ..SimpleCommand::default()
         };
+        if matches!(node.kind(), "declaration_command" | "unset_command")
+            && let Some(keyword) = node.child(0).filter(|c| !c.is_named())
+        {
+            cmd.words.push(Word::literal(&self.text(keyword)));
+        }
+        let outer_heredoc = std::mem::take(&mut self.heredoc_expands);
         let mut redirects = Vec::new();
         let mut cursor = node.walk();
         for child in node.named_children(&mut cursor) {
             match child.kind() {
-                "variable_assignment" => {
-                    if let Some(name) = child.child_by_field_name("name") {
-                        cmd.assignments.push(self.text(name));
-                    }
-                    if let Some(value) = child.child_by_field_name("value") {
-                        let _ = self.word(value);
-                    }
+                "variable_assignment" | "variable_assignments" => {
+                    self.assignments(child, &mut cmd.assignments)
                 }
                 "file_redirect" | "heredoc_redirect" | "herestring_redirect" => {
                     self.redirect(child, &mut redirects)
@@ -300,6 +396,7 @@ impl Walker<'_> {
             }
         }
         cmd.redirects = redirects;
+        cmd.heredoc_expands = std::mem::replace(&mut self.heredoc_expands, outer_heredoc);
         self.script.commands.push(cmd);
         self.script.commands.len() - 1
     }
@@ -307,9 +404,7 @@ impl Walker<'_> {
     fn word(&mut self, node: Node<'_>) -> Word {
         let plain = |text: String| Word {
             text,
-            dynamic: false,
-            glob: false,
-            inner: Vec::new(),
+            ..Word::default()
         };
         match node.kind() {
             "command_name" => match node.named_child(0) {
@@ -318,12 +413,11 @@ impl Walker<'_> {
             },
             "word" | "number" => {
                 let raw = self.text(node);
-                let glob = raw.contains(['*', '?', '[']);
                 Word {
+                    glob: has_unescaped(&raw, &['*', '?', '[']),
+                    brace: has_unescaped(&raw, &['{']) && has_unescaped(&raw, &['}']),
                     text: unescape(&raw),
-                    dynamic: false,
-                    glob,
-                    inner: Vec::new(),
+                    ..Word::default()
                 }
             }
             "raw_string" => {
@@ -340,15 +434,14 @@ impl Walker<'_> {
                     .strip_prefix("$'")
                     .and_then(|s| s.strip_suffix('\''))
                     .unwrap_or(&raw);
-                plain(ansi_c(inner))
+                Word {
+                    text: ansi_c(inner),
+                    ansi_c: true,
+                    ..Word::default()
+                }
             }
             "string" => {
-                let mut out = Word {
-                    text: String::new(),
-                    dynamic: false,
-                    glob: false,
-                    inner: Vec::new(),
-                };
+                let mut out = Word::default();
                 let raw = self.text(node);
                 let body = raw
                     .strip_prefix('"')
@@ -379,12 +472,7 @@ impl Walker<'_> {
                 out
             }
             "concatenation" => {
-                let mut out = Word {
-                    text: String::new(),
-                    dynamic: false,
-                    glob: false,
-                    inner: Vec::new(),
-                };
+                let mut out = Word::default();
                 let mut cursor = node.walk();
                 for child in node.children(&mut cursor) {
                     let w = if child.is_named() {
@@ -395,7 +483,12 @@ impl Walker<'_> {
                     out.text.push_str(&w.text);
                     out.dynamic |= w.dynamic;
                     out.glob |= w.glob;
+                    out.ansi_c |= w.ansi_c;
+                    out.brace |= w.brace;
                     out.inner.extend(w.inner);
+                }
+                if out.text.contains('{') && out.text.contains(',') && out.text.contains('}') {
+                    out.brace = true;
                 }
                 out
             }
@@ -412,8 +505,8 @@ impl Walker<'_> {
                 Word {
                     text: self.text(node),
                     dynamic: true,
-                    glob: false,
                     inner: (before..self.script.commands.len()).collect(),
+                    ..Word::default()
                 }
             }
             _ => {
@@ -426,8 +519,8 @@ impl Walker<'_> {
                 Word {
                     text: self.text(node),
                     dynamic: !inner.is_empty(),
-                    glob: false,
                     inner,
+                    ..Word::default()
                 }
             }
         }
@@ -474,34 +567,87 @@ fn unescape_dq(raw: &str) -> String {
     out
 }
 
-/// `$'...'` escapes: \n \t \\ \' \xHH.
-fn ansi_c(raw: &str) -> String {
+/// Whether `raw` (an unquoted word as written) holds one of `chars` not escaped by a
+/// backslash.
+fn has_unescaped(raw: &str, chars: &[char]) -> bool {
+    let mut escaped = false;
+    for c in raw.chars() {
+        if escaped {
+            escaped = false;
+        } else if c == '\\' {
+            escaped = true;
+        } else if chars.contains(&c) {
+            return true;
+        }
+    }
+    false
+}
+
+/// Decode the body of `$'...'` the way bash does: `\n \t \e \\ \' \"`, octal `\NNN`,
+/// `\xHH`, `\uHHHH`, `\UHHHHHHHH` and control characters `\cX`.
+pub fn ansi_c(raw: &str) -> String {
     let mut out = String::new();
     let mut chars = raw.chars().peekable();
+    let digits = |chars: &mut std::iter::Peekable<std::str::Chars<'_>>, radix: u32, max: usize| {
+        let mut value = 0u32;
+        let mut n = 0;
+        while n < max {
+            match chars.peek().and_then(|c| c.to_digit(radix)) {
+                Some(d) => {
+                    value = value.saturating_mul(radix).saturating_add(d);
+                    chars.next();
+                    n += 1;
+                }
+                None => break,
+            }
+        }
+        (n > 0).then_some(value)
+    };
     while let Some(c) = chars.next() {
         if c != '\\' {
             out.push(c);
             continue;
         }
-        match chars.next() {
-            Some('n') => out.push('\n'),
-            Some('t') => out.push('\t'),
-            Some('\\') => out.push('\\'),
-            Some('\'') => out.push('\''),
-            Some('"') => out.push('"'),
-            Some('x') => {
-                let hex: String = (0..2)
-                    .filter_map(|_| chars.next_if(|c| c.is_ascii_hexdigit()))
-                    .collect();
-                if let Ok(v) = u8::from_str_radix(&hex, 16) {
-                    out.push(v as char);
+        let Some(e) = chars.next() else {
+            out.push('\\');
+            break;
+        };
+        let decoded = match e {
+            'a' => Some('\u{7}'),
+            'b' => Some('\u{8}'),
+            'e' | 'E' => Some('\u{1b}'),
+            'f' => Some('\u{c}'),
+            'n' => Some('\n'),
+            'r' => Some('\r'),
+            't' => Some('\t'),
+            'v' => Some('\u{b}'),
+            '\\' | '\'' | '"' | '?' => Some(e),
+            '0'..='7' => {
+                let mut value = e.to_digit(8).unwrap_or(0);
+                for _ in 0..2 {
+                    match chars.peek().and_then(|c| c.to_digit(8)) {
+                        Some(d) => {
+                            value = value * 8 + d;
+                            chars.next();
+                        }
+                        None => break,
+                    }
                 }
+                char::from_u32(value & 0xff)
             }
-            Some(other) => {
+            'x' => digits(&mut chars, 16, 2).and_then(char::from_u32),
+            'u' => digits(&mut chars, 16, 4).and_then(char::from_u32),
+            'U' => digits(&mut chars, 16, 8).and_then(char::from_u32),
+            'c' => chars
+                .next()
+                .and_then(|c| char::from_u32(c.to_ascii_uppercase() as u32 & 0x1f)),
+            other => {
                 out.push('\\');
-                out.push(other);
+                Some(other)
             }
-            None => out.push('\\'),
+        };
+        if let Some(d) = decoded {
+            out.push(d);
         }
     }
     out
@@ -546,7 +692,8 @@ mod tests {
     fn assignments_and_redirects() {
         let s = parse("FOO=1 BAR=2 make > out.log 2>&1").unwrap();
         let c = &s.commands[0];
-        assert_eq!(c.assignments, vec!["FOO", "BAR"]);
+        let names: Vec<&str> = c.assignments.iter().map(|a| a.name.as_str()).collect();
+        assert_eq!(names, vec!["FOO", "BAR"]);
         assert_eq!(c.words[0].text, "make");
         let writes: Vec<&str> = c
             .redirects

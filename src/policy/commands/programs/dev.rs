@@ -1,24 +1,99 @@
-//! Developer tools: shells, interpreters, git, package managers, build and test tools,
-//! judged by their subcommands.
+//! Developer tools: shells, interpreters, package managers, build and test tools, judged
+//! by their subcommands and options.
+//!
+//! Building and testing the project is low risk (it runs the project's own code, which
+//! the person reviewed as it was written); that verdict needs proof too: options outside a
+//! tool's table, options that name a program to run (`cargo --config target.x.runner=…`,
+//! `go build -toolexec`), write outside the workspace (`-o /etc/x`) or read code from
+//! elsewhere (`make -f -`) make the call ask.
 
+use super::super::options::{Spec, Unproven, parse};
 use super::super::parse::Word;
-use super::super::{Place, Risk};
-use super::nested_shell;
-use super::{Judgement, State, is_flag, judge, skip_options};
+use super::super::{Place, Risk, vars};
+use super::{
+    Judgement, PipedInput, State, forbidden_among, is_flag, judge, nested, nested_shell, program,
+    reads, writes_at,
+};
 
-pub(super) fn shell(name: &str, args: &[Word], state: &State, depth: usize) -> Judgement {
-    let c = args.iter().position(|w| {
-        w.text == "-c"
-            || (w.text.starts_with('-') && !w.text.starts_with("--") && w.text.contains('c'))
-    });
-    if let Some(i) = c {
-        return match args.get(i + 1) {
+/// `sh`, `bash`, ...: judged by the code they run (`-c`, a piped `echo`), a script they
+/// run, or their input.
+pub(super) fn shell(name: &str, args: &[Word], state: &mut State, depth: usize) -> Judgement {
+    const SHORT: &str = "abefhkmnptuvxBCEHPTilrsDc";
+    let mut with_c = false;
+    let mut i = 0;
+    while i < args.len() {
+        let w = &args[i];
+        let t = w.text.as_str();
+        if w.dynamic {
+            return judge(
+                Risk::High,
+                format!("`{name}` gets arguments only known at run time"),
+            );
+        }
+        if t == "--" || t == "-" {
+            i += 1;
+            break;
+        }
+        if matches!(t, "-o" | "+o" | "-O" | "+O") {
+            i += 2;
+            continue;
+        }
+        if matches!(t, "--rcfile" | "--init-file") {
+            return judge(
+                Risk::Medium,
+                format!("`{name} {t}` runs the commands in a start-up file"),
+            );
+        }
+        if t.starts_with("--") {
+            if !matches!(
+                t,
+                "--norc"
+                    | "--noprofile"
+                    | "--posix"
+                    | "--login"
+                    | "--noediting"
+                    | "--restricted"
+                    | "--verbose"
+                    | "--version"
+                    | "--help"
+            ) {
+                return judge(Risk::Medium, format!("unrecognised option {t} for {name}"));
+            }
+            i += 1;
+            continue;
+        }
+        if let Some(letters) = t.strip_prefix('-').or_else(|| t.strip_prefix('+')) {
+            if let Some(bad) = letters.chars().find(|c| !SHORT.contains(*c)) {
+                return judge(
+                    Risk::Medium,
+                    format!("unrecognised option -{bad} for {name}"),
+                );
+            }
+            with_c |= letters.contains('c');
+            i += 1;
+            continue;
+        }
+        break;
+    }
+    let operand = args.get(i);
+    if with_c {
+        return match operand {
             Some(code) => nested_shell(code, state, depth),
             None => judge(Risk::Medium, format!("`{name} -c` without a command")),
         };
     }
-    match args.iter().find(|w| !is_flag(w)) {
-        Some(script) => judge(Risk::Medium, format!("runs the script {}", script.text)),
+    if let Some(script) = operand {
+        return judge(Risk::Medium, format!("runs the script {}", script.text))
+            .worst(reads(script, state));
+    }
+    match state.piped.clone() {
+        Some(PipedInput::Text(text)) => {
+            nested(&text, state, depth, &format!("`{name}` from its input"))
+        }
+        Some(PipedInput::Unknown) => judge(
+            Risk::High,
+            format!("`{name}` runs commands it reads from another program's output"),
+        ),
         None => judge(
             Risk::Medium,
             format!("`{name}` runs commands from its input"),
@@ -26,41 +101,119 @@ pub(super) fn shell(name: &str, args: &[Word], state: &State, depth: usize) -> J
     }
 }
 
-pub(super) fn interpreter(name: &str, args: &[Word], state: &State, _depth: usize) -> Judgement {
-    if args
-        .iter()
-        .any(|w| matches!(w.text.as_str(), "--version" | "-V" | "--help" | "-h"))
-    {
+/// Forbidden shell commands hidden in the string literals of inline code
+/// (`os.system('rm -rf /')`): each literal, and all of them joined, are judged as shell
+/// commands; only a forbidden verdict is kept.
+pub(super) fn forbidden_in_code(code: &str, state: &State, depth: usize) -> Judgement {
+    let mut literals: Vec<String> = Vec::new();
+    let mut chars = code.chars();
+    while let Some(c) = chars.next() {
+        if c == '"' || c == '\'' || c == '`' {
+            let mut lit = String::new();
+            let mut escaped = false;
+            for n in chars.by_ref() {
+                if escaped {
+                    lit.push(n);
+                    escaped = false;
+                } else if n == '\\' {
+                    escaped = true;
+                } else if n == c {
+                    break;
+                } else {
+                    lit.push(n);
+                }
+            }
+            literals.push(lit);
+        }
+    }
+    let mut candidates = literals.clone();
+    candidates.push(literals.join(" "));
+    for text in candidates.iter().filter(|t| !t.trim().is_empty()).take(64) {
+        let c = super::super::classify_nested(text, &state.ctx, depth + 1);
+        if c.level == Risk::Forbidden {
+            return judge(
+                Risk::Forbidden,
+                format!("the inline code runs `{text}`: {}", c.reason),
+            );
+        }
+    }
+    judge(Risk::ReadOnly, "no forbidden command in the code")
+}
+
+/// Python, Node, Ruby, Perl, ...: version and help only read; inline code and scripts run
+/// anything and ask; `python -m pytest` and friends are judged as the tool they start.
+pub(super) fn interpreter(name: &str, args: &[Word], state: &mut State, depth: usize) -> Judgement {
+    const INFO: &[&str] = &["--version", "-V", "-v", "--help", "-h", "-VV"];
+    if !args.is_empty() && args.iter().all(|w| INFO.contains(&w.text.as_str())) {
         return judge(Risk::ReadOnly, "prints version or help");
     }
-    if let Some(i) = args.iter().position(|w| w.text == "-m") {
-        let module = args.get(i + 1).map(|w| w.text.as_str()).unwrap_or("");
-        let rest = args.get(i + 2..).unwrap_or(&[]);
-        let mut j = match module {
-            "pytest" | "unittest" | "mypy" | "pyflakes" | "pylint" | "flake8" | "compileall"
-            | "doctest" => judge(Risk::Low, format!("runs {module}")),
-            "pip" => lang_packages("pip", rest),
-            "black" | "isort" | "autopep8" => {
-                judge(Risk::Medium, format!("{module} rewrites files"))
-            }
-            "http.server" => judge(Risk::Medium, "starts a web server").net(),
-            "venv" | "virtualenv" => judge(Risk::Medium, "creates a virtual environment"),
-            "json.tool" | "tokenize" | "pydoc" => judge(Risk::ReadOnly, format!("runs {module}")),
-            _ => judge(Risk::Medium, format!("runs the module {module}")),
-        };
-        j.prefix = vec![name.to_string(), "-m".into(), module.to_string()];
-        return j;
+    let python = name.starts_with("python");
+    let spec = if python {
+        Spec {
+            flags: "bBdEhiIOPqsSuvVx3",
+            valued: "cmWX",
+            long: &[
+                "version",
+                "help",
+                "help-env",
+                "help-xoptions",
+                "help-all",
+                "check-hash-based-pycs=",
+            ],
+            numeric: false,
+        }
+    } else {
+        Spec {
+            flags: "hvVcwidpnaslE",
+            valued: "erIM",
+            long: &[
+                "version",
+                "help",
+                "eval=",
+                "print=",
+                "require=",
+                "check",
+                "input-type=",
+            ],
+            numeric: false,
+        }
+    };
+    let lead = match super::super::options::parse_leading(&spec, args) {
+        Ok(x) => x,
+        Err(e) => {
+            return judge(Risk::Medium, e.reason(name)).worst(forbidden_among(args, state, depth));
+        }
+    };
+    let (opts, rest) = lead;
+    if let Some(module) = opts.values(&["-m"]).first() {
+        return python_module(name, module.text(), rest, state, depth);
     }
-    if args
+    let code: Vec<String> = opts
+        .values(&["-c", "-e", "-E", "-r", "--eval", "--print", "--require"])
         .iter()
-        .any(|w| matches!(w.text.as_str(), "-c" | "-e" | "--eval" | "-E" | "-p"))
-    {
-        return judge(
+        .map(|v| v.text().to_string())
+        .collect();
+    if !code.is_empty() || opts.has(&["-p"]) {
+        let mut j = judge(
             Risk::Medium,
             format!("runs inline {name} code, which can do anything"),
         );
+        for c in &code {
+            j = j.worst(forbidden_in_code(c, state, depth));
+        }
+        return j;
     }
-    match args.iter().find(|w| !is_flag(w)) {
+    if !python && opts.has(&["-c", "--check"]) && !name.starts_with("perl") {
+        return match rest.first() {
+            Some(script) => judge(
+                Risk::Low,
+                format!("{name} only checks the syntax of {}", script.text),
+            )
+            .worst(reads(script, state)),
+            None => judge(Risk::Low, format!("{name} checks syntax")),
+        };
+    }
+    match rest.first() {
         Some(script) => {
             let where_ = match state.place(script) {
                 Place::Inside(_) => "from the workspace",
@@ -70,17 +223,50 @@ pub(super) fn interpreter(name: &str, args: &[Word], state: &State, _depth: usiz
                 Risk::Medium,
                 format!("runs the script {} {where_}", script.text),
             )
+            .worst(reads(script, state))
         }
-        None => judge(Risk::Low, format!("starts {name} with no input")),
+        None => judge(
+            Risk::Medium,
+            format!("`{name}` runs a program from its input"),
+        ),
     }
 }
 
-pub(super) fn sub<'a>(args: &'a [Word], valued: &[&str]) -> (Option<&'a str>, &'a [Word]) {
-    let rest = skip_options(args, valued);
-    match rest.first() {
-        Some(w) => (Some(w.text.as_str()), &rest[1..]),
-        None => (None, rest),
-    }
+fn python_module(
+    name: &str,
+    module: &str,
+    rest: &[Word],
+    state: &mut State,
+    depth: usize,
+) -> Judgement {
+    let mut j = match module {
+        "pytest" | "unittest" | "mypy" | "pyflakes" | "pylint" | "flake8" | "doctest" | "ruff" => {
+            let mut words = vec![Word::literal(module)];
+            words.extend(rest.iter().cloned());
+            build_tool(module, &words[1..], state)
+        }
+        "compileall" | "py_compile" => judge(
+            Risk::Low,
+            format!("{module} compiles the project's Python files"),
+        ),
+        "pip" => lang_packages("pip", rest),
+        "black" | "isort" | "autopep8" => formatter(module, rest),
+        "http.server" => judge(Risk::Medium, "starts a web server").net(),
+        "venv" | "virtualenv" => judge(Risk::Medium, "creates a virtual environment"),
+        "json.tool" | "tokenize" | "pydoc" | "this" | "sysconfig" | "site" | "platform"
+            if rest.iter().all(|w| !is_flag(w)) =>
+        {
+            let mut j = judge(Risk::ReadOnly, format!("`{name} -m {module}` only prints"));
+            for w in rest {
+                j = j.worst(reads(w, state));
+            }
+            j
+        }
+        _ => judge(Risk::Medium, format!("runs the module {module}")),
+    };
+    let _ = depth;
+    j.prefix = vec![name.to_string(), "-m".into(), module.to_string()];
+    j
 }
 
 pub(super) fn with_prefix(mut j: Judgement, prefix: Vec<String>) -> Judgement {
@@ -88,171 +274,192 @@ pub(super) fn with_prefix(mut j: Judgement, prefix: Vec<String>) -> Judgement {
     j
 }
 
-pub(super) fn git(args: &[Word], state: &State) -> Judgement {
+fn unproven(e: Unproven, program: &str) -> Judgement {
+    judge(Risk::Medium, e.reason(program))
+}
+
+const CARGO_COMMON: &[&str] = &[
+    "release",
+    "profile=",
+    "package=",
+    "workspace",
+    "all",
+    "exclude=",
+    "lib",
+    "bin=",
+    "bins",
+    "example=",
+    "examples",
+    "test=",
+    "tests",
+    "bench=",
+    "benches",
+    "all-targets",
+    "features=",
+    "all-features",
+    "no-default-features",
+    "target=",
+    "target-dir=",
+    "jobs=",
+    "keep-going",
+    "message-format=",
+    "color=",
+    "frozen",
+    "locked",
+    "offline",
+    "quiet",
+    "verbose",
+    "no-run",
+    "no-fail-fast",
+    "doc",
+    "no-deps",
+    "document-private-items",
+    "timings?",
+    "future-incompat-report",
+    "ignore-rust-version",
+    "manifest-path=",
+    "fix",
+    "allow-dirty",
+    "allow-staged",
+    "allow-no-vcs",
+    "broken-code",
+    "build-plan",
+    "unit-graph",
+    "help",
+    "bins",
+    "workspace",
+    "lockfile-path=",
+    "artifact-dir=",
+    "out-dir=",
+    "no-capture",
+    "nocapture",
+    "test-threads=",
+    "partition=",
+    "archive-file=",
+    "cargo-profile=",
+    "profile=",
+    "run-ignored=",
+    "retries=",
+    "fail-fast",
+    "hide-progress-bar",
+    "status-level=",
+    "final-status-level=",
+    "success-output=",
+    "failure-output=",
+    "no-tests=",
+    "filterset=",
+    "workspace-remap=",
+];
+
+/// `cargo`: judged by its subcommand, and by proof of its options for builds and tests.
+pub(super) fn cargo(args: &[Word], state: &State) -> Judgement {
     let mut i = 0;
-    let mut high = None;
-    while i < args.len() {
-        let t = args[i].text.as_str();
+    let mut floor = judge(Risk::ReadOnly, "cargo");
+    while let Some(w) = args.get(i) {
+        let t = w.text.as_str();
+        if w.dynamic {
+            return judge(
+                Risk::Medium,
+                format!("the cargo argument `{t}` is only known at run time"),
+            );
+        }
         match t {
-            "-c" | "--config-env" => {
-                high = Some(
-                    "git -c can set options such as core.pager or core.sshCommand that run arbitrary commands",
-                );
+            _ if t.starts_with('+') => i += 1,
+            "-v" | "-vv" | "-q" | "--verbose" | "--quiet" | "--frozen" | "--locked"
+            | "--offline" | "--version" | "-V" | "--list" | "-h" | "--help" => {
+                if matches!(t, "--version" | "-V" | "--list" | "-h" | "--help") {
+                    return judge(Risk::ReadOnly, "cargo only prints");
+                }
+                i += 1
+            }
+            "--color" => i += 2,
+            "--config" | "-Z" | "-C" => {
+                floor = floor.worst(cargo_setting(
+                    t,
+                    args.get(i + 1).map(|w| w.text.as_str()).unwrap_or(""),
+                ));
                 i += 2;
             }
-            "-C" | "--namespace" => i += 2,
-            "--git-dir" | "--work-tree" | "--exec-path" => {
-                high = Some("points git at another repository or program");
-                i += if t.contains('=') { 1 } else { 2 };
-            }
-            _ if t.starts_with("--git-dir=")
-                || t.starts_with("--work-tree=")
-                || t.starts_with("--exec-path=") =>
-            {
-                high = Some("points git at another repository or program");
+            _ if t.starts_with("--config=") || t.starts_with("-Z") || t.starts_with("--color=") => {
+                if !t.starts_with("--color=") {
+                    floor = floor.worst(cargo_setting(
+                        t,
+                        t.split_once('=').map(|x| x.1).unwrap_or(&t[2..]),
+                    ));
+                }
                 i += 1;
             }
-            _ if t.starts_with('-') => i += 1,
+            _ if t.starts_with('-') => {
+                return judge(Risk::Medium, format!("unrecognised option {t} for cargo"));
+            }
             _ => break,
         }
     }
     let sub = args.get(i).map(|w| w.text.as_str()).unwrap_or("");
     let rest = args.get(i + 1..).unwrap_or(&[]);
-    let has = |f: &str| {
-        rest.iter()
-            .any(|w| w.text == f || w.text.starts_with(&format!("{f}=")))
-    };
-    let plain_args: Vec<&str> = rest
-        .iter()
-        .filter(|w| !is_flag(w))
-        .map(|w| w.text.as_str())
-        .collect();
     let j = match sub {
-        "" => judge(Risk::ReadOnly, "git with no subcommand prints help"),
-        "status" | "diff" | "log" | "show" | "blame" | "rev-parse" | "ls-files" | "grep"
-        | "describe" | "shortlog" | "reflog" | "whatchanged" | "cat-file" | "ls-tree"
-        | "show-ref" | "merge-base" | "name-rev" | "count-objects" | "rev-list"
-        | "for-each-ref" | "ls-remote-local" | "check-ignore" | "var" | "version" | "help"
-        | "annotate" | "difftool-list" => {
-            if has("--output") || has("--ext-diff") || has("-O") || has("--open-files-in-pager") {
-                judge(
-                    Risk::Medium,
-                    "this git option writes a file or runs an external program",
-                )
-            } else {
-                judge(Risk::ReadOnly, format!("git {sub} only reads"))
+        "" | "version" | "help" => judge(Risk::ReadOnly, "cargo only prints"),
+        "metadata" | "tree" | "pkgid" | "locate-project" | "verify-project" | "read-manifest" => {
+            let spec = Spec {
+                flags: "pieqvd",
+                valued: "pef",
+                long: long_of(&[
+                    "format-version=",
+                    "no-deps",
+                    "filter-platform=",
+                    "depth=",
+                    "prefix=",
+                    "no-dedupe",
+                    "duplicates",
+                    "charset=",
+                    "format=",
+                    "edges=",
+                    "invert=",
+                    "prune=",
+                    "workspace",
+                    "message-format=",
+                    "offline",
+                    "frozen",
+                    "locked",
+                    "features=",
+                    "all-features",
+                    "no-default-features",
+                    "target=",
+                    "manifest-path=",
+                    "package=",
+                    "quiet",
+                    "verbose",
+                    "color=",
+                    "exclude=",
+                    "all-targets",
+                    "plain",
+                ]),
+                numeric: false,
+            };
+            match parse(&spec, rest, false) {
+                Ok(p) => {
+                    let mut j = judge(Risk::ReadOnly, format!("cargo {sub} only reads"));
+                    for v in p.values(&["--manifest-path"]) {
+                        j = j.worst(reads(&v.word(), state));
+                    }
+                    j
+                }
+                Err(e) => unproven(e, &format!("cargo {sub}")),
             }
-        }
-        "branch" | "tag" | "remote" | "stash" | "worktree" | "notes" => {
-            let listing = (plain_args.is_empty() && sub != "stash")
-                || matches!(plain_args.first().copied(), Some("list" | "show" | "-v"))
-                || (!rest.is_empty() && sub != "stash")
-                    && rest.iter().all(|w| {
-                        matches!(
-                            w.text.as_str(),
-                            "-a" | "-r"
-                                | "-v"
-                                | "-vv"
-                                | "--list"
-                                | "-l"
-                                | "--all"
-                                | "--verbose"
-                                | "--merged"
-                                | "--no-merged"
-                                | "--contains"
-                        )
-                    });
-            if listing && sub != "worktree" {
-                judge(Risk::ReadOnly, format!("git {sub} lists"))
-            } else if sub == "remote"
-                && matches!(plain_args.first().copied(), Some("update" | "prune"))
-            {
-                judge(Risk::Medium, "fetches from a remote").net()
-            } else {
-                judge(Risk::Medium, format!("git {sub} changes repository state"))
-            }
-        }
-        "config" => {
-            if has("--global") || has("--system") {
-                judge(
-                    Risk::High,
-                    "changes git configuration outside the workspace",
-                )
-            } else if has("--get")
-                || has("--list")
-                || has("-l")
-                || has("--get-all")
-                || has("--get-regexp")
-                || plain_args.len() <= 1
-            {
-                judge(Risk::ReadOnly, "reads git configuration")
-            } else {
-                judge(Risk::Medium, "changes the repository's git configuration")
-            }
-        }
-        "push" => judge(Risk::High, "git push publishes commits to a remote").net(),
-        "fetch" | "pull" | "clone" | "submodule" | "lfs" => {
-            judge(Risk::Medium, format!("git {sub} fetches from a remote")).net()
-        }
-        "reset" if has("--hard") => {
-            judge(Risk::High, "git reset --hard discards uncommitted changes")
-        }
-        "clean"
-            if rest
-                .iter()
-                .any(|w| w.text.starts_with('-') && w.text.contains('f')) =>
-        {
-            judge(Risk::High, "git clean -f deletes untracked files")
-        }
-        "checkout" | "restore"
-            if plain_args.contains(&".") || (has("--") && !plain_args.is_empty()) =>
-        {
-            judge(
-                Risk::High,
-                format!("git {sub} of paths discards uncommitted changes"),
-            )
-        }
-        "filter-branch" | "filter-repo" | "gc" | "prune" | "update-ref" | "replace" => {
-            judge(Risk::High, format!("git {sub} rewrites or prunes history"))
-        }
-        "daemon" | "send-email" | "request-pull" | "http-backend" | "instaweb" => {
-            judge(Risk::High, format!("git {sub} uses the network")).net()
-        }
-        _ => judge(Risk::Medium, format!("git {sub} changes repository state")),
-    };
-    let _ = state;
-    let j = with_prefix(j, vec!["git".into(), sub.to_string()]);
-    match high {
-        Some(reason) => j.worst(with_prefix(
-            judge(Risk::High, reason),
-            vec!["git".into(), sub.to_string()],
-        )),
-        None => j,
-    }
-}
-
-pub(super) fn cargo(args: &[Word]) -> Judgement {
-    let (sub, _) = sub(args, &["--config", "-Z", "--color", "--manifest-path"]);
-    let sub = sub.unwrap_or("");
-    if sub.starts_with('+') {
-        return cargo(&args[1..]);
-    }
-    let j = match sub {
-        "" | "--version" | "-V" | "version" | "help" | "metadata" | "tree" | "pkgid"
-        | "locate-project" | "verify-project" | "read-manifest" => {
-            judge(Risk::ReadOnly, "cargo only reads")
         }
         "build" | "b" | "check" | "c" | "test" | "t" | "bench" | "clippy" | "doc" | "d" | "run"
-        | "r" | "nextest" | "miri" | "expand" | "llvm-cov" | "criterion" => judge(
-            Risk::Low,
-            format!("cargo {sub} builds or tests the project"),
-        ),
-        "fmt" | "fix" | "clean" | "new" | "init" | "generate-lockfile" | "vendor" | "package" => {
-            judge(
-                Risk::Medium,
-                format!("cargo {sub} writes files in the workspace"),
-            )
+        | "r" | "nextest" | "miri" | "llvm-cov" | "criterion" => cargo_build(sub, rest, state),
+        "fmt" => {
+            if rest.iter().any(|w| w.text == "--check") {
+                judge(Risk::Low, "cargo fmt --check only checks formatting")
+            } else {
+                judge(Risk::Medium, "cargo fmt writes files in the workspace")
+            }
         }
+        "fix" | "clean" | "new" | "init" | "generate-lockfile" | "vendor" | "package" => judge(
+            Risk::Medium,
+            format!("cargo {sub} writes files in the workspace"),
+        ),
         "add" | "remove" | "rm" | "update" | "install" | "uninstall" | "fetch" | "search"
         | "info" => judge(
             Risk::Medium,
@@ -267,32 +474,149 @@ pub(super) fn cargo(args: &[Word]) -> Judgement {
             format!("cargo {sub} is a cargo plugin Loom does not know"),
         ),
     };
-    with_prefix(j, vec!["cargo".into(), sub.to_string()])
+    floor.worst(with_prefix(j, vec!["cargo".into(), sub.to_string()]))
+}
+
+fn long_of(list: &'static [&'static str]) -> &'static [&'static str] {
+    list
+}
+
+/// A build's output path: fine inside the workspace; high outside it or when it names a
+/// protected path (a build writing `.git/hooks/pre-commit`).
+fn outside_output(w: &Word, state: &State) -> Judgement {
+    match state.place(w) {
+        Place::Inside(_) | Place::WorkspaceRoot | Place::Harmless => {
+            match super::super::place::protected(w, &state.ctx, crate::policy::paths::Access::Write)
+            {
+                Some(reason) => judge(Risk::High, reason),
+                None => judge(Risk::ReadOnly, "writes its output in the workspace"),
+            }
+        }
+        _ => writes_at(w, state, "writes its output to"),
+    }
+}
+
+/// `cargo --config KEY=VALUE`, `-Z FLAG`, `-C DIR`.
+fn cargo_setting(option: &str, value: &str) -> Judgement {
+    let key = value
+        .split('=')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    let runs = [
+        "runner",
+        "rustc",
+        "rustc-wrapper",
+        "rustc-workspace-wrapper",
+        "linker",
+        "rustdoc",
+        "rustflags",
+        "rustdocflags",
+        "alias",
+        "credential-provider",
+        "global-credential-providers",
+        "env",
+    ];
+    if option.starts_with("--config")
+        && (runs
+            .iter()
+            .any(|r| key.ends_with(r) || key.contains(&format!("{r}.")))
+            || value.ends_with(".toml"))
+    {
+        return judge(
+            Risk::High,
+            format!("cargo --config {key} names a program or flags cargo will run"),
+        );
+    }
+    judge(
+        Risk::Medium,
+        format!("cargo {option} {value} changes how cargo builds"),
+    )
+}
+
+fn cargo_build(sub: &str, rest: &[Word], state: &State) -> Judgement {
+    let split = rest
+        .iter()
+        .position(|w| w.text == "--")
+        .unwrap_or(rest.len());
+    let (own, passed) = rest.split_at(split);
+    let own: Vec<Word> = if sub == "nextest"
+        && own
+            .first()
+            .is_some_and(|w| w.text == "run" || w.text == "list")
+    {
+        own[1..].to_vec()
+    } else {
+        own.to_vec()
+    };
+    let spec = Spec {
+        flags: "rqvhE",
+        valued: "pFjE",
+        long: CARGO_COMMON,
+        numeric: false,
+    };
+    let parsed = match parse(&spec, &own, false) {
+        Ok(p) => p,
+        Err(e) => return unproven(e, &format!("cargo {sub}")),
+    };
+    let mut j = judge(
+        Risk::Low,
+        format!("cargo {sub} builds or tests the project"),
+    );
+    if parsed.has(&["--fix"]) {
+        j = j.at_least(Risk::Medium, format!("cargo {sub} --fix rewrites files"));
+    }
+    if parsed.has(&["--open"]) {
+        j = j.at_least(Risk::Medium, "opens a browser");
+    }
+    for v in parsed.values(&["--target-dir", "--artifact-dir", "--out-dir"]) {
+        j = j.worst(outside_output(&v.word(), state));
+    }
+    for v in parsed.values(&["--manifest-path"]) {
+        if !matches!(state.place(&v.word()), Place::Inside(_)) {
+            j = j.at_least(
+                Risk::Medium,
+                format!("builds the project at {}, outside the workspace", v.text()),
+            );
+        }
+    }
+    let passed = passed.get(1..).unwrap_or(&[]);
+    if matches!(sub, "test" | "t" | "bench" | "nextest")
+        && passed
+            .iter()
+            .any(|w| w.text == "--logfile" || w.text.starts_with("--logfile="))
+    {
+        j = j.at_least(Risk::Medium, "the test harness writes a log file");
+    }
+    j
 }
 
 pub(super) fn js_packages(name: &str, args: &[Word]) -> Judgement {
-    let (sub, rest) = sub(
-        args,
-        &[
-            "--prefix",
-            "-C",
-            "--dir",
-            "--cwd",
-            "--filter",
-            "-w",
-            "--workspace",
-        ],
-    );
-    let sub = sub.unwrap_or(if name == "yarn" { "install" } else { "" });
+    let rest = skip_js_options(args);
+    let sub = rest
+        .first()
+        .map(|w| w.text.as_str())
+        .unwrap_or(if name == "yarn" { "install" } else { "" });
+    let after = rest.get(1..).unwrap_or(&[]);
     let j = match sub {
         "" | "-v" | "--version" | "help" | "ls" | "list" | "view" | "info" | "outdated" | "why"
-        | "config" | "prefix" | "root" | "bin" => {
-            judge(Risk::ReadOnly, format!("{name} {sub} only reads"))
+        | "prefix" | "root" | "bin" => judge(Risk::ReadOnly, format!("{name} {sub} only reads")),
+        "config"
+            if after
+                .first()
+                .is_some_and(|w| matches!(w.text.as_str(), "get" | "list" | "ls")) =>
+        {
+            judge(Risk::ReadOnly, format!("{name} config only reads"))
         }
+        "config" | "set" => judge(
+            Risk::High,
+            format!("{name} config changes settings that can run programs (script-shell)"),
+        ),
         "test" | "t" | "run" | "run-script" | "start" | "build" | "lint" | "typecheck" | "tsc"
         | "jest" | "vitest" => {
             let script = if matches!(sub, "run" | "run-script") {
-                rest.first().map(|w| w.text.clone())
+                after.first().map(|w| w.text.clone())
             } else {
                 None
             };
@@ -319,7 +643,13 @@ pub(super) fn js_packages(name: &str, args: &[Word]) -> Judgement {
             format!("{name} {sub} publishes to or changes the registry"),
         )
         .net(),
-        _ => judge(Risk::Low, format!("{name} {sub} runs a project script")),
+        _ if name == "yarn" || name == "pnpm" || name == "bun" => {
+            judge(Risk::Low, format!("{name} {sub} runs a project script"))
+        }
+        _ => judge(
+            Risk::Medium,
+            format!("`{name} {sub}` is not a command Loom knows"),
+        ),
     };
     if j.prefix.is_empty() {
         with_prefix(j, vec![name.to_string(), sub.to_string()])
@@ -328,8 +658,37 @@ pub(super) fn js_packages(name: &str, args: &[Word]) -> Judgement {
     }
 }
 
+fn skip_js_options(args: &[Word]) -> &[Word] {
+    let mut i = 0;
+    while let Some(w) = args.get(i) {
+        match w.text.as_str() {
+            "--prefix" | "-C" | "--dir" | "--cwd" | "--filter" | "-w" | "--workspace" => i += 2,
+            "--silent" | "-s" | "--quiet" | "-q" | "--workspaces" | "--if-present"
+            | "--recursive" | "-r" => i += 1,
+            t if t.starts_with("--prefix=")
+                || t.starts_with("--workspace=")
+                || t.starts_with("--filter=") =>
+            {
+                i += 1
+            }
+            _ => break,
+        }
+    }
+    &args[i.min(args.len())..]
+}
+
 pub(super) fn lang_packages(name: &str, args: &[Word]) -> Judgement {
-    let (first, rest) = sub(args, &["--python", "-p", "--directory"]);
+    let mut i = 0;
+    while let Some(w) = args.get(i) {
+        match w.text.as_str() {
+            "--python" | "-p" | "--directory" | "--project" => i += 2,
+            "-q" | "--quiet" | "-v" | "--verbose" | "--no-cache" | "--offline" | "--frozen"
+            | "--locked" => i += 1,
+            _ => break,
+        }
+    }
+    let first = args.get(i).map(|w| w.text.as_str());
+    let rest = args.get(i + 1..).unwrap_or(&[]);
     let (sub, name_shown) = if name == "uv" && first == Some("pip") {
         (
             rest.iter()
@@ -342,16 +701,18 @@ pub(super) fn lang_packages(name: &str, args: &[Word]) -> Judgement {
         (first.unwrap_or(""), name.to_string())
     };
     let j = match sub {
-        "" | "list" | "show" | "freeze" | "check" | "--version" | "help" | "info" | "search"
-        | "outdated" | "tree" | "env" | "config" => {
+        "" | "list" | "show" | "freeze" | "check" | "--version" | "help" | "info" | "outdated"
+        | "tree" | "env"
+            if rest.iter().all(|w| !w.text.starts_with("--target")) =>
+        {
             judge(Risk::ReadOnly, format!("{name_shown} {sub} only reads"))
         }
-        "run" | "test" | "exec" => judge(
+        "run" | "exec" | "test" => judge(
             Risk::Low,
             format!("{name_shown} {sub} runs a project command"),
         ),
         "install" | "uninstall" | "add" | "remove" | "sync" | "lock" | "update" | "upgrade"
-        | "download" | "venv" | "build" | "inject" => judge(
+        | "download" | "venv" | "build" | "inject" | "search" => judge(
             Risk::Medium,
             format!("{name_shown} {sub} installs or changes packages"),
         )
@@ -367,16 +728,56 @@ pub(super) fn lang_packages(name: &str, args: &[Word]) -> Judgement {
     with_prefix(j, vec![name.to_string(), sub.to_string()])
 }
 
-pub(super) fn go(args: &[Word]) -> Judgement {
-    let (sub, rest) = sub(args, &["-C"]);
-    let sub = sub.unwrap_or("");
+/// `uv run CMD`, `poetry run CMD`, `bundle exec CMD`: the command is judged as well.
+pub(super) fn runs_in_env(
+    name: &str,
+    args: &[Word],
+    state: &mut State,
+    depth: usize,
+) -> Option<Judgement> {
+    let sub_at = args.iter().position(|w| !is_flag(w))?;
+    let sub = args[sub_at].text.as_str();
+    let runs = match name {
+        "uv" | "poetry" | "pipenv" | "conda" | "mamba" | "pdm" | "hatch" | "rye" => sub == "run",
+        "bundle" => sub == "exec",
+        "npm" | "pnpm" => sub == "exec",
+        _ => false,
+    };
+    if !runs {
+        return None;
+    }
+    let rest = &args[sub_at + 1..];
+    let start = rest
+        .iter()
+        .position(|w| !is_flag(w) || w.text == "--")
+        .unwrap_or(rest.len());
+    let inner = if rest.get(start).is_some_and(|w| w.text == "--") {
+        &rest[start + 1..]
+    } else {
+        &rest[start..]
+    };
+    let base = lang_packages(name, args);
+    if inner.is_empty() {
+        return Some(base);
+    }
+    let j = base.worst(program(inner, state, depth, false));
+    Some(with_prefix(j, vec![name.to_string(), sub.to_string()]))
+}
+
+pub(super) fn go(args: &[Word], state: &State) -> Judgement {
+    let mut i = 0;
+    while args.get(i).is_some_and(|w| w.text == "-C") {
+        i += 2;
+    }
+    let sub = args.get(i).map(|w| w.text.as_str()).unwrap_or("");
+    let rest = args.get(i + 1..).unwrap_or(&[]);
     let j = match sub {
-        "" | "version" | "env" | "list" | "doc" | "help" => {
+        "" | "version" | "env" | "list" | "doc" | "help"
+            if rest.iter().all(|w| w.text != "-w" && w.text != "-u") =>
+        {
             judge(Risk::ReadOnly, format!("go {sub} only reads"))
         }
-        "build" | "test" | "vet" | "run" => {
-            judge(Risk::Low, format!("go {sub} builds or tests the project"))
-        }
+        "build" | "test" | "vet" | "run" => go_build(sub, rest, state),
         "fmt" | "generate" | "fix" => judge(
             Risk::Medium,
             format!("go {sub} writes files in the workspace"),
@@ -388,7 +789,7 @@ pub(super) fn go(args: &[Word]) -> Judgement {
         {
             judge(Risk::ReadOnly, "go mod only reads")
         }
-        "get" | "install" | "mod" | "work" | "clean" => judge(
+        "get" | "install" | "mod" | "work" | "clean" | "env" => judge(
             Risk::Medium,
             format!("go {sub} changes modules or installs programs"),
         )
@@ -401,7 +802,486 @@ pub(super) fn go(args: &[Word]) -> Judgement {
     with_prefix(j, vec!["go".into(), sub.to_string()])
 }
 
-pub(super) fn build_tool(name: &str, args: &[Word]) -> Judgement {
+fn go_build(sub: &str, rest: &[Word], state: &State) -> Judgement {
+    let split = rest
+        .iter()
+        .position(|w| w.text == "-args" || w.text == "--args")
+        .unwrap_or(rest.len());
+    const BOOL: &[&str] = &[
+        "-v",
+        "-x",
+        "-a",
+        "-n",
+        "-race",
+        "-msan",
+        "-asan",
+        "-cover",
+        "-trimpath",
+        "-short",
+        "-failfast",
+        "-json",
+        "-benchmem",
+        "-i",
+        "-linkshared",
+        "-buildvcs",
+        "-modcacherw",
+        "-work",
+    ];
+    const VALUED: &[&str] = &[
+        "-o",
+        "-tags",
+        "-ldflags",
+        "-gcflags",
+        "-asmflags",
+        "-mod",
+        "-p",
+        "-count",
+        "-run",
+        "-bench",
+        "-benchtime",
+        "-timeout",
+        "-cpu",
+        "-parallel",
+        "-covermode",
+        "-coverpkg",
+        "-coverprofile",
+        "-cpuprofile",
+        "-memprofile",
+        "-blockprofile",
+        "-mutexprofile",
+        "-trace",
+        "-outputdir",
+        "-buildmode",
+        "-compiler",
+        "-pgo",
+        "-shuffle",
+        "-skip",
+        "-list",
+        "-vet",
+        "-fullpath",
+    ];
+    const WRITES: &[&str] = &[
+        "-o",
+        "-coverprofile",
+        "-cpuprofile",
+        "-memprofile",
+        "-blockprofile",
+        "-mutexprofile",
+        "-trace",
+        "-outputdir",
+    ];
+    let mut j = judge(Risk::Low, format!("go {sub} builds or tests the project"));
+    let mut i = 0;
+    while i < split {
+        let t = rest[i].text.as_str();
+        let (name, glued) = match t.split_once('=') {
+            Some((n, v)) => (n, Some(v)),
+            None => (t, None),
+        };
+        let name = if name.starts_with("--") {
+            &name[1..]
+        } else {
+            name
+        };
+        if !t.starts_with('-') {
+            i += 1;
+            continue;
+        }
+        if matches!(
+            name,
+            "-toolexec" | "-exec" | "-overlay" | "-modfile" | "-pkgdir"
+        ) {
+            return j.at_least(
+                Risk::Medium,
+                format!("go {sub} {name} names a program or files outside the project"),
+            );
+        }
+        if BOOL.contains(&name) {
+            i += 1;
+            continue;
+        }
+        if !VALUED.contains(&name) {
+            return j.at_least(
+                Risk::Medium,
+                format!("unrecognised option {name} for go {sub}"),
+            );
+        }
+        let value = match glued {
+            Some(v) => {
+                i += 1;
+                Word::literal(v)
+            }
+            None => {
+                i += 2;
+                rest.get(i - 1).cloned().unwrap_or_default()
+            }
+        };
+        if WRITES.contains(&name) {
+            j = j.worst(outside_output(&value, state));
+        }
+        if name == "-ldflags" && value.text.contains("-extld") {
+            j = j.at_least(
+                Risk::Medium,
+                "go -ldflags -extld names an external linker to run",
+            );
+        }
+    }
+    j
+}
+
+/// `make`: runs the project's recipes (low); reading a makefile from elsewhere, evaluating
+/// make code, overriding variables that name programs, or install targets ask.
+pub(super) fn make(args: &[Word], state: &State) -> Judgement {
+    let spec = Spec {
+        flags: "bBdeikLnpqrRsStvwO",
+        valued: "fCIjloWE",
+        long: &[
+            "always-make",
+            "debug?",
+            "environment-overrides",
+            "ignore-errors",
+            "keep-going",
+            "check-symlink-times",
+            "just-print",
+            "dry-run",
+            "recon",
+            "print-data-base",
+            "question",
+            "no-builtin-rules",
+            "no-builtin-variables",
+            "silent",
+            "quiet",
+            "no-keep-going",
+            "stop",
+            "touch",
+            "trace",
+            "version",
+            "print-directory",
+            "no-print-directory",
+            "warn-undefined-variables",
+            "file=",
+            "makefile=",
+            "directory=",
+            "include-dir=",
+            "jobs?",
+            "load-average?",
+            "max-load?",
+            "old-file=",
+            "assume-old=",
+            "what-if=",
+            "new-file=",
+            "assume-new=",
+            "output-sync?",
+            "eval=",
+            "help",
+        ],
+        numeric: false,
+    };
+    let words: Vec<Word> = args
+        .iter()
+        .map(|w| {
+            let t = w.text.as_str();
+            if t.len() > 2
+                && (t.starts_with("-j") || t.starts_with("-O") || t.starts_with("-l"))
+                && t[2..]
+                    .chars()
+                    .all(|c| c.is_ascii_digit() || c.is_ascii_alphabetic())
+            {
+                Word::literal(&t[..2])
+            } else {
+                w.clone()
+            }
+        })
+        .collect();
+    let parsed = match parse(&spec, &words, false) {
+        Ok(p) => p,
+        Err(Unproven::MissingValue(o)) if o == "-j" => {
+            return judge(Risk::Low, "runs the project's make recipes");
+        }
+        Err(e) => return unproven(e, "make"),
+    };
+    let mut j = judge(Risk::Low, "runs the project's make recipes");
+    if parsed.has(&["-E", "--eval"]) {
+        j = j.at_least(
+            Risk::Medium,
+            "make --eval runs make code given on the command line",
+        );
+    }
+    if parsed.has(&["-t", "--touch"]) {
+        j = j.at_least(Risk::Medium, "make --touch changes file timestamps");
+    }
+    for v in parsed.values(&["-f", "--file", "--makefile"]) {
+        let w = v.word();
+        if w.text == "-" || w.dynamic {
+            j = j.at_least(
+                Risk::Medium,
+                "make reads its makefile from its input or a run-time path",
+            );
+        } else if !matches!(state.place(&w), Place::Inside(_)) {
+            j = j.at_least(
+                Risk::Medium,
+                format!("runs the recipes of {}, outside the workspace", w.text),
+            );
+        }
+    }
+    for v in parsed.values(&["-C", "--directory", "-I", "--include-dir"]) {
+        if !matches!(
+            state.place(&v.word()),
+            Place::Inside(_) | Place::WorkspaceRoot
+        ) {
+            j = j.at_least(
+                Risk::Medium,
+                format!("make uses {}, outside the workspace", v.text()),
+            );
+        }
+    }
+    for w in &parsed.operands {
+        if let Some((var, _)) = w.text.split_once('=') {
+            let danger = vars::dangerous(var).or_else(|| {
+                matches!(var, "SHELL" | "MAKE" | ".SHELLFLAGS" | "MAKESHELL")
+                    .then(|| format!("sets {var}, which changes what make runs"))
+            });
+            if let Some(reason) = danger {
+                j = j.at_least(Risk::High, reason);
+            }
+        } else if matches!(
+            w.text.as_str(),
+            "install" | "uninstall" | "deploy" | "publish" | "release"
+        ) {
+            j = j.at_least(
+                Risk::High,
+                "runs an install or deploy recipe that may write outside the workspace",
+            );
+        }
+    }
+    j
+}
+
+pub(super) fn formatter(name: &str, args: &[Word]) -> Judgement {
+    if args.iter().any(|w| {
+        matches!(
+            w.text.as_str(),
+            "--check" | "--diff" | "-l" | "-d" | "--list"
+        )
+    }) {
+        judge(Risk::Low, format!("`{name}` checks formatting"))
+    } else {
+        judge(Risk::Medium, format!("`{name}` rewrites files"))
+    }
+}
+
+/// Options of common build and test tools that are known not to write outside the
+/// workspace, run other programs or load code from elsewhere.
+fn build_options(name: &str) -> Option<Spec> {
+    Some(match name {
+        "pytest" | "py.test" => Spec {
+            flags: "xqvsrlh",
+            valued: "kmn",
+            long: &[
+                "exitfirst",
+                "quiet",
+                "verbose",
+                "tb=",
+                "maxfail=",
+                "lf",
+                "last-failed",
+                "ff",
+                "failed-first",
+                "nf",
+                "new-first",
+                "sw",
+                "stepwise",
+                "co",
+                "collect-only",
+                "durations=",
+                "disable-warnings",
+                "no-header",
+                "no-summary",
+                "showlocals",
+                "capture=",
+                "runxfail",
+                "strict-markers",
+                "color=",
+                "cov?",
+                "cov-report=",
+                "numprocesses=",
+                "ignore=",
+                "deselect=",
+                "rootdir=",
+                "import-mode=",
+                "timeout=",
+                "doctest-modules",
+                "help",
+                "version",
+                "full-trace",
+                "log-level=",
+                "log-cli-level=",
+                "pdb",
+            ],
+            numeric: false,
+        },
+        "mypy" | "pyright" | "flake8" | "pylint" | "ruff" | "black" | "isort" => Spec {
+            flags: "qv",
+            valued: "",
+            long: &[
+                "strict",
+                "ignore-missing-imports",
+                "check",
+                "diff",
+                "quiet",
+                "verbose",
+                "show-error-codes",
+                "no-error-summary",
+                "pretty",
+                "config-file=",
+                "select=",
+                "ignore=",
+                "max-line-length=",
+                "output-format=",
+                "statistics",
+                "exclude=",
+                "python-version=",
+                "fix",
+                "no-fix",
+                "unsafe-fixes",
+                "show-fixes",
+                "help",
+                "version",
+                "follow-imports=",
+                "extend-select=",
+                "extend-ignore=",
+                "line-length=",
+                "count",
+            ],
+            numeric: false,
+        },
+        "tsc" => Spec {
+            flags: "bpw",
+            valued: "p",
+            long: &[
+                "noEmit",
+                "project=",
+                "build",
+                "strict",
+                "pretty",
+                "incremental",
+                "listFiles",
+                "noEmitOnError",
+                "skipLibCheck",
+                "declaration",
+                "emitDeclarationOnly",
+                "target=",
+                "module=",
+                "jsx=",
+                "lib=",
+                "watch",
+                "help",
+                "version",
+                "showConfig",
+                "extendedDiagnostics",
+            ],
+            numeric: false,
+        },
+        "eslint" | "prettier" | "biome" | "stylua" => Spec {
+            flags: "c",
+            valued: "",
+            long: &[
+                "check",
+                "list-different",
+                "ext=",
+                "max-warnings=",
+                "quiet",
+                "format=",
+                "cache",
+                "no-cache",
+                "color",
+                "no-color",
+                "fix",
+                "write",
+                "ignore-path=",
+                "no-error-on-unmatched-pattern",
+                "report-unused-disable-directives",
+                "help",
+                "version",
+            ],
+            numeric: false,
+        },
+        "jest" | "vitest" | "mocha" => Spec {
+            flags: "ut",
+            valued: "t",
+            long: &[
+                "coverage",
+                "ci",
+                "runInBand",
+                "silent",
+                "verbose",
+                "passWithNoTests",
+                "watch",
+                "watchAll",
+                "testNamePattern=",
+                "bail?",
+                "run",
+                "reporter=",
+                "update",
+                "grep=",
+                "onlyChanged",
+                "detectOpenHandles",
+                "forceExit",
+                "maxWorkers=",
+                "help",
+                "version",
+            ],
+            numeric: false,
+        },
+        "gcc" | "g++" | "cc" | "c++" | "clang" | "clang++" => Spec {
+            flags: "cSEgswvpP",
+            valued: "oIDULlx",
+            long: &["help", "version"],
+            numeric: false,
+        },
+        "mvn" | "mvnw" => Spec {
+            flags: "qBeXoUNV",
+            valued: "DPTl",
+            long: &[
+                "batch-mode",
+                "quiet",
+                "offline",
+                "errors",
+                "also-make",
+                "projects=",
+                "fail-at-end",
+                "no-transfer-progress",
+                "version",
+                "help",
+            ],
+            numeric: false,
+        },
+        "gradle" | "gradlew" => Spec {
+            flags: "qiswd",
+            valued: "xPD",
+            long: &[
+                "no-daemon",
+                "daemon",
+                "info",
+                "stacktrace",
+                "scan",
+                "offline",
+                "parallel",
+                "build-cache",
+                "continue",
+                "console=",
+                "warning-mode=",
+                "quiet",
+                "help",
+                "version",
+            ],
+            numeric: false,
+        },
+        _ => return None,
+    })
+}
+
+pub(super) fn build_tool(name: &str, args: &[Word], state: &State) -> Judgement {
     let writes = match name {
         "prettier" => args
             .iter()
@@ -416,6 +1296,9 @@ pub(super) fn build_tool(name: &str, args: &[Word]) -> Judgement {
                     .any(|w| w.text == "--check" || w.text == "--diff")
                 || args.iter().any(|w| w.text == "--fix")
         }
+        "black" | "isort" => !args
+            .iter()
+            .any(|w| w.text == "--check" || w.text == "--diff"),
         "rubocop" => args.iter().any(|w| {
             matches!(
                 w.text.as_str(),
@@ -426,23 +1309,80 @@ pub(super) fn build_tool(name: &str, args: &[Word]) -> Judgement {
         _ => false,
     };
     if writes {
-        judge(Risk::Medium, format!("`{name}` rewrites files"))
-    } else {
-        judge(
-            Risk::Low,
-            format!("`{name}` builds, tests or checks the project"),
-        )
+        return judge(Risk::Medium, format!("`{name}` rewrites files"));
+    }
+    let base = judge(
+        Risk::Low,
+        format!("`{name}` builds, tests or checks the project"),
+    );
+    let Some(spec) = build_options(name) else {
+        return match args.iter().find(|w| {
+            w.text.starts_with('-')
+                && !matches!(
+                    w.text.as_str(),
+                    "--version" | "--help" | "-h" | "-v" | "-q" | "--verbose" | "--quiet"
+                )
+        }) {
+            Some(w) => judge(
+                Risk::Medium,
+                format!("unrecognised option {} for {name}", w.text),
+            ),
+            None => base,
+        };
+    };
+    let lenient: Vec<Word> = args
+        .iter()
+        .map(|w| {
+            let t = w.text.as_str();
+            let gcc_like = matches!(name, "gcc" | "g++" | "cc" | "c++" | "clang" | "clang++");
+            let safe_prefix = gcc_like
+                && (t.starts_with("-W")
+                    && !t.starts_with("-Wl,")
+                    && !t.starts_with("-Wp,")
+                    && !t.starts_with("-Wa,")
+                    || t.starts_with("-O")
+                    || t.starts_with("-std=")
+                    || t.starts_with("-f") && !t.starts_with("-fplugin")
+                    || t.starts_with("-m") && !t.contains("plugin")
+                    || t == "-pedantic"
+                    || t == "-pthread"
+                    || t == "-shared"
+                    || t == "-static");
+            if safe_prefix {
+                Word::literal("-c")
+            } else {
+                w.clone()
+            }
+        })
+        .collect();
+    match parse(&spec, &lenient, false) {
+        Ok(p) => {
+            let mut j = base;
+            for v in p.values(&["-o"]) {
+                j = j.worst(outside_output(&v.word(), state));
+            }
+            j
+        }
+        Err(e) => unproven(e, name),
     }
 }
 
 pub(super) fn system_packages(name: &str, args: &[Word]) -> Judgement {
-    let (sub, _) = sub(args, &[]);
+    let sub = args.iter().find(|w| !is_flag(w)).map(|w| w.text.as_str());
     match sub.unwrap_or("") {
-        "list" | "search" | "show" | "info" | "policy" | "madison" | "-Q" | "-Ss" | "-Si"
-        | "-Qi" | "-Ql" => judge(
+        "list" | "search" | "show" | "info" | "policy" | "madison" => judge(
             Risk::ReadOnly,
             format!("{name} only reads package information"),
         ),
+        _ if args
+            .first()
+            .is_some_and(|w| matches!(w.text.as_str(), "-Q" | "-Ss" | "-Si" | "-Qi" | "-Ql")) =>
+        {
+            judge(
+                Risk::ReadOnly,
+                format!("{name} only reads package information"),
+            )
+        }
         _ => judge(
             Risk::High,
             format!("`{name}` installs or removes system packages"),

@@ -1,9 +1,40 @@
-//! File-changing programs: deletion, permissions, `dd`, `find`, `sed`, `awk`, `tar` and
-//! plain writers, judged by where their targets are.
+//! File-changing programs: deletion, permissions, copies, links, `dd`, `find`, `tar` and
+//! compressors, judged by where their targets are and what they read.
 
+use super::super::options::{Spec, parse};
 use super::super::parse::Word;
+use super::super::place::protected;
 use super::super::{Place, Risk};
-use super::{Judgement, State, has_flag, is_flag, judge, operands, program, write_to};
+use super::{Judgement, State, has_flag, judge, operands, program, reads, writes_at};
+use crate::policy::paths::Access;
+
+/// The value of `-t DIR` / `--target-directory=DIR` (glued or not, also inside combined
+/// short flags such as `-rtDIR`), the destination of `cp`, `mv`, `ln` and `install`.
+fn target_dir(args: &[Word]) -> Option<Word> {
+    for (i, w) in args.iter().enumerate() {
+        let t = w.text.as_str();
+        if t == "--" {
+            break;
+        }
+        if let Some(v) = t.strip_prefix("--target-directory=") {
+            return Some(Word::literal(v).with_dynamic(w.dynamic));
+        }
+        if t == "--target-directory" {
+            return args.get(i + 1).cloned();
+        }
+        if let Some(shorts) = t.strip_prefix('-').filter(|s| !s.starts_with('-'))
+            && let Some(pos) = shorts.find('t')
+        {
+            let rest = &shorts[pos + 1..];
+            return if rest.is_empty() {
+                args.get(i + 1).cloned()
+            } else {
+                Some(Word::literal(rest).with_dynamic(w.dynamic))
+            };
+        }
+    }
+    None
+}
 
 pub(super) fn writes(
     args: &[Word],
@@ -13,12 +44,15 @@ pub(super) fn writes(
     extra_dynamic: bool,
 ) -> Judgement {
     let mut j = judge(floor, format!("{verb} files"));
+    if let Some(dir) = target_dir(args) {
+        j = j.worst(writes_at(&dir, state, verb));
+    }
     let ops = operands(args);
     if ops.is_empty() && extra_dynamic {
         return judge(Risk::High, format!("{verb} files chosen at run time"));
     }
     for w in ops {
-        j = j.worst(write_to(&state.place(w), &w.text, verb));
+        j = j.worst(writes_at(w, state, verb));
     }
     j
 }
@@ -67,6 +101,9 @@ pub(super) fn rm(name: &str, args: &[Word], state: &State, extra_dynamic: bool) 
             ),
         };
         j = j.worst(here);
+        if let Some(reason) = protected(w, &state.ctx, Access::Write) {
+            j = j.at_least(Risk::High, format!("deletes protected files: {reason}"));
+        }
     }
     j
 }
@@ -91,45 +128,222 @@ pub(super) fn perms(name: &str, args: &[Word], state: &State) -> Judgement {
 }
 
 pub(super) fn dd(args: &[Word], state: &State) -> Judgement {
+    let mut j = judge(Risk::Low, "dd copies data to its output");
     for w in args {
-        if let Some(target) = w.text.strip_prefix("of=") {
-            let word = Word {
-                text: target.to_string(),
+        let value = |prefix: &str| {
+            w.text.strip_prefix(prefix).map(|t| Word {
+                text: t.to_string(),
                 dynamic: w.dynamic,
-                glob: false,
-                inner: Vec::new(),
-            };
-            return write_to(&state.place(&word), target, "writes")
+                ..Word::default()
+            })
+        };
+        if let Some(target) = value("of=") {
+            j = j
+                .worst(writes_at(&target, state, "writes"))
                 .worst(judge(Risk::Medium, "dd writes a file"));
+        } else if let Some(source) = value("if=") {
+            if !matches!(state.place(&source), Place::Device(_)) {
+                j = j.worst(reads(&source, state));
+            } else if source.text != "/dev/zero" {
+                j = j.worst(judge(
+                    Risk::High,
+                    format!("reads the device {}", source.text),
+                ));
+            }
         }
     }
-    judge(Risk::Low, "dd copies data to its output")
+    j
 }
 
+/// `cp SOURCE... DEST` (or `-t DIR`): writes the destination, reads the sources.
+pub(super) fn copy(args: &[Word], state: &State, extra_dynamic: bool) -> Judgement {
+    let ops = operands(args);
+    let target = target_dir(args);
+    let mut j = judge(Risk::Medium, "copies files");
+    let (sources, dest): (Vec<&Word>, Option<&Word>) = match (&target, ops.split_last()) {
+        (Some(t), _) => (
+            ops.iter().copied().filter(|w| w.text != t.text).collect(),
+            Some(t),
+        ),
+        (None, Some((last, rest))) if !rest.is_empty() => (rest.to_vec(), Some(*last)),
+        _ => (ops.clone(), None),
+    };
+    match dest {
+        Some(d) => j = j.worst(writes_at(d, state, "copies to")),
+        None if extra_dynamic => j = j.worst(judge(Risk::High, "copies files chosen at run time")),
+        None => {}
+    }
+    for s in sources {
+        j = j.worst(reads(s, state));
+    }
+    j
+}
+
+/// `ln [-s] TARGET LINK`: creates LINK; linking a protected path makes it readable later.
+pub(super) fn link(args: &[Word], state: &State) -> Judgement {
+    let ops = operands(args);
+    let mut j = judge(Risk::Medium, "creates links");
+    if let Some(dir) = target_dir(args) {
+        j = j.worst(writes_at(&dir, state, "links"));
+    }
+    if let Some((dest, sources)) = ops.split_last()
+        && !sources.is_empty()
+    {
+        j = j.worst(writes_at(dest, state, "links"));
+        for s in sources {
+            if let Some(reason) = protected(s, &state.ctx, Access::Read) {
+                j = j.at_least(Risk::High, format!("links to a protected path: {reason}"));
+            }
+        }
+    }
+    j
+}
+
+/// gzip and friends: replace files unless they only print or test.
+pub(super) fn compress(name: &str, args: &[Word], state: &State) -> Judgement {
+    let to_stdout = args.iter().any(|w| {
+        matches!(
+            w.text.as_str(),
+            "-c" | "-l" | "-t" | "--stdout" | "--to-stdout" | "--list" | "--test"
+        ) || (w.text.starts_with('-')
+            && !w.text.starts_with("--")
+            && w.text.contains(['c', 't', 'l']))
+    });
+    let mut j = if to_stdout {
+        judge(Risk::ReadOnly, "reads compressed data")
+    } else {
+        judge(
+            Risk::Medium,
+            format!("`{name}` replaces files with (de)compressed ones"),
+        )
+    };
+    for w in operands(args) {
+        j = j.worst(reads(w, state));
+        if !to_stdout {
+            j = j.worst(writes_at(w, state, "replaces"));
+        }
+    }
+    j
+}
+
+/// `find`: every primary must be known; `-delete`, `-exec` and `-fprint` are judged.
 pub(super) fn find(args: &[Word], state: &mut State, depth: usize) -> Judgement {
-    let start = args
+    const NO_ARG: &[&str] = &[
+        "-empty",
+        "-executable",
+        "-false",
+        "-nogroup",
+        "-nouser",
+        "-readable",
+        "-true",
+        "-writable",
+        "-print",
+        "-print0",
+        "-ls",
+        "-prune",
+        "-quit",
+        "-depth",
+        "-d",
+        "-mount",
+        "-xdev",
+        "-follow",
+        "-noleaf",
+        "-ignore_readdir_race",
+        "-noignore_readdir_race",
+        "-daystart",
+        "-not",
+        "!",
+        "(",
+        ")",
+        ",",
+        "-a",
+        "-and",
+        "-o",
+        "-or",
+        "-nowarn",
+        "-warn",
+    ];
+    const ONE_ARG: &[&str] = &[
+        "-name",
+        "-iname",
+        "-path",
+        "-ipath",
+        "-wholename",
+        "-iwholename",
+        "-regex",
+        "-iregex",
+        "-type",
+        "-xtype",
+        "-size",
+        "-mtime",
+        "-mmin",
+        "-atime",
+        "-amin",
+        "-ctime",
+        "-cmin",
+        "-newer",
+        "-anewer",
+        "-cnewer",
+        "-perm",
+        "-user",
+        "-group",
+        "-uid",
+        "-gid",
+        "-links",
+        "-inum",
+        "-samefile",
+        "-maxdepth",
+        "-mindepth",
+        "-printf",
+        "-regextype",
+        "-fstype",
+        "-lname",
+        "-ilname",
+        "-used",
+        "-context",
+    ];
+    let mut i = 0;
+    while i < args.len() && matches!(args[i].text.as_str(), "-H" | "-L" | "-P") {
+        i += 1;
+    }
+    let start = args[i..]
         .iter()
         .position(|w| w.text.starts_with('-') || w.text == "(" || w.text == "!")
+        .map(|p| p + i)
         .unwrap_or(args.len());
-    let roots = &args[..start];
+    let roots = &args[i..start];
     let mut j = judge(Risk::ReadOnly, "find only lists files");
+    for r in roots {
+        j = j.worst(reads(r, state));
+    }
     let mut i = start;
     while i < args.len() {
-        match args[i].text.as_str() {
+        let w = &args[i];
+        let t = w.text.as_str();
+        if w.dynamic {
+            return j.at_least(
+                Risk::Medium,
+                format!("the find expression word `{t}` is only known at run time"),
+            );
+        }
+        match t {
             "-delete" => {
                 let mut d = judge(Risk::High, "find -delete deletes every matching file");
                 for r in roots {
-                    if let Place::SystemRoot(s) = state.place(r) {
-                        d = d.worst(judge(
-                            Risk::Forbidden,
-                            format!("find {s} -delete would delete everything"),
-                        ));
-                    }
-                    if let Place::Outside(p) = state.place(r) {
-                        d = d.worst(judge(
-                            Risk::High,
-                            format!("deletes files outside the workspace ({})", p.display()),
-                        ));
+                    match state.place(r) {
+                        Place::SystemRoot(s) => {
+                            d = d.worst(judge(
+                                Risk::Forbidden,
+                                format!("find {s} -delete would delete everything"),
+                            ))
+                        }
+                        Place::Outside(p) => {
+                            d = d.worst(judge(
+                                Risk::High,
+                                format!("deletes files outside the workspace ({})", p.display()),
+                            ))
+                        }
+                        _ => {}
                     }
                 }
                 j = j.worst(d);
@@ -140,109 +354,179 @@ pub(super) fn find(args: &[Word], state: &mut State, depth: usize) -> Judgement 
                     .position(|w| w.text == ";" || w.text == "+")
                     .map(|p| i + 1 + p)
                     .unwrap_or(args.len());
-                let inner = program(&args[i + 1..end], state, depth, true);
+                let words: Vec<Word> = args[i + 1..end]
+                    .iter()
+                    .map(|w| {
+                        let mut w = w.clone();
+                        if w.text.contains("{}") {
+                            w.dynamic = true;
+                        }
+                        w
+                    })
+                    .collect();
+                let inner = program(&words, state, depth, true);
                 j = j.worst(
                     judge(Risk::Medium, "find -exec runs a command on every match").worst(inner),
                 );
                 i = end;
             }
-            "-fprint" | "-fprint0" | "-fprintf" | "-fls" => {
+            "-fprint" | "-fprint0" | "-fls" | "-fprintf" => {
                 if let Some(target) = args.get(i + 1) {
-                    j = j.worst(write_to(&state.place(target), &target.text, "writes"));
+                    j = j.worst(writes_at(target, state, "writes"));
+                }
+                i += if t == "-fprintf" { 2 } else { 1 };
+            }
+            "-files0-from" => {
+                if let Some(file) = args.get(i + 1) {
+                    j = j.worst(reads(file, state));
+                }
+                i += 1;
+            }
+            _ if NO_ARG.contains(&t) => {}
+            _ if ONE_ARG.contains(&t) || (t.starts_with("-newer") && t.len() == 8) => i += 1,
+            _ if t.starts_with("-O") || t == "-D" => {
+                if t == "-D" {
+                    i += 1;
                 }
             }
-            _ => {}
+            _ => {
+                return j.at_least(Risk::Medium, format!("unrecognised find primary {t}"));
+            }
         }
         i += 1;
     }
     j
 }
 
-pub(super) fn sed(args: &[Word], state: &State) -> Judgement {
-    let in_place = args.iter().any(|w| {
-        w.text == "-i"
-            || w.text.starts_with("--in-place")
-            || (w.text.starts_with("-i") && !w.text.starts_with("--"))
-            || (w.text.starts_with('-')
-                && !w.text.starts_with("--")
-                && w.text.contains('i')
-                && w.text.len() <= 4)
-    });
-    let ops = operands(args);
-    if in_place {
-        let mut j = judge(Risk::Medium, "sed -i edits files in place");
-        for w in ops.iter().skip(1) {
-            j = j.worst(write_to(&state.place(w), &w.text, "edits"));
+/// `tar`: listing is read-only, extracting and creating write; options that run programs
+/// (`--checkpoint-action=exec`, `--to-command`, `-I`) are not recognised.
+pub(super) fn tar(args: &[Word], state: &State) -> Judgement {
+    const SPEC: Spec = Spec {
+        flags: "ctxruAdvzjJapkUOmhSwWiBGMnloq",
+        valued: "fCTXbgKLNVH",
+        long: &[
+            "list",
+            "extract",
+            "get",
+            "create",
+            "append",
+            "update",
+            "diff",
+            "compare",
+            "file=",
+            "directory=",
+            "gzip",
+            "gunzip",
+            "bzip2",
+            "xz",
+            "zstd",
+            "lzma",
+            "lzip",
+            "auto-compress",
+            "verbose",
+            "exclude=",
+            "exclude-from=",
+            "files-from=",
+            "strip-components=",
+            "wildcards",
+            "no-wildcards",
+            "no-same-owner",
+            "no-same-permissions",
+            "same-permissions",
+            "preserve-permissions",
+            "keep-old-files",
+            "skip-old-files",
+            "keep-newer-files",
+            "overwrite",
+            "to-stdout",
+            "owner=",
+            "group=",
+            "mode=",
+            "mtime=",
+            "sort=",
+            "numeric-owner",
+            "transform=",
+            "xform=",
+            "show-transformed-names",
+            "one-file-system",
+            "dereference",
+            "ignore-failed-read",
+            "totals?",
+            "warning=",
+            "anchored",
+            "no-anchored",
+            "exclude-vcs",
+            "exclude-vcs-ignores",
+            "null",
+            "recursion",
+            "no-recursion",
+            "label=",
+            "format=",
+            "posix",
+            "blocking-factor=",
+            "checkpoint?",
+            "help",
+            "version",
+        ],
+        numeric: false,
+    };
+    let mut words: Vec<Word> = Vec::new();
+    let mut rest = args;
+    if let Some(first) = args.first()
+        && !first.text.starts_with('-')
+        && !first.dynamic
+        && first.text.chars().all(|c| c.is_ascii_alphabetic())
+    {
+        let mut k = 1;
+        for c in first.text.chars() {
+            words.push(Word::literal(&format!("-{c}")));
+            if SPEC.valued.contains(c)
+                && let Some(v) = args.get(k)
+            {
+                words.push(v.clone());
+                k += 1;
+            }
         }
-        return j;
+        rest = &args[k.min(args.len())..];
     }
-    let script = ops.first().map(|w| w.text.as_str()).unwrap_or("");
-    let writes_or_runs = script.split([';', '\n', '{', '}']).any(|cmd| {
-        let c = cmd.trim_start_matches(|ch: char| {
-            ch.is_ascii_digit() || ch == ',' || ch == '$' || ch.is_whitespace()
-        });
-        let c = if c.starts_with('/') {
-            c.splitn(3, '/').nth(2).unwrap_or("").trim_start()
-        } else {
-            c
-        };
-        c.starts_with('w')
-            || c.starts_with('W')
-            || c.starts_with('e')
-            || c.contains("/w ")
-            || c.ends_with("/e")
-    });
-    if writes_or_runs {
-        judge(Risk::Medium, "the sed script writes files or runs commands")
-    } else {
-        judge(Risk::ReadOnly, "sed only prints")
-    }
-}
-
-pub(super) fn awk(args: &[Word], _state: &State) -> Judgement {
-    if args
-        .iter()
-        .any(|w| w.text == "-i" || w.text.starts_with("inplace"))
-    {
-        return judge(Risk::Medium, "awk edits files in place");
-    }
-    let program = args
-        .iter()
-        .find(|w| !is_flag(w))
-        .map(|w| w.text.as_str())
-        .unwrap_or("");
-    if program.contains("system(")
-        || program.contains("print >")
-        || program.contains("printf >")
-        || program.contains("| \"")
-        || program.contains("|&")
-        || program.contains(">>")
-    {
-        judge(
-            Risk::Medium,
-            "the awk program runs commands or writes files",
-        )
-    } else {
-        judge(Risk::ReadOnly, "awk only prints")
-    }
-}
-
-pub(super) fn tar(args: &[Word]) -> Judgement {
-    let modes: String = args
-        .iter()
-        .take(1)
-        .map(|w| w.text.trim_start_matches('-').to_string())
-        .chain(
-            args.iter()
-                .filter(|w| w.text.starts_with('-') && !w.text.starts_with("--"))
-                .map(|w| w.text[1..].to_string()),
-        )
+    words.extend(rest.iter().cloned());
+    let parsed = match parse(&SPEC, &words, false) {
+        Ok(p) => p,
+        Err(e) => return judge(Risk::Medium, e.reason("tar")),
+    };
+    let archive: Vec<Word> = parsed
+        .values(&["-f", "--file"])
+        .into_iter()
+        .map(|v| v.word())
         .collect();
-    if modes.contains('t') || args.iter().any(|w| w.text == "--list") {
+    let listing = parsed.has(&["-t", "--list", "-d", "--diff", "--compare"]);
+    let extracting = parsed.has(&["-x", "--extract", "--get"]);
+    let mut j = if listing && !extracting {
         judge(Risk::ReadOnly, "tar lists an archive")
-    } else if modes.contains('x') || args.iter().any(|w| w.text == "--extract") {
+    } else if extracting {
         judge(Risk::Medium, "tar extracts files")
     } else {
         judge(Risk::Medium, "tar writes an archive")
+    };
+    for a in &archive {
+        j = if listing || extracting {
+            j.worst(reads(a, state))
+        } else {
+            j.worst(writes_at(a, state, "writes"))
+        };
     }
+    for d in parsed.values(&["-C", "--directory"]) {
+        if extracting {
+            j = j.worst(writes_at(&d.word(), state, "extracts into"));
+        }
+    }
+    if !listing && !extracting {
+        for w in &parsed.operands {
+            j = j.worst(reads(w, state));
+        }
+    }
+    for v in parsed.values(&["-T", "--files-from", "-X", "--exclude-from"]) {
+        j = j.worst(reads(&v.word(), state));
+    }
+    j
 }

@@ -1,0 +1,147 @@
+//! One call, one shape; one decision, made once.
+//!
+//! A tool describes what a call will touch as a [`CallIntent`], computed from its parsed,
+//! typed arguments (see `Tool::describe`). The policy reads only that — never raw JSON
+//! keys — and answers with a [`Ruling`]: the decision together with the assessment behind
+//! it (risk, reason, the prefix a session grant would cover, whether a person's approval
+//! opens the sandbox's network, whether the workspace is snapshotted first). The agent
+//! carries the ruling to the approval prompt and to the runner, which decide nothing.
+
+use serde::{Deserialize, Serialize};
+
+use super::commands::{Classification, Risk};
+use super::{Decision, ToolKind};
+
+/// A shell command a call would run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CommandIntent {
+    /// The command line.
+    pub command: String,
+    /// Working directory relative to the workspace root (`None`: the root).
+    pub cwd: Option<String>,
+    /// Whether the call asks to run outside the sandbox.
+    pub outside_sandbox: bool,
+}
+
+/// What one tool call will touch, as the tool describes it from its parsed arguments.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CallIntent {
+    /// The kind of effect.
+    pub kind: ToolKind,
+    /// Paths the call reads, as given (workspace-relative or absolute).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reads: Vec<String>,
+    /// Paths the call creates, changes or deletes, as given.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub writes: Vec<String>,
+    /// The command it runs, for commands.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<CommandIntent>,
+}
+
+impl CallIntent {
+    /// A call that reads `paths`.
+    pub fn reads(paths: impl IntoIterator<Item = String>) -> CallIntent {
+        CallIntent {
+            kind: ToolKind::Read,
+            reads: paths.into_iter().collect(),
+            writes: Vec::new(),
+            command: None,
+        }
+    }
+
+    /// A call that writes `path`.
+    pub fn writes(path: impl Into<String>) -> CallIntent {
+        CallIntent {
+            kind: ToolKind::Write,
+            reads: Vec::new(),
+            writes: vec![path.into()],
+            command: None,
+        }
+    }
+
+    /// A call that runs `command`.
+    pub fn runs(command: CommandIntent) -> CallIntent {
+        CallIntent {
+            kind: ToolKind::Execute,
+            reads: Vec::new(),
+            writes: Vec::new(),
+            command: Some(command),
+        }
+    }
+
+    /// A one-line summary for tool rows: the command, or the paths touched.
+    pub fn summary(&self) -> String {
+        if let Some(c) = &self.command {
+            return c.command.lines().next().unwrap_or("").to_string();
+        }
+        let paths: Vec<&str> = self
+            .writes
+            .iter()
+            .chain(self.reads.iter())
+            .map(String::as_str)
+            .collect();
+        paths.join(", ")
+    }
+}
+
+/// What the policy found out about a call, carried with its decision.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Assessment {
+    /// The call's risk.
+    pub risk: Risk,
+    /// Why it has that risk, in words a person reads.
+    pub reason: String,
+    /// The command prefixes a "for this session" approval would record (`cargo fmt`);
+    /// `None` when no grant may be offered (high risk, redirects, nothing to grant).
+    pub grant: Option<Vec<Vec<String>>>,
+    /// Whether the command uses the network: if a person approves this very call, it runs
+    /// with the sandbox's network open.
+    pub network: bool,
+    /// Whether the workspace is snapshotted before the call, so whatever it does can be
+    /// undone: every command not proven read-only.
+    pub snapshot: bool,
+    /// The command's full classification, for the approval prompt and `loom policy check`.
+    pub classification: Option<Classification>,
+}
+
+impl Assessment {
+    /// The assessment of a call with no command.
+    pub fn plain(risk: Risk, reason: impl Into<String>) -> Assessment {
+        Assessment {
+            risk,
+            reason: reason.into(),
+            grant: None,
+            network: false,
+            snapshot: false,
+            classification: None,
+        }
+    }
+
+    /// The grant prefixes joined for display (`cargo fmt, npm install`).
+    pub fn grant_label(&self) -> Option<String> {
+        self.grant.as_ref().map(|ps| {
+            ps.iter()
+                .map(|p| p.join(" "))
+                .collect::<Vec<_>>()
+                .join(", ")
+        })
+    }
+}
+
+/// The policy's answer about one call: the decision and what it rests on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ruling {
+    /// Run, ask or refuse.
+    pub decision: Decision,
+    /// The assessment behind it.
+    pub assessment: Assessment,
+}
+
+impl Ruling {
+    /// Whether the sandbox's network is opened for this call when it runs: only for a
+    /// command that needs the network and that a person approved (`approved_by_person`).
+    pub fn opens_network(&self, approved_by_person: bool) -> bool {
+        approved_by_person && self.assessment.network
+    }
+}

@@ -1,0 +1,197 @@
+//! `awk`: its options, and what its program can do beyond printing.
+//!
+//! An awk program can run commands (`system()`, `print | "cmd"`, `"cmd" | getline`,
+//! `|&`), write files (`print > "f"`, `printf >> "f"`), read any file (`getline < "f"`)
+//! and load code (gawk's `@load`, `@include`, `-l`, `-i`, `-f`). With string literals
+//! removed, a program that has none of `system`, `getline`, `|` (other than `||`), `@`,
+//! and no `>` at the top level of a print statement only prints. Anything else asks.
+
+use super::super::Risk;
+use super::super::options::{Spec, parse};
+use super::super::parse::Word;
+use super::{Judgement, State, judge, reads};
+
+pub(super) const SPEC: Spec = Spec {
+    flags: "bcCNOPrStV",
+    valued: "Fve",
+    long: &[
+        "field-separator=",
+        "assign=",
+        "source=",
+        "characters-as-bytes",
+        "traditional",
+        "copyright",
+        "posix",
+        "re-interval",
+        "sandbox",
+        "lint?",
+        "help",
+        "version",
+    ],
+    numeric: false,
+};
+
+/// Why an awk program may do more than print, or `None` when it only prints.
+pub(super) fn danger(program: &str) -> Option<&'static str> {
+    let code = strip_strings(program);
+    if code.contains("system") {
+        return Some("the awk program runs commands with system()");
+    }
+    if code.contains("getline") {
+        return Some("the awk program reads files or command output with getline");
+    }
+    if code.replace("||", "").contains('|') {
+        return Some("the awk program pipes to or from a command");
+    }
+    if code.contains('@') {
+        return Some("the awk program loads code (@load/@include)");
+    }
+    if prints_to_file(&code) {
+        return Some("the awk program writes files (print > file)");
+    }
+    None
+}
+
+/// The program with the contents of string literals blanked out.
+fn strip_strings(program: &str) -> String {
+    let mut out = String::with_capacity(program.len());
+    let mut in_string = false;
+    let mut escaped = false;
+    for c in program.chars() {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                in_string = false;
+                out.push('"');
+            }
+            continue;
+        }
+        if c == '"' {
+            in_string = true;
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Whether a `print`/`printf` statement has a `>` outside parentheses (a redirection).
+fn prints_to_file(code: &str) -> bool {
+    let bytes = code.as_bytes();
+    let mut i = 0;
+    while let Some(pos) = code[i..].find("print") {
+        let start = i + pos + "print".len();
+        let mut k = start;
+        if code[k..].starts_with('f') {
+            k += 1;
+        }
+        let mut depth = 0i32;
+        while k < bytes.len() {
+            match bytes[k] {
+                b'(' => depth += 1,
+                b')' => depth -= 1,
+                b';' | b'}' | b'\n' if depth <= 0 => break,
+                b'>' if depth <= 0 => return true,
+                _ => {}
+            }
+            k += 1;
+        }
+        i = start;
+    }
+    false
+}
+
+pub(super) fn awk(name: &str, args: &[Word], state: &State) -> Judgement {
+    let parsed = match parse(&SPEC, args, false) {
+        Ok(p) => p,
+        Err(e) => {
+            return judge(
+                Risk::Medium,
+                format!(
+                    "{} (awk options such as -f, -i and -l load code)",
+                    e.reason(name)
+                ),
+            );
+        }
+    };
+    let mut sources: Vec<Word> = parsed
+        .values(&["-e", "--source"])
+        .into_iter()
+        .map(|v| v.word())
+        .collect();
+    let mut operands = parsed.operands.clone();
+    if sources.is_empty() {
+        match operands.first() {
+            Some(p) => {
+                sources.push((*p).clone());
+                operands.remove(0);
+            }
+            None => return judge(Risk::ReadOnly, "awk with no program"),
+        }
+    }
+    let sandboxed = parsed.has(&["--sandbox", "-S"]);
+    let mut j = judge(Risk::ReadOnly, "awk only prints");
+    for s in &sources {
+        if s.dynamic {
+            return j.at_least(Risk::Medium, "the awk program is only known at run time");
+        }
+        if let Some(why) = danger(&s.text)
+            && !sandboxed
+        {
+            j = j.at_least(Risk::Medium, why);
+            j = j.worst(super::dev::forbidden_in_code(&s.text, state, 0));
+        }
+    }
+    for w in operands {
+        if w.text.contains('=') && !w.text.starts_with('/') {
+            continue;
+        }
+        j = j.worst(reads(w, state));
+    }
+    j
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn printing_programs_are_harmless() {
+        for p in [
+            "{print $1}",
+            "NR==5",
+            "$3 > 100 {print}",
+            "{ s += $2 } END { print s / NR }",
+            "$1 == \"a\" || $2 == \"b\"",
+            "{ print ($1 > 5) }",
+            "{ printf \"%s > %s\\n\", $1, $2 }",
+            "/x|y/ { n++ }",
+        ] {
+            let verdict = danger(p);
+            if p.contains("x|y") {
+                assert!(verdict.is_some(), "regex alternation asks, conservatively");
+            } else {
+                assert_eq!(verdict, None, "{p}");
+            }
+        }
+    }
+
+    #[test]
+    fn commands_files_and_code_are_found() {
+        for p in [
+            "BEGIN { system(\"id\") }",
+            "{ print > \"out\" }",
+            "{ print $1 >> \"log\" }",
+            "{ printf \"x\" > \"f\" }",
+            "{ print | \"sh\" }",
+            "BEGIN { \"id\" | getline x }",
+            "BEGIN { while ((getline l < \"/etc/shadow\") > 0) print l }",
+            "@load \"ext\"",
+            "{ print |& \"cmd\" }",
+        ] {
+            assert!(danger(p).is_some(), "{p}");
+        }
+    }
+}

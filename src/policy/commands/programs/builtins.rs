@@ -1,0 +1,234 @@
+//! Shell builtins: directory changes (tracked, so later paths resolve where the shell would
+//! be), variables (an assignment to a variable that changes what programs load is high),
+//! and the builtins whose effect cannot be seen statically: `alias` and `trap` store code
+//! that runs later (judged and asked), `eval` runs text (judged when literal, high when
+//! built at run time), `source` runs a file, `enable -f` loads a shared object.
+
+use super::super::options::{Spec, parse};
+use super::super::parse::Word;
+use super::super::{Risk, vars};
+use super::{Judgement, State, is_flag, judge, nested};
+
+/// Judge `name` if it is a shell builtin Loom has rules for.
+pub(super) fn builtin(
+    name: &str,
+    args: &[Word],
+    state: &mut State,
+    depth: usize,
+) -> Option<Judgement> {
+    Some(match name {
+        "cd" | "pushd" => {
+            change_dir(args, state);
+            judge(Risk::ReadOnly, "changes directory")
+        }
+        "popd" => {
+            state.cwd_unknown = true;
+            judge(Risk::ReadOnly, "changes directory")
+        }
+        "export" | "declare" | "typeset" | "local" | "readonly" => {
+            let spec = Spec {
+                flags: "aAfFgiIlnprtuxp",
+                valued: "",
+                long: &[],
+                numeric: false,
+            };
+            let mut j = judge(Risk::ReadOnly, format!("`{name}` sets or lists variables"));
+            let plus_ok: Vec<Word> = args
+                .iter()
+                .filter(|w| !(w.text.starts_with('+') && w.text.len() > 1))
+                .cloned()
+                .collect();
+            if let Err(e) = parse(&spec, &plus_ok, true) {
+                j = j.at_least(Risk::Medium, e.reason(name));
+            }
+            for w in args.iter().filter(|w| !is_flag(w)) {
+                let var = w.text.split('=').next().unwrap_or("");
+                if let Some(reason) = vars::dangerous(var) {
+                    j = j.at_least(Risk::High, reason);
+                }
+            }
+            j
+        }
+        "read" | "mapfile" | "readarray" | "getopts" | "let" => {
+            let mut j = judge(Risk::ReadOnly, format!("`{name}` sets shell variables"));
+            for w in args.iter().filter(|w| !is_flag(w)) {
+                let var = w
+                    .text
+                    .split(['=', '[', '+', '-', '*', '/'])
+                    .next()
+                    .unwrap_or("");
+                if let Some(reason) = vars::dangerous(var) {
+                    j = j.at_least(Risk::High, reason);
+                }
+            }
+            j
+        }
+        "unset" | "set" | "shift" | "exit" | "return" | ":" | "wait" | "jobs" | "dirs"
+        | "times" | "ulimit" | "umask" | "help" | "caller" | "disown" | "bg" | "fg" | "history"
+        | "logout" | "break" | "continue" => {
+            if name == "history"
+                && args
+                    .iter()
+                    .any(|w| w.text.starts_with('-') && w.text.contains(['w', 'a', 'r', 'n', 's']))
+            {
+                judge(
+                    Risk::Medium,
+                    "`history` with this option reads or writes a history file",
+                )
+            } else if name == "set"
+                && args
+                    .iter()
+                    .any(|w| w.text.contains('x') && w.text.starts_with(['-', '+']))
+            {
+                judge(
+                    Risk::Low,
+                    "`set -x` traces commands (PS4 is expanded for each)",
+                )
+            } else {
+                judge(Risk::ReadOnly, format!("`{name}` only affects the shell"))
+            }
+        }
+        "hash" => {
+            if args.iter().any(|w| w.text.starts_with("-p")) {
+                judge(Risk::High, "`hash -p` changes which program a name runs")
+            } else {
+                judge(Risk::ReadOnly, "`hash` lists remembered programs")
+            }
+        }
+        "shopt" => {
+            let changes = args.iter().any(|w| {
+                w.text == "-s"
+                    || w.text == "-u"
+                    || w.text.starts_with("-s")
+                    || w.text.starts_with("-u")
+            });
+            if changes
+                && args
+                    .iter()
+                    .any(|w| w.text == "expand_aliases" || w.text == "extdebug")
+            {
+                judge(
+                    Risk::Medium,
+                    "turns on a shell option that makes later commands run differently",
+                )
+            } else {
+                judge(Risk::ReadOnly, "shows or sets shell options")
+            }
+        }
+        "test" | "[" | "[[" => test(name, args),
+        "alias" => alias(args, state, depth),
+        "unalias" => judge(Risk::ReadOnly, "removes aliases"),
+        "trap" => trap(args, state, depth),
+        "eval" => {
+            if args.iter().any(|w| w.dynamic) {
+                judge(Risk::High, "`eval` runs a command built at run time")
+            } else {
+                let text: Vec<&str> = args.iter().map(|w| w.text.as_str()).collect();
+                nested(&text.join(" "), state, depth, "eval")
+            }
+        }
+        "source" | "." => judge(Risk::Medium, "runs a script in the current shell"),
+        "enable" => {
+            if args
+                .iter()
+                .any(|w| w.text.starts_with("-f") || w.text.starts_with("-d"))
+            {
+                judge(
+                    Risk::High,
+                    "`enable -f` loads a shared object into the shell",
+                )
+            } else {
+                judge(
+                    Risk::Medium,
+                    "`enable` changes which builtins the shell uses",
+                )
+            }
+        }
+        _ => return None,
+    })
+}
+
+fn change_dir(args: &[Word], state: &mut State) {
+    match args.iter().find(|w| !is_flag(w)) {
+        None => match &state.ctx.home {
+            Some(h) => state.ctx.cwd = h.clone(),
+            None => state.cwd_unknown = true,
+        },
+        Some(w) if state.cwd_unknown && !w.text.starts_with(['/', '~', '$']) => {}
+        Some(w) => match super::super::place::expand(w, &state.ctx) {
+            Some(path) => {
+                state.ctx.cwd = super::super::normalize(&path);
+                state.cwd_unknown = false;
+            }
+            None => state.cwd_unknown = true,
+        },
+    }
+}
+
+/// `test`, `[`, `[[`: every word that looks like an option must be one of the operators.
+fn test(name: &str, args: &[Word]) -> Judgement {
+    const OPERATORS: &[&str] = &[
+        "-a", "-b", "-c", "-d", "-e", "-f", "-g", "-h", "-k", "-n", "-p", "-r", "-s", "-t", "-u",
+        "-w", "-x", "-z", "-G", "-L", "-N", "-O", "-S", "-o", "-v", "-R", "-eq", "-ne", "-lt",
+        "-le", "-gt", "-ge", "-nt", "-ot", "-ef",
+    ];
+    match args
+        .iter()
+        .find(|w| is_flag(w) && !OPERATORS.contains(&w.text.as_str()))
+    {
+        Some(w) => judge(
+            Risk::Medium,
+            format!("unrecognised operator {} for {name}", w.text),
+        ),
+        None => judge(Risk::ReadOnly, "tests a condition"),
+    }
+}
+
+/// `alias NAME=VALUE`: the value runs whenever NAME is used later (dash expands aliases in
+/// scripts), so it is judged as a command, and the alias asks at least.
+fn alias(args: &[Word], state: &State, depth: usize) -> Judgement {
+    let definitions: Vec<&Word> = args.iter().filter(|w| w.text.contains('=')).collect();
+    if definitions.is_empty() {
+        return judge(Risk::ReadOnly, "lists aliases");
+    }
+    let mut j = judge(
+        Risk::Medium,
+        "defines an alias, which changes what a later command name runs",
+    );
+    for d in definitions {
+        if d.dynamic {
+            return j.at_least(Risk::High, "defines an alias built at run time");
+        }
+        let value = d.text.split_once('=').map(|(_, v)| v).unwrap_or("");
+        j = j.worst(nested(value, state, depth, "the alias"));
+    }
+    j
+}
+
+/// `trap CMD SIGNAL...`: CMD runs later, when the signal (or EXIT) comes.
+fn trap(args: &[Word], state: &State, depth: usize) -> Judgement {
+    let listing = args.is_empty()
+        || args
+            .iter()
+            .all(|w| matches!(w.text.as_str(), "-l" | "-p" | "--"))
+        || args
+            .first()
+            .is_some_and(|w| w.text == "-" || w.text.is_empty());
+    if listing {
+        return judge(Risk::ReadOnly, "lists or resets traps");
+    }
+    let Some(code) = args
+        .iter()
+        .find(|w| !matches!(w.text.as_str(), "-p" | "-l" | "--"))
+    else {
+        return judge(Risk::ReadOnly, "lists traps");
+    };
+    if code.dynamic {
+        return judge(Risk::High, "sets a trap whose command is built at run time");
+    }
+    judge(
+        Risk::Medium,
+        "sets a trap, a command that runs later when a signal or exit comes",
+    )
+    .worst(nested(&code.text, state, depth, "the trap"))
+}

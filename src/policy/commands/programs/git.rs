@@ -1,0 +1,1223 @@
+//! `git`: global options, configuration keys that run programs, and each subcommand.
+//!
+//! Read-only subcommands are read-only only with options from their tables (`git log
+//! --output=F` writes, `git diff --ext-diff` and `git grep -O` run programs, so they are
+//! not in the tables). `-c KEY=VALUE`, `--config-env` and `git config` writes are judged by
+//! the key: keys that name a program to run (`core.pager`, `core.fsmonitor`, `alias.*`,
+//! filters, `*.editor`, ...) are high. A subcommand Loom does not know may be an alias or
+//! an external `git-NAME` program, so it asks. Subcommands that lose work (`reset
+//! --hard`, `clean -f`, `branch -D`, `checkout -- .`, `stash drop`) are high.
+
+use super::super::options::{Parsed, Spec, parse};
+use super::super::parse::Word;
+use super::super::{Place, Risk};
+use super::{Judgement, State, is_flag, judge, nested, reads, writes_at};
+
+/// Why setting the git configuration key `key` is risky, and how much.
+pub(super) fn config_key(key: &str) -> (Risk, String) {
+    let k = key.to_ascii_lowercase();
+    const RUNS_SUFFIX: &[&str] = &[
+        ".editor",
+        ".pager",
+        ".program",
+        ".cmd",
+        ".command",
+        ".helper",
+        ".textconv",
+        ".driver",
+        ".clean",
+        ".smudge",
+        ".process",
+        ".sshcommand",
+        ".hookspath",
+        ".fsmonitor",
+        ".askpass",
+        ".gitproxy",
+        ".path",
+        "receivepack",
+        "uploadpack",
+        "packobjectshook",
+        ".external",
+        ".viewer",
+        ".browser",
+        ".insteadof",
+        ".pushinsteadof",
+        ".update",
+        "difffilter",
+        ".proxy",
+        ".worktree",
+        ".alternaterefscommand",
+        ".attributesfile",
+        ".excludesfile",
+        ".templatedir",
+    ];
+    const RUNS_PREFIX: &[&str] = &[
+        "alias.",
+        "include",
+        "pager.",
+        "filter.",
+        "credential",
+        "gpg",
+        "sequence.",
+        "difftool.",
+        "mergetool.",
+        "sendemail.",
+        "ssh.",
+        "protocol.",
+        "uploadpack.",
+        "receive.",
+        "hook.",
+        "core.sshcommand",
+        "core.hookspath",
+        "core.fsmonitor",
+    ];
+    if RUNS_SUFFIX.iter().any(|s| k.ends_with(s)) || RUNS_PREFIX.iter().any(|p| k.starts_with(p)) {
+        return (
+            Risk::High,
+            format!("the git setting {key} names a program or code git will run"),
+        );
+    }
+    const HARMLESS_PREFIX: &[&str] = &[
+        "color.",
+        "advice.",
+        "user.",
+        "log.",
+        "column.",
+        "status.",
+        "format.pretty",
+        "init.",
+        "pull.",
+        "push.default",
+        "merge.conflictstyle",
+        "rebase.autostash",
+        "rebase.autosquash",
+        "core.quotepath",
+        "core.abbrev",
+        "core.autocrlf",
+        "core.eol",
+        "core.filemode",
+        "core.ignorecase",
+        "diff.renames",
+        "diff.noprefix",
+        "diff.algorithm",
+        "diff.context",
+        "diff.colormoved",
+        "branch.sort",
+        "tag.sort",
+        "fetch.prune",
+        "blame.",
+        "grep.",
+        "safe.directory",
+        "commit.verbose",
+        "help.autocorrect",
+        "i18n.",
+        "gui.",
+    ];
+    if HARMLESS_PREFIX.iter().any(|p| k.starts_with(p)) {
+        return (
+            Risk::ReadOnly,
+            format!("the git setting {key} only changes output"),
+        );
+    }
+    (
+        Risk::Medium,
+        format!("the git setting {key} is not one Loom knows to be harmless"),
+    )
+}
+
+macro_rules! long {
+    ($($list:expr),* $(,)?) => {{
+        const N: usize = 0 $(+ $list.len())*;
+        const fn concat() -> [&'static str; N] {
+            let mut out = [""; N];
+            let mut n = 0;
+            $(
+                let mut i = 0;
+                while i < $list.len() {
+                    out[n] = $list[i];
+                    n += 1;
+                    i += 1;
+                }
+            )*
+            out
+        }
+        const OUT: [&'static str; N] = concat();
+        &OUT
+    }};
+}
+
+const DIFF: &[&str] = &[
+    "patch",
+    "no-patch",
+    "unified=",
+    "stat?",
+    "numstat",
+    "shortstat",
+    "dirstat?",
+    "summary",
+    "patch-with-stat",
+    "patch-with-raw",
+    "name-only",
+    "name-status",
+    "submodule?",
+    "color?",
+    "no-color",
+    "color-moved?",
+    "no-color-moved",
+    "color-words?",
+    "word-diff?",
+    "word-diff-regex=",
+    "no-renames",
+    "renames",
+    "find-renames?",
+    "find-copies?",
+    "find-copies-harder",
+    "break-rewrites?",
+    "irreversible-delete",
+    "diff-filter=",
+    "minimal",
+    "patience",
+    "histogram",
+    "anchored=",
+    "diff-algorithm=",
+    "ignore-space-at-eol",
+    "ignore-space-change",
+    "ignore-all-space",
+    "ignore-blank-lines",
+    "ignore-cr-at-eol",
+    "ignore-matching-lines=",
+    "indent-heuristic",
+    "no-indent-heuristic",
+    "inter-hunk-context=",
+    "function-context",
+    "exit-code",
+    "quiet",
+    "no-ext-diff",
+    "no-textconv",
+    "ignore-submodules?",
+    "src-prefix=",
+    "dst-prefix=",
+    "no-prefix",
+    "default-prefix",
+    "line-prefix=",
+    "full-index",
+    "binary",
+    "abbrev?",
+    "relative?",
+    "no-relative",
+    "text",
+    "raw",
+    "check",
+    "stat-width=",
+    "stat-name-width=",
+    "stat-count=",
+    "compact-summary",
+    "cumulative",
+    "pickaxe-all",
+    "pickaxe-regex",
+    "rotate-to=",
+    "skip-to=",
+    "ita-invisible-in-index",
+    "ws-error-highlight=",
+    "color-moved-ws=",
+    "no-color-moved-ws",
+    "follow",
+    "no-follow",
+];
+
+const REVS: &[&str] = &[
+    "oneline",
+    "graph",
+    "all",
+    "decorate?",
+    "no-decorate",
+    "decorate-refs=",
+    "decorate-refs-exclude=",
+    "clear-decorations",
+    "source",
+    "use-mailmap",
+    "mailmap",
+    "no-mailmap",
+    "full-diff",
+    "log-size",
+    "format=",
+    "pretty?",
+    "abbrev-commit",
+    "no-abbrev-commit",
+    "encoding=",
+    "expand-tabs?",
+    "no-expand-tabs",
+    "notes?",
+    "no-notes",
+    "show-notes?",
+    "date=",
+    "parents",
+    "children",
+    "left-right",
+    "cherry-pick",
+    "cherry-mark",
+    "cherry",
+    "reverse",
+    "max-count=",
+    "skip=",
+    "since=",
+    "after=",
+    "until=",
+    "before=",
+    "since-as-filter=",
+    "author=",
+    "committer=",
+    "grep=",
+    "grep-reflog=",
+    "all-match",
+    "invert-grep",
+    "regexp-ignore-case",
+    "basic-regexp",
+    "extended-regexp",
+    "fixed-strings",
+    "perl-regexp",
+    "remove-empty",
+    "merges",
+    "no-merges",
+    "min-parents=",
+    "max-parents=",
+    "no-min-parents",
+    "no-max-parents",
+    "first-parent",
+    "exclude-first-parent-only",
+    "not",
+    "branches?",
+    "tags?",
+    "remotes?",
+    "glob=",
+    "exclude=",
+    "reflog",
+    "alternate-refs",
+    "single-worktree",
+    "ignore-missing",
+    "bisect",
+    "walk-reflogs",
+    "merge",
+    "boundary",
+    "simplify-by-decoration",
+    "full-history",
+    "dense",
+    "sparse",
+    "simplify-merges",
+    "ancestry-path?",
+    "topo-order",
+    "date-order",
+    "author-date-order",
+    "no-walk?",
+    "do-walk",
+    "relative-date",
+    "show-linear-break?",
+    "cc",
+    "combined-all-paths",
+    "dd",
+    "diff-merges=",
+    "no-diff-merges",
+    "show-pulls",
+    "count",
+    "objects",
+    "objects-edge",
+    "no-object-names",
+    "timestamp",
+    "in-commit-order",
+    "header",
+    "show-signature?",
+];
+
+const REV_VALUED: &str = "nSGULOl";
+
+fn spec(
+    flags: &'static str,
+    valued: &'static str,
+    long: &'static [&'static str],
+    numeric: bool,
+) -> Spec {
+    Spec {
+        flags,
+        valued,
+        long,
+        numeric,
+    }
+}
+
+/// The option table of a read-only subcommand, or `None` when it changes something.
+fn read_only_spec(sub: &str) -> Option<Spec> {
+    Some(match sub {
+        "log" | "whatchanged" | "shortlog" | "rev-list" | "show" | "reflog" => spec(
+            "puszawbRMCDBWtinEFPgmcrfe",
+            REV_VALUED,
+            long!(
+                DIFF,
+                REVS,
+                ["numbered", "summary", "email", "group=", "committer"]
+            ),
+            true,
+        ),
+        "diff" | "diff-tree" | "diff-index" | "diff-files" => spec(
+            "puszawbRMCDBWtr123",
+            REV_VALUED,
+            long!(
+                DIFF,
+                [
+                    "cached",
+                    "staged",
+                    "merge-base",
+                    "no-index",
+                    "ours",
+                    "theirs",
+                    "base"
+                ]
+            ),
+            false,
+        ),
+        "status" => spec(
+            "sbvz",
+            "u",
+            &[
+                "short",
+                "branch",
+                "show-stash",
+                "porcelain?",
+                "long",
+                "verbose",
+                "untracked-files?",
+                "ignore-submodules?",
+                "ignored?",
+                "column?",
+                "no-column",
+                "ahead-behind",
+                "no-ahead-behind",
+                "renames",
+                "no-renames",
+                "find-renames?",
+                "null",
+            ],
+            false,
+        ),
+        "blame" | "annotate" => spec(
+            "bcflnpstswMCe",
+            "LS",
+            &[
+                "root",
+                "show-stats",
+                "score-debug",
+                "show-name",
+                "show-number",
+                "porcelain",
+                "line-porcelain",
+                "incremental",
+                "contents=",
+                "date=",
+                "reverse=",
+                "first-parent",
+                "encoding=",
+                "ignore-rev=",
+                "ignore-revs-file=",
+                "color-lines",
+                "color-by-age",
+                "progress",
+                "no-progress",
+                "abbrev?",
+                "minimal",
+                "show-email",
+            ],
+            false,
+        ),
+        "grep" => spec(
+            "iIvwaElLcHhnbzqoWpFGPr",
+            "efABCm",
+            &[
+                "cached",
+                "untracked",
+                "no-index",
+                "index",
+                "exclude-standard",
+                "no-exclude-standard",
+                "recurse-submodules",
+                "text",
+                "textconv?",
+                "no-textconv",
+                "ignore-case",
+                "word-regexp",
+                "invert-match",
+                "full-name",
+                "extended-regexp",
+                "basic-regexp",
+                "perl-regexp",
+                "fixed-strings",
+                "line-number",
+                "column",
+                "files-with-matches",
+                "name-only",
+                "files-without-match",
+                "null",
+                "only-matching",
+                "count",
+                "color?",
+                "no-color",
+                "break",
+                "heading",
+                "show-function",
+                "function-context",
+                "context=",
+                "after-context=",
+                "before-context=",
+                "threads=",
+                "max-depth=",
+                "max-count=",
+                "and",
+                "or",
+                "not",
+                "all-match",
+                "quiet",
+                "regexp=",
+                "file=",
+            ],
+            true,
+        ),
+        "ls-files" => spec(
+            "cdmoiskuzftv",
+            "xX",
+            &[
+                "cached",
+                "deleted",
+                "modified",
+                "others",
+                "ignored",
+                "stage",
+                "unmerged",
+                "killed",
+                "directory",
+                "no-empty-directory",
+                "exclude=",
+                "exclude-from=",
+                "exclude-per-directory=",
+                "exclude-standard",
+                "full-name",
+                "recurse-submodules",
+                "abbrev?",
+                "error-unmatch",
+                "eol",
+                "deduplicate",
+                "format=",
+                "debug",
+                "sparse",
+                "with-tree=",
+                "resolve-undo",
+                "others",
+            ],
+            false,
+        ),
+        "ls-tree" => spec(
+            "rdtlz",
+            "",
+            &[
+                "long",
+                "name-only",
+                "name-status",
+                "object-only",
+                "full-name",
+                "full-tree",
+                "abbrev?",
+                "format=",
+            ],
+            false,
+        ),
+        "rev-parse" => spec(
+            "q",
+            "",
+            &[
+                "short?",
+                "abbrev-ref?",
+                "show-toplevel",
+                "git-dir",
+                "absolute-git-dir",
+                "git-common-dir",
+                "is-inside-work-tree",
+                "is-inside-git-dir",
+                "is-bare-repository",
+                "is-shallow-repository",
+                "verify",
+                "quiet",
+                "symbolic",
+                "symbolic-full-name",
+                "show-prefix",
+                "show-cdup",
+                "show-superproject-working-tree",
+                "show-object-format?",
+                "all",
+                "branches?",
+                "tags?",
+                "remotes?",
+                "glob=",
+                "exclude=",
+                "default=",
+                "sq",
+                "sq-quote",
+                "local-env-vars",
+                "path-format=",
+                "git-path=",
+                "resolve-git-dir=",
+                "since=",
+                "until=",
+                "revs-only",
+                "no-revs",
+                "flags",
+                "no-flags",
+                "prefix=",
+                "disambiguate=",
+                "shared-index-path",
+                "show-ref-format",
+                "not",
+            ],
+            false,
+        ),
+        "describe" => spec(
+            "",
+            "",
+            &[
+                "tags",
+                "all",
+                "long",
+                "abbrev=",
+                "always",
+                "dirty?",
+                "broken?",
+                "exact-match",
+                "match=",
+                "exclude=",
+                "contains",
+                "first-parent",
+                "candidates=",
+                "debug",
+            ],
+            false,
+        ),
+        "show-ref" => spec(
+            "dsq",
+            "",
+            &[
+                "heads",
+                "tags",
+                "head",
+                "dereference",
+                "hash?",
+                "verify",
+                "abbrev?",
+                "quiet",
+                "exists",
+                "branches",
+            ],
+            false,
+        ),
+        "merge-base" => spec(
+            "a",
+            "",
+            &["all", "octopus", "independent", "is-ancestor", "fork-point"],
+            false,
+        ),
+        "name-rev" => spec(
+            "",
+            "",
+            &[
+                "name-only",
+                "tags",
+                "refs=",
+                "exclude=",
+                "all",
+                "annotate-stdin",
+                "always",
+                "undefined",
+                "no-undefined",
+            ],
+            false,
+        ),
+        "count-objects" => spec("vH", "", &["verbose", "human-readable"], false),
+        "for-each-ref" => spec(
+            "sp",
+            "",
+            &[
+                "format=",
+                "sort=",
+                "count=",
+                "points-at=",
+                "merged?",
+                "no-merged?",
+                "contains?",
+                "no-contains?",
+                "shell",
+                "perl",
+                "python",
+                "tcl",
+                "color?",
+                "ignore-case",
+                "omit-empty",
+                "exclude=",
+                "include-root-refs",
+            ],
+            false,
+        ),
+        "check-ignore" => spec(
+            "qvnz",
+            "",
+            &["quiet", "verbose", "non-matching", "no-index"],
+            false,
+        ),
+        "check-attr" => spec("az", "", &["all", "cached", "source="], false),
+        "check-ref-format" => spec(
+            "",
+            "",
+            &[
+                "normalize",
+                "allow-onelevel",
+                "no-allow-onelevel",
+                "refspec-pattern",
+                "branch",
+            ],
+            false,
+        ),
+        "cat-file" => spec(
+            "tspe",
+            "",
+            &[
+                "batch?",
+                "batch-check?",
+                "batch-all-objects",
+                "buffer",
+                "unordered",
+                "follow-symlinks",
+                "allow-unknown-type",
+                "mailmap",
+                "no-mailmap",
+                "use-mailmap",
+            ],
+            false,
+        ),
+        "var" => spec("l", "", &[], false),
+        "version" => spec("", "", &["build-options"], false),
+        "help" => spec(
+            "agci",
+            "",
+            &[
+                "all",
+                "guides",
+                "config",
+                "info",
+                "man",
+                "verbose",
+                "no-verbose",
+                "external-commands",
+                "aliases",
+                "no-external-commands",
+                "no-aliases",
+                "user-interfaces",
+                "developer-interfaces",
+            ],
+            false,
+        ),
+        "symbolic-ref" => spec("q", "", &["short", "quiet", "no-recurse", "recurse"], false),
+        _ => return None,
+    })
+}
+
+/// [`read_only_spec`], for the property test of unrecognised options.
+#[cfg(test)]
+pub(super) fn read_only_spec_for_tests(sub: &str) -> Option<Spec> {
+    read_only_spec(sub)
+}
+
+pub(super) fn git(args: &[Word], state: &State, depth: usize) -> Judgement {
+    let mut floor = judge(Risk::ReadOnly, "git");
+    let mut i = 0;
+    while i < args.len() {
+        let w = &args[i];
+        let t = w.text.as_str();
+        if w.dynamic {
+            return judge(
+                Risk::Medium,
+                format!("the git argument `{t}` is only known at run time"),
+            );
+        }
+        if t == "-c" || (t.starts_with("-c") && t.len() > 2 && !t.starts_with("--")) {
+            let (value, step) = if t == "-c" {
+                (
+                    args.get(i + 1).map(|w| w.text.clone()).unwrap_or_default(),
+                    2,
+                )
+            } else {
+                (t[2..].to_string(), 1)
+            };
+            let key = value.split('=').next().unwrap_or("");
+            let (level, reason) = config_key(key);
+            floor = floor.at_least(level, format!("git -c {key}: {reason}"));
+            i += step;
+            continue;
+        }
+        if t == "--config-env" || t.starts_with("--config-env=") {
+            floor = floor.at_least(
+                Risk::High,
+                "git --config-env sets options (such as core.pager) from the environment, which can run programs",
+            );
+            i += if t.contains('=') { 1 } else { 2 };
+            continue;
+        }
+        if t == "-C" || (t.starts_with("-C") && t.len() > 2) {
+            let dir = if t == "-C" {
+                i += 2;
+                args.get(i - 1).cloned()
+            } else {
+                i += 1;
+                Some(Word::literal(&t[2..]))
+            };
+            if let Some(d) = dir
+                && !matches!(state.place(&d), Place::Inside(_) | Place::WorkspaceRoot)
+            {
+                floor = floor.at_least(
+                    Risk::High,
+                    format!("runs git in {}, outside the workspace", d.text),
+                );
+            }
+            continue;
+        }
+        match t {
+            "--git-dir" | "--work-tree" | "--namespace" => {
+                floor = floor.at_least(Risk::High, "points git at another repository");
+                i += 2;
+                continue;
+            }
+            _ if t.starts_with("--git-dir=")
+                || t.starts_with("--work-tree=")
+                || t.starts_with("--exec-path=")
+                || t.starts_with("--namespace=") =>
+            {
+                floor = floor.at_least(Risk::High, "points git at another repository or program");
+                i += 1;
+                continue;
+            }
+            "--no-pager"
+            | "-P"
+            | "--paginate"
+            | "-p"
+            | "--no-replace-objects"
+            | "--bare"
+            | "--literal-pathspecs"
+            | "--glob-pathspecs"
+            | "--noglob-pathspecs"
+            | "--icase-pathspecs"
+            | "--no-optional-locks"
+            | "--no-advice"
+            | "--version"
+            | "--help"
+            | "--html-path"
+            | "--man-path"
+            | "--info-path"
+            | "--exec-path" => {
+                i += 1;
+                continue;
+            }
+            _ if t.starts_with('-') => {
+                return floor.at_least(Risk::Medium, format!("unrecognised option {t} for git"));
+            }
+            _ => break,
+        }
+    }
+    let sub = args.get(i).map(|w| w.text.as_str()).unwrap_or("");
+    let rest = args.get(i + 1..).unwrap_or(&[]);
+    let mut j = subcommand(sub, rest, state, depth);
+    j.prefix = vec!["git".into(), sub.to_string()];
+    floor.worst(j)
+}
+
+fn subcommand(sub: &str, rest: &[Word], state: &State, depth: usize) -> Judgement {
+    if sub.is_empty() {
+        return judge(Risk::ReadOnly, "git with no subcommand prints help");
+    }
+    if let Some(spec) = read_only_spec(sub) {
+        let parsed = match parse(&spec, rest, false) {
+            Ok(p) => p,
+            Err(e) => return judge(Risk::Medium, e.reason(&format!("git {sub}"))),
+        };
+        return read_only(sub, &parsed, state);
+    }
+    let has = |f: &str| {
+        rest.iter()
+            .take_while(|w| w.text != "--")
+            .any(|w| w.text == f || w.text.starts_with(&format!("{f}=")))
+    };
+    let short = |c: char| {
+        rest.iter()
+            .take_while(|w| w.text != "--")
+            .any(|w| w.text.starts_with('-') && !w.text.starts_with("--") && w.text.contains(c))
+    };
+    let plain: Vec<&str> = rest
+        .iter()
+        .filter(|w| !is_flag(w))
+        .map(|w| w.text.as_str())
+        .collect();
+    match sub {
+        "config" => config(rest, state),
+        "branch" => branch(rest),
+        "tag" => tag(rest),
+        "remote" => match plain.first().copied() {
+            None | Some("get-url") => judge(Risk::ReadOnly, "git remote lists remotes"),
+            Some("show") if has("-n") => judge(Risk::ReadOnly, "git remote show -n lists a remote"),
+            Some("show" | "update" | "prune") => judge(Risk::Medium, "contacts a remote").net(),
+            _ => judge(Risk::Medium, "git remote changes the remotes"),
+        },
+        "stash" => match plain.first().copied() {
+            Some("list" | "show") => judge(Risk::ReadOnly, "git stash lists or shows"),
+            Some("drop" | "clear") => judge(Risk::High, "git stash drop/clear loses stashed work"),
+            _ => judge(Risk::Medium, "git stash changes the working tree"),
+        },
+        "worktree" => match plain.first().copied() {
+            Some("list") => judge(Risk::ReadOnly, "git worktree lists"),
+            _ => judge(Risk::Medium, "git worktree changes worktrees"),
+        },
+        "push" => judge(Risk::High, "git push publishes commits to a remote").net(),
+        "fetch" | "pull" | "clone" | "submodule" | "lfs" | "ls-remote" => {
+            let mut j = judge(Risk::Medium, format!("git {sub} fetches from a remote")).net();
+            if has("--upload-pack") || short('u') && sub == "clone" || has("--template") {
+                j = j.at_least(Risk::High, "names a program or template git will run");
+            }
+            if sub == "submodule" && plain.first() == Some(&"foreach") {
+                let at = rest.iter().position(|w| w.text == "foreach").unwrap_or(0);
+                let code: Vec<&str> = rest[at + 1..].iter().map(|w| w.text.as_str()).collect();
+                j = j.worst(nested(
+                    &code.join(" "),
+                    state,
+                    depth,
+                    "git submodule foreach",
+                ));
+            }
+            for (k, w) in rest.iter().enumerate() {
+                if (w.text == "-c" || w.text == "--config")
+                    && let Some(v) = rest.get(k + 1)
+                {
+                    let (level, reason) = config_key(v.text.split('=').next().unwrap_or(""));
+                    j = j.at_least(level, reason);
+                }
+            }
+            j
+        }
+        "reset" if has("--hard") || has("--merge") => {
+            judge(Risk::High, "git reset --hard discards uncommitted changes")
+        }
+        "clean" if short('f') || has("--force") => {
+            judge(Risk::High, "git clean -f deletes untracked files")
+        }
+        "checkout" | "restore" | "switch"
+            if plain.contains(&".")
+                || (rest.iter().any(|w| w.text == "--") && !plain.is_empty())
+                || has("--force")
+                || has("--discard-changes")
+                || short('f') =>
+        {
+            judge(
+                Risk::High,
+                format!("git {sub} of paths (or --force) discards uncommitted changes"),
+            )
+        }
+        "rebase" if has("--exec") || short('x') => {
+            let code = rest
+                .iter()
+                .position(|w| w.text == "--exec" || w.text == "-x")
+                .and_then(|k| rest.get(k + 1));
+            let base = judge(
+                Risk::Medium,
+                "git rebase --exec runs a command after each commit",
+            );
+            match code {
+                Some(c) if !c.dynamic => {
+                    base.worst(nested(&c.text, state, depth, "git rebase --exec"))
+                }
+                _ => base.at_least(Risk::High, "git rebase runs a command Loom cannot read"),
+            }
+        }
+        "bisect" if plain.first() == Some(&"run") => {
+            let at = rest.iter().position(|w| w.text == "run").unwrap_or(0);
+            let code = super::join_words(&rest[at + 1..]);
+            judge(Risk::Medium, "git bisect run runs a command").worst(nested(
+                &code,
+                state,
+                depth,
+                "git bisect run",
+            ))
+        }
+        "filter-branch" | "filter-repo" | "gc" | "prune" | "update-ref" | "replace"
+        | "reflog-expire" | "maintenance" | "prune-packed" => {
+            judge(Risk::High, format!("git {sub} rewrites or prunes history"))
+        }
+        "daemon" | "send-email" | "request-pull" | "http-backend" | "instaweb" | "archive"
+            if sub != "archive" || has("--remote") =>
+        {
+            judge(Risk::High, format!("git {sub} uses the network")).net()
+        }
+        "difftool" | "mergetool" | "web--browse" | "credential" | "credential-store"
+        | "credential-cache" => judge(
+            Risk::High,
+            format!("git {sub} runs a configured external program"),
+        ),
+        "add" | "commit" | "checkout" | "switch" | "restore" | "reset" | "merge" | "rebase"
+        | "cherry-pick" | "revert" | "mv" | "rm" | "init" | "apply" | "am" | "format-patch"
+        | "archive" | "bisect" | "notes" | "sparse-checkout" | "clean" | "stage"
+        | "update-index" | "read-tree" | "write-tree" | "commit-tree" | "hash-object"
+        | "pack-refs" | "repack" | "fsck" | "range-diff" | "cherry" | "merge-tree" | "mktag"
+        | "mktree" | "citool" | "gui" | "rerere" | "fast-import" | "fast-export" | "bundle"
+        | "unpack-objects" | "checkout-index" | "interpret-trailers" | "mailinfo" | "mailsplit"
+        | "stripspace" => {
+            let mut j = judge(Risk::Medium, format!("git {sub} changes repository state"));
+            if matches!(sub, "add" | "stage" | "commit") && (has("--no-verify") || short('n')) {
+                j.reason = format!("git {sub} changes repository state");
+            }
+            j
+        }
+        "reflog" => judge(Risk::Medium, "git reflog changes the reflog"),
+        _ => judge(
+            Risk::Medium,
+            format!(
+                "`git {sub}` is not a git command Loom knows; it may be an alias or an external program"
+            ),
+        ),
+    }
+}
+
+/// A read-only subcommand with recognised options: what it reads.
+fn read_only(sub: &str, parsed: &Parsed<'_>, state: &State) -> Judgement {
+    let mut j = judge(Risk::ReadOnly, format!("git {sub} only reads"));
+    if sub == "reflog"
+        && parsed
+            .operands
+            .first()
+            .is_some_and(|w| matches!(w.text.as_str(), "expire" | "delete"))
+    {
+        return judge(Risk::High, "git reflog expire/delete prunes history");
+    }
+    if sub == "symbolic-ref" && parsed.operands.len() >= 2 {
+        return judge(Risk::Medium, "git symbolic-ref changes a ref");
+    }
+    if sub == "help" && parsed.has(&["--web", "-w"]) {
+        return judge(Risk::Medium, "git help --web opens a browser");
+    }
+    let no_index = parsed.has(&["--no-index"]);
+    for w in &parsed.operands {
+        let looks_like_path =
+            no_index || w.text.starts_with(['/', '~', '$']) || w.text.contains("..");
+        if looks_like_path && !w.text.contains(':') {
+            j = j.worst(reads(w, state));
+        }
+    }
+    for v in parsed.values(&[
+        "--contents",
+        "--ignore-revs-file",
+        "-f",
+        "--file",
+        "--exclude-from",
+        "-X",
+    ]) {
+        j = j.worst(reads(&v.word(), state));
+    }
+    j
+}
+
+/// `git config`: reads are read-only; writes are medium, high for keys that run programs
+/// and for the user's or system's configuration.
+fn config(rest: &[Word], state: &State) -> Judgement {
+    let mut global = false;
+    let mut write = false;
+    let mut file: Option<Word> = None;
+    let mut operands: Vec<&Word> = Vec::new();
+    let mut i = 0;
+    while i < rest.len() {
+        let t = rest[i].text.as_str();
+        match t {
+            "--global" | "--system" => global = true,
+            "-f" | "--file" => {
+                file = rest.get(i + 1).cloned();
+                i += 1;
+            }
+            "--add" | "--unset" | "--unset-all" | "--replace-all" | "--rename-section"
+            | "--remove-section" => write = true,
+            "-e" | "--edit" => {
+                return judge(Risk::High, "git config --edit runs an editor");
+            }
+            "--blob" | "--type" | "--default" | "--comment" => i += 1,
+            _ if t.starts_with("--file=") => file = Some(Word::literal(&t[7..])),
+            _ if t.starts_with('-') => {}
+            _ => operands.push(&rest[i]),
+        }
+        i += 1;
+    }
+    let new_syntax = operands.first().map(|w| w.text.as_str());
+    let (write, key) = match new_syntax {
+        Some("get" | "list") => (false, None),
+        Some("set" | "unset" | "rename-section" | "remove-section") => {
+            (true, operands.get(1).map(|w| w.text.clone()))
+        }
+        Some("edit") => return judge(Risk::High, "git config edit runs an editor"),
+        _ => (
+            write || operands.len() >= 2,
+            operands.first().map(|w| w.text.clone()),
+        ),
+    };
+    if !write {
+        return match &file {
+            Some(f) => reads(f, state),
+            None => judge(Risk::ReadOnly, "reads git configuration"),
+        };
+    }
+    let key = key.unwrap_or_default();
+    let (level, reason) = config_key(&key);
+    let mut j =
+        judge(Risk::Medium, "changes the repository's git configuration").at_least(level, reason);
+    if global {
+        j = j.at_least(
+            Risk::High,
+            "changes git configuration outside the workspace",
+        );
+    }
+    if let Some(f) = file {
+        j = j.worst(writes_at(&f, state, "writes"));
+    }
+    j
+}
+
+/// `git branch`: listing is read-only; creating, renaming and deleting are not.
+fn branch(rest: &[Word]) -> Judgement {
+    const LIST: &[&str] = &[
+        "-a",
+        "-r",
+        "-v",
+        "-vv",
+        "-l",
+        "--list",
+        "--all",
+        "--remotes",
+        "--verbose",
+        "--merged",
+        "--no-merged",
+        "--contains",
+        "--no-contains",
+        "--points-at",
+        "--show-current",
+        "--no-color",
+        "--column",
+        "--no-column",
+        "-i",
+        "--ignore-case",
+        "--no-abbrev",
+        "-av",
+        "-avv",
+        "-rv",
+        "-vr",
+    ];
+    const VALUED: &[&str] = &[
+        "--merged",
+        "--no-merged",
+        "--contains",
+        "--no-contains",
+        "--points-at",
+    ];
+    let short = |c: char| {
+        rest.iter()
+            .any(|w| w.text.starts_with('-') && !w.text.starts_with("--") && w.text.contains(c))
+    };
+    let long = |l: &str| rest.iter().any(|w| w.text == l);
+    let deletes = short('d') || long("--delete");
+    let force = short('f') || long("--force");
+    let force_delete = short('D') || (deletes && force);
+    if force_delete {
+        return judge(
+            Risk::High,
+            "git branch -D deletes a branch even if it is not merged",
+        );
+    }
+    let listing_mode = rest.iter().any(|w| w.text == "-l" || w.text == "--list");
+    let mut i = 0;
+    while i < rest.len() {
+        let t = rest[i].text.as_str();
+        if VALUED.contains(&t) {
+            i += 2;
+            continue;
+        }
+        let known = LIST.contains(&t)
+            || ["--sort=", "--format=", "--color", "--abbrev=", "--column="]
+                .iter()
+                .any(|p| t.starts_with(p))
+            || VALUED.iter().any(|v| t.starts_with(&format!("{v}=")));
+        if t.starts_with('-') && !known {
+            return judge(Risk::Medium, format!("git branch {t} changes branches"));
+        }
+        if !t.starts_with('-') && !listing_mode {
+            return judge(Risk::Medium, "git branch NAME creates a branch");
+        }
+        i += 1;
+    }
+    judge(Risk::ReadOnly, "git branch lists branches")
+}
+
+/// `git tag`: listing is read-only; creating and deleting are not.
+fn tag(rest: &[Word]) -> Judgement {
+    let listing_mode = rest.iter().any(|w| w.text == "-l" || w.text == "--list");
+    for w in rest {
+        let t = w.text.as_str();
+        let known = matches!(
+            t,
+            "-l" | "--list" | "--column" | "--no-column" | "-i" | "--ignore-case"
+        ) || t.starts_with("-n")
+            || [
+                "--sort=",
+                "--format=",
+                "--color",
+                "--contains",
+                "--no-contains",
+                "--points-at",
+                "--merged",
+                "--no-merged",
+            ]
+            .iter()
+            .any(|p| t.starts_with(p));
+        if t.starts_with('-') && !known {
+            return judge(Risk::Medium, format!("git tag {t} creates or deletes tags"));
+        }
+        if !t.starts_with('-') && !listing_mode {
+            return judge(Risk::Medium, "git tag NAME creates a tag");
+        }
+    }
+    judge(Risk::ReadOnly, "git tag lists tags")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn program_keys_are_high_and_output_keys_harmless() {
+        for key in [
+            "core.pager",
+            "core.fsmonitor",
+            "core.hooksPath",
+            "core.sshCommand",
+            "alias.co",
+            "diff.external",
+            "diff.x.textconv",
+            "filter.lfs.clean",
+            "credential.helper",
+            "gpg.program",
+            "include.path",
+            "includeIf.gitdir:x.path",
+            "sequence.editor",
+            "pager.log",
+            "url.x.insteadOf",
+        ] {
+            assert_eq!(config_key(key).0, Risk::High, "{key}");
+        }
+        for key in ["color.ui", "user.name", "log.date", "core.quotePath"] {
+            assert_eq!(config_key(key).0, Risk::ReadOnly, "{key}");
+        }
+        assert_eq!(config_key("something.new").0, Risk::Medium);
+    }
+}

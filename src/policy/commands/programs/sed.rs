@@ -1,0 +1,328 @@
+//! `sed`: its options, and its scripts read command by command.
+//!
+//! A sed script can write files (`w FILE`, `s///w FILE`), read them (`r FILE`, `R FILE`)
+//! and run commands (`e`, `s///e`). The script is parsed the way GNU sed does — addresses,
+//! then a command letter with its arguments — so these are found wherever they are, and a
+//! script Loom cannot read is not assumed harmless.
+
+use super::super::Risk;
+use super::super::options::{Spec, parse};
+use super::super::parse::Word;
+use super::{Judgement, State, judge, nested, reads, writes_at};
+
+pub(super) const SPEC: Spec = Spec {
+    flags: "nrEsuzi",
+    valued: "efl",
+    long: &[
+        "quiet",
+        "silent",
+        "debug",
+        "expression=",
+        "file=",
+        "follow-symlinks",
+        "in-place?",
+        "line-length=",
+        "null-data",
+        "zero-terminated",
+        "posix",
+        "regexp-extended",
+        "separate",
+        "sandbox",
+        "unbuffered",
+        "help",
+        "version",
+    ],
+    numeric: false,
+};
+
+/// What a sed script does beyond printing.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Effects {
+    writes: Vec<String>,
+    reads: Vec<String>,
+    runs: Vec<String>,
+    runs_pattern_space: bool,
+}
+
+pub(super) fn sed(name: &str, args: &[Word], state: &State, depth: usize) -> Judgement {
+    let in_place_glued: Vec<Word> = args
+        .iter()
+        .map(|w| {
+            if !w.dynamic
+                && w.text.starts_with("-i")
+                && w.text.len() > 2
+                && !w.text.starts_with("--")
+            {
+                Word::literal("-i")
+            } else if w.text.starts_with("--in-place=") {
+                Word::literal("--in-place")
+            } else {
+                w.clone()
+            }
+        })
+        .collect();
+    let parsed = match parse(&SPEC, &in_place_glued, false) {
+        Ok(p) => p,
+        Err(e) => return judge(Risk::Medium, e.reason(name)),
+    };
+    if parsed.has(&["-f", "--file"]) {
+        return judge(
+            Risk::Medium,
+            "the sed script comes from a file Loom does not read, so it may write files or run commands",
+        );
+    }
+    let mut scripts: Vec<Word> = parsed
+        .values(&["-e", "--expression"])
+        .into_iter()
+        .map(|v| v.word())
+        .collect();
+    let mut files: Vec<&Word> = parsed.operands.clone();
+    if scripts.is_empty() {
+        if files.is_empty() {
+            return judge(Risk::ReadOnly, "sed with no script");
+        }
+        scripts.push(files.remove(0).clone());
+    }
+    let sandboxed = parsed.has(&["--sandbox"]);
+    let in_place = parsed.has(&["-i", "--in-place"]);
+    let mut j = if in_place {
+        judge(Risk::Medium, "sed -i edits files in place")
+    } else {
+        judge(Risk::ReadOnly, "sed only prints")
+    };
+    for f in &files {
+        j = j.worst(reads(f, state));
+        if in_place {
+            j = j.worst(writes_at(f, state, "edits"));
+        }
+    }
+    for script in &scripts {
+        if script.dynamic {
+            return j.at_least(Risk::Medium, "the sed script is only known at run time");
+        }
+        let effects = match read_script(&script.text) {
+            Ok(e) => e,
+            Err(why) => {
+                return j.at_least(
+                    Risk::Medium,
+                    format!("the sed script could not be read: {why}"),
+                );
+            }
+        };
+        if sandboxed {
+            continue;
+        }
+        for w in &effects.writes {
+            j = j.worst(writes_at(&Word::literal(w), state, "the sed script writes"));
+        }
+        for r in &effects.reads {
+            j = j.worst(reads(&Word::literal(r), state));
+        }
+        for c in &effects.runs {
+            j = j.worst(
+                judge(Risk::Medium, "the sed script runs a command").worst(nested(
+                    c,
+                    state,
+                    depth,
+                    "sed's `e` command",
+                )),
+            );
+        }
+        if effects.runs_pattern_space {
+            j = j.at_least(
+                Risk::High,
+                "the sed script runs its input text as a shell command (`e` or `s///e`)",
+            );
+        }
+    }
+    j
+}
+
+/// Parse a sed script into what it writes, reads and runs.
+fn read_script(script: &str) -> Result<Effects, String> {
+    let chars: Vec<char> = script.chars().collect();
+    let mut fx = Effects::default();
+    let mut i = 0;
+    let n = chars.len();
+    let skip_ws = |i: &mut usize| {
+        while *i < n && (chars[*i].is_whitespace() || chars[*i] == ';') {
+            *i += 1;
+        }
+    };
+    let rest_of_line = |i: &mut usize| -> String {
+        let start = *i;
+        while *i < n && chars[*i] != '\n' {
+            *i += 1;
+        }
+        chars[start..*i]
+            .iter()
+            .collect::<String>()
+            .trim()
+            .to_string()
+    };
+    let delimited = |i: &mut usize, delim: char| -> Result<(), String> {
+        while *i < n {
+            match chars[*i] {
+                '\\' => *i += 2,
+                c if c == delim => {
+                    *i += 1;
+                    return Ok(());
+                }
+                '\n' if delim != '\n' => *i += 1,
+                _ => *i += 1,
+            }
+        }
+        Err("an unterminated regular expression".into())
+    };
+    loop {
+        skip_ws(&mut i);
+        if i >= n {
+            break;
+        }
+        // Addresses: `N`, `$`, `/re/`, `\cREc`, `first~step`, with `,addr2`, `+N`, `~N`, `!`.
+        for _ in 0..2 {
+            match chars.get(i) {
+                Some(c) if c.is_ascii_digit() => {
+                    while i < n && (chars[i].is_ascii_digit() || chars[i] == '~') {
+                        i += 1;
+                    }
+                }
+                Some('$') => i += 1,
+                Some('/') => {
+                    i += 1;
+                    delimited(&mut i, '/')?;
+                    while i < n && matches!(chars[i], 'I' | 'M') {
+                        i += 1;
+                    }
+                }
+                Some('\\') => {
+                    let d = *chars.get(i + 1).ok_or("a dangling backslash")?;
+                    i += 2;
+                    delimited(&mut i, d)?;
+                    while i < n && matches!(chars[i], 'I' | 'M') {
+                        i += 1;
+                    }
+                }
+                Some('+') | Some('~') => {
+                    i += 1;
+                    while i < n && chars[i].is_ascii_digit() {
+                        i += 1;
+                    }
+                }
+                _ => {}
+            }
+            while i < n && chars[i] == ' ' {
+                i += 1;
+            }
+            if chars.get(i) == Some(&',') {
+                i += 1;
+                while i < n && chars[i] == ' ' {
+                    i += 1;
+                }
+                continue;
+            }
+            break;
+        }
+        while i < n && (chars[i] == '!' || chars[i] == ' ') {
+            i += 1;
+        }
+        let Some(&cmd) = chars.get(i) else {
+            return Err("an address without a command".into());
+        };
+        i += 1;
+        match cmd {
+            '{' | '}' | '=' | 'd' | 'D' | 'g' | 'G' | 'h' | 'H' | 'x' | 'n' | 'N' | 'p' | 'P'
+            | 'z' | 'F' => {}
+            'q' | 'Q' | 'l' | 'L' => {
+                while i < n && (chars[i].is_ascii_digit() || chars[i] == ' ') {
+                    i += 1;
+                }
+            }
+            ':' | 'b' | 't' | 'T' | 'v' => {
+                while i < n && chars[i] != '\n' && chars[i] != ';' && chars[i] != '}' {
+                    i += 1;
+                }
+            }
+            'a' | 'i' | 'c' => {
+                let _ = rest_of_line(&mut i);
+            }
+            'r' | 'R' => fx.reads.push(rest_of_line(&mut i)),
+            'w' | 'W' => fx.writes.push(rest_of_line(&mut i)),
+            'e' => {
+                let command = rest_of_line(&mut i);
+                if command.is_empty() {
+                    fx.runs_pattern_space = true;
+                } else {
+                    fx.runs.push(command);
+                }
+            }
+            's' | 'y' => {
+                let delim = *chars.get(i).ok_or("an unterminated s command")?;
+                if delim == '\n' || delim == '\\' {
+                    return Err("an s command with an unusual delimiter".into());
+                }
+                i += 1;
+                delimited(&mut i, delim)?;
+                delimited(&mut i, delim)?;
+                if cmd == 's' {
+                    while i < n {
+                        match chars[i] {
+                            'g' | 'p' | 'i' | 'I' | 'm' | 'M' | '0'..='9' => i += 1,
+                            'e' => {
+                                fx.runs_pattern_space = true;
+                                i += 1;
+                            }
+                            'w' => {
+                                i += 1;
+                                fx.writes.push(rest_of_line(&mut i));
+                            }
+                            _ => break,
+                        }
+                    }
+                }
+            }
+            '#' => {
+                let _ = rest_of_line(&mut i);
+            }
+            other => return Err(format!("the unknown sed command `{other}`")),
+        }
+    }
+    Ok(fx)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scripts_that_only_print() {
+        for s in [
+            "s/a/b/g",
+            "1,10p",
+            "/foo/d",
+            "$!N;s/\\n/ /",
+            "s|/usr|/opt|g; /x/,/y/ { p; }",
+            "y/abc/xyz/",
+            "2q",
+            "/start/,+3 s/x/y/2",
+            "\\,a,d",
+            "a\\\nappended",
+        ] {
+            assert_eq!(read_script(s), Ok(Effects::default()), "{s}");
+        }
+    }
+
+    #[test]
+    fn writes_reads_and_runs_are_found() {
+        assert_eq!(read_script("w out.txt").unwrap().writes, vec!["out.txt"]);
+        assert_eq!(read_script("s/a/b/w log").unwrap().writes, vec!["log"]);
+        assert_eq!(
+            read_script("1r /etc/passwd").unwrap().reads,
+            vec!["/etc/passwd"]
+        );
+        assert!(read_script("s/.*/id/e").unwrap().runs_pattern_space);
+        assert_eq!(read_script("1e touch x").unwrap().runs, vec!["touch x"]);
+        assert!(read_script("/x/ e").unwrap().runs_pattern_space);
+        assert!(read_script("k").is_err());
+    }
+}
