@@ -128,10 +128,14 @@ pub enum Command {
 /// `loom policy ...`
 #[derive(Debug, Subcommand)]
 pub enum PolicyCommand {
-    /// Print the risk level, reason and segments of a command as JSON.
+    /// Say how risky a command is, why, and what Loom would do with it in the current
+    /// approval mode (`--approval` to try another).
     Check {
         /// The command line, e.g. "rm -rf build && cargo test".
         command: String,
+        /// Print the level, reason, decision and every segment as JSON.
+        #[arg(long)]
+        json: bool,
     },
 }
 

@@ -113,15 +113,12 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             let policy = setup::policy(&config);
             commands::tool::run(&ToolRegistry::builtin(), &policy, &ctx, name, args).await
         }
-        Some(Command::Policy(PolicyCommand::Check { command })) => {
+        Some(Command::Policy(PolicyCommand::Check { command, json })) => {
             let config = match load_config(&cli, &workspace) {
                 Ok(c) => c,
                 Err(code) => return Ok(code),
             };
-            let policy = setup::policy(&config);
-            let c = policy.classify(command, Some(&workspace), None);
-            println!("{}", serde_json::to_string_pretty(&c)?);
-            Ok(ExitCode::SUCCESS)
+            commands::policy::check(&setup::policy(&config), &workspace, command, *json)
         }
         Some(Command::Sessions { here }) => {
             commands::sessions::list(here.then_some(workspace.as_path()))

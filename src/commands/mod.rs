@@ -2,5 +2,6 @@
 //! returns the process exit code.
 
 pub mod models;
+pub mod policy;
 pub mod sessions;
 pub mod tool;

@@ -9,4 +9,5 @@ mod exec;
 mod sandbox;
 mod sessions;
 mod tool_cli;
+mod trust;
 mod tui;

@@ -253,6 +253,46 @@ async fn undo_from_the_command_line_restores_an_edit() {
     );
 }
 
+/// Regression (issue 9): a command rated read-only got no snapshot, so when it did write,
+/// `loom undo` had nothing to restore. Now every command not proven read-only — a
+/// low-risk build included — is snapshotted first.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_low_risk_build_that_writes_is_snapshotted_and_undone() {
+    if std::process::Command::new("make")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("skipped: make is not installed");
+        return;
+    }
+    let dir = workspace();
+    std::fs::write(dir.path().join("data.txt"), "precious\n").unwrap();
+    std::fs::write(
+        dir.path().join("Makefile"),
+        "all:\n\techo clobbered > data.txt\n",
+    )
+    .unwrap();
+    let server = ScriptedServer::start(vec![
+        support::calls_openai(&[("m", "bash", r#"{"command": "make"}"#)]),
+        support::text_reply("built"),
+    ])
+    .await;
+    let run = exec(dir.path(), &server, "supervised", "build it").await;
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.of_type("approval")[0]["decision"], "approved");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("data.txt")).unwrap(),
+        "clobbered\n"
+    );
+    let (code, _, err) = loom(dir.path(), &["undo", "--yes"]).await;
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("data.txt")).unwrap(),
+        "precious\n"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn shell_made_changes_are_undone_from_the_snapshot() {
     let dir = workspace();
