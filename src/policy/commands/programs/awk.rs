@@ -11,22 +11,13 @@ use super::super::options::{Spec, parse};
 use super::super::parse::Word;
 use super::{Judgement, State, judge, reads};
 
+#[rustfmt::skip]
 pub(super) const SPEC: Spec = Spec {
     flags: "bcCNOPrStV",
     valued: "Fve",
     long: &[
-        "field-separator=",
-        "assign=",
-        "source=",
-        "characters-as-bytes",
-        "traditional",
-        "copyright",
-        "posix",
-        "re-interval",
-        "sandbox",
-        "lint?",
-        "help",
-        "version",
+        "field-separator=", "assign=", "source=", "characters-as-bytes", "traditional",
+        "copyright", "posix", "re-interval", "sandbox", "lint?", "help", "version",
     ],
     numeric: false,
 };
@@ -113,7 +104,8 @@ pub(super) fn awk(name: &str, args: &[Word], state: &State) -> Judgement {
                     "{} (awk options such as -f, -i and -l load code)",
                     e.reason(name)
                 ),
-            );
+            )
+            .ungrantable();
         }
     };
     let mut sources: Vec<Word> = parsed
@@ -135,12 +127,14 @@ pub(super) fn awk(name: &str, args: &[Word], state: &State) -> Judgement {
     let mut j = judge(Risk::ReadOnly, "awk only prints");
     for s in &sources {
         if s.dynamic {
-            return j.at_least(Risk::Medium, "the awk program is only known at run time");
+            return j.worst(
+                judge(Risk::Medium, "the awk program is only known at run time").ungrantable(),
+            );
         }
         if let Some(why) = danger(&s.text)
             && !sandboxed
         {
-            j = j.at_least(Risk::Medium, why);
+            j = j.worst(judge(Risk::Medium, why).ungrantable());
             j = j.worst(super::dev::forbidden_in_code(&s.text, state, 0));
         }
     }

@@ -39,7 +39,7 @@ pub(super) fn builtin(
                 .cloned()
                 .collect();
             if let Err(e) = parse(&spec, &plus_ok, true) {
-                j = j.at_least(Risk::Medium, e.reason(name));
+                j = j.worst(super::unproven(e, name));
             }
             for w in args.iter().filter(|w| !is_flag(w)) {
                 let var = w.text.split('=').next().unwrap_or("");
@@ -194,7 +194,8 @@ fn alias(args: &[Word], state: &State, depth: usize) -> Judgement {
     let mut j = judge(
         Risk::Medium,
         "defines an alias, which changes what a later command name runs",
-    );
+    )
+    .ungrantable();
     for d in definitions {
         if d.dynamic {
             return j.at_least(Risk::High, "defines an alias built at run time");
@@ -230,5 +231,6 @@ fn trap(args: &[Word], state: &State, depth: usize) -> Judgement {
         Risk::Medium,
         "sets a trap, a command that runs later when a signal or exit comes",
     )
+    .ungrantable()
     .worst(nested(&code.text, state, depth, "the trap"))
 }

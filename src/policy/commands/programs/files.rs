@@ -492,7 +492,7 @@ pub(super) fn tar(args: &[Word], state: &State) -> Judgement {
     words.extend(rest.iter().cloned());
     let parsed = match parse(&SPEC, &words, false) {
         Ok(p) => p,
-        Err(e) => return judge(Risk::Medium, e.reason("tar")),
+        Err(e) => return super::unproven(e, "tar"),
     };
     let archive: Vec<Word> = parsed
         .values(&["-f", "--file"])

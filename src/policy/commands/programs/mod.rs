@@ -8,10 +8,12 @@
 //! a forbidden command it might run (`strace rm -rf /`).
 
 mod awk;
+mod build;
 mod builtins;
 mod dev;
 mod files;
 mod git;
+mod git_config;
 mod readonly;
 mod sed;
 mod tables;
@@ -76,6 +78,11 @@ pub(super) struct Judgement {
     pub(super) argv: Vec<String>,
     pub(super) network: bool,
     pub(super) nested: Vec<Segment>,
+    /// Whether a session grant of the program's prefix may cover calls like this one.
+    /// False when the risk comes from something a prefix does not pin down (an
+    /// unrecognised option, inline code, a run-time word): granting `rg` after
+    /// `rg --zz` would also let `rg --pre ./x` through.
+    pub(super) grantable: bool,
 }
 
 pub(super) fn judge(level: Risk, reason: impl Into<String>) -> Judgement {
@@ -86,12 +93,25 @@ pub(super) fn judge(level: Risk, reason: impl Into<String>) -> Judgement {
         argv: Vec::new(),
         network: false,
         nested: Vec::new(),
+        grantable: true,
     }
+}
+
+/// A call whose words could not all be proven harmless: medium, and never covered by a
+/// session grant.
+pub(super) fn unproven(e: super::options::Unproven, program: &str) -> Judgement {
+    judge(Risk::Medium, e.reason(program)).ungrantable()
 }
 
 impl Judgement {
     pub(super) fn net(mut self) -> Judgement {
         self.network = true;
+        self
+    }
+
+    /// The same judgement, never covered by a session grant.
+    pub(super) fn ungrantable(mut self) -> Judgement {
+        self.grantable = false;
         self
     }
 
@@ -111,6 +131,7 @@ impl Judgement {
             argv: if hi.argv.is_empty() { lo.argv } else { hi.argv },
             network: hi.network || lo.network,
             nested: [lo.nested, hi.nested].concat(),
+            grantable: hi.grantable && lo.grantable,
             level: hi.level,
             reason: hi.reason,
         }
@@ -150,13 +171,16 @@ pub fn classify_command(
         j = j.worst(hidden_substitutions(w, state, depth));
     }
     if cmd.heredoc_expands {
-        j = j.at_least(
-            Risk::Medium,
-            "the heredoc's delimiter is unquoted, so `$(...)` and `${...}` in its text run when \
-             the command does",
+        j = j.worst(
+            judge(
+                Risk::Medium,
+                "the heredoc's delimiter is unquoted, so `$(...)` and `${...}` in its text run \
+                 when the command does",
+            )
+            .ungrantable(),
         );
     }
-    let grantable = redirect.level <= j.level;
+    let grantable = redirect.level <= j.level && j.grantable;
     let j = j.worst(redirect);
     state.piped = None;
     let mut out = vec![Segment {
@@ -194,6 +218,7 @@ fn hidden_substitutions(w: &Word, state: &State, depth: usize) -> Judgement {
                 Risk::Medium,
                 format!("the expansion `{text}` runs a command when it is expanded"),
             )
+            .ungrantable()
             .worst(nested(code, state, depth, "the expansion")),
         );
     }
@@ -261,7 +286,8 @@ pub(super) fn reads(w: &Word, state: &State) -> Judgement {
                 "reads {}, a path only known at run time that could be a protected file",
                 w.text
             ),
-        );
+        )
+        .ungrantable();
     }
     if let Place::Device(d) = place(w, &state.ctx) {
         return judge(Risk::High, format!("reads the device /dev/{d} directly"));
@@ -334,6 +360,9 @@ pub(super) fn program(
         );
     }
     let mut j = named_program(words, state, depth, extra_dynamic);
+    if first.ansi_c || first.brace {
+        j = j.ungrantable();
+    }
     if first.ansi_c {
         j = j.at_least(
             Risk::Medium,
@@ -462,7 +491,7 @@ fn named_program(
             files::compress(&name, args, state)
         }
         "git" => git::git(args, state, depth),
-        "cargo" => dev::cargo(args, state),
+        "cargo" => build::cargo(args, state),
         "npm" | "pnpm" | "yarn" | "bun" => dev::js_packages(&name, args),
         "npx" | "bunx" | "pnpx" => judge(
             Risk::Medium,
@@ -471,10 +500,10 @@ fn named_program(
         .net(),
         "pip" | "pip3" | "uv" | "poetry" | "pipenv" | "conda" | "mamba" | "pipx" | "gem"
         | "bundle" | "composer" => dev::lang_packages(&name, args),
-        "go" => dev::go(args, state),
-        "make" | "gmake" => dev::make(args, state),
-        f if FORMATTERS_WRITING.contains(&f) => dev::formatter(&name, args),
-        b if BUILD_TEST.contains(&b) => dev::build_tool(&name, args, state),
+        "go" => build::go(args, state),
+        "make" | "gmake" => build::make(args, state),
+        f if FORMATTERS_WRITING.contains(&f) => build::formatter(&name, args),
+        b if BUILD_TEST.contains(&b) => build::build_tool(&name, args, state),
         "python" | "python2" | "python3" | "node" | "ruby" | "perl" | "php" | "deno" | "lua"
         | "Rscript" | "julia" => dev::interpreter(&name, args, state, depth),
         n if n.starts_with("python3.") => dev::interpreter(&name, args, state, depth),

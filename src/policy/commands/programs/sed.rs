@@ -10,27 +10,14 @@ use super::super::options::{Spec, parse};
 use super::super::parse::Word;
 use super::{Judgement, State, judge, nested, reads, writes_at};
 
+#[rustfmt::skip]
 pub(super) const SPEC: Spec = Spec {
     flags: "nrEsuzi",
     valued: "efl",
     long: &[
-        "quiet",
-        "silent",
-        "debug",
-        "expression=",
-        "file=",
-        "follow-symlinks",
-        "in-place?",
-        "line-length=",
-        "null-data",
-        "zero-terminated",
-        "posix",
-        "regexp-extended",
-        "separate",
-        "sandbox",
-        "unbuffered",
-        "help",
-        "version",
+        "quiet", "silent", "debug", "expression=", "file=", "follow-symlinks", "in-place?",
+        "line-length=", "null-data", "zero-terminated", "posix", "regexp-extended", "separate",
+        "sandbox", "unbuffered", "help", "version",
     ],
     numeric: false,
 };
@@ -63,7 +50,7 @@ pub(super) fn sed(name: &str, args: &[Word], state: &State, depth: usize) -> Jud
         .collect();
     let parsed = match parse(&SPEC, &in_place_glued, false) {
         Ok(p) => p,
-        Err(e) => return judge(Risk::Medium, e.reason(name)),
+        Err(e) => return super::unproven(e, name),
     };
     if parsed.has(&["-f", "--file"]) {
         return judge(
@@ -98,7 +85,9 @@ pub(super) fn sed(name: &str, args: &[Word], state: &State, depth: usize) -> Jud
     }
     for script in &scripts {
         if script.dynamic {
-            return j.at_least(Risk::Medium, "the sed script is only known at run time");
+            return j.worst(
+                judge(Risk::Medium, "the sed script is only known at run time").ungrantable(),
+            );
         }
         let effects = match read_script(&script.text) {
             Ok(e) => e,

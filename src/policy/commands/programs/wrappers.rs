@@ -30,6 +30,7 @@ const fn wrap(flags: &'static str, valued: &'static str, long: &'static [&'stati
     }
 }
 
+#[rustfmt::skip]
 fn table(name: &str) -> Option<Wrap> {
     Some(match name {
         "nohup" | "unbuffer" | "eatmydata" | "catchsegv" | "dbus-run-session" | "tini"
@@ -53,11 +54,7 @@ fn table(name: &str) -> Option<Wrap> {
                 "v",
                 "sk",
                 &[
-                    "signal=",
-                    "kill-after=",
-                    "foreground",
-                    "preserve-status",
-                    "verbose",
+                    "signal=", "kill-after=", "foreground", "preserve-status", "verbose",
                 ],
             )
         },
@@ -82,12 +79,7 @@ fn table(name: &str) -> Option<Wrap> {
             "pvaq",
             "fo",
             &[
-                "portability",
-                "verbose",
-                "append",
-                "format=",
-                "output=",
-                "quiet",
+                "portability", "verbose", "append", "format=", "output=", "quiet",
             ],
         ),
         "strace" | "ltrace" => Wrap {
@@ -96,11 +88,7 @@ fn table(name: &str) -> Option<Wrap> {
                 "fFhqrtTvVxyYcCdwiDkz",
                 "abeEIoOpPsSuUX",
                 &[
-                    "follow-forks",
-                    "output=",
-                    "summary-only",
-                    "trace=",
-                    "signal=",
+                    "follow-forks", "output=", "summary-only", "trace=", "signal=",
                     "string-limit=",
                 ],
             )
@@ -111,13 +99,8 @@ fn table(name: &str) -> Option<Wrap> {
                 "qv",
                 "",
                 &[
-                    "tool=",
-                    "leak-check=",
-                    "show-leak-kinds=",
-                    "track-origins=",
-                    "error-exitcode=",
-                    "quiet",
-                    "verbose",
+                    "tool=", "leak-check=", "show-leak-kinds=", "track-origins=",
+                    "error-exitcode=", "quiet", "verbose",
                 ],
             )
         },
@@ -196,7 +179,7 @@ pub(super) fn wrapper(
                 }
                 Ok((_, [])) => judge(Risk::ReadOnly, "`command` alone"),
                 Ok((_, rest)) => program(rest, state, depth, extra_dynamic),
-                Err(e) => judge(Risk::Medium, e.reason(name)),
+                Err(e) => super::unproven(e, name),
             }
         }
         "builtin" => match args.first() {
@@ -213,9 +196,7 @@ pub(super) fn wrapper(
             match parse_leading(&spec, args) {
                 Ok((_, [])) => judge(Risk::ReadOnly, "`exec` only changes redirections"),
                 Ok((_, rest)) => program(rest, state, depth, extra_dynamic),
-                Err(e) => {
-                    judge(Risk::Medium, e.reason(name)).worst(forbidden_among(args, state, depth))
-                }
+                Err(e) => super::unproven(e, name).worst(forbidden_among(args, state, depth)),
             }
         }
         "xargs" => xargs(args, state, depth),
@@ -245,9 +226,7 @@ pub(super) fn wrapper(
                         nested(&text.join(" "), state, depth, "watch")
                     }
                 }
-                Err(e) => {
-                    judge(Risk::Medium, e.reason(name)).worst(forbidden_among(args, state, depth))
-                }
+                Err(e) => super::unproven(e, name).worst(forbidden_among(args, state, depth)),
             }
         }
         "script" => {
@@ -283,7 +262,7 @@ pub(super) fn wrapper(
                     j
                 }
                 Err(e) => base
-                    .at_least(Risk::Medium, e.reason(name))
+                    .worst(super::unproven(e, name))
                     .worst(forbidden_among(args, state, depth)),
             }
         }
@@ -316,9 +295,7 @@ pub(super) fn wrapper(
                     }
                     j
                 }
-                Err(e) => {
-                    judge(Risk::Medium, e.reason(name)).worst(forbidden_among(args, state, depth))
-                }
+                Err(e) => super::unproven(e, name).worst(forbidden_among(args, state, depth)),
             }
         }
         "busybox" | "toybox" => match args.first() {
@@ -361,9 +338,7 @@ pub(super) fn wrapper(
                     }
                     j.worst(program(cmd, state, depth, extra_dynamic))
                 }
-                Err(e) => {
-                    judge(Risk::Medium, e.reason(name)).worst(forbidden_among(args, state, depth))
-                }
+                Err(e) => super::unproven(e, name).worst(forbidden_among(args, state, depth)),
             }
         }
     })
@@ -391,7 +366,7 @@ fn env(args: &[Word], state: &mut State, depth: usize, extra_dynamic: bool) -> J
     let (opts, rest) = match parse_leading(&spec, args) {
         Ok(x) => x,
         Err(e) => {
-            return judge(Risk::Medium, e.reason("env")).worst(forbidden_among(args, state, depth));
+            return super::unproven(e, "env").worst(forbidden_among(args, state, depth));
         }
     };
     let mut j = judge(Risk::ReadOnly, "prints the environment");
@@ -461,8 +436,7 @@ fn xargs(args: &[Word], state: &mut State, depth: usize) -> Judgement {
     let (opts, rest) = match parse_leading(&spec, args) {
         Ok(x) => x,
         Err(e) => {
-            return judge(Risk::Medium, e.reason("xargs"))
-                .worst(forbidden_among(args, state, depth));
+            return super::unproven(e, "xargs").worst(forbidden_among(args, state, depth));
         }
     };
     let mut j = judge(Risk::ReadOnly, "xargs echoes its input");

@@ -1,0 +1,144 @@
+//! `git config` and `git -c`: a configuration key that names a program or code for git
+//! to run (`core.pager`, `core.fsmonitor`, `core.hooksPath`, `alias.*`, filters,
+//! `*.editor`, credential helpers, includes) makes setting it high; keys that only change
+//! output are harmless; the rest ask.
+
+use super::super::Risk;
+use super::super::parse::Word;
+use super::{Judgement, State, judge, reads, writes_at};
+
+/// Why setting the git configuration key `key` is risky, and how much.
+#[rustfmt::skip]
+pub(super) fn config_key(key: &str) -> (Risk, String) {
+    let k = key.to_ascii_lowercase();
+    const RUNS_SUFFIX: &[&str] = &[
+        ".editor", ".pager", ".program", ".cmd", ".command", ".helper", ".textconv", ".driver",
+        ".clean", ".smudge", ".process", ".sshcommand", ".hookspath", ".fsmonitor", ".askpass",
+        ".gitproxy", ".path", "receivepack", "uploadpack", "packobjectshook", ".external",
+        ".viewer", ".browser", ".insteadof", ".pushinsteadof", ".update", "difffilter", ".proxy",
+        ".worktree", ".alternaterefscommand", ".attributesfile", ".excludesfile", ".templatedir",
+    ];
+    const RUNS_PREFIX: &[&str] = &[
+        "alias.", "include", "pager.", "filter.", "credential", "gpg", "sequence.", "difftool.",
+        "mergetool.", "sendemail.", "ssh.", "protocol.", "uploadpack.", "receive.", "hook.",
+        "core.sshcommand", "core.hookspath", "core.fsmonitor",
+    ];
+    if RUNS_SUFFIX.iter().any(|s| k.ends_with(s)) || RUNS_PREFIX.iter().any(|p| k.starts_with(p)) {
+        return (
+            Risk::High,
+            format!("the git setting {key} names a program or code git will run"),
+        );
+    }
+    const HARMLESS_PREFIX: &[&str] = &[
+        "color.", "advice.", "user.", "log.", "column.", "status.", "format.pretty", "init.",
+        "pull.", "push.default", "merge.conflictstyle", "rebase.autostash", "rebase.autosquash",
+        "core.quotepath", "core.abbrev", "core.autocrlf", "core.eol", "core.filemode",
+        "core.ignorecase", "diff.renames", "diff.noprefix", "diff.algorithm", "diff.context",
+        "diff.colormoved", "branch.sort", "tag.sort", "fetch.prune", "blame.", "grep.",
+        "safe.directory", "commit.verbose", "help.autocorrect", "i18n.", "gui.",
+    ];
+    if HARMLESS_PREFIX.iter().any(|p| k.starts_with(p)) {
+        return (
+            Risk::ReadOnly,
+            format!("the git setting {key} only changes output"),
+        );
+    }
+    (
+        Risk::Medium,
+        format!("the git setting {key} is not one Loom knows to be harmless"),
+    )
+}
+
+/// `git config`: reads are read-only; writes are medium, high for keys that run programs
+/// and for the user's or system's configuration.
+pub(super) fn config(rest: &[Word], state: &State) -> Judgement {
+    let mut global = false;
+    let mut write = false;
+    let mut file: Option<Word> = None;
+    let mut operands: Vec<&Word> = Vec::new();
+    let mut i = 0;
+    while i < rest.len() {
+        let t = rest[i].text.as_str();
+        match t {
+            "--global" | "--system" => global = true,
+            "-f" | "--file" => {
+                file = rest.get(i + 1).cloned();
+                i += 1;
+            }
+            "--add" | "--unset" | "--unset-all" | "--replace-all" | "--rename-section"
+            | "--remove-section" => write = true,
+            "-e" | "--edit" => {
+                return judge(Risk::High, "git config --edit runs an editor");
+            }
+            "--blob" | "--type" | "--default" | "--comment" => i += 1,
+            _ if t.starts_with("--file=") => file = Some(Word::literal(&t[7..])),
+            _ if t.starts_with('-') => {}
+            _ => operands.push(&rest[i]),
+        }
+        i += 1;
+    }
+    let new_syntax = operands.first().map(|w| w.text.as_str());
+    let (write, key) = match new_syntax {
+        Some("get" | "list") => (false, None),
+        Some("set" | "unset" | "rename-section" | "remove-section") => {
+            (true, operands.get(1).map(|w| w.text.clone()))
+        }
+        Some("edit") => return judge(Risk::High, "git config edit runs an editor"),
+        _ => (
+            write || operands.len() >= 2,
+            operands.first().map(|w| w.text.clone()),
+        ),
+    };
+    if !write {
+        return match &file {
+            Some(f) => reads(f, state),
+            None => judge(Risk::ReadOnly, "reads git configuration"),
+        };
+    }
+    let key = key.unwrap_or_default();
+    let (level, reason) = config_key(&key);
+    let mut j =
+        judge(Risk::Medium, "changes the repository's git configuration").at_least(level, reason);
+    if global {
+        j = j.at_least(
+            Risk::High,
+            "changes git configuration outside the workspace",
+        );
+    }
+    if let Some(f) = file {
+        j = j.worst(writes_at(&f, state, "writes"));
+    }
+    j
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn program_keys_are_high_and_output_keys_harmless() {
+        for key in [
+            "core.pager",
+            "core.fsmonitor",
+            "core.hooksPath",
+            "core.sshCommand",
+            "alias.co",
+            "diff.external",
+            "diff.x.textconv",
+            "filter.lfs.clean",
+            "credential.helper",
+            "gpg.program",
+            "include.path",
+            "includeIf.gitdir:x.path",
+            "sequence.editor",
+            "pager.log",
+            "url.x.insteadOf",
+        ] {
+            assert_eq!(config_key(key).0, Risk::High, "{key}");
+        }
+        for key in ["color.ui", "user.name", "log.date", "core.quotePath"] {
+            assert_eq!(config_key(key).0, Risk::ReadOnly, "{key}");
+        }
+        assert_eq!(config_key("something.new").0, Risk::Medium);
+    }
+}
