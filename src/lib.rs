@@ -9,6 +9,7 @@ pub mod cli;
 pub mod commands;
 pub mod config;
 pub mod exec;
+pub mod gitcmd;
 pub mod hooks;
 pub mod llm;
 pub mod policy;

@@ -15,6 +15,7 @@ use loom::setup::{self, Provider};
 use loom::tools::{ToolContext, ToolRegistry};
 
 fn main() -> ExitCode {
+    loom::policy::isolate::harden_self();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

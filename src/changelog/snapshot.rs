@@ -45,10 +45,9 @@ impl Shadow {
         };
         if !shadow.git_dir.join("HEAD").exists() {
             std::fs::create_dir_all(&shadow.git_dir).map_err(|e| e.to_string())?;
-            let out = Command::new("git")
+            let out = crate::gitcmd::git()
                 .args(["init", "--bare", "--quiet"])
                 .arg(&shadow.git_dir)
-                .env("GIT_CONFIG_NOSYSTEM", "1")
                 .output()
                 .map_err(|e| format!("git is needed to snapshot the workspace ({e})"))?;
             if !out.status.success() {
@@ -59,13 +58,10 @@ impl Shadow {
     }
 
     fn git(&self) -> Command {
-        let mut cmd = Command::new("git");
+        let mut cmd = crate::gitcmd::git();
         cmd.env("GIT_DIR", &self.git_dir)
             .env("GIT_WORK_TREE", &self.work_tree)
             .env("GIT_INDEX_FILE", self.git_dir.join("loom-index"))
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env_remove("GIT_OBJECT_DIRECTORY")
-            .env_remove("GIT_ALTERNATE_OBJECT_DIRECTORIES")
             .args([
                 "-c",
                 "core.autocrlf=false",

@@ -2,11 +2,11 @@
 //! changed — never the person's unrelated edits or what they staged themselves.
 //!
 //! Uses `git commit --only -- PATHS`, which commits those paths and leaves the rest of the
-//! index as it was. Repository hooks are skipped (`--no-verify`) so a slow or failing
-//! pre-commit hook cannot stall the agent; failures are reported, never fatal.
+//! index as it was. Repository hooks are skipped (`--no-verify`, and `core.hooksPath` is
+//! `/dev/null`) so neither a slow hook nor one a command planted runs; git itself is run
+//! hardened ([`crate::gitcmd`]). Failures are reported, never fatal.
 
 use std::path::Path;
-use std::process::Command;
 
 use async_trait::async_trait;
 
@@ -17,10 +17,9 @@ use crate::tools::ToolContext;
 pub struct AutoCommit;
 
 fn git(root: &Path, args: &[&str]) -> Result<String, String> {
-    let out = Command::new("git")
+    let out = crate::gitcmd::git()
         .args(args)
         .current_dir(root)
-        .env("GIT_TERMINAL_PROMPT", "0")
         .output()
         .map_err(|e| format!("git: {e}"))?;
     if out.status.success() {
@@ -55,6 +54,9 @@ pub fn message(changes: &[(char, String)]) -> String {
 }
 
 fn commit(root: &Path, files: &[String]) -> Result<String, String> {
+    if let Some(why) = crate::gitcmd::tampered(root) {
+        return Err(format!("not committing: {why}"));
+    }
     if git(root, &["rev-parse", "--is-inside-work-tree"]).is_err() {
         return Ok("not a git repository; nothing committed".into());
     }

@@ -11,6 +11,7 @@ pub mod approvals;
 pub mod call;
 pub mod commands;
 pub mod env;
+pub mod isolate;
 pub mod limits;
 pub mod paths;
 pub mod sandbox;

@@ -1,11 +1,16 @@
 //! OS confinement for commands (Linux): what an approved command can still not do.
 //!
-//! `workspace-write` mode: the child reads everywhere but writes only in the workspace, the
-//! temp dir and configured extra dirs (Landlock filesystem rules); TCP connect and bind
-//! are denied unless network is allowed (Landlock network rules, ABI 4+). Landlock cannot
-//! carve a read-only hole out of a writable tree, so `.git/hooks` and `.loom` are made
-//! read-only with bind mounts in a private mount namespace before Landlock is applied —
-//! a hook written by a command would otherwise run on the person's next `git commit`.
+//! Every command, sandboxed or not, runs isolated ([`super::isolate`]): in its own PID
+//! namespace with a fresh `/proc`, so no process it starts outlives the call and Loom is
+//! invisible to it. `workspace-write` mode adds: the child reads everywhere but writes
+//! only in the workspace, the temp dir and configured extra dirs (Landlock filesystem
+//! rules); TCP connect and bind are denied unless network is allowed (Landlock network
+//! rules, ABI 4+). Landlock cannot carve a read-only hole out of a writable tree, so
+//! `.git/config`, `.git/hooks`, `.git/info` and `.loom` are made read-only with bind
+//! mounts in the private mount namespace before Landlock is applied, and `.git` itself is
+//! bound onto itself so it cannot be renamed or replaced — a hook or `core.fsmonitor`
+//! planted by a command would otherwise run on the person's next `git commit`. Objects,
+//! refs and the index stay writable, so `git add` and `git commit` work.
 //!
 //! Everything that can fail is prepared in the parent; the child (in `pre_exec`, between
 //! fork and exec) only makes system calls. Where Landlock is missing, [`availability`] says
@@ -14,6 +19,8 @@
 use std::ffi::CString;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+
+use super::isolate::Isolation;
 
 use landlock::{
     ABI, Access, AccessFs, AccessNet, Ruleset, RulesetAttr, RulesetCreated, RulesetCreatedAttr,
@@ -135,6 +142,9 @@ pub struct SandboxSpec {
     pub writable: Vec<PathBuf>,
     /// Paths inside writable trees that stay read-only.
     pub protected: Vec<PathBuf>,
+    /// Directories bound onto themselves so they cannot be renamed, replaced or removed
+    /// (the workspace's `.git`).
+    pub pinned: Vec<PathBuf>,
     /// Whether TCP connect and bind are allowed.
     pub allow_network: bool,
 }
@@ -163,7 +173,13 @@ impl SandboxSpec {
         SandboxSpec {
             mode: SandboxMode::WorkspaceWrite,
             writable,
-            protected: vec![workspace.join(".git/hooks"), workspace.join(".loom")],
+            protected: vec![
+                workspace.join(".git/hooks"),
+                workspace.join(".git/info"),
+                workspace.join(".git/config"),
+                workspace.join(".loom"),
+            ],
+            pinned: vec![workspace.join(".git")],
             allow_network,
         }
     }
@@ -211,44 +227,49 @@ impl SandboxSpec {
             .map_err(|e| e.to_string())
     }
 
-    /// Arrange for the child of `cmd` to be confined before it runs anything. Fails (and
-    /// the command is not started) if the sandbox cannot be built.
+    /// Arrange for the child of `cmd` to be isolated (always) and confined (when the
+    /// sandbox is on) before it runs anything. Fails (and the command is not started) if
+    /// the sandbox cannot be built.
     pub fn install(&self, cmd: &mut tokio::process::Command) -> std::io::Result<()> {
-        if !self.is_active() {
-            return Ok(());
-        }
-        let ruleset = self
-            .ruleset()
-            .map_err(|e| std::io::Error::other(format!("the sandbox could not be set up: {e}")))?;
-        // A bind mount needs something to mount on, and a command must not be able to
-        // create `.loom/config.toml` or `.git/hooks/pre-commit` just because the directory
-        // was missing. Create the empty directory first (git does not show empty
-        // directories) wherever its parent exists: `.git/hooks` only in a repository.
-        for dir in &self.protected {
-            if dir.parent().is_some_and(Path::is_dir) {
-                let _ = std::fs::create_dir(dir);
+        let ruleset = if self.is_active() {
+            Some(self.ruleset().map_err(|e| {
+                std::io::Error::other(format!("the sandbox could not be set up: {e}"))
+            })?)
+        } else {
+            None
+        };
+        let cstrings = |paths: &[PathBuf]| -> Vec<CString> {
+            paths
+                .iter()
+                .filter(|p| p.exists())
+                .filter_map(|p| CString::new(p.as_os_str().as_encoded_bytes()).ok())
+                .collect()
+        };
+        let (read_only, pinned) = if self.is_active() {
+            // A bind mount needs something to mount on, and a command must not be able
+            // to create `.loom/config.toml` or `.git/hooks/pre-commit` just because the
+            // directory was missing. Create the empty directory first (git does not show
+            // empty directories) wherever its parent exists: `.git/*` only in a repository.
+            for dir in &self.protected {
+                let is_dir_name = dir
+                    .file_name()
+                    .is_some_and(|n| n == "hooks" || n == "info" || n == ".loom");
+                if is_dir_name && dir.parent().is_some_and(Path::is_dir) {
+                    let _ = std::fs::create_dir(dir);
+                }
             }
-        }
-        let protected: Vec<CString> = self
-            .protected
-            .iter()
-            .filter(|p| p.is_dir())
-            .filter_map(|p| CString::new(p.as_os_str().as_encoded_bytes()).ok())
-            .collect();
-        let ids = (nix::unistd::getuid(), nix::unistd::getgid());
-        let maps = (
-            format!("{0} {0} 1\n", ids.0.as_raw()),
-            format!("{0} {0} 1\n", ids.1.as_raw()),
-        );
-        let slot = Mutex::new(Some(ruleset));
+            (cstrings(&self.protected), cstrings(&self.pinned))
+        } else {
+            (Vec::new(), Vec::new())
+        };
+        let isolation = Isolation::for_child(read_only, pinned);
+        let slot = Mutex::new(ruleset);
         // SAFETY: the closure runs in the child between fork and exec. It performs only
         // system calls on data prepared in the parent (no allocation besides what the
         // landlock crate does for its own syscall wrappers).
         unsafe {
             cmd.pre_exec(move || {
-                if !protected.is_empty() {
-                    protect(&protected, ids.0.is_root(), &maps);
-                }
+                isolation.enter();
                 let ruleset = slot.lock().ok().and_then(|mut g| g.take());
                 if let Some(rs) = ruleset {
                     rs.restrict_self()
@@ -258,92 +279,6 @@ impl SandboxSpec {
             });
         }
         Ok(())
-    }
-}
-
-/// Make `paths` read-only in a private mount namespace (best effort: when namespaces are
-/// unavailable the paths stay as they are and Landlock still confines writes to the
-/// workspace).
-#[cfg(target_os = "linux")]
-fn protect(paths: &[CString], root: bool, maps: &(String, String)) {
-    use nix::libc;
-    // SAFETY: plain system calls on NUL-terminated strings owned by the caller.
-    unsafe {
-        let entered = if root {
-            libc::unshare(libc::CLONE_NEWNS) == 0
-        } else {
-            libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNS) == 0
-                && write_file(c"/proc/self/setgroups", b"deny")
-                && write_file(c"/proc/self/uid_map", maps.0.as_bytes())
-                && write_file(c"/proc/self/gid_map", maps.1.as_bytes())
-        };
-        if !entered {
-            return;
-        }
-        if libc::mount(
-            std::ptr::null(),
-            c"/".as_ptr(),
-            std::ptr::null(),
-            libc::MS_REC | libc::MS_PRIVATE,
-            std::ptr::null(),
-        ) != 0
-        {
-            return;
-        }
-        for p in paths {
-            if libc::mount(
-                p.as_ptr(),
-                p.as_ptr(),
-                std::ptr::null(),
-                libc::MS_BIND | libc::MS_REC,
-                std::ptr::null(),
-            ) != 0
-            {
-                continue;
-            }
-            let mut st: libc::statvfs = std::mem::zeroed();
-            let mut flags = libc::MS_BIND | libc::MS_REMOUNT | libc::MS_RDONLY;
-            if libc::statvfs(p.as_ptr(), &mut st) == 0 {
-                let f = st.f_flag;
-                for (st_flag, ms_flag) in [
-                    (libc::ST_NOSUID, libc::MS_NOSUID),
-                    (libc::ST_NODEV, libc::MS_NODEV),
-                    (libc::ST_NOEXEC, libc::MS_NOEXEC),
-                    (libc::ST_NOATIME, libc::MS_NOATIME),
-                    (libc::ST_NODIRATIME, libc::MS_NODIRATIME),
-                    (libc::ST_RELATIME, libc::MS_RELATIME),
-                ] {
-                    if f & st_flag != 0 {
-                        flags |= ms_flag;
-                    }
-                }
-            }
-            libc::mount(
-                std::ptr::null(),
-                p.as_ptr(),
-                std::ptr::null(),
-                flags,
-                std::ptr::null(),
-            );
-        }
-    }
-}
-
-#[cfg(not(target_os = "linux"))]
-fn protect(_paths: &[CString], _root: bool, _maps: &(String, String)) {}
-
-#[cfg(target_os = "linux")]
-unsafe fn write_file(path: &std::ffi::CStr, data: &[u8]) -> bool {
-    use nix::libc;
-    // SAFETY: open/write/close on a valid C string and buffer.
-    unsafe {
-        let fd = libc::open(path.as_ptr(), libc::O_WRONLY);
-        if fd < 0 {
-            return false;
-        }
-        let n = libc::write(fd, data.as_ptr().cast(), data.len());
-        libc::close(fd);
-        n == data.len() as isize
     }
 }
 

@@ -1,7 +1,8 @@
 //! `bash`: run a shell command in the workspace.
 //!
-//! `sh -c COMMAND` in its own process group with stdin closed and an allowlisted
-//! environment ([`crate::policy::env`]); the working directory goes through confinement.
+//! `sh -c COMMAND` in its own PID namespace and process group with stdin closed and an
+//! allowlisted environment ([`crate::policy::env`]); the working directory goes through
+//! confinement. When the call ends, every process it started ends too.
 //! Each stream is captured up to 256 KiB (head and tail kept) and what the model sees is cut
 //! in the middle to the configured budget. Whether a command may run at all is decided
 //! above this tool, by the policy; this file only runs what it is given, safely.
@@ -45,7 +46,8 @@ pub struct Bash;
 
 const DESCRIPTION: &str = "Run a shell command (`sh -c`) in the workspace and return exit_code, \
 stdout, stderr, timed_out, truncated and duration_ms. stdin is closed (no interactive programs); the \
-command and all its child processes are killed after timeout_secs (default 60, max 300). Long output \
+command and all its child processes are killed after timeout_secs (default 60, max 300), and no \
+process it starts (background ones included) outlives the call. Long output \
 is cut in the middle. Do not use it to read or edit files when read_file, edit_file, write_file, \
 list_files or search_files can do the job: those are reviewed as diffs and can be undone.";
 
@@ -165,8 +167,8 @@ async fn execute(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError
     }
     if outcome.stopped_background {
         notes.push(
-            "background processes still holding the output open were stopped when the command \
-             finished; redirect their output (e.g. `cmd > log 2>&1 &`) to keep them running"
+            "processes the command left running in the background were stopped when it \
+             finished: no process outlives its call"
                 .into(),
         );
     }
@@ -295,33 +297,25 @@ mod tests {
 
     #[tokio::test]
     async fn timeout_kills_background_grandchildren() {
-        let (d, ctx) = ws();
-        let pidfile = d.path().join("pid");
-        let cmd = format!("sleep 1000 & echo $! > {}; sleep 1000", pidfile.display());
+        let (_d, ctx) = ws();
+        let marker = format!("1000.{}2", std::process::id());
+        let cmd = format!("sleep {marker} & sleep 1000");
         let r = Bash
             .execute(json!({"command": cmd, "timeout_secs": 1}), &ctx)
             .await;
         assert_eq!(data(&r)["timed_out"], true);
         assert!(r.error.unwrap().contains("timed out"));
-        let pid: i32 = std::fs::read_to_string(&pidfile)
-            .unwrap()
-            .trim()
-            .parse()
-            .unwrap();
-        assert!(process_gone(pid), "grandchild {pid} survived the timeout");
+        assert!(
+            process_gone(&marker),
+            "grandchild {marker} survived the timeout"
+        );
     }
 
-    /// True when `pid` no longer runs (absent, or a zombie awaiting its reaper).
-    fn process_gone(pid: i32) -> bool {
+    /// True when no process with `marker` in its command line runs any more.
+    fn process_gone(marker: &str) -> bool {
         for _ in 0..50 {
-            match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-                Err(_) => return true,
-                Ok(stat) => {
-                    let state = stat.rsplit(')').next().unwrap_or("").trim_start();
-                    if state.starts_with('Z') || state.starts_with('X') {
-                        return true;
-                    }
-                }
+            if !crate::tools::process::tests::alive_with(marker) {
+                return true;
             }
             std::thread::sleep(Duration::from_millis(100));
         }

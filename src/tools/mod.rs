@@ -21,6 +21,7 @@ pub mod list_files;
 pub mod output;
 pub mod process;
 pub mod read_file;
+pub mod reaper;
 pub mod registry;
 pub mod search_files;
 pub mod write_file;

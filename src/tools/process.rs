@@ -1,13 +1,16 @@
-//! Running a child process the way an agent must: in its own process group, stdin closed,
-//! an allowlisted environment, output captured within bounds, and the whole group killed on
-//! timeout or cancellation so no grandchild outlives the call.
+//! Running a child process the way an agent must: isolated in its own PID namespace (see
+//! [`crate::policy::isolate`]) and process group, stdin closed, an allowlisted
+//! environment, output captured within bounds, and every process it started ended when
+//! the call ends — by timeout, cancellation, or simply because the command finished.
 //!
-//! Kill sequence: SIGTERM to the group, a short grace period, then SIGKILL to the group.
-//! When the shell exits but a background child still holds its stdout open, the group is
-//! stopped after a brief wait, and the outcome says so.
+//! Kill sequence: SIGTERM to the group, a short grace period, then SIGKILL to the group
+//! and a sweep of whatever escaped it ([`super::reaper`]). Output captured before a kill
+//! is kept: a timed-out call returns within about a second of its limit with what the
+//! command printed so far.
 
 use std::path::PathBuf;
 use std::process::Stdio;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use nix::sys::signal::{Signal, killpg};
@@ -21,9 +24,12 @@ use crate::policy::sandbox::SandboxSpec;
 /// Bytes captured per stream (head and tail halves kept beyond this).
 pub const CAPTURE_BYTES: usize = 256 * 1024;
 /// Time between SIGTERM and SIGKILL.
-const KILL_GRACE: Duration = Duration::from_millis(1500);
+const KILL_GRACE: Duration = Duration::from_millis(400);
 /// How long to wait for pipes to close after the main process exited.
 const LINGER: Duration = Duration::from_millis(300);
+/// How long to wait for the output pipes once everything was killed, before returning
+/// with what was captured.
+const DRAIN_AFTER_KILL: Duration = Duration::from_millis(300);
 
 /// What to run.
 #[derive(Debug, Clone)]
@@ -76,7 +82,8 @@ pub struct CommandOutcome {
     pub timed_out: bool,
     /// Killed because the caller cancelled.
     pub cancelled: bool,
-    /// Background processes that kept the output open were stopped after the shell exited.
+    /// Processes the command left running (in the background, or holding its output open)
+    /// were stopped when it ended.
     pub stopped_background: bool,
     /// Wall-clock duration.
     pub duration: Duration,
@@ -95,14 +102,26 @@ impl Drop for GroupGuard {
     }
 }
 
-async fn drain<R: AsyncRead + Unpin>(mut reader: R, mut sink: HeadTail) -> HeadTail {
+/// Read a pipe into a shared sink, so what was captured survives if the reader is
+/// abandoned (a process outside Loom's reach holding the pipe open).
+async fn drain<R: AsyncRead + Unpin>(mut reader: R, sink: Arc<Mutex<HeadTail>>) {
     let mut buf = vec![0u8; 16 * 1024];
     loop {
         match reader.read(&mut buf).await {
-            Ok(0) | Err(_) => return sink,
-            Ok(n) => sink.push(&buf[..n]),
+            Ok(0) | Err(_) => return,
+            Ok(n) => {
+                if let Ok(mut s) = sink.lock() {
+                    s.push(&buf[..n]);
+                }
+            }
         }
     }
+}
+
+fn take(sink: &Arc<Mutex<HeadTail>>) -> HeadTail {
+    sink.lock()
+        .map(|mut s| std::mem::replace(&mut *s, HeadTail::new(CAPTURE_BYTES)))
+        .unwrap_or_else(|_| HeadTail::new(CAPTURE_BYTES))
 }
 
 /// Run `spec` to completion, timeout or cancellation.
@@ -122,23 +141,30 @@ pub async fn run(
         .process_group(0)
         .kill_on_drop(true);
     spec.sandbox.install(&mut cmd)?;
+    let before = super::reaper::children();
     let mut child = cmd.spawn()?;
     let pgid = child.id().map(|id| Pid::from_raw(id as i32));
     let mut guard = GroupGuard { pgid };
+    let out_sink = Arc::new(Mutex::new(HeadTail::new(CAPTURE_BYTES)));
+    let err_sink = Arc::new(Mutex::new(HeadTail::new(CAPTURE_BYTES)));
     let stdout = child.stdout.take();
     let stderr = child.stderr.take();
-    let mut out_task = tokio::spawn(async move {
-        match stdout {
-            Some(s) => drain(s, HeadTail::new(CAPTURE_BYTES)).await,
-            None => HeadTail::new(CAPTURE_BYTES),
-        }
-    });
-    let mut err_task = tokio::spawn(async move {
-        match stderr {
-            Some(s) => drain(s, HeadTail::new(CAPTURE_BYTES)).await,
-            None => HeadTail::new(CAPTURE_BYTES),
-        }
-    });
+    let mut out_task = {
+        let sink = out_sink.clone();
+        tokio::spawn(async move {
+            if let Some(s) = stdout {
+                drain(s, sink).await;
+            }
+        })
+    };
+    let mut err_task = {
+        let sink = err_sink.clone();
+        tokio::spawn(async move {
+            if let Some(s) = stderr {
+                drain(s, sink).await;
+            }
+        })
+    };
 
     let mut timed_out = false;
     let mut cancelled = false;
@@ -172,23 +198,30 @@ pub async fn run(
 
     let mut stopped_background = false;
     let both = async { ((&mut out_task).await, (&mut err_task).await) };
-    let (out, err) = match tokio::time::timeout(LINGER, both).await {
-        Ok(pair) => pair,
-        Err(_) => {
-            if let Some(pgid) = pgid {
-                let _ = killpg(pgid, Signal::SIGKILL);
-            }
-            stopped_background = true;
-            (out_task.await, err_task.await)
+    if tokio::time::timeout(LINGER, both).await.is_err() {
+        stopped_background = true;
+        if let Some(pgid) = pgid {
+            let _ = killpg(pgid, Signal::SIGKILL);
         }
-    };
+        let before = before.clone();
+        let _ = tokio::task::spawn_blocking(move || super::reaper::sweep(None, &before)).await;
+        let both = async { ((&mut out_task).await, (&mut err_task).await) };
+        if tokio::time::timeout(DRAIN_AFTER_KILL, both).await.is_err() {
+            out_task.abort();
+            err_task.abort();
+        }
+    }
+    let swept = tokio::task::spawn_blocking(move || super::reaper::sweep(None, &before))
+        .await
+        .unwrap_or(0);
+    stopped_background |= swept > 0;
     guard.pgid = None;
     use std::os::unix::process::ExitStatusExt;
     Ok(CommandOutcome {
         exit_code: status.code(),
         signal: status.signal(),
-        stdout: out.unwrap_or_else(|_| HeadTail::new(CAPTURE_BYTES)),
-        stderr: err.unwrap_or_else(|_| HeadTail::new(CAPTURE_BYTES)),
+        stdout: take(&out_sink),
+        stderr: take(&err_sink),
         timed_out,
         cancelled,
         stopped_background,
@@ -197,7 +230,7 @@ pub async fn run(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     fn spec(cmd: &str, timeout: Duration) -> CommandSpec {
@@ -249,7 +282,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn lingering_background_output_is_stopped() {
+    async fn background_processes_end_with_the_call() {
         let o = run(
             &spec("(sleep 30; echo late) & echo now", Duration::from_secs(20)),
             &CancellationToken::new(),
@@ -257,7 +290,52 @@ mod tests {
         .await
         .unwrap();
         assert_eq!(o.exit_code, Some(0));
-        assert!(o.stopped_background);
         assert_eq!(o.stdout.text(), "now\n");
+        assert!(o.duration < Duration::from_secs(5), "{:?}", o.duration);
+    }
+
+    /// Whether a process whose command line contains `marker` is alive (zombies count as
+    /// gone). Scans every process, since a process in another PID namespace has another
+    /// pid there.
+    pub(crate) fn alive_with(marker: &str) -> bool {
+        std::fs::read_dir("/proc")
+            .unwrap()
+            .filter_map(Result::ok)
+            .filter(|e| e.file_name().to_string_lossy().parse::<u32>().is_ok())
+            .any(|e| {
+                let cmdline = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
+                let stat = std::fs::read_to_string(e.path().join("stat")).unwrap_or_default();
+                String::from_utf8_lossy(&cmdline).contains(marker) && !stat.contains(") Z")
+            })
+    }
+
+    /// Regression (issue 10): `setsid` escaped the process-group kill; with a 2 s timeout
+    /// the call returned after 12 s without its output and the sleeper lived on.
+    #[tokio::test]
+    async fn a_setsid_sleeper_dies_with_a_timed_out_call_and_output_is_kept() {
+        let marker = format!("25.{}1", std::process::id());
+        let cmd = format!("echo started; setsid sh -c 'exec sleep {marker}' & sleep 30");
+        let o = run(
+            &spec(&cmd, Duration::from_secs(2)),
+            &CancellationToken::new(),
+        )
+        .await
+        .unwrap();
+        assert!(o.timed_out);
+        assert!(o.duration < Duration::from_secs(4), "{:?}", o.duration);
+        assert_eq!(
+            o.stdout.text(),
+            "started\n",
+            "output before the kill is kept"
+        );
+        let mut gone = false;
+        for _ in 0..30 {
+            if !alive_with(&marker) {
+                gone = true;
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        assert!(gone, "the setsid sleeper survived the call");
     }
 }

@@ -5,6 +5,7 @@
 mod support;
 
 mod agent;
+mod containment;
 mod exec;
 mod sandbox;
 mod sessions;

@@ -591,6 +591,9 @@ fn no_grant_is_offered_for_what_a_prefix_cannot_pin_down() {
         assert!(Grants::offer(&c).is_none(), "{command} was offered a grant");
     }
     for command in ["npm install", "cargo fmt", "git commit -m x", "touch a"] {
-        assert!(Grants::offer(&classify(command, &ctx())).is_some(), "{command}");
+        assert!(
+            Grants::offer(&classify(command, &ctx())).is_some(),
+            "{command}"
+        );
     }
 }

@@ -1,0 +1,290 @@
+//! Process isolation for commands (Linux): no process a command starts outlives it, and
+//! none can see Loom.
+//!
+//! Between fork and exec ([`Isolation::enter`], called from the sandbox's `pre_exec`) the
+//! child asks to die with its parent (`PR_SET_PDEATHSIG`), then enters new user (when not
+//! root), mount and PID namespaces and forks once more: the grandchild is PID 1 of the new
+//! PID namespace, mounts a fresh `/proc` (so Loom and every other process outside are
+//! invisible: `/proc/$PPID/environ` has nothing to show) and goes on to exec the command;
+//! the child stays behind as a proxy that waits for it and exits the same way. When PID 1
+//! of a namespace dies the kernel kills everything else in it, so killing the proxy (on
+//! timeout, on Esc, or because Loom itself died, through the death signal) ends every
+//! process the command started, `setsid` or not.
+//!
+//! Everything here runs in the child between fork and exec, so it makes only system calls
+//! on data prepared by the parent. Where namespaces are not allowed it does nothing and
+//! the caller falls back to reaping ([`crate::tools::reaper`]).
+
+use std::ffi::CString;
+
+/// What to set up in a command's child before it runs.
+#[derive(Debug, Clone)]
+pub struct Isolation {
+    /// Whether to enter new namespaces (user namespaces may be refused here).
+    pub namespaces: bool,
+    /// Whether the process is root (no user namespace needed).
+    pub root: bool,
+    /// uid_map and gid_map lines for a user namespace.
+    pub maps: (String, String),
+    /// Paths to bind read-only inside the new mount namespace.
+    pub read_only: Vec<CString>,
+    /// Paths to bind onto themselves (read-write) so they cannot be renamed or replaced.
+    pub pinned: Vec<CString>,
+    /// Loom's pid, to notice a parent that died before the death signal was set.
+    pub parent: i32,
+}
+
+impl Isolation {
+    /// Isolation for a child of this process: namespaces when this system allows them.
+    pub fn for_child(read_only: Vec<CString>, pinned: Vec<CString>) -> Isolation {
+        let ids = (nix::unistd::getuid(), nix::unistd::getgid());
+        Isolation {
+            namespaces: super::sandbox::protection_available(),
+            root: ids.0.is_root(),
+            maps: (
+                format!("{0} {0} 1\n", ids.0.as_raw()),
+                format!("{0} {0} 1\n", ids.1.as_raw()),
+            ),
+            read_only,
+            pinned,
+            parent: std::process::id() as i32,
+        }
+    }
+
+    /// Run in the child between fork and exec. Returns in the process that will exec the
+    /// command (the new namespace's PID 1, or the child itself when namespaces could not
+    /// be entered); the proxy never returns.
+    ///
+    /// # Safety
+    /// Only call between fork and exec (from `pre_exec`).
+    #[cfg(target_os = "linux")]
+    pub unsafe fn enter(&self) -> bool {
+        use nix::libc;
+        // SAFETY: plain system calls on data owned by `self`, between fork and exec.
+        unsafe {
+            libc::prctl(
+                libc::PR_SET_PDEATHSIG,
+                libc::SIGKILL as libc::c_ulong,
+                0,
+                0,
+                0,
+            );
+            if libc::getppid() != self.parent {
+                libc::_exit(137);
+            }
+            if !self.namespaces {
+                return false;
+            }
+            // A non-dumpable parent leaves /proc/self owned by root, which would refuse
+            // the uid_map write below; the command execs right after and is dumpable
+            // again anyway.
+            libc::prctl(libc::PR_SET_DUMPABLE, 1, 0, 0, 0);
+            let flags = libc::CLONE_NEWNS | libc::CLONE_NEWPID;
+            let entered = if self.root {
+                libc::unshare(flags) == 0
+            } else {
+                libc::unshare(libc::CLONE_NEWUSER | flags) == 0
+                    && write_file(c"/proc/self/setgroups", b"deny")
+                    && write_file(c"/proc/self/uid_map", self.maps.0.as_bytes())
+                    && write_file(c"/proc/self/gid_map", self.maps.1.as_bytes())
+            };
+            if !entered {
+                return false;
+            }
+            if libc::mount(
+                std::ptr::null(),
+                c"/".as_ptr(),
+                std::ptr::null(),
+                libc::MS_REC | libc::MS_PRIVATE,
+                std::ptr::null(),
+            ) == 0
+            {
+                for p in &self.pinned {
+                    bind(p, false);
+                }
+                for p in &self.read_only {
+                    bind(p, true);
+                }
+            }
+            match libc::fork() {
+                -1 => libc::_exit(126),
+                0 => {
+                    // PID 1 of the new namespace: its parent (the proxy) is outside it, so
+                    // `getppid` says 0 and cannot tell whether the proxy already died; the
+                    // window before this call is a few instructions.
+                    libc::prctl(
+                        libc::PR_SET_PDEATHSIG,
+                        libc::SIGKILL as libc::c_ulong,
+                        0,
+                        0,
+                        0,
+                    );
+                    libc::mount(
+                        c"proc".as_ptr(),
+                        c"/proc".as_ptr(),
+                        c"proc".as_ptr(),
+                        libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+                        std::ptr::null(),
+                    );
+                    true
+                }
+                init => proxy_until_exit(init),
+            }
+        }
+    }
+
+    /// Namespaces exist only on Linux.
+    ///
+    /// # Safety
+    /// Trivially safe; kept `unsafe` to match the Linux version.
+    #[cfg(not(target_os = "linux"))]
+    pub unsafe fn enter(&self) -> bool {
+        false
+    }
+}
+
+/// The proxy: let go of every inherited descriptor (the exec-status pipe among them, so
+/// the parent's spawn returns as soon as PID 1 execs; the output pipes, so they close when
+/// the command's processes are gone), wait for PID 1 and exit as it did.
+#[cfg(target_os = "linux")]
+unsafe fn proxy_until_exit(init: nix::libc::pid_t) -> ! {
+    use nix::libc;
+    // SAFETY: system calls only; this process never returns to Rust code.
+    unsafe {
+        let null = libc::open(c"/dev/null".as_ptr(), libc::O_RDWR);
+        if null >= 0 {
+            libc::dup2(null, 0);
+            libc::dup2(null, 1);
+            libc::dup2(null, 2);
+        }
+        if libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, 0u32) != 0 {
+            for fd in 3..4096 {
+                libc::close(fd);
+            }
+        }
+        let mut status = 0;
+        loop {
+            let r = libc::waitpid(init, &mut status, 0);
+            if r == init {
+                break;
+            }
+            if r == -1 && *libc::__errno_location() != libc::EINTR {
+                libc::_exit(127);
+            }
+        }
+        if libc::WIFEXITED(status) {
+            libc::_exit(libc::WEXITSTATUS(status));
+        }
+        let sig = libc::WTERMSIG(status);
+        libc::signal(sig, libc::SIG_DFL);
+        libc::kill(libc::getpid(), sig);
+        libc::_exit(128 + sig);
+    }
+}
+
+/// Bind `p` onto itself; read-only when asked (best effort: a path that cannot be bound
+/// stays as it is, and Landlock still confines writes to the workspace).
+#[cfg(target_os = "linux")]
+unsafe fn bind(p: &CString, read_only: bool) {
+    use nix::libc;
+    // SAFETY: plain system calls on a NUL-terminated string owned by the caller.
+    unsafe {
+        if libc::mount(
+            p.as_ptr(),
+            p.as_ptr(),
+            std::ptr::null(),
+            libc::MS_BIND | libc::MS_REC,
+            std::ptr::null(),
+        ) != 0
+            || !read_only
+        {
+            return;
+        }
+        let mut st: libc::statvfs = std::mem::zeroed();
+        let mut flags = libc::MS_BIND | libc::MS_REMOUNT | libc::MS_RDONLY;
+        if libc::statvfs(p.as_ptr(), &mut st) == 0 {
+            let f = st.f_flag;
+            for (st_flag, ms_flag) in [
+                (libc::ST_NOSUID, libc::MS_NOSUID),
+                (libc::ST_NODEV, libc::MS_NODEV),
+                (libc::ST_NOEXEC, libc::MS_NOEXEC),
+                (libc::ST_NOATIME, libc::MS_NOATIME),
+                (libc::ST_NODIRATIME, libc::MS_NODIRATIME),
+                (libc::ST_RELATIME, libc::MS_RELATIME),
+            ] {
+                if f & st_flag != 0 {
+                    flags |= ms_flag;
+                }
+            }
+        }
+        libc::mount(
+            std::ptr::null(),
+            p.as_ptr(),
+            std::ptr::null(),
+            flags,
+            std::ptr::null(),
+        );
+    }
+}
+
+#[cfg(target_os = "linux")]
+unsafe fn write_file(path: &std::ffi::CStr, data: &[u8]) -> bool {
+    use nix::libc;
+    // SAFETY: open/write/close on a valid C string and buffer.
+    unsafe {
+        let fd = libc::open(path.as_ptr(), libc::O_WRONLY);
+        if fd < 0 {
+            return false;
+        }
+        let n = libc::write(fd, data.as_ptr().cast(), data.len());
+        libc::close(fd);
+        n == data.len() as isize
+    }
+}
+
+/// Make Loom's own memory and environment private at start: not dumpable, so processes it
+/// starts cannot read `/proc/<loom>/environ` or `/proc/<loom>/mem` (API keys live there),
+/// and without loader variables (`LD_PRELOAD`, `LD_LIBRARY_PATH`, ...) that would be
+/// passed on. Call once, first thing in `main`, before any thread starts.
+pub fn harden_self() {
+    #[cfg(target_os = "linux")]
+    {
+        use nix::libc;
+        // SAFETY: prctl with constant arguments.
+        unsafe {
+            libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0);
+            libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+        }
+    }
+    for (name, _) in std::env::vars_os() {
+        let Some(name) = name.to_str() else { continue };
+        if is_loader_variable(name) {
+            // SAFETY: called from `main` before any other thread exists.
+            unsafe { std::env::remove_var(name) };
+        }
+    }
+}
+
+/// Variables that make the dynamic loader load extra code into every program.
+pub fn is_loader_variable(name: &str) -> bool {
+    name.starts_with("LD_") || name.starts_with("DYLD_") || name == "GCONV_PATH"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn loader_variables_are_recognised() {
+        for n in [
+            "LD_PRELOAD",
+            "LD_LIBRARY_PATH",
+            "LD_AUDIT",
+            "DYLD_INSERT_LIBRARIES",
+        ] {
+            assert!(is_loader_variable(n), "{n}");
+        }
+        assert!(!is_loader_variable("PATH"));
+        assert!(!is_loader_variable("OLDPWD"));
+    }
+}
