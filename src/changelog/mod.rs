@@ -16,12 +16,12 @@ pub mod snapshot;
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Write};
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
 use crate::tools::atomic::write_atomic;
+use crate::tools::beneath::Beneath;
 use crate::tools::change::Fingerprint;
 use crate::tools::diff::FileDiff;
 use snapshot::{Changed, Shadow};
@@ -170,18 +170,11 @@ pub struct Changelog {
     redo_stack: Vec<Vec<u64>>,
     next_seq: u64,
     shadow: Option<Shadow>,
+    workspace: PathBuf,
 }
 
-fn read_state(path: &Path) -> std::io::Result<Option<(Vec<u8>, u32)>> {
-    match std::fs::read(path) {
-        Ok(bytes) => {
-            let mode = std::fs::metadata(path)?.permissions().mode() & 0o7777;
-            Ok(Some((bytes, mode)))
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(e),
-    }
-}
+/// Largest file whose previous state is kept for undo.
+const MAX_RECORDED_BYTES: u64 = crate::tools::change::MAX_EDIT_BYTES;
 
 impl Changelog {
     /// Open (creating if needed) the journal of `session` under `data_dir`, with snapshots of
@@ -208,11 +201,20 @@ impl Changelog {
             redo_stack: Vec::new(),
             next_seq: 1,
             shadow: Shadow::open(data_dir, workspace).ok(),
+            workspace: std::fs::canonicalize(workspace).unwrap_or_else(|_| workspace.to_path_buf()),
         };
         for l in lines {
             log.replay(l);
         }
         Ok(log)
+    }
+
+    /// The contents and mode of the workspace file `path`, read beneath the workspace with
+    /// no symlink followed (the recorded paths are canonical, so a symlink found now was
+    /// not there when the change was recorded); `None` when it does not exist.
+    fn read_state(&self, path: &Path) -> std::io::Result<Option<(Vec<u8>, u32)>> {
+        let beneath = Beneath::open(&self.workspace)?;
+        beneath.read_regular(beneath.relative(path)?, MAX_RECORDED_BYTES)
     }
 
     fn replay(&mut self, line: Line) {
@@ -268,7 +270,7 @@ impl Changelog {
         after: Option<&[u8]>,
     ) -> std::io::Result<u64> {
         let seq = self.next_seq;
-        let before = read_state(path)?;
+        let before = self.read_state(path)?;
         let before_state = match &before {
             Some((bytes, mode)) => {
                 write_atomic(&self.blob(seq, "before"), bytes)?;
@@ -529,7 +531,8 @@ impl Changelog {
             for (path, display, target, expected) in ops {
                 let current = match sim.get(&path) {
                     Some(c) => c.clone(),
-                    None => read_state(&path)
+                    None => self
+                        .read_state(&path)
                         .map_err(|e| format!("{display}: {e}"))?
                         .map(|(b, _)| b),
                 };
@@ -590,19 +593,18 @@ impl Changelog {
                 plan.conflicts.join("; ")
             ));
         }
+        let beneath = Beneath::open(&self.workspace).map_err(|e| format!("the workspace: {e}"))?;
         for step in &plan.steps {
+            let rel = beneath
+                .relative(&step.path)
+                .map_err(|e| format!("{}: {e}", step.display))?;
             match &step.target {
-                Some((bytes, mode)) => {
-                    write_atomic(&step.path, bytes)
-                        .map_err(|e| format!("{}: {e}", step.display))?;
-                    std::fs::set_permissions(&step.path, std::fs::Permissions::from_mode(*mode))
-                        .map_err(|e| format!("{}: {e}", step.display))?;
-                }
-                None => match std::fs::remove_file(&step.path) {
-                    Ok(()) => {}
-                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                    Err(e) => return Err(format!("{}: {e}", step.display)),
-                },
+                Some((bytes, mode)) => beneath
+                    .write_atomic(rel, bytes, Some(*mode))
+                    .map_err(|e| format!("{}: {e}", step.display))?,
+                None => beneath
+                    .remove_file(rel)
+                    .map_err(|e| format!("{}: {e}", step.display))?,
             }
         }
         let line = if plan.redo {

@@ -1,6 +1,7 @@
 //! Undo and redo against real files, and snapshots against a real git repository.
 
 use super::*;
+use std::os::unix::fs::PermissionsExt;
 use std::process::Command;
 
 struct Fixture {

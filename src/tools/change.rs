@@ -7,18 +7,38 @@
 
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-use super::atomic::write_atomic;
+use super::beneath::Beneath;
 use super::diff::FileDiff;
 use super::output::cut_middle;
 use super::{ToolError, ToolResult};
 
 /// Bytes of diff the model gets back after a write.
 const DIFF_BUDGET: usize = 16 * 1024;
+
+/// Largest file write and edit tools read to change (a diff of anything larger is not
+/// something a person reviews).
+pub const MAX_EDIT_BYTES: u64 = 64 * 1024 * 1024;
+
+/// The current contents of the file `path` inside the workspace `root`, read beneath it
+/// (no symlink followed, regular files only, at most [`MAX_EDIT_BYTES`]); `None` when it
+/// does not exist yet.
+pub fn read_current(root: &Path, path: &Path, shown: &str) -> Result<Option<Vec<u8>>, ToolError> {
+    let io = |e: std::io::Error| ToolError::io(shown, &e);
+    let beneath = Beneath::open(root).map_err(io)?;
+    let rel = beneath.relative(path).map_err(io)?;
+    match beneath.read_regular(rel, MAX_EDIT_BYTES) {
+        Ok(found) => Ok(found.map(|(bytes, _)| bytes)),
+        Err(e) if e.kind() == std::io::ErrorKind::IsADirectory => {
+            Err(ToolError::IsDirectory(shown.to_string()))
+        }
+        Err(e) => Err(io(e)),
+    }
+}
 
 /// Identifies file contents cheaply, to notice changes between preview and write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -48,6 +68,9 @@ pub struct FileChange {
     pub tool: String,
     /// Where it will be written (canonical, inside the workspace).
     pub path: PathBuf,
+    /// The workspace root the write goes through ([`super::beneath::Beneath`]).
+    #[serde(default)]
+    pub root: PathBuf,
     /// The path relative to the workspace, as shown to people and the model.
     pub display_path: String,
     /// The current text, or `None` if the file does not exist yet.
@@ -75,8 +98,15 @@ impl FileChange {
     ) -> FileChange {
         let old = old_bytes.map(|b| String::from_utf8_lossy(b).into_owned());
         let diff = FileDiff::compute(old.as_deref().unwrap_or(""), &new);
+        let depth = Path::new(&display_path).components().count();
+        let root = path
+            .ancestors()
+            .nth(depth.max(1))
+            .unwrap_or(Path::new("/"))
+            .to_path_buf();
         FileChange {
             tool: tool.to_string(),
+            root,
             path,
             display_path,
             old_fingerprint: old_bytes.map(Fingerprint::of),
@@ -128,11 +158,7 @@ pub fn content_for(change: &FileChange, selection: &HunkSelection) -> String {
 /// Write `change` (or its selected hunks) atomically, refusing if the file changed since
 /// the preview. Returns the result the model reads.
 pub fn apply(change: &FileChange, selection: &HunkSelection) -> Result<ToolResult, ToolError> {
-    let current = match std::fs::read(&change.path) {
-        Ok(bytes) => Some(bytes),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err(ToolError::io(&change.display_path, &e)),
-    };
+    let current = read_current(&change.root, &change.path, &change.display_path)?;
     if current.as_deref().map(Fingerprint::of) != change.old_fingerprint {
         return Err(ToolError::Stale(change.display_path.clone()));
     }
@@ -164,8 +190,12 @@ pub fn apply(change: &FileChange, selection: &HunkSelection) -> Result<ToolResul
             (content_for(change, selection), Some(note))
         }
     };
-    write_atomic(&change.path, content.as_bytes())
-        .map_err(|e| ToolError::io(&change.display_path, &e))?;
+    let io = |e: std::io::Error| ToolError::io(&change.display_path, &e);
+    let beneath = Beneath::open(&change.root).map_err(io)?;
+    let rel = beneath.relative(&change.path).map_err(io)?;
+    beneath
+        .write_atomic(rel, content.as_bytes(), None)
+        .map_err(io)?;
 
     let written_diff = if matches!(selection, HunkSelection::All) {
         change.unified()

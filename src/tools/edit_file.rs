@@ -140,14 +140,7 @@ fn preview(args: Value, ctx: &ToolContext) -> Result<FileChange, ToolError> {
     let conf = ctx.confinement()?;
     let path = conf.resolve(&args.path, Access::Write)?;
     let shown = conf.display(&path);
-    if path.is_dir() {
-        return Err(ToolError::IsDirectory(shown));
-    }
-    let existing = match std::fs::read(&path) {
-        Ok(bytes) => Some(bytes),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err(ToolError::io(&args.path, &e)),
-    };
+    let existing = super::change::read_current(conf.root(), &path, &shown)?;
     if existing.is_none() && edits.first().is_some_and(|e| !e.old_str.is_empty()) {
         return Err(ToolError::NotFound(format!(
             "{shown} (to create it, use write_file or an edit with an empty old_str)"

@@ -5,6 +5,10 @@
 //! clearly separable from the content it must copy into `edit_file`'s `old_str`.
 //! CRLF line endings are shown as plain line breaks (and reported in `data`); edit_file
 //! maps them back. Binary files are refused; invalid UTF-8 is replaced, not fatal.
+//!
+//! The file is opened beneath the workspace ([`super::beneath`]: regular files only, no
+//! symlink swapped in after the check) and streamed: what is read is what is shown plus a
+//! bounded count of the remaining lines, so a huge (or sparse) file costs its output.
 
 use std::time::Duration;
 
@@ -13,6 +17,9 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use std::io::Read;
+
+use super::beneath::Beneath;
 use super::{CallIntent, Tool, ToolContext, ToolError, ToolKind, ToolResult, args};
 use crate::policy::paths::Access;
 
@@ -80,18 +87,96 @@ fn read(args: &ReadFileArgs, ctx: &ToolContext) -> Result<ToolResult, ToolError>
     let conf = ctx.confinement()?;
     let path = conf.resolve(&args.path, Access::Read)?;
     let shown = conf.display(&path);
-    let meta = std::fs::metadata(&path).map_err(|e| ToolError::io(&args.path, &e))?;
-    if meta.is_dir() {
-        return Err(ToolError::IsDirectory(shown));
-    }
-    let bytes = std::fs::read(&path).map_err(|e| ToolError::io(&args.path, &e))?;
-    if let Some(reason) = binary_reason(&bytes) {
+    let io = |e: std::io::Error| ToolError::io(&args.path, &e);
+    let beneath = Beneath::open(conf.root()).map_err(io)?;
+    let rel = beneath.relative(&path).map_err(io)?;
+    let (file, _) = match beneath.open_regular(rel) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::IsADirectory => {
+            return Err(ToolError::IsDirectory(shown));
+        }
+        Err(e) => return Err(io(e)),
+    };
+    let mut reader = std::io::BufReader::with_capacity(64 * 1024, file);
+    let mut head = Vec::with_capacity(BINARY_SNIFF);
+    (&mut reader)
+        .take(BINARY_SNIFF as u64)
+        .read_to_end(&mut head)
+        .map_err(io)?;
+    if let Some(reason) = binary_reason(&head) {
         return Err(ToolError::Binary(shown, reason));
     }
     let max_bytes = args.max_bytes.unwrap_or(DEFAULT_MAX_BYTES) as usize;
     let budget = max_bytes.min(ctx.limits.output_budget);
-    let text = String::from_utf8_lossy(&bytes);
-    render(&text, &shown, args.line_range, budget)
+    let lines = Lines {
+        reader: std::io::Cursor::new(head).chain(reader),
+        keep: budget + 1,
+        scanned: 0,
+        limit: u64::MAX,
+        stopped: false,
+    };
+    render(lines, &shown, args.line_range, budget).map_err(|e| match e {
+        Rendered::Tool(t) => t,
+        Rendered::Io(e) => io(e),
+    })
+}
+
+/// Bytes read past the shown lines only to count the file's lines; beyond this the total
+/// is reported as a lower bound, so a huge file costs what is shown, not its size.
+const COUNT_LIMIT: u64 = 32 * 1024 * 1024;
+
+/// The lines of a stream, each cut to `keep` bytes (the rest of a long line is consumed,
+/// never stored), with the bytes consumed so far.
+struct Lines<R> {
+    reader: R,
+    keep: usize,
+    scanned: u64,
+    /// Stop (as if at the end) once this many bytes were consumed.
+    limit: u64,
+    /// Whether the limit, not the end of the file, stopped the reading.
+    stopped: bool,
+}
+
+impl<R: std::io::BufRead> Lines<R> {
+    /// The next line without its `\n` (cut to `keep` bytes), or `None` at the end.
+    fn next_line(&mut self) -> std::io::Result<Option<Vec<u8>>> {
+        let mut line = Vec::new();
+        let mut any = false;
+        loop {
+            if self.scanned >= self.limit {
+                self.stopped = true;
+                return Ok(None);
+            }
+            let buf = self.reader.fill_buf()?;
+            if buf.is_empty() {
+                return Ok(any.then_some(line));
+            }
+            any = true;
+            let (chunk, done) = match buf.iter().position(|b| *b == b'\n') {
+                Some(i) => (&buf[..i], Some(i + 1)),
+                None => (buf, None),
+            };
+            let room = self.keep.saturating_sub(line.len());
+            line.extend_from_slice(&chunk[..chunk.len().min(room)]);
+            let used = done.unwrap_or(buf.len());
+            self.reader.consume(used);
+            self.scanned += used as u64;
+            if done.is_some() {
+                return Ok(Some(line));
+            }
+        }
+    }
+}
+
+enum Rendered {
+    Tool(ToolError),
+    Io(std::io::Error),
+}
+
+impl From<std::io::Error> for Rendered {
+    fn from(e: std::io::Error) -> Self {
+        Rendered::Io(e)
+    }
 }
 
 /// Why `bytes` look binary, if they do.
@@ -101,61 +186,85 @@ fn binary_reason(bytes: &[u8]) -> Option<String> {
         .then(|| "it contains NUL bytes".to_string())
 }
 
-/// Number the lines of `text` within `range`, stopping before `budget` bytes of content.
-fn render(
-    text: &str,
+/// Number the lines within `range`, stopping before `budget` bytes of content, then count
+/// the rest of the lines up to [`COUNT_LIMIT`] bytes.
+fn render<R: std::io::BufRead>(
+    mut lines: Lines<R>,
     shown: &str,
     range: Option<[u64; 2]>,
     budget: usize,
-) -> Result<ToolResult, ToolError> {
-    let crlf = text.contains("\r\n");
-    let lines: Vec<&str> = text.lines().collect();
-    let total = lines.len();
+) -> Result<ToolResult, Rendered> {
     let (start, end) = match range {
-        None => (1, total.max(1)),
+        None => (1usize, usize::MAX),
         Some([s, e]) => {
             if s == 0 || e < s {
-                return Err(ToolError::InvalidArguments(format!(
+                return Err(Rendered::Tool(ToolError::InvalidArguments(format!(
                     "line_range [{s}, {e}] is not valid; lines are 1-based and start <= end, e.g. [1, 50]"
-                )));
+                ))));
             }
-            if s as usize > total.max(1) {
-                return Err(ToolError::InvalidArguments(format!(
-                    "line_range starts at line {s} but {shown} has {total} lines"
-                )));
-            }
-            (s as usize, (e as usize).min(total.max(1)))
+            (s as usize, e as usize)
         }
     };
-    let width = end.to_string().len().max(6);
+    let width = match range {
+        Some([_, e]) => e.to_string().len().max(6),
+        None => 6,
+    };
+    let mut crlf = false;
     let mut out = String::new();
     let mut used = 0usize;
     let mut last = start.saturating_sub(1);
     let mut truncated = false;
-    for (i, line) in lines.iter().enumerate().take(end).skip(start - 1) {
-        if used + line.len() + 1 > budget && last >= start {
-            truncated = true;
-            break;
+    let mut count = 0usize;
+    let mut counted_all = true;
+    let mut shown_until: Option<u64> = None;
+    while let Some(raw) = lines.next_line()? {
+        count += 1;
+        let raw = raw
+            .strip_suffix(b"\r")
+            .inspect(|_| crlf = true)
+            .unwrap_or(&raw);
+        let i = count;
+        if i >= start && i <= end && !truncated {
+            let line = String::from_utf8_lossy(raw);
+            if used + line.len() + 1 > budget && last >= start {
+                truncated = true;
+            } else if used + line.len() + 1 > budget {
+                // A single line longer than the budget: show its head.
+                let cut = super::output::floor_char_boundary(&line, budget.saturating_sub(1));
+                out.push_str(&format!("{i:>width$}\t{}\n", &line[..cut]));
+                last = i;
+                truncated = true;
+            } else {
+                used += line.len() + 1;
+                out.push_str(&format!("{i:>width$}\t{line}\n"));
+                last = i;
+            }
         }
-        if used + line.len() + 1 > budget {
-            // A single line longer than the budget: show its head.
-            let cut = super::output::floor_char_boundary(line, budget.saturating_sub(1));
-            out.push_str(&format!("{:>width$}\t{}\n", i + 1, &line[..cut]));
-            last = i + 1;
-            truncated = true;
-            break;
+        if (truncated || i >= end) && shown_until.is_none() {
+            shown_until = Some(lines.scanned);
+            lines.limit = lines.scanned.saturating_add(COUNT_LIMIT);
         }
-        used += line.len() + 1;
-        out.push_str(&format!("{:>width$}\t{line}\n", i + 1));
-        last = i + 1;
+    }
+    if lines.stopped {
+        counted_all = false;
+    }
+    let total = count;
+    if counted_all && start > total.max(1) {
+        return Err(Rendered::Tool(ToolError::InvalidArguments(format!(
+            "line_range starts at line {start} but {shown} has {total} lines"
+        ))));
     }
     let mut data = json!({
         "path": shown,
-        "total_lines": total,
         "start_line": start,
         "end_line": last,
         "truncated": truncated,
     });
+    if counted_all {
+        data["total_lines"] = json!(total);
+    } else {
+        data["total_lines_at_least"] = json!(total);
+    }
     if crlf {
         data["line_endings"] = json!("crlf");
     }

@@ -191,6 +191,9 @@ fn search(args: &SearchFilesArgs, ctx: &ToolContext) -> Result<ToolResult, ToolE
     let files_searched = AtomicUsize::new(0);
     let cancel = ctx.cancel.clone();
     let root = conf.root().to_path_buf();
+    let beneath = std::sync::Arc::new(
+        super::beneath::Beneath::open(&root).map_err(|e| ToolError::io(given, &e))?,
+    );
     walk.build_parallel().run(|| {
         let matcher = matcher.clone();
         let mut searcher = SearcherBuilder::new()
@@ -204,6 +207,7 @@ fn search(args: &SearchFilesArgs, ctx: &ToolContext) -> Result<ToolResult, ToolE
         let files_searched = &files_searched;
         let cancel = cancel.clone();
         let root = root.clone();
+        let beneath = beneath.clone();
         Box::new(move |entry| {
             if cancel.is_cancelled() || budget.load(Ordering::Relaxed) == 0 {
                 return WalkState::Quit;
@@ -214,17 +218,21 @@ fn search(args: &SearchFilesArgs, ctx: &ToolContext) -> Result<ToolResult, ToolE
             if !entry.file_type().is_some_and(|t| t.is_file()) {
                 return WalkState::Continue;
             }
+            // Opened beneath the workspace: a directory swapped for a symlink during the
+            // walk, or a file swapped for a FIFO, is skipped rather than followed.
+            let Ok(rel) = entry.path().strip_prefix(&root) else {
+                return WalkState::Continue;
+            };
+            let Ok((file, _)) = beneath.open_regular(rel) else {
+                return WalkState::Continue;
+            };
             files_searched.fetch_add(1, Ordering::Relaxed);
             let mut sink = Collect {
                 hits: Vec::new(),
                 matches: 0,
                 budget,
             };
-            if searcher
-                .search_path(&matcher, entry.path(), &mut sink)
-                .is_ok()
-                && sink.matches > 0
-            {
+            if searcher.search_file(&matcher, &file, &mut sink).is_ok() && sink.matches > 0 {
                 let shown = relative(&root, entry.path());
                 if let Ok(mut r) = results.lock() {
                     r.push((shown, sink.hits, sink.matches));

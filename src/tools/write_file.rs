@@ -71,14 +71,7 @@ fn preview(args: Value, ctx: &ToolContext) -> Result<FileChange, ToolError> {
     let conf = ctx.confinement()?;
     let path = conf.resolve(&args.path, Access::Write)?;
     let shown = conf.display(&path);
-    if path.is_dir() {
-        return Err(ToolError::IsDirectory(shown));
-    }
-    let existing = match std::fs::read(&path) {
-        Ok(bytes) => Some(bytes),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err(ToolError::io(&args.path, &e)),
-    };
+    let existing = super::change::read_current(conf.root(), &path, &shown)?;
     Ok(FileChange::new(
         "write_file",
         path,

@@ -7,6 +7,7 @@ mod support;
 mod agent;
 mod containment;
 mod exec;
+mod files_beneath;
 mod sandbox;
 mod sessions;
 mod tool_cli;
