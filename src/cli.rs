@@ -120,6 +120,17 @@ pub enum Command {
     /// Explain how the policy sees a command.
     #[command(subcommand)]
     Policy(PolicyCommand),
+    /// Trust this workspace's .loom/config.toml, so the settings in it that loosen Loom
+    /// (sandbox off, full-auto, network, allow rules, hooks, ...) apply. Shows what it
+    /// loosens first; trust is remembered for this exact file (an edit asks again).
+    Trust {
+        /// Forget the trust of this workspace instead.
+        #[arg(long, conflicts_with = "list")]
+        revoke: bool,
+        /// List the trusted workspaces.
+        #[arg(long)]
+        list: bool,
+    },
     /// Inspect or run one tool directly.
     #[command(subcommand)]
     Tool(ToolCommand),

@@ -5,6 +5,8 @@
 //! Files are parsed strictly (unknown keys are errors) so a typo is reported, with the
 //! file's path, line and column and what was expected, instead of silently ignored.
 
+pub mod trust;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -170,7 +172,13 @@ impl FileConfig {
                 output_budget: b.output_budget.or(a.output_budget),
                 bash_output_budget: b.bash_output_budget.or(a.bash_output_budget),
                 env: b.env.or(a.env),
-                forbidden_paths: b.forbidden_paths.or(a.forbidden_paths),
+                forbidden_paths: match (a.forbidden_paths, b.forbidden_paths) {
+                    (Some(mut x), Some(y)) => {
+                        x.extend(y.into_iter().filter(|p| !x.contains(p)).collect::<Vec<_>>());
+                        Some(x)
+                    }
+                    (x, y) => y.or(x),
+                },
             }),
             (a, b) => b.or(a),
         };
@@ -311,6 +319,9 @@ pub struct Config {
     pub hooks: Vec<HookConfig>,
     /// The files that were read, in order.
     pub sources: Vec<PathBuf>,
+    /// Whether the workspace's `.loom/config.toml` loosens anything, and whether that was
+    /// trusted or ignored.
+    pub project_trust: trust::ProjectTrust,
 }
 
 /// The user config file's path (`~/.config/loom/config.toml` on Linux).
@@ -340,9 +351,39 @@ pub fn load(
         merged = merged.overlay(FileConfig::load(&path)?);
     }
     let project = workspace.join(".loom/config.toml");
+    let mut project_trust = trust::ProjectTrust::NotNeeded;
     if project.exists() {
         sources.push(project.clone());
-        merged = merged.overlay(FileConfig::load(&project)?);
+        let bytes = std::fs::read(&project).map_err(|e| ConfigError::Read {
+            path: project.clone(),
+            message: e.to_string(),
+        })?;
+        let file = FileConfig::parse(&String::from_utf8_lossy(&bytes), &project)?;
+        let (kept, loose) = trust::split(&merged, file.clone());
+        let applied = if loose.is_empty() {
+            file
+        } else {
+            let root = std::fs::canonicalize(workspace).unwrap_or_else(|_| workspace.to_path_buf());
+            let verdict = match trust::store_path() {
+                Some(store) => trust::is_trusted(&store, &root, &bytes),
+                None => Ok(false),
+            };
+            match verdict {
+                Ok(true) => {
+                    project_trust = trust::ProjectTrust::Trusted(loose);
+                    file
+                }
+                Ok(false) | Err(_) => {
+                    project_trust = trust::ProjectTrust::Untrusted {
+                        ignored: loose,
+                        file: project.clone(),
+                        store_error: verdict.err(),
+                    };
+                    kept
+                }
+            }
+        };
+        merged = merged.overlay(applied);
     }
     let nonempty = |k: &str| env(k).filter(|v| !v.trim().is_empty());
     let env_layer = FileConfig {
@@ -440,6 +481,7 @@ pub fn load(
             .and_then(|h| h.post_tools)
             .unwrap_or_default(),
         sources,
+        project_trust,
     })
 }
 
@@ -532,7 +574,7 @@ mod tests {
         std::fs::create_dir_all(dir.path().join(".loom")).unwrap();
         std::fs::write(
             dir.path().join(".loom/config.toml"),
-            "[[approval.rules]]\naction = \"allow\"\npath = \"docs/**\"\n",
+            "[[approval.rules]]\naction = \"ask\"\npath = \"docs/**\"\n",
         )
         .unwrap();
         let flags = FlagConfig {
@@ -544,9 +586,10 @@ mod tests {
         assert_eq!(c.max_actions_per_hour, 7);
         assert_eq!(c.rules.len(), 2, "rules from both files add up");
         assert_eq!(c.sandbox, SandboxMode::Off);
+        assert_eq!(c.project_trust, trust::ProjectTrust::NotNeeded);
         std::fs::write(
             dir.path().join(".loom/config.toml"),
-            "[[approval.rules]]\naction = \"allow\"\n",
+            "[[approval.rules]]\naction = \"ask\"\n",
         )
         .unwrap();
         let err = load(dir.path(), &flags, &no_env).unwrap_err().to_string();

@@ -121,6 +121,9 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             };
             commands::policy::check(&setup::policy(&config), &workspace, command, *json)
         }
+        Some(Command::Trust { revoke, list }) => {
+            commands::trust::run(&cli.global.flag_config(), &workspace, *revoke, *list)
+        }
         Some(Command::Sessions { here }) => {
             commands::sessions::list(here.then_some(workspace.as_path()))
         }
@@ -190,6 +193,7 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             };
             let files = setup::session_files(&workspace, &session_id, &model, resumed.is_some());
             let mut notices = files.notices.clone();
+            notices.extend(config.project_trust.notice());
             if let Some(r) = &resumed
                 && let Some(report) = r.damage_report()
             {
@@ -234,6 +238,7 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
                 workspace,
                 prompt: cli.prompt.clone(),
                 resume,
+                flags: cli.global.flag_config(),
             })
             .await
         }

@@ -5,3 +5,4 @@ pub mod models;
 pub mod policy;
 pub mod sessions;
 pub mod tool;
+pub mod trust;

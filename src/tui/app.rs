@@ -103,6 +103,8 @@ pub struct App {
     pub applied: Vec<String>,
     /// Shown on the empty chat instead of the model line (e.g. how to connect a provider).
     pub welcome: Option<String>,
+    /// The person's answer to the trust prompt, once given (the event loop takes it).
+    pub trust_answer: Option<bool>,
     pub(crate) ops: UnboundedSender<UserOp>,
     pub(crate) pending_undo: Scope,
     pub(crate) hook_count: usize,
@@ -130,6 +132,7 @@ impl App {
             diffs: HashMap::new(),
             applied: Vec::new(),
             welcome: None,
+            trust_answer: None,
             ops,
             pending_undo: Scope::Last,
             hook_count: 0,
@@ -278,6 +281,7 @@ impl App {
             Action::AskReason(id) => self
                 .layers
                 .push(Box::new(super::layers::ReasonPrompt::new(&id))),
+            Action::Trust(trust) => self.trust_answer = Some(trust),
         }
     }
 

@@ -25,6 +25,8 @@ pub enum Action {
     Send(UserOp),
     /// Ask the person why they refused call `id`.
     AskReason(String),
+    /// The person answered the trust prompt: trust the project config (or not).
+    Trust(bool),
 }
 
 /// A layer's answer to a key.
@@ -76,7 +78,7 @@ pub trait Layer {
     }
 }
 
-fn centered(area: Rect, width: u16, height: u16) -> Rect {
+pub(crate) fn centered(area: Rect, width: u16, height: u16) -> Rect {
     let w = width.min(area.width);
     let h = height.min(area.height);
     Rect::new(
@@ -87,7 +89,12 @@ fn centered(area: Rect, width: u16, height: u16) -> Rect {
     )
 }
 
-fn frame(area: Rect, buf: &mut Buffer, title: &str, color: ratatui::style::Color) -> Rect {
+pub(crate) fn frame(
+    area: Rect,
+    buf: &mut Buffer,
+    title: &str,
+    color: ratatui::style::Color,
+) -> Rect {
     Clear.render(area, buf);
     let block = Block::default()
         .borders(Borders::ALL)
@@ -101,14 +108,14 @@ fn frame(area: Rect, buf: &mut Buffer, title: &str, color: ratatui::style::Color
     inner
 }
 
-fn draw_lines(lines: &[Line<'static>], area: Rect, buf: &mut Buffer) {
+pub(crate) fn draw_lines(lines: &[Line<'static>], area: Rect, buf: &mut Buffer) {
     for (i, l) in lines.iter().take(area.height as usize).enumerate() {
         buf.set_line(area.x, area.y + i as u16, l, area.width);
     }
 }
 
 /// The key line on an overlay's last row.
-fn footer(inner: Rect, buf: &mut Buffer, keys: &str, theme: &Theme) {
+pub(crate) fn footer(inner: Rect, buf: &mut Buffer, keys: &str, theme: &Theme) {
     buf.set_stringn(
         inner.x,
         inner.y + inner.height.saturating_sub(1),

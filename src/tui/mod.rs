@@ -13,6 +13,7 @@ pub mod scroll;
 pub mod theme;
 pub mod tools_pane;
 pub mod transcript;
+pub mod trust_prompt;
 pub mod view;
 pub mod wrap;
 

@@ -33,8 +33,10 @@ use tokio::sync::mpsc;
 
 use super::app::{App, StatusInfo};
 use super::theme::{ColorDepth, Theme};
+use super::trust_prompt::TrustPrompt;
 use crate::agent::{AgentEvent, Phase, Runner, UserOp};
 use crate::config::Config;
+use crate::config::trust::{self, ProjectTrust};
 use crate::session::LoadedSession;
 use crate::setup::{self, Provider};
 
@@ -88,6 +90,8 @@ pub struct TuiOptions {
     pub prompt: Option<String>,
     /// A session to continue.
     pub resume: Option<LoadedSession>,
+    /// The flags, to load the configuration again once the project config is trusted.
+    pub flags: crate::config::FlagConfig,
 }
 
 fn short_path(path: &std::path::Path) -> String {
@@ -152,6 +156,14 @@ pub async fn run(opts: TuiOptions) -> anyhow::Result<ExitCode> {
         app.composer.remember(p);
         app.submit(p);
     }
+    if let ProjectTrust::Untrusted { ignored, file, .. } = &opts.config.project_trust {
+        let shown = file
+            .strip_prefix(&opts.workspace)
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|_| file.display().to_string());
+        app.layers
+            .push(Box::new(TrustPrompt::new(&shown, ignored.clone())));
+    }
 
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
@@ -173,6 +185,79 @@ pub async fn run(opts: TuiOptions) -> anyhow::Result<ExitCode> {
         println!("Session {session_id} saved. Resume it with: loom --resume {session_id}");
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Everything the agent needs to start, kept until the trust prompt is answered.
+struct AgentStart {
+    config: Config,
+    workspace: std::path::PathBuf,
+    resume: Option<LoadedSession>,
+    session_id: String,
+    ops_rx: mpsc::UnboundedReceiver<UserOp>,
+    events_tx: mpsc::UnboundedSender<AgentEvent>,
+    provider_tx: tokio::sync::oneshot::Sender<(String, Option<String>)>,
+}
+
+impl AgentStart {
+    fn spawn(self) {
+        let AgentStart {
+            config,
+            workspace,
+            resume,
+            session_id: sid,
+            ops_rx,
+            events_tx,
+            provider_tx,
+        } = self;
+        tokio::spawn(async move {
+            let provider = setup::resolve_provider(&config).await;
+            let (model, missing) = match &provider {
+                Provider::Ready { settings, .. } => (settings.model.clone(), None),
+                Provider::Missing { message } => (String::new(), Some(message.clone())),
+            };
+            let _ = provider_tx.send((model.clone(), missing));
+            let ctx = match setup::tool_context(&workspace, &config, &sid) {
+                Ok(c) => c,
+                Err(e) => {
+                    let _ = events_tx.send(AgentEvent::Error {
+                        message: format!("cannot open the workspace: {e}"),
+                    });
+                    return;
+                }
+            };
+            let files = setup::session_files(&workspace, &sid, &model, resume.is_some());
+            for n in &files.notices {
+                let _ = events_tx.send(AgentEvent::Notice { message: n.clone() });
+            }
+            let conversation = resume.map(|r| r.conversation).unwrap_or_default();
+            let parts = setup::runner_parts(&config, &provider, ctx, true, conversation, files);
+            let mut handle = Runner::spawn_with_ops(parts, ops_rx);
+            while let Some(ev) = handle.events.recv().await {
+                if events_tx.send(ev).is_err() {
+                    break;
+                }
+            }
+        });
+    }
+}
+
+/// Carry out the person's answer to the trust prompt: when they trust the project
+/// config, remember it and load the configuration again (now with it applied).
+fn answer_trust(
+    trusted: bool,
+    workspace: &std::path::Path,
+    flags: &crate::config::FlagConfig,
+) -> Result<Option<Config>, String> {
+    if !trusted {
+        return Ok(None);
+    }
+    let store = trust::store_path().ok_or("no data directory, so trust cannot be remembered")?;
+    let file = workspace.join(".loom/config.toml");
+    let bytes = std::fs::read(&file).map_err(|e| format!("{}: {e}", file.display()))?;
+    trust::trust(&store, workspace, &bytes).map_err(|e| format!("trust not saved: {e}"))?;
+    crate::config::load(workspace, flags, &|k| std::env::var(k).ok())
+        .map(Some)
+        .map_err(|e| e.to_string())
 }
 
 fn draw(
@@ -203,43 +288,25 @@ async fn event_loop(
     let mut mouse = true;
     let mut provider_known = false;
 
-    // Start the agent while the first frame is already on screen.
-    let config = opts.config.clone();
-    let workspace = opts.workspace.clone();
-    let resume = opts.resume;
+    // Start the agent while the first frame is already on screen — unless the project's
+    // config waits for the person's trust, which decides the configuration it starts with.
     let (events_tx, mut events) = mpsc::unbounded_channel::<AgentEvent>();
     let (provider_tx, mut provider_rx) =
         tokio::sync::oneshot::channel::<(String, Option<String>)>();
-    let sid = session_id.clone();
-    tokio::spawn(async move {
-        let provider = setup::resolve_provider(&config).await;
-        let (model, missing) = match &provider {
-            Provider::Ready { settings, .. } => (settings.model.clone(), None),
-            Provider::Missing { message } => (String::new(), Some(message.clone())),
-        };
-        let _ = provider_tx.send((model.clone(), missing));
-        let ctx = match setup::tool_context(&workspace, &config, &sid) {
-            Ok(c) => c,
-            Err(e) => {
-                let _ = events_tx.send(AgentEvent::Error {
-                    message: format!("cannot open the workspace: {e}"),
-                });
-                return;
-            }
-        };
-        let files = setup::session_files(&workspace, &sid, &model, resume.is_some());
-        for n in &files.notices {
-            let _ = events_tx.send(AgentEvent::Notice { message: n.clone() });
-        }
-        let conversation = resume.map(|r| r.conversation).unwrap_or_default();
-        let parts = setup::runner_parts(&config, &provider, ctx, true, conversation, files);
-        let mut handle = Runner::spawn_with_ops(parts, ops_rx);
-        while let Some(ev) = handle.events.recv().await {
-            if events_tx.send(ev).is_err() {
-                break;
-            }
-        }
+    let mut pending = Some(AgentStart {
+        config: opts.config.clone(),
+        workspace: opts.workspace.clone(),
+        resume: opts.resume,
+        session_id: session_id.clone(),
+        ops_rx,
+        events_tx,
+        provider_tx,
     });
+    if !matches!(opts.config.project_trust, ProjectTrust::Untrusted { .. })
+        && let Some(start) = pending.take()
+    {
+        start.spawn();
+    }
 
     loop {
         let deadline = last_frame + FRAME;
@@ -281,6 +348,25 @@ async fn event_loop(
         }
         if app.quit {
             return Ok(());
+        }
+        if let Some(trusted) = app.trust_answer.take()
+            && let Some(mut start) = pending.take()
+        {
+            match answer_trust(trusted, &opts.workspace, &opts.flags) {
+                Ok(Some(config)) => start.config = config,
+                Ok(None) => {}
+                Err(message) => app
+                    .transcript
+                    .push_notice(super::transcript::NoticeLevel::Error, &message),
+            }
+            if let Some(n) = start.config.project_trust.notice() {
+                app.transcript
+                    .push_notice(super::transcript::NoticeLevel::Warning, &n);
+            }
+            app.status.autonomy = start.config.autonomy;
+            app.status.sandbox = setup::sandbox_for(&start.workspace, &start.config).label;
+            start.spawn();
+            dirty = true;
         }
         if app.mouse_capture != mouse {
             mouse = app.mouse_capture;

@@ -481,3 +481,53 @@ fn every_help_command_is_understood() {
     app.submit("/nonsense");
     assert!(text(&mut app, 120, 30).contains("unknown command /nonsense"));
 }
+
+fn trust_prompt() -> super::trust_prompt::TrustPrompt {
+    use crate::config::trust::Loosening;
+    let l = |key: &str, what: &str| Loosening {
+        key: key.into(),
+        what: what.into(),
+    };
+    super::trust_prompt::TrustPrompt::new(
+        ".loom/config.toml",
+        vec![
+            l("sandbox", "switches the command sandbox off"),
+            l(
+                "approval.mode",
+                "sets the approval mode to full-auto, which asks less",
+            ),
+            l("tools.env", "passes AWS_SECRET_ACCESS_KEY to every command"),
+            l("hooks.post_tools", "runs `make deploy` after every change"),
+        ],
+    )
+}
+
+#[test]
+fn trust_prompt_for_an_untrusted_project_config() {
+    let (mut app, _rx) = app("dark");
+    app.layers.push(Box::new(trust_prompt()));
+    insta::assert_snapshot!(text(&mut app, 100, 30));
+}
+
+#[test]
+fn trust_prompt_answers_with_t_or_n_and_swallows_other_keys() {
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+    let key = |c: char| KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE);
+    let (mut app, _rx) = app("dark");
+    app.layers.push(Box::new(trust_prompt()));
+    app.on_key(key('x'));
+    assert_eq!(app.trust_answer, None);
+    assert_eq!(app.composer.text(), "", "the prompt swallows typing");
+    app.on_key(key('t'));
+    assert_eq!(app.trust_answer, Some(true));
+    assert!(app.layers.is_empty());
+    let (mut app, _rx) = app_with_prompt();
+    app.on_key(KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE));
+    assert_eq!(app.trust_answer, Some(false));
+}
+
+fn app_with_prompt() -> (App, mpsc::UnboundedReceiver<UserOp>) {
+    let (mut app, rx) = app("dark");
+    app.layers.push(Box::new(trust_prompt()));
+    (app, rx)
+}

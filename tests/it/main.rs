@@ -8,6 +8,7 @@ mod agent;
 mod containment;
 mod exec;
 mod files_beneath;
+mod project_trust;
 mod sandbox;
 mod sessions;
 mod tool_cli;

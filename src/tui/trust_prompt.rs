@@ -1,0 +1,99 @@
+//! The prompt shown at start when the workspace's `.loom/config.toml` would loosen Loom
+//! and has not been trusted: it lists exactly what the file would change, and the person
+//! trusts it (it applies, and is remembered for this exact file) or goes on without those
+//! settings. Nothing starts until they answer.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+
+use super::layers::{Action, Layer, Outcome};
+use super::theme::Theme;
+use super::wrap::{StyledLine, wrap};
+use crate::config::trust::Loosening;
+
+/// The trust prompt.
+pub struct TrustPrompt {
+    file: String,
+    loosened: Vec<Loosening>,
+}
+
+impl TrustPrompt {
+    /// A prompt about `file`, which would loosen these settings.
+    pub fn new(file: &str, loosened: Vec<Loosening>) -> TrustPrompt {
+        TrustPrompt {
+            file: file.to_string(),
+            loosened,
+        }
+    }
+
+    fn answer(trust: bool) -> Outcome {
+        Outcome {
+            consumed: true,
+            close: true,
+            actions: vec![Action::Trust(trust)],
+        }
+    }
+}
+
+impl Layer for TrustPrompt {
+    fn handle_key(&mut self, key: KeyEvent) -> Outcome {
+        match key.code {
+            KeyCode::Char('t') | KeyCode::Char('y') => TrustPrompt::answer(true),
+            KeyCode::Char('n') | KeyCode::Esc => TrustPrompt::answer(false),
+            KeyCode::Char('c') if key.modifiers.contains(KeyModifiers::CONTROL) => {
+                Outcome::default()
+            }
+            _ => Outcome {
+                consumed: true,
+                ..Outcome::default()
+            },
+        }
+    }
+
+    fn render(&self, area: Rect, buf: &mut Buffer, theme: &Theme) {
+        let width = area.width.min(78);
+        let bold = Style::default().add_modifier(Modifier::BOLD);
+        let mut logical = vec![
+            StyledLine::plain(format!("{} asks to:", self.file), Style::default()),
+            StyledLine::blank(),
+        ];
+        for l in &self.loosened {
+            logical.push(StyledLine {
+                spans: vec![
+                    Span::raw("  • "),
+                    Span::styled(l.what.clone(), bold),
+                    Span::styled(format!("  ({})", l.key), Style::default().fg(theme.dim)),
+                ],
+                continuation: vec![Span::raw("    ")],
+                fill: None,
+            });
+        }
+        logical.push(StyledLine::blank());
+        logical.push(StyledLine::plain(
+            "These apply only if you trust this file. Trust is remembered for this exact \
+             file: editing it asks again, and `loom trust --revoke` takes it back.",
+            Style::default(),
+        ));
+        let lines: Vec<Line<'static>> = logical
+            .iter()
+            .flat_map(|l| wrap(l, width.saturating_sub(2)))
+            .collect();
+        let height = (lines.len() as u16 + 4).min(area.height);
+        let rect = super::layers::centered(area, width, height);
+        let inner = super::layers::frame(
+            rect,
+            buf,
+            "Trust this project's Loom settings?",
+            theme.warning,
+        );
+        super::layers::draw_lines(&lines, inner, buf);
+        super::layers::footer(inner, buf, &self.hints(), theme);
+    }
+
+    fn hints(&self) -> String {
+        "t trust and apply · n continue without them (Esc)".into()
+    }
+}
