@@ -340,6 +340,25 @@ async fn shell_made_changes_are_undone_from_the_snapshot() {
     );
 }
 
+/// Trust the workspace's `.loom/config.toml` (hooks and auto-commit need trust), as the
+/// person would with `loom trust`.
+async fn trust_workspace(ws: &Path) {
+    let home = ws.join(".home");
+    std::fs::create_dir_all(&home).unwrap();
+    let out = loom_command(&home)
+        .arg("trust")
+        .arg("-C")
+        .arg(ws)
+        .output()
+        .await
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn auto_commit_includes_only_looms_files() {
     let dir = workspace();
@@ -356,6 +375,7 @@ async fn auto_commit_includes_only_looms_files() {
     std::fs::create_dir_all(ws.join(".loom")).unwrap();
     std::fs::write(ws.join(".loom/config.toml"), "auto_commit = true\n").unwrap();
     std::fs::write(ws.join(".gitignore"), ".home/\n.loom/\n").unwrap();
+    trust_workspace(ws).await;
     let server = ScriptedServer::start(vec![
         support::calls_openai(&[(
             "e",
@@ -390,6 +410,7 @@ async fn a_failing_user_hook_reaches_the_model() {
         "[[hooks.post_tools]]\ncommand = \"echo 'lint: trailing space on line 1' >&2; exit 3\"\nglob = \"*.txt\"\n\n[[hooks.post_tools]]\ncommand = \"echo never\"\nglob = \"*.rs\"\n",
     )
     .unwrap();
+    trust_workspace(dir.path()).await;
     let server = ScriptedServer::start(vec![
         support::calls_openai(&[("w", "write_file", r#"{"path": "a.txt", "content": "x \n"}"#)]),
         support::text_reply("I will fix it."),
