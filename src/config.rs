@@ -88,6 +88,14 @@ pub struct FileConfig {
     pub auto_commit: Option<bool>,
     /// Post-tools hooks (`[[hooks.post_tools]]`).
     pub hooks: Option<HooksConfig>,
+    /// Most bytes of text, reasoning and tool-call arguments one model response may carry
+    /// (default 4 MiB).
+    pub max_response_bytes: Option<u64>,
+    /// Most tool calls one model response may carry (default 64).
+    pub max_tool_calls_per_response: Option<usize>,
+    /// Seconds without a byte from the model server before the attempt fails and is
+    /// retried (default 120).
+    pub stream_idle_timeout_secs: Option<u64>,
 }
 
 /// The `[hooks]` table.
@@ -219,6 +227,13 @@ impl FileConfig {
             theme: other.theme.or(self.theme),
             tools,
             auto_commit: other.auto_commit.or(self.auto_commit),
+            max_response_bytes: other.max_response_bytes.or(self.max_response_bytes),
+            max_tool_calls_per_response: other
+                .max_tool_calls_per_response
+                .or(self.max_tool_calls_per_response),
+            stream_idle_timeout_secs: other
+                .stream_idle_timeout_secs
+                .or(self.stream_idle_timeout_secs),
             hooks: match (self.hooks, other.hooks) {
                 (Some(a), Some(b)) => Some(HooksConfig {
                     post_tools: match (a.post_tools, b.post_tools) {
@@ -322,6 +337,12 @@ pub struct Config {
     /// Whether the workspace's `.loom/config.toml` loosens anything, and whether that was
     /// trusted or ignored.
     pub project_trust: trust::ProjectTrust,
+    /// Bound on one model response's text and arguments, in bytes.
+    pub max_response_bytes: u64,
+    /// Bound on one model response's tool calls.
+    pub max_tool_calls: usize,
+    /// Seconds of silence from the model server before an attempt fails.
+    pub stream_idle_timeout_secs: u64,
 }
 
 /// The user config file's path (`~/.config/loom/config.toml` on Linux).
@@ -482,6 +503,18 @@ pub fn load(
             .unwrap_or_default(),
         sources,
         project_trust,
+        max_response_bytes: merged
+            .max_response_bytes
+            .unwrap_or(crate::llm::DEFAULT_MAX_RESPONSE_BYTES)
+            .max(1024),
+        max_tool_calls: merged
+            .max_tool_calls_per_response
+            .unwrap_or(crate::llm::DEFAULT_MAX_TOOL_CALLS)
+            .max(1),
+        stream_idle_timeout_secs: merged
+            .stream_idle_timeout_secs
+            .unwrap_or(crate::llm::DEFAULT_IDLE_TIMEOUT_SECS)
+            .clamp(1, 3600),
     })
 }
 

@@ -58,6 +58,9 @@ pub async fn resolve_provider(config: &Config) -> Provider {
         s.max_tokens = config.max_tokens;
         s.headers = config.headers.clone();
         s.context_window = config.context_window;
+        s.max_response_bytes = config.max_response_bytes;
+        s.max_tool_calls = config.max_tool_calls;
+        s.read_timeout_secs = config.stream_idle_timeout_secs;
         s
     };
     if let Some(base) = &config.base_url {

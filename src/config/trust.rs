@@ -66,6 +66,9 @@ pub fn split(user: &FileConfig, project: FileConfig) -> (FileConfig, Vec<Looseni
         tools,
         auto_commit,
         hooks,
+        max_response_bytes,
+        max_tool_calls_per_response,
+        stream_idle_timeout_secs,
     } = project;
     let mut loose = Vec::new();
     let mut kept = FileConfig {
@@ -80,6 +83,11 @@ pub fn split(user: &FileConfig, project: FileConfig) -> (FileConfig, Vec<Looseni
         max_tool_rounds,
         max_retries,
         theme,
+        // Neutral too: bounds on what a response may carry and how long a silent server
+        // is waited for; raising them costs memory or time, never safety.
+        max_response_bytes,
+        max_tool_calls_per_response,
+        stream_idle_timeout_secs,
         ..FileConfig::default()
     };
     match base_url {

@@ -122,6 +122,11 @@ impl CallAssembler {
         finish_calls(self.into_raw())
     }
 
+    /// How many calls have started so far.
+    pub fn len(&self) -> usize {
+        self.calls.len()
+    }
+
     /// The raw `(id, name, arguments)` triples, to merge with calls from other sources
     /// before [`finish_calls`] assigns ids.
     pub fn into_raw(self) -> Vec<(Option<String>, String, String)> {

@@ -25,6 +25,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::ProviderSettings;
 use super::accumulate::{AssembledCall, CallAssembler, finish_calls};
+use super::bounded::{LimitHit, LimitSlot, bounded};
 use super::message::{Message, Usage};
 use super::retry::parse_retry_after;
 use super::text_calls::TextCallFilter;
@@ -64,6 +65,10 @@ pub enum LlmError {
     /// The server sent something Loom cannot use.
     #[error("unexpected response from the model server: {0}")]
     Protocol(String),
+    /// The response went past one of Loom's bounds (size, number of tool calls); trying
+    /// again would repeat it.
+    #[error("the model's response was stopped: {0}")]
+    Limit(String),
     /// The person interrupted.
     #[error("interrupted")]
     Cancelled,
@@ -77,7 +82,7 @@ impl LlmError {
                 *status == 429 || *status == 408 || *status == 409 || *status >= 500
             }
             LlmError::Connection(_) | LlmError::StreamCut(_) => true,
-            LlmError::Protocol(_) | LlmError::Cancelled => false,
+            LlmError::Protocol(_) | LlmError::Limit(_) | LlmError::Cancelled => false,
         }
     }
 
@@ -123,10 +128,14 @@ pub struct LlmFailure {
     pub emitted: bool,
 }
 
-/// Loom's HTTP layer for async-openai: no hidden retries, error statuses kept whole.
+/// Loom's HTTP layer for async-openai: no hidden retries, error statuses kept whole, and
+/// the response body bounded in size and silence ([`super::bounded`]).
 #[derive(Clone)]
 struct StatusService {
     http: reqwest::Client,
+    idle: Duration,
+    raw_cap: u64,
+    slot: LimitSlot,
 }
 
 impl tower::Service<HttpRequestFactory> for StatusService {
@@ -140,12 +149,29 @@ impl tower::Service<HttpRequestFactory> for StatusService {
 
     fn call(&mut self, factory: HttpRequestFactory) -> Self::Future {
         let http = self.http.clone();
+        let (idle, raw_cap, slot) = (self.idle, self.raw_cap, self.slot.clone());
         Box::pin(async move {
             let request = factory.build().await?;
-            let response = http.execute(request).await.map_err(OpenAIError::Reqwest)?;
+            let response = match tokio::time::timeout(idle, http.execute(request)).await {
+                Ok(r) => r.map_err(OpenAIError::Reqwest)?,
+                Err(_) => {
+                    slot.set_idle(idle);
+                    return Err(OpenAIError::Boxed(Box::new(std::io::Error::other(
+                        "no answer from the server",
+                    ))));
+                }
+            };
             let status = response.status();
             if status.is_success() {
-                return Ok(response);
+                let mut builder = http::Response::builder().status(status);
+                if let Some(h) = builder.headers_mut() {
+                    *h = response.headers().clone();
+                }
+                let body = bounded(response.bytes_stream(), idle, raw_cap, slot);
+                let rebuilt = builder
+                    .body(reqwest::Body::wrap_stream(body))
+                    .map_err(|e| OpenAIError::Boxed(Box::new(std::io::Error::other(e))))?;
+                return Ok(reqwest::Response::from(rebuilt));
             }
             let header = |name: &str| {
                 response
@@ -177,6 +203,13 @@ impl tower::Service<HttpRequestFactory> for StatusService {
             })))
         })
     }
+}
+
+fn too_many_calls(max: usize) -> LlmError {
+    LlmError::Limit(format!(
+        "the model made more than {max} tool calls in one response \
+         (max_tool_calls_per_response); none of them was run"
+    ))
 }
 
 fn classify(err: OpenAIError) -> LlmError {
@@ -229,6 +262,7 @@ pub struct ChatRequest<'a> {
 pub struct LlmClient {
     inner: Client<OpenAIConfig>,
     settings: ProviderSettings,
+    slot: LimitSlot,
 }
 
 impl std::fmt::Debug for LlmClient {
@@ -254,13 +288,33 @@ impl LlmClient {
                 .with_header(name, v.as_str())
                 .map_err(|e| LlmError::Protocol(format!("bad header {k}: {e}")))?;
         }
+        let idle = Duration::from_secs(settings.read_timeout_secs.max(1));
+        // reqwest's own read timeout is a backstop behind Loom's idle bound, which reports
+        // the setting to change.
         let http = reqwest::Client::builder()
             .connect_timeout(Duration::from_secs(10))
-            .read_timeout(Duration::from_secs(settings.read_timeout_secs.max(1)))
+            .read_timeout(idle.saturating_mul(2))
             .build()
             .map_err(|e| LlmError::Protocol(e.to_string()))?;
-        let inner = Client::with_config(config).with_http_service(StatusService { http });
-        Ok(LlmClient { inner, settings })
+        let slot = LimitSlot::default();
+        // Raw bytes carry the JSON and event framing around each piece of text (often ten
+        // times the text itself), so the raw cap is a generous multiple of the text cap;
+        // the text cap proper is counted on what the model says.
+        let raw_cap = settings
+            .max_response_bytes
+            .saturating_mul(16)
+            .saturating_add(1 << 20);
+        let inner = Client::with_config(config).with_http_service(StatusService {
+            http,
+            idle,
+            raw_cap,
+            slot: slot.clone(),
+        });
+        Ok(LlmClient {
+            inner,
+            settings,
+            slot,
+        })
     }
 
     /// The settings in force.
@@ -312,11 +366,32 @@ impl LlmClient {
             emitted,
         };
         let chat = self.inner.chat();
+        self.slot.clear();
+        let limits = &self.settings;
+        let bound = |e: OpenAIError, slot: &LimitSlot| match slot.take() {
+            Some(LimitHit::Idle(d)) => LlmError::StreamCut(format!(
+                "the server sent nothing for {} s (stream_idle_timeout_secs)",
+                d.as_secs()
+            )),
+            Some(LimitHit::Size(_)) => LlmError::Limit(format!(
+                "it grew past {} bytes (max_response_bytes)",
+                limits.max_response_bytes
+            )),
+            None => classify(e),
+        };
         let opened = tokio::select! {
             r = chat.create_stream_byot::<Value, Value>(body) => r,
             _ = cancel.cancelled() => return Err(fail(LlmError::Cancelled, String::new(), false)),
         };
-        let mut stream = opened.map_err(|e| fail(classify(e), String::new(), false))?;
+        let mut stream = opened.map_err(|e| fail(bound(e, &self.slot), String::new(), false))?;
+        let mut said: u64 = 0;
+        let too_much = || {
+            LlmError::Limit(format!(
+                "the model said more than {} bytes (max_response_bytes); ask for a shorter \
+                 answer or raise the limit",
+                limits.max_response_bytes
+            ))
+        };
         let mut filter = TextCallFilter::new(known);
         let mut assembler = CallAssembler::new();
         let mut usage = None;
@@ -335,7 +410,11 @@ impl LlmClient {
                 Some(Ok(v)) => v,
                 Some(Err(OpenAIError::JSONDeserialize(..))) => continue,
                 Some(Err(e)) => {
-                    return Err(fail(classify(e), filter.visible().to_string(), emitted));
+                    return Err(fail(
+                        bound(e, &self.slot),
+                        filter.visible().to_string(),
+                        emitted,
+                    ));
                 }
             };
             let Ok(chunk) = serde_json::from_value::<Chunk>(value) else {
@@ -355,6 +434,29 @@ impl LlmClient {
             for choice in chunk.choices.into_iter().filter(|c| c.index == 0) {
                 received = true;
                 if let Some(delta) = choice.delta.or(choice.message) {
+                    said += delta.content.as_ref().map_or(0, |t| t.len() as u64);
+                    said += delta
+                        .reasoning_content
+                        .as_ref()
+                        .or(delta.reasoning.as_ref())
+                        .map_or(0, |t| t.len() as u64);
+                    said += delta
+                        .tool_calls
+                        .iter()
+                        .flatten()
+                        .map(|c| {
+                            c.function
+                                .as_ref()
+                                .and_then(|f| f.arguments.as_ref())
+                                .map_or(0, |a| match a {
+                                    Value::String(s) => s.len() as u64,
+                                    other => other.to_string().len() as u64,
+                                })
+                        })
+                        .sum::<u64>();
+                    if said > limits.max_response_bytes {
+                        return Err(fail(too_much(), filter.visible().to_string(), emitted));
+                    }
                     if let Some(reasoning) = delta.reasoning_content.or(delta.reasoning)
                         && !reasoning.is_empty()
                     {
@@ -370,6 +472,13 @@ impl LlmClient {
                     }
                     for call in delta.tool_calls.unwrap_or_default() {
                         assembler.push(&call);
+                    }
+                    if assembler.len() > limits.max_tool_calls {
+                        return Err(fail(
+                            too_many_calls(limits.max_tool_calls),
+                            filter.visible().to_string(),
+                            emitted,
+                        ));
                     }
                 }
                 if choice.finish_reason.is_some() {
@@ -392,6 +501,13 @@ impl LlmClient {
         }
         let mut raw = assembler.into_raw();
         raw.extend(text_calls.into_iter().map(|c| (None, c.name, c.arguments)));
+        if raw.len() > limits.max_tool_calls {
+            return Err(fail(
+                too_many_calls(limits.max_tool_calls),
+                visible,
+                emitted,
+            ));
+        }
         Ok(LlmOutput {
             text: visible,
             calls: finish_calls(raw),

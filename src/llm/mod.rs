@@ -6,6 +6,7 @@
 //! one attempt, and the agent decides about retries.
 
 pub mod accumulate;
+pub mod bounded;
 pub mod client;
 pub mod discover;
 pub mod message;
@@ -43,9 +44,21 @@ pub struct ProviderSettings {
     pub headers: Vec<(String, String)>,
     /// The model's context window in tokens, when known.
     pub context_window: Option<u64>,
-    /// Longest silence between streamed chunks before the request fails.
+    /// Longest silence (before the answer starts, or between streamed chunks) before the
+    /// attempt fails and is retried like a cut stream.
     pub read_timeout_secs: u64,
+    /// Most bytes of text, reasoning and tool-call arguments one response may carry.
+    pub max_response_bytes: u64,
+    /// Most tool calls one response may carry.
+    pub max_tool_calls: usize,
 }
+
+/// Default of [`ProviderSettings::max_response_bytes`] (4 MiB).
+pub const DEFAULT_MAX_RESPONSE_BYTES: u64 = 4 * 1024 * 1024;
+/// Default of [`ProviderSettings::max_tool_calls`].
+pub const DEFAULT_MAX_TOOL_CALLS: usize = 64;
+/// Default of [`ProviderSettings::read_timeout_secs`].
+pub const DEFAULT_IDLE_TIMEOUT_SECS: u64 = 120;
 
 impl ProviderSettings {
     /// Settings for `base_url` and `model` with defaults elsewhere.
@@ -58,7 +71,9 @@ impl ProviderSettings {
             max_tokens: None,
             headers: Vec::new(),
             context_window: None,
-            read_timeout_secs: 300,
+            read_timeout_secs: DEFAULT_IDLE_TIMEOUT_SECS,
+            max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
+            max_tool_calls: DEFAULT_MAX_TOOL_CALLS,
         }
     }
 }

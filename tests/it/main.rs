@@ -9,6 +9,7 @@ mod containment;
 mod exec;
 mod files_beneath;
 mod project_trust;
+mod provider_bounds;
 mod sandbox;
 mod sessions;
 mod tool_cli;

@@ -20,6 +20,7 @@ use axum::extract::State;
 use axum::http::{HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
+use futures::StreamExt;
 use serde_json::{Value, json};
 
 /// One piece of a streamed reply.
@@ -38,6 +39,12 @@ pub enum Frame {
 pub enum Reply {
     /// An SSE stream.
     Stream(Vec<Frame>),
+    /// An SSE stream of text deltas that never ends.
+    Endless,
+    /// One SSE line that never ends (bytes without a newline, forever).
+    EndlessLine,
+    /// Accept the request and never answer (no headers, no bytes).
+    Silent,
     /// An error status with a body and optional `Retry-After` seconds.
     Status {
         /// Status code.
@@ -151,6 +158,27 @@ async fn chat(
                     .insert("retry-after", HeaderValue::from_str(&r).unwrap());
             }
             resp
+        }
+        Reply::Silent => futures::future::pending::<Response>().await,
+        Reply::Endless => {
+            let piece = chunk(json!({"content": "x".repeat(1024)}), None);
+            let stream = futures::stream::repeat_with(move || {
+                Ok::<_, std::io::Error>(Bytes::from(format!("data: {piece}\n\n")))
+            });
+            Response::builder()
+                .header("content-type", "text/event-stream")
+                .body(Body::from_stream(stream))
+                .unwrap()
+        }
+        Reply::EndlessLine => {
+            let head = futures::stream::once(async { Ok(Bytes::from_static(b"data: {\"x\": \"")) });
+            let rest = futures::stream::repeat_with(|| {
+                Ok::<_, std::io::Error>(Bytes::from(vec![b'a'; 64 * 1024]))
+            });
+            Response::builder()
+                .header("content-type", "text/event-stream")
+                .body(Body::from_stream(head.chain(rest)))
+                .unwrap()
         }
         Reply::Stream(frames) => {
             let stream = futures::stream::unfold(frames.into_iter(), |mut it| async move {
