@@ -13,7 +13,7 @@ use crate::tools::change::{self, HunkSelection};
 use crate::tools::{FileChange, ToolContext, ToolKind, ToolRegistry, ToolResult};
 
 /// Record the change in the undo journal, then write it; a change that cannot be recorded
-/// is not written.
+/// is not written. The second value says why the journal could not be written, if so.
 pub(super) async fn write_with_record(
     registry: &ToolRegistry,
     change: FileChange,
@@ -22,9 +22,9 @@ pub(super) async fn write_with_record(
     turn: u64,
     id: &str,
     ctx: &ToolContext,
-) -> ToolResult {
+) -> (ToolResult, Option<String>) {
     let Some(changelog) = changelog else {
-        return registry.apply(change, selection, ctx).await;
+        return (registry.apply(change, selection, ctx).await, None);
     };
     let after = change::content_for(&change, &selection);
     let (path, display, tool, call) = (
@@ -45,25 +45,31 @@ pub(super) async fn write_with_record(
     let seq = match recorded {
         Ok(seq) => seq,
         Err(e) => {
-            return ToolResult::err(format!(
+            let result = ToolResult::err(format!(
                 "could not record the change for undo ({e}); nothing was written"
             ));
+            return (result, Some(e));
         }
     };
     let result = registry.apply(change, selection, ctx).await;
+    let mut journal_error = None;
     if !result.success {
-        let _ = tokio::task::spawn_blocking(move || {
-            if let Ok(mut log) = changelog.lock() {
-                let _ = log.void(seq);
-            }
+        journal_error = tokio::task::spawn_blocking(move || {
+            changelog
+                .lock()
+                .map_err(|e| e.to_string())
+                .and_then(|mut log| log.void(seq).map_err(|e| e.to_string()))
+                .err()
         })
-        .await;
+        .await
+        .unwrap_or_else(|e| Some(e.to_string()));
     }
-    result
+    (result, journal_error)
 }
 
 /// Run a command that may write between two workspace snapshots, so its changes can be
-/// undone; the files it changed become the result's `files_changed`.
+/// undone; the files it changed become the result's `files_changed`. The second value says
+/// why the snapshots or the journal failed, if they did.
 #[allow(clippy::too_many_arguments)]
 pub(super) async fn run_with_snapshots(
     registry: &ToolRegistry,
@@ -74,7 +80,7 @@ pub(super) async fn run_with_snapshots(
     turn: u64,
     id: &str,
     ctx: &ToolContext,
-) -> ToolResult {
+) -> (ToolResult, Option<String>) {
     let snap = |label: String| {
         let log = changelog.clone();
         tokio::task::spawn_blocking(move || log.lock().map_err(|e| e.to_string())?.snapshot(&label))
@@ -89,7 +95,7 @@ pub(super) async fn run_with_snapshots(
             result.output.push_str(&format!(
                 "\nNote: this command's changes cannot be undone ({e})"
             ));
-            return result;
+            return (result, Some(e));
         }
     };
     let after = snap(format!("{id}-after"))
@@ -113,12 +119,15 @@ pub(super) async fn run_with_snapshots(
             if result.files_changed.is_empty() {
                 result.files_changed = files.into_iter().map(|c| c.path).collect();
             }
+            (result, None)
         }
-        Err(e) => result.output.push_str(&format!(
-            "\nNote: this command's changes cannot be undone ({e})"
-        )),
+        Err(e) => {
+            result.output.push_str(&format!(
+                "\nNote: this command's changes cannot be undone ({e})"
+            ));
+            (result, Some(e))
+        }
     }
-    result
 }
 
 /// The agent boundary: every call's arguments are normalised and parsed once, here, into

@@ -53,6 +53,8 @@ enum Internal {
         change: Box<FileChange>,
         verdict: Verdict,
     },
+    /// The undo journal or a workspace snapshot could not be written.
+    JournalFailed(String),
 }
 
 /// Everything the runner needs; see [`Runner::spawn`].
@@ -80,6 +82,8 @@ pub struct Runner {
     logged: usize,
     changelog: Option<Arc<Mutex<Changelog>>>,
     turn: u64,
+    /// Whether the last session or journal write failed (so a streak is reported once).
+    save_failing: bool,
 }
 
 /// Pieces to build a runner from.
@@ -152,6 +156,7 @@ impl Runner {
             logged,
             changelog: parts.changelog,
             turn: 0,
+            save_failing: false,
         };
         let task = tokio::spawn(runner.run(ops_rx));
         AgentHandle {
@@ -177,9 +182,16 @@ impl Runner {
                         self.prepared.insert(id.clone(), *change);
                         Event::Decided { id, verdict }
                     }
+                    Internal::JournalFailed(message) => {
+                        self.saved(Err(std::io::Error::other(message)), "the undo journal");
+                        continue;
+                    }
                 },
             };
             let actions = self.machine.step(event);
+            // The conversation is saved before anything is shown or done about it, so a
+            // failed save is reported before the turn is seen to end.
+            self.sync_transcript();
             let mut stop = false;
             for action in actions {
                 if self.perform(action) {
@@ -187,7 +199,6 @@ impl Runner {
                     break;
                 }
             }
-            self.sync_transcript();
             if stop {
                 return;
             }
@@ -200,16 +211,38 @@ impl Runner {
         let Some(log) = &mut self.session else {
             return;
         };
+        let mut result = Ok(());
         if conversation.len() < self.logged {
-            let _ = log.append(&Record::Clear);
+            result = result.and(log.append(&Record::Clear));
             self.logged = 0;
         }
         for message in &conversation[self.logged..] {
-            let _ = log.append(&Record::Message {
+            result = result.and(log.append(&Record::Message {
                 message: message.clone(),
-            });
+            }));
         }
         self.logged = conversation.len();
+        self.saved(result, "the session");
+    }
+
+    /// Tell the person, once per streak of failures, that something could not be saved
+    /// (a full disk): a silent gap in the transcript or the undo journal would lose work
+    /// they think is safe. The event goes straight to the front ends, not through the
+    /// transcript that just failed.
+    fn saved(&mut self, result: std::io::Result<()>, what: &str) {
+        match result {
+            Ok(()) => self.save_failing = false,
+            Err(e) if !self.save_failing => {
+                self.save_failing = true;
+                let _ = self.events.send(AgentEvent::Error {
+                    message: format!(
+                        "{what} could not be saved ({e}); what was saved before stays \
+                         loadable, but this part is lost unless you free space"
+                    ),
+                });
+            }
+            Err(_) => {}
+        }
     }
 
     fn emit(&mut self, event: AgentEvent) {
@@ -251,7 +284,8 @@ impl Runner {
                 _ => None,
             };
             if let Some(r) = record {
-                let _ = log.append(&r);
+                let result = log.append(&r);
+                self.saved(result, "the session");
             }
         }
         let _ = self.events.send(event);
@@ -624,7 +658,7 @@ impl Runner {
         let tx = self.internal_tx.clone();
         tokio::spawn(async move {
             let started = Instant::now();
-            let result: ToolResult = match prepared {
+            let (result, journal_error): (ToolResult, Option<String>) = match prepared {
                 Some(change) => {
                     let selection = match answer {
                         Some(ApprovalAnswer::ApproveHunks { hunks }) => HunkSelection::Only(hunks),
@@ -640,9 +674,12 @@ impl Runner {
                         )
                         .await
                     }
-                    _ => registry.execute(&name, args, &ctx).await,
+                    _ => (registry.execute(&name, args, &ctx).await, None),
                 },
             };
+            if let Some(message) = journal_error {
+                let _ = tx.send(Internal::JournalFailed(message));
+            }
             let event = Event::ToolFinished {
                 id,
                 result,

@@ -240,11 +240,20 @@ impl Changelog {
         self.lines.push(line);
     }
 
+    /// Write one journal line; on failure (a full disk) the journal is cut back to its
+    /// last complete line, so it stays readable, and the error is returned.
     fn append(&mut self, line: Line) -> std::io::Result<()> {
         let mut bytes = serde_json::to_vec(&line).map_err(std::io::Error::other)?;
         bytes.push(b'\n');
-        self.journal.write_all(&bytes)?;
-        self.journal.sync_data()?;
+        let before = self.journal.metadata()?.len();
+        if let Err(e) = self
+            .journal
+            .write_all(&bytes)
+            .and_then(|()| self.journal.sync_data())
+        {
+            let _ = self.journal.set_len(before);
+            return Err(e);
+        }
         self.replay(line);
         Ok(())
     }

@@ -152,12 +152,19 @@ impl SessionLog {
         &self.path
     }
 
-    /// Write one record as one line, flushed to the OS before returning.
+    /// Write one record as one line, flushed to the OS before returning. When the write
+    /// fails (a full disk), the file is cut back to its last complete line, so what was
+    /// saved stays loadable, and the error is returned for the person to see.
     pub fn append(&mut self, record: &Record) -> std::io::Result<()> {
         let mut line = serde_json::to_vec(record).map_err(std::io::Error::other)?;
         line.push(b'\n');
-        self.file.write_all(&line)?;
-        self.file.flush()
+        let before = self.file.metadata()?.len();
+        let written = self.file.write_all(&line).and_then(|()| self.file.flush());
+        if let Err(e) = written {
+            let _ = self.file.set_len(before);
+            return Err(e);
+        }
+        Ok(())
     }
 }
 
@@ -493,5 +500,30 @@ mod tests {
             Some("20260101-000000-aaaa")
         );
         assert!(path_of(dir.path(), "../etc/passwd").is_none());
+    }
+}
+
+#[cfg(test)]
+mod append_tests {
+    use super::*;
+
+    /// Regression (issue 10): on a full disk a failed write went unnoticed. `/dev/full`
+    /// fails every write with ENOSPC, like a full disk: the append reports it. (That the
+    /// file keeps only complete lines is shown on a real full tmpfs in tests/it.)
+    #[test]
+    fn a_failed_append_is_an_error_not_silence() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut log = SessionLog::create(dir.path(), "s1", dir.path(), "m").unwrap();
+        let Ok(full) = OpenOptions::new().append(true).open("/dev/full") else {
+            eprintln!("skipped: /dev/full is not available");
+            return;
+        };
+        log.file = full;
+        let err = log
+            .append(&Record::Error {
+                message: "x".repeat(10_000),
+            })
+            .unwrap_err();
+        assert_eq!(err.raw_os_error(), Some(nix::libc::ENOSPC));
     }
 }

@@ -8,6 +8,7 @@ mod agent;
 mod containment;
 mod exec;
 mod files_beneath;
+mod full_disk;
 mod project_trust;
 mod provider_bounds;
 mod sandbox;
