@@ -24,7 +24,7 @@ use super::isolate::Isolation;
 
 use landlock::{
     ABI, Access, AccessFs, AccessNet, Ruleset, RulesetAttr, RulesetCreated, RulesetCreatedAttr,
-    path_beneath_rules,
+    Scope, path_beneath_rules,
 };
 
 /// The sandbox modes a person can choose.
@@ -200,6 +200,12 @@ impl SandboxSpec {
         if !self.allow_network && abi >= ABI::V4 {
             ruleset = ruleset
                 .handle_access(AccessNet::ConnectTcp | AccessNet::BindTcp)
+                .map_err(|e| e.to_string())?;
+        }
+        if abi >= ABI::V6 {
+            // Signals and abstract Unix sockets reach only processes inside the sandbox.
+            ruleset = ruleset
+                .scope(Scope::AbstractUnixSocket | Scope::Signal)
                 .map_err(|e| e.to_string())?;
         }
         let devices = [
