@@ -182,7 +182,8 @@ pub fn sandbox_for(root: &Path, config: &Config) -> SandboxStatus {
                 if !sandbox::protection_available() {
                     gaps.push(
                         "user namespaces are not allowed here, so commands can still write \
-                         .git/hooks and .loom/ (file tools never do)",
+                         .git/config, .git/hooks and .loom/ (file tools never do), and \
+                         processes a command leaves behind are only reaped, not contained",
                     );
                 }
                 SandboxStatus {
