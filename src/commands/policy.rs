@@ -2,6 +2,7 @@
 //! trust Loom with it (or to write a rule). One sentence by default; everything with
 //! `--json`.
 
+use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -43,7 +44,7 @@ pub fn check(
         v["grant"] = json!(ruling.assessment.grant_label());
         v["snapshot"] = json!(ruling.assessment.snapshot);
         v["network"] = json!(ruling.assessment.network);
-        println!("{}", serde_json::to_string_pretty(&v)?);
+        writeln!(std::io::stdout(), "{}", serde_json::to_string_pretty(&v)?)?;
         return Ok(ExitCode::SUCCESS);
     }
     let what = match &ruling.decision {
@@ -56,13 +57,21 @@ pub fn check(
         },
         Decision::Deny { reason } => format!("it is refused ({reason})"),
     };
-    println!(
+    let mut out = std::io::stdout().lock();
+    writeln!(
+        out,
         "{}: {}. In {mode} mode {what}.",
         classification.level, classification.reason
-    );
+    )?;
     if classification.segments.len() > 1 {
         for s in &classification.segments {
-            println!("  {:<10} {}  ({})", s.level.as_str(), s.command, s.reason);
+            writeln!(
+                out,
+                "  {:<10} {}  ({})",
+                s.level.as_str(),
+                s.command,
+                s.reason
+            )?;
         }
     }
     Ok(ExitCode::SUCCESS)

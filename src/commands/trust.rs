@@ -1,6 +1,7 @@
 //! `loom trust`: trust a workspace's `.loom/config.toml` from the command line (the
 //! full-screen assistant asks in a prompt instead), revoke it, or list what is trusted.
 
+use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -14,16 +15,22 @@ pub fn run(
     revoke: bool,
     list: bool,
 ) -> anyhow::Result<ExitCode> {
+    let mut out = std::io::stdout().lock();
     let Some(store) = trust::store_path() else {
         eprintln!("loom: no data directory, so trust cannot be remembered");
         return Ok(ExitCode::FAILURE);
     };
     if list {
         match trust::list(&store) {
-            Ok(entries) if entries.is_empty() => println!("No workspace config is trusted."),
+            Ok(entries) if entries.is_empty() => writeln!(out, "No workspace config is trusted.")?,
             Ok(entries) => {
                 for e in entries {
-                    println!("{}  (sha256 {})", e.workspace.display(), &e.sha256[..12]);
+                    writeln!(
+                        out,
+                        "{}  (sha256 {})",
+                        e.workspace.display(),
+                        &e.sha256[..12]
+                    )?;
                 }
             }
             Err(e) => {
@@ -35,9 +42,9 @@ pub fn run(
     }
     if revoke {
         if trust::revoke(&store, workspace)? {
-            println!("{} is no longer trusted.", workspace.display());
+            writeln!(out, "{} is no longer trusted.", workspace.display())?;
         } else {
-            println!("{} was not trusted.", workspace.display());
+            writeln!(out, "{} was not trusted.", workspace.display())?;
         }
         return Ok(ExitCode::SUCCESS);
     }
@@ -45,10 +52,11 @@ pub fn run(
     let bytes = match std::fs::read(&file) {
         Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            println!(
+            writeln!(
+                out,
                 "{} has no .loom/config.toml; there is nothing to trust.",
                 workspace.display()
-            );
+            )?;
             return Ok(ExitCode::SUCCESS);
         }
         Err(e) => {
@@ -65,20 +73,24 @@ pub fn run(
     };
     let loosened = match &config.project_trust {
         ProjectTrust::NotNeeded => {
-            println!(
+            writeln!(
+                out,
                 "{} loosens nothing; it applies without trust.",
                 file.display()
-            );
+            )?;
             return Ok(ExitCode::SUCCESS);
         }
         ProjectTrust::Trusted(l) => l.clone(),
         ProjectTrust::Untrusted { ignored, .. } => ignored.clone(),
     };
-    println!("Trusting {} lets it:", file.display());
+    writeln!(out, "Trusting {} lets it:", file.display())?;
     for l in &loosened {
-        println!("  - {} ({})", l.what, l.key);
+        writeln!(out, "  - {} ({})", l.what, l.key)?;
     }
     trust::trust(&store, workspace, &bytes)?;
-    println!("Trusted. Editing the file will ask again; `loom trust --revoke` undoes this.");
+    writeln!(
+        out,
+        "Trusted. Editing the file will ask again; `loom trust --revoke` undoes this."
+    )?;
     Ok(ExitCode::SUCCESS)
 }

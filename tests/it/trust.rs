@@ -307,3 +307,17 @@ async fn policy_check_explains_in_a_sentence_and_in_json() {
     assert_eq!(v["decision"], "allow", "full-auto runs high-risk commands");
     assert!(v["segments"].is_array());
 }
+
+/// Regression: `loom policy check … | head -1` panicked on the closed pipe.
+#[test]
+fn policy_check_into_a_closed_pipe_does_not_panic() {
+    let (reader, writer) = nix::unistd::pipe().unwrap();
+    drop(reader);
+    let status = std::process::Command::new(env!("CARGO_BIN_EXE_loom"))
+        .args(["policy", "check", "cargo test && rm -rf target"])
+        .stdout(std::process::Stdio::from(writer))
+        .stderr(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    assert_ne!(status.code(), Some(101), "a panic: {status}");
+}

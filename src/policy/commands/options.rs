@@ -128,7 +128,9 @@ impl Unproven {
 /// Whether a word may turn into an option (or several words) at run time: its value is
 /// expanded, or it is a glob whose matches could start with `-`.
 fn may_become_option(w: &Word) -> bool {
-    const FIXED_START: &[&str] = &["/", "./", "~", "$HOME/", "${HOME}/", "$PWD/", "${PWD}/"];
+    const FIXED_START: &[&str] = &[
+        "/", "./", "~", "$HOME/", "${HOME}/", "$PWD/", "${PWD}/", "<(", ">(",
+    ];
     (w.dynamic && !FIXED_START.iter().any(|p| w.text.starts_with(p)))
         || (w.glob && w.text.starts_with(['*', '?', '[']))
 }

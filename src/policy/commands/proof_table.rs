@@ -419,6 +419,8 @@ const PROVEN_READ_ONLY: &[(&str, Want)] = &[
     ("printenv HOME", Is(R)),
     ("export RUST_LOG=debug", Is(R)),
     ("for f in src/*.rs; do wc -l \"$f\"; done", Is(M)),
+    ("diff <(sort a) <(sort b)", Is(R)),
+    ("git status", Is(R)),
     ("x=$(git rev-parse HEAD); echo $x", Is(R)),
 ];
 

@@ -155,7 +155,7 @@ pub(super) fn cargo(args: &[Word], state: &State) -> Judgement {
             format!("cargo {sub} is a cargo plugin Loom does not know"),
         ),
     };
-    floor.worst(with_prefix(j, vec!["cargo".into(), sub.to_string()]))
+    with_prefix(j, vec!["cargo".into(), sub.to_string()]).worst(floor)
 }
 
 fn long_of(list: &'static [&'static str]) -> &'static [&'static str] {

@@ -381,7 +381,7 @@ pub(super) fn git(args: &[Word], state: &State, depth: usize) -> Judgement {
     let rest = args.get(i + 1..).unwrap_or(&[]);
     let mut j = subcommand(sub, rest, state, depth);
     j.prefix = vec!["git".into(), sub.to_string()];
-    floor.worst(j)
+    j.worst(floor)
 }
 
 fn subcommand(sub: &str, rest: &[Word], state: &State, depth: usize) -> Judgement {

@@ -273,6 +273,12 @@ pub(super) fn writes_at(w: &Word, state: &State, verb: &str) -> Judgement {
 /// Reading a path word: harmless, unless it names a protected path (high) or is only known
 /// at run time (medium: it could name one).
 pub(super) fn reads(w: &Word, state: &State) -> Judgement {
+    if w.text.starts_with("<(") || w.text.starts_with(">(") {
+        return judge(
+            Risk::ReadOnly,
+            "reads a process substitution (its command is judged on its own)",
+        );
+    }
     if let Some(reason) = protected(w, &state.ctx, Access::Read) {
         return judge(Risk::High, reason);
     }
