@@ -201,14 +201,7 @@ impl Beneath {
         if !is_regular(&st) {
             return Err(not_regular(kind_of(&st)));
         }
-        let flags = OFlag::from_bits_truncate(nix::fcntl::fcntl(
-            fd.as_fd(),
-            nix::fcntl::FcntlArg::F_GETFL,
-        )?);
-        nix::fcntl::fcntl(
-            fd.as_fd(),
-            nix::fcntl::FcntlArg::F_SETFL(flags & !OFlag::O_NONBLOCK),
-        )?;
+        // O_NONBLOCK has no effect on a regular file's reads, so it can stay set.
         Ok((File::from(fd), st))
     }
 
