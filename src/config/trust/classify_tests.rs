@@ -322,3 +322,29 @@ fn each_hook_and_allow_rule_is_named() {
         ]
     );
 }
+
+/// The README's table of keys, as the classification renders it.
+fn readme_table() -> String {
+    let mut table =
+        String::from("| key | class | when it loosens, or why it cannot |\n|---|---|---|\n");
+    for r in CLASSIFICATION {
+        let class = match r.class {
+            Class::Neutral => "neutral",
+            Class::Tightening => "tightening",
+            Class::Loosening => "**needs trust**",
+        };
+        table.push_str(&format!("| `{}` | {class} | {} |\n", r.key, r.why));
+    }
+    table
+}
+
+#[test]
+fn the_readme_lists_every_key_as_classified() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+        .expect("README.md");
+    let table = readme_table();
+    assert!(
+        readme.contains(&table),
+        "README.md's table of config keys is stale; it should read:\n{table}"
+    );
+}
