@@ -257,3 +257,50 @@ async fn a_project_config_that_is_a_device_or_a_fifo_is_refused_at_once() {
         assert!(stderr.contains("not a regular file"), "{kind}: {stderr}");
     }
 }
+
+/// Regression: in a workspace that contains Loom's own config and data (Loom opened in the
+/// home directory), a model in full-auto wrote the user config (`sandbox = "off"` for the
+/// next session) and the trust store with `write_file`. Those are Loom's, like `.loom/`.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_model_cannot_write_looms_own_config_or_trust_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let user_config = dir.path().join(".home/.config/loom/config.toml");
+    std::fs::create_dir_all(user_config.parent().unwrap()).unwrap();
+    std::fs::write(&user_config, "model = \"scripted-model\"\n").unwrap();
+    let targets = [
+        ".home/.config/loom/config.toml",
+        ".home/.config/loom/themes/x.toml",
+        ".home/.local/share/loom/trust.json",
+    ];
+    let calls: Vec<(String, String)> = targets
+        .iter()
+        .enumerate()
+        .map(|(i, path)| {
+            (
+                format!("w{i}"),
+                serde_json::json!({"path": path, "content": "sandbox = \"off\"\n"}).to_string(),
+            )
+        })
+        .collect();
+    let call_refs: Vec<(&str, &str, &str)> = calls
+        .iter()
+        .map(|(id, args)| (id.as_str(), "write_file", args.as_str()))
+        .collect();
+    let server = ScriptedServer::start(vec![
+        support::calls_openai(&call_refs),
+        support::text_reply("done"),
+    ])
+    .await;
+    let run = crate::exec::exec(dir.path(), &server, "full-auto", "loosen yourself").await;
+    let results = run.of_type("tool_result");
+    assert_eq!(results.len(), targets.len(), "{:#?}", run.events);
+    for (r, path) in results.iter().zip(targets) {
+        assert_eq!(r["success"], false, "{path}: {r}");
+    }
+    assert_eq!(
+        std::fs::read_to_string(&user_config).unwrap(),
+        "model = \"scripted-model\"\n"
+    );
+    assert!(!dir.path().join(targets[1]).exists());
+    assert!(!dir.path().join(targets[2]).exists());
+}
