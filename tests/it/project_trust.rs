@@ -102,6 +102,8 @@ async fn an_untrusted_project_config_loosens_nothing_until_trusted() {
         shown.contains("switches the command sandbox off"),
         "{shown}"
     );
+    let repeated = trust(dir.path(), &[]).await;
+    assert!(repeated.contains("is already trusted"), "{repeated}");
     let second = run(dir.path()).await;
     assert_eq!(second.events[0]["sandbox"], "off", "{}", second.stderr);
     let result = &second.of_type("tool_result")[0];
