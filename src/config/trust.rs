@@ -9,7 +9,7 @@
 //! an edit to the file asks again. Until then those lines are ignored, with a notice
 //! naming them.
 //!
-//! [`classify`] holds the one table of every key and the split of a file by it; [`store`]
+//! `classify` holds the one table of every key and the split of a file by it; `store`
 //! remembers trust. This module decides, for one file, what applies.
 
 mod classify;
