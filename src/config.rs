@@ -5,6 +5,7 @@
 //! Files are parsed strictly (unknown keys are errors) so a typo is reported, with the
 //! file's path, line and column and what was expected, instead of silently ignored.
 
+pub mod file;
 pub mod trust;
 
 use std::collections::BTreeMap;
@@ -163,13 +164,9 @@ impl FileConfig {
 
     /// Read and parse `path`; a missing file is an empty config.
     pub fn load(path: &Path) -> Result<FileConfig, ConfigError> {
-        match std::fs::read_to_string(path) {
-            Ok(text) => FileConfig::parse(&text, path),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(FileConfig::default()),
-            Err(e) => Err(ConfigError::Read {
-                path: path.to_path_buf(),
-                message: e.to_string(),
-            }),
+        match read_bytes(path)? {
+            Some(bytes) => FileConfig::parse(&String::from_utf8_lossy(&bytes), path),
+            None => Ok(FileConfig::default()),
         }
     }
 
@@ -250,6 +247,15 @@ impl FileConfig {
     }
 }
 
+/// The bytes of the config file at `path` (`None`: there is none): a regular file of at
+/// most [`file::MAX_CONFIG_BYTES`], whatever the path points at.
+fn read_bytes(path: &Path) -> Result<Option<Vec<u8>>, ConfigError> {
+    file::read_regular(path, file::MAX_CONFIG_BYTES).map_err(|e| ConfigError::Read {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    })
+}
+
 fn line_col(text: &str, offset: usize) -> (usize, usize) {
     let before = &text[..offset.min(text.len())];
     let line = before.matches('\n').count() + 1;
@@ -261,6 +267,9 @@ fn line_col(text: &str, offset: usize) -> (usize, usize) {
         + 1;
     (line, column)
 }
+
+/// The variable the API key is read from when no `api_key_env` names another.
+pub const DEFAULT_API_KEY_ENV: &str = "OPENAI_API_KEY";
 
 /// Values given on the command line (highest precedence).
 #[derive(Debug, Default, Clone)]
@@ -373,37 +382,13 @@ pub fn load(
     }
     let project = workspace.join(".loom/config.toml");
     let mut project_trust = trust::ProjectTrust::NotNeeded;
-    if project.exists() {
+    if let Some(bytes) = read_bytes(&project)? {
         sources.push(project.clone());
-        let bytes = std::fs::read(&project).map_err(|e| ConfigError::Read {
-            path: project.clone(),
-            message: e.to_string(),
-        })?;
         let file = FileConfig::parse(&String::from_utf8_lossy(&bytes), &project)?;
-        let (kept, loose) = trust::split(&merged, file.clone());
-        let applied = if loose.is_empty() {
-            file
-        } else {
-            let root = std::fs::canonicalize(workspace).unwrap_or_else(|_| workspace.to_path_buf());
-            let verdict = match trust::store_path() {
-                Some(store) => trust::is_trusted(&store, &root, &bytes),
-                None => Ok(false),
-            };
-            match verdict {
-                Ok(true) => {
-                    project_trust = trust::ProjectTrust::Trusted(loose);
-                    file
-                }
-                Ok(false) | Err(_) => {
-                    project_trust = trust::ProjectTrust::Untrusted {
-                        ignored: loose,
-                        file: project.clone(),
-                        store_error: verdict.err(),
-                    };
-                    kept
-                }
-            }
-        };
+        let store = trust::store_path();
+        let (applied, verdict) =
+            trust::evaluate(&merged, workspace, &project, &bytes, file, store.as_deref());
+        project_trust = verdict;
         merged = merged.overlay(applied);
     }
     let nonempty = |k: &str| env(k).filter(|v| !v.trim().is_empty());
@@ -431,7 +416,7 @@ pub fn load(
     let api_key_env = merged
         .api_key_env
         .clone()
-        .unwrap_or_else(|| "OPENAI_API_KEY".to_string());
+        .unwrap_or_else(|| DEFAULT_API_KEY_ENV.to_string());
     let approval = merged.approval.clone().unwrap_or_default();
     let autonomy = match approval.mode.as_deref() {
         None => Autonomy::default(),

@@ -68,6 +68,14 @@ fn load_config(cli: &Cli, workspace: &std::path::Path) -> Result<Config, ExitCod
     })
 }
 
+/// Say on stderr what an untrusted project config had ignored (for the commands that
+/// have no session to show it in).
+fn note_untrusted(config: &Config) {
+    if let Some(n) = config.project_trust.notice() {
+        eprintln!("loom: {n}");
+    }
+}
+
 /// The session to continue, from `--resume ID` or `--continue`.
 fn resume_target(
     cli: &Cli,
@@ -110,6 +118,7 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
                 Ok(c) => c,
                 Err(code) => return Ok(code),
             };
+            note_untrusted(&config);
             let ctx: ToolContext = setup::tool_context(&workspace, &config, "tool-run")?;
             let policy = setup::policy(&config);
             commands::tool::run(&ToolRegistry::builtin(), &policy, &ctx, name, args).await
@@ -119,6 +128,7 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
                 Ok(c) => c,
                 Err(code) => return Ok(code),
             };
+            note_untrusted(&config);
             commands::policy::check(&setup::policy(&config), &workspace, command, *json)
         }
         Some(Command::Trust { revoke, list }) => {
@@ -152,6 +162,7 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
                 Ok(c) => c,
                 Err(code) => return Ok(code),
             };
+            note_untrusted(&config);
             commands::models::run(&config).await
         }
         Some(Command::Exec { json, prompt }) => {

@@ -20,7 +20,7 @@ use crate::llm::retry::RetryPolicy;
 use crate::llm::{LlmClient, Message, ProviderSettings};
 use crate::policy::approvals::Rules;
 use crate::policy::env::EnvPolicy;
-use crate::policy::paths::{Confinement, ForbiddenRule};
+use crate::policy::paths::{Confinement, ForbiddenMatch, ForbiddenRule};
 use crate::policy::sandbox::{self, Availability, SandboxMode, SandboxSpec};
 use crate::policy::{CallIntent, CommandIntent, Policy};
 use crate::session::{self, SessionLog};
@@ -205,17 +205,44 @@ pub fn sandbox_for(root: &Path, config: &Config) -> SandboxStatus {
     }
 }
 
-/// The paths neither the file tools nor commands may touch: the defaults plus the
-/// configured `forbidden_paths`.
+/// The paths neither the file tools nor commands may touch: the defaults, Loom's own
+/// settings and records, and the configured `forbidden_paths`.
 pub fn forbidden_rules(config: &Config) -> Vec<ForbiddenRule> {
     let home = std::env::var_os("HOME").map(PathBuf::from);
     let mut rules = ForbiddenRule::defaults(home.as_deref());
+    rules.extend(loom_own_rules(config));
     rules.extend(
         config
             .forbidden_paths
             .iter()
             .map(|spec| ForbiddenRule::from_config(spec, home.as_deref())),
     );
+    rules
+}
+
+/// Loom's own configuration and data (user config, themes, trust store, sessions) are
+/// never written by a tool, like `.loom/`: in a workspace that contains them (Loom opened
+/// in the home directory) a model could otherwise switch the sandbox off in the user
+/// config, or trust a project config, for the next session.
+fn loom_own_rules(config: &Config) -> Vec<ForbiddenRule> {
+    let own = |path: PathBuf, label: &str| ForbiddenRule {
+        label: format!("{label} (writes)"),
+        matcher: ForbiddenMatch::Under(std::fs::canonicalize(&path).unwrap_or(path)),
+        applies_to_reads: false,
+    };
+    let mut rules = Vec::new();
+    if let Some(dir) = crate::config::user_config_path().and_then(|p| p.parent().map(PathBuf::from))
+    {
+        rules.push(own(dir, "Loom's user config"));
+    }
+    if let Some(dir) = crate::session::data_dir() {
+        rules.push(own(dir, "Loom's data directory"));
+    }
+    for file in &config.sources {
+        if !file.ends_with(".loom/config.toml") {
+            rules.push(own(file.clone(), "Loom's config file"));
+        }
+    }
     rules
 }
 

@@ -242,22 +242,40 @@ impl AgentStart {
 }
 
 /// Carry out the person's answer to the trust prompt: when they trust the project
-/// config, remember it and load the configuration again (now with it applied).
+/// config, remember the fingerprint of the file they were shown (`shown`, as it was read at
+/// start) and load the configuration again. Should the file have changed since, the new
+/// load finds it untrusted and ignores its loosening lines, as it should.
 fn answer_trust(
     trusted: bool,
+    shown: &ProjectTrust,
     workspace: &std::path::Path,
     flags: &crate::config::FlagConfig,
-) -> Result<Option<Config>, String> {
+) -> (Option<Config>, Option<String>) {
+    let ProjectTrust::Untrusted { sha256, .. } = shown else {
+        return (None, None);
+    };
     if !trusted {
-        return Ok(None);
+        return (None, None);
     }
-    let store = trust::store_path().ok_or("no data directory, so trust cannot be remembered")?;
-    let file = workspace.join(".loom/config.toml");
-    let bytes = std::fs::read(&file).map_err(|e| format!("{}: {e}", file.display()))?;
-    trust::trust(&store, workspace, &bytes).map_err(|e| format!("trust not saved: {e}"))?;
-    crate::config::load(workspace, flags, &|k| std::env::var(k).ok())
-        .map(Some)
-        .map_err(|e| e.to_string())
+    let Some(store) = trust::store_path() else {
+        return (
+            None,
+            Some("no data directory, so trust cannot be remembered".into()),
+        );
+    };
+    let set_aside = match trust::trust(&store, workspace, sha256) {
+        Ok(update) => update.set_aside.map(|aside| {
+            format!(
+                "the trust store was damaged; it was moved to {} and a new one started",
+                aside.display()
+            )
+        }),
+        Err(e) => return (None, Some(format!("not trusted: {e}"))),
+    };
+    match crate::config::load(workspace, flags, &|k| std::env::var(k).ok()) {
+        Ok(config) => (Some(config), set_aside),
+        Err(e) => (None, Some(e.to_string())),
+    }
 }
 
 fn draw(
@@ -352,12 +370,18 @@ async fn event_loop(
         if let Some(trusted) = app.trust_answer.take()
             && let Some(mut start) = pending.take()
         {
-            match answer_trust(trusted, &opts.workspace, &opts.flags) {
-                Ok(Some(config)) => start.config = config,
-                Ok(None) => {}
-                Err(message) => app
-                    .transcript
-                    .push_notice(super::transcript::NoticeLevel::Error, &message),
+            let (config, message) = answer_trust(
+                trusted,
+                &opts.config.project_trust,
+                &opts.workspace,
+                &opts.flags,
+            );
+            if let Some(config) = config {
+                start.config = config;
+            }
+            if let Some(message) = message {
+                app.transcript
+                    .push_notice(super::transcript::NoticeLevel::Error, &message);
             }
             if let Some(n) = start.config.project_trust.notice() {
                 app.transcript

@@ -227,10 +227,34 @@ impl Theme {
 
     /// A theme by name: the user's themes dir first, then the built-in ones.
     pub fn load(name: &str, depth: ColorDepth) -> Result<Theme, String> {
-        if let Some(dir) = user_themes_dir() {
+        Theme::load_from(user_themes_dir().as_deref(), name, depth)
+    }
+
+    /// A theme by name from `dir`, else built in. The name comes from a config file a
+    /// cloned repository may have written, so it must be a plain name: a path (`/x/y`,
+    /// `../y`) would read any `.toml` on the machine, a symlink to `/dev/zero` included.
+    /// Theme files are read like config files: regular files of at most 1 MiB.
+    fn load_from(
+        dir: Option<&std::path::Path>,
+        name: &str,
+        depth: ColorDepth,
+    ) -> Result<Theme, String> {
+        if name.is_empty() || name.starts_with('.') || name.contains(['/', '\\', '\0']) {
+            return Err(format!(
+                "{name:?} is not a theme name (a name, not a path); available: {}",
+                Theme::names().join(", ")
+            ));
+        }
+        if let Some(dir) = dir {
             let path = dir.join(format!("{name}.toml"));
-            if let Ok(text) = std::fs::read_to_string(&path) {
-                return Theme::parse(&text, depth).map_err(|e| format!("{}: {e}", path.display()));
+            let limit = crate::config::file::MAX_CONFIG_BYTES;
+            match crate::config::file::read_regular(&path, limit) {
+                Ok(Some(bytes)) => {
+                    return Theme::parse(&String::from_utf8_lossy(&bytes), depth)
+                        .map_err(|e| format!("{}: {e}", path.display()));
+                }
+                Ok(None) => {}
+                Err(e) => return Err(format!("{}: {e}", path.display())),
             }
         }
         BUILTIN
@@ -277,6 +301,30 @@ fn user_themes_dir() -> Option<std::path::PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Regression (issue 10): a project's `theme = "/proc/self/cwd/evil"` read
+    /// `evil.toml`, a symlink to /dev/zero, until memory ran out.
+    #[test]
+    fn a_theme_name_that_is_a_path_is_refused_and_devices_are_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let evil = dir.path().join("evil.toml");
+        std::os::unix::fs::symlink("/dev/zero", &evil).unwrap();
+        let absolute = dir.path().join("evil").display().to_string();
+        for name in [absolute.as_str(), "../evil", "..", "", "a\\b"] {
+            let err = Theme::load_from(Some(dir.path()), name, ColorDepth::TrueColor)
+                .err()
+                .unwrap_or_else(|| panic!("{name:?} loaded"));
+            assert!(err.contains("not a theme name"), "{name:?}: {err}");
+        }
+        let err = Theme::load_from(Some(dir.path()), "evil", ColorDepth::TrueColor)
+            .err()
+            .unwrap();
+        assert!(err.contains("not a regular file"), "{err}");
+        std::fs::write(dir.path().join("mine.toml"), BUILTIN[1].1).unwrap();
+        let mine = Theme::load_from(Some(dir.path()), "mine", ColorDepth::TrueColor).unwrap();
+        assert_eq!(mine.name, "light");
+        assert!(Theme::load_from(Some(dir.path()), "dark", ColorDepth::TrueColor).is_ok());
+    }
 
     #[test]
     fn every_builtin_theme_parses_in_both_depths() {

@@ -607,9 +607,11 @@ async fn with_nothing_configured_a_local_server_is_found() {
 #[tokio::test(flavor = "multi_thread")]
 async fn the_key_and_extra_headers_reach_the_server() {
     let dir = workspace();
-    std::fs::create_dir_all(dir.path().join(".loom")).unwrap();
+    // In the person's own config: a project's headers wait for trust (project_trust.rs).
+    let user_config = dir.path().join(".home/.config/loom");
+    std::fs::create_dir_all(&user_config).unwrap();
     std::fs::write(
-        dir.path().join(".loom/config.toml"),
+        user_config.join("config.toml"),
         "headers = { \"X-Title\" = \"loom-test\" }\n",
     )
     .unwrap();

@@ -351,3 +351,101 @@ async fn resize_mid_stream_reflows() {
     assert!(screen.contains("THE-END"), "{screen}");
     tui.quit().await;
 }
+
+const LOOSE_PROJECT: &str = "sandbox = \"off\"\n[approval]\nmode = \"full-auto\"\n";
+
+/// A workspace whose `.loom/config.toml` switches the sandbox off and sets full-auto.
+fn loose_workspace() -> tempfile::TempDir {
+    let dir = workspace();
+    std::fs::create_dir_all(dir.path().join(".loom")).unwrap();
+    std::fs::write(dir.path().join(".loom/config.toml"), LOOSE_PROJECT).unwrap();
+    dir
+}
+
+fn trust_store(dir: &Path) -> String {
+    std::fs::read_to_string(dir.join(".home/.local/share/loom/trust.json")).unwrap_or_default()
+}
+
+/// The status bar: the screen's last non-empty line.
+fn status_line(screen: &str) -> String {
+    screen
+        .lines()
+        .rfind(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .to_string()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_trust_prompt_lists_what_the_project_loosens_and_t_applies_it() {
+    let dir = loose_workspace();
+    let server = ScriptedServer::start(vec![]).await;
+    let mut tui = Tui::start(dir.path(), &server, 140, 40);
+    let screen = tui.wait_for("Trust this project's Loom settings?").await;
+    assert!(
+        screen.contains("switches the command sandbox off  (sandbox)"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("sets the approval mode to full-auto, which asks less  (approval.mode)"),
+        "{screen}"
+    );
+    assert!(status_line(&screen).contains("supervised"), "{screen}");
+    assert_eq!(
+        trust_store(dir.path()),
+        "",
+        "nothing is trusted before the answer"
+    );
+    tui.send("t");
+    let screen = tui.wait_for("│ sandbox off").await;
+    let status = status_line(&screen);
+    assert!(status.contains("full-auto"), "{status}");
+    assert!(!screen.contains("Trust this project"), "{screen}");
+    let store = trust_store(dir.path());
+    let sha = loom::config::trust::fingerprint(LOOSE_PROJECT.as_bytes());
+    assert!(store.contains(&sha), "{store}");
+    tui.quit().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn n_at_the_trust_prompt_goes_on_without_the_loosening_settings() {
+    let dir = loose_workspace();
+    let server = ScriptedServer::start(vec![]).await;
+    let mut tui = Tui::start(dir.path(), &server, 200, 40);
+    tui.wait_for("Trust this project's Loom settings?").await;
+    tui.send("n");
+    let screen = tui.wait_for("were ignored").await;
+    assert!(!screen.contains("Trust this project"), "{screen}");
+    let status = status_line(&screen);
+    assert!(status.contains("supervised"), "{status}");
+    assert!(!status.contains("sandbox off"), "{status}");
+    assert_eq!(trust_store(dir.path()), "");
+    tui.quit().await;
+}
+
+/// What the person trusts is the file they were shown: one changed while the prompt was
+/// open is not trusted by the answer (its loosening lines stay ignored).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_project_config_changed_behind_the_prompt_is_not_what_gets_trusted() {
+    let dir = loose_workspace();
+    let server = ScriptedServer::start(vec![]).await;
+    let mut tui = Tui::start(dir.path(), &server, 200, 40);
+    tui.wait_for("Trust this project's Loom settings?").await;
+    let swapped = format!("{LOOSE_PROJECT}network = true\n");
+    std::fs::write(dir.path().join(".loom/config.toml"), &swapped).unwrap();
+    tui.send("t");
+    let screen = tui.wait_for("were ignored").await;
+    assert!(screen.contains("network"), "{screen}");
+    let status = status_line(&screen);
+    assert!(!status.contains("sandbox off"), "{status}");
+    assert!(status.contains("supervised"), "{status}");
+    let store = trust_store(dir.path());
+    assert!(
+        store.contains(&loom::config::trust::fingerprint(LOOSE_PROJECT.as_bytes())),
+        "the shown file is the trusted one: {store}"
+    );
+    assert!(
+        !store.contains(&loom::config::trust::fingerprint(swapped.as_bytes())),
+        "{store}"
+    );
+    tui.quit().await;
+}

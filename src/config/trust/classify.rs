@@ -1,0 +1,468 @@
+//! Which settings of a project config loosen Loom.
+//!
+//! [`CLASSIFICATION`] is the one table of every configuration key: neutral, tightening or
+//! loosening, and why. [`split`] applies it to one file, comparing with the person's own
+//! configuration (a project that asks for what the person already allows loosens nothing).
+//! `split` destructures every config struct without `..`, so a new key does not compile
+//! until it is handled here; the tests then fail until the table has a row for it.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use crate::config::{ApprovalConfig, DEFAULT_API_KEY_ENV, FileConfig, HooksConfig, ToolsConfig};
+use crate::policy::Autonomy;
+use crate::policy::approvals::RuleAction;
+use crate::policy::sandbox::SandboxMode;
+
+/// How a key of a project config bears on what Loom may do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Class {
+    /// Changes nothing that keeps the person safe; applies without trust.
+    Neutral,
+    /// Can only make Loom stricter, because of how the layers combine; applies without
+    /// trust.
+    Tightening,
+    /// Loosens Loom in the case the row describes; such a value waits for trust.
+    Loosening,
+}
+
+/// One row of [`CLASSIFICATION`].
+#[derive(Debug, Clone, Copy)]
+pub struct KeyClass {
+    /// The key as written in the file (`approval.mode` is `mode` in `[approval]`).
+    pub key: &'static str,
+    /// Its class.
+    pub class: Class,
+    /// When it loosens, or why it cannot.
+    pub why: &'static str,
+    /// A value for the key in dotted TOML that shows the class (a loosening one for a
+    /// loosening key); the tests apply every row's example.
+    pub example: &'static str,
+}
+
+const fn row(
+    key: &'static str,
+    class: Class,
+    why: &'static str,
+    example: &'static str,
+) -> KeyClass {
+    KeyClass {
+        key,
+        class,
+        why,
+        example,
+    }
+}
+
+use Class::{Loosening as L, Neutral as N, Tightening as T};
+
+/// Every key of a project config, classified.
+pub const CLASSIFICATION: &[KeyClass] = &[
+    row(
+        "base_url",
+        L,
+        "when it differs from yours: your prompts, code and API key would go to that server",
+        r#"base_url = "http://collector.example/v1""#,
+    ),
+    row(
+        "api_key_env",
+        L,
+        "when it names another variable than yours (default OPENAI_API_KEY): that variable's value would be sent as the key",
+        r#"api_key_env = "AWS_SECRET_ACCESS_KEY""#,
+    ),
+    row(
+        "headers",
+        L,
+        "every header you do not send with the same value yourself: a header can carry an identity (Authorization, api-key, an organisation) under which the provider logs and bills your prompts and code",
+        r#"headers = { Authorization = "Bearer sk-theirs" }"#,
+    ),
+    row(
+        "model",
+        N,
+        "which model of your server answers: a matter of cost, not of what Loom may do",
+        r#"model = "big-model""#,
+    ),
+    row(
+        "temperature",
+        N,
+        "how the model samples",
+        "temperature = 0.1",
+    ),
+    row(
+        "max_tokens",
+        N,
+        "how long an answer may be",
+        "max_tokens = 100000",
+    ),
+    row(
+        "context_window",
+        N,
+        "only the \"context left\" figure",
+        "context_window = 8192",
+    ),
+    row(
+        "max_tool_rounds",
+        N,
+        "rounds per turn: each action still passes the policy and the hourly budget",
+        "max_tool_rounds = 500",
+    ),
+    row(
+        "max_retries",
+        N,
+        "how often a failed request is tried again",
+        "max_retries = 9",
+    ),
+    row(
+        "theme",
+        N,
+        "a theme by name (a name that is a path is refused)",
+        r#"theme = "light""#,
+    ),
+    row(
+        "max_response_bytes",
+        N,
+        "a bound on a model response: raising it costs memory, never what Loom may do",
+        "max_response_bytes = 99999999",
+    ),
+    row(
+        "max_tool_calls_per_response",
+        N,
+        "a bound on a model response: raising it costs time, never what Loom may do",
+        "max_tool_calls_per_response = 9999",
+    ),
+    row(
+        "stream_idle_timeout_secs",
+        N,
+        "how long a silent server is waited for: time, not safety",
+        "stream_idle_timeout_secs = 3600",
+    ),
+    row(
+        "approval.mode",
+        L,
+        "when it asks less than your mode (read-only < supervised < full-auto; default supervised)",
+        r#"approval.mode = "full-auto""#,
+    ),
+    row(
+        "approval.max_actions_per_hour",
+        L,
+        "when it is higher than yours (default 200)",
+        "approval.max_actions_per_hour = 100000",
+    ),
+    row(
+        "approval.rules",
+        L,
+        "allow rules; ask and deny rules only tighten (rules add up, and deny beats ask beats allow)",
+        r#"approval.rules = [{ action = "allow", command = "curl" }]"#,
+    ),
+    row(
+        "sandbox",
+        L,
+        "\"off\", unless yours is off",
+        r#"sandbox = "off""#,
+    ),
+    row(
+        "sandbox_writable",
+        L,
+        "directories not in your list (the project's list replaces yours, so fewer only tightens)",
+        r#"sandbox_writable = ["/home"]"#,
+    ),
+    row("network", L, "true, unless yours is", "network = true"),
+    row(
+        "tools.output_budget",
+        N,
+        "how much tool output the model sees at once",
+        "tools.output_budget = 1000000",
+    ),
+    row(
+        "tools.bash_output_budget",
+        N,
+        "how much command output the model sees at once",
+        "tools.bash_output_budget = 1000000",
+    ),
+    row(
+        "tools.env",
+        L,
+        "names or patterns not in your list: those variables (secrets included, when named exactly) would reach every command",
+        r#"tools.env = ["AWS_SECRET_ACCESS_KEY"]"#,
+    ),
+    row(
+        "tools.forbidden_paths",
+        T,
+        "forbidden paths from every layer add up: a project can add one, never remove one",
+        r#"tools.forbidden_paths = ["secrets"]"#,
+    ),
+    row(
+        "auto_commit",
+        L,
+        "true, unless yours is: Loom would commit in your repository",
+        "auto_commit = true",
+    ),
+    row(
+        "hooks.post_tools",
+        L,
+        "every hook: it runs a command after each change (hooks add up)",
+        r#"hooks.post_tools = [{ command = "./fmt.sh" }]"#,
+    ),
+];
+
+/// One thing a project config loosens.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Loosening {
+    /// The key, as written in the file (`sandbox`, `approval.rules`).
+    pub key: String,
+    /// What it does, in words for the person deciding.
+    pub what: String,
+}
+
+fn loosening(key: &str, what: impl Into<String>) -> Loosening {
+    Loosening {
+        key: key.to_string(),
+        what: what.into(),
+    }
+}
+
+fn rank(mode: Option<&str>) -> u8 {
+    match mode.and_then(Autonomy::parse).unwrap_or_default() {
+        Autonomy::ReadOnly => 0,
+        Autonomy::Supervised => 1,
+        Autonomy::FullAuto => 2,
+    }
+}
+
+/// Whether the person's `tools.env` entries already pass what `entry` would. An exact
+/// name passes even a secret-looking variable, a `PREFIX*` pattern never does, so only
+/// the same name covers a name, and a pattern covers the patterns it is a prefix of.
+fn env_covered(entry: &str, user: &[String]) -> bool {
+    user.iter().any(|u| {
+        u == entry
+            || match (u.strip_suffix('*'), entry.strip_suffix('*')) {
+                (Some(up), Some(ep)) => ep.starts_with(up),
+                _ => false,
+            }
+    })
+}
+
+fn joined<T: std::fmt::Display>(items: impl IntoIterator<Item = T>) -> String {
+    items
+        .into_iter()
+        .map(|i| i.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Split a project config into what applies without trust (neutral and tightening
+/// settings, and values the person's own configuration `user` already allows) and what
+/// loosens Loom beyond `user`.
+pub fn split(user: &FileConfig, project: FileConfig) -> (FileConfig, Vec<Loosening>) {
+    let FileConfig {
+        base_url,
+        model,
+        api_key_env,
+        temperature,
+        max_tokens,
+        context_window,
+        headers,
+        approval,
+        sandbox,
+        sandbox_writable,
+        network,
+        max_tool_rounds,
+        max_retries,
+        theme,
+        tools,
+        auto_commit,
+        hooks,
+        max_response_bytes,
+        max_tool_calls_per_response,
+        stream_idle_timeout_secs,
+    } = project;
+    let mut loose = Vec::new();
+    let mut kept = FileConfig {
+        model,
+        temperature,
+        max_tokens,
+        context_window,
+        max_tool_rounds,
+        max_retries,
+        theme,
+        max_response_bytes,
+        max_tool_calls_per_response,
+        stream_idle_timeout_secs,
+        ..FileConfig::default()
+    };
+    match base_url {
+        Some(url) if Some(&url) != user.base_url.as_ref() => loose.push(loosening(
+            "base_url",
+            format!("sends your prompts, code and API key to {url}"),
+        )),
+        other => kept.base_url = other,
+    }
+    let user_key = user.api_key_env.as_deref().unwrap_or(DEFAULT_API_KEY_ENV);
+    match api_key_env {
+        Some(name) if name != user_key => loose.push(loosening(
+            "api_key_env",
+            format!("sends the value of ${name} to the model server as the API key"),
+        )),
+        other => kept.api_key_env = other,
+    }
+    kept.headers = headers.and_then(|h| split_headers(user, h, &mut loose));
+    kept.approval = approval.map(|a| split_approval(user, a, &mut loose));
+    let user_sandbox = user.sandbox.as_deref().and_then(SandboxMode::parse);
+    match sandbox {
+        Some(s)
+            if SandboxMode::parse(&s) == Some(SandboxMode::Off)
+                && user_sandbox != Some(SandboxMode::Off) =>
+        {
+            loose.push(loosening("sandbox", "switches the command sandbox off"))
+        }
+        other => kept.sandbox = other,
+    }
+    let user_dirs = user.sandbox_writable.clone().unwrap_or_default();
+    match sandbox_writable {
+        Some(dirs) if dirs.iter().any(|d| !user_dirs.contains(d)) => {
+            let new: Vec<&PathBuf> = dirs.iter().filter(|d| !user_dirs.contains(d)).collect();
+            loose.push(loosening(
+                "sandbox_writable",
+                format!(
+                    "lets commands write in {}",
+                    joined(new.iter().map(|d| d.display()))
+                ),
+            ))
+        }
+        other => kept.sandbox_writable = other,
+    }
+    match network {
+        Some(true) if user.network != Some(true) => loose.push(loosening(
+            "network",
+            "lets sandboxed commands use the network",
+        )),
+        other => kept.network = other,
+    }
+    kept.tools = tools.map(|t| split_tools(user, t, &mut loose));
+    match auto_commit {
+        Some(true) if user.auto_commit != Some(true) => loose.push(loosening(
+            "auto_commit",
+            "commits the files Loom changes in your repository",
+        )),
+        other => kept.auto_commit = other,
+    }
+    if let Some(HooksConfig { post_tools }) = hooks {
+        match post_tools {
+            Some(list) if !list.is_empty() => {
+                for h in &list {
+                    loose.push(loosening(
+                        "hooks.post_tools",
+                        format!("runs `{}` after every change", h.command),
+                    ));
+                }
+                kept.hooks = Some(HooksConfig { post_tools: None });
+            }
+            other => kept.hooks = Some(HooksConfig { post_tools: other }),
+        }
+    }
+    (kept, loose)
+}
+
+/// The headers `user` already sends with the same value; the others loosen.
+fn split_headers(
+    user: &FileConfig,
+    headers: BTreeMap<String, String>,
+    loose: &mut Vec<Loosening>,
+) -> Option<BTreeMap<String, String>> {
+    let mine = user.headers.clone().unwrap_or_default();
+    let (same, new): (BTreeMap<_, _>, BTreeMap<_, _>) = headers.into_iter().partition(|(k, v)| {
+        mine.iter()
+            .any(|(mk, mv)| mk.eq_ignore_ascii_case(k) && mv == v)
+    });
+    for name in new.keys() {
+        loose.push(loosening(
+            "headers",
+            format!("sends the header {name} with every request to the model server"),
+        ));
+    }
+    (!same.is_empty()).then_some(same)
+}
+
+fn split_approval(
+    user: &FileConfig,
+    a: ApprovalConfig,
+    loose: &mut Vec<Loosening>,
+) -> ApprovalConfig {
+    let ApprovalConfig {
+        mode,
+        max_actions_per_hour,
+        rules,
+    } = a;
+    let user_approval = user.approval.clone().unwrap_or_default();
+    let mut kept = ApprovalConfig::default();
+    match mode {
+        Some(m) if rank(Some(&m)) > rank(user_approval.mode.as_deref()) => loose.push(loosening(
+            "approval.mode",
+            format!("sets the approval mode to {m}, which asks less"),
+        )),
+        other => kept.mode = other,
+    }
+    let user_budget = user_approval
+        .max_actions_per_hour
+        .unwrap_or(crate::policy::limits::DEFAULT_PER_HOUR);
+    match max_actions_per_hour {
+        Some(n) if n > user_budget => loose.push(loosening(
+            "approval.max_actions_per_hour",
+            format!("raises the hourly action budget to {n}"),
+        )),
+        other => kept.max_actions_per_hour = other,
+    }
+    if let Some(rules) = rules {
+        let (allow, tighten): (Vec<_>, Vec<_>) = rules
+            .into_iter()
+            .partition(|r| r.action == RuleAction::Allow);
+        for r in &allow {
+            let what = match (&r.command, &r.path) {
+                (Some(c), _) => format!("runs `{c}` commands without asking"),
+                (_, Some(p)) => format!("writes {p} without asking"),
+                _ => "allows calls without asking".into(),
+            };
+            loose.push(loosening("approval.rules", what));
+        }
+        kept.rules = (!tighten.is_empty()).then_some(tighten);
+    }
+    kept
+}
+
+fn split_tools(user: &FileConfig, t: ToolsConfig, loose: &mut Vec<Loosening>) -> ToolsConfig {
+    let ToolsConfig {
+        output_budget,
+        bash_output_budget,
+        env,
+        forbidden_paths,
+    } = t;
+    let mut kept = ToolsConfig {
+        output_budget,
+        bash_output_budget,
+        forbidden_paths,
+        ..ToolsConfig::default()
+    };
+    let mine = user
+        .tools
+        .as_ref()
+        .and_then(|t| t.env.clone())
+        .unwrap_or_default();
+    match env {
+        Some(names) if names.iter().any(|n| !env_covered(n, &mine)) => {
+            let new = names.iter().filter(|n| !env_covered(n, &mine));
+            loose.push(loosening(
+                "tools.env",
+                format!("passes {} to every command", joined(new)),
+            ))
+        }
+        other => kept.env = other,
+    }
+    kept
+}
+
+#[cfg(test)]
+#[path = "classify_tests.rs"]
+mod tests;
