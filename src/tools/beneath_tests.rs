@@ -125,10 +125,10 @@ fn a_directory_swapped_for_a_symlink_mid_write_never_lets_a_write_out() {
     let (_d, ws, outside, b) = setup();
     symlink(&outside, ws.join("swap")).unwrap();
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let swaps = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
     let swapper = {
-        let (stop, ws) = (stop.clone(), ws.clone());
+        let (stop, swaps, ws) = (stop.clone(), swaps.clone(), ws.clone());
         std::thread::spawn(move || {
-            let mut swaps = 0u64;
             while !stop.load(std::sync::atomic::Ordering::Relaxed) {
                 let _ = nix::fcntl::renameat2(
                     nix::fcntl::AT_FDCWD,
@@ -137,19 +137,26 @@ fn a_directory_swapped_for_a_symlink_mid_write_never_lets_a_write_out() {
                     &ws.join("swap"),
                     nix::fcntl::RenameFlags::RENAME_EXCHANGE,
                 );
-                swaps += 1;
+                swaps.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             }
-            swaps
         })
     };
-    for i in 0..500 {
+    // At least 500 writes, and as many more as it takes for the swapper (which a loaded
+    // machine may schedule late) to have really raced them.
+    let mut i = 0;
+    while i < 500 || (swaps.load(std::sync::atomic::Ordering::Relaxed) < 1000 && i < 200_000) {
         let _ = b.write_atomic(Path::new(&format!("d/new{i}.txt")), b"x", None);
         if let Ok(Some((bytes, _))) = b.read_regular(Path::new("d/secret.txt"), 100) {
             assert_ne!(bytes, b"SECRET", "read outside the workspace");
         }
+        i += 1;
     }
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
-    assert!(swapper.join().unwrap() > 100, "the race was really run");
+    swapper.join().unwrap();
+    assert!(
+        swaps.load(std::sync::atomic::Ordering::Relaxed) >= 1000,
+        "the race was really run"
+    );
     let escaped: Vec<_> = std::fs::read_dir(&outside)
         .unwrap()
         .filter_map(Result::ok)
