@@ -75,15 +75,6 @@ pub(super) fn builtin(
                     Risk::Medium,
                     "`history` with this option reads or writes a history file",
                 )
-            } else if name == "set"
-                && args
-                    .iter()
-                    .any(|w| w.text.contains('x') && w.text.starts_with(['-', '+']))
-            {
-                judge(
-                    Risk::Low,
-                    "`set -x` traces commands (PS4 is expanded for each)",
-                )
             } else {
                 judge(Risk::ReadOnly, format!("`{name}` only affects the shell"))
             }

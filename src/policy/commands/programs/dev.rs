@@ -181,7 +181,7 @@ pub(super) fn interpreter(name: &str, args: &[Word], state: &mut State, depth: u
     };
     let (opts, rest) = lead;
     if let Some(module) = opts.values(&["-m"]).first() {
-        return python_module(name, module.text(), rest, state, depth);
+        return python_module(name, module.text(), rest, state);
     }
     let code: Vec<String> = opts
         .values(&["-c", "-e", "-E", "-r", "--eval", "--print", "--require"])
@@ -228,13 +228,7 @@ pub(super) fn interpreter(name: &str, args: &[Word], state: &mut State, depth: u
     }
 }
 
-fn python_module(
-    name: &str,
-    module: &str,
-    rest: &[Word],
-    state: &mut State,
-    depth: usize,
-) -> Judgement {
+fn python_module(name: &str, module: &str, rest: &[Word], state: &mut State) -> Judgement {
     let mut j = match module {
         "pytest" | "unittest" | "mypy" | "pyflakes" | "pylint" | "flake8" | "doctest" | "ruff" => {
             let mut words = vec![Word::literal(module)];
@@ -260,7 +254,6 @@ fn python_module(
         }
         _ => judge(Risk::Medium, format!("runs the module {module}")),
     };
-    let _ = depth;
     j.prefix = vec![name.to_string(), "-m".into(), module.to_string()];
     j
 }

@@ -520,13 +520,7 @@ fn subcommand(sub: &str, rest: &[Word], state: &State, depth: usize) -> Judgemen
         | "pack-refs" | "repack" | "fsck" | "range-diff" | "cherry" | "merge-tree" | "mktag"
         | "mktree" | "citool" | "gui" | "rerere" | "fast-import" | "fast-export" | "bundle"
         | "unpack-objects" | "checkout-index" | "interpret-trailers" | "mailinfo" | "mailsplit"
-        | "stripspace" => {
-            let mut j = judge(Risk::Medium, format!("git {sub} changes repository state"));
-            if matches!(sub, "add" | "stage" | "commit") && (has("--no-verify") || short('n')) {
-                j.reason = format!("git {sub} changes repository state");
-            }
-            j
-        }
+        | "stripspace" => judge(Risk::Medium, format!("git {sub} changes repository state")),
         "reflog" => judge(Risk::Medium, "git reflog changes the reflog"),
         _ => judge(
             Risk::Medium,
