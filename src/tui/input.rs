@@ -51,6 +51,16 @@ impl App {
                 }
                 return;
             }
+            KeyCode::Tab | KeyCode::BackTab if self.diff.reviewing.is_some() => {
+                // A pending review keeps the keys; Tab steps out to the composer on purpose
+                // and back.
+                self.focus = if self.focus == Focus::Composer {
+                    Focus::Details
+                } else {
+                    Focus::Composer
+                };
+                return;
+            }
             KeyCode::Tab => return self.cycle_focus(true),
             KeyCode::BackTab => return self.cycle_focus(false),
             KeyCode::PageUp => return self.scroll_focused(-(self.page() as isize)),
@@ -66,6 +76,10 @@ impl App {
             _ => {}
         }
         self.ctrl_c_at = None;
+        if self.diff.reviewing.is_some() && self.focus != Focus::Composer {
+            self.focus = Focus::Details;
+            return self.review_key(key);
+        }
         match self.focus {
             Focus::Composer => match self.composer.handle_key(key) {
                 ComposerOutcome::Submit(text) => self.submit(&text),
@@ -169,13 +183,16 @@ impl App {
                 .is_some_and(|r| self.diffs.contains_key(&r.id))
     }
 
-    fn details_key(&mut self, key: KeyEvent) {
+    /// Keys while a file change waits for review: they go to the review whatever pane had
+    /// focus (only the composer, reached on purpose with Tab, types instead).
+    fn review_key(&mut self, key: KeyEvent) {
         if let Some(id) = self.diff.reviewing.clone() {
             let answer = |a: ApprovalAnswer| UserOp::Approve {
                 id: id.clone(),
                 answer: a,
             };
             match key.code {
+                KeyCode::Char('?') => self.layers.push(Box::new(super::review_keys::ReviewKeys)),
                 KeyCode::Char('y') => {
                     self.resolve_review(&id);
                     self.send(answer(ApprovalAnswer::Approve));
@@ -199,8 +216,10 @@ impl App {
                 KeyCode::Up | KeyCode::Char('k') => self.diff.move_hunk(-1),
                 _ => {}
             }
-            return;
         }
+    }
+
+    fn details_key(&mut self, key: KeyEvent) {
         match key.code {
             KeyCode::Up | KeyCode::Char('k') => self.scroll_focused(-1),
             KeyCode::Down | KeyCode::Char('j') => self.scroll_focused(1),

@@ -8,6 +8,7 @@ pub mod highlight;
 pub mod input;
 pub mod layers;
 pub mod markdown;
+pub mod review_keys;
 pub mod run;
 pub mod scroll;
 pub mod theme;

@@ -531,3 +531,92 @@ fn app_with_prompt() -> (App, mpsc::UnboundedReceiver<UserOp>) {
     app.layers.push(Box::new(trust_prompt()));
     (app, rx)
 }
+
+fn press(app: &mut App, code: crossterm::event::KeyCode) {
+    app.on_key(crossterm::event::KeyEvent::from(code));
+}
+
+/// Regression (issue 11): during a diff review, after one Tab, `y` was typed into the
+/// message box and the file stayed unchanged. Review keys now reach the review whatever
+/// pane had focus; only the message box, reached on purpose, types.
+#[test]
+fn review_keys_reach_the_review_whatever_pane_had_focus() {
+    use crossterm::event::KeyCode;
+    for focus in [super::app::Focus::Chat, super::app::Focus::Tools] {
+        let (mut app, mut rx) = app("dark");
+        awaiting_diff(&mut app);
+        app.focus = focus;
+        press(&mut app, KeyCode::Char('y'));
+        assert!(
+            matches!(
+                rx.try_recv(),
+                Ok(UserOp::Approve {
+                    answer: crate::agent::ApprovalAnswer::Approve,
+                    ..
+                })
+            ),
+            "{focus:?}"
+        );
+        assert_eq!(app.composer.text(), "");
+    }
+}
+
+#[test]
+fn tab_leaves_a_review_on_purpose_and_returns_to_it() {
+    use crossterm::event::KeyCode;
+    let (mut app, mut rx) = app("dark");
+    awaiting_diff(&mut app);
+    press(&mut app, KeyCode::Tab);
+    assert_eq!(app.focus, super::app::Focus::Composer);
+    press(&mut app, KeyCode::Char('y'));
+    assert_eq!(
+        app.composer.text(),
+        "y",
+        "typing in the message box is deliberate"
+    );
+    assert!(rx.try_recv().is_err(), "nothing was approved");
+    let screen = text(&mut app, 120, 40);
+    assert!(
+        screen.contains("a change waits for your review"),
+        "{screen}"
+    );
+    press(&mut app, KeyCode::Tab);
+    press(&mut app, KeyCode::Char('y'));
+    assert!(matches!(rx.try_recv(), Ok(UserOp::Approve { .. })));
+}
+
+#[test]
+fn review_at_60x20() {
+    let (mut app, _rx) = app("dark");
+    awaiting_diff(&mut app);
+    insta::assert_snapshot!(text(&mut app, 60, 20));
+}
+
+#[test]
+fn review_at_80x24() {
+    let (mut app, _rx) = app("dark");
+    awaiting_diff(&mut app);
+    insta::assert_snapshot!(text(&mut app, 80, 24));
+}
+
+#[test]
+fn review_at_120x40() {
+    let (mut app, _rx) = app("dark");
+    awaiting_diff(&mut app);
+    insta::assert_snapshot!(text(&mut app, 120, 40));
+}
+
+#[test]
+fn review_at_200x50() {
+    let (mut app, _rx) = app("dark");
+    awaiting_diff(&mut app);
+    insta::assert_snapshot!(text(&mut app, 200, 50));
+}
+
+#[test]
+fn review_keys_overlay() {
+    let (mut app, _rx) = app("dark");
+    awaiting_diff(&mut app);
+    press(&mut app, crossterm::event::KeyCode::Char('?'));
+    insta::assert_snapshot!(text(&mut app, 80, 24));
+}

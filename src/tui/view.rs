@@ -251,7 +251,16 @@ impl App {
             }
             block.render(areas.details, buf);
             let det_in = inner(areas.details);
-            if self.diff_visible() {
+            if self.diff_visible() && self.diff.reviewing.is_some() {
+                // The review's keys are always drawn inside it, whatever the width.
+                let keys = super::review_keys::key_line(det_in.width, &self.theme);
+                let rows = (keys.len() as u16).min(det_in.height);
+                let diff_area = Rect::new(det_in.x, det_in.y, det_in.width, det_in.height - rows);
+                self.diff.render(diff_area, buf, &self.theme);
+                for (i, l) in keys.iter().take(rows as usize).enumerate() {
+                    buf.set_line(det_in.x, diff_area.bottom() + i as u16, l, det_in.width);
+                }
+            } else if self.diff_visible() {
                 self.diff.render(det_in, buf, &self.theme);
             } else {
                 let lines =
@@ -319,7 +328,9 @@ impl App {
 
     fn render_composer(&self, area: Rect, buf: &mut Buffer) -> Position {
         let focused = self.focus == Focus::Composer && self.layers.is_empty();
-        let title = if self.busy() {
+        let title = if self.diff.reviewing.is_some() {
+            "Message (a change waits for your review: Tab returns to it)"
+        } else if self.busy() {
             "Message (queued until the turn ends)"
         } else {
             "Message"
@@ -373,6 +384,9 @@ impl App {
             return layer.hints();
         }
         match self.focus {
+            Focus::Composer if self.diff.reviewing.is_some() => {
+                "Tab back to the review · Enter queue · Esc stop".into()
+            }
             Focus::Composer if self.busy() => "Esc stop · Enter queue · Tab panes".into(),
             Focus::Composer => "Enter send · Shift+Enter newline · Tab panes · /help".into(),
             Focus::Chat => "↑↓ PgUp/PgDn Home/End scroll · Tab next".into(),
