@@ -284,8 +284,11 @@ pub struct SessionFiles {
     pub log: Option<SessionLog>,
     /// The undo journal.
     pub changelog: Option<Arc<Mutex<Changelog>>>,
-    /// Things to tell the person (e.g. that nothing is saved).
+    /// Things to tell the person (e.g. that there is no data directory).
     pub notices: Vec<String>,
+    /// Writes that failed as the session started (a full or read-only data directory):
+    /// errors, like any later failed save.
+    pub errors: Vec<String>,
 }
 
 impl SessionFiles {
@@ -295,6 +298,7 @@ impl SessionFiles {
             log: None,
             changelog: None,
             notices: Vec::new(),
+            errors: Vec::new(),
         }
     }
 }
@@ -310,6 +314,7 @@ pub fn session_files(root: &Path, session_id: &str, model: &str, resume: bool) -
         };
     };
     let mut notices = Vec::new();
+    let mut errors = Vec::new();
     let sessions = data.join("sessions");
     let log = if resume {
         SessionLog::reopen(&sessions, session_id)
@@ -319,7 +324,9 @@ pub fn session_files(root: &Path, session_id: &str, model: &str, resume: bool) -
     let log = match log {
         Ok(l) => Some(l),
         Err(e) => {
-            notices.push(format!("the session cannot be saved ({e})"));
+            errors.push(format!(
+                "the session cannot be saved ({e}); it goes on, but nothing of it is recorded"
+            ));
             None
         }
     };
@@ -333,7 +340,10 @@ pub fn session_files(root: &Path, session_id: &str, model: &str, resume: bool) -
             Some(Arc::new(Mutex::new(c)))
         }
         Err(e) => {
-            notices.push(format!("changes cannot be undone ({e})"));
+            errors.push(format!(
+                "the undo journal cannot be opened ({e}); changes made in this session cannot \
+                 be undone"
+            ));
             None
         }
     };
@@ -341,6 +351,7 @@ pub fn session_files(root: &Path, session_id: &str, model: &str, resume: bool) -
         log,
         changelog,
         notices,
+        errors,
     }
 }
 
@@ -422,6 +433,7 @@ pub fn runner_parts(
         conversation,
         session: files.log,
         changelog: files.changelog,
+        save_errors: files.errors,
     }
 }
 

@@ -110,6 +110,8 @@ pub struct RunnerParts {
     pub session: Option<SessionLog>,
     /// The undo journal (none: changes cannot be undone).
     pub changelog: Option<Arc<Mutex<Changelog>>>,
+    /// Why the transcript or the journal could not be opened: the first events sent.
+    pub save_errors: Vec<String>,
 }
 
 impl Runner {
@@ -132,6 +134,9 @@ impl Runner {
         let (internal_tx, internal_rx) = mpsc::unbounded_channel();
         let tool_schemas = parts.registry.schemas();
         let logged = parts.conversation.len();
+        for message in parts.save_errors {
+            let _ = events_tx.send(AgentEvent::Error { message });
+        }
         let runner = Runner {
             machine: Machine::resume(parts.options.limits, parts.conversation),
             registry: parts.registry,
@@ -183,7 +188,11 @@ impl Runner {
                         Event::Decided { id, verdict }
                     }
                     Internal::JournalFailed(message) => {
-                        self.saved(Err(std::io::Error::other(message)), "the undo journal");
+                        self.save_failed(format!(
+                            "the undo journal could not be written ({message}): file edits \
+                             are refused until it can be, and commands' changes cannot be \
+                             undone"
+                        ));
                         continue;
                     }
                 },
@@ -205,7 +214,10 @@ impl Runner {
         }
     }
 
-    /// Append conversation messages added since the last sync to the transcript.
+    /// Append conversation messages added since the last sync to the transcript. A message
+    /// that cannot be written stays pending, with those after it, and is tried again at the
+    /// next sync: the saved conversation is always a whole prefix of the real one (a gap
+    /// would resume as a different conversation) and is completed once there is room.
     fn sync_transcript(&mut self) {
         let conversation = self.machine.conversation();
         let Some(log) = &mut self.session else {
@@ -213,35 +225,50 @@ impl Runner {
         };
         let mut result = Ok(());
         if conversation.len() < self.logged {
-            result = result.and(log.append(&Record::Clear));
-            self.logged = 0;
+            result = log.append(&Record::Clear);
+            if result.is_ok() {
+                self.logged = 0;
+            }
         }
-        for message in &conversation[self.logged..] {
-            result = result.and(log.append(&Record::Message {
+        if result.is_ok() && self.logged == conversation.len() {
+            return;
+        }
+        for message in &conversation[self.logged.min(conversation.len())..] {
+            if result.is_err() {
+                break;
+            }
+            result = log.append(&Record::Message {
                 message: message.clone(),
-            }));
+            });
+            if result.is_ok() {
+                self.logged += 1;
+            }
         }
-        self.logged = conversation.len();
-        self.saved(result, "the session");
+        match result {
+            Ok(()) => self.save_worked(),
+            Err(e) => self.save_failed(format!(
+                "the session could not be saved ({e}); what was saved before still loads, \
+                 and the rest of the conversation is saved once there is room again"
+            )),
+        }
+    }
+
+    /// A write to the transcript worked: once the conversation is saved in full, a streak
+    /// of failures is over (and the next failure is reported again).
+    fn save_worked(&mut self) {
+        if self.logged == self.machine.conversation().len() {
+            self.save_failing = false;
+        }
     }
 
     /// Tell the person, once per streak of failures, that something could not be saved
     /// (a full disk): a silent gap in the transcript or the undo journal would lose work
     /// they think is safe. The event goes straight to the front ends, not through the
     /// transcript that just failed.
-    fn saved(&mut self, result: std::io::Result<()>, what: &str) {
-        match result {
-            Ok(()) => self.save_failing = false,
-            Err(e) if !self.save_failing => {
-                self.save_failing = true;
-                let _ = self.events.send(AgentEvent::Error {
-                    message: format!(
-                        "{what} could not be saved ({e}); what was saved before stays \
-                         loadable, but this part is lost unless you free space"
-                    ),
-                });
-            }
-            Err(_) => {}
+    fn save_failed(&mut self, message: String) {
+        if !self.save_failing {
+            self.save_failing = true;
+            let _ = self.events.send(AgentEvent::Error { message });
         }
     }
 
@@ -284,8 +311,13 @@ impl Runner {
                 _ => None,
             };
             if let Some(r) = record {
-                let result = log.append(&r);
-                self.saved(result, "the session");
+                match log.append(&r) {
+                    Ok(()) => self.save_worked(),
+                    Err(e) => self.save_failed(format!(
+                        "the session could not be saved ({e}); what was saved before still \
+                         loads"
+                    )),
+                }
             }
         }
         let _ = self.events.send(event);

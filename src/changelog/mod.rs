@@ -15,11 +15,12 @@ pub mod snapshot;
 
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::session::append::append_line;
 use crate::tools::atomic::write_atomic;
 use crate::tools::beneath::Beneath;
 use crate::tools::change::Fingerprint;
@@ -245,15 +246,7 @@ impl Changelog {
     fn append(&mut self, line: Line) -> std::io::Result<()> {
         let mut bytes = serde_json::to_vec(&line).map_err(std::io::Error::other)?;
         bytes.push(b'\n');
-        let before = self.journal.metadata()?.len();
-        if let Err(e) = self
-            .journal
-            .write_all(&bytes)
-            .and_then(|()| self.journal.sync_data())
-        {
-            let _ = self.journal.set_len(before);
-            return Err(e);
-        }
+        append_line(&mut self.journal, &bytes, true)?;
         self.replay(line);
         Ok(())
     }

@@ -26,6 +26,7 @@ use tokio_util::sync::CancellationToken;
 use super::ProviderSettings;
 use super::accumulate::{AssembledCall, CallAssembler, finish_calls};
 use super::bounded::{LimitHit, LimitSlot, bounded};
+use super::budget::{BYTES_KEY, ResponseBudget};
 use super::message::{Message, Usage};
 use super::retry::parse_retry_after;
 use super::text_calls::TextCallFilter;
@@ -205,13 +206,6 @@ impl tower::Service<HttpRequestFactory> for StatusService {
     }
 }
 
-fn too_many_calls(max: usize) -> LlmError {
-    LlmError::Limit(format!(
-        "the model made more than {max} tool calls in one response \
-         (max_tool_calls_per_response); none of them was run"
-    ))
-}
-
 fn classify(err: OpenAIError) -> LlmError {
     match err {
         OpenAIError::Boxed(boxed) => match boxed.downcast::<HttpFailure>() {
@@ -370,11 +364,14 @@ impl LlmClient {
         let limits = &self.settings;
         let bound = |e: OpenAIError, slot: &LimitSlot| match slot.take() {
             Some(LimitHit::Idle(d)) => LlmError::StreamCut(format!(
-                "the server sent nothing for {} s (stream_idle_timeout_secs)",
+                "the server sent nothing for {} s; raise stream_idle_timeout_secs in the \
+                 config if it is only slow",
                 d.as_secs()
             )),
-            Some(LimitHit::Size(_)) => LlmError::Limit(format!(
-                "it grew past {} bytes (max_response_bytes)",
+            Some(LimitHit::Size(raw)) => LlmError::Limit(format!(
+                "the server sent more than {raw} bytes for one response, the most that \
+                 {} bytes of text ({BYTES_KEY}) may take with their framing; raise \
+                 {BYTES_KEY} in the config if the answer really is that long",
                 limits.max_response_bytes
             )),
             None => classify(e),
@@ -384,14 +381,7 @@ impl LlmClient {
             _ = cancel.cancelled() => return Err(fail(LlmError::Cancelled, String::new(), false)),
         };
         let mut stream = opened.map_err(|e| fail(bound(e, &self.slot), String::new(), false))?;
-        let mut said: u64 = 0;
-        let too_much = || {
-            LlmError::Limit(format!(
-                "the model said more than {} bytes (max_response_bytes); ask for a shorter \
-                 answer or raise the limit",
-                limits.max_response_bytes
-            ))
-        };
+        let mut budget = ResponseBudget::new(limits.max_response_bytes, limits.max_tool_calls);
         let mut filter = TextCallFilter::new(known);
         let mut assembler = CallAssembler::new();
         let mut usage = None;
@@ -434,28 +424,8 @@ impl LlmClient {
             for choice in chunk.choices.into_iter().filter(|c| c.index == 0) {
                 received = true;
                 if let Some(delta) = choice.delta.or(choice.message) {
-                    said += delta.content.as_ref().map_or(0, |t| t.len() as u64);
-                    said += delta
-                        .reasoning_content
-                        .as_ref()
-                        .or(delta.reasoning.as_ref())
-                        .map_or(0, |t| t.len() as u64);
-                    said += delta
-                        .tool_calls
-                        .iter()
-                        .flatten()
-                        .map(|c| {
-                            c.function
-                                .as_ref()
-                                .and_then(|f| f.arguments.as_ref())
-                                .map_or(0, |a| match a {
-                                    Value::String(s) => s.len() as u64,
-                                    other => other.to_string().len() as u64,
-                                })
-                        })
-                        .sum::<u64>();
-                    if said > limits.max_response_bytes {
-                        return Err(fail(too_much(), filter.visible().to_string(), emitted));
+                    if let Err(e) = budget.spend(&delta) {
+                        return Err(fail(e, filter.visible().to_string(), emitted));
                     }
                     if let Some(reasoning) = delta.reasoning_content.or(delta.reasoning)
                         && !reasoning.is_empty()
@@ -473,12 +443,8 @@ impl LlmClient {
                     for call in delta.tool_calls.unwrap_or_default() {
                         assembler.push(&call);
                     }
-                    if assembler.len() > limits.max_tool_calls {
-                        return Err(fail(
-                            too_many_calls(limits.max_tool_calls),
-                            filter.visible().to_string(),
-                            emitted,
-                        ));
+                    if let Err(e) = budget.check_calls(assembler.len()) {
+                        return Err(fail(e, filter.visible().to_string(), emitted));
                     }
                 }
                 if choice.finish_reason.is_some() {
@@ -501,12 +467,8 @@ impl LlmClient {
         }
         let mut raw = assembler.into_raw();
         raw.extend(text_calls.into_iter().map(|c| (None, c.name, c.arguments)));
-        if raw.len() > limits.max_tool_calls {
-            return Err(fail(
-                too_many_calls(limits.max_tool_calls),
-                visible,
-                emitted,
-            ));
+        if let Err(e) = budget.check_calls(raw.len()) {
+            return Err(fail(e, visible, emitted));
         }
         Ok(LlmOutput {
             text: visible,

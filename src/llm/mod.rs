@@ -7,6 +7,7 @@
 
 pub mod accumulate;
 pub mod bounded;
+pub mod budget;
 pub mod client;
 pub mod discover;
 pub mod message;

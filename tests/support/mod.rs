@@ -32,6 +32,8 @@ pub enum Frame {
     Delay(Duration),
     /// Abort the connection (the body errors; the client sees a broken stream).
     Cut,
+    /// Wait until the test lets the reply go on (`notify_one`).
+    Until(Arc<tokio::sync::Notify>),
 }
 
 /// One scripted reply.
@@ -185,6 +187,7 @@ async fn chat(
                 loop {
                     match it.next()? {
                         Frame::Delay(d) => tokio::time::sleep(d).await,
+                        Frame::Until(go) => go.notified().await,
                         Frame::Data(payload) => {
                             let bytes = Bytes::from(format!("data: {payload}\n\n"));
                             return Some((Ok::<_, std::io::Error>(bytes), it));
