@@ -15,7 +15,8 @@ use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 /// LM Studio, llama.cpp, vLLM) on 127.0.0.1.
 ///
 /// Options work before and after a subcommand: `loom --config F exec "..."` and
-/// `loom exec --config F "..."` are the same (given on both sides, the later one wins).
+/// `loom exec --config F "..."` are the same (given on both sides, the one after the
+/// subcommand wins).
 #[derive(Debug, Parser)]
 #[command(
     name = "loom",
@@ -39,9 +40,9 @@ impl Cli {
     /// Parse the command line (`argv`, program name first).
     ///
     /// Options shared by every mode are global, so they may come before or after the
-    /// subcommand (given on both sides, the one after it wins). clap alone would also take a first message and a subcommand together
-    /// (`loom "fix it" exec ...`); that is refused here, as a clap usage error, because one
-    /// of the two would be silently ignored.
+    /// subcommand (given on both sides, the one after it wins). clap alone would also take
+    /// a first message and a subcommand together (`loom "fix it" exec ...`); that is refused
+    /// here, as a clap usage error, because one of the two would be silently ignored.
     pub fn try_parse_args<I, T>(argv: I) -> Result<Cli, clap::Error>
     where
         I: IntoIterator<Item = T>,
