@@ -1,9 +1,11 @@
 //! The command line: flags and subcommands, parsed with clap. `loom --help` is generated
 //! from the doc comments here, so they are written for the person typing.
 
+use std::ffi::OsString;
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand};
+use clap::error::ErrorKind;
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 
 /// Loom: a terminal coding assistant for any OpenAI-compatible model.
 ///
@@ -11,8 +13,17 @@ use clap::{Args, Parser, Subcommand};
 /// .loom/config.toml in the workspace < environment (OPENAI_BASE_URL, OPENAI_API_KEY,
 /// LOOM_MODEL) < flags. With nothing configured, Loom looks for a local server (Ollama,
 /// LM Studio, llama.cpp, vLLM) on 127.0.0.1.
+///
+/// Options work before and after a subcommand: `loom --config F exec "..."` and
+/// `loom exec --config F "..."` are the same (given on both sides, the one after the
+/// subcommand wins).
 #[derive(Debug, Parser)]
-#[command(name = "loom", version, about, args_conflicts_with_subcommands = true)]
+#[command(
+    name = "loom",
+    version,
+    about,
+    override_usage = "loom [OPTIONS] [PROMPT]\n       loom [OPTIONS] <COMMAND> [ARGS]"
+)]
 pub struct Cli {
     /// Options shared by every mode.
     #[command(flatten)]
@@ -20,8 +31,50 @@ pub struct Cli {
     /// What to do (default: open the full-screen assistant).
     #[command(subcommand)]
     pub command: Option<Command>,
-    /// A first message to send as soon as the assistant opens.
+    /// A first message to send as soon as the assistant opens (quoted when it has several
+    /// words; after `--` when it is exactly a subcommand's name: `loom -- undo`).
     pub prompt: Option<String>,
+}
+
+impl Cli {
+    /// Parse the command line (`argv`, program name first).
+    ///
+    /// Options shared by every mode are global, so they may come before or after the
+    /// subcommand (given on both sides, the one after it wins). clap alone would also take
+    /// a first message and a subcommand together (`loom "fix it" exec ...`); that is refused
+    /// here, as a clap usage error, because one of the two would be silently ignored.
+    pub fn try_parse_args<I, T>(argv: I) -> Result<Cli, clap::Error>
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<OsString> + Clone,
+    {
+        let mut command = Cli::command();
+        let matches = command.try_get_matches_from_mut(argv)?;
+        if let (Some(prompt), Some(name)) = (
+            matches.get_one::<String>("prompt"),
+            matches.subcommand_name(),
+        ) {
+            return Err(command.error(
+                ErrorKind::ArgumentConflict,
+                format!(
+                    "the first message {prompt:?} cannot be combined with the `{name}` \
+                     subcommand; quote a message of several words as one argument \
+                     (loom \"...\"), or give the subcommand and its arguments alone \
+                     (loom [OPTIONS] {name} ...)"
+                ),
+            ));
+        }
+        let cli = Cli::from_arg_matches(&matches).map_err(|e| e.format(&mut command))?;
+        // clap checks conflicts within one level; these two may now sit on either side of
+        // the subcommand.
+        if cli.global.resume.is_some() && cli.global.continue_last {
+            return Err(command.error(
+                ErrorKind::ArgumentConflict,
+                "the argument '--resume <ID>' cannot be used with '--continue'",
+            ));
+        }
+        Ok(cli)
+    }
 }
 
 /// Options shared by every mode.
@@ -180,5 +233,139 @@ impl GlobalArgs {
             auto_commit: self.auto_commit,
             config_file: self.config.clone(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::error::ErrorKind;
+
+    use super::*;
+
+    fn parse(argv: &[&str]) -> Cli {
+        Cli::try_parse_args(argv).unwrap_or_else(|e| panic!("{argv:?}: {e}"))
+    }
+
+    fn exec_prompt(cli: &Cli) -> &str {
+        match &cli.command {
+            Some(Command::Exec { prompt, .. }) => prompt,
+            other => panic!("not exec: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn global_flags_before_the_subcommand_are_accepted() {
+        let cli = parse(&["loom", "--config", "F.toml", "exec", "do it"]);
+        assert_eq!(cli.global.config, Some(PathBuf::from("F.toml")));
+        assert_eq!(exec_prompt(&cli), "do it");
+        assert_eq!(cli.prompt, None);
+
+        let cli = parse(&[
+            "loom",
+            "-C",
+            "/w",
+            "--model",
+            "m",
+            "--approval",
+            "full-auto",
+            "exec",
+            "--json",
+            "x",
+        ]);
+        assert_eq!(cli.global.cd, Some(PathBuf::from("/w")));
+        assert_eq!(cli.global.model.as_deref(), Some("m"));
+        assert_eq!(cli.global.approval.as_deref(), Some("full-auto"));
+        assert!(matches!(
+            cli.command,
+            Some(Command::Exec { json: true, .. })
+        ));
+    }
+
+    #[test]
+    fn global_flags_after_the_subcommand_are_accepted() {
+        let cli = parse(&["loom", "exec", "--config", "F.toml", "do it"]);
+        assert_eq!(cli.global.config, Some(PathBuf::from("F.toml")));
+        assert_eq!(exec_prompt(&cli), "do it");
+
+        let cli = parse(&["loom", "exec", "do it", "--model", "m"]);
+        assert_eq!(cli.global.model.as_deref(), Some("m"));
+
+        let cli = parse(&["loom", "tool", "run", "read_file", "-C", "/w"]);
+        assert_eq!(cli.global.cd, Some(PathBuf::from("/w")));
+    }
+
+    #[test]
+    fn global_flags_alone_open_the_assistant() {
+        let cli = parse(&["loom", "--model", "m"]);
+        assert_eq!(cli.global.model.as_deref(), Some("m"));
+        assert!(cli.command.is_none() && cli.prompt.is_none());
+    }
+
+    #[test]
+    fn a_bare_prompt_opens_the_assistant_with_it() {
+        let cli = parse(&["loom", "fix the failing test"]);
+        assert_eq!(cli.prompt.as_deref(), Some("fix the failing test"));
+        assert!(cli.command.is_none());
+
+        let cli = parse(&["loom", "--theme", "light", "fix it", "--continue"]);
+        assert_eq!(cli.prompt.as_deref(), Some("fix it"));
+        assert_eq!(cli.global.theme.as_deref(), Some("light"));
+        assert!(cli.global.continue_last);
+    }
+
+    #[test]
+    fn a_prompt_named_like_a_subcommand_goes_after_double_dash() {
+        let cli = parse(&["loom", "--", "exec"]);
+        assert_eq!(cli.prompt.as_deref(), Some("exec"));
+        assert!(cli.command.is_none());
+    }
+
+    #[test]
+    fn a_prompt_and_a_subcommand_together_are_refused() {
+        for argv in [
+            &["loom", "fix it", "exec", "x"][..],
+            &["loom", "--model", "m", "hi", "models"],
+        ] {
+            let err = Cli::try_parse_args(argv).unwrap_err();
+            assert_eq!(err.kind(), ErrorKind::ArgumentConflict, "{argv:?}");
+            assert!(err.use_stderr());
+            let text = err.to_string();
+            assert!(text.contains("cannot be combined"), "{text}");
+            assert!(text.contains("quote a message"), "{text}");
+        }
+    }
+
+    #[test]
+    fn subcommand_flags_stay_with_their_subcommand() {
+        let err = Cli::try_parse_args(["loom", "--json", "exec", "x"]).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::UnknownArgument);
+        let err = Cli::try_parse_args(["loom", "exec"]).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::MissingRequiredArgument);
+    }
+
+    #[test]
+    fn resume_and_continue_conflict_wherever_they_are_given() {
+        let err = Cli::try_parse_args(["loom", "--resume", "abc", "exec", "--continue", "x"])
+            .unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::ArgumentConflict);
+    }
+
+    #[test]
+    fn a_flag_given_on_both_sides_of_the_subcommand_takes_the_later_value() {
+        let cli = parse(&["loom", "--model", "a", "exec", "--model", "b", "x"]);
+        assert_eq!(cli.global.model.as_deref(), Some("b"));
+    }
+
+    #[test]
+    fn help_and_version_are_not_failures() {
+        for flag in ["--help", "--version"] {
+            let err = Cli::try_parse_args(["loom", flag]).unwrap_err();
+            assert!(!err.use_stderr(), "{flag}");
+        }
+    }
+
+    #[test]
+    fn the_command_definition_is_consistent() {
+        Cli::command().debug_assert();
     }
 }

@@ -1,10 +1,13 @@
 //! Headless mode: `loom exec PROMPT` runs one task to completion and exits.
 //!
 //! A second consumer of the agent's events (the TUI is the first). Without `--json` the
-//! answer streams to stdout and one line per tool call and result goes to stderr. With
+//! answer streams to stdout, a paragraph per assistant message, and one short line per tool
+//! call and result goes to stderr (see [`plain`]). With
 //! `--json` every event is one JSON object per line on stdout, each with a `type` (the
 //! schema is in the README). Nobody can approve anything here: the runner turns every
 //! "ask" into a denial the model can read.
+
+mod plain;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -46,23 +49,13 @@ pub async fn run(
     prompt: String,
     json_lines: bool,
 ) -> ExitCode {
-    let mut out = std::io::stdout().lock();
-    if json_lines {
-        let mut started = json!({
-            "type": "session_started",
-            "session_id": info.session_id,
-            "model": info.model,
-            "workspace": info.workspace,
-            "provider": info.provider,
-            "sandbox": info.sandbox,
-        });
-        if let Some(n) = &info.notice {
-            started["notice"] = json!(n);
-        }
-        line(&mut out, &started);
-    } else if let Some(n) = &info.notice {
-        eprintln!("loom: {n}");
-    }
+    let out = std::io::stdout().lock();
+    let mut printer = if json_lines {
+        Printer::Json(out)
+    } else {
+        Printer::Plain(plain::Plain::new(out, std::io::stderr()))
+    };
+    printer.started(&info);
     let _ = agent.ops.send(UserOp::Submit { text: prompt });
     let mut code = EXIT_FAILURE;
     let mut saw_error = false;
@@ -81,13 +74,7 @@ pub async fn run(
         if let AgentEvent::Error { .. } = &event {
             saw_error = true;
         }
-        if json_lines {
-            if let Some(v) = to_json(&event) {
-                line(&mut out, &v);
-            }
-        } else {
-            human(&mut out, &event);
-        }
+        printer.event(&event);
         if let AgentEvent::TurnComplete { end, .. } = &event {
             code = match end {
                 TurnEnd::Done if !saw_error => EXIT_OK,
@@ -97,13 +84,62 @@ pub async fn run(
             break;
         }
     }
-    if !json_lines {
-        let _ = writeln!(out);
-    }
-    let _ = out.flush();
+    printer.finish();
     let _ = agent.ops.send(UserOp::Shutdown);
     let _ = agent.task.await;
     ExitCode::from(code)
+}
+
+/// Where the events go: JSON lines on stdout, or the plain form for a person.
+enum Printer<O: Write, E: Write> {
+    Json(O),
+    Plain(plain::Plain<O, E>),
+}
+
+impl<O: Write, E: Write> Printer<O, E> {
+    fn started(&mut self, info: &SessionInfo) {
+        match self {
+            Printer::Json(out) => {
+                let mut started = json!({
+                    "type": "session_started",
+                    "session_id": info.session_id,
+                    "model": info.model,
+                    "workspace": info.workspace,
+                    "provider": info.provider,
+                    "sandbox": info.sandbox,
+                });
+                if let Some(n) = &info.notice {
+                    started["notice"] = json!(n);
+                }
+                line(out, &started);
+            }
+            Printer::Plain(plain) => {
+                if let Some(n) = &info.notice {
+                    plain.notice(n);
+                }
+            }
+        }
+    }
+
+    fn event(&mut self, event: &AgentEvent) {
+        match self {
+            Printer::Json(out) => {
+                if let Some(v) = to_json(event) {
+                    line(out, &v);
+                }
+            }
+            Printer::Plain(plain) => plain.event(event),
+        }
+    }
+
+    fn finish(&mut self) {
+        match self {
+            Printer::Json(out) => {
+                let _ = out.flush();
+            }
+            Printer::Plain(plain) => plain.finish(),
+        }
+    }
 }
 
 fn line(out: &mut impl Write, value: &Value) {
@@ -197,63 +233,4 @@ pub fn to_json(event: &AgentEvent) -> Option<Value> {
         | AgentEvent::UndoApplied { .. }
         | AgentEvent::Changes { .. } => return None,
     })
-}
-
-fn human(out: &mut impl Write, event: &AgentEvent) {
-    match event {
-        AgentEvent::TextDelta { text } => {
-            let _ = write!(out, "{text}");
-            let _ = out.flush();
-        }
-        AgentEvent::ToolCall {
-            name, arguments, ..
-        } => {
-            eprintln!(
-                "\n→ {name} {}",
-                crate::tools::output::preview_str(&arguments.to_string(), 120)
-            );
-        }
-        AgentEvent::Approval {
-            approved: false,
-            reason,
-            ..
-        } => {
-            eprintln!("  ✗ denied: {}", reason.as_deref().unwrap_or(""));
-        }
-        AgentEvent::ToolResult {
-            name,
-            result,
-            duration_ms,
-            ..
-        } => {
-            if result.success {
-                eprintln!("  ✓ {name} ({duration_ms} ms)");
-            } else {
-                eprintln!(
-                    "  ✗ {name}: {}",
-                    result.error.as_deref().unwrap_or("failed")
-                );
-            }
-        }
-        AgentEvent::Retry {
-            attempt,
-            reason,
-            wait_ms,
-        } => {
-            eprintln!("  ↻ retry {attempt} in {wait_ms} ms: {reason}");
-        }
-        AgentEvent::Error { message } => eprintln!("\nloom: {message}"),
-        AgentEvent::HookResult {
-            name,
-            success,
-            output,
-            ..
-        } => {
-            eprintln!(
-                "  {} hook {name}: {output}",
-                if *success { "✓" } else { "✗" }
-            );
-        }
-        _ => {}
-    }
 }

@@ -3,7 +3,6 @@
 use std::io::Read;
 use std::process::ExitCode;
 
-use clap::Parser;
 use loom::agent::Runner;
 use loom::changelog::Scope;
 use loom::cli::{Cli, Command, PolicyCommand, ToolCommand};
@@ -16,7 +15,7 @@ use loom::tools::{ToolContext, ToolRegistry};
 
 fn main() -> ExitCode {
     loom::policy::isolate::harden_self();
-    let cli = match Cli::try_parse() {
+    let cli = match Cli::try_parse_args(std::env::args_os()) {
         Ok(cli) => cli,
         Err(e) => {
             let code = if e.use_stderr() { 2 } else { 0 };

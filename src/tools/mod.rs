@@ -25,6 +25,7 @@ pub mod read_file;
 pub mod reaper;
 pub mod registry;
 pub mod search_files;
+pub mod summary;
 pub mod write_file;
 
 use std::path::PathBuf;

@@ -55,52 +55,8 @@ pub struct ToolRow {
     pub result: Option<ToolResult>,
 }
 
-/// A one-line summary of a call's arguments.
-pub fn summarize(name: &str, args: &Value) -> String {
-    let s = |k: &str| args.get(k).and_then(Value::as_str).unwrap_or("");
-    match name {
-        "read_file" => match args.get("line_range").and_then(Value::as_array) {
-            Some(r) if r.len() == 2 => format!("{} [{}-{}]", s("path"), r[0], r[1]),
-            _ => s("path").to_string(),
-        },
-        "write_file" => s("path").to_string(),
-        "edit_file" => {
-            let n = args
-                .get("edits")
-                .and_then(Value::as_array)
-                .map(Vec::len)
-                .unwrap_or(1);
-            if n > 1 {
-                format!("{} ({n} edits)", s("path"))
-            } else {
-                s("path").to_string()
-            }
-        }
-        "list_files" => {
-            let p = if s("path").is_empty() { "." } else { s("path") };
-            if args.get("recursive").and_then(Value::as_bool) == Some(true) {
-                format!("{p} (recursive)")
-            } else {
-                p.to_string()
-            }
-        }
-        "search_files" => {
-            let mut out = format!("/{}/", s("pattern"));
-            if !s("glob").is_empty() {
-                out.push_str(&format!(" {}", s("glob")));
-            }
-            if !s("path").is_empty() {
-                out.push_str(&format!(" in {}", s("path")));
-            }
-            out
-        }
-        "bash" => s("command").lines().next().unwrap_or("").to_string(),
-        _ => {
-            let text = args.to_string();
-            truncate(&text, 80)
-        }
-    }
-}
+/// A one-line summary of a call's arguments (shared with `loom exec`).
+pub use crate::tools::summary::summarize;
 
 fn duration(ms: u64) -> String {
     if ms < 1000 {
@@ -562,26 +518,6 @@ mod tests {
         assert_eq!(heading_fg(&mut pane, &dark), Some(dark.accent));
         pane.restyle();
         assert_eq!(heading_fg(&mut pane, &light), Some(light.accent));
-    }
-
-    #[test]
-    fn summaries_are_one_line() {
-        assert_eq!(
-            summarize("read_file", &json!({"path": "a.rs", "line_range": [3, 9]})),
-            "a.rs [3-9]"
-        );
-        assert_eq!(
-            summarize("bash", &json!({"command": "cargo test\nmore"})),
-            "cargo test"
-        );
-        assert_eq!(
-            summarize("search_files", &json!({"pattern": "fn", "glob": "*.rs"})),
-            "/fn/ *.rs"
-        );
-        assert_eq!(
-            summarize("edit_file", &json!({"path": "x", "edits": [{}, {}]})),
-            "x (2 edits)"
-        );
     }
 
     #[test]

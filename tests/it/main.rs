@@ -7,6 +7,7 @@ mod support;
 mod agent;
 mod containment;
 mod exec;
+mod exec_plain;
 mod files_beneath;
 mod full_disk;
 mod project_trust;

@@ -274,6 +274,23 @@ pub fn calls_openai(calls: &[Call<'_>]) -> Reply {
     Reply::Stream(frames)
 }
 
+/// OpenAI dialect: some text first, then calls, in one message ("Let me read it." and a
+/// read).
+pub fn text_then_calls(text: &str, calls: &[Call<'_>]) -> Reply {
+    let Reply::Stream(call_frames) = calls_openai(calls) else {
+        unreachable!("calls_openai streams")
+    };
+    let mut frames = vec![Frame::Data(chunk(
+        json!({"role": "assistant", "content": ""}),
+        None,
+    ))];
+    for p in pieces(text, 7) {
+        frames.push(Frame::Data(chunk(json!({"content": p}), None)));
+    }
+    frames.extend(call_frames.into_iter().skip(1));
+    Reply::Stream(frames)
+}
+
 /// OpenAI dialect with the calls' argument pieces interleaved (parallel calls).
 pub fn calls_interleaved(calls: &[Call<'_>]) -> Reply {
     let mut frames = Vec::new();

@@ -1,0 +1,217 @@
+//! The plain form of `loom exec` (without `--json`): what a person reads in a terminal.
+//!
+//! The model's answer streams to stdout, each assistant message in its own paragraph (a
+//! blank line between messages, one newline at the end, newlines at either end of a
+//! message dropped). Everything else is one short line on stderr: `→ read_file src/main.rs`
+//! when a call is proposed, `  ✓ read_file src/main.rs (3 ms)` or `  ✗ bash make: …` when it
+//! ends — a denial is reported once, by its result —, retries, hooks and errors. Before a
+//! stderr line the open stdout line is ended, so the two never run together in a terminal.
+//!
+//! Text on stderr comes from the model (paths, commands) and from tools; control characters
+//! in it are shown escaped (`\u{1b}`), so a call cannot drive the terminal.
+
+use std::collections::HashMap;
+use std::io::Write;
+
+use crate::agent::AgentEvent;
+use crate::tools::summary::{call_line, truncate};
+
+/// Columns a call's line is cut to on stderr.
+const CALL_COLUMNS: usize = 160;
+
+/// Prints agent events as plain text: the answer to `out`, the activity to `err`.
+pub struct Plain<O: Write, E: Write> {
+    out: O,
+    err: E,
+    /// Text of the current message was printed and not yet ended with a newline.
+    open_line: bool,
+    /// The current message has printed visible text.
+    in_message: bool,
+    /// Some message was printed before, so the next one starts after a blank line.
+    printed: bool,
+    /// Line breaks at the end of the text so far, printed only if more text follows in the
+    /// same message.
+    held: String,
+    /// The line of each call still waiting for its result, by call id.
+    calls: HashMap<String, String>,
+}
+
+impl<O: Write, E: Write> Plain<O, E> {
+    /// A printer writing the answer to `out` and the activity to `err`.
+    pub fn new(out: O, err: E) -> Self {
+        Plain {
+            out,
+            err,
+            open_line: false,
+            in_message: false,
+            printed: false,
+            held: String::new(),
+            calls: HashMap::new(),
+        }
+    }
+
+    /// A line from Loom itself (`loom: …`) on stderr.
+    pub fn notice(&mut self, text: &str) {
+        self.end_message();
+        self.say(&format!("loom: {}", indented(text)));
+    }
+
+    /// Print one event.
+    pub fn event(&mut self, event: &AgentEvent) {
+        match event {
+            AgentEvent::TextDelta { text } => self.text(text),
+            AgentEvent::AssistantMessage { .. } | AgentEvent::TurnComplete { .. } => {
+                self.end_message()
+            }
+            AgentEvent::ToolCall {
+                id,
+                name,
+                arguments,
+                intent,
+            } => {
+                let line = truncate(
+                    &one_line(&call_line(name, arguments, intent.as_ref())),
+                    CALL_COLUMNS,
+                );
+                self.end_message();
+                self.say(&format!("→ {line}"));
+                self.calls.insert(id.clone(), line);
+            }
+            AgentEvent::ToolResult {
+                id,
+                name,
+                result,
+                duration_ms,
+            } => {
+                let line = self.calls.remove(id).unwrap_or_else(|| one_line(name));
+                self.end_message();
+                if result.success {
+                    self.say(&format!("  ✓ {line} ({duration_ms} ms)"));
+                } else {
+                    let error = result.error.as_deref().unwrap_or("failed");
+                    self.say(&format!("  ✗ {line}: {}", indented(error)));
+                }
+            }
+            AgentEvent::Retry {
+                attempt,
+                reason,
+                wait_ms,
+            } => {
+                self.end_message();
+                self.say(&format!(
+                    "  ↻ retry {attempt} in {wait_ms} ms: {}",
+                    indented(reason)
+                ));
+            }
+            AgentEvent::Error { message } => self.notice(message),
+            AgentEvent::HookResult {
+                name,
+                success,
+                output,
+                ..
+            } => {
+                self.end_message();
+                self.say(&format!(
+                    "  {} hook {}: {}",
+                    if *success { "✓" } else { "✗" },
+                    one_line(name),
+                    indented(output)
+                ));
+            }
+            // A denial is reported by the call's result, which names the call and says why;
+            // an approval is the start of the run its result reports.
+            AgentEvent::Approval { .. }
+            | AgentEvent::ReasoningDelta { .. }
+            | AgentEvent::StateChanged { .. }
+            | AgentEvent::UserMessage { .. }
+            | AgentEvent::ApprovalRequested { .. }
+            | AgentEvent::ToolStarted { .. }
+            | AgentEvent::Usage { .. }
+            | AgentEvent::Notice { .. }
+            | AgentEvent::UndoPlanned { .. }
+            | AgentEvent::UndoApplied { .. }
+            | AgentEvent::Changes { .. } => {}
+        }
+    }
+
+    /// End the output: the answer's last line gets its newline.
+    pub fn finish(&mut self) {
+        self.end_message();
+        let _ = self.out.flush();
+        let _ = self.err.flush();
+    }
+
+    fn text(&mut self, piece: &str) {
+        let mut piece = piece;
+        if !self.in_message {
+            piece = piece.trim_start_matches(['\n', '\r']);
+            if piece.is_empty() {
+                return;
+            }
+            if self.printed {
+                let _ = self.out.write_all(b"\n");
+            }
+            self.in_message = true;
+            self.printed = true;
+        }
+        let body = piece.trim_end_matches(['\n', '\r']);
+        if !body.is_empty() {
+            let _ = self.out.write_all(self.held.as_bytes());
+            self.held.clear();
+            let _ = self.out.write_all(body.as_bytes());
+            self.open_line = true;
+        }
+        self.held.push_str(&piece[body.len()..]);
+        let _ = self.out.flush();
+    }
+
+    /// The current message is over: end its line and drop the breaks held after it.
+    fn end_message(&mut self) {
+        if self.open_line {
+            let _ = self.out.write_all(b"\n");
+            let _ = self.out.flush();
+            self.open_line = false;
+        }
+        self.held.clear();
+        self.in_message = false;
+    }
+
+    fn say(&mut self, line: &str) {
+        let _ = writeln!(self.err, "{line}");
+        let _ = self.err.flush();
+    }
+}
+
+/// `s` with every control character shown escaped, line breaks included.
+fn one_line(s: &str) -> String {
+    s.chars().map(escape_control).collect()
+}
+
+/// `s` with control characters other than line breaks and tabs shown escaped, and every line
+/// after the first indented under the line it continues.
+fn indented(s: &str) -> String {
+    s.trim_end()
+        .lines()
+        .map(|line| {
+            line.chars()
+                .map(|c| match c {
+                    '\t' => c.to_string(),
+                    c => escape_control(c),
+                })
+                .collect::<String>()
+        })
+        .collect::<Vec<_>>()
+        .join("\n    ")
+}
+
+fn escape_control(c: char) -> String {
+    if c.is_control() {
+        c.escape_default().to_string()
+    } else {
+        c.to_string()
+    }
+}
+
+#[cfg(test)]
+#[path = "plain_tests.rs"]
+mod tests;

@@ -1,0 +1,233 @@
+//! One-line summaries of tool calls for people: `greet.py [3-9]`, `src/lib.rs (2 edits)`,
+//! `/fn/ *.rs`, `cargo test`.
+//!
+//! Front ends show a call as a short line instead of its JSON arguments: the tool pane of
+//! the full-screen assistant and the stderr lines of `loom exec`. Both read the canonical
+//! arguments and, where the tool described it, the call's [`CallIntent`]; nothing here
+//! formats for a particular screen (no colours, no escaping), and nothing runs a tool.
+
+use serde_json::Value;
+use unicode_segmentation::UnicodeSegmentation;
+use unicode_width::UnicodeWidthStr;
+
+use crate::policy::call::CallIntent;
+
+/// Columns the JSON fallback of an unknown tool's arguments is cut to.
+const FALLBACK_COLUMNS: usize = 80;
+
+/// A one-line summary of a call's arguments (without the tool's name), from the arguments
+/// alone: the path and range read, the path edited and how many edits, the pattern searched,
+/// the command's first line. Unknown tools show their arguments as JSON, cut to 80 columns.
+pub fn summarize(name: &str, args: &Value) -> String {
+    let s = |k: &str| args.get(k).and_then(Value::as_str).unwrap_or("");
+    match name {
+        "read_file" => match args.get("line_range").and_then(Value::as_array) {
+            Some(r) if r.len() == 2 => format!("{} [{}-{}]", s("path"), r[0], r[1]),
+            _ => s("path").to_string(),
+        },
+        "write_file" => s("path").to_string(),
+        "edit_file" => {
+            let n = args
+                .get("edits")
+                .and_then(Value::as_array)
+                .map(Vec::len)
+                .unwrap_or(1);
+            if n > 1 {
+                format!("{} ({n} edits)", s("path"))
+            } else {
+                s("path").to_string()
+            }
+        }
+        "list_files" => {
+            let p = if s("path").is_empty() { "." } else { s("path") };
+            if args.get("recursive").and_then(Value::as_bool) == Some(true) {
+                format!("{p} (recursive)")
+            } else {
+                p.to_string()
+            }
+        }
+        "search_files" => {
+            let mut out = format!("/{}/", s("pattern"));
+            if !s("glob").is_empty() {
+                out.push_str(&format!(" {}", s("glob")));
+            }
+            if !s("path").is_empty() {
+                out.push_str(&format!(" in {}", s("path")));
+            }
+            out
+        }
+        "bash" => s("command").lines().next().unwrap_or("").to_string(),
+        _ => truncate(&args.to_string(), FALLBACK_COLUMNS),
+    }
+}
+
+/// The whole call in one line, name first: `read_file greet.py`, `bash cargo test`,
+/// `edit_file src/lib.rs (2 edits)`.
+///
+/// A command comes from the intent the tool described (its first line, how many lines
+/// follow, the directory it runs in, whether it asks to leave the sandbox). Other calls use
+/// [`summarize`]. A call without an intent is one that cannot run (unknown tool, arguments
+/// that do not parse), and says so instead of echoing its raw arguments.
+pub fn call_line(name: &str, args: &Value, intent: Option<&CallIntent>) -> String {
+    let Some(intent) = intent else {
+        return format!("{name} (invalid call)");
+    };
+    let detail = match &intent.command {
+        Some(c) => {
+            let mut lines = c.command.lines();
+            let mut out = lines.next().unwrap_or("").to_string();
+            let more = lines.count();
+            if more > 0 {
+                out.push_str(&format!(
+                    " (+{more} line{})",
+                    if more == 1 { "" } else { "s" }
+                ));
+            }
+            if let Some(cwd) = c.cwd.as_deref().filter(|d| !d.is_empty() && *d != ".") {
+                out.push_str(&format!(" (in {cwd})"));
+            }
+            if c.outside_sandbox {
+                out.push_str(" (outside the sandbox)");
+            }
+            out
+        }
+        None => {
+            let from_args = summarize(name, args);
+            if from_args.is_empty() {
+                intent.summary()
+            } else {
+                from_args
+            }
+        }
+    };
+    if detail.is_empty() {
+        name.to_string()
+    } else {
+        format!("{name} {detail}")
+    }
+}
+
+/// `s` cut to at most `max` terminal columns, ending in `…` when cut; graphemes stay whole.
+pub fn truncate(s: &str, max: usize) -> String {
+    if s.width() <= max {
+        return s.to_string();
+    }
+    let mut out = String::new();
+    let mut used = 0;
+    for g in s.graphemes(true) {
+        let w = g.width();
+        if used + w + 1 > max {
+            break;
+        }
+        out.push_str(g);
+        used += w;
+    }
+    out.push('…');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::policy::call::CommandIntent;
+
+    fn runs(command: &str, cwd: Option<&str>, outside_sandbox: bool) -> CallIntent {
+        CallIntent::runs(CommandIntent {
+            command: command.into(),
+            cwd: cwd.map(str::to_string),
+            outside_sandbox,
+        })
+    }
+
+    #[test]
+    fn summaries_are_one_line() {
+        assert_eq!(
+            summarize("read_file", &json!({"path": "a.rs", "line_range": [3, 9]})),
+            "a.rs [3-9]"
+        );
+        assert_eq!(
+            summarize("bash", &json!({"command": "cargo test\nmore"})),
+            "cargo test"
+        );
+        assert_eq!(
+            summarize("search_files", &json!({"pattern": "fn", "glob": "*.rs"})),
+            "/fn/ *.rs"
+        );
+        assert_eq!(
+            summarize("edit_file", &json!({"path": "x", "edits": [{}, {}]})),
+            "x (2 edits)"
+        );
+    }
+
+    #[test]
+    fn unknown_tools_show_their_arguments_cut_to_80_columns() {
+        let long = "é".repeat(200);
+        let s = summarize("mystery", &json!({ "text": long }));
+        assert_eq!(s.width(), 80);
+        assert!(s.starts_with(r#"{"text":"éé"#) && s.ends_with('…'), "{s}");
+    }
+
+    #[test]
+    fn call_lines_name_the_tool_and_what_it_touches() {
+        let read = CallIntent::reads(["src/main.rs".to_string()]);
+        assert_eq!(
+            call_line("read_file", &json!({"path": "src/main.rs"}), Some(&read)),
+            "read_file src/main.rs"
+        );
+        let edit = CallIntent::writes("src/lib.rs");
+        assert_eq!(
+            call_line(
+                "edit_file",
+                &json!({"path": "src/lib.rs", "edits": [{}, {}]}),
+                Some(&edit)
+            ),
+            "edit_file src/lib.rs (2 edits)"
+        );
+        let search = CallIntent::reads([".".to_string()]);
+        assert_eq!(
+            call_line("search_files", &json!({"pattern": "todo"}), Some(&search)),
+            "search_files /todo/"
+        );
+    }
+
+    #[test]
+    fn command_lines_come_from_the_intent() {
+        let args = json!({"command": "ignored: the intent is what runs"});
+        assert_eq!(
+            call_line("bash", &args, Some(&runs("cargo test", None, false))),
+            "bash cargo test"
+        );
+        assert_eq!(
+            call_line(
+                "bash",
+                &args,
+                Some(&runs("cat <<EOF > a\nx\nEOF", Some("sub"), true))
+            ),
+            "bash cat <<EOF > a (+2 lines) (in sub) (outside the sandbox)"
+        );
+        assert_eq!(
+            call_line("bash", &args, Some(&runs("ls\npwd", Some("."), false))),
+            "bash ls (+1 line)"
+        );
+    }
+
+    #[test]
+    fn an_invalid_call_says_so_instead_of_echoing_its_arguments() {
+        let raw = Value::String("{\"path\": \"a.rs\"".into());
+        assert_eq!(
+            call_line("read_file", &raw, None),
+            "read_file (invalid call)"
+        );
+    }
+
+    #[test]
+    fn a_call_with_nothing_to_summarise_falls_back_to_its_intent() {
+        let write = CallIntent::writes("notes.md");
+        assert_eq!(
+            call_line("write_file", &json!({}), Some(&write)),
+            "write_file notes.md"
+        );
+    }
+}
