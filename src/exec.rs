@@ -197,10 +197,12 @@ pub fn to_json(event: &AgentEvent) -> Option<Value> {
         AgentEvent::AssistantMessage { text } => json!({"type": "assistant_message", "text": text}),
         AgentEvent::Retry {
             attempt,
+            max_attempts,
             reason,
             wait_ms,
         } => json!({
-            "type": "retry", "attempt": attempt, "reason": reason, "wait_ms": wait_ms,
+            "type": "retry", "attempt": attempt, "max_attempts": max_attempts,
+            "reason": reason, "wait_ms": wait_ms,
         }),
         AgentEvent::Error { message } => json!({"type": "error", "message": message}),
         AgentEvent::TurnComplete { usage, end, .. } => json!({

@@ -230,6 +230,8 @@ pub enum AgentEvent {
     Retry {
         /// The attempt about to be made.
         attempt: u32,
+        /// The most attempts that will be made.
+        max_attempts: u32,
         /// What went wrong.
         reason: String,
         /// How long until the retry.

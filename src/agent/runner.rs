@@ -450,6 +450,7 @@ impl Runner {
             Action::CallLlm { .. } => self.call_llm(),
             Action::ScheduleRetry {
                 attempt,
+                max_attempts,
                 reason,
                 retry_after,
             } => {
@@ -459,6 +460,7 @@ impl Runner {
                     .delay(attempt - 1, retry_after, fastrand::f64());
                 self.emit(AgentEvent::Retry {
                     attempt,
+                    max_attempts,
                     reason,
                     wait_ms: wait.as_millis() as u64,
                 });

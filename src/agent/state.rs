@@ -365,6 +365,7 @@ impl Machine {
             self.set_phase(Phase::Error, out);
             out.push(Action::ScheduleRetry {
                 attempt: self.attempt,
+                max_attempts: self.limits.max_llm_attempts,
                 reason: message,
                 retry_after,
             });

@@ -148,6 +148,8 @@ pub enum Action {
     ScheduleRetry {
         /// The next attempt.
         attempt: u32,
+        /// How many attempts there will be at most (so a front end can say "2/5").
+        max_attempts: u32,
         /// Why the last one failed.
         reason: String,
         /// How long the server asked to wait.

@@ -94,12 +94,13 @@ impl<O: Write, E: Write> Plain<O, E> {
             }
             AgentEvent::Retry {
                 attempt,
+                max_attempts,
                 reason,
                 wait_ms,
             } => {
                 self.end_message();
                 self.say(&format!(
-                    "  ↻ retry {attempt} in {wait_ms} ms: {}",
+                    "  ↻ attempt {attempt}/{max_attempts} in {wait_ms} ms: {}",
                     indented(reason)
                 ));
             }

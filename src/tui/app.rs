@@ -89,6 +89,8 @@ pub struct App {
     pub focus: Focus,
     /// Status bar facts.
     pub status: StatusInfo,
+    /// What the agent is doing, with its clocks (the status line's activity).
+    pub progress: super::progress::Progress,
     /// The time frames are drawn at.
     pub now: Instant,
     /// Set when the person asked to quit.
@@ -125,6 +127,7 @@ impl App {
             layers: Vec::new(),
             focus: Focus::Composer,
             status,
+            progress: super::progress::Progress::new(Instant::now()),
             now: Instant::now(),
             quit: false,
             mouse_capture: true,
@@ -296,8 +299,9 @@ impl App {
         }
     }
 
-    /// React to one event from the agent.
+    /// React to one event from the agent (which arrived at `self.now`).
     pub fn on_agent_event(&mut self, event: AgentEvent) {
+        let finished = self.progress.observe(&event, self.now);
         match event {
             AgentEvent::StateChanged { phase } => self.status.phase = phase,
             AgentEvent::UserMessage { text, queued } => {
@@ -388,6 +392,7 @@ impl App {
                             grant_prefix,
                             network,
                             outside_sandbox,
+                            scroll: 0,
                         }));
                     }
                     ApprovalPreview::Other { arguments } => {
@@ -401,6 +406,7 @@ impl App {
                             grant_prefix: None,
                             network: false,
                             outside_sandbox: false,
+                            scroll: 0,
                         }));
                     }
                 }
@@ -514,13 +520,14 @@ impl App {
             }
             AgentEvent::Retry {
                 attempt,
+                max_attempts,
                 reason,
                 wait_ms,
             } => {
                 self.transcript.push_notice(
                     NoticeLevel::Warning,
                     &format!(
-                        "retrying (attempt {attempt}) in {:.1}s: {reason}",
+                        "retrying in {:.1}s (attempt {attempt} of {max_attempts}): {reason}",
                         wait_ms as f64 / 1000.0
                     ),
                 );
@@ -534,6 +541,10 @@ impl App {
                 if end == TurnEnd::Interrupted {
                     self.transcript
                         .push_notice(NoticeLevel::Info, "interrupted");
+                }
+                if let Some(figures) = finished {
+                    self.transcript
+                        .push_notice(NoticeLevel::Info, &figures.describe());
                 }
                 if !unsent.is_empty() {
                     let mut text = unsent.join("\n\n");

@@ -155,7 +155,12 @@ pub struct CommandApproval {
     pub network: bool,
     /// Whether it runs outside the sandbox.
     pub outside_sandbox: bool,
+    /// The first command line shown, when the command is longer than the screen.
+    pub scroll: usize,
 }
+
+/// The most rows a command takes in its approval box; a longer one scrolls.
+const MAX_COMMAND_ROWS: usize = 14;
 
 impl Layer for CommandApproval {
     fn handle_key(&mut self, key: KeyEvent) -> Outcome {
@@ -166,7 +171,25 @@ impl Layer for CommandApproval {
             })])
         };
         match key.code {
-            KeyCode::Char('y') | KeyCode::Enter => answer(ApprovalAnswer::Approve),
+            // Only `y` runs a command: an Enter meant for the message box, typed as the
+            // question appears, must not approve it.
+            KeyCode::Char('y') => answer(ApprovalAnswer::Approve),
+            KeyCode::Down | KeyCode::Char('j') => {
+                self.scroll = self.scroll.saturating_add(1);
+                Outcome::consumed()
+            }
+            KeyCode::Up | KeyCode::Char('k') => {
+                self.scroll = self.scroll.saturating_sub(1);
+                Outcome::consumed()
+            }
+            KeyCode::PageDown => {
+                self.scroll = self.scroll.saturating_add(10);
+                Outcome::consumed()
+            }
+            KeyCode::PageUp => {
+                self.scroll = self.scroll.saturating_sub(10);
+                Outcome::consumed()
+            }
             KeyCode::Char('a') if self.grant_prefix.is_some() => {
                 answer(ApprovalAnswer::ApproveForSession)
             }
@@ -185,17 +208,17 @@ impl Layer for CommandApproval {
         };
         let width = area.width.saturating_sub(4).min(100);
         let inner_w = width.saturating_sub(2);
-        let mut lines: Vec<Line<'static>> = Vec::new();
+        let mut command: Vec<Line<'static>> = Vec::new();
         let mut hl = CodeHighlighter::new(
             "bash",
             &theme.syntax,
             theme.depth,
             Style::default().fg(theme.text),
         );
-        for l in self.command.lines().take(12) {
+        for l in self.command.lines() {
             let mut spans = vec![Span::styled("$ ", Style::default().fg(theme.dim))];
             spans.extend(hl.line(l));
-            lines.extend(wrap(
+            command.extend(wrap(
                 &StyledLine {
                     spans,
                     continuation: vec![Span::raw("  ")],
@@ -204,7 +227,7 @@ impl Layer for CommandApproval {
                 inner_w,
             ));
         }
-        lines.push(Line::default());
+        let mut lines: Vec<Line<'static>> = vec![Line::default()];
         lines.push(Line::from(vec![
             Span::styled("in ", Style::default().fg(theme.dim)),
             Span::styled(self.cwd.clone(), Style::default().fg(theme.text)),
@@ -277,6 +300,30 @@ impl Layer for CommandApproval {
         ));
         keys.push(Span::raw(" stop the turn"));
         lines.extend(wrap(&StyledLine::from_spans(keys), inner_w));
+        // The keys are never cut off: on a short screen the command gives way, scrolls,
+        // and says which part of it is shown.
+        let room = (area.height.saturating_sub(2) as usize)
+            .saturating_sub(lines.len())
+            .min(MAX_COMMAND_ROWS);
+        let total = command.len();
+        if total > room {
+            let keep = room.saturating_sub(1);
+            let first = self.scroll.min(total - keep);
+            command = command.split_off(first);
+            command.truncate(keep);
+            if room > 0 {
+                command.push(Line::from(Span::styled(
+                    format!(
+                        "lines {}–{} of {total} · ↑↓ PgUp/PgDn to read all of it",
+                        first + 1,
+                        first + keep
+                    ),
+                    Style::default().fg(theme.warning),
+                )));
+            }
+        }
+        command.append(&mut lines);
+        let lines = command;
         let height = (lines.len() as u16 + 2).min(area.height);
         let rect = centered(area, width, height);
         let inner = frame(rect, buf, "Run this command?", risk_color);

@@ -8,9 +8,11 @@ pub mod highlight;
 pub mod input;
 pub mod layers;
 pub mod markdown;
+pub mod progress;
 pub mod review_keys;
 pub mod run;
 pub mod scroll;
+pub mod status_line;
 pub mod theme;
 pub mod tools_pane;
 pub mod transcript;
@@ -20,3 +22,5 @@ pub mod wrap;
 
 #[cfg(test)]
 mod snapshot_tests;
+#[cfg(test)]
+mod status_snapshot_tests;

@@ -346,6 +346,9 @@ async fn event_loop(
                 Some(Err(_)) | None => app.quit = true,
             },
             Some(event) = events.recv() => {
+                // Events are stamped with the screen's clock (the status line's timers);
+                // it may not have ticked for a while when nothing animated.
+                app.now = Instant::now();
                 app.on_agent_event(event);
                 while let Ok(more) = events.try_recv() {
                     app.on_agent_event(more);

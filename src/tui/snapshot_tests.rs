@@ -16,7 +16,7 @@ use crate::policy::Autonomy;
 use crate::tools::ToolResult;
 use crate::tools::diff::FileDiff;
 
-fn app(theme: &str) -> (App, mpsc::UnboundedReceiver<UserOp>) {
+pub(super) fn app(theme: &str) -> (App, mpsc::UnboundedReceiver<UserOp>) {
     super::highlight::load_now();
     let (tx, rx) = mpsc::unbounded_channel();
     let status = StatusInfo {
@@ -37,7 +37,7 @@ fn app(theme: &str) -> (App, mpsc::UnboundedReceiver<UserOp>) {
 }
 
 /// The screen's text, one line per row, trailing spaces trimmed.
-fn text(app: &mut App, w: u16, h: u16) -> String {
+pub(super) fn text(app: &mut App, w: u16, h: u16) -> String {
     let now = app.now;
     app.tick(now);
     let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();
@@ -68,7 +68,7 @@ fn styled(app: &mut App, w: u16, h: u16) -> String {
     format!("{:?}", term.backend().buffer())
 }
 
-fn ev(app: &mut App, e: AgentEvent) {
+pub(super) fn ev(app: &mut App, e: AgentEvent) {
     app.on_agent_event(e);
 }
 
@@ -343,6 +343,7 @@ fn error_and_retry_notices() {
         &mut app,
         AgentEvent::Retry {
             attempt: 2,
+            max_attempts: 5,
             reason: "the model server answered 429: slow down".into(),
             wait_ms: 1500,
         },

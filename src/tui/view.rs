@@ -11,8 +11,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Widget};
 
 use super::app::{App, Focus};
-use super::wrap::{StyledLine, truncate, wrap};
-use crate::agent::Phase;
+use super::wrap::{StyledLine, wrap};
 
 /// Terminals narrower than this show one pane at a time.
 pub const WIDE: u16 = 100;
@@ -349,116 +348,6 @@ impl App {
             Style::default().fg(self.theme.text),
             Some(placeholder),
         )
-    }
-
-    fn phase_label(&self) -> (String, Style) {
-        let t = &self.theme;
-        match self.status.phase {
-            Phase::Idle => (
-                "Idle".into(),
-                Style::default().fg(t.status_fg).bg(t.status_bg),
-            ),
-            Phase::AwaitingApproval => (
-                "AwaitingApproval".into(),
-                Style::default()
-                    .fg(t.status_fg)
-                    .bg(t.warning)
-                    .add_modifier(Modifier::BOLD),
-            ),
-            Phase::Error => (
-                "Error (retrying)".into(),
-                Style::default().fg(t.status_fg).bg(t.error),
-            ),
-            p => (
-                p.as_str().to_string(),
-                Style::default()
-                    .fg(t.status_fg)
-                    .bg(t.accent)
-                    .add_modifier(Modifier::BOLD),
-            ),
-        }
-    }
-
-    fn hints(&self) -> String {
-        if let Some(layer) = self.layers.last() {
-            return layer.hints();
-        }
-        match self.focus {
-            Focus::Composer if self.diff.reviewing.is_some() => {
-                "Tab back to the review · Enter queue · Esc stop".into()
-            }
-            Focus::Composer if self.busy() => "Esc stop · Enter queue · Tab panes".into(),
-            Focus::Composer => "Enter send · Shift+Enter newline · Tab panes · /help".into(),
-            Focus::Chat => "↑↓ PgUp/PgDn Home/End scroll · Tab next".into(),
-            Focus::Tools => "↑↓ select · Enter details · Tab next".into(),
-            Focus::Details if self.diff.reviewing.is_some() => {
-                "y apply · n reject · a always · space hunk · j/k move · Enter apply selected"
-                    .into()
-            }
-            Focus::Details => "↑↓ scroll · ← tools · Tab next".into(),
-        }
-    }
-
-    fn render_status(&self, area: Rect, buf: &mut Buffer) {
-        let t = &self.theme;
-        let base = Style::default().fg(t.text).bg(t.selection_bg);
-        let fill = Line::from(Span::styled(" ".repeat(area.width as usize), base));
-        buf.set_line(area.x, area.y, &fill, area.width);
-        let (phase, phase_style) = self.phase_label();
-        let u = &self.status.usage;
-        let tokens = |n: u64| {
-            if n >= 1000 {
-                format!("{:.1}k", n as f64 / 1000.0)
-            } else {
-                n.to_string()
-            }
-        };
-        let mut left = vec![
-            Span::styled(format!(" {phase} "), phase_style),
-            Span::styled(
-                format!(
-                    " {} ",
-                    if self.status.model.is_empty() {
-                        "no model"
-                    } else {
-                        &self.status.model
-                    }
-                ),
-                base.add_modifier(Modifier::BOLD),
-            ),
-            Span::styled(
-                format!("│ {} tok ", tokens(u.prompt_tokens + u.completion_tokens)),
-                base,
-            ),
-        ];
-        if let Some(w) = self.status.context_window.filter(|w| *w > 0) {
-            let left_pct = 100u64.saturating_sub(self.status.last_prompt * 100 / w);
-            left.push(Span::styled(format!("│ ctx {left_pct}% left "), base));
-        }
-        left.push(Span::styled(format!("│ {} ", self.status.autonomy), base));
-        let sandbox_style = if self.status.sandbox == "unavailable" {
-            base.fg(t.warning)
-        } else {
-            base
-        };
-        left.push(Span::styled(
-            format!("│ sandbox {} ", self.status.sandbox),
-            sandbox_style,
-        ));
-        left.push(Span::styled(
-            format!("│ {} ", self.status.workspace),
-            base.fg(t.dim),
-        ));
-        let used: usize = left.iter().map(|s| s.width()).sum();
-        let hints = self.hints();
-        let room = (area.width as usize).saturating_sub(used + 1);
-        if room > 8 {
-            let h = truncate(&hints, room);
-            let pad = room.saturating_sub(super::wrap::width(&h));
-            left.push(Span::styled(" ".repeat(pad), base));
-            left.push(Span::styled(h, base.fg(t.accent)));
-        }
-        buf.set_line(area.x, area.y, &Line::from(left), area.width);
     }
 }
 

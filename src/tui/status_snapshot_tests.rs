@@ -1,0 +1,226 @@
+//! The status line and the command approval at the sizes people use: what Loom is doing
+//! (spinner, elapsed time, live tokens, retries), what it wants (keys that survive any
+//! width), and a long model id that no longer pushes the mode and sandbox away.
+
+use std::time::Duration;
+
+use crossterm::event::{KeyCode, KeyEvent};
+use serde_json::json;
+
+use super::app::App;
+use super::snapshot_tests::{app, ev, text};
+use crate::agent::{AgentEvent, ApprovalPreview, Phase, TurnEnd, UserOp};
+use crate::llm::Usage;
+
+fn phase(app: &mut App, phase: Phase) {
+    ev(app, AgentEvent::StateChanged { phase });
+}
+
+/// Move the screen's clock on, as frames do.
+fn later(app: &mut App, ms: u64) {
+    app.now += Duration::from_millis(ms);
+}
+
+fn last_row(screen: &str) -> &str {
+    screen.lines().last().unwrap_or("")
+}
+
+fn ask_to_run(app: &mut App, command: &str) {
+    phase(app, Phase::AwaitingApproval);
+    ev(
+        app,
+        AgentEvent::ToolCall {
+            id: "b1".into(),
+            name: "bash".into(),
+            arguments: json!({ "command": command }),
+            intent: None,
+        },
+    );
+    ev(
+        app,
+        AgentEvent::ApprovalRequested {
+            id: "b1".into(),
+            name: "bash".into(),
+            reason: "not proven read-only".into(),
+            preview: ApprovalPreview::Command {
+                command: command.into(),
+                cwd: ".".into(),
+                risk: "medium".into(),
+                risk_reason: "python3 runs code".into(),
+                grant_offered: true,
+                grant_prefix: Some("python3".into()),
+                network: false,
+                outside_sandbox: false,
+            },
+        },
+    );
+}
+
+#[test]
+fn the_waiting_spinner_shows_what_the_model_is_doing_and_for_how_long() {
+    let (mut app, _rx) = app("dark");
+    ev(
+        &mut app,
+        AgentEvent::UserMessage {
+            text: "why does the build fail?".into(),
+            queued: false,
+        },
+    );
+    phase(&mut app, Phase::CallingLlm);
+    later(&mut app, 4_250);
+    insta::assert_snapshot!(text(&mut app, 80, 12));
+    let before = last_row(&text(&mut app, 80, 12)).to_string();
+    later(&mut app, 100);
+    assert_ne!(
+        last_row(&text(&mut app, 80, 12)),
+        before,
+        "the spinner moves between frames"
+    );
+}
+
+#[test]
+fn streamed_tokens_count_live_before_the_server_reports_usage() {
+    let (mut app, _rx) = app("dark");
+    phase(&mut app, Phase::CallingLlm);
+    later(&mut app, 900);
+    ev(
+        &mut app,
+        AgentEvent::TextDelta {
+            text: "word ".repeat(1000),
+        },
+    );
+    let row = last_row(&text(&mut app, 120, 10)).to_string();
+    assert!(row.contains("answering"), "{row}");
+    assert!(
+        row.contains("~1.2k tok"),
+        "an estimate, marked as one: {row}"
+    );
+    ev(
+        &mut app,
+        AgentEvent::Usage {
+            usage: Usage {
+                prompt_tokens: 3000,
+                completion_tokens: 1100,
+                ..Usage::default()
+            },
+        },
+    );
+    let row = last_row(&text(&mut app, 120, 10)).to_string();
+    assert!(row.contains(" 4.1k tok"), "the server's figure: {row}");
+}
+
+#[test]
+fn a_retry_counts_down_with_its_attempt() {
+    let (mut app, _rx) = app("dark");
+    phase(&mut app, Phase::CallingLlm);
+    phase(&mut app, Phase::Error);
+    ev(
+        &mut app,
+        AgentEvent::Retry {
+            attempt: 2,
+            max_attempts: 5,
+            reason: "the model server answered 503: loading model".into(),
+            wait_ms: 3_000,
+        },
+    );
+    insta::assert_snapshot!(text(&mut app, 80, 12));
+    later(&mut app, 1_500);
+    assert!(last_row(&text(&mut app, 80, 12)).contains("retrying in 2 s (2/5)"));
+}
+
+#[test]
+fn a_running_tool_is_named_on_the_status_line() {
+    let (mut app, _rx) = app("dark");
+    phase(&mut app, Phase::ExecutingTools);
+    ev(
+        &mut app,
+        AgentEvent::ToolCall {
+            id: "t1".into(),
+            name: "bash".into(),
+            arguments: json!({"command": "cargo test"}),
+            intent: None,
+        },
+    );
+    ev(&mut app, AgentEvent::ToolStarted { id: "t1".into() });
+    later(&mut app, 12_000);
+    let row = last_row(&text(&mut app, 100, 12)).to_string();
+    assert!(row.contains("running bash 12s"), "{row}");
+}
+
+#[test]
+fn a_finished_turn_says_how_long_it_took_and_when_the_first_token_came() {
+    let (mut app, _rx) = app("dark");
+    phase(&mut app, Phase::CallingLlm);
+    later(&mut app, 800);
+    ev(
+        &mut app,
+        AgentEvent::TextDelta {
+            text: "Done.".into(),
+        },
+    );
+    later(&mut app, 1_500);
+    ev(
+        &mut app,
+        AgentEvent::AssistantMessage {
+            text: "Done.".into(),
+        },
+    );
+    phase(&mut app, Phase::Idle);
+    ev(
+        &mut app,
+        AgentEvent::TurnComplete {
+            usage: Usage::default(),
+            end: TurnEnd::Done,
+            unsent: Vec::new(),
+        },
+    );
+    let screen = text(&mut app, 80, 12);
+    assert!(
+        screen.contains("took 2.3s · first token after 0.8s"),
+        "{screen}"
+    );
+    assert!(last_row(&screen).contains("● ready"), "{screen}");
+}
+
+/// Regression (issue 11): llama-server reports the model file's path as its id, which
+/// pushed the approval mode and the sandbox off the status line.
+#[test]
+fn a_long_model_path_leaves_the_mode_and_sandbox_on_the_status_line() {
+    let (mut app, _rx) = app("dark");
+    app.status.model =
+        "/home/me/models/qwen2.5-coder-14b-instruct-q4_k_m/Qwen2.5-Coder-14B-Instruct-Q4_K_M.gguf"
+            .into();
+    for width in [60u16, 80, 120] {
+        let row = last_row(&text(&mut app, width, 10)).to_string();
+        assert!(row.contains("supervised"), "{width}: {row}");
+        assert!(row.contains("sandbox"), "{width}: {row}");
+        assert!(!row.contains("/home/me"), "{width}: {row}");
+    }
+    insta::assert_snapshot!(last_row(&text(&mut app, 120, 10)).to_string());
+}
+
+#[test]
+fn command_approval_keys_stay_visible_at_60x20_and_a_long_command_scrolls() {
+    let (mut app, mut rx) = app("dark");
+    let command: String = (1..=40)
+        .map(|i| format!("python3 -c 'print({i})'\n"))
+        .collect();
+    ask_to_run(&mut app, &command);
+    insta::assert_snapshot!("command_approval_at_60x20", text(&mut app, 60, 20));
+    for _ in 0..30 {
+        app.on_key(KeyEvent::from(KeyCode::Down));
+    }
+    let screen = text(&mut app, 60, 20);
+    assert!(
+        screen.contains("print(40)"),
+        "scrolled to the end: {screen}"
+    );
+    assert!(screen.contains("y run"), "{screen}");
+    app.on_key(KeyEvent::from(KeyCode::Enter));
+    assert!(
+        rx.try_recv().is_err(),
+        "Enter does not approve a command (it may be meant for the message box)"
+    );
+    app.on_key(KeyEvent::from(KeyCode::Char('y')));
+    assert!(matches!(rx.try_recv(), Ok(UserOp::Approve { .. })));
+}
