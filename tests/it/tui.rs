@@ -166,7 +166,7 @@ async fn submit_see_the_diff_press_y_and_the_file_changes() {
     tui.type_line("make it greet the world").await;
     let screen = tui.wait_for("Review the change").await;
     assert!(screen.contains("+ print('hello, world')"), "{screen}");
-    assert!(screen.contains("AwaitingApproval"), "{screen}");
+    assert!(screen.contains("waiting for you"), "{screen}");
     tui.send("y");
     tui.wait_for("The greeting now says hello, world.").await;
     assert_eq!(
@@ -302,7 +302,7 @@ async fn esc_interrupts_mid_stream() {
     tui.wait_for("streams very").await;
     tui.send("\x1b");
     tui.wait_for("interrupted").await;
-    let screen = tui.wait_for(" Idle ").await;
+    let screen = tui.wait_for("● ready").await;
     assert!(!screen.contains("before it ends"), "{screen}");
     tui.type_line("again").await;
     tui.wait_for("Second turn works.").await;
