@@ -131,6 +131,9 @@ pub enum TurnEnd {
     Failed,
     /// The tool-round cap was reached.
     RoundCap,
+    /// The answer was cut off by the model's output token limit (`finish_reason:
+    /// "length"`): it is not whole, and the person may ask the model to go on.
+    Truncated,
 }
 
 /// Everything the agent tells its front ends.

@@ -561,6 +561,7 @@ impl Runner {
                         text: out.text,
                         calls: resolve_calls(out.calls, &registry),
                         usage,
+                        stop: out.stop,
                     }
                 }
                 Err(failure) if matches!(failure.error, LlmError::Cancelled) => return,

@@ -17,7 +17,7 @@ use std::collections::VecDeque;
 use serde_json::Value;
 
 use super::events::{AgentEvent, ApprovalAnswer, DecidedBy, Phase, TurnEnd};
-use crate::llm::{Message, ToolCall, Usage};
+use crate::llm::{Message, Stop, ToolCall, Usage};
 use crate::tools::{CallIntent, ToolKind, ToolResult};
 
 pub use super::steps::{Action, Event, Limits, ProposedCall, Verdict};
@@ -80,6 +80,8 @@ pub struct Machine {
     queued: VecDeque<String>,
     turn_usage: Usage,
     limits: Limits,
+    /// Said to the model (as a user message) before the next request of this turn.
+    note: Option<String>,
 }
 
 impl Machine {
@@ -99,6 +101,7 @@ impl Machine {
             queued: VecDeque::new(),
             turn_usage: Usage::default(),
             limits,
+            note: None,
         }
     }
 
@@ -147,9 +150,14 @@ impl Machine {
         }
         match event {
             Event::Submit(text) => self.on_submit(text, &mut out),
-            Event::LlmFinished { text, calls, usage } => {
+            Event::LlmFinished {
+                text,
+                calls,
+                usage,
+                stop,
+            } => {
                 if self.phase == Phase::CallingLlm {
-                    self.on_llm_finished(text, calls, usage, &mut out);
+                    self.on_llm_finished(text, calls, usage, stop, &mut out);
                 }
             }
             Event::LlmFailed {
@@ -256,6 +264,9 @@ impl Machine {
     }
 
     fn call_llm(&mut self, out: &mut Vec<Action>) {
+        if let Some(note) = self.note.take() {
+            self.conversation.push(Message::user(note));
+        }
         self.attempt = 1;
         self.set_phase(Phase::CallingLlm, out);
         out.push(Action::CallLlm { attempt: 1 });
@@ -264,12 +275,54 @@ impl Machine {
     fn on_llm_finished(
         &mut self,
         text: String,
-        calls: Vec<ProposedCall>,
+        mut calls: Vec<ProposedCall>,
         usage: Usage,
+        stop: Stop,
         out: &mut Vec<Action>,
     ) {
         self.turn_usage.add(usage);
         out.push(Action::Emit(AgentEvent::Usage { usage }));
+        // A cut response's last call is incomplete when its arguments do not parse: it is
+        // dropped, not answered with an error the model would take for a real failure.
+        let dropped = stop.is_cut() && calls.last().is_some_and(|c| c.invalid.is_some());
+        if dropped {
+            calls.pop();
+        }
+        match stop {
+            Stop::Complete => {}
+            Stop::StreamError { message } => {
+                out.push(Action::Emit(AgentEvent::Error {
+                    message: format!(
+                        "the server reported an error inside its response ({message}); the {} \
+                         complete tool call(s) before it are kept and the model is told",
+                        calls.len()
+                    ),
+                }));
+                self.note = Some(format!(
+                    "[loom] The server reported an error in the middle of your last response \
+                     ({message}). The {} complete tool call(s) before it were handled as usual{}. \
+                     Continue the task.",
+                    calls.len(),
+                    if dropped {
+                        "; an incomplete one after them was dropped"
+                    } else {
+                        ""
+                    }
+                ));
+            }
+            Stop::Length | Stop::ContentFilter => {
+                return self.on_cut_response(text, calls, dropped, stop, out);
+            }
+        }
+        if dropped && calls.is_empty() {
+            // An error in the stream left nothing complete: the request failed.
+            self.conversation.push(Message::Assistant {
+                content: text,
+                tool_calls: Vec::new(),
+            });
+            self.end_turn(TurnEnd::Failed, out);
+            return;
+        }
         if !text.is_empty() {
             out.push(Action::Emit(AgentEvent::AssistantMessage {
                 text: text.clone(),
@@ -350,6 +403,120 @@ impl Machine {
             self.complete(&id, result, 0, out);
         }
         self.advance(out);
+    }
+
+    /// A response the output limit or a content filter cut: none of its calls runs (its
+    /// plan was not finished, and in full-auto nobody would stop a half plan). After the
+    /// limit the model is told and asked to go on, within the turn's round cap; after a
+    /// filter the turn ends. A cut text answer ends the turn as truncated.
+    fn on_cut_response(
+        &mut self,
+        text: String,
+        calls: Vec<ProposedCall>,
+        dropped: bool,
+        stop: Stop,
+        out: &mut Vec<Action>,
+    ) {
+        let filtered = stop == Stop::ContentFilter;
+        let why = if filtered {
+            "the provider's content filter stopped your response"
+        } else {
+            "your response was cut off by the output token limit (finish_reason \"length\")"
+        };
+        if !text.is_empty() {
+            out.push(Action::Emit(AgentEvent::AssistantMessage {
+                text: text.clone(),
+            }));
+        }
+        if calls.is_empty() && !dropped {
+            self.conversation.push(Message::Assistant {
+                content: text,
+                tool_calls: Vec::new(),
+            });
+            let (message, end) = if filtered {
+                (
+                    "the provider's content filter stopped the answer".to_string(),
+                    TurnEnd::Failed,
+                )
+            } else {
+                (
+                    "the answer was cut off by the model's output token limit; ask it to \
+                     continue, or raise the server's limit (max_tokens, llama-server -n)"
+                        .to_string(),
+                    TurnEnd::Truncated,
+                )
+            };
+            out.push(Action::Emit(AgentEvent::Error { message }));
+            self.end_turn(end, out);
+            return;
+        }
+        let not_run = format!(
+            "not run: {why} before it ended, so none of its {} tool call(s) ran{}. Make \
+             fewer or smaller calls per response.",
+            calls.len(),
+            if dropped {
+                " and the last, incomplete one was dropped"
+            } else {
+                ""
+            }
+        );
+        out.push(Action::Emit(AgentEvent::Error {
+            message: format!(
+                "the model's response was cut off ({}) after {} complete tool call(s){}; none \
+                 of them was run{}",
+                if filtered {
+                    "content filter"
+                } else {
+                    "output token limit"
+                },
+                calls.len(),
+                if dropped {
+                    " and an incomplete one"
+                } else {
+                    ""
+                },
+                if filtered {
+                    ""
+                } else {
+                    ", and the model is asked to continue"
+                }
+            ),
+        }));
+        self.conversation.push(Message::Assistant {
+            content: text,
+            tool_calls: calls.iter().map(|c| c.call.clone()).collect(),
+        });
+        for c in &calls {
+            out.push(Action::Emit(AgentEvent::ToolCall {
+                id: c.call.id.clone(),
+                name: c.call.name.clone(),
+                arguments: c.args.clone(),
+                intent: c.intent.clone(),
+            }));
+            let result = ToolResult::err(&not_run);
+            out.push(Action::Emit(AgentEvent::ToolResult {
+                id: c.call.id.clone(),
+                name: c.call.name.clone(),
+                result: result.clone(),
+                duration_ms: 0,
+            }));
+            self.conversation.push(tool_message(&c.call, &result));
+        }
+        if calls.is_empty() {
+            self.note = Some(format!(
+                "[loom] {why} in the middle of a tool call, which was dropped. Make fewer or \
+                 smaller calls per response, and continue."
+            ));
+        }
+        self.round += 1;
+        if filtered {
+            self.end_turn(TurnEnd::Failed, out);
+        } else if self.round > self.limits.max_tool_rounds {
+            self.note = None;
+            self.end_turn(TurnEnd::RoundCap, out);
+        } else {
+            self.call_llm(out);
+        }
     }
 
     fn on_llm_failed(&mut self, failure: Failure, out: &mut Vec<Action>) {
@@ -616,6 +783,7 @@ impl Machine {
 
     fn end_turn(&mut self, end: TurnEnd, out: &mut Vec<Action>) {
         self.batch.clear();
+        self.note = None;
         self.set_phase(Phase::Idle, out);
         let unsent: Vec<String> = if end == TurnEnd::Interrupted {
             self.queued.drain(..).collect()

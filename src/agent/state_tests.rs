@@ -28,6 +28,7 @@ fn finished(calls: Vec<ProposedCall>) -> Event {
         text: String::new(),
         calls,
         usage: Usage::default(),
+        stop: Stop::Complete,
     }
 }
 
@@ -55,6 +56,7 @@ fn simple_answer_ends_the_turn() {
         text: "hello".into(),
         calls: vec![],
         usage: Usage::default(),
+        stop: Stop::Complete,
     });
     assert_eq!(m.phase(), Phase::Idle);
     assert!(has(&a, |x| matches!(
@@ -270,6 +272,7 @@ fn queued_messages_start_the_next_turn_or_come_back_after_interrupt() {
         text: "ok".into(),
         calls: vec![],
         usage: Usage::default(),
+        stop: Stop::Complete,
     });
     assert!(
         has(&a, |x| matches!(x, Action::CallLlm { .. })),
@@ -310,7 +313,7 @@ fn hunk_answers_with_nothing_selected_are_denials() {
 #[derive(Debug, Clone)]
 enum Gen {
     Submit,
-    Llm(Vec<u8>),
+    Llm(Vec<u8>, u8),
     Fail { retryable: bool, emitted: bool },
     RetryElapsed,
     Decide(usize, u8),
@@ -326,7 +329,8 @@ enum Gen {
 fn any_event() -> impl Strategy<Value = Gen> {
     prop_oneof![
         2 => Just(Gen::Submit),
-        3 => proptest::collection::vec(0u8..4, 0..4).prop_map(Gen::Llm),
+        3 => (proptest::collection::vec(0u8..4, 0..4), 0u8..8)
+            .prop_map(|(kinds, stop)| Gen::Llm(kinds, stop)),
         2 => (any::<bool>(), any::<bool>()).prop_map(|(retryable, emitted)| Gen::Fail { retryable, emitted }),
         1 => Just(Gen::RetryElapsed),
         4 => (0usize..4, 0u8..4).prop_map(|(i, v)| Gen::Decide(i, v)),
@@ -364,7 +368,7 @@ impl World {
         };
         match g {
             Gen::Submit => Event::Submit("msg".into()),
-            Gen::Llm(kinds) => Event::LlmFinished {
+            Gen::Llm(kinds, stop) => Event::LlmFinished {
                 text: "t".into(),
                 calls: kinds
                     .into_iter()
@@ -378,6 +382,14 @@ impl World {
                     })
                     .collect(),
                 usage: Usage::default(),
+                stop: match stop {
+                    0 => Stop::Length,
+                    1 => Stop::ContentFilter,
+                    2 => Stop::StreamError {
+                        message: "boom".into(),
+                    },
+                    _ => Stop::Complete,
+                },
             },
             Gen::Fail { retryable, emitted } => Event::LlmFailed {
                 message: "x".into(),
@@ -499,4 +511,80 @@ proptest! {
             prop_assert!(actions.contains(&Action::Stop) || w.m.phase() == Phase::ShuttingDown);
         }
     }
+}
+
+/// Regression (issue 12): calls of a response cut by the token limit ran. None is decided
+/// or run, each is answered with why, the incomplete last one is dropped, and the model is
+/// asked to go on; a model that keeps being cut stops at the round cap.
+#[test]
+fn a_length_cut_response_runs_none_of_its_calls_and_asks_the_model_to_go_on() {
+    let limits = Limits {
+        max_tool_rounds: 2,
+        max_llm_attempts: 3,
+    };
+    let mut m = Machine::new(limits);
+    m.step(Event::Submit("go".into()));
+    let cut = |m: &mut Machine| {
+        let mut incomplete = call("c9", "read_file", ToolKind::Read);
+        incomplete.invalid = Some("arguments are not valid JSON".into());
+        m.step(Event::LlmFinished {
+            text: String::new(),
+            calls: vec![call("c1", "write_file", ToolKind::Write), incomplete],
+            usage: Usage::default(),
+            stop: Stop::Length,
+        })
+    };
+    let a = cut(&mut m);
+    assert!(!has(&a, |x| matches!(
+        x,
+        Action::Decide { .. } | Action::RunTool { .. }
+    )));
+    assert!(
+        has(&a, |x| matches!(x, Action::CallLlm { .. })),
+        "asked to go on"
+    );
+    assert!(check_tool_answers(m.conversation()).is_ok());
+    let answered: Vec<&Message> = m
+        .conversation()
+        .iter()
+        .filter(|x| matches!(x, Message::Tool { .. }))
+        .collect();
+    assert_eq!(
+        answered.len(),
+        1,
+        "the incomplete call is dropped, not answered"
+    );
+    cut(&mut m);
+    let a = cut(&mut m);
+    assert!(has(&a, |x| matches!(
+        x,
+        Action::Emit(AgentEvent::TurnComplete {
+            end: TurnEnd::RoundCap,
+            ..
+        })
+    )));
+    assert_eq!(m.phase(), Phase::Idle);
+}
+
+#[test]
+fn a_cut_text_answer_ends_the_turn_as_truncated() {
+    let mut m = Machine::new(Limits::default());
+    m.step(Event::Submit("explain".into()));
+    let a = m.step(Event::LlmFinished {
+        text: "First, the".into(),
+        calls: vec![],
+        usage: Usage::default(),
+        stop: Stop::Length,
+    });
+    assert!(has(&a, |x| matches!(
+        x,
+        Action::Emit(AgentEvent::TurnComplete {
+            end: TurnEnd::Truncated,
+            ..
+        })
+    )));
+    assert!(has(&a, |x| matches!(
+        x,
+        Action::Emit(AgentEvent::Error { .. })
+    )));
 }

@@ -78,6 +78,8 @@ pub enum Event {
         calls: Vec<ProposedCall>,
         /// Tokens used (reported or estimated).
         usage: Usage,
+        /// Whether the response is whole.
+        stop: crate::llm::Stop,
     },
     /// A model request failed.
     LlmFailed {

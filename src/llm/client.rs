@@ -114,8 +114,10 @@ pub struct LlmOutput {
     pub calls: Vec<AssembledCall>,
     /// Token usage, when the server reported it.
     pub usage: Option<Usage>,
-    /// Why the model stopped.
+    /// Why the model stopped, as the server said it.
     pub finish_reason: Option<String>,
+    /// Whether the response is whole, and if not why.
+    pub stop: super::Stop,
 }
 
 /// A failed request and what had arrived before it failed.
@@ -388,6 +390,7 @@ impl LlmClient {
         let mut finish_reason = None;
         let mut emitted = false;
         let mut received = false;
+        let mut stream_error = None;
         loop {
             let item = tokio::select! {
                 item = stream.next() => item,
@@ -411,6 +414,16 @@ impl LlmClient {
                 continue;
             };
             if let Some(error) = &chunk.error {
+                // Calls that arrived whole before the error are kept (the agent runs them
+                // and tells the model); with nothing whole to keep, the request failed
+                // like any other and may be retried.
+                let whole = finish_calls(assembler.clone().into_raw())
+                    .iter()
+                    .any(|c| c.args_error.is_none());
+                if whole {
+                    stream_error = Some(error_message(error));
+                    break;
+                }
                 let error = LlmError::Http {
                     status: 500,
                     message: format!("error inside the stream: {}", error_message(error)),
@@ -470,11 +483,16 @@ impl LlmClient {
         if let Err(e) = budget.check_calls(raw.len()) {
             return Err(fail(e, visible, emitted));
         }
+        let stop = match stream_error {
+            Some(message) => super::Stop::StreamError { message },
+            None => super::Stop::from_finish_reason(finish_reason.as_deref()),
+        };
         Ok(LlmOutput {
             text: visible,
             calls: finish_calls(raw),
             usage,
             finish_reason,
+            stop,
         })
     }
 }

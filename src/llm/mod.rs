@@ -12,11 +12,13 @@ pub mod client;
 pub mod discover;
 pub mod message;
 pub mod retry;
+pub mod stop;
 pub mod text_calls;
 pub mod wire;
 
 pub use client::{ChatRequest, LlmClient, LlmError, LlmFailure, LlmOutput, StreamEvent};
 pub use message::{Message, ToolCall, Usage};
+pub use stop::Stop;
 
 /// Install the TLS crypto provider (ring) once per process. reqwest is built without a
 /// default provider to keep aws-lc (a large C build) out of the tree; every HTTP client in

@@ -20,6 +20,9 @@ use crate::llm::{Message, Usage};
 use crate::policy::Autonomy;
 use crate::tools::diff::Hunk;
 
+/// What the message box offers after an answer was cut off by the token limit.
+pub const CONTINUE: &str = "Continue exactly where your last answer stopped.";
+
 /// Which part of the screen has the keyboard.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Focus {
@@ -541,6 +544,14 @@ impl App {
                 if end == TurnEnd::Interrupted {
                     self.transcript
                         .push_notice(NoticeLevel::Info, "interrupted");
+                }
+                if end == TurnEnd::Truncated && self.composer.is_empty() {
+                    // The offer to go on: one Enter sends it, or type something else.
+                    self.composer.set_text(CONTINUE);
+                    self.transcript.push_notice(
+                        NoticeLevel::Info,
+                        "the answer was cut off: Enter asks the model to continue",
+                    );
                 }
                 if let Some(figures) = finished {
                     self.transcript

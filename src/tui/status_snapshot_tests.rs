@@ -224,3 +224,34 @@ fn command_approval_keys_stay_visible_at_60x20_and_a_long_command_scrolls() {
     app.on_key(KeyEvent::from(KeyCode::Char('y')));
     assert!(matches!(rx.try_recv(), Ok(UserOp::Approve { .. })));
 }
+
+#[test]
+fn a_truncated_answer_offers_to_continue() {
+    let (mut app, _rx) = app("dark");
+    phase(&mut app, Phase::CallingLlm);
+    ev(
+        &mut app,
+        AgentEvent::TextDelta {
+            text: "The three causes are: first, the".into(),
+        },
+    );
+    ev(
+        &mut app,
+        AgentEvent::Error {
+            message: "the answer was cut off by the model's output token limit; ask it to \
+                      continue, or raise the server's limit (max_tokens, llama-server -n)"
+                .into(),
+        },
+    );
+    phase(&mut app, Phase::Idle);
+    ev(
+        &mut app,
+        AgentEvent::TurnComplete {
+            usage: Usage::default(),
+            end: TurnEnd::Truncated,
+            unsent: Vec::new(),
+        },
+    );
+    assert_eq!(app.composer.text(), super::app::CONTINUE);
+    insta::assert_snapshot!(text(&mut app, 80, 16));
+}

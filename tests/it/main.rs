@@ -12,6 +12,7 @@ mod files_beneath;
 mod full_disk;
 mod project_trust;
 mod provider_bounds;
+mod replay;
 mod sandbox;
 mod sessions;
 mod tool_cli;

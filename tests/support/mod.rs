@@ -11,6 +11,7 @@
 
 use std::collections::VecDeque;
 use std::net::SocketAddr;
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -47,6 +48,8 @@ pub enum Reply {
     EndlessLine,
     /// Accept the request and never answer (no headers, no bytes).
     Silent,
+    /// Bytes recorded from a real server, sent event by event as they were received.
+    Recorded(String),
     /// An error status with a body and optional `Retry-After` seconds.
     Status {
         /// Status code.
@@ -182,6 +185,16 @@ async fn chat(
                 .body(Body::from_stream(head.chain(rest)))
                 .unwrap()
         }
+        Reply::Recorded(text) => {
+            let events: Vec<Result<Bytes, std::io::Error>> = text
+                .split_inclusive("\n\n")
+                .map(|e| Ok(Bytes::from(e.to_string())))
+                .collect();
+            Response::builder()
+                .header("content-type", "text/event-stream")
+                .body(Body::from_stream(futures::stream::iter(events)))
+                .unwrap()
+        }
         Reply::Stream(frames) => {
             let stream = futures::stream::unfold(frames.into_iter(), |mut it| async move {
                 loop {
@@ -204,6 +217,15 @@ async fn chat(
                 .unwrap()
         }
     }
+}
+
+/// A stream recorded from llama.cpp's `llama-server` (tests/fixtures/llama-server).
+pub fn recorded(name: &str) -> Reply {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/llama-server")
+        .join(name);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    Reply::Recorded(text)
 }
 
 // ---- building replies in each dialect ----
@@ -245,6 +267,34 @@ pub fn text_reply(text: &str) -> Reply {
     }
     frames.push(Frame::Data(chunk(json!({}), Some("stop"))));
     frames.extend(usage_and_done(100, 20));
+    Reply::Stream(frames)
+}
+
+/// A plain answer that ends with `finish_reason` (e.g. `length`: cut by the token limit).
+pub fn text_reply_finishing(text: &str, finish: &str) -> Reply {
+    let mut frames = vec![Frame::Data(chunk(
+        json!({"role": "assistant", "content": ""}),
+        None,
+    ))];
+    for p in pieces(text, 7) {
+        frames.push(Frame::Data(chunk(json!({"content": p}), None)));
+    }
+    frames.push(Frame::Data(chunk(json!({}), Some(finish))));
+    frames.extend(usage_and_done(100, 20));
+    Reply::Stream(frames)
+}
+
+/// Whole calls, then an error event inside the stream and no end (what llama-server
+/// sends when its output parser fails after the calls).
+pub fn calls_then_stream_error(calls: &[Call<'_>], message: &str) -> Reply {
+    let Reply::Stream(mut frames) = calls_openai(calls) else {
+        unreachable!("calls_openai streams")
+    };
+    // Drop the finish chunk, the usage chunk and [DONE].
+    frames.truncate(frames.len() - 3);
+    frames.push(Frame::Data(
+        json!({"error": {"code": 500, "message": message, "type": "server_error"}}).to_string(),
+    ));
     Reply::Stream(frames)
 }
 

@@ -1,0 +1,213 @@
+//! Real llama-server streams replayed through the scripted server (issue 12): what Loom
+//! does when a response is cut by the token limit, or an error arrives inside the stream.
+
+use serde_json::Value;
+
+use crate::exec::exec;
+use crate::support::{self, ScriptedServer};
+
+fn workspace() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("hello.py"), "print('hello')\n").unwrap();
+    dir
+}
+
+fn errors(run: &crate::exec::Run) -> Vec<String> {
+    run.of_type("error")
+        .iter()
+        .map(|e| e["message"].as_str().unwrap_or("").to_string())
+        .collect()
+}
+
+/// A recorded stream end to end: the call is assembled from llama-server's deltas (the
+/// tiny model added an argument read_file does not take, which the model is told), and the
+/// turn goes on to the answer.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_recorded_llama_server_tool_call_is_assembled_and_answered() {
+    let dir = workspace();
+    let server = ScriptedServer::start(vec![
+        support::recorded("tool-call.sse"),
+        support::text_reply("It prints hello."),
+    ])
+    .await;
+    let run = exec(dir.path(), &server, "supervised", "what does hello.py do?").await;
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let calls = run.of_type("tool_call");
+    assert_eq!(calls.len(), 1);
+    assert_eq!(calls[0]["id"], "4TEfGKGDZjjPwAiFLgJbXV2jjskhpnrV");
+    assert_eq!(calls[0]["name"], "read_file");
+    let results = run.of_type("tool_result");
+    assert!(
+        results[0]["error"]
+            .to_string()
+            .contains("unknown field `text`"),
+        "{results:?}"
+    );
+    let told = support::tool_messages(&server.requests()[1]);
+    assert_eq!(told[0].0, "4TEfGKGDZjjPwAiFLgJbXV2jjskhpnrV");
+    assert_eq!(
+        run.of_type("assistant_message")[0]["text"],
+        "It prints hello."
+    );
+}
+
+/// Regression (issue 12): in full-auto Loom ran every complete call of a response cut by
+/// the token limit (38 writes over one file in the recording). Now none runs, the last,
+/// incomplete one is dropped, and the model is told and asked to go on.
+#[tokio::test(flavor = "multi_thread")]
+async fn calls_of_a_response_cut_by_length_are_not_run_even_in_full_auto() {
+    let dir = workspace();
+    let server = ScriptedServer::start(vec![
+        support::recorded("parallel-calls-cut-by-length.trimmed.sse"),
+        support::text_reply("I will do it in smaller steps."),
+    ])
+    .await;
+    let run = exec(dir.path(), &server, "full-auto", "rewrite hello.py").await;
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("hello.py")).unwrap(),
+        "print('hello')\n",
+        "nothing of the cut response was run"
+    );
+    let calls: Vec<&str> = run
+        .of_type("tool_call")
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        calls,
+        ["read_file", "write_file", "edit_file"],
+        "the incomplete fourth call is dropped"
+    );
+    for r in run.of_type("tool_result") {
+        assert_eq!(r["success"], false, "{r}");
+        assert!(r["error"].to_string().contains("not run"), "{r}");
+    }
+    let errors = errors(&run);
+    assert!(
+        errors
+            .iter()
+            .any(|e| e.contains("cut off") && e.contains("none of them was run")),
+        "{errors:?}"
+    );
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2, "the model is asked to go on");
+    let told = support::tool_messages(&requests[1]);
+    assert_eq!(told.len(), 3);
+    assert!(told[0].1.to_string().contains("finish_reason"), "{told:?}");
+    assert_eq!(run.of_type("turn_completed")[0]["end"], "done");
+}
+
+/// The recorded `finish-length.sse`: one complete read cut by `length` is not run either.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_recorded_length_cut_call_is_reported_not_run() {
+    let dir = workspace();
+    let server = ScriptedServer::start(vec![
+        support::recorded("finish-length.sse"),
+        support::text_reply("Let me try again."),
+    ])
+    .await;
+    let run = exec(dir.path(), &server, "supervised", "read hello.py").await;
+    let results = run.of_type("tool_result");
+    assert_eq!(results.len(), 1);
+    assert!(results[0]["error"].to_string().contains("not run"));
+    assert_eq!(server.requests().len(), 2);
+}
+
+/// Regression (issue 12): a text answer cut by the token limit ended as `done`, exit 0,
+/// nothing said.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_text_answer_cut_by_length_is_reported_as_truncated() {
+    let dir = workspace();
+    let server = ScriptedServer::start(vec![support::text_reply_finishing(
+        "The three causes are: first, the",
+        "length",
+    )])
+    .await;
+    let run = exec(dir.path(), &server, "supervised", "explain").await;
+    assert_eq!(run.code, 1, "a cut answer is not a finished task");
+    assert_eq!(run.of_type("turn_completed")[0]["end"], "truncated");
+    let errors = errors(&run);
+    assert!(
+        errors.iter().any(|e| e.contains("output token limit")),
+        "{errors:?}"
+    );
+    let answer = run.of_type("assistant_message");
+    assert_eq!(answer[0]["text"], "The three causes are: first, the");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_content_filter_stop_is_reported() {
+    let dir = workspace();
+    let server = ScriptedServer::start(vec![support::text_reply_finishing(
+        "I can't",
+        "content_filter",
+    )])
+    .await;
+    let run = exec(dir.path(), &server, "supervised", "hm").await;
+    assert_eq!(run.code, 1);
+    assert!(
+        errors(&run).iter().any(|e| e.contains("content filter")),
+        "{:?}",
+        errors(&run)
+    );
+}
+
+/// Regression (issue 12): a complete call followed by an in-stream error event was thrown
+/// away and the request retried as a 500. Now the call is kept and runs, the error is
+/// reported, and the model is told before it goes on.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_complete_call_before_an_in_stream_error_is_kept_and_the_model_told() {
+    let dir = workspace();
+    let server = ScriptedServer::start(vec![
+        support::calls_then_stream_error(
+            &[("c1", "read_file", r#"{"path": "hello.py"}"#)],
+            "The model produced output that does not match the expected peg-native format",
+        ),
+        support::text_reply("It prints hello."),
+    ])
+    .await;
+    let run = exec(dir.path(), &server, "supervised", "what does it do?").await;
+    let results = run.of_type("tool_result");
+    assert_eq!(results.len(), 1);
+    assert_eq!(results[0]["success"], true, "{results:?}");
+    assert!(
+        errors(&run).iter().any(|e| e.contains("peg-native")),
+        "{:?}",
+        errors(&run)
+    );
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2, "not retried: continued");
+    let last_user = requests[1]["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .rev()
+        .find(|m| m["role"] == "user")
+        .cloned()
+        .unwrap_or(Value::Null);
+    assert!(
+        last_user["content"]
+            .to_string()
+            .contains("error in the middle"),
+        "{last_user}"
+    );
+}
+
+/// The recorded in-stream error follows a call whose arguments never closed: nothing whole
+/// arrived, so the request failed and is retried like any other server error.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_recorded_in_stream_error_after_an_unfinished_call_is_retried() {
+    let dir = workspace();
+    let server = ScriptedServer::start(vec![
+        support::recorded("error-event-after-tool-call.sse"),
+        support::text_reply("Done."),
+    ])
+    .await;
+    let run = exec(dir.path(), &server, "supervised", "go").await;
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.of_type("retry").len(), 1);
+    assert!(
+        run.of_type("tool_result").is_empty(),
+        "the unfinished call never ran"
+    );
+}
