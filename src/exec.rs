@@ -224,6 +224,20 @@ pub fn to_json(event: &AgentEvent) -> Option<Value> {
             "duration_ms": duration_ms,
         }),
         AgentEvent::Notice { message } => json!({"type": "notice", "message": message}),
+        AgentEvent::Compacted {
+            before_tokens,
+            after_tokens,
+            trimmed_results,
+            summarized_messages,
+            summary_failed,
+        } => json!({
+            "type": "compacted", "before_tokens": before_tokens, "after_tokens": after_tokens,
+            "trimmed_results": trimmed_results, "summarized_messages": summarized_messages,
+            "summary_failed": summary_failed,
+        }),
+        AgentEvent::ContextWindow { tokens, source } => json!({
+            "type": "context_window", "tokens": tokens, "source": source,
+        }),
         AgentEvent::TextDelta { .. }
         | AgentEvent::ReasoningDelta { .. }
         | AgentEvent::StateChanged { .. }

@@ -26,8 +26,32 @@ pub enum Phase {
     PostToolsHook,
     /// A model request failed; a retry is scheduled.
     Error,
+    /// The conversation is being compacted to fit the model's context window.
+    Compacting,
     /// The agent is stopping.
     ShuttingDown,
+}
+
+impl AgentEvent {
+    /// The report of a [`AgentEvent::Compacted`] event.
+    pub fn compaction(&self) -> Option<crate::agent::compact::Report> {
+        match self {
+            AgentEvent::Compacted {
+                before_tokens,
+                after_tokens,
+                trimmed_results,
+                summarized_messages,
+                summary_failed,
+            } => Some(crate::agent::compact::Report {
+                before_tokens: *before_tokens,
+                after_tokens: *after_tokens,
+                trimmed_results: *trimmed_results,
+                summarized_messages: *summarized_messages,
+                summary_failed: summary_failed.clone(),
+            }),
+            _ => None,
+        }
+    }
 }
 
 impl Phase {
@@ -40,6 +64,7 @@ impl Phase {
             Phase::AwaitingApproval => "AwaitingApproval",
             Phase::PostToolsHook => "PostToolsHook",
             Phase::Error => "Error",
+            Phase::Compacting => "Compacting",
             Phase::ShuttingDown => "ShuttingDown",
         }
     }
@@ -288,6 +313,27 @@ pub enum AgentEvent {
         /// The list.
         changes: Vec<crate::changelog::ChangeSummary>,
     },
+    /// The conversation was compacted to fit the model's context window (what is sent
+    /// shrank; the session file keeps everything).
+    Compacted {
+        /// Estimated tokens before.
+        before_tokens: u64,
+        /// Estimated tokens after.
+        after_tokens: u64,
+        /// Tool results cut to their head and tail.
+        trimmed_results: usize,
+        /// Older messages replaced by a summary.
+        summarized_messages: usize,
+        /// Why the older part could not be summarised (it was left out instead), if so.
+        summary_failed: Option<String>,
+    },
+    /// What Loom now knows of the model's context window (from the server or config).
+    ContextWindow {
+        /// Tokens.
+        tokens: u64,
+        /// Where the figure comes from.
+        source: String,
+    },
 }
 
 /// What front ends ask of the agent.
@@ -325,6 +371,8 @@ pub enum UserOp {
     },
     /// Start a new conversation (only while idle).
     Clear,
+    /// Compact the conversation now (only while idle).
+    Compact,
     /// Plan (and with `apply`, do) an undo.
     Undo {
         /// Which changes.

@@ -45,6 +45,11 @@ pub struct AgentHandle {
     pub task: tokio::task::JoinHandle<()>,
 }
 
+/// Characters per token before the server has reported any usage: a little below the
+/// usual four, as code and JSON tokenise denser than prose (compaction comes early rather
+/// than late).
+const DEFAULT_CHARS_PER_TOKEN: f64 = 3.5;
+
 /// Messages from the runner's own tasks.
 enum Internal {
     Machine(Event),
@@ -55,6 +60,8 @@ enum Internal {
     },
     /// The undo journal or a workspace snapshot could not be written.
     JournalFailed(String),
+    /// Characters per token, measured on a request the server reported usage for.
+    Calibrated(f64),
 }
 
 /// Everything the runner needs; see [`Runner::spawn`].
@@ -84,6 +91,10 @@ pub struct Runner {
     turn: u64,
     /// Whether the last session or journal write failed (so a streak is reported once).
     save_failing: bool,
+    /// The model's context window, when known (config, or learned from the server).
+    context_window: Option<u64>,
+    /// Characters per token of what is sent, calibrated by the server's reported usage.
+    chars_per_token: f64,
 }
 
 /// Pieces to build a runner from.
@@ -162,7 +173,20 @@ impl Runner {
             changelog: parts.changelog,
             turn: 0,
             save_failing: false,
+            context_window: None,
+            chars_per_token: DEFAULT_CHARS_PER_TOKEN,
         };
+        let mut runner = runner;
+        runner.context_window = runner
+            .llm
+            .as_ref()
+            .and_then(|c| c.settings().context_window);
+        if let Some(tokens) = runner.context_window {
+            let _ = runner.events.send(AgentEvent::ContextWindow {
+                tokens,
+                source: "config".into(),
+            });
+        }
         let task = tokio::spawn(runner.run(ops_rx));
         AgentHandle {
             ops: ops_tx,
@@ -187,6 +211,10 @@ impl Runner {
                         self.prepared.insert(id.clone(), *change);
                         Event::Decided { id, verdict }
                     }
+                    Internal::Calibrated(ratio) => {
+                        self.chars_per_token = ratio.clamp(1.5, 8.0);
+                        continue;
+                    }
                     Internal::JournalFailed(message) => {
                         self.save_failed(format!(
                             "the undo journal could not be written ({message}): file edits \
@@ -197,7 +225,26 @@ impl Runner {
                     }
                 },
             };
+            if let Event::LlmFailed {
+                overflow: Some(o), ..
+            } = &event
+                && let Some(window) = o.window
+                && self.context_window != Some(window)
+            {
+                self.context_window = Some(window);
+                self.emit(AgentEvent::ContextWindow {
+                    tokens: window,
+                    source: "the server's error".into(),
+                });
+            }
+            let compacting = self.machine.phase() == super::events::Phase::Compacting
+                && matches!(event, Event::Compacted { .. });
             let actions = self.machine.step(event);
+            if compacting {
+                // The conversation was replaced: the transcript starts over from it (the
+                // full history stays earlier in the file).
+                self.logged = usize::MAX;
+            }
             // The conversation is saved before anything is shown or done about it, so a
             // failed save is reported before the turn is seen to end.
             self.sync_transcript();
@@ -441,6 +488,7 @@ impl Runner {
                 None
             }
             UserOp::Shutdown => Some(Event::Shutdown),
+            UserOp::Compact => Some(Event::CompactNow),
         }
     }
 
@@ -497,10 +545,56 @@ impl Runner {
                 self.rulings.clear();
             }
             Action::CancelTimers => self.timer_cancel.cancel(),
+            Action::Compact => self.compact(),
             Action::Emit(event) => self.emit(event),
             Action::Stop => return true,
         }
         false
+    }
+
+    /// The sizes compaction works with, for a window of `window` tokens.
+    fn budget(&self, window: u64) -> super::compact::Budget {
+        super::compact::Budget {
+            window,
+            chars_per_token: self.chars_per_token,
+            overhead_chars: self.system_prompt.len()
+                + self
+                    .tool_schemas
+                    .iter()
+                    .map(|t| t.to_string().len())
+                    .sum::<usize>(),
+        }
+    }
+
+    /// Compact the conversation in the background; the machine hears how it went. With
+    /// no known window (a server that said the prompt is too long but not its size), the
+    /// target is two thirds of what was sent.
+    fn compact(&mut self) {
+        let conversation = self.machine.conversation().to_vec();
+        let window = self.context_window.unwrap_or_else(|| {
+            let sent = self.budget(u64::MAX / 4).tokens(&conversation);
+            (sent * 2 / 3).max(1)
+        });
+        let budget = self.budget(window);
+        let client = self.llm.clone();
+        self.llm_cancel = CancellationToken::new();
+        let cancel = self.llm_cancel.clone();
+        let tx = self.internal_tx.clone();
+        tokio::spawn(async move {
+            let done =
+                super::compact::compact(conversation, budget, client.as_ref(), &cancel).await;
+            if cancel.is_cancelled() {
+                return;
+            }
+            let event = match done {
+                Ok(c) => Event::Compacted {
+                    conversation: c.conversation,
+                    report: c.report,
+                },
+                Err(message) => Event::CompactFailed { message },
+            };
+            let _ = tx.send(Internal::Machine(event));
+        });
     }
 
     fn call_llm(&mut self) {
@@ -512,9 +606,17 @@ impl Runner {
                 partial_text: String::new(),
                 emitted: false,
                 retry_after: None,
+                overflow: None,
             }));
             return;
         };
+        if let Some(window) = self.context_window
+            && !self.machine.compacted()
+            && self.budget(window).is_full(self.machine.conversation())
+        {
+            let _ = self.internal_tx.send(Internal::Machine(Event::ContextFull));
+            return;
+        }
         let mut messages = Vec::with_capacity(self.machine.conversation().len() + 1);
         messages.push(Message::System {
             content: self.system_prompt.clone(),
@@ -554,6 +656,10 @@ impl Runner {
                             .iter()
                             .map(|c| c.call.arguments.len())
                             .sum::<usize>();
+                    if let Some(u) = out.usage.filter(|u| !u.estimated && u.prompt_tokens > 0) {
+                        let ratio = prompt_chars as f64 / u.prompt_tokens as f64;
+                        let _ = tx.send(Internal::Calibrated(ratio));
+                    }
                     let usage = out
                         .usage
                         .unwrap_or_else(|| Usage::estimate(prompt_chars, completion_chars));
@@ -569,6 +675,7 @@ impl Runner {
                     message: failure.error.to_string(),
                     retryable: failure.error.retryable(),
                     retry_after: failure.error.retry_after(),
+                    overflow: failure.error.overflow(),
                     partial_text: failure.partial_text,
                     emitted: failure.emitted,
                 },

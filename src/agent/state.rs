@@ -23,6 +23,7 @@ use crate::tools::{CallIntent, ToolKind, ToolResult};
 pub use super::steps::{Action, Event, Limits, ProposedCall, Verdict};
 
 struct Failure {
+    overflow: Option<crate::llm::overflow::Overflow>,
     message: String,
     retryable: bool,
     partial_text: String,
@@ -82,6 +83,11 @@ pub struct Machine {
     limits: Limits,
     /// Said to the model (as a user message) before the next request of this turn.
     note: Option<String>,
+    /// Whether the conversation was compacted since the last answer (a request that
+    /// still does not fit then fails instead of compacting again).
+    compacted: bool,
+    /// Whether the running compaction was asked for by the person (it ends idle).
+    compacting_on_request: bool,
 }
 
 impl Machine {
@@ -102,12 +108,20 @@ impl Machine {
             turn_usage: Usage::default(),
             limits,
             note: None,
+            compacted: false,
+            compacting_on_request: false,
         }
     }
 
     /// The current state.
     pub fn phase(&self) -> Phase {
         self.phase
+    }
+
+    /// Whether the conversation was compacted since the model last answered (then the
+    /// runner sends the request as it is rather than compacting again).
+    pub fn compacted(&self) -> bool {
+        self.compacted
     }
 
     /// The conversation so far (without the system prompt).
@@ -166,9 +180,11 @@ impl Machine {
                 partial_text,
                 emitted,
                 retry_after,
+                overflow,
             } => {
                 if self.phase == Phase::CallingLlm {
                     let failure = Failure {
+                        overflow,
                         message,
                         retryable,
                         partial_text,
@@ -176,6 +192,58 @@ impl Machine {
                         retry_after,
                     };
                     self.on_llm_failed(failure, &mut out);
+                }
+            }
+            Event::ContextFull => {
+                if self.phase == Phase::CallingLlm && !self.compacted {
+                    self.set_phase(Phase::Compacting, &mut out);
+                    out.push(Action::Compact);
+                }
+            }
+            Event::CompactNow => {
+                if self.phase == Phase::Idle && !self.conversation.is_empty() {
+                    self.compacting_on_request = true;
+                    self.set_phase(Phase::Compacting, &mut out);
+                    out.push(Action::Compact);
+                } else if self.phase != Phase::Idle {
+                    out.push(Action::Emit(AgentEvent::Error {
+                        message: "compaction runs between turns: wait for this one to end \
+                                  (or Esc)"
+                            .into(),
+                    }));
+                }
+            }
+            Event::Compacted {
+                conversation,
+                report,
+            } => {
+                if self.phase == Phase::Compacting {
+                    self.conversation = conversation;
+                    out.push(Action::Emit(AgentEvent::Compacted {
+                        before_tokens: report.before_tokens,
+                        after_tokens: report.after_tokens,
+                        trimmed_results: report.trimmed_results,
+                        summarized_messages: report.summarized_messages,
+                        summary_failed: report.summary_failed,
+                    }));
+                    if std::mem::take(&mut self.compacting_on_request) {
+                        self.set_phase(Phase::Idle, &mut out);
+                    } else {
+                        self.compacted = true;
+                        self.call_llm(&mut out);
+                    }
+                }
+            }
+            Event::CompactFailed { message } => {
+                if self.phase == Phase::Compacting {
+                    out.push(Action::Emit(AgentEvent::Error {
+                        message: format!("the conversation could not be compacted: {message}"),
+                    }));
+                    if std::mem::take(&mut self.compacting_on_request) {
+                        self.set_phase(Phase::Idle, &mut out);
+                    } else {
+                        self.end_turn(TurnEnd::Failed, &mut out);
+                    }
                 }
             }
             Event::RetryElapsed => {
@@ -281,6 +349,7 @@ impl Machine {
         out: &mut Vec<Action>,
     ) {
         self.turn_usage.add(usage);
+        self.compacted = false;
         out.push(Action::Emit(AgentEvent::Usage { usage }));
         // A cut response's last call is incomplete when its arguments do not parse: it is
         // dropped, not answered with an error the model would take for a real failure.
@@ -520,7 +589,14 @@ impl Machine {
     }
 
     fn on_llm_failed(&mut self, failure: Failure, out: &mut Vec<Action>) {
+        if failure.overflow.is_some() && !self.compacted {
+            // The server says the prompt does not fit: compact, then try once more.
+            self.set_phase(Phase::Compacting, out);
+            out.push(Action::Compact);
+            return;
+        }
         let Failure {
+            overflow: _,
             message,
             retryable,
             partial_text,
@@ -752,6 +828,13 @@ impl Machine {
                 }
             }
             Phase::Error => out.push(Action::CancelTimers),
+            Phase::Compacting => {
+                out.push(Action::CancelLlm);
+                if std::mem::take(&mut self.compacting_on_request) {
+                    self.set_phase(Phase::Idle, out);
+                    return;
+                }
+            }
             Phase::ExecutingTools | Phase::AwaitingApproval | Phase::PostToolsHook => {
                 out.push(Action::CancelTools);
                 let open: Vec<(String, SlotStatus)> = self
@@ -784,6 +867,7 @@ impl Machine {
     fn end_turn(&mut self, end: TurnEnd, out: &mut Vec<Action>) {
         self.batch.clear();
         self.note = None;
+        self.compacted = false;
         self.set_phase(Phase::Idle, out);
         let unsent: Vec<String> = if end == TurnEnd::Interrupted {
             self.queued.drain(..).collect()

@@ -176,6 +176,7 @@ fn retries_are_bounded_and_then_fail() {
         partial_text: String::new(),
         emitted: false,
         retry_after: None,
+        overflow: None,
     };
     let a = m.step(fail());
     assert!(has(&a, |x| matches!(
@@ -208,6 +209,7 @@ fn cut_stream_after_output_keeps_partial_text() {
         partial_text: "half an ans".into(),
         emitted: true,
         retry_after: None,
+        overflow: None,
     });
     assert!(!has(&a, |x| matches!(x, Action::ScheduleRetry { .. })));
     assert_eq!(
@@ -314,7 +316,15 @@ fn hunk_answers_with_nothing_selected_are_denials() {
 enum Gen {
     Submit,
     Llm(Vec<u8>, u8),
-    Fail { retryable: bool, emitted: bool },
+    Fail {
+        retryable: bool,
+        emitted: bool,
+        overflow: bool,
+    },
+    ContextFull,
+    CompactNow,
+    Compacted,
+    CompactFailed,
     RetryElapsed,
     Decide(usize, u8),
     Answer(usize, u8),
@@ -331,7 +341,12 @@ fn any_event() -> impl Strategy<Value = Gen> {
         2 => Just(Gen::Submit),
         3 => (proptest::collection::vec(0u8..4, 0..4), 0u8..8)
             .prop_map(|(kinds, stop)| Gen::Llm(kinds, stop)),
-        2 => (any::<bool>(), any::<bool>()).prop_map(|(retryable, emitted)| Gen::Fail { retryable, emitted }),
+        2 => (any::<bool>(), any::<bool>(), any::<bool>())
+            .prop_map(|(retryable, emitted, overflow)| Gen::Fail { retryable, emitted, overflow }),
+        1 => Just(Gen::ContextFull),
+        1 => Just(Gen::CompactNow),
+        1 => Just(Gen::Compacted),
+        1 => Just(Gen::CompactFailed),
         1 => Just(Gen::RetryElapsed),
         4 => (0usize..4, 0u8..4).prop_map(|(i, v)| Gen::Decide(i, v)),
         3 => (0usize..4, 0u8..4).prop_map(|(i, v)| Gen::Answer(i, v)),
@@ -391,7 +406,21 @@ impl World {
                     _ => Stop::Complete,
                 },
             },
-            Gen::Fail { retryable, emitted } => Event::LlmFailed {
+            Gen::ContextFull => Event::ContextFull,
+            Gen::CompactNow => Event::CompactNow,
+            Gen::Compacted => Event::Compacted {
+                conversation: self.m.conversation().to_vec(),
+                report: crate::agent::compact::Report::default(),
+            },
+            Gen::CompactFailed => Event::CompactFailed {
+                message: "too big".into(),
+            },
+            Gen::Fail {
+                retryable,
+                emitted,
+                overflow,
+            } => Event::LlmFailed {
+                overflow: overflow.then(crate::llm::overflow::Overflow::default),
                 message: "x".into(),
                 retryable,
                 partial_text: if emitted { "p".into() } else { String::new() },

@@ -93,6 +93,24 @@ pub enum Event {
         emitted: bool,
         /// How long the server asked to wait.
         retry_after: Option<std::time::Duration>,
+        /// Set when the server said the prompt does not fit its context.
+        overflow: Option<crate::llm::overflow::Overflow>,
+    },
+    /// The next request would pass the share of the window that triggers compaction.
+    ContextFull,
+    /// The person asked to compact now.
+    CompactNow,
+    /// Compaction finished.
+    Compacted {
+        /// The conversation to continue with.
+        conversation: Vec<crate::llm::Message>,
+        /// What was done.
+        report: super::compact::Report,
+    },
+    /// Compaction could not make the conversation fit.
+    CompactFailed {
+        /// Why.
+        message: String,
     },
     /// The wait before a retry is over.
     RetryElapsed,
@@ -192,6 +210,8 @@ pub enum Action {
     CancelTools,
     /// Cancel a scheduled retry.
     CancelTimers,
+    /// Compact the conversation (the runner knows the window and the sizes).
+    Compact,
     /// Tell the front ends.
     Emit(AgentEvent),
     /// Stop the runner.

@@ -60,6 +60,12 @@ impl<O: Write, E: Write> Plain<O, E> {
     pub fn event(&mut self, event: &AgentEvent) {
         match event {
             AgentEvent::TextDelta { text } => self.text(text),
+            AgentEvent::Compacted { .. } => {
+                if let Some(report) = event.compaction() {
+                    self.end_message();
+                    self.say(&format!("  ⇣ {}", report.describe()));
+                }
+            }
             AgentEvent::AssistantMessage { .. } | AgentEvent::TurnComplete { .. } => {
                 self.end_message()
             }
@@ -129,6 +135,7 @@ impl<O: Write, E: Write> Plain<O, E> {
             | AgentEvent::ToolStarted { .. }
             | AgentEvent::Usage { .. }
             | AgentEvent::Notice { .. }
+            | AgentEvent::ContextWindow { .. }
             | AgentEvent::UndoPlanned { .. }
             | AgentEvent::UndoApplied { .. }
             | AgentEvent::Changes { .. } => {}

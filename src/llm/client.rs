@@ -42,6 +42,8 @@ pub struct HttpFailure {
     pub message: String,
     /// How long the server asked us to wait.
     pub retry_after: Option<Duration>,
+    /// Whether the server said the prompt does not fit its context.
+    pub overflow: Option<super::overflow::Overflow>,
 }
 
 /// Why one model request failed.
@@ -70,6 +72,15 @@ pub enum LlmError {
     /// again would repeat it.
     #[error("the model's response was stopped: {0}")]
     Limit(String),
+    /// The conversation does not fit the model's context window: the agent compacts it
+    /// and tries again once.
+    #[error("the conversation does not fit the model's context window: {message}")]
+    ContextExceeded {
+        /// The server's message.
+        message: String,
+        /// What the server said about the window.
+        overflow: super::overflow::Overflow,
+    },
     /// The person interrupted.
     #[error("interrupted")]
     Cancelled,
@@ -83,7 +94,10 @@ impl LlmError {
                 *status == 429 || *status == 408 || *status == 409 || *status >= 500
             }
             LlmError::Connection(_) | LlmError::StreamCut(_) => true,
-            LlmError::Protocol(_) | LlmError::Limit(_) | LlmError::Cancelled => false,
+            LlmError::Protocol(_)
+            | LlmError::Limit(_)
+            | LlmError::ContextExceeded { .. }
+            | LlmError::Cancelled => false,
         }
     }
 
@@ -91,6 +105,14 @@ impl LlmError {
     pub fn retry_after(&self) -> Option<Duration> {
         match self {
             LlmError::Http { retry_after, .. } => *retry_after,
+            _ => None,
+        }
+    }
+
+    /// What the server said about its window, when the prompt did not fit.
+    pub fn overflow(&self) -> Option<super::overflow::Overflow> {
+        match self {
+            LlmError::ContextExceeded { overflow, .. } => Some(*overflow),
             _ => None,
         }
     }
@@ -188,6 +210,7 @@ impl tower::Service<HttpRequestFactory> for StatusService {
                 header("retry-after-ms").as_deref(),
             );
             let body = response.text().await.unwrap_or_default();
+            let overflow = super::overflow::detect(status.as_u16(), &body);
             let message = serde_json::from_str::<Value>(&body)
                 .ok()
                 .and_then(|v| v.get("error").map(error_message))
@@ -203,6 +226,7 @@ impl tower::Service<HttpRequestFactory> for StatusService {
                 status: status.as_u16(),
                 message,
                 retry_after,
+                overflow,
             })))
         })
     }
@@ -211,6 +235,10 @@ impl tower::Service<HttpRequestFactory> for StatusService {
 fn classify(err: OpenAIError) -> LlmError {
     match err {
         OpenAIError::Boxed(boxed) => match boxed.downcast::<HttpFailure>() {
+            Ok(f) if f.overflow.is_some() => LlmError::ContextExceeded {
+                message: f.message,
+                overflow: f.overflow.unwrap_or_default(),
+            },
             Ok(f) => LlmError::Http {
                 status: f.status,
                 message: if matches!(f.status, 401 | 403) {

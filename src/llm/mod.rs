@@ -11,6 +11,7 @@ pub mod budget;
 pub mod client;
 pub mod discover;
 pub mod message;
+pub mod overflow;
 pub mod retry;
 pub mod stop;
 pub mod text_calls;

@@ -305,6 +305,7 @@ impl App {
     /// React to one event from the agent (which arrived at `self.now`).
     pub fn on_agent_event(&mut self, event: AgentEvent) {
         let finished = self.progress.observe(&event, self.now);
+        let event_report = event.compaction();
         match event {
             AgentEvent::StateChanged { phase } => self.status.phase = phase,
             AgentEvent::UserMessage { text, queued } => {
@@ -573,6 +574,14 @@ impl App {
             AgentEvent::Error { message } => {
                 self.transcript.push_notice(NoticeLevel::Error, &message)
             }
+            AgentEvent::Compacted { .. } => {
+                if let Some(report) = event_report {
+                    self.transcript
+                        .push_notice(NoticeLevel::Info, &report.describe());
+                    self.status.last_prompt = report.after_tokens;
+                }
+            }
+            AgentEvent::ContextWindow { tokens, .. } => self.status.context_window = Some(tokens),
             AgentEvent::Notice { message } => {
                 self.transcript.push_notice(NoticeLevel::Info, &message)
             }

@@ -241,6 +241,12 @@ impl Progress {
                     elapsed: None,
                 },
             },
+            Phase::Compacting => Activity {
+                mark: spin,
+                label: "compacting the conversation".into(),
+                short: String::new(),
+                elapsed: since(self.phase_since),
+            },
             Phase::ShuttingDown => Activity {
                 mark: spin,
                 label: "stopping".into(),
@@ -262,6 +268,7 @@ fn shorten(label: &str) -> String {
     }
     match label {
         "waiting for you" => "waiting".into(),
+        "compacting the conversation" => "compacting".into(),
         other => other.to_string(),
     }
 }

@@ -6,6 +6,7 @@ mod support;
 
 mod agent;
 mod containment;
+mod context;
 mod exec;
 mod exec_plain;
 mod files_beneath;

@@ -1,0 +1,487 @@
+//! Compaction: making a conversation fit the model's context window again.
+//!
+//! A 20 KB file read at `llama-server -c 4096` once ended the task with a 400. Now, before
+//! a request would pass ~85 % of the window, or when the server says the prompt does not
+//! fit, the agent compacts: first every oversized tool result is cut to its head and tail
+//! (often enough, and free); if the conversation is still too long, the turns before the
+//! recent ones are summarised by the model (task, decisions, files, open items) and
+//! replaced by that summary. The recent turns stay verbatim, the last user message always
+//! stays, and a tool call is never separated from its result (the split falls on a user
+//! message). The session file keeps the full history; only what is sent shrinks.
+
+use tokio_util::sync::CancellationToken;
+
+use crate::llm::{ChatRequest, LlmClient, Message};
+
+/// Share of the window a request may fill before Loom compacts first.
+pub const TRIGGER_PERCENT: u64 = 85;
+
+/// Share of the window the compacted prompt aims at, leaving room for the answer.
+const TARGET_PERCENT: u64 = 60;
+
+/// Share of the conversation's budget the recent, verbatim part may take.
+const RECENT_PERCENT: usize = 50;
+
+/// The smallest a tool result is cut to (characters).
+const MIN_RESULT_CHARS: usize = 800;
+
+/// The most characters of older conversation sent to be summarised.
+const MAX_SUMMARY_INPUT_CHARS: usize = 200_000;
+
+/// What the model is asked when it summarises.
+const SUMMARY_INSTRUCTIONS: &str = "You are compacting the earlier part of a coding session so \
+that it can continue within a limited context window. Summarise the conversation below for the \
+assistant who will continue it. Keep, under these headings: Task (what the person wants, in \
+their words where it matters), Decisions (what was decided and why), Files (each file read or \
+changed, with what matters about it), Open items (what is left to do, errors not yet solved). \
+Be specific: names, paths, commands, error messages. At most 400 words. No preamble.";
+
+/// The sizes compaction works with.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Budget {
+    /// The model's context window in tokens.
+    pub window: u64,
+    /// Characters per token (calibrated from the server's reported usage).
+    pub chars_per_token: f64,
+    /// Characters every request carries besides the conversation (system prompt, tools).
+    pub overhead_chars: usize,
+}
+
+impl Budget {
+    /// Characters the conversation may take after compaction; `None` when the system
+    /// prompt and tool definitions alone leave no room.
+    fn conversation_chars(&self) -> Option<usize> {
+        let target = (self.window * TARGET_PERCENT / 100) as f64 * self.chars_per_token;
+        let room = target as usize;
+        room.checked_sub(self.overhead_chars).filter(|r| *r > 0)
+    }
+
+    /// Estimated tokens of a request carrying `conversation`.
+    pub fn tokens(&self, conversation: &[Message]) -> u64 {
+        let chars = self.overhead_chars + chars(conversation);
+        (chars as f64 / self.chars_per_token.max(0.5)).ceil() as u64
+    }
+
+    /// Whether a request carrying `conversation` should be compacted first.
+    pub fn is_full(&self, conversation: &[Message]) -> bool {
+        self.tokens(conversation) > self.window * TRIGGER_PERCENT / 100
+    }
+}
+
+/// What compaction did, for the person.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Report {
+    /// Estimated tokens before.
+    pub before_tokens: u64,
+    /// Estimated tokens after.
+    pub after_tokens: u64,
+    /// Tool results cut to head and tail.
+    pub trimmed_results: usize,
+    /// Older messages replaced by the summary.
+    pub summarized_messages: usize,
+    /// Why no summary could be made (the older part was dropped instead), if so.
+    pub summary_failed: Option<String>,
+}
+
+impl Report {
+    /// One line for the person: "compacted the conversation: ~9.1k → ~2.3k tokens (2 tool
+    /// results cut, 14 older messages summarised)".
+    pub fn describe(&self) -> String {
+        let k = |n: u64| {
+            if n >= 1000 {
+                format!("~{:.1}k", n as f64 / 1000.0)
+            } else {
+                format!("~{n}")
+            }
+        };
+        let mut what = Vec::new();
+        if self.trimmed_results > 0 {
+            what.push(format!("{} tool result(s) cut", self.trimmed_results));
+        }
+        if self.summarized_messages > 0 {
+            what.push(match &self.summary_failed {
+                None => format!("{} older messages summarised", self.summarized_messages),
+                Some(why) => format!(
+                    "{} older messages left out, as no summary could be made: {why}",
+                    self.summarized_messages
+                ),
+            });
+        }
+        format!(
+            "compacted the conversation to fit the model's context: {} → {} tokens ({})",
+            k(self.before_tokens),
+            k(self.after_tokens),
+            what.join(", ")
+        )
+    }
+}
+
+/// A compacted conversation and what was done.
+#[derive(Debug, Clone)]
+pub struct Compacted {
+    /// The conversation to continue with.
+    pub conversation: Vec<Message>,
+    /// What was done.
+    pub report: Report,
+}
+
+/// Characters of a conversation.
+fn chars(conversation: &[Message]) -> usize {
+    conversation.iter().map(|m| m.char_len() + 16).sum()
+}
+
+/// Cut every tool result longer than `max_chars` to its head and tail, saying so. Returns
+/// how many were cut.
+pub fn trim_results(conversation: &mut [Message], max_chars: usize) -> usize {
+    let max_chars = max_chars.max(MIN_RESULT_CHARS);
+    let mut trimmed = 0;
+    for m in conversation.iter_mut() {
+        if let Message::Tool { content, .. } = m
+            && content.len() > max_chars
+        {
+            *content = trim_result(content, max_chars);
+            trimmed += 1;
+        }
+    }
+    trimmed
+}
+
+/// One tool result cut to about `max_chars`. Results are JSON the model reads, so they stay
+/// JSON: the longest strings in them are cut in the middle, and a `compacted` field says
+/// what happened. Anything else is cut as text.
+fn trim_result(content: &str, max_chars: usize) -> String {
+    let note = format!(
+        "this result was cut from {} characters to fit the context window; run the tool \
+         again for the part you need",
+        content.len()
+    );
+    let Ok(mut value) = serde_json::from_str::<serde_json::Value>(content) else {
+        let (cut, _) = crate::tools::output::cut_middle(content, max_chars);
+        return format!("{cut}\n[loom: {note}]");
+    };
+    if let serde_json::Value::Object(map) = &mut value {
+        map.insert("compacted".into(), note.into());
+    }
+    for _ in 0..8 {
+        let size = value.to_string().len();
+        if size <= max_chars {
+            break;
+        }
+        let Some(longest) = longest_string(&mut value) else {
+            break;
+        };
+        let keep = longest.len().saturating_sub(size - max_chars).max(200);
+        if keep >= longest.len() {
+            break;
+        }
+        *longest = crate::tools::output::cut_middle(longest, keep).0;
+    }
+    value.to_string()
+}
+
+/// The longest string anywhere in `value`.
+fn longest_string(value: &mut serde_json::Value) -> Option<&mut String> {
+    use serde_json::Value;
+    match value {
+        Value::String(s) => Some(s),
+        Value::Array(items) => items
+            .iter_mut()
+            .filter_map(longest_string)
+            .max_by_key(|s| s.len()),
+        Value::Object(map) => map
+            .iter_mut()
+            .filter(|(k, _)| k.as_str() != "compacted")
+            .filter_map(|(_, v)| longest_string(v))
+            .max_by_key(|s| s.len()),
+        _ => None,
+    }
+}
+
+/// Where the verbatim recent part starts: a user message (so no tool call is separated from
+/// its result), at the latest the last one, and as early as fits in `max_chars`.
+pub fn split_point(conversation: &[Message], max_chars: usize) -> usize {
+    let users: Vec<usize> = conversation
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| matches!(m, Message::User { .. }))
+        .map(|(i, _)| i)
+        .collect();
+    let Some(&last) = users.last() else {
+        return 0;
+    };
+    users
+        .iter()
+        .copied()
+        .find(|&i| chars(&conversation[i..]) <= max_chars)
+        .unwrap_or(last)
+        .min(last)
+}
+
+/// The older part as text for the summariser, at most `max_chars` (cut in the middle).
+pub fn render(older: &[Message], max_chars: usize) -> String {
+    let mut out = String::new();
+    for m in older {
+        match m {
+            Message::System { .. } => {}
+            Message::User { content } => out.push_str(&format!("\n## Person\n{content}\n")),
+            Message::Assistant {
+                content,
+                tool_calls,
+            } => {
+                if !content.is_empty() {
+                    out.push_str(&format!("\n## Assistant\n{content}\n"));
+                }
+                for c in tool_calls {
+                    out.push_str(&format!("\n## Tool call {}\n{}\n", c.name, c.arguments));
+                }
+            }
+            Message::Tool { name, content, .. } => {
+                let (cut, _) = crate::tools::output::cut_middle(content, 4_000);
+                out.push_str(&format!("\n## Result of {name}\n{cut}\n"));
+            }
+        }
+    }
+    crate::tools::output::cut_middle(&out, max_chars).0
+}
+
+/// The conversation after compaction: the summary (as the person's message, answered, so
+/// roles alternate as strict chat templates require), then the recent part verbatim.
+pub fn rebuild(summary: &str, recent: Vec<Message>) -> Vec<Message> {
+    let mut out = vec![
+        Message::user(format!(
+            "[loom] The earlier part of this conversation was compacted to fit the model's \
+             context window. Summary of it:\n\n{}",
+            summary.trim()
+        )),
+        Message::Assistant {
+            content: "Understood. I continue from this summary.".into(),
+            tool_calls: Vec::new(),
+        },
+    ];
+    out.extend(recent);
+    out
+}
+
+/// Compact `conversation` to fit `budget`, asking `client` for the summary when cutting
+/// tool results is not enough.
+pub async fn compact(
+    mut conversation: Vec<Message>,
+    budget: Budget,
+    client: Option<&LlmClient>,
+    cancel: &CancellationToken,
+) -> Result<Compacted, String> {
+    let before_tokens = budget.tokens(&conversation);
+    let Some(room) = budget.conversation_chars() else {
+        return Err(format!(
+            "the system prompt and tool definitions alone need about {} of the model's {} \
+             tokens; start the server with a larger context (llama-server -c, Ollama num_ctx) \
+             or set context_window if Loom has it wrong",
+            (budget.overhead_chars as f64 / budget.chars_per_token) as u64,
+            budget.window
+        ));
+    };
+    let mut report = Report {
+        before_tokens,
+        ..Report::default()
+    };
+    report.trimmed_results = trim_results(&mut conversation, room / 4);
+    if chars(&conversation) > room {
+        let split = split_point(&conversation, room * RECENT_PERCENT / 100);
+        if split > 0 {
+            let recent = conversation.split_off(split);
+            let older = conversation;
+            report.summarized_messages = older.len();
+            let summary = match client {
+                Some(client) => summarize(client, &older, room, cancel).await,
+                None => Err("no model to ask".to_string()),
+            };
+            let summary = summary.unwrap_or_else(|why| {
+                report.summary_failed = Some(why.clone());
+                format!(
+                    "(No summary: {why}. {} earlier messages were left out; ask the person \
+                     if something from before is needed.)",
+                    older.len()
+                )
+            });
+            conversation = rebuild(&summary, recent);
+        }
+    }
+    if chars(&conversation) > room {
+        // The recent part alone is too long: its tool results give way further.
+        report.trimmed_results += trim_results(&mut conversation, room / 8);
+    }
+    report.after_tokens = budget.tokens(&conversation);
+    if report.after_tokens >= before_tokens && report.trimmed_results == 0 {
+        return Err(format!(
+            "nothing could be compacted: the last request alone needs about {} tokens of the \
+             model's {}; start the server with a larger context, or ask for less at once",
+            before_tokens, budget.window
+        ));
+    }
+    Ok(Compacted {
+        conversation,
+        report,
+    })
+}
+
+/// Ask the model for a summary of `older` (no tools, its own small request).
+async fn summarize(
+    client: &LlmClient,
+    older: &[Message],
+    room: usize,
+    cancel: &CancellationToken,
+) -> Result<String, String> {
+    let text = render(older, room.min(MAX_SUMMARY_INPUT_CHARS));
+    let messages = [
+        Message::System {
+            content: SUMMARY_INSTRUCTIONS.into(),
+        },
+        Message::user(text),
+    ];
+    let request = ChatRequest {
+        messages: &messages,
+        tools: &[],
+    };
+    let out = client
+        .stream(request, cancel, &mut |_| {})
+        .await
+        .map_err(|f| f.error.to_string())?;
+    if out.text.trim().is_empty() {
+        return Err("the model gave an empty summary".into());
+    }
+    Ok(out.text)
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::agent::state::check_tool_answers;
+    use crate::llm::ToolCall;
+
+    fn turn(i: usize, calls: usize, result_len: usize) -> Vec<Message> {
+        let mut out = vec![Message::user(format!("request {i}"))];
+        let tool_calls: Vec<ToolCall> = (0..calls)
+            .map(|k| ToolCall {
+                id: format!("c{i}_{k}"),
+                name: "read_file".into(),
+                arguments: "{\"path\": \"a\"}".into(),
+            })
+            .collect();
+        if !tool_calls.is_empty() {
+            out.push(Message::Assistant {
+                content: String::new(),
+                tool_calls: tool_calls.clone(),
+            });
+            for c in &tool_calls {
+                out.push(Message::Tool {
+                    tool_call_id: c.id.clone(),
+                    name: c.name.clone(),
+                    content: "x".repeat(result_len),
+                });
+            }
+        }
+        out.push(Message::Assistant {
+            content: format!("answer {i}"),
+            tool_calls: Vec::new(),
+        });
+        out
+    }
+
+    fn last_user(conversation: &[Message]) -> Option<&str> {
+        conversation.iter().rev().find_map(|m| match m {
+            Message::User { content } => Some(content.as_str()),
+            _ => None,
+        })
+    }
+
+    #[test]
+    fn a_big_tool_result_is_cut_to_head_and_tail_and_says_so() {
+        let mut c = turn(0, 1, 20_000);
+        assert_eq!(trim_results(&mut c, 2_000), 1);
+        let Message::Tool { content, .. } = &c[2] else {
+            panic!()
+        };
+        assert!(content.len() < 2_500, "{}", content.len());
+        assert!(content.contains("cut from 20000"));
+
+        let result = serde_json::json!({"success": true, "output": "y".repeat(30_000)});
+        let cut = trim_result(&result.to_string(), 2_000);
+        let parsed: serde_json::Value = serde_json::from_str(&cut).expect("still JSON");
+        assert_eq!(parsed["success"], true);
+        assert!(parsed["compacted"].as_str().unwrap().contains("cut from"));
+        assert!(cut.len() <= 2_300, "{}", cut.len());
+    }
+
+    #[test]
+    fn the_split_falls_on_a_user_message_and_keeps_the_last_one() {
+        let c: Vec<Message> = (0..5).flat_map(|i| turn(i, 2, 100)).collect();
+        let at = split_point(&c, 0);
+        assert!(matches!(&c[at], Message::User { content } if content == "request 4"));
+        let all = split_point(&c, usize::MAX);
+        assert_eq!(all, 0);
+    }
+
+    /// Regression (issue 12): a 20 KB file read at `-c 4096` ended the task; cutting the
+    /// result alone makes it fit, without asking the model for a summary.
+    #[tokio::test]
+    async fn a_big_read_in_a_small_window_fits_after_cutting_the_result() {
+        let budget = Budget {
+            window: 4096,
+            chars_per_token: 3.5,
+            overhead_chars: 3_000,
+        };
+        let c = turn(0, 1, 20_000);
+        assert!(budget.is_full(&c));
+        let out = compact(c, budget, None, &CancellationToken::new())
+            .await
+            .unwrap();
+        assert!(!budget.is_full(&out.conversation));
+        assert_eq!(out.report.trimmed_results, 1);
+        assert_eq!(out.report.summarized_messages, 0);
+        assert!(check_tool_answers(&out.conversation).is_ok());
+    }
+
+    #[tokio::test]
+    async fn overhead_that_fills_the_window_is_explained() {
+        let budget = Budget {
+            window: 1000,
+            chars_per_token: 4.0,
+            overhead_chars: 10_000,
+        };
+        let err = compact(turn(0, 0, 0), budget, None, &CancellationToken::new())
+            .await
+            .unwrap_err();
+        assert!(err.contains("larger context"), "{err}");
+    }
+
+    proptest! {
+        // Invariants of compaction, whatever the conversation and the budget (no model:
+        // the older part is replaced by a note): the last user message survives verbatim,
+        // every tool call keeps exactly its result, and roles after the summary alternate
+        // into the recent part, which starts with a user message.
+        #[test]
+        fn compaction_keeps_the_last_user_message_and_every_call_with_its_result(
+            turns in proptest::collection::vec((0usize..4, 0usize..30_000), 1..8),
+            window in 1_000u64..40_000,
+        ) {
+            let c: Vec<Message> = turns
+                .iter()
+                .enumerate()
+                .flat_map(|(i, (calls, len))| turn(i, *calls, *len))
+                .collect();
+            let last = last_user(&c).map(str::to_string);
+            let budget = Budget { window, chars_per_token: 4.0, overhead_chars: 500 };
+            let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+            if let Ok(out) = rt.block_on(compact(c, budget, None, &CancellationToken::new())) {
+                prop_assert_eq!(last_user(&out.conversation).map(str::to_string), last);
+                prop_assert!(check_tool_answers(&out.conversation).is_ok());
+                if out.report.summarized_messages > 0 {
+                    let starts_with_user = matches!(out.conversation[2], Message::User { .. });
+                    prop_assert!(starts_with_user, "the recent part starts with a user message");
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,217 @@
+//! Context that never overflows (issue 12): a task whose reads outgrow a small window is
+//! compacted before the request and finishes; a server that answers "exceeds the context"
+//! makes Loom learn the window, compact and try once more.
+
+use serde_json::Value;
+
+use crate::exec::{Run, exec};
+use crate::support::{self, Reply, ScriptedServer};
+
+/// A workspace with big files and a user config declaring `context_window`.
+fn workspace(window: Option<u64>) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["a.txt", "b.txt"] {
+        let text: String = (0..600)
+            .map(|i| format!("{name} line {i:04} with some words\n"))
+            .collect();
+        std::fs::write(dir.path().join(name), text).unwrap();
+    }
+    let config = dir.path().join(".home/.config/loom");
+    std::fs::create_dir_all(&config).unwrap();
+    if let Some(w) = window {
+        std::fs::write(
+            config.join("config.toml"),
+            format!("context_window = {w}\n"),
+        )
+        .unwrap();
+    }
+    dir
+}
+
+fn read(id: &str, path: &str) -> Reply {
+    support::calls_openai(&[(id, "read_file", &format!("{{\"path\": \"{path}\"}}"))])
+}
+
+fn compactions(run: &Run) -> Vec<&Value> {
+    run.of_type("compacted")
+}
+
+/// The characters a request carries (its JSON), to compare with the window.
+fn size(request: &Value) -> usize {
+    request.to_string().len()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_task_that_outgrows_a_small_window_is_compacted_and_finishes() {
+    let dir = workspace(Some(8192));
+    let server = ScriptedServer::start(vec![
+        read("c1", "a.txt"),
+        read("c2", "b.txt"),
+        support::text_reply("Both files list numbered lines."),
+    ])
+    .await;
+    let run = exec(dir.path(), &server, "supervised", "compare a.txt and b.txt").await;
+    assert_eq!(run.code, 0, "{}\n{:?}", run.stderr, run.events);
+    let window = run.of_type("context_window");
+    assert_eq!(window[0]["tokens"], 8192);
+    let done = compactions(&run);
+    assert_eq!(done.len(), 1, "{:?}", run.events);
+    assert_eq!(done[0]["trimmed_results"], 2);
+    let requests = server.requests();
+    assert_eq!(
+        requests.len(),
+        3,
+        "cutting results needs no summary request"
+    );
+    let last = &requests[2];
+    assert!(
+        size(last) < size(&requests[1]),
+        "the request after compaction is smaller"
+    );
+    let told = support::tool_messages(last);
+    assert!(told[0].1.to_string().contains("cut from"), "{told:?}");
+    assert!(
+        run.of_type("assistant_message")[0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("numbered lines")
+    );
+}
+
+/// Regression (issue 12): `400 exceed_context_size_error` ended the turn. Now Loom learns
+/// `n_ctx` from the error, compacts and tries once more.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_overflow_400_makes_loom_learn_the_window_compact_and_retry() {
+    let dir = workspace(None);
+    let body = r#"{"error":{"code":400,"message":"request (9054 tokens) exceeds the available context size (8192 tokens), try increasing it","type":"exceed_context_size_error","n_prompt_tokens":9054,"n_ctx":8192}}"#;
+    let server = ScriptedServer::start(vec![
+        read("c1", "a.txt"),
+        read("c2", "b.txt"),
+        Reply::Status {
+            code: 400,
+            body: body.into(),
+            retry_after: None,
+        },
+        support::text_reply("Done comparing."),
+    ])
+    .await;
+    let run = exec(dir.path(), &server, "supervised", "compare them").await;
+    assert_eq!(run.code, 0, "{}\n{:?}", run.stderr, run.events);
+    let window = run.of_type("context_window");
+    assert_eq!(window[0]["tokens"], 8192);
+    assert_eq!(window[0]["source"], "the server's error");
+    assert_eq!(compactions(&run).len(), 1);
+    let requests = server.requests();
+    assert_eq!(requests.len(), 4);
+    assert!(size(&requests[3]) < size(&requests[2]));
+    assert!(
+        run.of_type("retry").is_empty(),
+        "an overflow is not retried as is"
+    );
+}
+
+/// A server that says "too long" again after compaction: the turn fails, clearly, once.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_second_overflow_after_compacting_fails_the_turn() {
+    let dir = workspace(None);
+    let body = r#"{"error":{"code":400,"message":"the request exceeds the available context size (8192 tokens)","type":"exceed_context_size_error","n_ctx":8192}}"#;
+    let too_long = || Reply::Status {
+        code: 400,
+        body: body.into(),
+        retry_after: None,
+    };
+    let server = ScriptedServer::start(vec![read("c1", "a.txt"), too_long(), too_long()]).await;
+    let run = exec(dir.path(), &server, "supervised", "read it").await;
+    assert_eq!(run.code, 1);
+    assert_eq!(server.requests().len(), 3, "compacted once, then given up");
+    let errors: Vec<String> = run
+        .of_type("error")
+        .iter()
+        .map(|e| e["message"].to_string())
+        .collect();
+    assert!(
+        errors.iter().any(|e| e.contains("context window")),
+        "{errors:?}"
+    );
+}
+
+/// Older turns are summarised by the model in a request of their own (no tools, the older
+/// part as text), and replaced by the summary; the recent turn stays as it was.
+#[tokio::test(flavor = "multi_thread")]
+async fn older_turns_are_summarised_by_the_model_and_the_recent_one_kept() {
+    use loom::agent::compact::{Budget, compact};
+    use loom::llm::{LlmClient, Message, ProviderSettings, ToolCall};
+
+    let server = ScriptedServer::start(vec![support::text_reply(
+        "Task: rename greet. Decisions: keep the old name as an alias. Files: src/lib.rs. \
+         Open items: update the docs.",
+    )])
+    .await;
+    let client =
+        LlmClient::new(ProviderSettings::new(&server.base_url(), "scripted-model")).unwrap();
+    let mut conversation = Vec::new();
+    for turn in 0..6 {
+        conversation.push(Message::user(format!(
+            "step {turn}: {}",
+            "context ".repeat(300)
+        )));
+        conversation.push(Message::Assistant {
+            content: String::new(),
+            tool_calls: vec![ToolCall {
+                id: format!("c{turn}"),
+                name: "read_file".into(),
+                arguments: r#"{"path": "src/lib.rs"}"#.into(),
+            }],
+        });
+        conversation.push(Message::Tool {
+            tool_call_id: format!("c{turn}"),
+            name: "read_file".into(),
+            content: serde_json::json!({"success": true, "output": "fn greet() {}\n".repeat(80)})
+                .to_string(),
+        });
+        conversation.push(Message::Assistant {
+            content: format!("done with step {turn}"),
+            tool_calls: Vec::new(),
+        });
+    }
+    conversation.push(Message::user("now update the docs"));
+    let budget = Budget {
+        window: 4096,
+        chars_per_token: 3.5,
+        overhead_chars: 2_000,
+    };
+    assert!(budget.is_full(&conversation));
+    let out = compact(
+        conversation,
+        budget,
+        Some(&client),
+        &tokio_util::sync::CancellationToken::new(),
+    )
+    .await
+    .unwrap();
+    assert!(out.report.summarized_messages > 0, "{:?}", out.report);
+    assert!(out.report.summary_failed.is_none(), "{:?}", out.report);
+    assert!(!budget.is_full(&out.conversation));
+    let Message::User { content } = &out.conversation[0] else {
+        panic!("{:?}", out.conversation[0])
+    };
+    assert!(
+        content.contains("keep the old name as an alias"),
+        "{content}"
+    );
+    assert!(matches!(
+        out.conversation.last(),
+        Some(Message::User { content }) if content == "now update the docs"
+    ));
+    let asked = &server.requests()[0];
+    assert!(
+        asked
+            .get("tools")
+            .is_none_or(|t| t.as_array().is_none_or(Vec::is_empty))
+    );
+    assert!(
+        asked["messages"][1]["content"]
+            .to_string()
+            .contains("step 0")
+    );
+}
