@@ -100,7 +100,8 @@ pub const CLASSIFICATION: &[KeyClass] = &[
     row(
         "context_window",
         N,
-        "only the \"context left\" figure",
+        "the \"context left\" figure and when the conversation is compacted: it costs \
+         context, never what Loom may do",
         "context_window = 8192",
     ),
     row(
