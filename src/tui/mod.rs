@@ -2,6 +2,7 @@
 
 pub mod app;
 pub mod composer;
+pub mod contrast;
 pub mod diff_pane;
 pub mod diff_view;
 pub mod highlight;

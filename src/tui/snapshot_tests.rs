@@ -166,7 +166,7 @@ fn tool_running() {
     insta::assert_snapshot!(text(&mut app, 120, 24));
 }
 
-fn awaiting_diff(app: &mut App) {
+pub(super) fn awaiting_diff(app: &mut App) {
     let old: String = (1..=30)
         .map(|i| format!("    let value_{i} = {i};\n"))
         .collect();

@@ -184,15 +184,14 @@ impl App {
         (vec![hint.to_string()], false)
     }
 
-    /// The style of the activity: its colour says whether Loom works, waits or fails.
+    /// The style of the activity badge: one readable pair for every state (the words and
+    /// the mark say which), bold while Loom works or waits for the person.
     fn activity_style(&self) -> Style {
         let t = &self.theme;
-        let on = |bg| Style::default().fg(t.status_fg).bg(bg);
+        let badge = Style::default().fg(t.status_fg).bg(t.status_bg);
         match self.status.phase {
-            Phase::Idle => on(t.status_bg),
-            Phase::AwaitingApproval => on(t.warning).add_modifier(Modifier::BOLD),
-            Phase::Error => on(t.error),
-            _ => on(t.accent).add_modifier(Modifier::BOLD),
+            Phase::Idle => badge,
+            _ => badge.add_modifier(Modifier::BOLD),
         }
     }
 

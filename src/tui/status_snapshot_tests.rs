@@ -255,3 +255,46 @@ fn a_truncated_answer_offers_to_continue() {
     assert_eq!(app.composer.text(), super::app::CONTINUE);
     insta::assert_snapshot!(text(&mut app, 80, 16));
 }
+
+/// Each row of the screen as runs of one style: `[fg/bg] text`, so a colour that regresses
+/// (light grey on white) shows in the snapshot.
+fn runs(app: &mut App, w: u16, h: u16) -> String {
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+    let now = app.now;
+    app.tick(now);
+    let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();
+    term.draw(|f| app.draw(f)).unwrap();
+    let buf = term.backend().buffer().clone();
+    let mut out = String::new();
+    for y in 0..h {
+        let mut row: Vec<(String, String)> = Vec::new();
+        for x in 0..w {
+            let cell = &buf[(x, y)];
+            let key = format!("{:?}/{:?}", cell.fg, cell.bg);
+            match row.last_mut() {
+                Some((k, text)) if *k == key => text.push_str(cell.symbol()),
+                _ => row.push((key, cell.symbol().to_string())),
+            }
+        }
+        let line: Vec<String> = row
+            .into_iter()
+            .filter(|(_, t)| !t.trim().is_empty())
+            .map(|(k, t)| format!("[{k}] {}", t.trim()))
+            .collect();
+        out.push_str(&line.join("  "));
+        out.push('\n');
+    }
+    out
+}
+
+/// Regression (issue 11): the light theme drew borders, dim text and the approval badge
+/// in ANSI 7 (light grey) on white.
+#[test]
+fn the_light_theme_with_an_approval() {
+    let (mut app, _rx) = app("light");
+    super::snapshot_tests::awaiting_diff(&mut app);
+    let screen = runs(&mut app, 100, 24);
+    assert!(!screen.contains("[Gray/"), "no light grey text: {screen}");
+    insta::assert_snapshot!(screen);
+}

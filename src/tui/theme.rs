@@ -1,9 +1,11 @@
 //! Themes: the UI's colours and the syntax theme for code, from TOML files.
 //!
 //! `themes/*.toml` are embedded in the binary; users add their own in
-//! `~/.config/loom/themes/NAME.toml`. Named colours keep a theme readable on 16-colour
-//! terminals; hex colours are mapped to the nearest named colour there (backgrounds are
-//! dropped instead, since a tinted background in 16 colours hurts more than it helps).
+//! `~/.config/loom/themes/NAME.toml`. Hex colours are used as they are on true-colour
+//! terminals and mapped to the nearest of xterm's 256 colours on 256-colour ones. On
+//! 16-colour terminals they map to the nearest named colour (backgrounds are dropped
+//! instead, since a tinted background in 16 colours hurts more than it helps), and a
+//! theme's `[colors16]` table overrides what would not stay readable there.
 
 use std::collections::BTreeMap;
 
@@ -25,15 +27,24 @@ const BUILTIN: &[(&str, &str)] = &[
 pub enum ColorDepth {
     /// 24-bit colour.
     TrueColor,
+    /// xterm's 256 colours.
+    Ansi256,
     /// The 16 ANSI colours.
     Ansi16,
 }
 
 impl ColorDepth {
-    /// Guess from `COLORTERM`.
+    /// Guess from `COLORTERM` and `TERM`.
     pub fn detect() -> ColorDepth {
-        match std::env::var("COLORTERM").as_deref() {
-            Ok("truecolor") | Ok("24bit") => ColorDepth::TrueColor,
+        let term = std::env::var("TERM").unwrap_or_default();
+        ColorDepth::from_env(std::env::var("COLORTERM").ok().as_deref(), &term)
+    }
+
+    /// The depth `COLORTERM` and `TERM` announce.
+    pub fn from_env(colorterm: Option<&str>, term: &str) -> ColorDepth {
+        match colorterm {
+            Some("truecolor") | Some("24bit") => ColorDepth::TrueColor,
+            _ if term.contains("256color") => ColorDepth::Ansi256,
             _ => ColorDepth::Ansi16,
         }
     }
@@ -45,6 +56,10 @@ struct ThemeFile {
     name: String,
     syntax: String,
     colors: BTreeMap<String, String>,
+    /// Replacements on 16-colour terminals, where the nearest named colour of a hex colour
+    /// may not keep its contrast.
+    #[serde(default)]
+    colors16: BTreeMap<String, String>,
 }
 
 /// A loaded theme.
@@ -135,8 +150,9 @@ pub fn parse_color(s: &str) -> Option<Color> {
     })
 }
 
-/// The ANSI palette as commonly rendered, for nearest-colour matching.
-const ANSI: &[(Color, (u8, u8, u8))] = &[
+/// The ANSI palette as commonly rendered (VS Code's integrated terminal defaults), for
+/// nearest-colour matching and for checking the themes' contrast by numbers.
+pub(crate) const ANSI: &[(Color, (u8, u8, u8))] = &[
     (Color::Black, (0, 0, 0)),
     (Color::Red, (205, 49, 49)),
     (Color::Green, (13, 188, 121)),
@@ -166,11 +182,48 @@ pub fn nearest_ansi(r: u8, g: u8, b: u8) -> Color {
         .unwrap_or(Color::Reset)
 }
 
+/// The levels of xterm's 6×6×6 colour cube (indexes 16–231).
+const CUBE: [u8; 6] = [0, 95, 135, 175, 215, 255];
+
+/// The RGB value of an xterm-256 colour index from 16 up (the cube and the grey ramp).
+pub fn xterm_rgb(index: u8) -> Option<(u8, u8, u8)> {
+    match index {
+        16..=231 => {
+            let i = index - 16;
+            Some((
+                CUBE[(i / 36) as usize],
+                CUBE[(i / 6 % 6) as usize],
+                CUBE[(i % 6) as usize],
+            ))
+        }
+        232..=255 => {
+            let v = 8 + 10 * (index - 232);
+            Some((v, v, v))
+        }
+        _ => None,
+    }
+}
+
+/// The nearest xterm-256 colour (from the cube and the grey ramp, whose values are fixed;
+/// the first 16 vary by terminal).
+pub fn nearest_256(r: u8, g: u8, b: u8) -> Color {
+    let d = |(x, y, z): (u8, u8, u8)| {
+        let sq = |p: u8, q: u8| (p as i32 - q as i32).pow(2);
+        sq(r, x) + sq(g, y) + sq(b, z)
+    };
+    (16..=255u8)
+        .filter_map(|i| xterm_rgb(i).map(|v| (i, d(v))))
+        .min_by_key(|(_, dist)| *dist)
+        .map(|(i, _)| Color::Indexed(i))
+        .unwrap_or(Color::Reset)
+}
+
 /// Map a colour for the terminal's depth (`background` colours vanish in 16 colours).
 pub fn adapt(color: Color, depth: ColorDepth, background: bool) -> Color {
     match (color, depth) {
         (Color::Rgb(..), ColorDepth::Ansi16) if background => Color::Reset,
         (Color::Rgb(r, g, b), ColorDepth::Ansi16) => nearest_ansi(r, g, b),
+        (Color::Rgb(r, g, b), ColorDepth::Ansi256) => nearest_256(r, g, b),
         (c, _) => c,
     }
 }
@@ -179,10 +232,21 @@ impl Theme {
     /// Parse a theme file's text.
     pub fn parse(text: &str, depth: ColorDepth) -> Result<Theme, String> {
         let file: ThemeFile = toml::from_str(text).map_err(|e| e.to_string())?;
+        for key in file.colors16.keys() {
+            if !file.colors.contains_key(key) {
+                return Err(format!(
+                    "[colors16] sets `{key}`, which [colors] does not have"
+                ));
+            }
+        }
         let get = |key: &str, background: bool| -> Result<Color, String> {
-            let raw = file
-                .colors
-                .get(key)
+            let sixteen = if depth == ColorDepth::Ansi16 {
+                file.colors16.get(key)
+            } else {
+                None
+            };
+            let raw = sixteen
+                .or_else(|| file.colors.get(key))
                 .ok_or_else(|| format!("the theme {:?} has no colour `{key}`", file.name))?;
             let c = parse_color(raw).ok_or_else(|| format!("`{key}` = {raw:?} is not a colour"))?;
             Ok(adapt(c, depth, background))
@@ -213,15 +277,8 @@ impl Theme {
             link: get("link", false)?,
             quote: get("quote", false)?,
             status_fg: get("status_fg", false)?,
-            status_bg: get("status_bg", true)
-                .map(|c| if c == Color::Reset { Color::Gray } else { c })?,
-            selection_bg: get("selection_bg", true).map(|c| {
-                if c == Color::Reset {
-                    Color::DarkGray
-                } else {
-                    c
-                }
-            })?,
+            status_bg: get("status_bg", false)?,
+            selection_bg: get("selection_bg", true)?,
         })
     }
 
@@ -359,5 +416,50 @@ mod tests {
                 .unwrap_err()
                 .contains("available: dark, light, high-contrast")
         );
+    }
+}
+
+#[cfg(test)]
+mod depth_tests {
+    use super::*;
+
+    #[test]
+    fn the_depth_comes_from_colorterm_then_term() {
+        assert_eq!(
+            ColorDepth::from_env(Some("truecolor"), "xterm"),
+            ColorDepth::TrueColor
+        );
+        assert_eq!(
+            ColorDepth::from_env(None, "screen-256color"),
+            ColorDepth::Ansi256
+        );
+        assert_eq!(ColorDepth::from_env(None, "linux"), ColorDepth::Ansi16);
+    }
+
+    #[test]
+    fn hex_colours_map_into_xterm_256_and_keep_their_backgrounds() {
+        assert_eq!(nearest_256(0, 0, 0), Color::Indexed(16));
+        assert_eq!(nearest_256(255, 255, 255), Color::Indexed(231));
+        assert_eq!(xterm_rgb(232), Some((8, 8, 8)));
+        assert_eq!(
+            adapt(Color::Rgb(0x12, 0x30, 0x1c), ColorDepth::Ansi256, true),
+            nearest_256(0x12, 0x30, 0x1c)
+        );
+        assert_eq!(
+            adapt(Color::Rgb(0x12, 0x30, 0x1c), ColorDepth::Ansi16, true),
+            Color::Reset
+        );
+    }
+
+    #[test]
+    fn colors16_overrides_only_in_sixteen_colours_and_only_known_keys() {
+        let base = BUILTIN[0].1;
+        let t16 = Theme::parse(base, ColorDepth::Ansi16).unwrap();
+        let t256 = Theme::parse(base, ColorDepth::Ansi256).unwrap();
+        assert_eq!(t16.dim, Color::Gray);
+        assert!(matches!(t256.dim, Color::Indexed(_)));
+        let bad = format!("{base}\nnot_a_colour = \"red\"\n");
+        let err = Theme::parse(&bad, ColorDepth::Ansi16).unwrap_err();
+        assert!(err.contains("not_a_colour"), "{err}");
     }
 }

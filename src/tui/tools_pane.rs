@@ -233,14 +233,14 @@ impl ToolsPane {
                 ),
                 Span::styled(tail, Style::default().fg(theme.dim)),
             ];
-            if i == self.selected {
-                let bg = if focused {
-                    theme.selection_bg
-                } else {
-                    Color::Reset
-                };
+            if i == self.selected && focused {
                 for s in &mut spans {
-                    s.style = s.style.bg(bg);
+                    s.style = if theme.selection_bg == Color::Reset {
+                        // No tint to spare (16 colours): the row is shown reversed.
+                        s.style.add_modifier(Modifier::REVERSED)
+                    } else {
+                        s.style.bg(theme.selection_bg)
+                    };
                 }
             }
             buf.set_line(area.x, y, &Line::from(spans), area.width);

@@ -1,0 +1,159 @@
+//! Readable colours, checked by numbers: the WCAG 2 contrast ratio of every foreground a
+//! theme draws against the background it is drawn on.
+//!
+//! The dark theme once drew the workspace path dark grey on dark grey, and the light theme
+//! used ANSI 7 (light grey) for borders, dim text and "awaiting approval" on white. Each
+//! built-in theme is now checked in true colour and in the 16-colour fallback: at least
+//! 4.5:1 for text, 3:1 for borders and dim text (WCAG's thresholds for normal text and for
+//! non-text contrast).
+
+use ratatui::style::Color;
+
+use super::theme::{ANSI, Theme};
+
+/// WCAG's minimum for text.
+pub const TEXT: f64 = 4.5;
+/// WCAG's minimum for borders and other non-text marks (Loom holds dim text to it too).
+pub const NON_TEXT: f64 = 3.0;
+
+/// The terminal's own colours, which `Color::Reset` stands for.
+#[derive(Debug, Clone, Copy)]
+pub struct Terminal {
+    /// Default foreground.
+    pub fg: (u8, u8, u8),
+    /// Default background.
+    pub bg: (u8, u8, u8),
+}
+
+/// A dark terminal (VS Code's defaults: #cccccc on #1e1e1e).
+pub const DARK: Terminal = Terminal {
+    fg: (204, 204, 204),
+    bg: (30, 30, 30),
+};
+
+/// A light terminal (#1f1f1f on white).
+pub const LIGHT: Terminal = Terminal {
+    fg: (31, 31, 31),
+    bg: (255, 255, 255),
+};
+
+/// A colour as RGB on `terminal` (`background` says which default `Reset` means);
+/// `None` for one of the indexed colours below 16 (they vary by terminal).
+pub fn rgb(color: Color, terminal: Terminal, background: bool) -> Option<(u8, u8, u8)> {
+    match color {
+        Color::Reset if background => Some(terminal.bg),
+        Color::Reset => Some(terminal.fg),
+        Color::Rgb(r, g, b) => Some((r, g, b)),
+        Color::Indexed(i) if i >= 16 => super::theme::xterm_rgb(i),
+        named => ANSI.iter().find(|(c, _)| *c == named).map(|(_, v)| *v),
+    }
+}
+
+/// Relative luminance (WCAG 2, sRGB).
+pub fn luminance((r, g, b): (u8, u8, u8)) -> f64 {
+    let channel = |c: u8| {
+        let c = c as f64 / 255.0;
+        if c <= 0.039_28 {
+            c / 12.92
+        } else {
+            ((c + 0.055) / 1.055).powf(2.4)
+        }
+    };
+    0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b)
+}
+
+/// The contrast ratio of two colours, 1 to 21.
+pub fn ratio(a: (u8, u8, u8), b: (u8, u8, u8)) -> f64 {
+    let (la, lb) = (luminance(a), luminance(b));
+    let (hi, lo) = if la > lb { (la, lb) } else { (lb, la) };
+    (hi + 0.05) / (lo + 0.05)
+}
+
+/// Every (role, foreground, background, minimum) a theme draws, as the screen uses them.
+pub fn pairs(t: &Theme) -> Vec<(&'static str, Color, Color, f64)> {
+    let page = Color::Reset;
+    let mut out = Vec::new();
+    for (role, fg) in [
+        ("text", t.text),
+        ("user", t.user),
+        ("assistant", t.assistant),
+        ("accent", t.accent),
+        ("error", t.error),
+        ("warning", t.warning),
+        ("success", t.success),
+        ("added", t.added),
+        ("removed", t.removed),
+        ("code", t.code),
+        ("heading", t.heading),
+        ("link", t.link),
+        ("quote", t.quote),
+    ] {
+        out.push((role, fg, page, TEXT));
+    }
+    for (role, fg) in [
+        ("dim", t.dim),
+        ("border", t.border),
+        ("border_focus", t.border_focus),
+    ] {
+        out.push((role, fg, page, NON_TEXT));
+    }
+    // The status line and the selected tool row.
+    out.push(("text on selection", t.text, t.selection_bg, TEXT));
+    out.push(("keys on selection", t.accent, t.selection_bg, TEXT));
+    out.push(("warning on selection", t.warning, t.selection_bg, TEXT));
+    out.push(("dim on selection", t.dim, t.selection_bg, NON_TEXT));
+    // The activity badge, the narrow layout's tab and the "new output below" marker.
+    out.push(("status", t.status_fg, t.status_bg, TEXT));
+    // Diffs and code blocks.
+    out.push(("added line", t.added, t.added_bg, TEXT));
+    out.push(("removed line", t.removed, t.removed_bg, TEXT));
+    out.push(("text on added", t.text, t.added_bg, TEXT));
+    out.push(("text on removed", t.text, t.removed_bg, TEXT));
+    out.push(("text on added emphasis", t.text, t.added_emphasis, TEXT));
+    out.push(("text on removed emphasis", t.text, t.removed_emphasis, TEXT));
+    out.push(("code block", t.text, t.code_bg, TEXT));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tui::theme::ColorDepth;
+
+    #[test]
+    fn the_contrast_formula_matches_wcag_examples() {
+        assert!((ratio((0, 0, 0), (255, 255, 255)) - 21.0).abs() < 0.01);
+        assert!((ratio((119, 119, 119), (255, 255, 255)) - 4.48).abs() < 0.01);
+        assert!((ratio((1, 1, 1), (1, 1, 1)) - 1.0).abs() < 1e-9);
+    }
+
+    /// Regression (issue 11): the dark theme's workspace path was dark grey on dark grey,
+    /// and the light theme's borders, dim text and approval badge light grey on white.
+    #[test]
+    fn every_builtin_theme_is_readable_in_true_colour_and_in_sixteen_colours() {
+        let mut failures = Vec::new();
+        for (name, terminal) in [("dark", DARK), ("light", LIGHT), ("high-contrast", DARK)] {
+            for depth in [
+                ColorDepth::TrueColor,
+                ColorDepth::Ansi256,
+                ColorDepth::Ansi16,
+            ] {
+                let theme = Theme::load(name, depth).unwrap();
+                for (role, fg, bg, min) in pairs(&theme) {
+                    let (Some(f), Some(b)) = (rgb(fg, terminal, false), rgb(bg, terminal, true))
+                    else {
+                        failures.push(format!("{name} {depth:?} {role}: an indexed colour"));
+                        continue;
+                    };
+                    let r = ratio(f, b);
+                    if r < min {
+                        failures.push(format!(
+                            "{name} {depth:?} {role}: {fg:?} on {bg:?} is {r:.2}:1, needs {min}"
+                        ));
+                    }
+                }
+            }
+        }
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
+    }
+}
