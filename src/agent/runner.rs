@@ -50,6 +50,10 @@ pub struct AgentHandle {
 /// than late).
 const DEFAULT_CHARS_PER_TOKEN: f64 = 3.5;
 
+/// What is said when there is no model server, after the full how-to was shown once.
+const NO_PROVIDER_AGAIN: &str =
+    "no model server is connected (how to connect one is shown above, and in `loom --help`)";
+
 /// Messages from the runner's own tasks.
 enum Internal {
     Machine(Event),
@@ -95,6 +99,12 @@ pub struct Runner {
     context_window: Option<u64>,
     /// Characters per token of what is sent, calibrated by the server's reported usage.
     chars_per_token: f64,
+    /// When each running tool call started (an interrupted call's result reports how long
+    /// it ran, not 0 ms).
+    running_since: HashMap<String, Instant>,
+    /// Whether the person has been told in full how to connect a model server (after that,
+    /// one line says it again).
+    told_no_provider: bool,
 }
 
 /// Pieces to build a runner from.
@@ -175,6 +185,8 @@ impl Runner {
             save_failing: false,
             context_window: None,
             chars_per_token: DEFAULT_CHARS_PER_TOKEN,
+            running_since: HashMap::new(),
+            told_no_provider: false,
         };
         let mut runner = runner;
         runner.context_window = runner
@@ -320,6 +332,31 @@ impl Runner {
     }
 
     fn emit(&mut self, event: AgentEvent) {
+        let event = match event {
+            AgentEvent::ToolStarted { id } => {
+                self.running_since.insert(id.clone(), Instant::now());
+                AgentEvent::ToolStarted { id }
+            }
+            AgentEvent::ToolResult {
+                id,
+                name,
+                result,
+                duration_ms,
+            } => {
+                let ran = self.running_since.remove(&id);
+                let duration_ms = match ran {
+                    Some(since) if duration_ms == 0 => since.elapsed().as_millis() as u64,
+                    _ => duration_ms,
+                };
+                AgentEvent::ToolResult {
+                    id,
+                    name,
+                    result,
+                    duration_ms,
+                }
+            }
+            other => other,
+        };
         if let AgentEvent::UserMessage { queued: false, .. } = &event {
             self.turn += 1;
         }
@@ -466,7 +503,10 @@ impl Runner {
                         });
                     }
                     None => self.emit(AgentEvent::Error {
-                        message: self.no_provider_message.clone(),
+                        message: format!(
+                            "{NO_PROVIDER_AGAIN}, so there is no model to switch to; connect one \
+                             and start Loom again"
+                        ),
                     }),
                 }
                 None
@@ -599,9 +639,14 @@ impl Runner {
 
     fn call_llm(&mut self) {
         let Some(client) = self.llm.clone() else {
+            let message = if std::mem::replace(&mut self.told_no_provider, true) {
+                NO_PROVIDER_AGAIN.to_string()
+            } else {
+                self.no_provider_message.clone()
+            };
             let tx = self.internal_tx.clone();
             let _ = tx.send(Internal::Machine(Event::LlmFailed {
-                message: self.no_provider_message.clone(),
+                message,
                 retryable: false,
                 partial_text: String::new(),
                 emitted: false,

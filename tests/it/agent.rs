@@ -273,3 +273,116 @@ async fn the_action_budget_makes_everything_ask() {
             .contains("2 writes and commands per hour")
     );
 }
+
+/// Regression (issue 11): an interrupted command showed `0ms`; its result now says how
+/// long it ran.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_interrupted_command_reports_how_long_it_ran() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = ScriptedServer::start(vec![support::calls_openai(&[(
+        "c1",
+        "bash",
+        r#"{"command": "sleep 30"}"#,
+    )])])
+    .await;
+    let mut agent = start_agent(dir.path(), &server, "full-auto");
+    agent
+        .ops
+        .send(UserOp::Submit {
+            text: "wait".into(),
+        })
+        .unwrap();
+    let mut interrupted = false;
+    loop {
+        let event = tokio::time::timeout(Duration::from_secs(20), agent.events.recv())
+            .await
+            .expect("the agent answers within 20 s")
+            .expect("the agent is alive");
+        match event {
+            AgentEvent::ToolStarted { .. } if !interrupted => {
+                tokio::time::sleep(Duration::from_millis(600)).await;
+                agent.ops.send(UserOp::Interrupt).unwrap();
+                interrupted = true;
+            }
+            AgentEvent::ToolResult {
+                duration_ms,
+                result,
+                ..
+            } => {
+                assert!(!result.success);
+                assert!(duration_ms >= 500, "ran {duration_ms} ms");
+                break;
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Start an agent with no provider at all.
+fn start_without_provider(dir: &Path) -> AgentHandle {
+    let empty = dir.join(".home-config.toml");
+    std::fs::write(&empty, "").unwrap();
+    let flags = FlagConfig {
+        config_file: Some(empty),
+        ..FlagConfig::default()
+    };
+    let config = config::load(dir, &flags, &|_| None).unwrap();
+    let root = std::fs::canonicalize(dir).unwrap();
+    let provider = Provider::Missing {
+        message: "No model server found.\nSet OPENAI_API_KEY, or run a local server.".into(),
+    };
+    let ctx = setup::tool_context(&root, &config, "test-session").unwrap();
+    Runner::spawn(setup::runner_parts(
+        &config,
+        &provider,
+        ctx,
+        true,
+        Vec::new(),
+        setup::SessionFiles::none(),
+    ))
+}
+
+/// Regression (issue 11): with no provider, the how-to printed twice per prompt and again on
+/// every `/model NAME`. It is said in full once; later prompts and `/model` get one line.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_no_provider_message_is_said_in_full_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut agent = start_without_provider(dir.path());
+    let errors = |events: &[AgentEvent]| -> Vec<String> {
+        events
+            .iter()
+            .filter_map(|e| match e {
+                AgentEvent::Error { message } => Some(message.clone()),
+                _ => None,
+            })
+            .collect()
+    };
+    let first = run_turn(&mut agent, "hello", |_, _| ApprovalAnswer::Approve).await;
+    let first = errors(&first);
+    assert_eq!(first.len(), 1, "{first:?}");
+    assert!(first[0].contains("Set OPENAI_API_KEY"), "{first:?}");
+    let second = run_turn(&mut agent, "hello again", |_, _| ApprovalAnswer::Approve).await;
+    let second = errors(&second);
+    assert_eq!(second.len(), 1, "{second:?}");
+    assert!(
+        !second[0].contains("Set OPENAI_API_KEY"),
+        "one line: {second:?}"
+    );
+    agent
+        .ops
+        .send(UserOp::SetModel {
+            model: "other".into(),
+        })
+        .unwrap();
+    let said = tokio::time::timeout(Duration::from_secs(5), agent.events.recv())
+        .await
+        .unwrap()
+        .unwrap();
+    match said {
+        AgentEvent::Error { message } => {
+            assert!(!message.contains("Set OPENAI_API_KEY"), "{message}");
+            assert!(message.contains("no model server"), "{message}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
