@@ -27,6 +27,8 @@ fn app() -> App {
         last_prompt: 0,
         context_window: None,
         autonomy: Autonomy::Supervised,
+        edits_allowed: false,
+        auto_commit: false,
         sandbox: "workspace-write".into(),
         workspace: "~/bench".into(),
         session_id: "bench".into(),

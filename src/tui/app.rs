@@ -51,6 +51,11 @@ pub struct StatusInfo {
     pub context_window: Option<u64>,
     /// Approval mode.
     pub autonomy: Autonomy,
+    /// Whether the person allowed file edits without asking for the rest of the session
+    /// (`a` in a review).
+    pub edits_allowed: bool,
+    /// Whether files Loom changes are committed after each batch.
+    pub auto_commit: bool,
     /// Sandbox label.
     pub sandbox: String,
     /// Workspace path, shortened for display.
@@ -204,6 +209,7 @@ impl App {
     /// Whether something animates (spinners), so frames are needed without input.
     pub fn animating(&self) -> bool {
         self.busy()
+            || self.quit_pending()
             || self.tools.animating()
             || (!self.highlight_ready && super::highlight::ready())
     }

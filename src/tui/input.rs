@@ -8,12 +8,9 @@ use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEvent
 
 use super::app::{App, Focus};
 use super::composer::{ComposerOutcome, sanitize_paste};
-use super::layers::Help;
 use super::theme::Theme;
 use super::transcript::NoticeLevel;
 use crate::agent::{ApprovalAnswer, UserOp};
-use crate::changelog::Scope;
-use crate::policy::Autonomy;
 
 /// How long a first Ctrl+C waits for the second.
 const QUIT_WINDOW: Duration = Duration::from_secs(2);
@@ -61,15 +58,18 @@ impl App {
                 };
                 return;
             }
+            KeyCode::Tab if self.focus == Focus::Composer && self.complete_command() => return,
             KeyCode::Tab => return self.cycle_focus(true),
             KeyCode::BackTab => return self.cycle_focus(false),
             KeyCode::PageUp => return self.scroll_focused(-(self.page() as isize)),
             KeyCode::PageDown => return self.scroll_focused(self.page() as isize),
-            KeyCode::Home if ctrl || self.focus == Focus::Chat => {
+            // Home/End scroll the chat when it has focus, with Ctrl from anywhere, and from
+            // an empty message box (where there is no text for them to move in).
+            KeyCode::Home if ctrl || self.scrolls_chat() => {
                 self.transcript.scroll_home();
                 return;
             }
-            KeyCode::End if ctrl || self.focus == Focus::Chat => {
+            KeyCode::End if ctrl || self.scrolls_chat() => {
                 self.transcript.scroll_end();
                 return;
             }
@@ -115,6 +115,32 @@ impl App {
         }
     }
 
+    /// Whether plain Home/End go to the chat rather than the message box's text.
+    fn scrolls_chat(&self) -> bool {
+        self.focus == Focus::Chat || (self.focus == Focus::Composer && self.composer.is_empty())
+    }
+
+    /// Tab in a message box holding the start of a slash command completes it when there
+    /// is exactly one way to; true when it did.
+    fn complete_command(&mut self) -> bool {
+        let text = self.composer.text();
+        if !text.starts_with('/') || text.contains('\n') {
+            return false;
+        }
+        match super::slash::complete(&text).as_slice() {
+            [only] => {
+                let with_space = if only.contains(' ') {
+                    only.clone()
+                } else {
+                    format!("{only} ")
+                };
+                self.composer.set_text(&with_space);
+                true
+            }
+            _ => false,
+        }
+    }
+
     fn page(&self) -> usize {
         (self.layout.chat.height as usize).saturating_sub(2).max(1)
     }
@@ -136,8 +162,12 @@ impl App {
         } else if !self.composer.is_empty() {
             self.composer.take();
         }
-        self.transcript
-            .push_notice(NoticeLevel::Info, "press Ctrl+C again to quit");
+    }
+
+    /// Whether a first Ctrl+C waits for a second (the status line says so meanwhile).
+    pub(crate) fn quit_pending(&self) -> bool {
+        self.ctrl_c_at
+            .is_some_and(|t| std::time::Instant::now().duration_since(t) < QUIT_WINDOW)
     }
 
     fn cycle_focus(&mut self, forward: bool) {
@@ -198,6 +228,7 @@ impl App {
                     self.send(answer(ApprovalAnswer::Approve));
                 }
                 KeyCode::Char('a') => {
+                    self.status.edits_allowed = true;
                     self.resolve_review(&id);
                     self.send(answer(ApprovalAnswer::ApproveForSession));
                 }
@@ -284,128 +315,6 @@ impl App {
         });
     }
 
-    fn command(&mut self, line: &str) {
-        let mut parts = line.split_whitespace();
-        let name = parts.next().unwrap_or("");
-        let arg = parts.collect::<Vec<_>>().join(" ");
-        let notice = |app: &mut App, level, text: &str| app.transcript.push_notice(level, text);
-        match name {
-            "help" | "?" => self.layers.push(Box::new(Help::default())),
-            "quit" | "exit" | "q" => self.quit = true,
-            "clear" | "new" => {
-                if self.busy() {
-                    notice(
-                        self,
-                        NoticeLevel::Error,
-                        "finish or interrupt (Esc) the current turn first",
-                    );
-                    return;
-                }
-                self.transcript.clear();
-                self.send(UserOp::Clear);
-            }
-            "model" => {
-                if arg.is_empty() {
-                    let msg = format!("model: {} (use /model NAME to switch)", self.status.model);
-                    notice(self, NoticeLevel::Info, &msg);
-                } else {
-                    self.status.model = arg.clone();
-                    self.send(UserOp::SetModel { model: arg });
-                }
-            }
-            "approval" => match Autonomy::parse(&arg) {
-                Some(a) => {
-                    self.status.autonomy = a;
-                    self.send(UserOp::SetAutonomy { autonomy: a });
-                }
-                None => notice(
-                    self,
-                    NoticeLevel::Error,
-                    "usage: /approval read-only|supervised|full-auto",
-                ),
-            },
-            "theme" => {
-                if arg.is_empty() {
-                    let msg = format!(
-                        "themes: {} (current: {})",
-                        Theme::names().join(", "),
-                        self.theme.name
-                    );
-                    notice(self, NoticeLevel::Info, &msg);
-                    return;
-                }
-                match Theme::load(&arg, self.theme.depth) {
-                    Ok(t) => self.set_theme(t),
-                    Err(e) => notice(self, NoticeLevel::Error, &e),
-                }
-            }
-            "diff" => self.show_session_diff(),
-            "tokens" => {
-                let u = self.status.usage;
-                let mut msg = format!(
-                    "tokens this session: {} prompt + {} completion{}",
-                    u.prompt_tokens,
-                    u.completion_tokens,
-                    if u.estimated {
-                        " (partly estimated)"
-                    } else {
-                        ""
-                    }
-                );
-                if let Some(w) = self.status.context_window {
-                    msg.push_str(&format!(
-                        "; last request used {} of the {w}-token context",
-                        self.status.last_prompt
-                    ));
-                }
-                notice(self, NoticeLevel::Info, &msg);
-            }
-            "undo" => {
-                let scope = match arg.as_str() {
-                    "" | "last" => Scope::Last,
-                    "turn" => Scope::Turn,
-                    "all" => Scope::All,
-                    other => match other.trim_start_matches('#').parse::<u64>() {
-                        Ok(n) => Scope::Since(n),
-                        Err(_) => {
-                            notice(self, NoticeLevel::Error, "usage: /undo [turn|all|#N]");
-                            return;
-                        }
-                    },
-                };
-                self.pending_undo = scope;
-                self.send(UserOp::Undo {
-                    scope,
-                    apply: false,
-                    force: false,
-                });
-            }
-            "redo" => self.send(UserOp::Redo {
-                apply: false,
-                force: false,
-            }),
-            "changes" => self.send(UserOp::ListChanges),
-            "autocommit" => match arg.as_str() {
-                "on" => self.send(UserOp::SetAutoCommit { on: true }),
-                "off" => self.send(UserOp::SetAutoCommit { on: false }),
-                _ => notice(self, NoticeLevel::Error, "usage: /autocommit on|off"),
-            },
-            "mouse" => {
-                self.mouse_capture = !matches!(arg.as_str(), "off" | "no" | "false");
-                let msg = if self.mouse_capture {
-                    "mouse captured: the wheel scrolls Loom's panes"
-                } else {
-                    "mouse released: select text with the terminal; scroll with PgUp/PgDn"
-                };
-                notice(self, NoticeLevel::Info, msg);
-            }
-            _ => {
-                let msg = format!("unknown command /{name}; /help lists the commands");
-                notice(self, NoticeLevel::Error, &msg);
-            }
-        }
-    }
-
     /// Switch themes everywhere.
     pub fn set_theme(&mut self, theme: Theme) {
         self.transcript.set_theme(&theme);
@@ -414,7 +323,8 @@ impl App {
         self.theme = theme;
     }
 
-    fn show_session_diff(&mut self) {
+    /// Show every change of the session in an overlay (`/diff`).
+    pub(crate) fn show_session_diff(&mut self) {
         let text: Vec<String> = self
             .applied
             .iter()

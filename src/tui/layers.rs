@@ -578,35 +578,6 @@ pub struct Help {
     scroll: Scroll,
 }
 
-/// Slash commands and what they do (shown by `/help`).
-pub const COMMANDS: &[(&str, &str)] = &[
-    ("/help", "this help"),
-    ("/quit", "leave Loom (the session is saved)"),
-    ("/clear", "start a new conversation"),
-    ("/model NAME", "use another model"),
-    ("/approval MODE", "read-only, supervised or full-auto"),
-    (
-        "/theme NAME",
-        "switch theme (dark, light, high-contrast, yours)",
-    ),
-    ("/diff", "every change of this session"),
-    ("/tokens", "tokens used and context left"),
-    (
-        "/undo [turn|all]",
-        "take back the last change, turn, or everything",
-    ),
-    ("/redo", "redo the last undo"),
-    ("/changes", "list the session's changes"),
-    (
-        "/autocommit on|off",
-        "commit the files Loom changes after each batch",
-    ),
-    (
-        "/mouse on|off",
-        "capture the mouse (wheel scrolls) or leave selection to the terminal",
-    ),
-];
-
 /// Keys (shown by `/help`).
 pub const KEYS: &[(&str, &str)] = &[
     ("Enter", "send"),
@@ -633,7 +604,7 @@ impl Help {
     fn section(
         lines: &mut Vec<StyledLine>,
         heading: &'static str,
-        rows: &[(&'static str, &'static str)],
+        rows: &[(String, &'static str)],
         theme: &Theme,
     ) {
         let heading_style = Style::default()
@@ -676,9 +647,17 @@ impl Layer for Help {
 
     fn render(&self, area: Rect, buf: &mut Buffer, theme: &Theme) {
         let mut logical = Vec::new();
-        Help::section(&mut logical, "Commands", COMMANDS, theme);
+        let commands: Vec<(String, &'static str)> = super::slash::COMMANDS
+            .iter()
+            .map(|c| (c.synopsis(), c.help))
+            .collect();
+        let keys: Vec<(String, &'static str)> = KEYS
+            .iter()
+            .map(|(k, what)| (k.to_string(), *what))
+            .collect();
+        Help::section(&mut logical, "Commands", &commands, theme);
         logical.push(StyledLine::blank());
-        Help::section(&mut logical, "Keys", KEYS, theme);
+        Help::section(&mut logical, "Keys", &keys, theme);
         let natural = logical.iter().map(StyledLine::width).max().unwrap_or(0) as u16 + 2;
         let width = natural.min(area.width);
         let lines: Vec<Line<'static>> = logical

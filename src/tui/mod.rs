@@ -13,6 +13,7 @@ pub mod progress;
 pub mod review_keys;
 pub mod run;
 pub mod scroll;
+pub mod slash;
 pub mod status_line;
 pub mod theme;
 pub mod tools_pane;
@@ -21,6 +22,8 @@ pub mod trust_prompt;
 pub mod view;
 pub mod wrap;
 
+#[cfg(test)]
+mod input_tests;
 #[cfg(test)]
 mod snapshot_tests;
 #[cfg(test)]

@@ -130,6 +130,8 @@ pub async fn run(opts: TuiOptions) -> anyhow::Result<ExitCode> {
         last_prompt: 0,
         context_window: opts.config.context_window,
         autonomy: opts.config.autonomy,
+        edits_allowed: false,
+        auto_commit: opts.config.auto_commit,
         sandbox: sandbox.label.clone(),
         workspace: short_path(&opts.workspace),
         session_id: session_id.clone(),

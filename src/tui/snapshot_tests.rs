@@ -26,6 +26,8 @@ pub(super) fn app(theme: &str) -> (App, mpsc::UnboundedReceiver<UserOp>) {
         last_prompt: 0,
         context_window: Some(32_768),
         autonomy: Autonomy::Supervised,
+        edits_allowed: false,
+        auto_commit: false,
         sandbox: "workspace-write".into(),
         workspace: "~/src/demo".into(),
         session_id: "20261122-080000-abcd".into(),
@@ -439,7 +441,7 @@ fn autocommit_switches_the_hook_and_rejects_other_words() {
         rx.try_recv().is_err(),
         "nothing is sent for a word it does not know"
     );
-    assert!(text(&mut app, 100, 20).contains("usage: /autocommit on|off"));
+    assert!(text(&mut app, 100, 20).contains("usage: /autocommit [on|off]"));
 }
 
 #[test]
@@ -456,31 +458,57 @@ fn help_scrolls_to_its_end_on_a_small_screen() {
     insta::assert_snapshot!(screen);
 }
 
-/// Every command `/help` lists is one the command line understands (the list cannot go
-/// stale).
+/// Every value a command offers for completion is one it accepts (completion, parsing and
+/// `/help` come from one table).
 #[test]
-fn every_help_command_is_understood() {
-    for (command, _) in super::layers::COMMANDS {
-        let (mut app, _rx) = app("dark");
-        let first = command.split_whitespace().next().unwrap();
-        let arg = match first {
-            "/model" => " other-model",
-            "/approval" => " full-auto",
-            "/theme" => " light",
-            "/mouse" => " off",
-            "/autocommit" => " on",
-            _ => "",
-        };
-        app.submit(&format!("{first}{arg}"));
-        let screen = text(&mut app, 120, 40);
-        assert!(
-            !screen.contains("unknown command"),
-            "{first} is listed in /help but not understood"
-        );
+fn every_offered_value_is_accepted() {
+    for command in super::slash::COMMANDS {
+        for value in (command.values)() {
+            let (mut app, _rx) = app("dark");
+            app.submit(&format!("/{} {value}", command.name));
+            let screen = text(&mut app, 120, 40);
+            assert!(
+                !screen.contains("usage:") && !screen.contains("unknown command"),
+                "/{} {value}: {screen}",
+                command.name
+            );
+        }
     }
     let (mut app, _rx) = app("dark");
     app.submit("/nonsense");
     assert!(text(&mut app, 120, 30).contains("unknown command /nonsense"));
+}
+
+/// Regression (issue 11): `/approval` and `/autocommit` without an argument were usage
+/// errors; they show the current value and the choices.
+#[test]
+fn approval_and_autocommit_without_an_argument_show_the_current_value() {
+    let (mut app, _rx) = app("dark");
+    app.submit("/approval");
+    app.submit("/autocommit");
+    let screen = text(&mut app, 220, 30);
+    assert!(
+        screen.contains("approval mode: supervised (choices: read-only, supervised, full-auto)"),
+        "{screen}"
+    );
+    assert!(screen.contains("auto-commit is off"), "{screen}");
+    assert!(!screen.contains("usage:"), "{screen}");
+}
+
+/// Regression (issue 11): after `a` in a review the status bar still said "supervised",
+/// as if edits would still be asked about.
+#[test]
+fn approving_edits_for_the_session_shows_on_the_status_line() {
+    let (mut app, _rx) = app("dark");
+    awaiting_diff(&mut app);
+    app.on_key(crossterm::event::KeyEvent::from(
+        crossterm::event::KeyCode::Char('a'),
+    ));
+    let screen = text(&mut app, 140, 30);
+    let status = screen.lines().last().unwrap();
+    assert!(status.contains("supervised · edits allowed"), "{status}");
+    app.submit("/approval");
+    assert!(text(&mut app, 220, 30).contains("file edits are allowed without asking"));
 }
 
 fn trust_prompt() -> super::trust_prompt::TrustPrompt {

@@ -161,6 +161,9 @@ impl App {
     /// The keys that matter now, and whether Loom is waiting for one of them (then they
     /// are never dropped). The second form is the compact one.
     fn key_hints(&self) -> (Vec<String>, bool) {
+        if self.quit_pending() {
+            return (vec!["Ctrl+C again to quit".into()], true);
+        }
         if let Some(layer) = self.layers.last() {
             return (vec![layer.hints()], true);
         }
@@ -261,9 +264,15 @@ impl App {
                 base,
             ));
         }
+        let mode = self.status.autonomy.to_string();
+        let mode_forms = if self.status.edits_allowed {
+            vec![format!("{mode} · edits allowed"), format!("{mode}+edits")]
+        } else {
+            vec![mode]
+        };
         parts.push(Part::new(
-            vec![self.status.autonomy.to_string()],
-            &[],
+            mode_forms,
+            &[RANK_SANDBOX_BRIEF],
             None,
             base.add_modifier(Modifier::BOLD),
         ));

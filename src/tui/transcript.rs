@@ -510,7 +510,7 @@ impl Transcript {
         }
         if self.unseen && !self.follow && area.height > 0 {
             let marker = Line::from(Span::styled(
-                " ↓ new output below (End to follow) ",
+                " ↓ new output below (Ctrl+End to follow) ",
                 Style::default()
                     .fg(self.theme.status_fg)
                     .bg(self.theme.status_bg),

@@ -1,0 +1,119 @@
+//! Keys that once did something other than what the screen said (issue 11), each with the
+//! bug it proves fixed.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+use super::app::App;
+use super::snapshot_tests::{app, ev, text};
+use crate::agent::AgentEvent;
+
+fn key(app: &mut App, code: KeyCode) {
+    app.on_key(KeyEvent::from(code));
+}
+
+fn ctrl(app: &mut App, code: KeyCode) {
+    app.on_key(KeyEvent::new(code, KeyModifiers::CONTROL));
+}
+
+/// A transcript long enough to scroll, scrolled up.
+fn scrolled(app: &mut App) {
+    for i in 0..60 {
+        ev(
+            app,
+            AgentEvent::Notice {
+                message: format!("line {i}"),
+            },
+        );
+    }
+    text(app, 80, 20);
+    app.transcript.scroll_up(20);
+    assert!(!app.transcript.following());
+}
+
+/// Regression (issue 11): the chat said "End to follow" while End moved the message
+/// box's cursor. From an empty message box End follows; with text in it, End moves the
+/// cursor and Ctrl+End (which the marker now names) follows.
+#[test]
+fn end_follows_the_chat_as_the_marker_says() {
+    let (mut app, _rx) = app("dark");
+    scrolled(&mut app);
+    key(&mut app, KeyCode::End);
+    assert!(
+        app.transcript.following(),
+        "an empty message box: End follows"
+    );
+
+    scrolled(&mut app);
+    app.composer.set_text("fix the bug");
+    key(&mut app, KeyCode::Home);
+    assert!(!app.transcript.following(), "Home moved the cursor");
+    ev(
+        &mut app,
+        AgentEvent::TextDelta {
+            text: "new output".into(),
+        },
+    );
+    assert!(text(&mut app, 80, 20).contains("Ctrl+End to follow"));
+    ctrl(&mut app, KeyCode::End);
+    assert!(app.transcript.following());
+    assert_eq!(app.composer.text(), "fix the bug", "nothing typed was lost");
+}
+
+/// Regression (issue 11): "press Ctrl+C again" was appended to the transcript each time.
+/// It is a passing hint on the status line.
+#[test]
+fn the_ctrl_c_hint_is_on_the_status_line_not_in_the_transcript() {
+    let (mut app, _rx) = app("dark");
+    for _ in 0..3 {
+        ctrl(&mut app, KeyCode::Char('c'));
+        assert!(!app.quit, "not yet");
+        let screen = text(&mut app, 100, 20);
+        assert!(
+            screen
+                .lines()
+                .last()
+                .unwrap()
+                .contains("Ctrl+C again to quit"),
+            "{screen}"
+        );
+        assert!(!screen.contains("press Ctrl+C again"), "{screen}");
+        app.ctrl_c_at = Some(std::time::Instant::now() - std::time::Duration::from_secs(3));
+        assert!(!app.quit_pending(), "the hint passes");
+    }
+    ctrl(&mut app, KeyCode::Char('c'));
+    ctrl(&mut app, KeyCode::Char('c'));
+    assert!(app.quit);
+}
+
+#[test]
+fn tab_completes_a_slash_command_when_there_is_one_way_to() {
+    let (mut app, _rx) = app("dark");
+    app.composer.set_text("/th");
+    key(&mut app, KeyCode::Tab);
+    assert_eq!(app.composer.text(), "/theme ");
+    app.composer.set_text("/theme hi");
+    key(&mut app, KeyCode::Tab);
+    assert_eq!(app.composer.text(), "/theme high-contrast");
+    app.composer.set_text("/a");
+    key(&mut app, KeyCode::Tab);
+    assert_eq!(
+        app.composer.text(),
+        "/a",
+        "two commands start so: nothing guessed"
+    );
+    assert_eq!(
+        app.focus,
+        super::app::Focus::Chat,
+        "and Tab moves on as usual"
+    );
+}
+
+/// The README's table of slash commands is the registry's.
+#[test]
+fn the_readme_lists_every_slash_command() {
+    let readme = include_str!("../../README.md");
+    for c in super::slash::COMMANDS {
+        let row = format!("| `{}` | {} |", c.synopsis().replace('|', "\\|"), c.help);
+        assert!(readme.contains(&row), "README.md lacks the row:\n{row}");
+    }
+}
