@@ -117,3 +117,32 @@ fn the_readme_lists_every_slash_command() {
         assert!(readme.contains(&row), "README.md lacks the row:\n{row}");
     }
 }
+
+/// Regression (issue 11): /diff, /undo and /redo overlays left the panes' borders showing
+/// against their own (`└└───…┘┘`). No overlay's frame touches a border beneath it.
+#[test]
+fn overlays_leave_no_pane_borders_against_their_frame() {
+    let planned = |redo: bool| AgentEvent::UndoPlanned {
+        redo,
+        diff: "--- a/src/lib.rs\n+++ b/src/lib.rs\n@@ -1,2 +1,1 @@\n pub mod a;\n-pub mod b;\n"
+            .into(),
+        files: vec!["src/lib.rs".into()],
+        conflicts: Vec::new(),
+    };
+    for (w, h) in [(100u16, 20u16), (80, 24), (60, 20), (200, 50)] {
+        for redo in [false, true] {
+            let (mut app, _rx) = app("dark");
+            ev(&mut app, planned(redo));
+            let screen = text(&mut app, w, h);
+            for doubled in ["┌┌", "┐┐", "└└", "┘┘", "││"] {
+                assert!(
+                    !screen.contains(doubled),
+                    "{w}x{h} redo={redo}: {doubled}\n{screen}"
+                );
+            }
+            if (w, h) == (100, 20) && redo {
+                insta::assert_snapshot!("redo_confirmation", screen);
+            }
+        }
+    }
+}

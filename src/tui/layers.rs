@@ -95,6 +95,25 @@ pub(crate) fn frame(
     title: &str,
     color: ratatui::style::Color,
 ) -> Rect {
+    // A blank gutter around the box, so the panes' borders beneath never touch its own
+    // (`└└───┘┘`); the screen's last row, the status line, stays.
+    let screen = *buf.area();
+    let x = area.x.saturating_sub(1).max(screen.x);
+    let y = area.y.saturating_sub(1).max(screen.y);
+    let right = (area.right() + 1).min(screen.right());
+    let keep_status = if area.bottom() < screen.bottom() {
+        1
+    } else {
+        0
+    };
+    let bottom = (area.bottom() + 1).min(screen.bottom().saturating_sub(keep_status));
+    let gutter = Rect::new(
+        x,
+        y,
+        right.saturating_sub(x),
+        bottom.max(area.bottom()).saturating_sub(y),
+    );
+    Clear.render(gutter, buf);
     Clear.render(area, buf);
     let block = Block::default()
         .borders(Borders::ALL)
@@ -502,7 +521,7 @@ impl Layer for UndoConfirm {
     fn render(&self, area: Rect, buf: &mut Buffer, theme: &Theme) {
         let rect = centered(
             area,
-            area.width.saturating_sub(4).min(110),
+            area.width.saturating_sub(2).min(110),
             area.height.saturating_sub(2),
         );
         let what = if self.redo { "Redo" } else { "Undo" };
@@ -523,9 +542,11 @@ impl Layer for UndoConfirm {
 
     fn hints(&self) -> String {
         if self.conflicted {
-            "f force · n cancel".into()
+            "f overwrite anyway · n cancel".into()
+        } else if self.redo {
+            "y redo · n cancel".into()
         } else {
-            "y apply · n cancel".into()
+            "y undo · n cancel".into()
         }
     }
 }
