@@ -247,6 +247,7 @@ pub fn to_json(event: &AgentEvent) -> Option<Value> {
         | AgentEvent::Usage { .. }
         | AgentEvent::UndoPlanned { .. }
         | AgentEvent::UndoApplied { .. }
-        | AgentEvent::Changes { .. } => return None,
+        | AgentEvent::Changes { .. }
+        | AgentEvent::ChangeApplied { .. } => return None,
     })
 }

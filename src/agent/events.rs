@@ -327,6 +327,18 @@ pub enum AgentEvent {
         /// Why the older part could not be summarised (it was left out instead), if so.
         summary_failed: Option<String>,
     },
+    /// A file change was written: exactly the hunks written, structured, for front ends to
+    /// show whole (the model's copy of the diff may be cut; this one never is).
+    ChangeApplied {
+        /// The call that wrote it.
+        id: String,
+        /// Workspace-relative path.
+        path: String,
+        /// The hunks written (shared: a big diff is not copied per front end).
+        hunks: std::sync::Arc<Vec<crate::tools::diff::Hunk>>,
+        /// Whether the file was created.
+        creates: bool,
+    },
     /// What Loom now knows of the model's context window (from the server or config).
     ContextWindow {
         /// Tokens.

@@ -66,6 +66,8 @@ enum Internal {
     JournalFailed(String),
     /// Characters per token, measured on a request the server reported usage for.
     Calibrated(f64),
+    /// A file change was written (sent before the call's result).
+    Applied(AgentEvent),
 }
 
 /// Everything the runner needs; see [`Runner::spawn`].
@@ -222,6 +224,10 @@ impl Runner {
                     Internal::Prepared { id, change, verdict } => {
                         self.prepared.insert(id.clone(), *change);
                         Event::Decided { id, verdict }
+                    }
+                    Internal::Applied(event) => {
+                        self.emit(event);
+                        continue;
                     }
                     Internal::Calibrated(ratio) => {
                         self.chars_per_token = ratio.clamp(1.5, 8.0);
@@ -851,8 +857,20 @@ impl Runner {
                         Some(ApprovalAnswer::ApproveHunks { hunks }) => HunkSelection::Only(hunks),
                         _ => HunkSelection::All,
                     };
-                    write_with_record(&registry, change, selection, changelog, turn, &id, &ctx)
-                        .await
+                    let written = written_hunks(&change, &selection);
+                    let (path, creates) = (change.display_path.clone(), change.creates());
+                    let done =
+                        write_with_record(&registry, change, selection, changelog, turn, &id, &ctx)
+                            .await;
+                    if done.0.success {
+                        let _ = tx.send(Internal::Applied(AgentEvent::ChangeApplied {
+                            id: id.clone(),
+                            path,
+                            hunks: written,
+                            creates,
+                        }));
+                    }
+                    done
                 }
                 None => match (snapshot_command, changelog) {
                     (Some(command), Some(changelog)) => {
@@ -902,5 +920,21 @@ impl Runner {
             }
             let _ = tx.send(Internal::Machine(Event::HooksFinished { messages }));
         });
+    }
+}
+
+/// The hunks a write under `selection` puts in the file: the whole diff, or for a per-hunk
+/// approval the diff of what is written (its line numbers are the file's after the write).
+fn written_hunks(
+    change: &FileChange,
+    selection: &HunkSelection,
+) -> Arc<Vec<crate::tools::diff::Hunk>> {
+    match selection {
+        HunkSelection::All => Arc::new(change.diff.hunks.clone()),
+        HunkSelection::Only(_) => {
+            let content = crate::tools::change::content_for(change, selection);
+            let old = change.old.as_deref().unwrap_or("");
+            Arc::new(crate::tools::diff::FileDiff::compute(old, &content).hunks)
+        }
     }
 }

@@ -136,6 +136,7 @@ impl<O: Write, E: Write> Plain<O, E> {
             | AgentEvent::Usage { .. }
             | AgentEvent::Notice { .. }
             | AgentEvent::ContextWindow { .. }
+            | AgentEvent::ChangeApplied { .. }
             | AgentEvent::UndoPlanned { .. }
             | AgentEvent::UndoApplied { .. }
             | AgentEvent::Changes { .. } => {}

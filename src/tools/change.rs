@@ -162,8 +162,8 @@ pub fn apply(change: &FileChange, selection: &HunkSelection) -> Result<ToolResul
     if current.as_deref().map(Fingerprint::of) != change.old_fingerprint {
         return Err(ToolError::Stale(change.display_path.clone()));
     }
-    let (content, applied_note) = match selection {
-        HunkSelection::All => (change.new.clone(), None),
+    let (content, applied_note, hunks_applied) = match selection {
+        HunkSelection::All => (change.new.clone(), None, None),
         HunkSelection::Only(mask) => {
             let old = change.old.as_deref().unwrap_or("");
             if current
@@ -181,13 +181,21 @@ pub fn apply(change: &FileChange, selection: &HunkSelection) -> Result<ToolResul
                 .filter(|(_, on)| **on)
                 .map(|(i, _)| i + 1)
                 .collect();
+            let rejected: Vec<usize> = (1..=change.diff.hunks.len())
+                .filter(|i| !picked.contains(i))
+                .collect();
             let note = format!(
-                "the user applied only hunk(s) {:?} of {}; the others were rejected and are not in the file",
-                picked,
+                "the user applied only hunk(s) {picked:?} of the {} proposed; hunk(s) \
+                 {rejected:?} were rejected and are not in the file (the diff shows exactly \
+                 what was written)",
                 change.diff.hunks.len()
             );
             let _ = old;
-            (content_for(change, selection), Some(note))
+            (
+                content_for(change, selection),
+                Some(note),
+                Some((picked, rejected)),
+            )
         }
     };
     let io = |e: std::io::Error| ToolError::io(&change.display_path, &e);
@@ -197,24 +205,34 @@ pub fn apply(change: &FileChange, selection: &HunkSelection) -> Result<ToolResul
         .write_atomic(rel, content.as_bytes(), None)
         .map_err(io)?;
 
-    let written_diff = if matches!(selection, HunkSelection::All) {
-        change.unified()
-    } else {
-        let partial = FileChange::new(
+    let partial = hunks_applied.as_ref().map(|_| {
+        FileChange::new(
             &change.tool,
             change.path.clone(),
             change.display_path.clone(),
             current.as_deref(),
             content.clone(),
-        );
-        partial.unified()
-    };
-    let (diff_text, _) = cut_middle(&written_diff, DIFF_BUDGET);
+        )
+    });
+    let written = partial.as_ref().unwrap_or(change);
+    let written_diff = written.unified();
+    let (diff_text, cut) = cut_middle(&written_diff, DIFF_BUDGET);
     let mut data = change.details.clone();
     data.insert("path".into(), json!(change.display_path));
     data.insert("bytes_written".into(), json!(content.len()));
     data.insert("created".into(), json!(change.creates()));
+    data.insert("lines_added".into(), json!(written.diff.added()));
+    data.insert("lines_removed".into(), json!(written.diff.removed()));
     data.insert("diff".into(), json!(diff_text));
+    if cut {
+        data.insert("diff_cut".into(), json!(true));
+    }
+    if let Some((applied, rejected)) = &hunks_applied {
+        // A count of edits would describe the proposal, not what was written.
+        data.remove("edits_applied");
+        data.insert("hunks_applied".into(), json!(applied));
+        data.insert("hunks_rejected".into(), json!(rejected));
+    }
     let verb = if change.creates() {
         "Created"
     } else {
@@ -224,9 +242,17 @@ pub fn apply(change: &FileChange, selection: &HunkSelection) -> Result<ToolResul
         "{verb} {} ({} bytes, +{} -{} lines)",
         change.display_path,
         content.len(),
-        change.diff.added(),
-        change.diff.removed()
+        written.diff.added(),
+        written.diff.removed()
     );
+    if cut {
+        output.push_str(&format!(
+            "\nNote: the diff in this result is cut in the middle ({} of {} characters \
+             shown); read the file for the rest",
+            diff_text.len(),
+            written_diff.len()
+        ));
+    }
     for note in change.notes.iter().chain(applied_note.iter()) {
         output.push_str("\nNote: ");
         output.push_str(note);
@@ -297,6 +323,51 @@ mod tests {
             std::fs::read_to_string(&p).unwrap(),
             old.replace("l25\n", "L25\n")
         );
-        assert!(r.output.contains("only hunk(s) [2] of 2"), "{}", r.output);
+        assert!(
+            r.output.contains("only hunk(s) [2] of the 2 proposed"),
+            "{}",
+            r.output
+        );
+    }
+
+    /// Regression (issue 11): a per-hunk result told the model `edits_applied 3` and the
+    /// whole proposal's line counts when 2 of 3 hunks were written.
+    #[test]
+    fn a_per_hunk_apply_tells_the_model_the_hunks_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("f.txt");
+        let old: String = (1..=60).map(|i| format!("l{i}\n")).collect();
+        let new = old
+            .replace("l2\n", "L2\n")
+            .replace("l30\n", "L30\n")
+            .replace("l55\n", "L55\n");
+        std::fs::write(&p, &old).unwrap();
+        let mut c = change_for(&p, Some(&old), &new);
+        assert_eq!(c.diff.hunks.len(), 3);
+        c.details.insert("edits_applied".into(), json!(3));
+        let r = apply(&c, &HunkSelection::Only(vec![true, false, true])).unwrap();
+        let data = r.data.unwrap();
+        assert!(data.get("edits_applied").is_none(), "{data}");
+        assert_eq!(data["hunks_applied"], json!([1, 3]));
+        assert_eq!(data["hunks_rejected"], json!([2]));
+        assert_eq!(data["lines_added"], 2);
+        assert_eq!(data["lines_removed"], 2);
+        let diff = data["diff"].as_str().unwrap();
+        assert!(diff.contains("+L2") && diff.contains("+L55") && !diff.contains("L30"));
+        assert!(r.output.contains("+2 -2 lines"), "{}", r.output);
+    }
+
+    #[test]
+    fn a_cut_diff_says_so() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("f.txt");
+        let new: String = (0..3000)
+            .map(|i| format!("line {i} of a big file\n"))
+            .collect();
+        let c = change_for(&p, None, &new);
+        let r = apply(&c, &HunkSelection::All).unwrap();
+        let data = r.data.unwrap();
+        assert_eq!(data["diff_cut"], true);
+        assert!(r.output.contains("cut in the middle"), "{}", r.output);
     }
 }

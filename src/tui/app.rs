@@ -9,7 +9,7 @@ use serde_json::Value;
 use tokio::sync::mpsc::UnboundedSender;
 
 use super::composer::Composer;
-use super::diff_view::{DiffView, parse_unified};
+use super::diff_view::DiffView;
 use super::layers::{Action, CommandApproval, Layer, UndoConfirm};
 use super::theme::Theme;
 use super::tools_pane::{ToolRow, ToolStatus, ToolsPane, status_mark, summarize};
@@ -75,8 +75,21 @@ pub struct CallDiff {
     pub notes: Vec<String>,
     /// Whether the file is created.
     pub creates: bool,
-    /// Unified text, for `/diff`.
-    pub unified: String,
+}
+
+impl CallDiff {
+    /// The diff as unified text (for `/diff`), from the hunks.
+    pub fn unified(&self) -> String {
+        let old = if self.creates {
+            "/dev/null".to_string()
+        } else {
+            format!("a/{}", self.path)
+        };
+        crate::tools::diff::FileDiff {
+            hunks: self.hunks.to_vec(),
+        }
+        .unified(&old, &format!("b/{}", self.path))
+    }
 }
 
 /// Everything the screen shows.
@@ -362,10 +375,10 @@ impl App {
                 match preview {
                     ApprovalPreview::FileChange {
                         path,
-                        unified,
                         diff,
                         creates,
                         notes,
+                        ..
                     } => {
                         self.diffs.insert(
                             id.clone(),
@@ -374,7 +387,6 @@ impl App {
                                 hunks: std::sync::Arc::new(diff.hunks.clone()),
                                 notes: notes.clone(),
                                 creates,
-                                unified,
                             },
                         );
                         self.diff
@@ -454,34 +466,6 @@ impl App {
                 result,
                 duration_ms,
             } => {
-                if let Some(diff) = result
-                    .data
-                    .as_ref()
-                    .and_then(|d| d.get("diff"))
-                    .and_then(Value::as_str)
-                    && result.success
-                {
-                    let path = result.files_changed.first().cloned().unwrap_or_default();
-                    self.diffs.insert(
-                        id.clone(),
-                        CallDiff {
-                            path,
-                            hunks: std::sync::Arc::new(parse_unified(diff)),
-                            notes: Vec::new(),
-                            creates: result
-                                .data
-                                .as_ref()
-                                .and_then(|d| d.get("created"))
-                                .and_then(Value::as_bool)
-                                == Some(true),
-                            unified: diff.to_string(),
-                        },
-                    );
-                    self.applied.push(id.clone());
-                    if self.diff_call.as_deref() == Some(id.as_str()) {
-                        self.diff_call = None;
-                    }
-                }
                 if let Some(row) = self.tools.row_mut(&id) {
                     if row.status != ToolStatus::Denied {
                         row.status = ToolStatus::Done {
@@ -588,6 +572,28 @@ impl App {
                 }
             }
             AgentEvent::ContextWindow { tokens, .. } => self.status.context_window = Some(tokens),
+            AgentEvent::ChangeApplied {
+                id,
+                path,
+                hunks,
+                creates,
+            } => {
+                // The structured diff of exactly what was written: shown whole, never
+                // parsed back from the model's (possibly cut) text.
+                self.diffs.insert(
+                    id.clone(),
+                    CallDiff {
+                        path,
+                        hunks,
+                        notes: Vec::new(),
+                        creates,
+                    },
+                );
+                self.applied.push(id.clone());
+                if self.diff_call.as_deref() == Some(id.as_str()) {
+                    self.diff_call = None;
+                }
+            }
             AgentEvent::Notice { message } => {
                 self.transcript.push_notice(NoticeLevel::Info, &message)
             }

@@ -20,7 +20,7 @@ use similar::{ChangeTag, TextDiff};
 use super::highlight::{CodeHighlighter, language_of_path};
 use super::theme::Theme;
 use super::wrap::{StyledLine, wrap};
-use crate::tools::diff::{DiffLine, FileDiff, Hunk, LineKind};
+use crate::tools::diff::{FileDiff, Hunk, LineKind};
 
 /// Diff lines beyond this are shown without syntax colours.
 pub const MAX_HIGHLIGHTED: usize = 3000;
@@ -51,70 +51,14 @@ pub struct DiffView {
     pub notes: Vec<String>,
     /// Whether the file would be created.
     pub creates: bool,
+    /// Lines added, removed, and in all (counted once per diff, for the pane's title).
+    pub counts: (usize, usize, usize),
     /// Bumped on every change that alters the layout.
     generation: u64,
     /// The last layout, the (width, generation) it is for, and its lines.
     cache: Option<((u16, u64), Layout)>,
     /// A background layout under way: what it is for, and where it will arrive.
     job: Option<((u16, u64), std::sync::mpsc::Receiver<Layout>)>,
-}
-
-/// Parse a unified diff (as tools return it) into hunks.
-pub fn parse_unified(text: &str) -> Vec<Hunk> {
-    let mut hunks: Vec<Hunk> = Vec::new();
-    let (mut old_no, mut new_no) = (0usize, 0usize);
-    for line in text.lines() {
-        if let Some(rest) = line.strip_prefix("@@ ") {
-            let nums: Vec<usize> = rest
-                .split(|c: char| !c.is_ascii_digit())
-                .filter(|s| !s.is_empty())
-                .filter_map(|s| s.parse().ok())
-                .collect();
-            if nums.len() >= 4 {
-                old_no = nums[0];
-                new_no = nums[2];
-                hunks.push(Hunk {
-                    old_start: nums[0],
-                    old_len: nums[1],
-                    new_start: nums[2],
-                    new_len: nums[3],
-                    lines: Vec::new(),
-                });
-            }
-            continue;
-        }
-        let Some(hunk) = hunks.last_mut() else {
-            continue;
-        };
-        let (kind, body) = match line.chars().next() {
-            Some('+') => (LineKind::Added, &line[1..]),
-            Some('-') => (LineKind::Removed, &line[1..]),
-            Some(' ') => (LineKind::Context, &line[1..]),
-            _ => continue,
-        };
-        let (o, n) = match kind {
-            LineKind::Added => {
-                new_no += 1;
-                (None, Some(new_no - 1))
-            }
-            LineKind::Removed => {
-                old_no += 1;
-                (Some(old_no - 1), None)
-            }
-            LineKind::Context => {
-                old_no += 1;
-                new_no += 1;
-                (Some(old_no - 1), Some(new_no - 1))
-            }
-        };
-        hunk.lines.push(DiffLine {
-            kind,
-            old_no: o,
-            new_no: n,
-            raw: format!("{body}\n"),
-        });
-    }
-    hunks
 }
 
 /// Byte ranges that changed between two versions of a line (word level).
@@ -204,6 +148,17 @@ impl DiffView {
     ) {
         self.path = path.to_string();
         self.selected = vec![true; hunks.len()];
+        let lines = hunks.iter().flat_map(|h| &h.lines);
+        let (mut added, mut removed, mut all) = (0, 0, 0);
+        for l in lines {
+            all += 1;
+            match l.kind {
+                LineKind::Added => added += 1,
+                LineKind::Removed => removed += 1,
+                LineKind::Context => {}
+            }
+        }
+        self.counts = (added, removed, all);
         self.hunks = hunks;
         self.cursor = 0;
         self.scroll = 0;
@@ -261,6 +216,21 @@ impl DiffView {
                 .saturating_sub(1);
         }
         self.invalidate();
+    }
+
+    /// "+1500 -1500 · 3,012 lines": what the pane's title says about the diff, so a big
+    /// one is known to be whole.
+    pub fn summary(&self) -> String {
+        let (added, removed, all) = self.counts;
+        let digits = all.to_string();
+        let mut lines = String::new();
+        for (i, c) in digits.chars().enumerate() {
+            if i > 0 && (digits.len() - i) % 3 == 0 {
+                lines.push(',');
+            }
+            lines.push(c);
+        }
+        format!("+{added} -{removed} · {lines} lines")
     }
 
     /// Scroll by lines.
@@ -524,14 +494,6 @@ impl DiffView {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn unified_text_parses_back_into_hunks() {
-        let d = FileDiff::compute("a\nb\nc\n", "a\nB\nc\nd\n");
-        let text = d.unified("a/f", "b/f");
-        let parsed = parse_unified(&text);
-        assert_eq!(parsed, d.hunks);
-    }
 
     #[test]
     fn word_emphasis_marks_only_changed_words() {

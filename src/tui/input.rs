@@ -329,7 +329,7 @@ impl App {
             .applied
             .iter()
             .filter_map(|id| self.diffs.get(id))
-            .map(|d| d.unified.clone())
+            .map(super::app::CallDiff::unified)
             .collect();
         if text.is_empty() {
             self.transcript

@@ -23,6 +23,8 @@ pub mod view;
 pub mod wrap;
 
 #[cfg(test)]
+mod diff_snapshot_tests;
+#[cfg(test)]
 mod input_tests;
 #[cfg(test)]
 mod snapshot_tests;

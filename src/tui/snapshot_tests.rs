@@ -246,16 +246,22 @@ fn refusal_asks_why() {
 #[test]
 fn session_diff_overlay() {
     let (mut app, _rx) = app("dark");
-    let diff = FileDiff::compute("fn main() {}\n", "fn main() {\n    greet();\n}\n")
-        .unified("a/src/main.rs", "b/src/main.rs");
+    let diff = FileDiff::compute("fn main() {}\n", "fn main() {\n    greet();\n}\n");
+    ev(
+        &mut app,
+        AgentEvent::ChangeApplied {
+            id: "w1".into(),
+            path: "src/main.rs".into(),
+            hunks: std::sync::Arc::new(diff.hunks),
+            creates: false,
+        },
+    );
     ev(
         &mut app,
         AgentEvent::ToolResult {
             id: "w1".into(),
             name: "edit_file".into(),
-            result: ToolResult::ok("edited src/main.rs")
-                .with_data(json!({ "diff": diff }))
-                .with_files(vec!["src/main.rs".into()]),
+            result: ToolResult::ok("edited src/main.rs").with_files(vec!["src/main.rs".into()]),
             duration_ms: 4,
         },
     );

@@ -137,9 +137,9 @@ impl App {
     fn details_title(&self) -> String {
         if self.diff_visible() {
             if self.diff.reviewing.is_some() {
-                "Review the change".into()
+                format!("Review the change · {}", self.diff.summary())
             } else {
-                format!("Diff {}", self.diff.path)
+                format!("Diff {} · {}", self.diff.path, self.diff.summary())
             }
         } else {
             match self.tools.current() {

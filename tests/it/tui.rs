@@ -239,7 +239,15 @@ async fn approve_one_of_two_hunks() {
     assert_eq!(now, original.replace("line 2\n", "LINE TWO\n"));
     let answered = support::tool_messages(&server.requests()[1]);
     let output = answered[0].1["output"].as_str().unwrap();
-    assert!(output.contains("only hunk(s) [1] of 2"), "{output}");
+    assert!(
+        output.contains("only hunk(s) [1] of the 2 proposed"),
+        "{output}"
+    );
+    assert!(output.contains("+1 -1 lines"), "what was written: {output}");
+    let data = &answered[0].1["data"];
+    assert_eq!(data["hunks_applied"], serde_json::json!([1]));
+    assert_eq!(data["hunks_rejected"], serde_json::json!([2]));
+    assert!(data.get("edits_applied").is_none(), "{data}");
     tui.quit().await;
 }
 
