@@ -222,7 +222,9 @@ impl App {
                 answer: a,
             };
             match key.code {
-                KeyCode::Char('?') => self.layers.push(Box::new(super::review_keys::ReviewKeys)),
+                KeyCode::Char('?') => self
+                    .layers
+                    .push(Box::new(super::layers::review_keys::ReviewKeys)),
                 KeyCode::Char('y') => {
                     self.resolve_review(&id);
                     self.send(answer(ApprovalAnswer::Approve));

@@ -10,7 +10,6 @@ pub mod input;
 pub mod layers;
 pub mod markdown;
 pub mod progress;
-pub mod review_keys;
 pub mod run;
 pub mod scroll;
 pub mod slash;
@@ -18,7 +17,6 @@ pub mod status_line;
 pub mod theme;
 pub mod tools_pane;
 pub mod transcript;
-pub mod trust_prompt;
 pub mod view;
 pub mod wrap;
 

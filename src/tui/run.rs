@@ -32,8 +32,8 @@ use ratatui::backend::CrosstermBackend;
 use tokio::sync::mpsc;
 
 use super::app::{App, StatusInfo};
+use super::layers::trust_prompt::TrustPrompt;
 use super::theme::{ColorDepth, Theme};
-use super::trust_prompt::TrustPrompt;
 use crate::agent::{AgentEvent, Phase, Runner, UserOp};
 use crate::config::Config;
 use crate::config::trust::{self, ProjectTrust};

@@ -517,13 +517,13 @@ fn approving_edits_for_the_session_shows_on_the_status_line() {
     assert!(text(&mut app, 220, 30).contains("file edits are allowed without asking"));
 }
 
-fn trust_prompt() -> super::trust_prompt::TrustPrompt {
+fn trust_prompt() -> super::layers::trust_prompt::TrustPrompt {
     use crate::config::trust::Loosening;
     let l = |key: &str, what: &str| Loosening {
         key: key.into(),
         what: what.into(),
     };
-    super::trust_prompt::TrustPrompt::new(
+    super::layers::trust_prompt::TrustPrompt::new(
         ".loom/config.toml",
         vec![
             l("sandbox", "switches the command sandbox off"),

@@ -7,9 +7,9 @@ use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 
-use super::layers::{Layer, Outcome};
-use super::theme::Theme;
-use super::wrap::{StyledLine, wrap};
+use super::{Layer, Outcome};
+use crate::tui::theme::Theme;
+use crate::tui::wrap::{StyledLine, wrap};
 
 /// Each review key and what it does.
 pub const REVIEW_KEYS: &[(&str, &str)] = &[
@@ -104,9 +104,9 @@ impl Layer for ReviewKeys {
                 )
             })
             .collect();
-        let rect = super::layers::centered(area, width, lines.len() as u16 + 2);
-        let inner = super::layers::frame(rect, buf, "Review keys (Esc to close)", theme.accent);
-        super::layers::draw_lines(&lines, inner, buf);
+        let rect = super::centered(area, width, lines.len() as u16 + 2);
+        let inner = super::frame(rect, buf, "Review keys (Esc to close)", theme.accent);
+        super::draw_lines(&lines, inner, buf);
     }
 
     fn hints(&self) -> String {

@@ -9,10 +9,10 @@ use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 
-use super::layers::{Action, Layer, Outcome};
-use super::theme::Theme;
-use super::wrap::{StyledLine, wrap};
+use super::{Action, Layer, Outcome};
 use crate::config::trust::Loosening;
+use crate::tui::theme::Theme;
+use crate::tui::wrap::{StyledLine, wrap};
 
 /// The trust prompt.
 pub struct TrustPrompt {
@@ -82,15 +82,15 @@ impl Layer for TrustPrompt {
             .flat_map(|l| wrap(l, width.saturating_sub(2)))
             .collect();
         let height = (lines.len() as u16 + 4).min(area.height);
-        let rect = super::layers::centered(area, width, height);
-        let inner = super::layers::frame(
+        let rect = super::centered(area, width, height);
+        let inner = super::frame(
             rect,
             buf,
             "Trust this project's Loom settings?",
             theme.warning,
         );
-        super::layers::draw_lines(&lines, inner, buf);
-        super::layers::footer(inner, buf, &self.hints(), theme);
+        super::draw_lines(&lines, inner, buf);
+        super::footer(inner, buf, &self.hints(), theme);
     }
 
     fn hints(&self) -> String {

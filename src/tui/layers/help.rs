@@ -1,0 +1,114 @@
+//! `/help`: the commands (from the slash registry) and the keys, scrollable.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+
+use super::*;
+use crate::tui::scroll::Scroll;
+use crate::tui::wrap::{StyledLine, wrap};
+
+/// The help overlay: commands and keys, scrollable on small screens.
+#[derive(Debug, Default)]
+pub struct Help {
+    scroll: Scroll,
+}
+
+/// Keys (shown by `/help`).
+pub const KEYS: &[(&str, &str)] = &[
+    ("Enter", "send"),
+    ("Shift+Enter, Alt+Enter, Ctrl+J", "new line"),
+    ("Up / Down", "earlier prompts"),
+    ("Ctrl+A/E/K/U/W, Alt+B/F", "edit like readline"),
+    ("Esc", "stop the running turn"),
+    ("Tab", "move between panes"),
+    ("PgUp/PgDn, Home/End, wheel", "scroll"),
+    (
+        "y / n / a",
+        "approve / refuse / always (diffs and commands)",
+    ),
+    (
+        "Space, j/k, Enter",
+        "toggle a hunk, move between hunks, apply the selected hunks",
+    ),
+    ("Ctrl+C twice", "quit"),
+];
+
+impl Help {
+    /// One section: a heading, then each name in a column as wide as the longest, with
+    /// descriptions that wrap under themselves.
+    fn section(
+        lines: &mut Vec<StyledLine>,
+        heading: &'static str,
+        rows: &[(String, &'static str)],
+        theme: &Theme,
+    ) {
+        let heading_style = Style::default()
+            .fg(theme.heading)
+            .add_modifier(Modifier::BOLD);
+        let key_style = Style::default()
+            .fg(theme.accent)
+            .add_modifier(Modifier::BOLD);
+        let column = rows
+            .iter()
+            .map(|(name, _)| crate::tui::wrap::width(name))
+            .max()
+            .unwrap_or(0)
+            + 2;
+        lines.push(StyledLine::plain(heading, heading_style));
+        for (name, what) in rows {
+            lines.push(StyledLine {
+                spans: vec![
+                    Span::styled(format!("  {name:<column$}"), key_style),
+                    Span::raw(*what),
+                ],
+                continuation: vec![Span::raw(" ".repeat(column + 2))],
+                fill: None,
+            });
+        }
+    }
+}
+
+impl Layer for Help {
+    fn handle_key(&mut self, key: KeyEvent) -> Outcome {
+        match key.code {
+            KeyCode::Esc | KeyCode::Char('q') | KeyCode::Enter | KeyCode::Char('?') => {
+                Outcome::close(Vec::new())
+            }
+            _ if self.scroll.key(&key) => Outcome::consumed(),
+            _ if key.modifiers.contains(KeyModifiers::CONTROL) => Outcome::default(),
+            _ => Outcome::consumed(),
+        }
+    }
+
+    fn render(&self, area: Rect, buf: &mut Buffer, theme: &Theme) {
+        let mut logical = Vec::new();
+        let commands: Vec<(String, &'static str)> = crate::tui::slash::COMMANDS
+            .iter()
+            .map(|c| (c.synopsis(), c.help))
+            .collect();
+        let keys: Vec<(String, &'static str)> = KEYS
+            .iter()
+            .map(|(k, what)| (k.to_string(), *what))
+            .collect();
+        Help::section(&mut logical, "Commands", &commands, theme);
+        logical.push(StyledLine::blank());
+        Help::section(&mut logical, "Keys", &keys, theme);
+        let natural = logical.iter().map(StyledLine::width).max().unwrap_or(0) as u16 + 2;
+        let width = natural.min(area.width);
+        let lines: Vec<Line<'static>> = logical
+            .iter()
+            .flat_map(|l| wrap(l, width.saturating_sub(2)))
+            .collect();
+        let rect = centered(area, width, lines.len() as u16 + 2);
+        let inner = frame(rect, buf, "Help (Esc to close, ↑↓ scroll)", theme.accent);
+        let first = self.scroll.first(lines.len(), inner.height);
+        draw_lines(&lines[first..], inner, buf);
+    }
+
+    fn hints(&self) -> String {
+        "Esc close · ↑↓ scroll".into()
+    }
+}

@@ -1,0 +1,164 @@
+//! Modal layers, one file each: the command approval, the "why not?" prompt, the undo
+//! confirmation, the session diff, the help, the review keys and the trust prompt. The
+//! front layer sees keys first and says whether it consumed them and what should happen;
+//! the app owns the stack, not the widgets' logic. A new layer is one new file here.
+
+use crossterm::event::KeyEvent;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Widget};
+
+use super::theme::Theme;
+use crate::agent::UserOp;
+
+mod command_approval;
+mod diff_overlay;
+mod help;
+mod reason_prompt;
+pub mod review_keys;
+pub mod trust_prompt;
+mod undo_confirm;
+
+pub use command_approval::CommandApproval;
+pub use diff_overlay::DiffOverlay;
+pub use help::{Help, KEYS};
+pub use reason_prompt::ReasonPrompt;
+pub use undo_confirm::UndoConfirm;
+
+/// What the app should do after a layer handled a key.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Action {
+    /// Send an op to the agent.
+    Send(UserOp),
+    /// Ask the person why they refused call `id`.
+    AskReason(String),
+    /// The person answered the trust prompt: trust the project config (or not).
+    Trust(bool),
+}
+
+/// A layer's answer to a key.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Outcome {
+    /// The key was for this layer.
+    pub consumed: bool,
+    /// The layer is done.
+    pub close: bool,
+    /// What to do.
+    pub actions: Vec<Action>,
+}
+
+impl Outcome {
+    fn consumed() -> Outcome {
+        Outcome {
+            consumed: true,
+            ..Outcome::default()
+        }
+    }
+    fn close(actions: Vec<Action>) -> Outcome {
+        Outcome {
+            consumed: true,
+            close: true,
+            actions,
+        }
+    }
+}
+
+/// A modal on the layer stack.
+pub trait Layer {
+    /// Handle a key; the front layer sees every key first.
+    fn handle_key(&mut self, key: KeyEvent) -> Outcome;
+    /// Handle pasted text.
+    fn paste(&mut self, _text: &str) -> bool {
+        false
+    }
+    /// Draw over `area`.
+    fn render(&self, area: Rect, buf: &mut Buffer, theme: &Theme);
+    /// Key hints for the status bar.
+    fn hints(&self) -> String;
+    /// The call this layer is about, if any (closed when that call is resolved).
+    fn call_id(&self) -> Option<&str> {
+        None
+    }
+    /// Where the cursor should be, if the layer edits text.
+    fn cursor(&self, _area: Rect) -> Option<ratatui::layout::Position> {
+        None
+    }
+}
+
+pub(crate) fn centered(area: Rect, width: u16, height: u16) -> Rect {
+    let w = width.min(area.width);
+    let h = height.min(area.height);
+    Rect::new(
+        area.x + (area.width - w) / 2,
+        area.y + (area.height - h) / 2,
+        w,
+        h,
+    )
+}
+
+pub(crate) fn frame(
+    area: Rect,
+    buf: &mut Buffer,
+    title: &str,
+    color: ratatui::style::Color,
+) -> Rect {
+    // A blank gutter around the box, so the panes' borders beneath never touch its own
+    // (`└└───┘┘`); the screen's last row, the status line, stays.
+    let screen = *buf.area();
+    let x = area.x.saturating_sub(1).max(screen.x);
+    let y = area.y.saturating_sub(1).max(screen.y);
+    let right = (area.right() + 1).min(screen.right());
+    let keep_status = if area.bottom() < screen.bottom() {
+        1
+    } else {
+        0
+    };
+    let bottom = (area.bottom() + 1).min(screen.bottom().saturating_sub(keep_status));
+    let gutter = Rect::new(
+        x,
+        y,
+        right.saturating_sub(x),
+        bottom.max(area.bottom()).saturating_sub(y),
+    );
+    Clear.render(gutter, buf);
+    Clear.render(area, buf);
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(Style::default().fg(color))
+        .title(Span::styled(
+            format!(" {title} "),
+            Style::default().fg(color).add_modifier(Modifier::BOLD),
+        ));
+    let inner = block.inner(area);
+    block.render(area, buf);
+    inner
+}
+
+pub(crate) fn draw_lines(lines: &[Line<'static>], area: Rect, buf: &mut Buffer) {
+    for (i, l) in lines.iter().take(area.height as usize).enumerate() {
+        buf.set_line(area.x, area.y + i as u16, l, area.width);
+    }
+}
+
+/// The key line on an overlay's last row.
+pub(crate) fn footer(inner: Rect, buf: &mut Buffer, keys: &str, theme: &Theme) {
+    buf.set_stringn(
+        inner.x,
+        inner.y + inner.height.saturating_sub(1),
+        keys,
+        inner.width as usize,
+        Style::default().fg(theme.dim),
+    );
+}
+
+/// Everything but an overlay's last (key) row.
+fn body(inner: Rect) -> Rect {
+    Rect::new(
+        inner.x,
+        inner.y,
+        inner.width,
+        inner.height.saturating_sub(1),
+    )
+}
