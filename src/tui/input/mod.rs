@@ -1,16 +1,22 @@
-//! Keys, pastes, mouse wheel and slash commands: how input changes the TUI's state and
-//! which ops go to the agent. The front layer sees keys first; then global keys (Esc,
-//! Ctrl+C, Tab, scrolling); then the focused pane.
+//! Keys, pastes and the mouse wheel: how input changes the TUI's state and which ops go to
+//! the agent. The front layer sees keys first; then global keys (Esc, Ctrl+C, Tab,
+//! scrolling); then the focused pane, each in its own file (chat, tools, details,
+//! composer). Slash commands are in `slash.rs`.
 
 use std::time::Duration;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEvent, MouseEventKind};
 
 use super::app::{App, Focus};
-use super::composer::{ComposerOutcome, sanitize_paste};
+use super::composer::sanitize_paste;
 use super::theme::Theme;
 use super::transcript::NoticeLevel;
-use crate::agent::{ApprovalAnswer, UserOp};
+use crate::agent::UserOp;
+
+mod chat;
+mod composer;
+mod details;
+mod tools;
 
 /// How long a first Ctrl+C waits for the second.
 const QUIT_WINDOW: Duration = Duration::from_secs(2);
@@ -81,63 +87,10 @@ impl App {
             return self.review_key(key);
         }
         match self.focus {
-            Focus::Composer => match self.composer.handle_key(key) {
-                ComposerOutcome::Submit(text) => self.submit(&text),
-                ComposerOutcome::Ignored => match key.code {
-                    KeyCode::Up => self.transcript.scroll_up(1),
-                    KeyCode::Down => self.transcript.scroll_down(1),
-                    _ => {}
-                },
-                ComposerOutcome::Consumed => {}
-            },
-            Focus::Chat => match key.code {
-                KeyCode::Up | KeyCode::Char('k') => self.transcript.scroll_up(1),
-                KeyCode::Down | KeyCode::Char('j') => self.transcript.scroll_down(1),
-                KeyCode::Char(_) | KeyCode::Enter => {
-                    self.focus = Focus::Composer;
-                    self.on_key(key);
-                }
-                _ => {}
-            },
-            Focus::Tools => match key.code {
-                KeyCode::Up | KeyCode::Char('k') => {
-                    self.tools.select(-1);
-                    self.sync_details();
-                }
-                KeyCode::Down | KeyCode::Char('j') => {
-                    self.tools.select(1);
-                    self.sync_details();
-                }
-                KeyCode::Enter | KeyCode::Right => self.focus = Focus::Details,
-                _ => {}
-            },
+            Focus::Composer => self.composer_key(key),
+            Focus::Chat => self.chat_key(key),
+            Focus::Tools => self.tools_key(key),
             Focus::Details => self.details_key(key),
-        }
-    }
-
-    /// Whether plain Home/End go to the chat rather than the message box's text.
-    fn scrolls_chat(&self) -> bool {
-        self.focus == Focus::Chat || (self.focus == Focus::Composer && self.composer.is_empty())
-    }
-
-    /// Tab in a message box holding the start of a slash command completes it when there
-    /// is exactly one way to; true when it did.
-    fn complete_command(&mut self) -> bool {
-        let text = self.composer.text();
-        if !text.starts_with('/') || text.contains('\n') {
-            return false;
-        }
-        match super::slash::complete(&text).as_slice() {
-            [only] => {
-                let with_space = if only.contains(' ') {
-                    only.clone()
-                } else {
-                    format!("{only} ")
-                };
-                self.composer.set_text(&with_space);
-                true
-            }
-            _ => false,
         }
     }
 
@@ -204,67 +157,6 @@ impl App {
         }
     }
 
-    /// Whether the details area shows a diff (rather than tool output).
-    pub(crate) fn diff_visible(&self) -> bool {
-        self.diff.reviewing.is_some()
-            || self
-                .tools
-                .current()
-                .is_some_and(|r| self.diffs.contains_key(&r.id))
-    }
-
-    /// Keys while a file change waits for review: they go to the review whatever pane had
-    /// focus (only the composer, reached on purpose with Tab, types instead).
-    fn review_key(&mut self, key: KeyEvent) {
-        if let Some(id) = self.diff.reviewing.clone() {
-            let answer = |a: ApprovalAnswer| UserOp::Approve {
-                id: id.clone(),
-                answer: a,
-            };
-            match key.code {
-                KeyCode::Char('?') => self
-                    .layers
-                    .push(Box::new(super::layers::review_keys::ReviewKeys)),
-                KeyCode::Char('y') => {
-                    self.resolve_review(&id);
-                    self.send(answer(ApprovalAnswer::Approve));
-                }
-                KeyCode::Char('a') => {
-                    self.status.edits_allowed = true;
-                    self.resolve_review(&id);
-                    self.send(answer(ApprovalAnswer::ApproveForSession));
-                }
-                KeyCode::Char('n') => self.run_action(super::layers::Action::AskReason(id.clone())),
-                KeyCode::Enter => {
-                    let hunks = self.diff.selected.clone();
-                    self.resolve_review(&id);
-                    if hunks.iter().all(|h| *h) {
-                        self.send(answer(ApprovalAnswer::Approve));
-                    } else {
-                        self.send(answer(ApprovalAnswer::ApproveHunks { hunks }));
-                    }
-                }
-                KeyCode::Char(' ') => self.diff.toggle(),
-                KeyCode::Down | KeyCode::Char('j') => self.diff.move_hunk(1),
-                KeyCode::Up | KeyCode::Char('k') => self.diff.move_hunk(-1),
-                _ => {}
-            }
-        }
-    }
-
-    fn details_key(&mut self, key: KeyEvent) {
-        match key.code {
-            KeyCode::Up | KeyCode::Char('k') => self.scroll_focused(-1),
-            KeyCode::Down | KeyCode::Char('j') => self.scroll_focused(1),
-            KeyCode::Left => self.focus = Focus::Tools,
-            KeyCode::Char(_) | KeyCode::Enter => {
-                self.focus = Focus::Composer;
-                self.on_key(key);
-            }
-            _ => {}
-        }
-    }
-
     /// Handle bracketed paste: the whole block goes into the composer (or the front layer).
     pub fn on_paste(&mut self, text: &str) {
         let clean = sanitize_paste(text);
@@ -299,22 +191,6 @@ impl App {
         } else {
             self.transcript.scroll_down(3);
         }
-    }
-
-    /// A message or a slash command from the composer.
-    pub fn submit(&mut self, text: &str) {
-        let trimmed = text.trim();
-        if let Some(command) = trimmed.strip_prefix('/')
-            && !command.starts_with('/')
-            && !command.contains('\n')
-        {
-            self.command(command);
-            return;
-        }
-        self.transcript.scroll_end();
-        self.send(UserOp::Submit {
-            text: text.to_string(),
-        });
     }
 
     /// Switch themes everywhere.
