@@ -68,6 +68,8 @@ enum Internal {
     Calibrated(f64),
     /// A file change was written (sent before the call's result).
     Applied(AgentEvent),
+    /// What the server says about the model (its window, whether tools can reach it).
+    Discovered(crate::llm::window::ModelInfo),
 }
 
 /// Everything the runner needs; see [`Runner::spawn`].
@@ -201,6 +203,14 @@ impl Runner {
                 source: "config".into(),
             });
         }
+        if let Some(client) = &runner.llm {
+            let settings = client.settings().clone();
+            let tx = runner.internal_tx.clone();
+            tokio::spawn(async move {
+                let info = crate::llm::window::probe(&settings).await;
+                let _ = tx.send(Internal::Discovered(info));
+            });
+        }
         let task = tokio::spawn(runner.run(ops_rx));
         AgentHandle {
             ops: ops_tx,
@@ -227,6 +237,10 @@ impl Runner {
                     }
                     Internal::Applied(event) => {
                         self.emit(event);
+                        continue;
+                    }
+                    Internal::Discovered(info) => {
+                        self.discovered(info);
                         continue;
                     }
                     Internal::Calibrated(ratio) => {
@@ -596,6 +610,28 @@ impl Runner {
             Action::Stop => return true,
         }
         false
+    }
+
+    /// What the server said about the model: its window (unless config named one), and a
+    /// warning when its chat template cannot carry tools (they would silently be dropped).
+    fn discovered(&mut self, info: crate::llm::window::ModelInfo) {
+        if self.context_window.is_none()
+            && let Some(tokens) = info.window
+        {
+            self.context_window = Some(tokens);
+            self.emit(AgentEvent::ContextWindow {
+                tokens,
+                source: info.source,
+            });
+        }
+        if info.tools_supported == Some(false) {
+            self.emit(AgentEvent::Notice {
+                message: "the server says its chat template does not support tools, so the \
+                          model will not see Loom's tools: start llama-server with --jinja, or \
+                          use a model whose template has tool calls"
+                    .into(),
+            });
+        }
     }
 
     /// The sizes compaction works with, for a window of `window` tokens.

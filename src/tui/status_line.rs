@@ -146,6 +146,12 @@ fn sandbox_forms(label: &str) -> Vec<String> {
     vec![format!("sandbox {label}"), brief.to_string()]
 }
 
+/// How full the context is, in five cells: `▰▰▱▱▱` is 40 % used.
+fn gauge(used_pct: u64) -> String {
+    let full = (used_pct.min(100) as usize * 5).div_ceil(100);
+    format!("{}{}", "▰".repeat(full), "▱".repeat(5 - full))
+}
+
 /// Token counts the way people read them: 950, 1.2k, 32k.
 fn tokens(n: u64) -> String {
     if n >= 10_000 {
@@ -258,8 +264,12 @@ impl App {
         if let Some(w) = self.status.context_window.filter(|w| *w > 0) {
             let left_pct = 100u64.saturating_sub(self.status.last_prompt * 100 / w);
             parts.push(Part::new(
-                vec![format!("ctx {left_pct}% left"), format!("ctx {left_pct}%")],
-                &[RANK_CTX_SHORT],
+                vec![
+                    format!("ctx {} {left_pct}% left", gauge(100 - left_pct)),
+                    format!("ctx {left_pct}% left"),
+                    format!("ctx {left_pct}%"),
+                ],
+                &[RANK_CTX_SHORT, RANK_CTX_SHORT],
                 Some(RANK_DROP_CTX),
                 base,
             ));
@@ -332,6 +342,14 @@ impl App {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_context_gauge_fills_by_fifths() {
+        assert_eq!(gauge(0), "▱▱▱▱▱");
+        assert_eq!(gauge(1), "▰▱▱▱▱");
+        assert_eq!(gauge(40), "▰▰▱▱▱");
+        assert_eq!(gauge(100), "▰▰▰▰▰");
+    }
 
     #[test]
     fn a_model_path_is_shortened_to_its_file_name_first() {

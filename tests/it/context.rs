@@ -215,3 +215,66 @@ async fn older_turns_are_summarised_by_the_model_and_the_recent_one_kept() {
             .contains("step 0")
     );
 }
+
+/// llama.cpp's `/props` gives the runtime window (shown, and used for compaction) and says
+/// when the chat template cannot carry tools, which Loom warns about once.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_window_and_the_template_are_learned_from_llama_server() {
+    let dir = workspace(None);
+    let server = ScriptedServer::start(vec![
+        read("c1", "a.txt"),
+        read("c2", "b.txt"),
+        support::text_reply("Done."),
+    ])
+    .await;
+    server.set_info(
+        "/props",
+        serde_json::json!({
+            "default_generation_settings": {"n_ctx": 8192},
+            "chat_template_caps": {"supports_tools": false}
+        }),
+    );
+    let run = exec(dir.path(), &server, "supervised", "compare a.txt and b.txt").await;
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let window = run.of_type("context_window");
+    assert_eq!(window.len(), 1, "{:?}", run.events);
+    assert_eq!(window[0]["tokens"], 8192);
+    assert_eq!(window[0]["source"], "llama.cpp /props (n_ctx)");
+    let notices: Vec<String> = run
+        .of_type("notice")
+        .iter()
+        .map(|n| n["message"].to_string())
+        .collect();
+    assert_eq!(
+        notices
+            .iter()
+            .filter(|n| n.contains("does not support tools"))
+            .count(),
+        1,
+        "{notices:?}"
+    );
+    assert_eq!(compactions(&run).len(), 1, "the learned window is used");
+}
+
+/// Ollama's `/api/show` gives `num_ctx` when the model sets it.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_window_is_learned_from_ollama() {
+    let dir = workspace(None);
+    // The answer waits a little: discovery runs beside the first request.
+    let support::Reply::Stream(mut slow) = support::text_reply("Hi.") else {
+        unreachable!()
+    };
+    slow.insert(
+        0,
+        support::Frame::Delay(std::time::Duration::from_millis(800)),
+    );
+    let server = ScriptedServer::start(vec![support::Reply::Stream(slow)]).await;
+    server.set_info(
+        "/api/show",
+        serde_json::json!({"parameters": "num_ctx 16384", "model_info": {"qwen2.context_length": 32768}}),
+    );
+    let run = exec(dir.path(), &server, "supervised", "hi").await;
+    let window = run.of_type("context_window");
+    assert_eq!(window[0]["tokens"], 16384, "{:?}", run.events);
+    assert_eq!(window[0]["source"], "Ollama /api/show");
+}

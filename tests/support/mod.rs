@@ -20,7 +20,7 @@ use axum::body::{Body, Bytes};
 use axum::extract::State;
 use axum::http::{HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::post;
 use futures::StreamExt;
 use serde_json::{Value, json};
 
@@ -66,6 +66,8 @@ struct Script {
     replies: VecDeque<Reply>,
     requests: Vec<Value>,
     headers: Vec<axum::http::HeaderMap>,
+    /// JSON served at other paths (`/props`, `/api/show`, `/v1/models`…), by path.
+    info: std::collections::HashMap<String, Value>,
 }
 
 /// A running scripted server.
@@ -101,10 +103,11 @@ impl ScriptedServer {
             replies: replies.into(),
             requests: Vec::new(),
             headers: Vec::new(),
+            info: Default::default(),
         }));
         let app = Router::new()
             .route("/v1/chat/completions", post(chat))
-            .route("/v1/models", get(models))
+            .fallback(info)
             .with_state(script.clone());
         let addr = listener.local_addr().unwrap();
         let task = tokio::spawn(async move {
@@ -128,14 +131,32 @@ impl ScriptedServer {
         self.script.lock().unwrap().headers.clone()
     }
 
+    /// Serve `body` at `path` (GET or POST), like a server describing its model.
+    pub fn set_info(&self, path: &str, body: Value) {
+        self.script
+            .lock()
+            .unwrap()
+            .info
+            .insert(path.to_string(), body);
+    }
+
     /// Scripted replies not yet consumed.
     pub fn remaining(&self) -> usize {
         self.script.lock().unwrap().replies.len()
     }
 }
 
-async fn models() -> impl IntoResponse {
-    axum::Json(json!({"object": "list", "data": [{"id": "scripted-model", "object": "model"}]}))
+/// `/v1/models` (one model unless the test says otherwise) and whatever else the test set.
+async fn info(State(script): State<Arc<Mutex<Script>>>, uri: axum::http::Uri) -> Response {
+    let body = script.lock().unwrap().info.get(uri.path()).cloned();
+    match (body, uri.path()) {
+        (Some(body), _) => axum::Json(body).into_response(),
+        (None, "/v1/models") => axum::Json(
+            json!({"object": "list", "data": [{"id": "scripted-model", "object": "model"}]}),
+        )
+        .into_response(),
+        (None, _) => StatusCode::NOT_FOUND.into_response(),
+    }
 }
 
 async fn chat(
