@@ -603,6 +603,31 @@ impl Machine {
             emitted,
             retry_after,
         } = failure;
+        if retryable
+            && emitted
+            && !partial_text.is_empty()
+            && self.attempt < self.limits.max_llm_attempts
+        {
+            // The connection broke mid-answer: what arrived is kept, and the model is
+            // asked to go on from there rather than the turn failing.
+            self.conversation.push(Message::Assistant {
+                content: partial_text,
+                tool_calls: Vec::new(),
+            });
+            self.conversation.push(Message::user(
+                "[loom] Your previous answer was cut off by a connection problem after the \
+                 text above. Continue exactly where it stopped, without repeating it.",
+            ));
+            self.attempt += 1;
+            self.set_phase(Phase::Error, out);
+            out.push(Action::ScheduleRetry {
+                attempt: self.attempt,
+                max_attempts: self.limits.max_llm_attempts,
+                reason: format!("{message}; the model will continue where the answer stopped"),
+                retry_after,
+            });
+            return;
+        }
         if retryable && !emitted && self.attempt < self.limits.max_llm_attempts {
             self.attempt += 1;
             self.set_phase(Phase::Error, out);

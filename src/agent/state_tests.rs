@@ -199,23 +199,45 @@ fn retries_are_bounded_and_then_fail() {
     assert_eq!(m.phase(), Phase::Idle);
 }
 
+/// A stream cut after text was shown keeps the text and asks the model to continue from
+/// it (issue 12); once the attempts are spent, the turn fails with the text kept.
 #[test]
-fn cut_stream_after_output_keeps_partial_text() {
-    let mut m = Machine::new(Limits::default());
+fn cut_stream_after_output_keeps_partial_text_and_continues() {
+    let limits = Limits {
+        max_tool_rounds: 4,
+        max_llm_attempts: 2,
+    };
+    let mut m = Machine::new(limits);
     m.step(Event::Submit("hi".into()));
-    let a = m.step(Event::LlmFailed {
+    let cut = |text: &str| Event::LlmFailed {
         message: "cut".into(),
         retryable: true,
-        partial_text: "half an ans".into(),
+        partial_text: text.into(),
         emitted: true,
         retry_after: None,
         overflow: None,
-    });
+    };
+    let a = m.step(cut("half an ans"));
+    assert!(has(&a, |x| matches!(x, Action::ScheduleRetry { .. })));
+    let n = m.conversation().len();
+    assert_eq!(
+        m.conversation()[n - 2],
+        Message::Assistant {
+            content: "half an ans".into(),
+            tool_calls: vec![]
+        }
+    );
+    assert!(
+        matches!(&m.conversation()[n - 1], Message::User { content } if content.contains("Continue exactly"))
+    );
+    m.step(Event::RetryElapsed);
+    let a = m.step(cut("wer, and"));
     assert!(!has(&a, |x| matches!(x, Action::ScheduleRetry { .. })));
+    assert_eq!(m.phase(), Phase::Idle);
     assert_eq!(
         m.conversation().last(),
         Some(&Message::Assistant {
-            content: "half an ans".into(),
+            content: "wer, and".into(),
             tool_calls: vec![]
         })
     );

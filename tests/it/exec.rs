@@ -316,23 +316,25 @@ async fn client_errors_are_not_retried() {
     assert_eq!(server.requests().len(), 1);
 }
 
+/// A stream cut after text was shown is continued, not failed and not repeated from the
+/// start (issue 12): the model gets what it said and is asked to go on.
 #[tokio::test(flavor = "multi_thread")]
-async fn cut_stream_after_text_is_an_error_not_a_retry() {
+async fn cut_stream_after_text_is_continued() {
     let dir = workspace();
     let server = ScriptedServer::start(vec![
         support::cut_after("This answer will be cut somewhere in the middle", 3),
-        support::text_reply("never sent"),
+        support::text_reply("…and here is the rest."),
     ])
     .await;
     let run = exec(dir.path(), &server, "supervised", "hi").await;
-    assert_eq!(run.code, 1, "{:#?}", run.events);
-    assert!(run.of_type("retry").is_empty());
-    let err = run.of_type("error");
+    assert_eq!(run.code, 0, "{:#?}", run.events);
+    let retries = run.of_type("retry");
+    assert_eq!(retries.len(), 1);
     assert!(
-        err[0]["message"].as_str().unwrap().contains("cut off"),
-        "{err:?}"
+        retries[0]["reason"].as_str().unwrap().contains("continue"),
+        "{retries:?}"
     );
-    assert_eq!(server.remaining(), 1);
+    assert_eq!(server.remaining(), 0);
 }
 
 #[tokio::test(flavor = "multi_thread")]

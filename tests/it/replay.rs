@@ -211,3 +211,41 @@ async fn a_recorded_in_stream_error_after_an_unfinished_call_is_retried() {
         "the unfinished call never ran"
     );
 }
+
+/// Regression (issue 12): a stream cut mid-answer failed the turn with a transport error.
+/// What arrived is kept and the model is asked to continue from there.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_answer_cut_mid_stream_is_continued() {
+    let dir = workspace();
+    let support::Reply::Stream(mut cut) = support::text_reply("The first half of the answer")
+    else {
+        unreachable!()
+    };
+    // Keep the text, drop the end (finish, usage, [DONE]) and break the connection.
+    cut.truncate(cut.len() - 3);
+    cut.push(support::Frame::Delay(std::time::Duration::from_millis(300)));
+    cut.push(support::Frame::Cut);
+    let server = ScriptedServer::start(vec![
+        support::Reply::Stream(cut),
+        support::text_reply(" and the second half."),
+    ])
+    .await;
+    let run = exec(dir.path(), &server, "supervised", "explain").await;
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.of_type("retry").len(), 1);
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    let messages = requests[1]["messages"].as_array().unwrap();
+    let n = messages.len();
+    assert_eq!(messages[n - 2]["role"], "assistant", "{messages:?}");
+    assert_eq!(messages[n - 2]["content"], "The first half of the answer");
+    assert!(
+        messages[n - 1]["content"]
+            .to_string()
+            .contains("Continue exactly where")
+    );
+    assert_eq!(
+        run.of_type("assistant_message").last().unwrap()["text"],
+        " and the second half."
+    );
+}
