@@ -385,10 +385,12 @@ impl Machine {
         }
         if dropped && calls.is_empty() {
             // An error in the stream left nothing complete: the request failed.
-            self.conversation.push(Message::Assistant {
-                content: text,
-                tool_calls: Vec::new(),
-            });
+            if !text.is_empty() {
+                self.conversation.push(Message::Assistant {
+                    content: text,
+                    tool_calls: Vec::new(),
+                });
+            }
             self.end_turn(TurnEnd::Failed, out);
             return;
         }
@@ -551,10 +553,13 @@ impl Machine {
                 }
             ),
         }));
-        self.conversation.push(Message::Assistant {
-            content: text,
-            tool_calls: calls.iter().map(|c| c.call.clone()).collect(),
-        });
+        if !text.is_empty() || !calls.is_empty() {
+            // (An assistant message with neither text nor calls is refused by some servers.)
+            self.conversation.push(Message::Assistant {
+                content: text,
+                tool_calls: calls.iter().map(|c| c.call.clone()).collect(),
+            });
+        }
         for c in &calls {
             out.push(Action::Emit(AgentEvent::ToolCall {
                 id: c.call.id.clone(),

@@ -140,8 +140,13 @@ fn overlays_leave_no_pane_borders_against_their_frame() {
                     "{w}x{h} redo={redo}: {doubled}\n{screen}"
                 );
             }
-            if (w, h) == (100, 20) && redo {
-                insta::assert_snapshot!("redo_confirmation", screen);
+            if (w, h) == (100, 20) {
+                let name = if redo {
+                    "redo_confirmation"
+                } else {
+                    "undo_confirmation"
+                };
+                insta::assert_snapshot!(name, screen);
             }
         }
     }
