@@ -715,6 +715,7 @@ impl Runner {
         let cancel = self.llm_cancel.clone();
         self.partial = Arc::new(Mutex::new(String::new()));
         let partial = self.partial.clone();
+        let chars_per_token = self.chars_per_token;
         let events = self.events.clone();
         let tx = self.internal_tx.clone();
         tokio::spawn(async move {
@@ -758,14 +759,26 @@ impl Runner {
                     }
                 }
                 Err(failure) if matches!(failure.error, LlmError::Cancelled) => return,
-                Err(failure) => Event::LlmFailed {
-                    message: failure.error.to_string(),
-                    retryable: failure.error.retryable(),
-                    retry_after: failure.error.retry_after(),
-                    overflow: failure.error.overflow(),
-                    partial_text: failure.partial_text,
-                    emitted: failure.emitted,
-                },
+                Err(failure) => {
+                    if failure.emitted || !failure.partial_text.is_empty() {
+                        // The server had begun to answer: the attempt cost tokens, which a
+                        // failed turn reports (as an estimate) rather than zero.
+                        let usage = Usage {
+                            prompt_tokens: (prompt_chars as f64 / chars_per_token) as u64,
+                            completion_tokens: failure.partial_text.len().div_ceil(4) as u64,
+                            estimated: true,
+                        };
+                        let _ = tx.send(Internal::Machine(Event::Spent(usage)));
+                    }
+                    Event::LlmFailed {
+                        message: failure.error.to_string(),
+                        retryable: failure.error.retryable(),
+                        retry_after: failure.error.retry_after(),
+                        overflow: failure.error.overflow(),
+                        partial_text: failure.partial_text,
+                        emitted: failure.emitted,
+                    }
+                }
             };
             let _ = tx.send(Internal::Machine(event));
         });

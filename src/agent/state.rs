@@ -194,6 +194,12 @@ impl Machine {
                     self.on_llm_failed(failure, &mut out);
                 }
             }
+            Event::Spent(usage) => {
+                if self.phase != Phase::Idle {
+                    self.turn_usage.add(usage);
+                    out.push(Action::Emit(AgentEvent::Usage { usage }));
+                }
+            }
             Event::ContextFull => {
                 if self.phase == Phase::CallingLlm && !self.compacted {
                     self.set_phase(Phase::Compacting, &mut out);

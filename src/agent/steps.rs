@@ -96,6 +96,8 @@ pub enum Event {
         /// Set when the server said the prompt does not fit its context.
         overflow: Option<crate::llm::overflow::Overflow>,
     },
+    /// Tokens a failed request still cost (estimated: the server had begun to answer).
+    Spent(crate::llm::Usage),
     /// The next request would pass the share of the window that triggers compaction.
     ContextFull,
     /// The person asked to compact now.

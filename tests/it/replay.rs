@@ -249,3 +249,26 @@ async fn an_answer_cut_mid_stream_is_continued() {
         " and the second half."
     );
 }
+
+/// Regression (issue 12): failed turns reported usage as exact zeros, although the model
+/// had answered part of the way. The attempt's cost is estimated and marked so.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_failed_turn_reports_the_tokens_it_cost() {
+    let dir = workspace();
+    let config = dir.path().join(".home/.config/loom");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::write(config.join("config.toml"), "max_retries = 1\n").unwrap();
+    let server = ScriptedServer::start(vec![support::cut_after(
+        "This answer will be cut somewhere in the middle",
+        3,
+    )])
+    .await;
+    let run = exec(dir.path(), &server, "supervised", "explain").await;
+    assert_eq!(run.code, 1, "{:?}", run.events);
+    let done = &run.of_type("turn_completed")[0];
+    assert_eq!(done["end"], "failed");
+    let usage = &done["usage"];
+    assert!(usage["prompt_tokens"].as_u64().unwrap() > 100, "{usage}");
+    assert!(usage["completion_tokens"].as_u64().unwrap() > 0, "{usage}");
+    assert_eq!(usage["estimated"], true);
+}
