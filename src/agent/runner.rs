@@ -109,6 +109,11 @@ pub struct Runner {
     /// Whether the person has been told in full how to connect a model server (after that,
     /// one line says it again).
     told_no_provider: bool,
+    /// Whether the server is still being asked about the model (its window).
+    discovering: bool,
+    /// A model request that waits for that answer (so the very first request is already
+    /// sized against the window; the probes are bounded to a few seconds).
+    call_waiting: bool,
 }
 
 /// Pieces to build a runner from.
@@ -191,6 +196,8 @@ impl Runner {
             chars_per_token: DEFAULT_CHARS_PER_TOKEN,
             running_since: HashMap::new(),
             told_no_provider: false,
+            discovering: false,
+            call_waiting: false,
         };
         let mut runner = runner;
         runner.context_window = runner
@@ -204,6 +211,7 @@ impl Runner {
             });
         }
         if let Some(client) = &runner.llm {
+            runner.discovering = true;
             let settings = client.settings().clone();
             let tx = runner.internal_tx.clone();
             tokio::spawn(async move {
@@ -615,6 +623,7 @@ impl Runner {
     /// What the server said about the model: its window (unless config named one), and a
     /// warning when its chat template cannot carry tools (they would silently be dropped).
     fn discovered(&mut self, info: crate::llm::window::ModelInfo) {
+        self.discovering = false;
         if self.context_window.is_none()
             && let Some(tokens) = info.window
         {
@@ -631,6 +640,11 @@ impl Runner {
                           use a model whose template has tool calls"
                     .into(),
             });
+        }
+        if std::mem::take(&mut self.call_waiting)
+            && self.machine.phase() == super::events::Phase::CallingLlm
+        {
+            self.call_llm();
         }
     }
 
@@ -680,6 +694,10 @@ impl Runner {
     }
 
     fn call_llm(&mut self) {
+        if self.discovering && self.context_window.is_none() {
+            self.call_waiting = true;
+            return;
+        }
         let Some(client) = self.llm.clone() else {
             let message = if std::mem::replace(&mut self.told_no_provider, true) {
                 NO_PROVIDER_AGAIN.to_string()

@@ -260,15 +260,8 @@ async fn the_window_and_the_template_are_learned_from_llama_server() {
 #[tokio::test(flavor = "multi_thread")]
 async fn the_window_is_learned_from_ollama() {
     let dir = workspace(None);
-    // The answer waits a little: discovery runs beside the first request.
-    let support::Reply::Stream(mut slow) = support::text_reply("Hi.") else {
-        unreachable!()
-    };
-    slow.insert(
-        0,
-        support::Frame::Delay(std::time::Duration::from_millis(800)),
-    );
-    let server = ScriptedServer::start(vec![support::Reply::Stream(slow)]).await;
+    // A one-line answer: the first request waits for what the server says about the model.
+    let server = ScriptedServer::start(vec![support::text_reply("Hi.")]).await;
     server.set_info(
         "/api/show",
         serde_json::json!({"parameters": "num_ctx 16384", "model_info": {"qwen2.context_length": 32768}}),
