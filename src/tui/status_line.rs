@@ -174,14 +174,15 @@ impl App {
             return (vec![layer.hints()], true);
         }
         if self.diff.reviewing.is_some() {
-            let hint = match self.focus {
-                Focus::Composer => "Tab back to the review · Esc stop".to_string(),
-                _ => {
-                    "y apply · n refuse · a always · ␣ hunk · j/k move · ⏎ apply selected · ? keys"
-                        .to_string()
-                }
+            // In the message box the review's letters type; the way back is what matters.
+            let forms: [&str; 2] = match self.focus {
+                Focus::Composer => ["Tab back to the review · Esc stop", "Tab: review"],
+                _ => [
+                    "y apply · n refuse · a always · ␣ hunk · j/k move · ⏎ apply selected · ? keys",
+                    "y/n/a/␣/j/k/⏎ ? keys",
+                ],
             };
-            return (vec![hint, "y/n/a/␣/j/k/⏎ ? keys".into()], true);
+            return (forms.map(String::from).to_vec(), true);
         }
         let hint = match self.focus {
             Focus::Composer if self.busy() => "Esc stop · Enter queue · Tab panes",
