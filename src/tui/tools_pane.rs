@@ -385,10 +385,10 @@ fn vt_color(c: vt100::Color, depth: ColorDepth) -> Option<Color> {
                 Color::White,
             ][i as usize],
         ),
-        vt100::Color::Idx(i) => Some(if depth == ColorDepth::TrueColor {
-            Color::Indexed(i)
-        } else {
+        vt100::Color::Idx(i) => Some(if depth == ColorDepth::Ansi16 {
             Color::Gray
+        } else {
+            Color::Indexed(i)
         }),
         vt100::Color::Rgb(r, g, b) => Some(adapt(Color::Rgb(r, g, b), depth, false)),
     }
