@@ -51,7 +51,8 @@ impl Budget {
     /// Characters the conversation may take after compaction; `None` when the system
     /// prompt and tool definitions alone leave no room.
     fn conversation_chars(&self) -> Option<usize> {
-        let target = (self.window * TARGET_PERCENT / 100) as f64 * self.chars_per_token;
+        let target =
+            (self.window.saturating_mul(TARGET_PERCENT) / 100) as f64 * self.chars_per_token;
         let room = target as usize;
         room.checked_sub(self.overhead_chars).filter(|r| *r > 0)
     }
@@ -64,7 +65,7 @@ impl Budget {
 
     /// Whether a request carrying `conversation` should be compacted first.
     pub fn is_full(&self, conversation: &[Message]) -> bool {
-        self.tokens(conversation) > self.window * TRIGGER_PERCENT / 100
+        self.tokens(conversation) > self.window.saturating_mul(TRIGGER_PERCENT) / 100
     }
 }
 

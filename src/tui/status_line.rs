@@ -263,7 +263,7 @@ impl App {
             ),
         ];
         if let Some(w) = self.status.context_window.filter(|w| *w > 0) {
-            let left_pct = 100u64.saturating_sub(self.status.last_prompt * 100 / w);
+            let left_pct = 100u64.saturating_sub(self.status.last_prompt.saturating_mul(100) / w);
             parts.push(Part::new(
                 vec![
                     format!("ctx {} {left_pct}% left", gauge(100 - left_pct)),

@@ -109,13 +109,16 @@ pub(crate) fn frame(
     let screen = *buf.area();
     let x = area.x.saturating_sub(1).max(screen.x);
     let y = area.y.saturating_sub(1).max(screen.y);
-    let right = (area.right() + 1).min(screen.right());
+    let right = area.right().saturating_add(1).min(screen.right());
     let keep_status = if area.bottom() < screen.bottom() {
         1
     } else {
         0
     };
-    let bottom = (area.bottom() + 1).min(screen.bottom().saturating_sub(keep_status));
+    let bottom = area
+        .bottom()
+        .saturating_add(1)
+        .min(screen.bottom().saturating_sub(keep_status));
     let gutter = Rect::new(
         x,
         y,
