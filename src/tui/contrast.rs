@@ -9,7 +9,7 @@
 
 use ratatui::style::Color;
 
-use super::theme::{ANSI, Theme};
+use super::theme::{ANSI, Background, Theme};
 
 /// WCAG's minimum for text.
 pub const TEXT: f64 = 4.5;
@@ -25,17 +25,26 @@ pub struct Terminal {
     pub bg: (u8, u8, u8),
 }
 
-/// A dark terminal (VS Code's defaults: #cccccc on #1e1e1e).
+/// A dark terminal: VS Code's dark defaults, #cccccc on #1e1e1e (its named colours are
+/// [`ANSI`]).
 pub const DARK: Terminal = Terminal {
     fg: (204, 204, 204),
     bg: (30, 30, 30),
 };
 
-/// A light terminal (#1f1f1f on white).
+/// A light terminal: VS Code's light defaults, #333333 on white.
 pub const LIGHT: Terminal = Terminal {
-    fg: (31, 31, 31),
+    fg: (51, 51, 51),
     bg: (255, 255, 255),
 };
+
+/// The terminal a theme is made for, as its `background` says.
+pub fn terminal(background: Background) -> Terminal {
+    match background {
+        Background::Dark => DARK,
+        Background::Light => LIGHT,
+    }
+}
 
 /// A colour as RGB on `terminal` (`background` says which default `Reset` means);
 /// `None` for one of the indexed colours below 16 (they vary by terminal).
@@ -102,6 +111,9 @@ pub fn pairs(t: &Theme) -> Vec<(&'static str, Color, Color, f64)> {
     out.push(("keys on selection", t.accent, t.selection_bg, TEXT));
     out.push(("warning on selection", t.warning, t.selection_bg, TEXT));
     out.push(("dim on selection", t.dim, t.selection_bg, NON_TEXT));
+    // The selected tool row's status marks.
+    out.push(("success on selection", t.success, t.selection_bg, TEXT));
+    out.push(("error on selection", t.error, t.selection_bg, TEXT));
     // The activity badge, the narrow layout's tab and the "new output below" marker.
     out.push(("status", t.status_fg, t.status_bg, TEXT));
     // Diffs and code blocks.
@@ -118,7 +130,7 @@ pub fn pairs(t: &Theme) -> Vec<(&'static str, Color, Color, f64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tui::theme::ColorDepth;
+    use crate::tui::theme::{BUILTIN, ColorDepth};
 
     #[test]
     fn the_contrast_formula_matches_wcag_examples() {
@@ -132,13 +144,18 @@ mod tests {
     #[test]
     fn every_builtin_theme_is_readable_in_true_colour_and_in_sixteen_colours() {
         let mut failures = Vec::new();
-        for (name, terminal) in [("dark", DARK), ("light", LIGHT), ("high-contrast", DARK)] {
+        for (name, text) in BUILTIN {
             for depth in [
                 ColorDepth::TrueColor,
                 ColorDepth::Ansi256,
                 ColorDepth::Ansi16,
             ] {
-                let theme = Theme::load(name, depth).unwrap();
+                assert!(
+                    text.contains("\nbackground = "),
+                    "{name}: a built-in theme says which background it is made for"
+                );
+                let theme = Theme::parse(text, depth).unwrap();
+                let terminal = terminal(theme.background);
                 for (role, fg, bg, min) in pairs(&theme) {
                     let (Some(f), Some(b)) = (rgb(fg, terminal, false), rgb(bg, terminal, true))
                     else {
