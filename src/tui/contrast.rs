@@ -6,10 +6,14 @@
 //! built-in theme is now checked in true colour and in the 16-colour fallback: at least
 //! 4.5:1 for text, 3:1 for borders and dim text (WCAG's thresholds for normal text and for
 //! non-text contrast).
+//!
+//! Colours a theme does not choose, the syntax theme's, pass through [`legible`] where they
+//! are drawn: a token colour too close to its background is moved toward the theme's text
+//! colour until it reads.
 
-use ratatui::style::Color;
+use ratatui::style::{Color, Style};
 
-use super::theme::{ANSI, Background, Theme};
+use super::theme::{ANSI, Background, Theme, adapt};
 
 /// WCAG's minimum for text.
 pub const TEXT: f64 = 4.5;
@@ -76,6 +80,44 @@ pub fn ratio(a: (u8, u8, u8), b: (u8, u8, u8)) -> f64 {
     let (la, lb) = (luminance(a), luminance(b));
     let (hi, lo) = if la > lb { (la, lb) } else { (lb, la) };
     (hi + 0.05) / (lo + 0.05)
+}
+
+/// How many steps [`legible`] takes from a colour to the theme's text colour.
+const STEPS: u16 = 10;
+
+/// `style` with a foreground that reaches [`TEXT`] contrast against its background on the
+/// theme's terminal. Syntax themes pick their own colours (grey comments, pale numbers) and
+/// Loom draws them on its own backgrounds (code blocks, added and removed lines, changed
+/// words), so a token that would fade is blended toward the theme's text colour, in tenths,
+/// until it reads, keeping as much of its hue as the background allows; the text colour
+/// itself is the last resort. The blend is mapped to the theme's depth before it is
+/// measured, so 256 and 16 colours are held to the same bar.
+pub fn legible(style: Style, theme: &Theme) -> Style {
+    let term = terminal(theme.background);
+    let fg = style.fg.unwrap_or(Color::Reset);
+    let Some(bg) = rgb(style.bg.unwrap_or(Color::Reset), term, true) else {
+        return style;
+    };
+    let reads = |c: Color| rgb(c, term, false).is_some_and(|v| ratio(v, bg) >= TEXT);
+    if reads(fg) {
+        return style;
+    }
+    let (Some(from), Some(to)) = (rgb(fg, term, false), rgb(theme.text, term, false)) else {
+        return style.fg(theme.text);
+    };
+    let blend = |step: u16| {
+        let mix = |a: u8, b: u8| {
+            let (a, b) = (u16::from(a), u16::from(b));
+            ((a * (STEPS - step) + b * step) / STEPS) as u8
+        };
+        let c = Color::Rgb(mix(from.0, to.0), mix(from.1, to.1), mix(from.2, to.2));
+        adapt(c, theme.depth, false)
+    };
+    let fg = (1..STEPS)
+        .map(blend)
+        .find(|c| reads(*c))
+        .unwrap_or(theme.text);
+    style.fg(fg)
 }
 
 /// Every (role, foreground, background, minimum) a theme draws, as the screen uses them.
