@@ -367,3 +367,48 @@ fn command_output_in_256_colours_is_not_turned_light_grey() {
     assert_eq!(fg(ColorDepth::Ansi16), Some(Color::Blue));
     assert_eq!(fg(ColorDepth::TrueColor), Some(Color::Indexed(27)));
 }
+
+/// Each row as runs of one style, `[fg/bg modifiers] text`, blank runs left out: a colour
+/// that regresses (light grey on white, faint text) shows in the snapshot.
+fn runs(buf: &Buffer) -> String {
+    let area = buf.area;
+    let mut out = String::new();
+    for y in area.top()..area.bottom() {
+        let mut row: Vec<(String, String)> = Vec::new();
+        for x in area.left()..area.right() {
+            let cell = &buf[(x, y)];
+            let mut key = format!("{:?}/{:?}", cell.fg, cell.bg);
+            if !cell.modifier.is_empty() {
+                key.push_str(&format!(" {:?}", cell.modifier));
+            }
+            match row.last_mut() {
+                Some((k, text)) if *k == key => text.push_str(cell.symbol()),
+                _ => row.push((key, cell.symbol().to_string())),
+            }
+        }
+        let line: Vec<String> = row
+            .into_iter()
+            .filter(|(_, t)| !t.trim().is_empty())
+            .map(|(k, t)| format!("[{k}] {}", t.trim()))
+            .collect();
+        out.push_str(&line.join("  "));
+        out.push('\n');
+    }
+    out
+}
+
+/// Regression (issue 11): the light theme with a command waiting for approval on a
+/// 16-colour terminal, where hex colours fall back to named ones and the light grey
+/// (ANSI 7) once drew borders, dim text and "awaiting approval" on white.
+#[test]
+fn the_light_theme_with_a_command_approval_in_sixteen_colours() {
+    let mut app = themed("light", ColorDepth::Ansi16);
+    command_approval(&mut app);
+    let buf = draw(&mut app, 100, 24);
+    assert_eq!(audit(&buf, &app.theme), Vec::<String>::new());
+    let screen = runs(&buf);
+    for grey in ["[Gray/Reset", "[White/Reset", "DIM"] {
+        assert!(!screen.contains(grey), "{grey} on a light theme: {screen}");
+    }
+    insta::assert_snapshot!(screen);
+}
