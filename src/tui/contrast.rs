@@ -3,9 +3,10 @@
 //!
 //! The dark theme once drew the workspace path dark grey on dark grey, and the light theme
 //! used ANSI 7 (light grey) for borders, dim text and "awaiting approval" on white. Each
-//! built-in theme is now checked in true colour and in the 16-colour fallback: at least
-//! 4.5:1 for text, 3:1 for borders and dim text (WCAG's thresholds for normal text and for
-//! non-text contrast).
+//! built-in theme is now checked in true colour, 256 colours and the 16-colour fallback: at
+//! least 4.5:1 for text, 3:1 for borders and dim text (WCAG's thresholds for normal text and
+//! for non-text contrast). The roles are checked here ([`pairs`]); `theme_tests` measures
+//! every glyph of rendered screens.
 //!
 //! Colours a theme does not choose, the syntax theme's, pass through [`legible`] where they
 //! are drawn: a token colour too close to its background is moved toward the theme's text
@@ -29,8 +30,8 @@ pub struct Terminal {
     pub bg: (u8, u8, u8),
 }
 
-/// A dark terminal: VS Code's dark defaults, #cccccc on #1e1e1e (its named colours are
-/// [`ANSI`]).
+/// A dark terminal: VS Code's dark defaults, #cccccc on #1e1e1e. Named colours, on either
+/// kind of terminal, are VS Code's dark ANSI palette (`theme::ANSI`, which says why).
 pub const DARK: Terminal = Terminal {
     fg: (204, 204, 204),
     bg: (30, 30, 30),
