@@ -343,12 +343,14 @@ impl Composer {
     }
 
     /// Draw into `area` (scrolled so the cursor is visible); returns the cursor's cell.
+    /// The placeholder, shown while the box is empty, comes with its own style: a colour
+    /// the theme checks for contrast, not the terminal's faint attribute, which it cannot.
     pub fn render(
         &self,
         area: Rect,
         buf: &mut Buffer,
         style: Style,
-        placeholder: Option<&str>,
+        placeholder: Option<(&str, Style)>,
     ) -> Position {
         let w = area.width.max(1) as usize;
         let mut rows: Vec<(Vec<&str>, Option<usize>)> = Vec::new();
@@ -384,15 +386,9 @@ impl Composer {
         let height = area.height as usize;
         let first = (cursor_row + 1).saturating_sub(height);
         if self.is_empty()
-            && let Some(p) = placeholder
+            && let Some((p, p_style)) = placeholder
         {
-            buf.set_stringn(
-                area.x,
-                area.y,
-                p,
-                w,
-                style.add_modifier(ratatui::style::Modifier::DIM),
-            );
+            buf.set_stringn(area.x, area.y, p, w, p_style);
         }
         for (i, (row, _)) in rows.iter().enumerate().skip(first).take(height) {
             let y = area.y + (i - first) as u16;

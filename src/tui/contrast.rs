@@ -3,13 +3,18 @@
 //!
 //! The dark theme once drew the workspace path dark grey on dark grey, and the light theme
 //! used ANSI 7 (light grey) for borders, dim text and "awaiting approval" on white. Each
-//! built-in theme is now checked in true colour and in the 16-colour fallback: at least
-//! 4.5:1 for text, 3:1 for borders and dim text (WCAG's thresholds for normal text and for
-//! non-text contrast).
+//! built-in theme is now checked in true colour, 256 colours and the 16-colour fallback: at
+//! least 4.5:1 for text, 3:1 for borders and dim text (WCAG's thresholds for normal text and
+//! for non-text contrast). The roles are checked here ([`pairs`]); `theme_tests` measures
+//! every glyph of rendered screens.
+//!
+//! Colours a theme does not choose, the syntax theme's, pass through [`legible`] where they
+//! are drawn: a token colour too close to its background is moved toward the theme's text
+//! colour until it reads.
 
-use ratatui::style::Color;
+use ratatui::style::{Color, Style};
 
-use super::theme::{ANSI, Theme};
+use super::theme::{ANSI, Background, Theme, adapt};
 
 /// WCAG's minimum for text.
 pub const TEXT: f64 = 4.5;
@@ -25,17 +30,26 @@ pub struct Terminal {
     pub bg: (u8, u8, u8),
 }
 
-/// A dark terminal (VS Code's defaults: #cccccc on #1e1e1e).
+/// A dark terminal: VS Code's dark defaults, #cccccc on #1e1e1e. Named colours, on either
+/// kind of terminal, are VS Code's dark ANSI palette (`theme::ANSI`, which says why).
 pub const DARK: Terminal = Terminal {
     fg: (204, 204, 204),
     bg: (30, 30, 30),
 };
 
-/// A light terminal (#1f1f1f on white).
+/// A light terminal: VS Code's light defaults, #333333 on white.
 pub const LIGHT: Terminal = Terminal {
-    fg: (31, 31, 31),
+    fg: (51, 51, 51),
     bg: (255, 255, 255),
 };
+
+/// The terminal a theme is made for, as its `background` says.
+pub fn terminal(background: Background) -> Terminal {
+    match background {
+        Background::Dark => DARK,
+        Background::Light => LIGHT,
+    }
+}
 
 /// A colour as RGB on `terminal` (`background` says which default `Reset` means);
 /// `None` for one of the indexed colours below 16 (they vary by terminal).
@@ -67,6 +81,44 @@ pub fn ratio(a: (u8, u8, u8), b: (u8, u8, u8)) -> f64 {
     let (la, lb) = (luminance(a), luminance(b));
     let (hi, lo) = if la > lb { (la, lb) } else { (lb, la) };
     (hi + 0.05) / (lo + 0.05)
+}
+
+/// How many steps [`legible`] takes from a colour to the theme's text colour.
+const STEPS: u16 = 10;
+
+/// `style` with a foreground that reaches [`TEXT`] contrast against its background on the
+/// theme's terminal. Syntax themes pick their own colours (grey comments, pale numbers) and
+/// Loom draws them on its own backgrounds (code blocks, added and removed lines, changed
+/// words), so a token that would fade is blended toward the theme's text colour, in tenths,
+/// until it reads, keeping as much of its hue as the background allows; the text colour
+/// itself is the last resort. The blend is mapped to the theme's depth before it is
+/// measured, so 256 and 16 colours are held to the same bar.
+pub fn legible(style: Style, theme: &Theme) -> Style {
+    let term = terminal(theme.background);
+    let fg = style.fg.unwrap_or(Color::Reset);
+    let Some(bg) = rgb(style.bg.unwrap_or(Color::Reset), term, true) else {
+        return style;
+    };
+    let reads = |c: Color| rgb(c, term, false).is_some_and(|v| ratio(v, bg) >= TEXT);
+    if reads(fg) {
+        return style;
+    }
+    let (Some(from), Some(to)) = (rgb(fg, term, false), rgb(theme.text, term, false)) else {
+        return style.fg(theme.text);
+    };
+    let blend = |step: u16| {
+        let mix = |a: u8, b: u8| {
+            let (a, b) = (u16::from(a), u16::from(b));
+            ((a * (STEPS - step) + b * step) / STEPS) as u8
+        };
+        let c = Color::Rgb(mix(from.0, to.0), mix(from.1, to.1), mix(from.2, to.2));
+        adapt(c, theme.depth, false)
+    };
+    let fg = (1..STEPS)
+        .map(blend)
+        .find(|c| reads(*c))
+        .unwrap_or(theme.text);
+    style.fg(fg)
 }
 
 /// Every (role, foreground, background, minimum) a theme draws, as the screen uses them.
@@ -102,6 +154,9 @@ pub fn pairs(t: &Theme) -> Vec<(&'static str, Color, Color, f64)> {
     out.push(("keys on selection", t.accent, t.selection_bg, TEXT));
     out.push(("warning on selection", t.warning, t.selection_bg, TEXT));
     out.push(("dim on selection", t.dim, t.selection_bg, NON_TEXT));
+    // The selected tool row's status marks.
+    out.push(("success on selection", t.success, t.selection_bg, TEXT));
+    out.push(("error on selection", t.error, t.selection_bg, TEXT));
     // The activity badge, the narrow layout's tab and the "new output below" marker.
     out.push(("status", t.status_fg, t.status_bg, TEXT));
     // Diffs and code blocks.
@@ -118,7 +173,7 @@ pub fn pairs(t: &Theme) -> Vec<(&'static str, Color, Color, f64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tui::theme::ColorDepth;
+    use crate::tui::theme::{BUILTIN, ColorDepth};
 
     #[test]
     fn the_contrast_formula_matches_wcag_examples() {
@@ -132,13 +187,18 @@ mod tests {
     #[test]
     fn every_builtin_theme_is_readable_in_true_colour_and_in_sixteen_colours() {
         let mut failures = Vec::new();
-        for (name, terminal) in [("dark", DARK), ("light", LIGHT), ("high-contrast", DARK)] {
+        for (name, text) in BUILTIN {
             for depth in [
                 ColorDepth::TrueColor,
                 ColorDepth::Ansi256,
                 ColorDepth::Ansi16,
             ] {
-                let theme = Theme::load(name, depth).unwrap();
+                assert!(
+                    text.contains("\nbackground = "),
+                    "{name}: a built-in theme says which background it is made for"
+                );
+                let theme = Theme::parse(text, depth).unwrap();
+                let terminal = terminal(theme.background);
                 for (role, fg, bg, min) in pairs(&theme) {
                     let (Some(f), Some(b)) = (rgb(fg, terminal, false), rgb(bg, terminal, true))
                     else {

@@ -17,6 +17,7 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use similar::{ChangeTag, TextDiff};
 
+use super::contrast::legible;
 use super::highlight::{CodeHighlighter, language_of_path};
 use super::theme::Theme;
 use super::wrap::{StyledLine, wrap};
@@ -376,9 +377,11 @@ impl DiffView {
                             st = st.fg(fg);
                         }
                     }
-                    if dimmed {
-                        st = Style::default().fg(theme.dim);
-                    }
+                    st = if dimmed {
+                        Style::default().fg(theme.dim)
+                    } else {
+                        legible(st, theme)
+                    };
                     spans.push(Span::styled(s.content, st));
                 }
                 let fill =

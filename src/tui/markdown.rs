@@ -12,6 +12,7 @@ use pulldown_cmark::{Alignment, Event, HeadingLevel, Options, Parser, Tag, TagEn
 use ratatui::style::{Modifier, Style};
 use ratatui::text::Span;
 
+use super::contrast::legible;
 use super::highlight::CodeHighlighter;
 use super::theme::Theme;
 use super::wrap::{StyledLine, width};
@@ -114,7 +115,7 @@ impl MarkdownStream {
         let mut spans: Vec<Span<'static>> = spans
             .into_iter()
             .map(|s| {
-                let st = s.style.bg(self.theme.code_bg);
+                let st = legible(s.style.bg(self.theme.code_bg), &self.theme);
                 Span::styled(s.content, st)
             })
             .collect();

@@ -28,3 +28,5 @@ mod input_tests;
 mod snapshot_tests;
 #[cfg(test)]
 mod status_snapshot_tests;
+#[cfg(test)]
+mod theme_tests;

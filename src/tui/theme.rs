@@ -12,8 +12,8 @@ use std::collections::BTreeMap;
 use ratatui::style::Color;
 use serde::Deserialize;
 
-/// Themes built into the binary.
-const BUILTIN: &[(&str, &str)] = &[
+/// Themes built into the binary (the contrast tests walk every one of them).
+pub(crate) const BUILTIN: &[(&str, &str)] = &[
     ("dark", include_str!("../../themes/dark.toml")),
     ("light", include_str!("../../themes/light.toml")),
     (
@@ -50,11 +50,27 @@ impl ColorDepth {
     }
 }
 
+/// The kind of terminal background a theme is made for. `Color::Reset` stands for the
+/// terminal's own colours, which Loom cannot read, so a theme says what it assumes: its
+/// contrast is checked, and colours it does not choose (syntax themes) are kept readable,
+/// against that kind of background.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Background {
+    /// A dark terminal background (what a theme without `background` assumes).
+    #[default]
+    Dark,
+    /// A light (white) terminal background.
+    Light,
+}
+
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct ThemeFile {
     name: String,
     syntax: String,
+    #[serde(default)]
+    background: Background,
     colors: BTreeMap<String, String>,
     /// Replacements on 16-colour terminals, where the nearest named colour of a hex colour
     /// may not keep its contrast.
@@ -71,6 +87,8 @@ pub struct Theme {
     pub syntax: String,
     /// Colour depth it was resolved for.
     pub depth: ColorDepth,
+    /// The terminal background it is made for.
+    pub background: Background,
     /// Normal text.
     pub text: Color,
     /// Secondary text.
@@ -150,8 +168,13 @@ pub fn parse_color(s: &str) -> Option<Color> {
     })
 }
 
-/// The ANSI palette as commonly rendered (VS Code's integrated terminal defaults), for
-/// nearest-colour matching and for checking the themes' contrast by numbers.
+/// The 16 ANSI colours as VS Code's integrated terminal draws them by default for dark
+/// themes (`terminalColorRegistry.ts`), for nearest-colour matching and for checking the
+/// themes' contrast by numbers. Terminals differ; this is a documented, widely used palette.
+/// The light theme is checked against it too: most terminals keep one palette whatever their
+/// background, and on white it is the stricter of VS Code's two (its light palette darkens
+/// yellow, green and cyan). VS Code draws ANSI 7 and 15 alike (#e5e5e5); 15 comes first so
+/// that near-white hex colours map to bright white, which most other palettes draw brighter.
 pub(crate) const ANSI: &[(Color, (u8, u8, u8))] = &[
     (Color::Black, (0, 0, 0)),
     (Color::Red, (205, 49, 49)),
@@ -160,7 +183,8 @@ pub(crate) const ANSI: &[(Color, (u8, u8, u8))] = &[
     (Color::Blue, (36, 114, 200)),
     (Color::Magenta, (188, 63, 188)),
     (Color::Cyan, (17, 168, 205)),
-    (Color::Gray, (204, 204, 204)),
+    (Color::White, (229, 229, 229)),
+    (Color::Gray, (229, 229, 229)),
     (Color::DarkGray, (102, 102, 102)),
     (Color::LightRed, (241, 76, 76)),
     (Color::LightGreen, (35, 209, 139)),
@@ -168,7 +192,6 @@ pub(crate) const ANSI: &[(Color, (u8, u8, u8))] = &[
     (Color::LightBlue, (59, 142, 234)),
     (Color::LightMagenta, (214, 112, 214)),
     (Color::LightCyan, (41, 184, 219)),
-    (Color::White, (229, 229, 229)),
 ];
 
 /// The nearest of the 16 ANSI colours.
@@ -255,6 +278,7 @@ impl Theme {
             name: file.name.clone(),
             syntax: file.syntax.clone(),
             depth,
+            background: file.background,
             text: get("text", false)?,
             dim: get("dim", false)?,
             accent: get("accent", false)?,

@@ -12,7 +12,7 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use serde_json::Value;
 
-use super::theme::{ColorDepth, Theme, adapt};
+use super::theme::{ColorDepth, Theme, adapt, nearest_ansi, xterm_rgb};
 use super::wrap::{StyledLine, truncate, wrap};
 use crate::tools::ToolResult;
 
@@ -385,11 +385,12 @@ fn vt_color(c: vt100::Color, depth: ColorDepth) -> Option<Color> {
                 Color::White,
             ][i as usize],
         ),
-        vt100::Color::Idx(i) => Some(if depth == ColorDepth::Ansi16 {
-            Color::Gray
-        } else {
-            Color::Indexed(i)
-        }),
+        // Beyond 16 colours, the nearest of the 16 (not a fixed light grey, which
+        // vanished on a light terminal).
+        vt100::Color::Idx(i) if depth == ColorDepth::Ansi16 => {
+            xterm_rgb(i).map(|(r, g, b)| nearest_ansi(r, g, b))
+        }
+        vt100::Color::Idx(i) => Some(Color::Indexed(i)),
         vt100::Color::Rgb(r, g, b) => Some(adapt(Color::Rgb(r, g, b), depth, false)),
     }
 }

@@ -115,23 +115,19 @@ impl App {
         }
     }
 
+    /// A pane's frame. An unfocused pane's title is words to read, so it is drawn in the
+    /// dim text colour, not the border's (which only needs to show a line).
     fn block(&self, title: String, focused: bool) -> Block<'static> {
-        let color = if focused {
-            self.theme.border_focus
+        let (color, title_style) = if focused {
+            let c = self.theme.border_focus;
+            (c, Style::default().fg(c).add_modifier(Modifier::BOLD))
         } else {
-            self.theme.border
+            (self.theme.border, Style::default().fg(self.theme.dim))
         };
         Block::default()
             .borders(Borders::ALL)
             .border_style(Style::default().fg(color))
-            .title(Span::styled(
-                format!(" {title} "),
-                Style::default().fg(color).add_modifier(if focused {
-                    Modifier::BOLD
-                } else {
-                    Modifier::empty()
-                }),
-            ))
+            .title(Span::styled(format!(" {title} "), title_style))
     }
 
     fn details_title(&self) -> String {
@@ -346,7 +342,7 @@ impl App {
             inner,
             buf,
             Style::default().fg(self.theme.text),
-            Some(placeholder),
+            Some((placeholder, Style::default().fg(self.theme.dim))),
         )
     }
 }

@@ -9,6 +9,7 @@ use ratatui::text::{Line, Span};
 
 use super::*;
 use crate::agent::ApprovalAnswer;
+use crate::tui::contrast::legible;
 use crate::tui::highlight::CodeHighlighter;
 use crate::tui::wrap::{StyledLine, wrap};
 
@@ -94,7 +95,10 @@ impl Layer for CommandApproval {
         );
         for l in self.command.lines() {
             let mut spans = vec![Span::styled("$ ", Style::default().fg(theme.dim))];
-            spans.extend(hl.line(l));
+            spans.extend(hl.line(l).into_iter().map(|s| {
+                let style = legible(s.style, theme);
+                s.style(style)
+            }));
             command.extend(wrap(
                 &StyledLine {
                     spans,

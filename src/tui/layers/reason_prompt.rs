@@ -79,7 +79,10 @@ impl Layer for ReasonPrompt {
             input,
             buf,
             Style::default().fg(theme.text),
-            Some("e.g. use the existing helper instead"),
+            Some((
+                "e.g. use the existing helper instead",
+                Style::default().fg(theme.dim),
+            )),
         );
         footer(
             inner,
