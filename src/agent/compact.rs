@@ -17,7 +17,7 @@ use crate::llm::{ChatRequest, LlmClient, Message};
 pub const TRIGGER_PERCENT: u64 = 85;
 
 /// Share of the window the compacted prompt aims at, leaving room for the answer.
-const TARGET_PERCENT: u64 = 60;
+pub const TARGET_PERCENT: u64 = 60;
 
 /// Share of the conversation's budget the recent, verbatim part may take.
 const RECENT_PERCENT: usize = 50;
@@ -88,6 +88,12 @@ impl Report {
     /// One line for the person: "compacted the conversation: ~9.1k → ~2.3k tokens (2 tool
     /// results cut, 14 older messages summarised)".
     pub fn describe(&self) -> String {
+        if self.trimmed_results == 0 && self.summarized_messages == 0 {
+            return format!(
+                "nothing to compact: the conversation already fits (about {} tokens)",
+                self.before_tokens
+            );
+        }
         let k = |n: u64| {
             if n >= 1000 {
                 format!("~{:.1}k", n as f64 / 1000.0)
@@ -140,8 +146,11 @@ pub fn trim_results(conversation: &mut [Message], max_chars: usize) -> usize {
         if let Message::Tool { content, .. } = m
             && content.len() > max_chars
         {
-            *content = trim_result(content, max_chars);
-            trimmed += 1;
+            let cut = trim_result(content, max_chars);
+            if cut.len() < content.len() {
+                *content = cut;
+                trimmed += 1;
+            }
         }
     }
     trimmed
@@ -161,23 +170,80 @@ fn trim_result(content: &str, max_chars: usize) -> String {
         return format!("{cut}\n[loom: {note}]");
     };
     if let serde_json::Value::Object(map) = &mut value {
-        map.insert("compacted".into(), note.into());
+        map.insert("compacted".into(), note.clone().into());
     }
     for _ in 0..8 {
         let size = value.to_string().len();
         if size <= max_chars {
             break;
         }
-        let Some(longest) = longest_string(&mut value) else {
-            break;
-        };
-        let keep = longest.len().saturating_sub(size - max_chars).max(200);
-        if keep >= longest.len() {
+        let excess = size - max_chars;
+        if let Some(longest) = longest_string(&mut value) {
+            // (The cut leaves a marker of its own in the middle: a little more goes.)
+            let keep = longest.len().saturating_sub(excess + 64).max(200);
+            if keep < longest.len() {
+                *longest = crate::tools::output::cut_middle(longest, keep).0;
+                continue;
+            }
+        }
+        // Many short strings (a long listing): the longest array loses its middle.
+        if !cut_longest_array(&mut value, excess) {
             break;
         }
-        *longest = crate::tools::output::cut_middle(longest, keep).0;
     }
-    value.to_string()
+    let text = value.to_string();
+    if text.len() > max_chars.saturating_mul(2) {
+        // Nothing in the structure could give way enough: cut the text itself.
+        let (cut, _) = crate::tools::output::cut_middle(content, max_chars);
+        return format!("{cut}\n[loom: {note}]");
+    }
+    text
+}
+
+/// Cut items from the middle of the longest array in `value` to save about `excess`
+/// characters, saying how many were left out. False when no array has more than 2 items.
+fn cut_longest_array(value: &mut serde_json::Value, excess: usize) -> bool {
+    let mut best: Option<(usize, String)> = None;
+    longest_array(value, String::new(), &mut best);
+    let Some(items) = best
+        .and_then(|(_, path)| value.pointer_mut(&path))
+        .and_then(serde_json::Value::as_array_mut)
+    else {
+        return false;
+    };
+    let n = items.len();
+    let per_item = (serde_json::Value::Array(items.clone()).to_string().len() / n).max(1);
+    let drop = (excess / per_item + 1).clamp(1, n - 2);
+    let keep_head = (n - drop).div_ceil(2);
+    let tail: Vec<serde_json::Value> = items.split_off(keep_head + drop);
+    items.truncate(keep_head);
+    items.push(serde_json::Value::String(format!(
+        "[loom: {drop} items left out here to fit the context window]"
+    )));
+    items.extend(tail);
+    true
+}
+
+/// The JSON pointer of the longest array (of more than 2 items) under `value`.
+fn longest_array(value: &serde_json::Value, path: String, best: &mut Option<(usize, String)>) {
+    use serde_json::Value;
+    match value {
+        Value::Array(items) => {
+            if items.len() > 2 && best.as_ref().is_none_or(|(n, _)| items.len() > *n) {
+                *best = Some((items.len(), path.clone()));
+            }
+            for (i, item) in items.iter().enumerate() {
+                longest_array(item, format!("{path}/{i}"), best);
+            }
+        }
+        Value::Object(map) => {
+            for (k, v) in map {
+                let key = k.replace('~', "~0").replace('/', "~1");
+                longest_array(v, format!("{path}/{key}"), best);
+            }
+        }
+        _ => {}
+    }
 }
 
 /// The longest string anywhere in `value`.
@@ -285,6 +351,14 @@ pub async fn compact(
         before_tokens,
         ..Report::default()
     };
+    if chars(&conversation) <= room {
+        // Already small enough (a `/compact` with room to spare): nothing to do.
+        report.after_tokens = before_tokens;
+        return Ok(Compacted {
+            conversation,
+            report,
+        });
+    }
     report.trimmed_results = trim_results(&mut conversation, room / 4);
     if chars(&conversation) > room {
         let split = split_point(&conversation, room * RECENT_PERCENT / 100);
@@ -413,6 +487,59 @@ mod tests {
         assert_eq!(parsed["success"], true);
         assert!(parsed["compacted"].as_str().unwrap().contains("cut from"));
         assert!(cut.len() <= 2_300, "{}", cut.len());
+    }
+
+    /// Review finding: a listing of many short entries was never shrunk (no string long
+    /// enough to cut), yet counted as trimmed.
+    #[test]
+    fn a_listing_of_short_entries_is_cut_in_its_middle() {
+        let entries: Vec<serde_json::Value> = (0..1000)
+            .map(|i| serde_json::json!({"path": format!("src/file_{i}.rs"), "size": i}))
+            .collect();
+        let result = serde_json::json!({"success": true, "output": "1000 entries",
+                                        "data": {"entries": entries}});
+        let text = result.to_string();
+        let cut = trim_result(&text, 4_000);
+        assert!(cut.len() <= 4_400, "{}", cut.len());
+        let parsed: serde_json::Value = serde_json::from_str(&cut).expect("still JSON");
+        let kept = parsed["data"]["entries"].as_array().unwrap();
+        assert!(kept[0]["path"] == "src/file_0.rs");
+        assert!(kept.last().unwrap()["path"] == "src/file_999.rs");
+        assert!(
+            kept.iter()
+                .any(|e| e.as_str().is_some_and(|s| s.contains("items left out")))
+        );
+        let mut c = vec![Message::Tool {
+            tool_call_id: "c".into(),
+            name: "list_files".into(),
+            content: "[1,2]".into(),
+        }];
+        assert_eq!(
+            trim_results(&mut c, 1),
+            0,
+            "what cannot shrink is not counted"
+        );
+    }
+
+    #[test]
+    fn a_conversation_that_already_fits_is_left_alone() {
+        let budget = Budget {
+            window: 100_000,
+            chars_per_token: 4.0,
+            overhead_chars: 1_000,
+        };
+        let c = turn(0, 1, 500);
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let out = rt
+            .block_on(compact(c.clone(), budget, None, &CancellationToken::new()))
+            .unwrap();
+        assert_eq!(out.conversation, c);
+        assert_eq!(
+            out.report.trimmed_results + out.report.summarized_messages,
+            0
+        );
     }
 
     #[test]

@@ -210,15 +210,7 @@ impl Runner {
                 source: "config".into(),
             });
         }
-        if let Some(client) = &runner.llm {
-            runner.discovering = true;
-            let settings = client.settings().clone();
-            let tx = runner.internal_tx.clone();
-            tokio::spawn(async move {
-                let info = crate::llm::window::probe(&settings).await;
-                let _ = tx.send(Internal::Discovered(info));
-            });
-        }
+        runner.discover();
         let task = tokio::spawn(runner.run(ops_rx));
         AgentHandle {
             ops: ops_tx,
@@ -526,9 +518,15 @@ impl Runner {
                 match &mut self.llm {
                     Some(client) => {
                         client.set_model(&model);
+                        let configured = client.settings().context_window;
                         self.emit(AgentEvent::Notice {
                             message: format!("Model: {model}"),
                         });
+                        // Another model has another window (unless the config names one).
+                        if configured.is_none() {
+                            self.context_window = None;
+                            self.discover();
+                        }
                     }
                     None => self.emit(AgentEvent::Error {
                         message: format!(
@@ -620,6 +618,21 @@ impl Runner {
         false
     }
 
+    /// Ask the server about the current model in the background (bounded to a few seconds);
+    /// the next model request waits for the answer when no window is known.
+    fn discover(&mut self) {
+        let Some(client) = &self.llm else {
+            return;
+        };
+        self.discovering = true;
+        let settings = client.settings().clone();
+        let tx = self.internal_tx.clone();
+        tokio::spawn(async move {
+            let info = crate::llm::window::probe(&settings).await;
+            let _ = tx.send(Internal::Discovered(info));
+        });
+    }
+
     /// What the server said about the model: its window (unless config named one), and a
     /// warning when its chat template cannot carry tools (they would silently be dropped).
     fn discovered(&mut self, info: crate::llm::window::ModelInfo) {
@@ -664,12 +677,15 @@ impl Runner {
 
     /// Compact the conversation in the background; the machine hears how it went. With
     /// no known window (a server that said the prompt is too long but not its size), the
-    /// target is two thirds of what was sent.
+    /// window is taken to be one where the conversation must shrink to two thirds.
     fn compact(&mut self) {
         let conversation = self.machine.conversation().to_vec();
         let window = self.context_window.unwrap_or_else(|| {
-            let sent = self.budget(u64::MAX / 4).tokens(&conversation);
-            (sent * 2 / 3).max(1)
+            let overhead = self.budget(1).overhead_chars as f64;
+            let conversation_chars: usize = conversation.iter().map(Message::char_len).sum();
+            let target = overhead + conversation_chars as f64 * 2.0 / 3.0;
+            let share = super::compact::TARGET_PERCENT as f64 / 100.0;
+            (target / (share * self.chars_per_token)).ceil().max(1.0) as u64
         });
         let budget = self.budget(window);
         let client = self.llm.clone();

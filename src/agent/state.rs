@@ -233,7 +233,7 @@ impl Machine {
                         summary_failed: report.summary_failed,
                     }));
                     if std::mem::take(&mut self.compacting_on_request) {
-                        self.set_phase(Phase::Idle, &mut out);
+                        self.end_request_compaction(&mut out);
                     } else {
                         self.compacted = true;
                         self.call_llm(&mut out);
@@ -246,7 +246,7 @@ impl Machine {
                         message: format!("the conversation could not be compacted: {message}"),
                     }));
                     if std::mem::take(&mut self.compacting_on_request) {
-                        self.set_phase(Phase::Idle, &mut out);
+                        self.end_request_compaction(&mut out);
                     } else {
                         self.end_turn(TurnEnd::Failed, &mut out);
                     }
@@ -254,6 +254,9 @@ impl Machine {
             }
             Event::RetryElapsed => {
                 if self.phase == Phase::Error {
+                    if let Some(note) = self.note.take() {
+                        self.conversation.push(Message::user(note));
+                    }
                     self.set_phase(Phase::CallingLlm, &mut out);
                     out.push(Action::CallLlm {
                         attempt: self.attempt,
@@ -366,24 +369,34 @@ impl Machine {
         match stop {
             Stop::Complete => {}
             Stop::StreamError { message } => {
-                out.push(Action::Emit(AgentEvent::Error {
-                    message: format!(
-                        "the server reported an error inside its response ({message}); the {} \
-                         complete tool call(s) before it are kept and the model is told",
-                        calls.len()
-                    ),
-                }));
-                self.note = Some(format!(
-                    "[loom] The server reported an error in the middle of your last response \
-                     ({message}). The {} complete tool call(s) before it were handled as usual{}. \
-                     Continue the task.",
-                    calls.len(),
-                    if dropped {
-                        "; an incomplete one after them was dropped"
-                    } else {
-                        ""
-                    }
-                ));
+                if calls.is_empty() {
+                    out.push(Action::Emit(AgentEvent::Error {
+                        message: format!(
+                            "the server reported an error inside its response ({message}) \
+                             before any tool call was whole"
+                        ),
+                    }));
+                } else {
+                    out.push(Action::Emit(AgentEvent::Error {
+                        message: format!(
+                            "the server reported an error inside its response ({message}); \
+                             the {} complete tool call(s) before it are kept and the model is \
+                             told",
+                            calls.len()
+                        ),
+                    }));
+                    self.note = Some(format!(
+                        "[loom] The server reported an error in the middle of your last \
+                         response ({message}). The {} complete tool call(s) before it were \
+                         handled as usual{}. Continue the task.",
+                        calls.len(),
+                        if dropped {
+                            "; an incomplete one after them was dropped"
+                        } else {
+                            ""
+                        }
+                    ));
+                }
             }
             Stop::Length | Stop::ContentFilter => {
                 return self.on_cut_response(text, calls, dropped, stop, out);
@@ -506,10 +519,12 @@ impl Machine {
             }));
         }
         if calls.is_empty() && !dropped {
-            self.conversation.push(Message::Assistant {
-                content: text,
-                tool_calls: Vec::new(),
-            });
+            if !text.is_empty() {
+                self.conversation.push(Message::Assistant {
+                    content: text,
+                    tool_calls: Vec::new(),
+                });
+            }
             let (message, end) = if filtered {
                 (
                     "the provider's content filter stopped the answer".to_string(),
@@ -593,6 +608,13 @@ impl Machine {
             self.end_turn(TurnEnd::Failed, out);
         } else if self.round > self.limits.max_tool_rounds {
             self.note = None;
+            out.push(Action::Emit(AgentEvent::Error {
+                message: format!(
+                    "Stopped: the model used {} rounds of tool calls in this turn. Send a \
+                     message to let it continue.",
+                    self.limits.max_tool_rounds
+                ),
+            }));
             self.end_turn(TurnEnd::RoundCap, out);
         } else {
             self.call_llm(out);
@@ -625,10 +647,13 @@ impl Machine {
                 content: partial_text,
                 tool_calls: Vec::new(),
             });
-            self.conversation.push(Message::user(
+            // Said only when the next attempt is really sent (an Esc meanwhile leaves no
+            // stale instruction behind).
+            self.note = Some(
                 "[loom] Your previous answer was cut off by a connection problem after the \
-                 text above. Continue exactly where it stopped, without repeating it.",
-            ));
+                 text above. Continue exactly where it stopped, without repeating it."
+                    .into(),
+            );
             self.attempt += 1;
             self.set_phase(Phase::Error, out);
             out.push(Action::ScheduleRetry {
@@ -867,7 +892,15 @@ impl Machine {
             Phase::Compacting => {
                 out.push(Action::CancelLlm);
                 if std::mem::take(&mut self.compacting_on_request) {
+                    // Nothing was sent: messages typed meanwhile go back to the person,
+                    // as after any interrupt.
                     self.set_phase(Phase::Idle, out);
+                    let unsent: Vec<String> = self.queued.drain(..).collect();
+                    out.push(Action::Emit(AgentEvent::TurnComplete {
+                        usage: Usage::default(),
+                        end: TurnEnd::Interrupted,
+                        unsent,
+                    }));
                     return;
                 }
             }
@@ -898,6 +931,15 @@ impl Machine {
             }
         }
         self.end_turn(TurnEnd::Interrupted, out);
+    }
+
+    /// A compaction the person asked for is over: back to idle, and a message typed while
+    /// it ran is sent now.
+    fn end_request_compaction(&mut self, out: &mut Vec<Action>) {
+        self.set_phase(Phase::Idle, out);
+        if let Some(next) = self.queued.pop_front() {
+            self.start_turn(next, out);
+        }
     }
 
     fn end_turn(&mut self, end: TurnEnd, out: &mut Vec<Action>) {

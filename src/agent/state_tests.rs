@@ -219,18 +219,18 @@ fn cut_stream_after_output_keeps_partial_text_and_continues() {
     };
     let a = m.step(cut("half an ans"));
     assert!(has(&a, |x| matches!(x, Action::ScheduleRetry { .. })));
-    let n = m.conversation().len();
     assert_eq!(
-        m.conversation()[n - 2],
-        Message::Assistant {
+        m.conversation().last(),
+        Some(&Message::Assistant {
             content: "half an ans".into(),
             tool_calls: vec![]
-        }
-    );
-    assert!(
-        matches!(&m.conversation()[n - 1], Message::User { content } if content.contains("Continue exactly"))
+        })
     );
     m.step(Event::RetryElapsed);
+    assert!(
+        matches!(m.conversation().last(), Some(Message::User { content }) if content.contains("Continue exactly")),
+        "the instruction goes with the attempt"
+    );
     let a = m.step(cut("wer, and"));
     assert!(!has(&a, |x| matches!(x, Action::ScheduleRetry { .. })));
     assert_eq!(m.phase(), Phase::Idle);
@@ -638,4 +638,77 @@ fn a_cut_text_answer_ends_the_turn_as_truncated() {
         x,
         Action::Emit(AgentEvent::Error { .. })
     )));
+}
+
+/// Review finding: a message typed during `/compact` was queued and never sent.
+#[test]
+fn a_message_typed_during_a_requested_compaction_is_sent_after_it() {
+    let mut m = Machine::new(Limits::default());
+    m.step(Event::Submit("first".into()));
+    m.step(Event::LlmFinished {
+        text: "done".into(),
+        calls: vec![],
+        usage: Usage::default(),
+        stop: Stop::Complete,
+    });
+    let a = m.step(Event::CompactNow);
+    assert!(has(&a, |x| matches!(x, Action::Compact)));
+    m.step(Event::Submit("second".into()));
+    let a = m.step(Event::Compacted {
+        conversation: m.conversation().to_vec(),
+        report: crate::agent::compact::Report::default(),
+    });
+    assert!(
+        has(&a, |x| matches!(x, Action::CallLlm { .. })),
+        "the queued message goes"
+    );
+    assert!(
+        matches!(m.conversation().last(), Some(Message::User { content }) if content == "second")
+    );
+
+    // Esc during a requested compaction gives typed messages back.
+    let mut m = Machine::new(Limits::default());
+    m.step(Event::Submit("first".into()));
+    m.step(Event::LlmFinished {
+        text: "done".into(),
+        calls: vec![],
+        usage: Usage::default(),
+        stop: Stop::Complete,
+    });
+    m.step(Event::CompactNow);
+    m.step(Event::Submit("typed meanwhile".into()));
+    let a = m.step(Event::Interrupt {
+        partial_text: String::new(),
+    });
+    assert!(has(&a, |x| matches!(
+        x,
+        Action::Emit(AgentEvent::TurnComplete { unsent, .. }) if unsent == &["typed meanwhile".to_string()]
+    )));
+    assert_eq!(m.phase(), Phase::Idle);
+}
+
+/// Review finding: Esc while waiting to continue a broken answer left the "continue"
+/// instruction in the conversation.
+#[test]
+fn an_interrupt_before_the_continuation_leaves_no_stale_instruction() {
+    let mut m = Machine::new(Limits::default());
+    m.step(Event::Submit("hi".into()));
+    m.step(Event::LlmFailed {
+        message: "cut".into(),
+        retryable: true,
+        partial_text: "half".into(),
+        emitted: true,
+        retry_after: None,
+        overflow: None,
+    });
+    m.step(Event::Interrupt {
+        partial_text: String::new(),
+    });
+    assert!(
+        !m.conversation().iter().any(
+            |x| matches!(x, Message::User { content } if content.contains("Continue exactly"))
+        ),
+        "{:?}",
+        m.conversation()
+    );
 }

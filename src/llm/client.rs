@@ -445,9 +445,11 @@ impl LlmClient {
                 // Calls that arrived whole before the error are kept (the agent runs them
                 // and tells the model); with nothing whole to keep, the request failed
                 // like any other and may be retried.
-                let whole = finish_calls(assembler.clone().into_raw())
-                    .iter()
-                    .any(|c| c.args_error.is_none());
+                let whole = assembler.clone().into_raw().iter().any(|(_, name, args)| {
+                    !name.trim().is_empty()
+                        && !args.trim().is_empty()
+                        && serde_json::from_str::<Value>(args).is_ok()
+                });
                 if whole {
                     stream_error = Some(error_message(error));
                     break;

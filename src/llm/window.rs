@@ -140,7 +140,12 @@ pub fn template_supports_tools(props: &Value) -> Option<bool> {
         .and_then(Value::as_bool)
 }
 
-/// Ollama: `num_ctx` when the model sets it, else the model's own `*.context_length`.
+/// The context Ollama runs a model with when nothing sets `num_ctx` (it cuts longer
+/// prompts silently, so Loom must not assume the model's trained maximum).
+pub const OLLAMA_DEFAULT_NUM_CTX: u64 = 4096;
+
+/// Ollama: `num_ctx` when the model sets it, else Ollama's default (or the model's own
+/// `*.context_length` when that is smaller).
 pub fn ollama_window(show: &Value) -> Option<u64> {
     let num_ctx = show
         .get("parameters")
@@ -151,13 +156,18 @@ pub fn ollama_window(show: &Value) -> Option<u64> {
                 (words.next() == Some("num_ctx")).then(|| words.next()?.parse().ok())?
             })
         });
-    num_ctx.or_else(|| {
-        show.get("model_info")?
-            .as_object()?
-            .iter()
-            .find(|(k, _)| k.ends_with(".context_length"))
-            .and_then(|(_, v)| v.as_u64())
-    })
+    if num_ctx.is_some() {
+        return num_ctx;
+    }
+    let trained = show
+        .get("model_info")
+        .and_then(Value::as_object)
+        .and_then(|info| {
+            info.iter()
+                .find(|(k, _)| k.ends_with(".context_length"))
+                .and_then(|(_, v)| v.as_u64())
+        });
+    Some(trained.map_or(OLLAMA_DEFAULT_NUM_CTX, |t| t.min(OLLAMA_DEFAULT_NUM_CTX)))
 }
 
 /// LM Studio: the loaded context, else the model's maximum.
@@ -233,7 +243,11 @@ mod tests {
                             "model_info": {"qwen2.context_length": 32768}});
         assert_eq!(ollama_window(&ollama), Some(8192));
         let ollama = json!({"model_info": {"llama.context_length": 131072}});
-        assert_eq!(ollama_window(&ollama), Some(131_072));
+        assert_eq!(
+            ollama_window(&ollama),
+            Some(OLLAMA_DEFAULT_NUM_CTX),
+            "Ollama runs with its default, not the trained maximum"
+        );
         assert_eq!(
             lmstudio_window(&json!({"max_context_length": 32768, "loaded_context_length": 8192})),
             Some(8192)

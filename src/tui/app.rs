@@ -415,6 +415,7 @@ impl App {
                             network,
                             outside_sandbox,
                             scroll: 0,
+                            max_scroll: Default::default(),
                         }));
                     }
                     ApprovalPreview::Other { arguments } => {
@@ -429,6 +430,7 @@ impl App {
                             network: false,
                             outside_sandbox: false,
                             scroll: 0,
+                            max_scroll: Default::default(),
                         }));
                     }
                 }

@@ -298,3 +298,39 @@ fn the_light_theme_with_an_approval() {
     assert!(!screen.contains("[Gray/"), "no light grey text: {screen}");
     insta::assert_snapshot!(screen);
 }
+
+/// Review finding: on a terminal of 9–10 rows the command box showed none of the command
+/// while `y` still approved it. Spacer lines give way first; the command always shows.
+#[test]
+fn a_tiny_terminal_still_shows_the_command_being_approved() {
+    for rows in [8u16, 9, 10, 12] {
+        let (mut app, _rx) = app("dark");
+        let command: String = (1..=40)
+            .map(|i| format!("python3 -c 'print({i})'\n"))
+            .collect();
+        ask_to_run(&mut app, &command);
+        let screen = text(&mut app, 60, rows);
+        assert!(screen.contains("$ python3"), "{rows} rows:\n{screen}");
+        assert!(screen.contains("y run"), "{rows} rows:\n{screen}");
+    }
+}
+
+#[test]
+fn scrolling_a_command_stops_at_its_end() {
+    let (mut app, _rx) = app("dark");
+    let command: String = (1..=40)
+        .map(|i| format!("python3 -c 'print({i})'\n"))
+        .collect();
+    ask_to_run(&mut app, &command);
+    text(&mut app, 60, 20);
+    for _ in 0..100 {
+        app.on_key(KeyEvent::from(KeyCode::Down));
+    }
+    assert!(text(&mut app, 60, 20).contains("print(40)"));
+    app.on_key(KeyEvent::from(KeyCode::Up));
+    let screen = text(&mut app, 60, 20);
+    assert!(
+        !screen.contains("print(40)"),
+        "one Up moves at once:\n{screen}"
+    );
+}

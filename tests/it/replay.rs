@@ -272,3 +272,20 @@ async fn a_failed_turn_reports_the_tokens_it_cost() {
     assert!(usage["completion_tokens"].as_u64().unwrap() > 0, "{usage}");
     assert_eq!(usage["estimated"], true);
 }
+
+/// Review finding: a call whose name arrived but whose arguments never did counted as
+/// whole, so an error right after it failed the turn (or ran `list_files` with `{}`). Now
+/// nothing whole arrived, and the request is retried.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_call_without_arguments_before_an_in_stream_error_is_not_whole() {
+    let dir = workspace();
+    let server = ScriptedServer::start(vec![
+        support::calls_then_stream_error(&[("c1", "list_files", "")], "parser failed"),
+        support::text_reply("Here you are."),
+    ])
+    .await;
+    let run = exec(dir.path(), &server, "full-auto", "list").await;
+    assert_eq!(run.code, 0, "{:?}", run.events);
+    assert_eq!(run.of_type("retry").len(), 1);
+    assert!(run.of_type("tool_result").is_empty(), "{:?}", run.events);
+}

@@ -35,6 +35,9 @@ pub struct CommandApproval {
     pub outside_sandbox: bool,
     /// The first command line shown, when the command is longer than the screen.
     pub scroll: usize,
+    /// The furthest `scroll` can go, as the last drawing found (so scrolling past the end
+    /// does not pile up presses that Up must undo).
+    pub max_scroll: std::cell::Cell<usize>,
 }
 
 /// The most rows a command takes in its approval box; a longer one scrolls.
@@ -53,7 +56,7 @@ impl Layer for CommandApproval {
             // question appears, must not approve it.
             KeyCode::Char('y') => answer(ApprovalAnswer::Approve),
             KeyCode::Down | KeyCode::Char('j') => {
-                self.scroll = self.scroll.saturating_add(1);
+                self.scroll = (self.scroll + 1).min(self.max_scroll.get());
                 Outcome::consumed()
             }
             KeyCode::Up | KeyCode::Char('k') => {
@@ -61,7 +64,7 @@ impl Layer for CommandApproval {
                 Outcome::consumed()
             }
             KeyCode::PageDown => {
-                self.scroll = self.scroll.saturating_add(10);
+                self.scroll = (self.scroll + 10).min(self.max_scroll.get());
                 Outcome::consumed()
             }
             KeyCode::PageUp => {
@@ -183,16 +186,24 @@ impl Layer for CommandApproval {
         lines.extend(wrap(&StyledLine::from_spans(keys), inner_w));
         // The keys are never cut off: on a short screen the command gives way, scrolls,
         // and says which part of it is shown.
-        let room = (area.height.saturating_sub(2) as usize)
-            .saturating_sub(lines.len())
-            .min(MAX_COMMAND_ROWS);
+        // On a very short screen the blank spacer lines go first, so at least two rows show
+        // the command (one of it and where it stands): a box that hides what `y` would run
+        // must not happen.
+        let inside = area.height.saturating_sub(2) as usize;
+        while inside.saturating_sub(lines.len()) < 2
+            && let Some(blank) = lines.iter().position(|l| l.width() == 0)
+        {
+            lines.remove(blank);
+        }
+        let room = inside.saturating_sub(lines.len()).min(MAX_COMMAND_ROWS);
         let total = command.len();
         if total > room {
-            let keep = room.saturating_sub(1);
+            let keep = if room >= 2 { room - 1 } else { room };
             let first = self.scroll.min(total - keep);
+            self.max_scroll.set(total - keep);
             command = command.split_off(first);
             command.truncate(keep);
-            if room > 0 {
+            if room >= 2 {
                 command.push(Line::from(Span::styled(
                     format!(
                         "lines {}–{} of {total} · ↑↓ PgUp/PgDn to read all of it",
