@@ -60,6 +60,8 @@ pub struct Progress {
     request_start: Option<Instant>,
     first_token: Option<Duration>,
     streamed_bytes: u64,
+    /// Whether visible answer text (not only reasoning) has streamed in this request.
+    answering: bool,
     retrying: Option<Retrying>,
 }
 
@@ -98,6 +100,7 @@ impl Progress {
             request_start: None,
             first_token: None,
             streamed_bytes: 0,
+            answering: false,
             retrying: None,
         }
     }
@@ -114,6 +117,7 @@ impl Progress {
                 if *phase == Phase::CallingLlm && self.phase != Phase::CallingLlm {
                     self.request_start = Some(now);
                     self.streamed_bytes = 0;
+                    self.answering = false;
                     self.retrying = None;
                 }
                 if *phase != self.phase {
@@ -123,6 +127,7 @@ impl Progress {
             }
             AgentEvent::TextDelta { text } | AgentEvent::ReasoningDelta { text } => {
                 self.streamed_bytes += text.len() as u64;
+                self.answering |= matches!(event, AgentEvent::TextDelta { .. });
                 if self.first_token.is_none()
                     && let Some(start) = self.turn_start
                 {
@@ -182,10 +187,12 @@ impl Progress {
             },
             Phase::CallingLlm => Activity {
                 mark: spin,
-                label: if self.streamed_bytes == 0 {
-                    "thinking".into()
-                } else {
+                label: if self.answering {
                     "answering".into()
+                } else if self.streamed_bytes > 0 {
+                    "reasoning".into()
+                } else {
+                    "thinking".into()
                 },
                 short: String::new(),
                 elapsed: since(self.request_start.unwrap_or(self.phase_since)),
@@ -333,8 +340,15 @@ mod tests {
             "the spinner moves"
         );
         p.observe(
+            &AgentEvent::ReasoningDelta {
+                text: "hmm ".into(),
+            },
+            at(t0, 4_500),
+        );
+        assert_eq!(p.activity(at(t0, 4_500), &[]).label, "reasoning");
+        p.observe(
             &AgentEvent::TextDelta {
-                text: "x".repeat(401),
+                text: "x".repeat(397),
             },
             at(t0, 5_000),
         );
