@@ -128,7 +128,7 @@ fn bench_edit(c: &mut Criterion) {
                 ))
                 .unwrap()
                 .unwrap();
-            assert_eq!(change.diff.hunks.len(), 1);
+            assert_eq!(change[0].diff.hunks.len(), 1);
         })
     });
     group.finish();

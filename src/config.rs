@@ -97,6 +97,9 @@ pub struct FileConfig {
     /// Seconds without a byte from the model server before the attempt fails and is
     /// retried (default 120).
     pub stream_idle_timeout_secs: Option<u64>,
+    /// Which editing tool the model gets: `auto` (apply_patch for models trained on
+    /// Codex's patch format, edit_file for the rest), `edit_file`, `apply_patch` or `both`.
+    pub edit_tool: Option<String>,
 }
 
 /// The `[hooks]` table.
@@ -231,6 +234,7 @@ impl FileConfig {
             stream_idle_timeout_secs: other
                 .stream_idle_timeout_secs
                 .or(self.stream_idle_timeout_secs),
+            edit_tool: other.edit_tool.or(self.edit_tool),
             hooks: match (self.hooks, other.hooks) {
                 (Some(a), Some(b)) => Some(HooksConfig {
                     post_tools: match (a.post_tools, b.post_tools) {
@@ -292,9 +296,57 @@ pub struct FlagConfig {
     pub config_file: Option<PathBuf>,
 }
 
+/// Which editing tool the model is offered besides write_file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum EditTool {
+    /// apply_patch for models whose name suggests Codex training (gpt-5*, *codex*),
+    /// edit_file for the rest.
+    #[default]
+    Auto,
+    /// String replacement only.
+    EditFile,
+    /// Codex's patch envelope only.
+    ApplyPatch,
+    /// Both.
+    Both,
+}
+
+impl EditTool {
+    /// The config value's meaning, if it is one.
+    pub fn parse(name: &str) -> Option<EditTool> {
+        Some(match name {
+            "auto" => EditTool::Auto,
+            "edit_file" => EditTool::EditFile,
+            "apply_patch" => EditTool::ApplyPatch,
+            "both" => EditTool::Both,
+            _ => return None,
+        })
+    }
+
+    /// Whether `model` gets (edit_file, apply_patch).
+    pub fn offered(self, model: &str) -> (bool, bool) {
+        match self {
+            EditTool::EditFile => (true, false),
+            EditTool::ApplyPatch => (false, true),
+            EditTool::Both => (true, true),
+            EditTool::Auto => {
+                let name = model
+                    .rsplit('/')
+                    .next()
+                    .unwrap_or(model)
+                    .to_ascii_lowercase();
+                let codex = name.starts_with("gpt-5") || name.contains("codex");
+                (!codex, codex)
+            }
+        }
+    }
+}
+
 /// The configuration in force.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Config {
+    /// Which editing tool the model gets.
+    pub edit_tool: EditTool,
     /// Explicit base URL (`None`: discover a local server or use OpenAI when a key is set).
     pub base_url: Option<String>,
     /// Model id (`None`: the server's first model).
@@ -451,7 +503,17 @@ pub fn load(
             message: format!("bad glob {bad:?}"),
         });
     }
+    let edit_tool = match merged.edit_tool.as_deref() {
+        None => EditTool::Auto,
+        Some(name) => EditTool::parse(name).ok_or_else(|| ConfigError::Invalid {
+            source_name: "edit_tool".into(),
+            message: format!(
+                "unknown edit tool {name:?}; expected auto, edit_file, apply_patch or both"
+            ),
+        })?,
+    };
     Ok(Config {
+        edit_tool,
         base_url: merged.base_url.clone(),
         model: merged.model.clone(),
         api_key: nonempty(&api_key_env),

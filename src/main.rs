@@ -111,7 +111,9 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         }
     };
     match &cli.command {
-        Some(Command::Tool(ToolCommand::List)) => commands::tool::list(&ToolRegistry::builtin()),
+        Some(Command::Tool(ToolCommand::List)) => {
+            commands::tool::list(&ToolRegistry::all_builtin())
+        }
         Some(Command::Tool(ToolCommand::Run { name, args })) => {
             let config = match load_config(&cli, &workspace) {
                 Ok(c) => c,
@@ -120,7 +122,7 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             note_untrusted(&config);
             let ctx: ToolContext = setup::tool_context(&workspace, &config, "tool-run")?;
             let policy = setup::policy(&config);
-            commands::tool::run(&ToolRegistry::builtin(), &policy, &ctx, name, args).await
+            commands::tool::run(&ToolRegistry::all_builtin(), &policy, &ctx, name, args).await
         }
         Some(Command::Policy(PolicyCommand::Check { command, json })) => {
             let config = match load_config(&cli, &workspace) {

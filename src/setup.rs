@@ -388,7 +388,12 @@ pub fn runner_parts(
     conversation: Vec<Message>,
     files: SessionFiles,
 ) -> RunnerParts {
-    let registry = Arc::new(ToolRegistry::builtin());
+    let model = match provider {
+        Provider::Ready { settings, .. } => settings.model.as_str(),
+        Provider::Missing { .. } => config.model.as_deref().unwrap_or(""),
+    };
+    let (edit_file, apply_patch) = config.edit_tool.offered(model);
+    let registry = Arc::new(ToolRegistry::workspace(edit_file, apply_patch));
     let root = ctx
         .workspace
         .as_ref()

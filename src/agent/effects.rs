@@ -12,11 +12,12 @@ use crate::llm::accumulate::AssembledCall;
 use crate::tools::change::{self, HunkSelection};
 use crate::tools::{FileChange, ToolContext, ToolKind, ToolRegistry, ToolResult};
 
-/// Record the change in the undo journal, then write it; a change that cannot be recorded
-/// is not written. The second value says why the journal could not be written, if so.
+/// Record the changes in the undo journal, then write them; changes that cannot be
+/// recorded are not written. The second value says why the journal could not be written,
+/// if so.
 pub(super) async fn write_with_record(
     registry: &ToolRegistry,
-    change: FileChange,
+    changes: Vec<FileChange>,
     selection: HunkSelection,
     changelog: Option<Arc<Mutex<Changelog>>>,
     turn: u64,
@@ -24,26 +25,48 @@ pub(super) async fn write_with_record(
     ctx: &ToolContext,
 ) -> (ToolResult, Option<String>) {
     let Some(changelog) = changelog else {
-        return (registry.apply(change, selection, ctx).await, None);
+        return (registry.apply(changes, selection, ctx).await, None);
     };
-    let after = change::content_for(&change, &selection);
-    let (path, display, tool, call) = (
-        change.path.clone(),
-        change.display_path.clone(),
-        change.tool.clone(),
+    let parts = match change::split_selection(&changes, &selection) {
+        Ok(parts) => parts,
+        Err(e) => return (e.into(), None),
+    };
+    // What each touched path holds after the write (`None`: gone), in write order.
+    let mut entries = Vec::new();
+    for (change, part) in changes.iter().zip(parts) {
+        let Some(part) = part else { continue };
+        let after = (!change.deletes()).then(|| change::content_for(change, &part));
+        entries.push((change.path.clone(), change.display_path.clone(), after));
+        if let change::ChangeOp::Move { from, from_display } = &change.op {
+            entries.push((from.clone(), from_display.clone(), None));
+        }
+    }
+    let (tool, call) = (
+        changes.first().map(|c| c.tool.clone()).unwrap_or_default(),
         id.to_string(),
     );
     let log = changelog.clone();
     let recorded = tokio::task::spawn_blocking(move || {
-        log.lock()
-            .map_err(|e| e.to_string())?
-            .record_file(turn, &call, &tool, &path, &display, Some(after.as_bytes()))
-            .map_err(|e| e.to_string())
+        let mut log = log.lock().map_err(|e| e.to_string())?;
+        let mut seqs = Vec::new();
+        for (path, display, after) in &entries {
+            let after = after.as_deref().map(str::as_bytes);
+            match log.record_file(turn, &call, &tool, path, display, after) {
+                Ok(seq) => seqs.push(seq),
+                Err(e) => {
+                    for seq in seqs {
+                        let _ = log.void(seq);
+                    }
+                    return Err(e.to_string());
+                }
+            }
+        }
+        Ok(seqs)
     })
     .await
     .unwrap_or_else(|e| Err(e.to_string()));
-    let seq = match recorded {
-        Ok(seq) => seq,
+    let seqs = match recorded {
+        Ok(seqs) => seqs,
         Err(e) => {
             let result = ToolResult::err(format!(
                 "could not record the change for undo ({e}); nothing was written"
@@ -51,15 +74,14 @@ pub(super) async fn write_with_record(
             return (result, Some(e));
         }
     };
-    let result = registry.apply(change, selection, ctx).await;
+    let result = registry.apply(changes, selection, ctx).await;
     let mut journal_error = None;
     if !result.success {
         journal_error = tokio::task::spawn_blocking(move || {
-            changelog
-                .lock()
-                .map_err(|e| e.to_string())
-                .and_then(|mut log| log.void(seq).map_err(|e| e.to_string()))
-                .err()
+            let mut log = changelog.lock().map_err(|e| e.to_string()).ok()?;
+            seqs.into_iter()
+                .find_map(|seq| log.void(seq).err())
+                .map(|e| e.to_string())
         })
         .await
         .unwrap_or_else(|e| Some(e.to_string()));

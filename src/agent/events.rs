@@ -108,6 +108,12 @@ pub enum ApprovalPreview {
         /// Notes from the tool (e.g. a tolerant match).
         notes: Vec<String>,
     },
+    /// Changes to several files, or a file deleted or moved (a patch): reviewed as one
+    /// multi-file diff, per file and per hunk.
+    Files {
+        /// Each file's change, in the order it will be written.
+        files: Vec<FilePreview>,
+    },
     /// A shell command.
     Command {
         /// The command line.
@@ -132,6 +138,42 @@ pub enum ApprovalPreview {
         /// The arguments.
         arguments: Value,
     },
+}
+
+/// One file of a multi-file change awaiting review.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FilePreview {
+    /// Workspace-relative path (the destination, for a move).
+    pub path: String,
+    /// The unified diff.
+    pub unified: String,
+    /// The structured diff.
+    pub diff: FileDiff,
+    /// Whether the file would be created.
+    pub creates: bool,
+    /// Whether the file would be deleted.
+    #[serde(default)]
+    pub deletes: bool,
+    /// Where the file moves from, for a move.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub moved_from: Option<String>,
+    /// Notes from the tool.
+    pub notes: Vec<String>,
+}
+
+impl FilePreview {
+    /// The preview of one proposed change.
+    pub fn of(change: &crate::tools::FileChange) -> FilePreview {
+        FilePreview {
+            path: change.display_path.clone(),
+            unified: change.unified(),
+            diff: change.diff.clone(),
+            creates: change.creates(),
+            deletes: change.deletes(),
+            moved_from: change.move_source().map(str::to_string),
+            notes: change.notes.clone(),
+        }
+    }
 }
 
 /// Who made an approval decision.
@@ -338,6 +380,12 @@ pub enum AgentEvent {
         hunks: std::sync::Arc<Vec<crate::tools::diff::Hunk>>,
         /// Whether the file was created.
         creates: bool,
+        /// Whether the file was deleted.
+        #[serde(default)]
+        deleted: bool,
+        /// Where the file was moved from, for a move.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        moved_from: Option<String>,
     },
     /// What Loom now knows of the model's context window (from the server or config).
     ContextWindow {

@@ -9,5 +9,7 @@ pub mod runner;
 pub mod state;
 pub mod steps;
 
-pub use events::{AgentEvent, ApprovalAnswer, ApprovalPreview, DecidedBy, Phase, TurnEnd, UserOp};
+pub use events::{
+    AgentEvent, ApprovalAnswer, ApprovalPreview, DecidedBy, FilePreview, Phase, TurnEnd, UserOp,
+};
 pub use runner::{AgentHandle, AgentOptions, Runner, RunnerParts};

@@ -15,7 +15,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::effects::{resolve_calls, run_with_snapshots, write_with_record};
-use super::events::{AgentEvent, ApprovalAnswer, ApprovalPreview, Phase, UserOp};
+use super::events::{AgentEvent, ApprovalAnswer, ApprovalPreview, FilePreview, Phase, UserOp};
 use super::state::{Action, Event, Limits, Machine, Verdict};
 use crate::changelog::{Changelog, Scope};
 use crate::hooks::HookChain;
@@ -59,7 +59,7 @@ enum Internal {
     Machine(Event),
     Prepared {
         id: String,
-        change: Box<FileChange>,
+        changes: Vec<FileChange>,
         verdict: Verdict,
     },
     /// The undo journal or a workspace snapshot could not be written.
@@ -90,7 +90,7 @@ pub struct Runner {
     partial: Arc<Mutex<String>>,
     tool_cancel: CancellationToken,
     timer_cancel: CancellationToken,
-    prepared: HashMap<String, FileChange>,
+    prepared: HashMap<String, Vec<FileChange>>,
     rulings: HashMap<String, Ruling>,
     tool_schemas: Vec<Value>,
     session: Option<SessionLog>,
@@ -231,8 +231,8 @@ impl Runner {
                 },
                 Some(internal) = self.internal_rx.recv() => match internal {
                     Internal::Machine(e) => e,
-                    Internal::Prepared { id, change, verdict } => {
-                        self.prepared.insert(id.clone(), *change);
+                    Internal::Prepared { id, changes, verdict } => {
+                        self.prepared.insert(id.clone(), changes);
                         Event::Decided { id, verdict }
                     }
                     Internal::Applied(event) => {
@@ -854,9 +854,9 @@ impl Runner {
         let ctx = self.ctx.clone();
         tokio::spawn(async move {
             let message = match registry.preview(&name, args, &ctx).await {
-                Some(Ok(change)) => Internal::Prepared {
+                Some(Ok(changes)) => Internal::Prepared {
                     id,
-                    change: Box::new(change),
+                    changes,
                     verdict,
                 },
                 Some(Err(e)) => Internal::Machine(Event::Decided {
@@ -875,12 +875,19 @@ impl Runner {
         };
         let command = call.intent.and_then(|i| i.command.clone());
         let preview = match (self.prepared.get(&id), command, self.rulings.get(&id)) {
-            (Some(change), _, _) => ApprovalPreview::FileChange {
-                path: change.display_path.clone(),
-                unified: change.unified(),
-                diff: change.diff.clone(),
-                creates: change.creates(),
-                notes: change.notes.clone(),
+            (Some(changes), _, _) => match changes.as_slice() {
+                [change] if change.op == crate::tools::change::ChangeOp::Write => {
+                    ApprovalPreview::FileChange {
+                        path: change.display_path.clone(),
+                        unified: change.unified(),
+                        diff: change.diff.clone(),
+                        creates: change.creates(),
+                        notes: change.notes.clone(),
+                    }
+                }
+                _ => ApprovalPreview::Files {
+                    files: changes.iter().map(FilePreview::of).collect(),
+                },
             },
             (None, Some(command), Some(ruling)) => {
                 let a = &ruling.assessment;
@@ -935,23 +942,20 @@ impl Runner {
         tokio::spawn(async move {
             let started = Instant::now();
             let (result, journal_error): (ToolResult, Option<String>) = match prepared {
-                Some(change) => {
+                Some(changes) => {
                     let selection = match answer {
                         Some(ApprovalAnswer::ApproveHunks { hunks }) => HunkSelection::Only(hunks),
                         _ => HunkSelection::All,
                     };
-                    let written = written_hunks(&change, &selection);
-                    let (path, creates) = (change.display_path.clone(), change.creates());
-                    let done =
-                        write_with_record(&registry, change, selection, changelog, turn, &id, &ctx)
-                            .await;
+                    let applied = applied_events(&id, &changes, &selection);
+                    let done = write_with_record(
+                        &registry, changes, selection, changelog, turn, &id, &ctx,
+                    )
+                    .await;
                     if done.0.success {
-                        let _ = tx.send(Internal::Applied(AgentEvent::ChangeApplied {
-                            id: id.clone(),
-                            path,
-                            hunks: written,
-                            creates,
-                        }));
+                        for event in applied {
+                            let _ = tx.send(Internal::Applied(event));
+                        }
                     }
                     done
                 }
@@ -1006,6 +1010,28 @@ impl Runner {
     }
 }
 
+/// One [`AgentEvent::ChangeApplied`] per file a write under `selection` changes.
+fn applied_events(id: &str, changes: &[FileChange], selection: &HunkSelection) -> Vec<AgentEvent> {
+    let Ok(parts) = crate::tools::change::split_selection(changes, selection) else {
+        return Vec::new();
+    };
+    changes
+        .iter()
+        .zip(parts)
+        .filter_map(|(change, part)| {
+            let part = part?;
+            Some(AgentEvent::ChangeApplied {
+                id: id.to_string(),
+                path: change.display_path.clone(),
+                hunks: written_hunks(change, &part),
+                creates: change.creates(),
+                deleted: change.deletes(),
+                moved_from: change.move_source().map(str::to_string),
+            })
+        })
+        .collect()
+}
+
 /// The hunks a write under `selection` puts in the file: the whole diff, or for a per-hunk
 /// approval the diff of what is written (its line numbers are the file's after the write).
 fn written_hunks(
@@ -1014,6 +1040,9 @@ fn written_hunks(
 ) -> Arc<Vec<crate::tools::diff::Hunk>> {
     match selection {
         HunkSelection::All => Arc::new(change.diff.hunks.clone()),
+        HunkSelection::Only(_) if change.deletes() || change.diff.hunks.is_empty() => {
+            Arc::new(change.diff.hunks.clone())
+        }
         HunkSelection::Only(_) => {
             let content = crate::tools::change::content_for(change, selection);
             let old = change.old.as_deref().unwrap_or("");

@@ -4,6 +4,10 @@
 //! its diff; [`apply`] then writes exactly that change (or the hunks they selected), after
 //! checking that the file still holds what the preview was computed from. If someone edited
 //! the file in between, the write is refused rather than silently clobbering their work.
+//!
+//! A change may also delete a file or move it (with new content); several changes from one
+//! call (a multi-file patch) are written by [`apply_all`] all or nothing: every file is
+//! checked before the first is written, and a failure half-way restores what was written.
 
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
@@ -61,6 +65,25 @@ impl Fingerprint {
     }
 }
 
+/// What a change does to its file besides giving it new content.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum ChangeOp {
+    /// Create or replace the file at `path`.
+    #[default]
+    Write,
+    /// Delete the file at `path` (its `new` text is empty).
+    Delete,
+    /// Write the new text at `path` (which must not exist) and delete `from`, whose text
+    /// is `old`.
+    Move {
+        /// Where the file is now (canonical, inside the workspace).
+        from: PathBuf,
+        /// That path relative to the workspace.
+        from_display: String,
+    },
+}
+
 /// A change to one file, computed but not yet written.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct FileChange {
@@ -85,6 +108,9 @@ pub struct FileChange {
     pub details: Map<String, Value>,
     /// Things the model should know (e.g. that a whitespace-tolerant match was used).
     pub notes: Vec<String>,
+    /// Whether the file is written, deleted or moved.
+    #[serde(default)]
+    pub op: ChangeOp,
 }
 
 impl FileChange {
@@ -115,18 +141,62 @@ impl FileChange {
             diff,
             details: Map::new(),
             notes: Vec::new(),
+            op: ChangeOp::Write,
         }
+    }
+
+    /// A change deleting the file at `path`, which holds `old_bytes` now.
+    pub fn deletion(
+        tool: &str,
+        path: PathBuf,
+        display_path: String,
+        old_bytes: &[u8],
+    ) -> FileChange {
+        let mut change = FileChange::new(tool, path, display_path, Some(old_bytes), String::new());
+        change.op = ChangeOp::Delete;
+        change
+    }
+
+    /// This change, made as a move from `from` (whose current bytes the change's `old`
+    /// side was computed from) to its path.
+    pub fn moved_from(mut self, from: PathBuf, from_display: String) -> FileChange {
+        self.op = ChangeOp::Move { from, from_display };
+        self
+    }
+
+    /// Whether the change deletes its file.
+    pub fn deletes(&self) -> bool {
+        self.op == ChangeOp::Delete
+    }
+
+    /// The workspace-relative path a move starts from.
+    pub fn move_source(&self) -> Option<&str> {
+        match &self.op {
+            ChangeOp::Move { from_display, .. } => Some(from_display),
+            _ => None,
+        }
+    }
+
+    /// Entries this change takes in a review's flat hunk selection: one per hunk, and one
+    /// for a change with no hunks (a pure move, deleting an empty file) so it can be
+    /// chosen too.
+    pub fn review_slots(&self) -> usize {
+        self.diff.hunks.len().max(1)
     }
 
     /// The unified diff with `a/` and `b/` headers (`/dev/null` for a new file).
     pub fn unified(&self) -> String {
-        let old_name = if self.old.is_some() {
-            format!("a/{}", self.display_path)
-        } else {
-            "/dev/null".to_string()
+        let old_name = match (&self.op, &self.old) {
+            (ChangeOp::Move { from_display, .. }, _) => format!("a/{from_display}"),
+            (_, Some(_)) => format!("a/{}", self.display_path),
+            (_, None) => "/dev/null".to_string(),
         };
-        self.diff
-            .unified(&old_name, &format!("b/{}", self.display_path))
+        let new_name = if self.deletes() {
+            "/dev/null".to_string()
+        } else {
+            format!("b/{}", self.display_path)
+        };
+        self.diff.unified(&old_name, &new_name)
     }
 
     /// Whether the change creates the file.
@@ -149,6 +219,9 @@ pub enum HunkSelection {
 pub fn content_for(change: &FileChange, selection: &HunkSelection) -> String {
     match selection {
         HunkSelection::All => change.new.clone(),
+        HunkSelection::Only(_) if change.diff.hunks.is_empty() || change.deletes() => {
+            change.new.clone()
+        }
         HunkSelection::Only(mask) => change
             .diff
             .apply_selected(change.old.as_deref().unwrap_or(""), mask),
@@ -158,10 +231,15 @@ pub fn content_for(change: &FileChange, selection: &HunkSelection) -> String {
 /// Write `change` (or its selected hunks) atomically, refusing if the file changed since
 /// the preview. Returns the result the model reads.
 pub fn apply(change: &FileChange, selection: &HunkSelection) -> Result<ToolResult, ToolError> {
-    let current = read_current(&change.root, &change.path, &change.display_path)?;
-    if current.as_deref().map(Fingerprint::of) != change.old_fingerprint {
-        return Err(ToolError::Stale(change.display_path.clone()));
+    let current = check_unchanged(change)?;
+    if change.deletes() {
+        return delete(change);
     }
+    let selection = if change.diff.hunks.is_empty() {
+        &HunkSelection::All
+    } else {
+        selection
+    };
     let (content, applied_note, hunks_applied) = match selection {
         HunkSelection::All => (change.new.clone(), None, None),
         HunkSelection::Only(mask) => {
@@ -204,6 +282,16 @@ pub fn apply(change: &FileChange, selection: &HunkSelection) -> Result<ToolResul
     beneath
         .write_atomic(rel, content.as_bytes(), None)
         .map_err(io)?;
+    if let ChangeOp::Move { from, from_display } = &change.op {
+        let gone = beneath
+            .relative(from)
+            .and_then(|rel| beneath.remove_file(rel));
+        if let Err(e) = gone {
+            // The move is half done: take the new copy back, leaving the file where it was.
+            let _ = beneath.remove_file(rel);
+            return Err(ToolError::io(from_display, &e));
+        }
+    }
 
     let partial = hunks_applied.as_ref().map(|_| {
         FileChange::new(
@@ -233,10 +321,13 @@ pub fn apply(change: &FileChange, selection: &HunkSelection) -> Result<ToolResul
         data.insert("hunks_applied".into(), json!(applied));
         data.insert("hunks_rejected".into(), json!(rejected));
     }
-    let verb = if change.creates() {
-        "Created"
-    } else {
-        "Updated"
+    if let Some(from) = change.move_source() {
+        data.insert("moved_from".into(), json!(from));
+    }
+    let verb = match change.move_source() {
+        Some(from) => format!("Moved {from} to"),
+        None if change.creates() => "Created".to_string(),
+        None => "Updated".to_string(),
     };
     let mut output = format!(
         "{verb} {} ({} bytes, +{} -{} lines)",
@@ -257,9 +348,204 @@ pub fn apply(change: &FileChange, selection: &HunkSelection) -> Result<ToolResul
         output.push_str("\nNote: ");
         output.push_str(note);
     }
+    let mut files = vec![change.display_path.clone()];
+    files.extend(change.move_source().map(str::to_string));
     Ok(ToolResult::ok(output)
         .with_data(Value::Object(data))
-        .with_files(vec![change.display_path.clone()]))
+        .with_files(files))
+}
+
+/// The bytes the change's source file holds now, refusing when they are not what the
+/// preview was computed from (and, for a move, when its destination appeared meanwhile).
+fn check_unchanged(change: &FileChange) -> Result<Option<Vec<u8>>, ToolError> {
+    let (source, shown) = match &change.op {
+        ChangeOp::Move { from, from_display } => (from, from_display),
+        _ => (&change.path, &change.display_path),
+    };
+    let current = read_current(&change.root, source, shown)?;
+    if current.as_deref().map(Fingerprint::of) != change.old_fingerprint {
+        return Err(ToolError::Stale(shown.clone()));
+    }
+    if change.move_source().is_some()
+        && read_current(&change.root, &change.path, &change.display_path)?.is_some()
+    {
+        return Err(ToolError::Edit(format!(
+            "{} appeared after the move was previewed; nothing was moved",
+            change.display_path
+        )));
+    }
+    Ok(current)
+}
+
+fn delete(change: &FileChange) -> Result<ToolResult, ToolError> {
+    let io = |e: std::io::Error| ToolError::io(&change.display_path, &e);
+    let beneath = Beneath::open(&change.root).map_err(io)?;
+    let rel = beneath.relative(&change.path).map_err(io)?;
+    beneath.remove_file(rel).map_err(io)?;
+    let removed = change.diff.removed();
+    let data = json!({
+        "path": change.display_path,
+        "deleted": true,
+        "lines_removed": removed,
+    });
+    Ok(ToolResult::ok(format!(
+        "Deleted {} (-{removed} lines)",
+        change.display_path
+    ))
+    .with_data(data)
+    .with_files(vec![change.display_path.clone()]))
+}
+
+/// Which part of each change a flat review selection picks (`None`: the file is left
+/// alone). Each change takes [`FileChange::review_slots`] entries, in order; a single
+/// change takes the selection as it is.
+pub fn split_selection(
+    changes: &[FileChange],
+    selection: &HunkSelection,
+) -> Result<Vec<Option<HunkSelection>>, ToolError> {
+    let mask = match selection {
+        HunkSelection::All => return Ok(vec![Some(HunkSelection::All); changes.len()]),
+        HunkSelection::Only(mask) => mask,
+    };
+    if let [_] = changes {
+        let any = mask.iter().any(|on| *on) || mask.is_empty();
+        return Ok(vec![any.then(|| selection.clone())]);
+    }
+    let wanted: usize = changes.iter().map(FileChange::review_slots).sum();
+    if mask.len() != wanted {
+        return Err(ToolError::InvalidArguments(format!(
+            "the selection has {} entries but the change has {wanted} hunks",
+            mask.len()
+        )));
+    }
+    let mut at = 0;
+    Ok(changes
+        .iter()
+        .map(|c| {
+            let part = &mask[at..at + c.review_slots()];
+            at += c.review_slots();
+            if part.iter().all(|on| *on) {
+                Some(HunkSelection::All)
+            } else if part.iter().any(|on| *on) {
+                Some(HunkSelection::Only(part.to_vec()))
+            } else {
+                None
+            }
+        })
+        .collect())
+}
+
+/// Write several changes from one call, all or nothing: each selected file is checked
+/// against its preview before anything is written, and if a write fails the files already
+/// written are put back. A single change is [`apply`] itself.
+pub fn apply_all(
+    changes: &[FileChange],
+    selection: &HunkSelection,
+) -> Result<ToolResult, ToolError> {
+    if let [one] = changes {
+        return apply(one, selection);
+    }
+    apply_each(changes, selection, apply)
+}
+
+/// [`apply_all`] with the one-file write given (so the restore after a failed write can be
+/// tested: on a real disk every failure it could meet is caught by the checks first).
+fn apply_each(
+    changes: &[FileChange],
+    selection: &HunkSelection,
+    write: impl Fn(&FileChange, &HunkSelection) -> Result<ToolResult, ToolError>,
+) -> Result<ToolResult, ToolError> {
+    let parts = split_selection(changes, selection)?;
+    let chosen: Vec<(&FileChange, HunkSelection)> = changes
+        .iter()
+        .zip(parts)
+        .filter_map(|(c, part)| part.map(|p| (c, p)))
+        .collect();
+    for (change, _) in &chosen {
+        check_unchanged(change)?;
+        if change.creates()
+            && read_current(&change.root, &change.path, &change.display_path)?.is_some()
+        {
+            return Err(ToolError::Stale(change.display_path.clone()));
+        }
+    }
+    let mut results: Vec<ToolResult> = Vec::new();
+    for (k, (change, part)) in chosen.iter().enumerate() {
+        match write(change, part) {
+            Ok(result) => results.push(result),
+            Err(e) => {
+                let failed: Vec<String> = chosen[..k]
+                    .iter()
+                    .rev()
+                    .filter_map(|(done, _)| restore(done).err())
+                    .collect();
+                let outcome = if failed.is_empty() {
+                    "the files already written were restored, so nothing changed".to_string()
+                } else {
+                    format!(
+                        "restoring the files already written failed ({}); the workspace is                          partly changed — /undo or `loom undo` puts it back",
+                        failed.join("; ")
+                    )
+                };
+                return Err(ToolError::Edit(format!("{e}; {outcome}")));
+            }
+        }
+    }
+    let skipped = changes.len() - chosen.len();
+    let mut output = format!(
+        "Applied the patch to {} file(s){}:",
+        chosen.len(),
+        if skipped > 0 {
+            format!(" ({skipped} rejected by the user and left alone)")
+        } else {
+            String::new()
+        }
+    );
+    let mut files = Vec::new();
+    let mut data = Vec::new();
+    let (mut added, mut removed) = (0u64, 0u64);
+    for r in results {
+        output.push('\n');
+        output.push_str(&r.output);
+        files.extend(r.files_changed);
+        if let Some(d) = r.data {
+            added += d["lines_added"].as_u64().unwrap_or(0);
+            removed += d["lines_removed"].as_u64().unwrap_or(0);
+            data.push(d);
+        }
+    }
+    let rejected: Vec<&str> = changes
+        .iter()
+        .filter(|c| !chosen.iter().any(|(k, _)| std::ptr::eq(*k, *c)))
+        .map(|c| c.display_path.as_str())
+        .collect();
+    let summary = json!({
+        "files": data,
+        "files_rejected": rejected,
+        "lines_added": added,
+        "lines_removed": removed,
+    });
+    Ok(ToolResult::ok(output).with_data(summary).with_files(files))
+}
+
+/// Undo a change just written: its old text back where it was, its new file gone.
+fn restore(change: &FileChange) -> Result<(), String> {
+    let fail = |e: std::io::Error| format!("{}: {e}", change.display_path);
+    let beneath = Beneath::open(&change.root).map_err(fail)?;
+    let here = beneath.relative(&change.path).map_err(fail)?;
+    match (&change.op, &change.old) {
+        (ChangeOp::Move { from, .. }, Some(old)) => {
+            let there = beneath.relative(from).map_err(fail)?;
+            beneath
+                .write_atomic(there, old.as_bytes(), None)
+                .map_err(fail)?;
+            beneath.remove_file(here).map_err(fail)
+        }
+        (_, Some(old)) => beneath
+            .write_atomic(here, old.as_bytes(), None)
+            .map_err(fail),
+        (_, None) => beneath.remove_file(here).map_err(fail),
+    }
 }
 
 #[cfg(test)]
@@ -355,6 +641,54 @@ mod tests {
         let diff = data["diff"].as_str().unwrap();
         assert!(diff.contains("+L2") && diff.contains("+L55") && !diff.contains("L30"));
         assert!(r.output.contains("+2 -2 lines"), "{}", r.output);
+    }
+
+    /// A write failing half-way through a multi-file change puts back every file already
+    /// written (old text restored, created file removed), so nothing changed.
+    #[test]
+    fn a_failed_write_in_a_set_restores_the_files_written_before_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a.txt");
+        std::fs::write(&a, "a\n").unwrap();
+        let changes = vec![
+            FileChange::new(
+                "apply_patch",
+                a.clone(),
+                "a.txt".into(),
+                Some(b"a\n"),
+                "A\n".into(),
+            ),
+            FileChange::new(
+                "apply_patch",
+                dir.path().join("n.txt"),
+                "n.txt".into(),
+                None,
+                "n\n".into(),
+            ),
+            FileChange::new(
+                "apply_patch",
+                dir.path().join("z.txt"),
+                "z.txt".into(),
+                None,
+                "z\n".into(),
+            ),
+        ];
+        let err = apply_each(&changes, &HunkSelection::All, |c, s| {
+            if c.display_path == "z.txt" {
+                Err(ToolError::Other("disk full".into()))
+            } else {
+                apply(c, s)
+            }
+        })
+        .unwrap_err();
+        assert!(err.to_string().contains("disk full"), "{err}");
+        assert!(
+            err.to_string().contains("restored, so nothing changed"),
+            "{err}"
+        );
+        assert_eq!(std::fs::read_to_string(&a).unwrap(), "a\n");
+        assert!(!dir.path().join("n.txt").exists());
+        assert!(!dir.path().join("z.txt").exists());
     }
 
     #[test]

@@ -10,6 +10,7 @@
 //! without touching disk, and [`change::apply`] writes exactly that change once it is
 //! approved.
 
+pub mod apply_patch;
 pub mod args;
 pub mod atomic;
 pub mod bash;
@@ -20,6 +21,7 @@ pub mod edit_file;
 pub mod edit_match;
 pub mod list_files;
 pub mod output;
+pub mod patch;
 pub mod process;
 pub mod read_file;
 pub mod reaper;
@@ -301,5 +303,16 @@ pub trait Tool: Send + Sync {
         _ctx: &ToolContext,
     ) -> Option<Result<FileChange, ToolError>> {
         None
+    }
+    /// For write tools: every file change this call would make (a patch changes several),
+    /// computed without touching disk. The default is [`Tool::preview`]'s one change.
+    async fn preview_all(
+        &self,
+        args: Value,
+        ctx: &ToolContext,
+    ) -> Option<Result<Vec<FileChange>, ToolError>> {
+        self.preview(args, ctx)
+            .await
+            .map(|r| r.map(|change| vec![change]))
     }
 }

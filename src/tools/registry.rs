@@ -53,17 +53,35 @@ impl ToolRegistry {
         ToolRegistry::default()
     }
 
-    /// The six workspace tools.
+    /// The six workspace tools with edit_file.
     pub fn builtin() -> ToolRegistry {
+        ToolRegistry::workspace(true, false)
+    }
+
+    /// Every built-in tool, apply_patch included (for `loom tool list` and `loom tool run`).
+    pub fn all_builtin() -> ToolRegistry {
+        ToolRegistry::workspace(true, true)
+    }
+
+    /// The workspace tools with the chosen editing tools (models trained on Codex's patch
+    /// format edit better with apply_patch; the rest with edit_file).
+    pub fn workspace(edit_file: bool, apply_patch: bool) -> ToolRegistry {
         let mut r = ToolRegistry::new();
-        let tools: [Arc<dyn Tool>; 6] = [
+        let mut tools: Vec<Arc<dyn Tool>> = vec![
             Arc::new(super::read_file::ReadFile),
             Arc::new(super::write_file::WriteFile),
-            Arc::new(super::edit_file::EditFile),
-            Arc::new(super::list_files::ListFiles),
+        ];
+        if edit_file {
+            tools.push(Arc::new(super::edit_file::EditFile));
+        }
+        if apply_patch {
+            tools.push(Arc::new(super::apply_patch::ApplyPatch));
+        }
+        tools.extend([
+            Arc::new(super::list_files::ListFiles) as Arc<dyn Tool>,
             Arc::new(super::search_files::SearchFiles),
             Arc::new(super::bash::Bash),
-        ];
+        ]);
         for tool in tools {
             r.register(tool).expect("built-in tool names are unique");
         }
@@ -172,13 +190,13 @@ impl ToolRegistry {
         name: &str,
         args: Value,
         ctx: &ToolContext,
-    ) -> Option<Result<FileChange, ToolError>> {
+    ) -> Option<Result<Vec<FileChange>, ToolError>> {
         let tool = self.get(name)?.clone();
         let args = match args::normalise(args) {
             Ok(a) => a,
             Err(e) => return Some(Err(e)),
         };
-        let fut = std::panic::AssertUnwindSafe(tool.preview(args, ctx)).catch_unwind();
+        let fut = std::panic::AssertUnwindSafe(tool.preview_all(args, ctx)).catch_unwind();
         match fut.await {
             Ok(r) => r,
             Err(panic) => Some(Err(ToolError::Other(format!(
@@ -188,14 +206,14 @@ impl ToolRegistry {
         }
     }
 
-    /// Write a previewed change (all hunks or the selected ones) as the result of a call.
+    /// Write a call's previewed changes (all hunks or the selected ones) as its result.
     pub async fn apply(
         &self,
-        change: FileChange,
+        changes: Vec<FileChange>,
         selection: HunkSelection,
         ctx: &ToolContext,
     ) -> ToolResult {
-        let result = super::blocking("the write", move || change::apply(&change, &selection))
+        let result = super::blocking("the write", move || change::apply_all(&changes, &selection))
             .await
             .unwrap_or_else(ToolResult::from);
         self.bound(result, ctx)

@@ -57,8 +57,43 @@ pub fn summarize(name: &str, args: &Value) -> String {
             out
         }
         "bash" => s("command").lines().next().unwrap_or("").to_string(),
+        "apply_patch" => patch_files(s("input")),
         _ => truncate(&args.to_string(), FALLBACK_COLUMNS),
     }
+}
+
+/// The files a patch touches: `src/a.rs`, `src/a.rs, docs/b.md`, `src/a.rs, b.md +3 more`
+/// (moves as `old → new`, deletions marked); `(invalid patch)` when it does not parse.
+fn patch_files(input: &str) -> String {
+    use crate::tools::patch::{PatchOp, parse};
+    let Ok(patch) = parse(input) else {
+        return "(invalid patch)".to_string();
+    };
+    let names: Vec<String> = patch
+        .ops
+        .iter()
+        .map(|op| match op {
+            PatchOp::Add { path, .. } => format!("+{path}"),
+            PatchOp::Delete { path } => format!("-{path}"),
+            PatchOp::Update {
+                path,
+                move_to: Some(to),
+                ..
+            } => format!("{path} → {to}"),
+            PatchOp::Update { path, .. } => path.clone(),
+        })
+        .collect();
+    const SHOWN: usize = 2;
+    let mut out = names
+        .iter()
+        .take(SHOWN)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if names.len() > SHOWN {
+        out.push_str(&format!(" +{} more", names.len() - SHOWN));
+    }
+    out
 }
 
 /// The whole call in one line, name first: `read_file greet.py`, `bash cargo test`,
@@ -158,6 +193,24 @@ mod tests {
         assert_eq!(
             summarize("edit_file", &json!({"path": "x", "edits": [{}, {}]})),
             "x (2 edits)"
+        );
+        let patch = "*** Begin Patch\n*** Add File: n.rs\n+x\n*** Delete File: o.rs\n\
+                     *** Update File: a.rs\n*** Move to: b.rs\n*** Update File: c.rs\n@@\n-x\n+y\n\
+                     *** End Patch";
+        assert_eq!(
+            summarize("apply_patch", &json!({ "input": patch })),
+            "+n.rs, -o.rs +2 more"
+        );
+        assert_eq!(
+            summarize(
+                "apply_patch",
+                &json!({"input": "*** Begin Patch\n*** Update File: a\n*** Move to: b\n*** End Patch"})
+            ),
+            "a → b"
+        );
+        assert_eq!(
+            summarize("apply_patch", &json!({"input": "nonsense"})),
+            "(invalid patch)"
         );
     }
 

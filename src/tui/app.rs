@@ -64,10 +64,44 @@ pub struct StatusInfo {
     pub session_id: String,
 }
 
-/// A stored diff for a call: path, hunks, notes, whether it creates the file.
+/// A stored diff for a call: each file it changes (most calls change one; a patch may
+/// change, add, delete and move several).
 #[derive(Debug, Clone)]
 pub struct CallDiff {
-    /// Path.
+    /// The files, in the order they are written.
+    pub files: Vec<DiffFile>,
+}
+
+impl CallDiff {
+    /// A call changing one file.
+    pub fn single(
+        path: String,
+        hunks: std::sync::Arc<Vec<Hunk>>,
+        notes: Vec<String>,
+        creates: bool,
+    ) -> CallDiff {
+        CallDiff {
+            files: vec![DiffFile {
+                path,
+                hunks,
+                notes,
+                creates,
+                deletes: false,
+                moved_from: None,
+            }],
+        }
+    }
+
+    /// The diff as unified text (for `/diff`), from the hunks.
+    pub fn unified(&self) -> String {
+        self.files.iter().map(DiffFile::unified).collect()
+    }
+}
+
+/// One file of a call's diff.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DiffFile {
+    /// Path (the destination, for a move).
     pub path: String,
     /// Hunks (shared with the diff view).
     pub hunks: std::sync::Arc<Vec<Hunk>>,
@@ -75,20 +109,29 @@ pub struct CallDiff {
     pub notes: Vec<String>,
     /// Whether the file is created.
     pub creates: bool,
+    /// Whether the file is deleted.
+    pub deletes: bool,
+    /// Where the file moves from, for a move.
+    pub moved_from: Option<String>,
 }
 
-impl CallDiff {
-    /// The diff as unified text (for `/diff`), from the hunks.
+impl DiffFile {
+    /// The file's diff as unified text with `a/` and `b/` names.
     pub fn unified(&self) -> String {
-        let old = if self.creates {
+        let old = match (&self.moved_from, self.creates) {
+            (Some(from), _) => format!("a/{from}"),
+            (None, true) => "/dev/null".to_string(),
+            (None, false) => format!("a/{}", self.path),
+        };
+        let new = if self.deletes {
             "/dev/null".to_string()
         } else {
-            format!("a/{}", self.path)
+            format!("b/{}", self.path)
         };
         crate::tools::diff::FileDiff {
             hunks: self.hunks.to_vec(),
         }
-        .unified(&old, &format!("b/{}", self.path))
+        .unified(&old, &new)
     }
 }
 
@@ -276,13 +319,7 @@ impl App {
         match self.diffs.get(&id) {
             Some(d) => {
                 let reviewing = self.diff.reviewing.clone().filter(|r| *r == id);
-                self.diff.show(
-                    &d.path,
-                    d.hunks.clone(),
-                    reviewing,
-                    d.notes.clone(),
-                    d.creates,
-                );
+                self.diff.show_files(&d.files, reviewing);
                 self.diff_call = Some(id);
             }
             None => {
@@ -382,15 +419,32 @@ impl App {
                     } => {
                         self.diffs.insert(
                             id.clone(),
-                            CallDiff {
-                                path: path.clone(),
-                                hunks: std::sync::Arc::new(diff.hunks.clone()),
-                                notes: notes.clone(),
+                            CallDiff::single(
+                                path.clone(),
+                                std::sync::Arc::new(diff.hunks.clone()),
+                                notes.clone(),
                                 creates,
-                            },
+                            ),
                         );
                         self.diff
                             .show_diff(&path, &diff, Some(id.clone()), notes, creates);
+                        self.diff_call = Some(id.clone());
+                        self.focus = Focus::Details;
+                    }
+                    ApprovalPreview::Files { files } => {
+                        let files: Vec<DiffFile> = files
+                            .into_iter()
+                            .map(|f| DiffFile {
+                                path: f.path,
+                                hunks: std::sync::Arc::new(f.diff.hunks),
+                                notes: f.notes,
+                                creates: f.creates,
+                                deletes: f.deletes,
+                                moved_from: f.moved_from,
+                            })
+                            .collect();
+                        self.diff.show_files(&files, Some(id.clone()));
+                        self.diffs.insert(id.clone(), CallDiff { files });
                         self.diff_call = Some(id.clone());
                         self.focus = Focus::Details;
                     }
@@ -579,19 +633,28 @@ impl App {
                 path,
                 hunks,
                 creates,
+                deleted,
+                moved_from,
             } => {
                 // The structured diff of exactly what was written: shown whole, never
-                // parsed back from the model's (possibly cut) text.
-                self.diffs.insert(
-                    id.clone(),
-                    CallDiff {
-                        path,
-                        hunks,
-                        notes: Vec::new(),
-                        creates,
-                    },
-                );
-                self.applied.push(id.clone());
+                // parsed back from the model's (possibly cut) text. A call that wrote
+                // several files sends one event per file, one after the other.
+                let file = DiffFile {
+                    path,
+                    hunks,
+                    notes: Vec::new(),
+                    creates,
+                    deletes: deleted,
+                    moved_from,
+                };
+                match self.diffs.get_mut(&id) {
+                    Some(d) if self.applied.last() == Some(&id) => d.files.push(file),
+                    _ => {
+                        self.diffs
+                            .insert(id.clone(), CallDiff { files: vec![file] });
+                        self.applied.push(id.clone());
+                    }
+                }
                 if self.diff_call.as_deref() == Some(id.as_str()) {
                     self.diff_call = None;
                 }

@@ -33,6 +33,8 @@ fn a_large_applied_diff_is_shown_whole() {
             path: "big.txt".into(),
             hunks: Arc::new(diff.hunks),
             creates: true,
+            deleted: false,
+            moved_from: None,
         },
     );
     ev(

@@ -54,12 +54,28 @@ pub struct DiffView {
     pub creates: bool,
     /// Lines added, removed, and in all (counted once per diff, for the pane's title).
     pub counts: (usize, usize, usize),
+    /// The files of a multi-file change, each over a run of `hunks` (empty for one file).
+    pub sections: Vec<Section>,
     /// Bumped on every change that alters the layout.
     generation: u64,
     /// The last layout, the (width, generation) it is for, and its lines.
     cache: Option<((u16, u64), Layout)>,
     /// A background layout under way: what it is for, and where it will arrive.
     job: Option<((u16, u64), std::sync::mpsc::Receiver<Layout>)>,
+}
+
+/// One file of a multi-file diff: where its hunks are in the view's flat list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Section {
+    /// Workspace-relative path.
+    pub path: String,
+    /// What happens to the file ("new file", "deleted", "moved from x"), if not a change.
+    pub label: Option<String>,
+    /// Index of its first hunk.
+    pub first: usize,
+    /// How many hunks it has (at least one: a file with no line changes, such as a pure
+    /// move, gets an empty hunk so it can be reviewed like the others).
+    pub len: usize,
 }
 
 /// Byte ranges that changed between two versions of a line (word level).
@@ -166,8 +182,79 @@ impl DiffView {
         self.reviewing = reviewing;
         self.notes = notes;
         self.creates = creates;
+        self.sections = Vec::new();
         self.cache = None;
         self.job = None;
+        self.invalidate();
+    }
+
+    /// Show a call's files: one file as [`DiffView::show`] does; several (or a delete or a
+    /// move) with a header per file, every file's hunks reviewable in one list.
+    pub fn show_files(&mut self, files: &[crate::tui::app::DiffFile], reviewing: Option<String>) {
+        if let [f] = files
+            && !f.deletes
+            && f.moved_from.is_none()
+        {
+            self.show(
+                &f.path,
+                f.hunks.clone(),
+                reviewing,
+                f.notes.clone(),
+                f.creates,
+            );
+            return;
+        }
+        let mut hunks = Vec::new();
+        let mut sections = Vec::new();
+        let mut notes = Vec::new();
+        for f in files {
+            let label = match (&f.moved_from, f.deletes, f.creates) {
+                (Some(from), _, _) => Some(format!("moved from {from}")),
+                (None, true, _) => Some("deleted".to_string()),
+                (None, false, true) => Some("new file".to_string()),
+                _ => None,
+            };
+            let first = hunks.len();
+            hunks.extend(f.hunks.iter().cloned());
+            if f.hunks.is_empty() {
+                hunks.push(Hunk {
+                    old_start: 0,
+                    old_len: 0,
+                    new_start: 0,
+                    new_len: 0,
+                    lines: Vec::new(),
+                });
+            }
+            sections.push(Section {
+                path: f.path.clone(),
+                label,
+                first,
+                len: hunks.len() - first,
+            });
+            notes.extend(f.notes.iter().cloned());
+        }
+        let title = format!("{} files", files.len());
+        self.show(&title, Arc::new(hunks), reviewing, notes, false);
+        self.sections = sections;
+    }
+
+    /// The file the cursor's hunk belongs to, in a multi-file diff.
+    pub fn section_at_cursor(&self) -> Option<&Section> {
+        self.sections
+            .iter()
+            .find(|s| (s.first..s.first + s.len).contains(&self.cursor))
+    }
+
+    /// Toggle every hunk of the file under the cursor (all on if any was off).
+    pub fn toggle_file(&mut self) {
+        let range = match self.section_at_cursor() {
+            Some(s) => s.first..s.first + s.len,
+            None => 0..self.selected.len(),
+        };
+        let on = !self.selected[range.clone()].iter().all(|s| *s);
+        for s in &mut self.selected[range] {
+            *s = on;
+        }
         self.invalidate();
     }
 
@@ -272,9 +359,13 @@ impl DiffView {
             .to_string()
             .len()
             .max(3);
-        let lang = language_of_path(&self.path);
+        let mut lang = language_of_path(&self.path);
         let mut highlighted = 0usize;
         for (hi, hunk) in self.hunks.iter().enumerate() {
+            if let Some(section) = self.sections.iter().find(|s| s.first == hi) {
+                lang = language_of_path(&section.path);
+                out.push(self.section_header(section, theme));
+            }
             starts.push(out.len());
             let mut header = Vec::new();
             if self.reviewing.is_some() {
@@ -292,10 +383,12 @@ impl DiffView {
                 ));
                 header.push(Span::styled(check, Style::default().fg(theme.accent)));
             }
-            header.push(Span::styled(
-                hunk.header(),
-                Style::default().fg(theme.accent),
-            ));
+            let header_text = if hunk.lines.is_empty() {
+                "no line changes".to_string()
+            } else {
+                hunk.header()
+            };
+            header.push(Span::styled(header_text, Style::default().fg(theme.accent)));
             out.push(Line::from(header));
             let dimmed =
                 self.reviewing.is_some() && !self.selected.get(hi).copied().unwrap_or(true);
@@ -397,9 +490,36 @@ impl DiffView {
         (out, starts)
     }
 
+    /// The bold line naming a file of a multi-file diff, with its counts.
+    fn section_header(&self, section: &Section, theme: &Theme) -> Line<'static> {
+        let hunks = &self.hunks[section.first..section.first + section.len];
+        let added: usize = hunks.iter().map(Hunk::added).sum();
+        let removed: usize = hunks.iter().map(Hunk::removed).sum();
+        let mut spans = vec![Span::styled(
+            format!("── {}", section.path),
+            Style::default().fg(theme.text).add_modifier(Modifier::BOLD),
+        )];
+        if let Some(label) = &section.label {
+            spans.push(Span::styled(
+                format!(" ({label})"),
+                Style::default().fg(theme.warning),
+            ));
+        }
+        spans.push(Span::styled(
+            format!("  +{added}"),
+            Style::default().fg(theme.added),
+        ));
+        spans.push(Span::styled(
+            format!(" -{removed}"),
+            Style::default().fg(theme.removed),
+        ));
+        Line::from(spans)
+    }
+
     /// A copy of what the layout depends on, for a background thread.
     fn snapshot(&self) -> DiffView {
         DiffView {
+            sections: self.sections.clone(),
             path: self.path.clone(),
             hunks: self.hunks.clone(),
             selected: self.selected.clone(),

@@ -254,6 +254,8 @@ fn session_diff_overlay() {
             path: "src/main.rs".into(),
             hunks: std::sync::Arc::new(diff.hunks),
             creates: false,
+            deleted: false,
+            moved_from: None,
         },
     );
     ev(

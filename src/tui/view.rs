@@ -248,7 +248,11 @@ impl App {
             let det_in = inner(areas.details);
             if self.diff_visible() && self.diff.reviewing.is_some() {
                 // The review's keys are always drawn inside it, whatever the width.
-                let keys = super::layers::review_keys::key_line(det_in.width, &self.theme);
+                let keys = super::layers::review_keys::key_line(
+                    det_in.width,
+                    &self.theme,
+                    !self.diff.sections.is_empty(),
+                );
                 let rows = (keys.len() as u16).min(det_in.height);
                 let diff_area = Rect::new(det_in.x, det_in.y, det_in.width, det_in.height - rows);
                 self.diff.render(diff_area, buf, &self.theme);

@@ -5,6 +5,7 @@
 mod support;
 
 mod agent;
+mod apply_patch;
 mod containment;
 mod context;
 mod exec;

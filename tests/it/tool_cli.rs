@@ -22,7 +22,7 @@ fn run_tool(dir: &Path, name: &str, args: &str) -> (i32, Value) {
 }
 
 #[test]
-fn list_prints_six_openai_schemas() {
+fn list_prints_every_builtin_schema() {
     let dir = tempfile::tempdir().unwrap();
     let out = loom(dir.path(), &["tool", "list"]);
     assert!(out.status.success());
@@ -37,11 +37,26 @@ fn list_prints_six_openai_schemas() {
             "read_file",
             "write_file",
             "edit_file",
+            "apply_patch",
             "list_files",
             "search_files",
             "bash"
         ]
     );
+}
+
+#[test]
+fn apply_patch_runs_by_hand() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "one\n").unwrap();
+    let patch = serde_json::json!({
+        "input": "*** Begin Patch\n*** Update File: a.txt\n-one\n+two\n*** Add File: b.txt\n+new\n*** End Patch"
+    });
+    let (code, r) = run_tool(dir.path(), "apply_patch", &patch.to_string());
+    assert_eq!(code, 0, "{r}");
+    assert_eq!(r["success"], true, "{r}");
+    assert_eq!(std::fs::read_to_string(dir.path().join("a.txt")).unwrap(), "two\n");
+    assert_eq!(std::fs::read_to_string(dir.path().join("b.txt")).unwrap(), "new\n");
 }
 
 #[test]

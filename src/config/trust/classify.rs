@@ -141,6 +141,12 @@ pub const CLASSIFICATION: &[KeyClass] = &[
         "stream_idle_timeout_secs = 3600",
     ),
     row(
+        "edit_tool",
+        N,
+        "which editing tool the model gets; every edit is reviewed the same way",
+        r#"edit_tool = "both""#,
+    ),
+    row(
         "approval.mode",
         L,
         "when it asks less than your mode (read-only < supervised < full-auto; default supervised)",
@@ -279,6 +285,7 @@ pub fn split(user: &FileConfig, project: FileConfig) -> (FileConfig, Vec<Looseni
         max_response_bytes,
         max_tool_calls_per_response,
         stream_idle_timeout_secs,
+        edit_tool,
     } = project;
     let mut loose = Vec::new();
     let mut kept = FileConfig {
@@ -292,6 +299,7 @@ pub fn split(user: &FileConfig, project: FileConfig) -> (FileConfig, Vec<Looseni
         max_response_bytes,
         max_tool_calls_per_response,
         stream_idle_timeout_secs,
+        edit_tool,
         ..FileConfig::default()
     };
     match base_url {

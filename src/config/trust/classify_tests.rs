@@ -40,6 +40,7 @@ fn every_config_key_has_a_row_in_the_classification() {
         max_response_bytes,
         max_tool_calls_per_response,
         stream_idle_timeout_secs,
+        edit_tool,
     } = every;
     let ApprovalConfig {
         mode,
@@ -88,6 +89,7 @@ fn every_config_key_has_a_row_in_the_classification() {
             "stream_idle_timeout_secs",
             stream_idle_timeout_secs.is_some(),
         ),
+        ("edit_tool", edit_tool.is_some()),
     ];
     for (key, is_set) in set {
         assert!(is_set, "no row of CLASSIFICATION sets {key}");

@@ -50,6 +50,7 @@ impl App {
                     }
                 }
                 KeyCode::Char(' ') => self.diff.toggle(),
+                KeyCode::Char('f') => self.diff.toggle_file(),
                 KeyCode::Down | KeyCode::Char('j') => self.diff.move_hunk(1),
                 KeyCode::Up | KeyCode::Char('k') => self.diff.move_hunk(-1),
                 _ => {}

@@ -17,6 +17,7 @@ pub const REVIEW_KEYS: &[(&str, &str)] = &[
     ("n", "refuse it (then say why, if you like)"),
     ("a", "apply it, and stop asking for edits this session"),
     ("Space", "include or leave out the selected hunk"),
+    ("f", "include or leave out the whole file (a patch)"),
     ("j / k", "select the next / previous hunk"),
     ("Enter", "apply only the included hunks"),
     ("PgUp / PgDn", "scroll the diff"),
@@ -25,13 +26,13 @@ pub const REVIEW_KEYS: &[(&str, &str)] = &[
 ];
 
 /// The key line shown inside the diff pane during a review: in full when it fits in two
-/// rows of `width`, else the compact form.
-pub fn key_line(width: u16, theme: &Theme) -> Vec<Line<'static>> {
+/// rows of `width`, else the compact form. A review of several files adds the file key.
+pub fn key_line(width: u16, theme: &Theme, files: bool) -> Vec<Line<'static>> {
     let key = Style::default()
         .fg(theme.accent)
         .add_modifier(Modifier::BOLD);
     let text = Style::default().fg(theme.text);
-    let full = [
+    let mut full = vec![
         ("y", " apply"),
         ("n", " refuse"),
         ("a", " always"),
@@ -40,6 +41,9 @@ pub fn key_line(width: u16, theme: &Theme) -> Vec<Line<'static>> {
         ("⏎", " apply selected"),
         ("?", " keys"),
     ];
+    if files {
+        full.insert(4, ("f", " file"));
+    }
     let mut spans = Vec::new();
     for (i, (k, what)) in full.iter().enumerate() {
         if i > 0 {
@@ -53,7 +57,14 @@ pub fn key_line(width: u16, theme: &Theme) -> Vec<Line<'static>> {
         return lines;
     }
     let compact = StyledLine::from_spans(vec![
-        Span::styled("y/n/a/␣/j/k/⏎", key),
+        Span::styled(
+            if files {
+                "y/n/a/␣/f/j/k/⏎"
+            } else {
+                "y/n/a/␣/j/k/⏎"
+            },
+            key,
+        ),
         Span::styled("  ? keys", text),
     ]);
     wrap(&compact, width.max(1))

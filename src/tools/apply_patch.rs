@@ -1,0 +1,238 @@
+//! `apply_patch`: several files changed, added, deleted or moved by one patch in Codex's
+//! envelope, for models trained to write it (see [`super::patch`] for the format).
+//!
+//! Unlike Codex, a patch is all or nothing: every file is read and every chunk found before
+//! anything is proposed, so a patch that fails anywhere changes nothing, and the person
+//! reviews the whole patch as one multi-file diff (per file and per hunk). Adding or moving
+//! onto a file that exists is an error rather than an overwrite.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::change::FileChange;
+use super::patch::{Fuzz, PatchOp, apply_chunks, parse};
+use super::{CallIntent, Tool, ToolContext, ToolError, ToolKind, ToolResult, args};
+use crate::policy::paths::{Access, Confinement};
+
+/// Arguments of `apply_patch`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ApplyPatchArgs {
+    /// The whole patch, from `*** Begin Patch` to `*** End Patch`.
+    pub input: String,
+}
+
+/// The `apply_patch` tool.
+pub struct ApplyPatch;
+
+const DESCRIPTION: &str = "Edit files with a patch. The input is the whole patch:\n\
+*** Begin Patch\n\
+*** Update File: src/app.py\n\
+@@ def greet():\n\
+-    print(\"Hi\")\n\
++    print(\"Hello\")\n\
+*** Add File: docs/notes.md\n\
++first line of the new file\n\
+*** Delete File: old.txt\n\
+*** End Patch\n\
+Sections: `*** Add File: PATH` (every line starts with +; the file must not exist), `*** Delete \
+File: PATH`, `*** Update File: PATH` optionally followed by `*** Move to: NEW_PATH`. In an update, \
+each change starts with `@@` (optionally followed by a line to find first, such as the function \
+it is in), then lines starting with ' ' (unchanged context, about 3 lines around each change), '-' \
+(removed) or '+' (added); `*** End of File` after a change that ends the file. Paths are relative \
+to the workspace. Context and removed lines must match the file (whitespace and typographic \
+quotes are tolerated). The patch is all or nothing: if any part does not apply, no file changes.";
+
+#[async_trait]
+impl Tool for ApplyPatch {
+    fn name(&self) -> &'static str {
+        "apply_patch"
+    }
+    fn description(&self) -> &'static str {
+        DESCRIPTION
+    }
+    fn parameters(&self) -> Value {
+        args::schema_for::<ApplyPatchArgs>()
+    }
+    fn kind(&self) -> ToolKind {
+        ToolKind::Write
+    }
+    fn describe(&self, args: &Value) -> Result<CallIntent, ToolError> {
+        let a: ApplyPatchArgs = args::parse(args.clone())?;
+        let patch = parse(&a.input).map_err(|e| ToolError::InvalidArguments(e.to_string()))?;
+        let mut writes = Vec::new();
+        for op in &patch.ops {
+            writes.push(op.path().to_string());
+            if let PatchOp::Update {
+                move_to: Some(to), ..
+            } = op
+            {
+                writes.push(to.clone());
+            }
+        }
+        Ok(CallIntent {
+            writes,
+            ..CallIntent::writes(String::new())
+        })
+    }
+    fn default_timeout(&self) -> Duration {
+        Duration::from_secs(30)
+    }
+    async fn execute(&self, args: Value, ctx: &ToolContext) -> ToolResult {
+        let changes = match self.preview_all(args, ctx).await {
+            Some(Ok(changes)) => changes,
+            Some(Err(e)) => return e.into(),
+            None => return ToolResult::err("apply_patch has no preview"),
+        };
+        super::blocking("apply_patch", move || {
+            super::change::apply_all(&changes, &super::change::HunkSelection::All)
+        })
+        .await
+        .unwrap_or_else(ToolResult::from)
+    }
+    async fn preview_all(
+        &self,
+        args: Value,
+        ctx: &ToolContext,
+    ) -> Option<Result<Vec<FileChange>, ToolError>> {
+        let ctx = ctx.clone();
+        Some(super::blocking("apply_patch", move || preview(args, &ctx)).await)
+    }
+}
+
+/// Every file change the patch makes, or the first reason it cannot be applied.
+fn preview(args: Value, ctx: &ToolContext) -> Result<Vec<FileChange>, ToolError> {
+    let args: ApplyPatchArgs = args::parse(args)?;
+    let patch = parse(&args.input).map_err(|e| ToolError::InvalidArguments(e.to_string()))?;
+    let conf = ctx.confinement()?;
+    let nothing =
+        |e: ToolError| ToolError::Edit(format!("{e} (the patch was not applied; no file changed)"));
+    let mut changes = Vec::new();
+    let mut targets: Vec<PathBuf> = Vec::new();
+    for op in &patch.ops {
+        let (path, shown) = resolve(conf, op.path()).map_err(nothing)?;
+        let current = super::change::read_current(conf.root(), &path, &shown).map_err(nothing)?;
+        let change = match op {
+            PatchOp::Add { contents, .. } => {
+                if current.is_some() {
+                    return Err(nothing(ToolError::Edit(format!(
+                        "*** Add File: {shown} already exists; use *** Update File: to change it"
+                    ))));
+                }
+                FileChange::new("apply_patch", path.clone(), shown, None, contents.clone())
+            }
+            PatchOp::Delete { .. } => {
+                let Some(bytes) = current else {
+                    return Err(nothing(ToolError::NotFound(shown)));
+                };
+                FileChange::deletion("apply_patch", path.clone(), shown, &bytes)
+            }
+            PatchOp::Update {
+                move_to, chunks, ..
+            } => {
+                let Some(bytes) = current else {
+                    return Err(nothing(ToolError::NotFound(shown)));
+                };
+                let text = text_of(&bytes, &shown).map_err(nothing)?;
+                let updated =
+                    apply_chunks(&shown, &text, chunks).map_err(|e| nothing(ToolError::Edit(e)))?;
+                let note = (updated.loosest != Fuzz::Exact).then(|| {
+                    format!(
+                        "{shown}: some lines matched only {}; the file's own text was kept \
+                         around the change",
+                        updated.loosest.describe()
+                    )
+                });
+                let change = match move_to {
+                    Some(to) => {
+                        let (dest, dest_shown) = resolve(conf, to).map_err(nothing)?;
+                        if dest == path {
+                            FileChange::new(
+                                "apply_patch",
+                                path.clone(),
+                                shown,
+                                Some(&bytes),
+                                updated.text,
+                            )
+                        } else {
+                            if super::change::read_current(conf.root(), &dest, &dest_shown)
+                                .map_err(nothing)?
+                                .is_some()
+                            {
+                                return Err(nothing(ToolError::Edit(format!(
+                                    "*** Move to: {dest_shown} already exists; move to a path that \
+                                     does not exist"
+                                ))));
+                            }
+                            targets.push(dest.clone());
+                            FileChange::new(
+                                "apply_patch",
+                                dest,
+                                dest_shown,
+                                Some(&bytes),
+                                updated.text,
+                            )
+                            .moved_from(path.clone(), shown)
+                        }
+                    }
+                    None => FileChange::new(
+                        "apply_patch",
+                        path.clone(),
+                        shown,
+                        Some(&bytes),
+                        updated.text,
+                    ),
+                };
+                let mut change = change;
+                change.notes.extend(note);
+                change
+            }
+        };
+        targets.push(path);
+        changes.push(change);
+    }
+    let mut seen = std::collections::HashSet::new();
+    for t in &targets {
+        if !seen.insert(t) {
+            return Err(ToolError::InvalidArguments(format!(
+                "{} is changed twice in the patch; put all changes to a file in one section",
+                conf.display(t)
+            )));
+        }
+    }
+    let files = changes.len();
+    if let Some(first) = changes.first_mut() {
+        first.details.insert("files_in_patch".into(), json!(files));
+    }
+    Ok(changes)
+}
+
+fn resolve(conf: &Confinement, given: &str) -> Result<(PathBuf, String), ToolError> {
+    let path = conf.resolve(given, Access::Write)?;
+    let shown = conf.display(&path);
+    Ok((path, shown))
+}
+
+fn text_of(bytes: &[u8], shown: &str) -> Result<String, ToolError> {
+    let text = std::str::from_utf8(bytes).map_err(|_| {
+        ToolError::Edit(format!(
+            "{shown} is not valid UTF-8 text, so a patch cannot change it; use write_file"
+        ))
+    })?;
+    if text.contains('\0') {
+        return Err(ToolError::Binary(
+            shown.to_string(),
+            "it contains NUL bytes".into(),
+        ));
+    }
+    Ok(text.to_string())
+}
+
+#[cfg(test)]
+#[path = "apply_patch_tests.rs"]
+mod tests;

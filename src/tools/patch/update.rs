@@ -1,0 +1,128 @@
+//! Applying an `*** Update File:` section's chunks to a file's text, in memory.
+//!
+//! Chunks are found in order, each at or after the end of the previous one (an `@@`
+//! context line is found first and the chunk's lines after it), then all replacements are
+//! made at once. Line ends are kept: a CRLF file stays CRLF, a file without a final newline
+//! stays without one.
+
+use super::parse::Chunk;
+use super::seek::{Fuzz, seek};
+
+/// Lines of a chunk quoted back to the model when they cannot be found.
+const QUOTED_LINES: usize = 12;
+
+/// An updated file's new text and the loosest match any chunk needed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Updated {
+    /// The new text.
+    pub text: String,
+    /// The loosest matching level used (`Exact` when every chunk matched exactly).
+    pub loosest: Fuzz,
+}
+
+/// Apply `chunks` to `text` (the file `path`); an error says which chunk failed and why.
+pub fn apply_chunks(path: &str, text: &str, chunks: &[Chunk]) -> Result<Updated, String> {
+    let crlf = text.contains("\r\n");
+    let normalised;
+    let body = if crlf {
+        normalised = text.replace("\r\n", "\n");
+        normalised.as_str()
+    } else {
+        text
+    };
+    let final_newline = body.is_empty() || body.ends_with('\n');
+    let mut lines: Vec<String> = body.split('\n').map(str::to_string).collect();
+    if lines.last().is_some_and(String::is_empty) {
+        lines.pop();
+    }
+
+    let mut replacements: Vec<(usize, usize, Vec<String>)> = Vec::new();
+    let mut cursor = 0usize;
+    let mut loosest = Fuzz::Exact;
+    for (n, chunk) in chunks.iter().enumerate() {
+        let mut after_context = None;
+        if let Some(context) = &chunk.context {
+            match seek(&lines, std::slice::from_ref(context), cursor, false) {
+                Some((i, fuzz)) => {
+                    loosest = loosest.max(fuzz);
+                    cursor = i + 1;
+                    after_context = Some(cursor);
+                }
+                None => {
+                    return Err(format!(
+                        "chunk {} of {path}: the @@ context line `{context}` is not in the file{}; \
+                         read the file and copy the line exactly",
+                        n + 1,
+                        after_line(cursor)
+                    ));
+                }
+            }
+        }
+        if chunk.old_lines.is_empty() {
+            // Pure addition: after the context line when there is one, else at the end.
+            let at = after_context.unwrap_or(lines.len());
+            replacements.push((at, 0, chunk.new_lines.clone()));
+            continue;
+        }
+        let mut old: &[String] = &chunk.old_lines;
+        let mut new: &[String] = &chunk.new_lines;
+        let mut found = seek(&lines, old, cursor, chunk.end_of_file);
+        if found.is_none() && old.last().is_some_and(String::is_empty) {
+            // A trailing empty line is often the file's final newline, not a line.
+            old = &old[..old.len() - 1];
+            if new.last().is_some_and(String::is_empty) {
+                new = &new[..new.len() - 1];
+            }
+            found = seek(&lines, old, cursor, chunk.end_of_file);
+        }
+        match found {
+            Some((i, fuzz)) => {
+                loosest = loosest.max(fuzz);
+                replacements.push((i, old.len(), new.to_vec()));
+                cursor = i + old.len();
+            }
+            None => {
+                let quoted: Vec<&str> = chunk
+                    .old_lines
+                    .iter()
+                    .take(QUOTED_LINES)
+                    .map(String::as_str)
+                    .collect();
+                let more = chunk.old_lines.len().saturating_sub(QUOTED_LINES);
+                return Err(format!(
+                    "chunk {} of {path}: these lines are not in the file{}:\n{}{}\nread the file \
+                     and copy the context and '-' lines exactly (they must appear in the order \
+                     of the chunks)",
+                    n + 1,
+                    after_line(cursor),
+                    quoted.join("\n"),
+                    if more > 0 {
+                        format!("\n… and {more} more line(s)")
+                    } else {
+                        String::new()
+                    }
+                ));
+            }
+        }
+    }
+    replacements.sort_by_key(|(at, _, _)| *at);
+    for (at, len, new) in replacements.into_iter().rev() {
+        lines.splice(at..at + len, new);
+    }
+    let mut out = lines.join("\n");
+    if final_newline && !lines.is_empty() {
+        out.push('\n');
+    }
+    if crlf {
+        out = out.replace('\n', "\r\n");
+    }
+    Ok(Updated { text: out, loosest })
+}
+
+fn after_line(cursor: usize) -> String {
+    if cursor == 0 {
+        String::new()
+    } else {
+        format!(" after line {cursor}")
+    }
+}
