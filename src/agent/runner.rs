@@ -64,13 +64,33 @@ enum Internal {
     },
     /// The undo journal or a workspace snapshot could not be written.
     JournalFailed(String),
-    /// Characters per token, measured on a request the server reported usage for.
-    Calibrated(f64),
+    /// What a request the server reported usage for says about Loom's counting.
+    Calibrated(Calibration),
+    /// The model's tokeniser is loaded and can count (`false`: it could not be loaded).
+    TokenizerReady(bool),
     /// A file change was written (sent before the call's result).
     Applied(AgentEvent),
     /// What the server says about the model (its window, whether tools can reach it).
     Discovered(crate::llm::window::ModelInfo),
 }
+
+/// How the server's reported usage corrects Loom's count of a request.
+enum Calibration {
+    /// Characters per token (models whose tokeniser Loom does not know).
+    Chars(f64),
+    /// The server's tokens per token the tokeniser counted (framing Loom cannot see), and
+    /// characters per token in case the tokeniser turns out not to be the model's.
+    Tokenizer {
+        /// Server tokens over counted tokens.
+        ratio: f64,
+        /// Characters per server token.
+        chars: f64,
+    },
+}
+
+/// How far the server's count may be from the tokeniser's before Loom decides the model
+/// does not use that tokeniser (a local model with an OpenAI name) and estimates instead.
+const TOKENIZER_AGREES: std::ops::RangeInclusive<f64> = 0.7..=1.5;
 
 /// Everything the runner needs; see [`Runner::spawn`].
 pub struct Runner {
@@ -101,8 +121,13 @@ pub struct Runner {
     save_failing: bool,
     /// The model's context window, when known (config, or learned from the server).
     context_window: Option<u64>,
-    /// Characters per token of what is sent, calibrated by the server's reported usage.
+    /// Characters per token of what is sent: counted by the model's tokeniser when Loom
+    /// has it, else calibrated by the server's reported usage.
     chars_per_token: f64,
+    /// The model's tokeniser (OpenAI models), and whether it is loaded yet.
+    tokenizer: Option<(crate::llm::tokens::Tokenizer, bool)>,
+    /// The server's count over the tokeniser's, from the last reported usage.
+    tokenizer_correction: f64,
     /// When each running tool call started (an interrupted call's result reports how long
     /// it ran, not 0 ms).
     running_since: HashMap<String, Instant>,
@@ -194,6 +219,8 @@ impl Runner {
             save_failing: false,
             context_window: None,
             chars_per_token: DEFAULT_CHARS_PER_TOKEN,
+            tokenizer: None,
+            tokenizer_correction: 1.0,
             running_since: HashMap::new(),
             told_no_provider: false,
             discovering: false,
@@ -243,8 +270,25 @@ impl Runner {
                         self.discovered(info);
                         continue;
                     }
-                    Internal::Calibrated(ratio) => {
+                    Internal::Calibrated(Calibration::Chars(ratio)) => {
                         self.chars_per_token = ratio.clamp(1.5, 8.0);
+                        continue;
+                    }
+                    Internal::Calibrated(Calibration::Tokenizer { ratio, chars }) => {
+                        if TOKENIZER_AGREES.contains(&ratio) {
+                            self.tokenizer_correction = ratio;
+                        } else {
+                            self.tokenizer = None;
+                            self.chars_per_token = chars.clamp(1.5, 8.0);
+                        }
+                        continue;
+                    }
+                    Internal::TokenizerReady(loaded) => {
+                        match &mut self.tokenizer {
+                            Some((_, ready)) if loaded => *ready = true,
+                            _ => self.tokenizer = None,
+                        }
+                        self.resume_waiting_call();
                         continue;
                     }
                     Internal::JournalFailed(message) => {
@@ -626,6 +670,18 @@ impl Runner {
         };
         self.discovering = true;
         let settings = client.settings().clone();
+        self.tokenizer =
+            crate::llm::tokens::Tokenizer::for_model(&settings.model).map(|t| (t, false));
+        self.tokenizer_correction = 1.0;
+        if let Some(model) = self.tokenizer.as_ref().map(|_| settings.model.clone()) {
+            let tx = self.internal_tx.clone();
+            tokio::task::spawn_blocking(move || {
+                let loaded = std::panic::catch_unwind(|| {
+                    crate::llm::tokens::Tokenizer::for_model(&model).map(|t| t.warm())
+                });
+                let _ = tx.send(Internal::TokenizerReady(matches!(loaded, Ok(Some(())))));
+            });
+        }
         let tx = self.internal_tx.clone();
         tokio::spawn(async move {
             let info = crate::llm::window::probe(&settings).await;
@@ -654,6 +710,11 @@ impl Runner {
                     .into(),
             });
         }
+        self.resume_waiting_call();
+    }
+
+    /// Make the model request that waited for the server's answer or the tokeniser.
+    fn resume_waiting_call(&mut self) {
         if std::mem::take(&mut self.call_waiting)
             && self.machine.phase() == super::events::Phase::CallingLlm
         {
@@ -710,7 +771,9 @@ impl Runner {
     }
 
     fn call_llm(&mut self) {
-        if self.discovering && self.context_window.is_none() {
+        if (self.discovering && self.context_window.is_none())
+            || matches!(self.tokenizer, Some((_, false)))
+        {
             self.call_waiting = true;
             return;
         }
@@ -731,6 +794,27 @@ impl Runner {
             }));
             return;
         };
+        let mut messages = Vec::with_capacity(self.machine.conversation().len() + 1);
+        messages.push(Message::System {
+            content: self.system_prompt.clone(),
+        });
+        messages.extend_from_slice(self.machine.conversation());
+        let counted = match &mut self.tokenizer {
+            Some((tokenizer, true)) => Some(tokenizer.count(&messages, &self.tool_schemas)),
+            _ => None,
+        };
+        if let Some(tokens) = counted {
+            // The budget counts in characters; the tokeniser's count sets their worth.
+            let chars = self.budget(1).overhead_chars
+                + self
+                    .machine
+                    .conversation()
+                    .iter()
+                    .map(Message::char_len)
+                    .sum::<usize>();
+            let tokens = (tokens as f64 * self.tokenizer_correction).max(1.0);
+            self.chars_per_token = (chars as f64 / tokens).clamp(0.5, 16.0);
+        }
         if let Some(window) = self.context_window
             && !self.machine.compacted()
             && self.budget(window).is_full(self.machine.conversation())
@@ -738,11 +822,6 @@ impl Runner {
             let _ = self.internal_tx.send(Internal::Machine(Event::ContextFull));
             return;
         }
-        let mut messages = Vec::with_capacity(self.machine.conversation().len() + 1);
-        messages.push(Message::System {
-            content: self.system_prompt.clone(),
-        });
-        messages.extend_from_slice(self.machine.conversation());
         let tools = self.tool_schemas.clone();
         let registry = self.registry.clone();
         self.llm_cancel = CancellationToken::new();
@@ -779,12 +858,24 @@ impl Runner {
                             .map(|c| c.call.arguments.len())
                             .sum::<usize>();
                     if let Some(u) = out.usage.filter(|u| !u.estimated && u.prompt_tokens > 0) {
-                        let ratio = prompt_chars as f64 / u.prompt_tokens as f64;
-                        let _ = tx.send(Internal::Calibrated(ratio));
+                        let calibration = match counted {
+                            Some(n) => Calibration::Tokenizer {
+                                ratio: u.prompt_tokens as f64 / n.max(1) as f64,
+                                chars: prompt_chars as f64 / u.prompt_tokens as f64,
+                            },
+                            None => {
+                                Calibration::Chars(prompt_chars as f64 / u.prompt_tokens as f64)
+                            }
+                        };
+                        let _ = tx.send(Internal::Calibrated(calibration));
                     }
-                    let usage = out
-                        .usage
-                        .unwrap_or_else(|| Usage::estimate(prompt_chars, completion_chars));
+                    let usage = out.usage.unwrap_or_else(|| {
+                        let mut usage = Usage::estimate(prompt_chars, completion_chars);
+                        if let Some(n) = counted {
+                            usage.prompt_tokens = n;
+                        }
+                        usage
+                    });
                     Event::LlmFinished {
                         text: out.text,
                         calls: resolve_calls(out.calls, &registry),

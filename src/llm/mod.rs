@@ -15,6 +15,7 @@ pub mod overflow;
 pub mod retry;
 pub mod stop;
 pub mod text_calls;
+pub mod tokens;
 pub mod window;
 pub mod wire;
 

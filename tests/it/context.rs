@@ -271,3 +271,75 @@ async fn the_window_is_learned_from_ollama() {
     assert_eq!(window[0]["tokens"], 16384, "{:?}", run.events);
     assert_eq!(window[0]["source"], "Ollama /api/show");
 }
+
+/// Issue 12: for OpenAI models the request is counted with the model's own tokeniser, so a
+/// file that tokenises densely (a token per two characters) is compacted in time; the
+/// estimate from characters used for other models lets the same request through. A server
+/// whose reported usage contradicts the tokeniser (a local model with an OpenAI name) makes
+/// Loom drop the tokeniser and estimate instead.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_openai_model_is_counted_with_its_own_tokeniser() {
+    // The request after the read is ~12,400 tokens by o200k and ~8,200 by the estimate:
+    // 85 % of 11,000 lies between.
+    let window: u64 = 11_000;
+    let mut outcome = Vec::new();
+    for (model, usage) in [
+        ("gpt-4o", false),
+        ("scripted-model", false),
+        ("gpt-4o", true),
+    ] {
+        let dir = workspace(Some(window));
+        let dense: String = (0..400).map(|_| "a ".repeat(20) + "\n").collect();
+        std::fs::write(dir.path().join("dense.txt"), dense).unwrap();
+        let (first, second) = (read("c1", "dense.txt"), support::text_reply("All a's."));
+        let replies = if usage {
+            vec![first, second]
+        } else {
+            vec![
+                support::without_usage(first),
+                support::without_usage(second),
+            ]
+        };
+        let server = ScriptedServer::start(replies).await;
+        let home = dir.path().join(".home");
+        let out = crate::exec::loom_command(&home)
+            .args([
+                "exec",
+                "--json",
+                "--approval",
+                "supervised",
+                "--model",
+                model,
+            ])
+            .arg("--base-url")
+            .arg(server.base_url())
+            .arg("-C")
+            .arg(dir.path())
+            .arg("what is in dense.txt?")
+            .output()
+            .await
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let events: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let compacted: Vec<&Value> = events.iter().filter(|e| e["type"] == "compacted").collect();
+        if let Some(c) = compacted.first() {
+            assert!(
+                c["before_tokens"].as_u64().unwrap() > window * 85 / 100,
+                "{c}"
+            );
+        }
+        outcome.push(compacted.len());
+    }
+    assert_eq!(
+        outcome,
+        vec![1, 0, 0],
+        "gpt-4o compacts; the estimate does not; a contradicting server turns the tokeniser off"
+    );
+}

@@ -55,8 +55,14 @@ fn apply_patch_runs_by_hand() {
     let (code, r) = run_tool(dir.path(), "apply_patch", &patch.to_string());
     assert_eq!(code, 0, "{r}");
     assert_eq!(r["success"], true, "{r}");
-    assert_eq!(std::fs::read_to_string(dir.path().join("a.txt")).unwrap(), "two\n");
-    assert_eq!(std::fs::read_to_string(dir.path().join("b.txt")).unwrap(), "new\n");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("a.txt")).unwrap(),
+        "two\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("b.txt")).unwrap(),
+        "new\n"
+    );
 }
 
 #[test]

@@ -492,3 +492,16 @@ pub fn tool_messages(request: &Value) -> Vec<(String, Value)> {
         })
         .unwrap_or_default()
 }
+
+/// `reply` without its usage chunk, as from a server that reports none.
+pub fn without_usage(reply: Reply) -> Reply {
+    match reply {
+        Reply::Stream(frames) => Reply::Stream(
+            frames
+                .into_iter()
+                .filter(|f| !matches!(f, Frame::Data(d) if d.contains("\"usage\"")))
+                .collect(),
+        ),
+        other => other,
+    }
+}
