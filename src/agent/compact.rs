@@ -382,6 +382,17 @@ pub async fn compact(
         }
     }
     if chars(&conversation) > room {
+        // The current task alone is too long (one request, many rounds of tool calls): its
+        // older rounds are summarised too, the request and the recent rounds kept.
+        let older = summarize_rounds(&mut conversation, room, client, cancel).await;
+        if let Some((count, failed)) = older {
+            report.summarized_messages += count;
+            if report.summary_failed.is_none() {
+                report.summary_failed = failed;
+            }
+        }
+    }
+    if chars(&conversation) > room {
         // The recent part alone is too long: its tool results give way further.
         report.trimmed_results += trim_results(&mut conversation, room / 8);
     }
@@ -397,6 +408,67 @@ pub async fn compact(
         conversation,
         report,
     })
+}
+
+/// Where the rounds of the last request start (each an assistant message with the tool
+/// results that answer it), after the last user message.
+fn rounds_of_last_turn(conversation: &[Message]) -> Vec<usize> {
+    let Some(user) = conversation
+        .iter()
+        .rposition(|m| matches!(m, Message::User { .. }))
+    else {
+        return Vec::new();
+    };
+    (user + 1..conversation.len())
+        .filter(|&i| matches!(conversation[i], Message::Assistant { .. }))
+        .collect()
+}
+
+/// Summarise the older rounds of the last request in place: they are replaced by a
+/// summary at the head of the first round kept (an assistant message, so roles and every
+/// call's result stay as they were). Returns how many messages were summarised and why
+/// no summary could be made, if so; `None` when the request has too few rounds.
+async fn summarize_rounds(
+    conversation: &mut Vec<Message>,
+    room: usize,
+    client: Option<&LlmClient>,
+    cancel: &CancellationToken,
+) -> Option<(usize, Option<String>)> {
+    let rounds = rounds_of_last_turn(conversation);
+    if rounds.len() < 2 {
+        return None;
+    }
+    let recent_room = room * RECENT_PERCENT / 100;
+    let keep = rounds
+        .iter()
+        .copied()
+        .skip(1)
+        .find(|&i| chars(&conversation[i..]) <= recent_room)
+        .unwrap_or(rounds[rounds.len() - 1]);
+    let older: Vec<Message> = conversation.drain(rounds[0]..keep).collect();
+    let summary = match client {
+        Some(client) => summarize(client, &older, room, cancel).await,
+        None => Err("no model to ask".to_string()),
+    };
+    let (summary, failed) = match summary {
+        Ok(text) => (text.trim().to_string(), None),
+        Err(why) => (
+            format!(
+                "(No summary: {why}. {} messages of earlier steps were left out; read files                  again if you need them.)",
+                older.len()
+            ),
+            Some(why),
+        ),
+    };
+    if let Some(Message::Assistant { content, .. }) = conversation.get_mut(rounds[0]) {
+        let mine = std::mem::take(content);
+        *content = format!(
+            "[loom] My earlier steps on this request were compacted to fit the model's              context window. Summary of them:\n\n{summary}\n\n{mine}"
+        )
+        .trim_end()
+        .to_string();
+    }
+    Some((older.len(), failed))
 }
 
 /// Ask the model for a summary of `older` (no tools, its own small request).
@@ -456,6 +528,32 @@ mod tests {
                     content: "x".repeat(result_len),
                 });
             }
+        }
+        out.push(Message::Assistant {
+            content: format!("answer {i}"),
+            tool_calls: Vec::new(),
+        });
+        out
+    }
+
+    /// One request answered after `rounds` rounds of one call each, each result `len` long.
+    fn long_turn(i: usize, rounds: usize, len: usize) -> Vec<Message> {
+        let mut out = vec![Message::user(format!("request {i}"))];
+        for r in 0..rounds {
+            let id = format!("c{i}_r{r}");
+            out.push(Message::Assistant {
+                content: format!("step {r}"),
+                tool_calls: vec![ToolCall {
+                    id: id.clone(),
+                    name: "read_file".into(),
+                    arguments: format!("{{\"path\": \"f{r}\"}}"),
+                }],
+            });
+            out.push(Message::Tool {
+                tool_call_id: id,
+                name: "read_file".into(),
+                content: "x".repeat(len),
+            });
         }
         out.push(Message::Assistant {
             content: format!("answer {i}"),
@@ -571,6 +669,42 @@ mod tests {
         assert!(check_tool_answers(&out.conversation).is_ok());
     }
 
+    /// A single request that ran many rounds of tools outgrows the window on its own: its
+    /// older rounds are summarised into the first round kept, the request stays verbatim.
+    #[tokio::test]
+    async fn the_older_rounds_of_one_long_request_are_summarised() {
+        let budget = Budget {
+            window: 8_000,
+            chars_per_token: 4.0,
+            overhead_chars: 2_000,
+        };
+        let c = long_turn(0, 40, 1_500);
+        assert!(budget.is_full(&c));
+        let out = compact(c, budget, None, &CancellationToken::new())
+            .await
+            .unwrap();
+        assert!(!budget.is_full(&out.conversation), "{:?}", out.report);
+        assert!(out.report.summarized_messages > 0, "{:?}", out.report);
+        assert!(
+            matches!(&out.conversation[0], Message::User { content } if content == "request 0")
+        );
+        let Message::Assistant {
+            content,
+            tool_calls,
+        } = &out.conversation[1]
+        else {
+            panic!("{:?}", out.conversation[1])
+        };
+        assert!(
+            content.contains("compacted") && content.contains("left out"),
+            "{content}"
+        );
+        assert_eq!(tool_calls.len(), 1, "the first round kept keeps its call");
+        assert!(check_tool_answers(&out.conversation).is_ok());
+        let last = out.conversation.last().unwrap();
+        assert!(matches!(last, Message::Assistant { content, .. } if content == "answer 0"));
+    }
+
     #[tokio::test]
     async fn overhead_that_fills_the_window_is_explained() {
         let budget = Budget {
@@ -587,17 +721,24 @@ mod tests {
     proptest! {
         // Invariants of compaction, whatever the conversation and the budget (no model:
         // the older part is replaced by a note): the last user message survives verbatim,
-        // every tool call keeps exactly its result, and roles after the summary alternate
-        // into the recent part, which starts with a user message.
+        // every tool call keeps exactly its result, and no two messages of one role follow
+        // each other (tool results aside), also where a long request's rounds were
+        // summarised.
         #[test]
         fn compaction_keeps_the_last_user_message_and_every_call_with_its_result(
-            turns in proptest::collection::vec((0usize..4, 0usize..30_000), 1..8),
+            turns in proptest::collection::vec((0usize..4, 0usize..30_000, 0usize..12), 1..8),
             window in 1_000u64..40_000,
         ) {
             let c: Vec<Message> = turns
                 .iter()
                 .enumerate()
-                .flat_map(|(i, (calls, len))| turn(i, *calls, *len))
+                .flat_map(|(i, (calls, len, rounds))| {
+                    if *rounds > 1 {
+                        long_turn(i, *rounds, *len / 4)
+                    } else {
+                        turn(i, *calls, *len)
+                    }
+                })
                 .collect();
             let last = last_user(&c).map(str::to_string);
             let budget = Budget { window, chars_per_token: 4.0, overhead_chars: 500 };
@@ -605,9 +746,10 @@ mod tests {
             if let Ok(out) = rt.block_on(compact(c, budget, None, &CancellationToken::new())) {
                 prop_assert_eq!(last_user(&out.conversation).map(str::to_string), last);
                 prop_assert!(check_tool_answers(&out.conversation).is_ok());
-                if out.report.summarized_messages > 0 {
-                    let starts_with_user = matches!(out.conversation[2], Message::User { .. });
-                    prop_assert!(starts_with_user, "the recent part starts with a user message");
+                // Roles never repeat (a strict chat template's rule), but for tool results.
+                for pair in out.conversation.windows(2) {
+                    let same = std::mem::discriminant(&pair[0]) == std::mem::discriminant(&pair[1]);
+                    prop_assert!(!same || matches!(pair[0], Message::Tool { .. }), "{:?}", pair);
                 }
             }
         }
