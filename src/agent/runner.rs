@@ -66,8 +66,13 @@ enum Internal {
     JournalFailed(String),
     /// What a request the server reported usage for says about Loom's counting.
     Calibrated(Calibration),
-    /// The model's tokeniser is loaded and can count (`false`: it could not be loaded).
-    TokenizerReady(bool),
+    /// A model's tokeniser is loaded and can count (`false`: it could not be loaded).
+    TokenizerReady {
+        /// The model it was loaded for.
+        model: String,
+        /// Whether it loaded.
+        loaded: bool,
+    },
     /// A file change was written (sent before the call's result).
     Applied(AgentEvent),
     /// What the server says about the model (its window, whether tools can reach it).
@@ -87,6 +92,24 @@ enum Calibration {
         chars: f64,
     },
 }
+
+/// Whether a tokeniser's tables are in memory. They cost tens of megabytes and most of a
+/// second to load, so they are loaded only once a conversation nears its window (the
+/// estimate is good enough far from it), and a request waits for them only when close.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Loaded {
+    /// Not asked for yet.
+    No,
+    /// Loading on a blocking thread.
+    Loading,
+    /// Ready to count.
+    Yes,
+}
+
+/// Share of the window (estimated) at which the tokeniser starts loading.
+const TOKENIZER_LOAD_AT: f64 = 0.4;
+/// Share of the window (estimated) above which a request waits for it.
+const TOKENIZER_WAIT_AT: f64 = 0.6;
 
 /// How far the server's count may be from the tokeniser's before Loom decides the model
 /// does not use that tokeniser (a local model with an OpenAI name) and estimates instead.
@@ -124,8 +147,8 @@ pub struct Runner {
     /// Characters per token of what is sent: counted by the model's tokeniser when Loom
     /// has it, else calibrated by the server's reported usage.
     chars_per_token: f64,
-    /// The model's tokeniser (OpenAI models), and whether it is loaded yet.
-    tokenizer: Option<(crate::llm::tokens::Tokenizer, bool)>,
+    /// The model's tokeniser (OpenAI models), and how far it is loaded.
+    tokenizer: Option<(crate::llm::tokens::Tokenizer, Loaded)>,
     /// The server's count over the tokeniser's, from the last reported usage.
     tokenizer_correction: f64,
     /// When each running tool call started (an interrupted call's result reports how long
@@ -283,9 +306,11 @@ impl Runner {
                         }
                         continue;
                     }
-                    Internal::TokenizerReady(loaded) => {
+                    Internal::TokenizerReady { model, loaded } => {
                         match &mut self.tokenizer {
-                            Some((_, ready)) if loaded => *ready = true,
+                            // A tokeniser for a model switched away from is of no use.
+                            Some((t, _)) if t.model() != model => {}
+                            Some((_, state)) if loaded => *state = Loaded::Yes,
                             _ => self.tokenizer = None,
                         }
                         self.resume_waiting_call();
@@ -671,17 +696,8 @@ impl Runner {
         self.discovering = true;
         let settings = client.settings().clone();
         self.tokenizer =
-            crate::llm::tokens::Tokenizer::for_model(&settings.model).map(|t| (t, false));
+            crate::llm::tokens::Tokenizer::for_model(&settings.model).map(|t| (t, Loaded::No));
         self.tokenizer_correction = 1.0;
-        if let Some(model) = self.tokenizer.as_ref().map(|_| settings.model.clone()) {
-            let tx = self.internal_tx.clone();
-            tokio::task::spawn_blocking(move || {
-                let loaded = std::panic::catch_unwind(|| {
-                    crate::llm::tokens::Tokenizer::for_model(&model).map(|t| t.warm())
-                });
-                let _ = tx.send(Internal::TokenizerReady(matches!(loaded, Ok(Some(())))));
-            });
-        }
         let tx = self.internal_tx.clone();
         tokio::spawn(async move {
             let info = crate::llm::window::probe(&settings).await;
@@ -770,10 +786,34 @@ impl Runner {
         });
     }
 
+    /// Whether the request must wait for the tokeniser: it starts loading once the estimate
+    /// passes [`TOKENIZER_LOAD_AT`] of the window, and is waited for above
+    /// [`TOKENIZER_WAIT_AT`] (below, the estimate cannot be far enough off to matter).
+    fn wait_for_tokenizer(&mut self) -> bool {
+        let Some(window) = self.context_window else {
+            return false;
+        };
+        let share = self.budget(window).tokens(self.machine.conversation()) as f64 / window as f64;
+        let Some((tokenizer, state)) = &mut self.tokenizer else {
+            return false;
+        };
+        if *state == Loaded::No && share >= TOKENIZER_LOAD_AT {
+            *state = Loaded::Loading;
+            let model = tokenizer.model().to_string();
+            let tx = self.internal_tx.clone();
+            tokio::task::spawn_blocking(move || {
+                let loaded = std::panic::catch_unwind(|| {
+                    crate::llm::tokens::Tokenizer::for_model(&model).map(|t| t.warm())
+                });
+                let loaded = matches!(loaded, Ok(Some(())));
+                let _ = tx.send(Internal::TokenizerReady { model, loaded });
+            });
+        }
+        *state == Loaded::Loading && share >= TOKENIZER_WAIT_AT
+    }
+
     fn call_llm(&mut self) {
-        if (self.discovering && self.context_window.is_none())
-            || matches!(self.tokenizer, Some((_, false)))
-        {
+        if (self.discovering && self.context_window.is_none()) || self.wait_for_tokenizer() {
             self.call_waiting = true;
             return;
         }
@@ -800,7 +840,7 @@ impl Runner {
         });
         messages.extend_from_slice(self.machine.conversation());
         let counted = match &mut self.tokenizer {
-            Some((tokenizer, true)) => Some(tokenizer.count(&messages, &self.tool_schemas)),
+            Some((tokenizer, Loaded::Yes)) => Some(tokenizer.count(&messages, &self.tool_schemas)),
             _ => None,
         };
         if let Some(tokens) = counted {

@@ -7,8 +7,10 @@
 //! tokens, counted as OpenAI's cookbook counts them), and the server's reported usage still
 //! corrects what is left.
 //!
-//! Loading an encoding parses a few megabytes, so [`Tokenizer::warm`] does it once off the
-//! input path; counts are cached per message, so each request counts only what is new.
+//! Loading an encoding parses a few megabytes into tens of megabytes of tables, so
+//! [`Tokenizer::warm`] does it once off the input path, and the runner asks for it only
+//! when a conversation nears its window; counts are cached per message, so each request
+//! counts only what is new.
 
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
@@ -25,6 +27,7 @@ const PER_REQUEST: u64 = 3;
 
 /// A token counter for one model's encoding.
 pub struct Tokenizer {
+    model: String,
     encoding: tiktoken_rs::tokenizer::Tokenizer,
     /// Tokens of each message already counted, by a hash of the message.
     counted: HashMap<u64, u64>,
@@ -46,13 +49,19 @@ impl Tokenizer {
         let name = model.rsplit('/').next().unwrap_or(model);
         let encoding = tiktoken_rs::tokenizer::get_tokenizer(name)?;
         Some(Tokenizer {
+            model: model.to_string(),
             encoding,
             counted: HashMap::new(),
         })
     }
 
-    /// Load the encoding (a few hundred milliseconds the first time; call it off the input
-    /// path before [`Tokenizer::count`]).
+    /// The model it counts for.
+    pub fn model(&self) -> &str {
+        &self.model
+    }
+
+    /// Load the encoding (most of a second and ~46 MB for o200k the first time; call it
+    /// off the input path before [`Tokenizer::count`]).
     pub fn warm(&self) {
         let _ = self.bpe();
     }
