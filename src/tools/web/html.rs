@@ -183,7 +183,10 @@ mod tests {
         assert!(md.contains("**bold**"), "{md}");
         assert!(md.contains("[link](https://x.example/)"), "{md}");
         assert!(md.contains("| Name | Age |"), "{md}");
-        assert!(md.contains("| Bob | 42 |"), "{md}");
+        assert!(
+            md.lines().any(|l| l.starts_with("| Bob") && l.contains("| 42")),
+            "{md}"
+        );
         assert!(md.contains("fn main() {}"), "{md}");
         for gone in ["do not show", "color: red", "track()", "Home", "Site banner", "Copyright"] {
             assert!(!md.contains(gone), "{gone:?} left in:\n{md}");
