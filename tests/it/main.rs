@@ -20,3 +20,4 @@ mod tool_cli;
 mod trust;
 mod tui;
 mod web;
+mod web_exec;
