@@ -877,7 +877,7 @@ impl Runner {
         let network = call.intent.and_then(|i| i.network.clone());
         let preview = match (self.prepared.get(&id), command, self.rulings.get(&id)) {
             (None, None, Some(ruling)) if network.is_some() => {
-                let n = network.expect("checked above");
+                let n = *network.expect("checked above");
                 ApprovalPreview::Network {
                     method: n.method,
                     url: n.url,

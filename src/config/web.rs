@@ -132,7 +132,10 @@ pub fn split_web(user: Option<&WebConfig>, w: WebConfig, loose: &mut Vec<Looseni
     } else {
         loose.push(loosening(
             "web.allowed_domains",
-            format!("sends http_request calls to {} without asking", fresh.join(", ")),
+            format!(
+                "sends http_request calls to {} without asking",
+                fresh.join(", ")
+            ),
         ));
     }
     match read_only {
@@ -166,15 +169,14 @@ pub fn split_search(
         retry_base_ms,
         ..WebSearchConfig::default()
     };
-    let mut check = |key: &str, value: Option<String>, ours: &Option<String>, what: &str| {
-        match value {
+    let mut check =
+        |key: &str, value: Option<String>, ours: &Option<String>, what: &str| match value {
             Some(v) if Some(&v) != ours.as_ref() => {
                 loose.push(loosening(key, format!("{what} {v}")));
                 None
             }
             other => other,
-        }
-    };
+        };
     kept.provider = check(
         "web_search.provider",
         provider,

@@ -73,9 +73,10 @@ pub struct CallIntent {
     /// The command it runs, for commands.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub command: Option<CommandIntent>,
-    /// Where it goes, for network calls.
+    /// Where it goes, for network calls (boxed: most calls have none, and the intent
+    /// travels inside every tool-call event).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub network: Option<NetworkIntent>,
+    pub network: Option<Box<NetworkIntent>>,
 }
 
 impl CallIntent {
@@ -119,7 +120,7 @@ impl CallIntent {
             reads: Vec::new(),
             writes: Vec::new(),
             command: None,
-            network: Some(network),
+            network: Some(Box::new(network)),
         }
     }
 

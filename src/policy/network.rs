@@ -155,17 +155,26 @@ mod tests {
         let mut grants = DomainGrants::default();
         let fetch = net(NetAccess::Fetch, "docs.rs", "GET");
         let (d, a) = decide("web_fetch", &fetch, Autonomy::Supervised, &rules, &grants);
-        assert!(matches!(d, Decision::Ask { ref reason } if reason.contains("docs.rs")), "{d:?}");
+        assert!(
+            matches!(d, Decision::Ask { ref reason } if reason.contains("docs.rs")),
+            "{d:?}"
+        );
         assert_eq!(a.domain_grant, Some((NetAccess::Fetch, "docs.rs".into())));
         grants.grant(NetAccess::Fetch, "docs.rs");
         let (d, _) = decide("web_fetch", &fetch, Autonomy::Supervised, &rules, &grants);
         assert_eq!(d, Decision::Allow);
         let other = net(NetAccess::Fetch, "crates.io", "GET");
         let (d, _) = decide("web_fetch", &other, Autonomy::Supervised, &rules, &grants);
-        assert!(matches!(d, Decision::Ask { .. }), "another domain still asks");
+        assert!(
+            matches!(d, Decision::Ask { .. }),
+            "another domain still asks"
+        );
         let post = net(NetAccess::Request, "docs.rs", "POST");
         let (d, a) = decide("http_request", &post, Autonomy::Supervised, &rules, &grants);
-        assert!(matches!(d, Decision::Ask { .. }), "a fetch grant is not a request grant");
+        assert!(
+            matches!(d, Decision::Ask { .. }),
+            "a fetch grant is not a request grant"
+        );
         assert_eq!(a.risk, Risk::High);
     }
 
@@ -184,7 +193,10 @@ mod tests {
         let (d, _) = decide("web_search", &search, Autonomy::ReadOnly, &on, &grants);
         assert_eq!(d, Decision::Allow);
         let (d, _) = decide("http_request", &request, Autonomy::ReadOnly, &on, &grants);
-        assert!(matches!(d, Decision::Deny { .. }), "API requests never run in read-only");
+        assert!(
+            matches!(d, Decision::Deny { .. }),
+            "API requests never run in read-only"
+        );
     }
 
     #[test]

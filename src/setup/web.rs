@@ -77,7 +77,10 @@ pub fn search_provider(
         ));
     }
     let cse_id = if kind == ProviderKind::Google {
-        let id_env = s.cse_id_env.clone().unwrap_or_else(|| "GOOGLE_CSE_ID".into());
+        let id_env = s
+            .cse_id_env
+            .clone()
+            .unwrap_or_else(|| "GOOGLE_CSE_ID".into());
         Some(nonempty(&id_env).ok_or_else(|| {
             format!("the google provider needs the search engine id in ${id_env}")
         })?)

@@ -59,7 +59,11 @@ pub fn summarize(name: &str, args: &Value) -> String {
         "bash" => s("command").lines().next().unwrap_or("").to_string(),
         "web_search" => format!("{:?}", s("query")),
         "web_fetch" => web_target(s("url")),
-        "http_request" => format!("{} {}", s("method").to_ascii_uppercase(), web_target(s("url"))),
+        "http_request" => format!(
+            "{} {}",
+            s("method").to_ascii_uppercase(),
+            web_target(s("url"))
+        ),
         _ => truncate(&args.to_string(), FALLBACK_COLUMNS),
     }
 }
@@ -168,7 +172,10 @@ mod tests {
     #[test]
     fn web_calls_show_their_domain_first() {
         assert_eq!(
-            summarize("web_fetch", &json!({"url": "https://docs.rs/serde/latest/"})),
+            summarize(
+                "web_fetch",
+                &json!({"url": "https://docs.rs/serde/latest/"})
+            ),
             "docs.rs/serde/latest/"
         );
         assert_eq!(

@@ -510,7 +510,13 @@ mod tests {
     fn text_of(lines: &[Line<'static>]) -> String {
         lines
             .iter()
-            .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect::<String>() + "\n")
+            .map(|l| {
+                l.spans
+                    .iter()
+                    .map(|s| s.content.as_ref())
+                    .collect::<String>()
+                    + "\n"
+            })
             .collect()
     }
 
@@ -538,7 +544,10 @@ mod tests {
         assert!(row.contains("200 · 120ms"), "{row}");
         let details = text_of(pane.detail_lines(60, &dark));
         assert!(details.contains("Serde"), "{details}");
-        assert!(!details.contains("# Serde"), "the heading is rendered: {details}");
+        assert!(
+            !details.contains("# Serde"),
+            "the heading is rendered: {details}"
+        );
         assert!(!details.contains("**"), "emphasis is rendered: {details}");
     }
 

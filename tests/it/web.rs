@@ -53,7 +53,12 @@ fn provider(kind: ProviderKind, server: &WebServer, key: Option<&str>) -> Provid
     }
 }
 
-async fn search(kind: ProviderKind, server: &WebServer, key: Option<&str>, args: Value) -> ToolResult {
+async fn search(
+    kind: ProviderKind,
+    server: &WebServer,
+    key: Option<&str>,
+    args: Value,
+) -> ToolResult {
     let (_d, c) = ctx();
     let tool = WebSearch::new(web(&[]), provider(kind, server, key), fast_retry());
     tool.execute(args, &c).await
@@ -87,7 +92,12 @@ async fn serper_request_and_answer() {
     .await;
     assert!(r.success, "{r:?}");
     assert_eq!(titles(&r), ["Tokio", "Docs"]);
-    assert!(r.output.starts_with("1. Tokio\n   https://tokio.rs\n   async runtime"), "{}", r.output);
+    assert!(
+        r.output
+            .starts_with("1. Tokio\n   https://tokio.rs\n   async runtime"),
+        "{}",
+        r.output
+    );
     let seen = &server.seen()[0];
     assert_eq!(seen.method, "POST");
     assert_eq!(seen.headers["x-api-key"], "serper-key-123456");
@@ -120,9 +130,20 @@ async fn google_cse_request_and_answer_never_show_the_key() {
     }
     // A failing Google answer names the URL; the key is masked in it.
     server.route("/customsearch/v1", vec![WebReply::status(403, None)]);
-    let r = search(ProviderKind::Google, &server, Some("AIza-google-key-9"), json!({"query": "x"})).await;
+    let r = search(
+        ProviderKind::Google,
+        &server,
+        Some("AIza-google-key-9"),
+        json!({"query": "x"}),
+    )
+    .await;
     assert!(!r.success);
-    assert!(!serde_json::to_string(&r).unwrap().contains("AIza-google-key-9"), "{r:?}");
+    assert!(
+        !serde_json::to_string(&r)
+            .unwrap()
+            .contains("AIza-google-key-9"),
+        "{r:?}"
+    );
 }
 
 #[tokio::test]
@@ -136,7 +157,13 @@ async fn searxng_request_and_answer() {
             {"title": "Three", "url": "https://three.example", "content": "third"}
         ]}))],
     );
-    let r = search(ProviderKind::Searxng, &server, None, json!({"query": "q w", "max_results": 2})).await;
+    let r = search(
+        ProviderKind::Searxng,
+        &server,
+        None,
+        json!({"query": "q w", "max_results": 2}),
+    )
+    .await;
     assert!(r.success, "{r:?}");
     assert_eq!(titles(&r), ["One", "Two"], "max_results is honoured");
     let seen = &server.seen()[0];
@@ -153,7 +180,13 @@ async fn proxy_request_and_answer() {
             {"title": "P", "url": "https://p.example", "snippet": "via proxy"}
         ]}))],
     );
-    let r = search(ProviderKind::Proxy, &server, Some("proxy-token-42"), json!({"query": "loom", "max_results": 3})).await;
+    let r = search(
+        ProviderKind::Proxy,
+        &server,
+        Some("proxy-token-42"),
+        json!({"query": "loom", "max_results": 3}),
+    )
+    .await;
     assert!(r.success, "{r:?}");
     assert_eq!(titles(&r), ["P"]);
     let seen = &server.seen()[0];
@@ -187,9 +220,18 @@ async fn retries_are_bounded_and_say_so() {
     let r = search(ProviderKind::Searxng, &server, None, json!({"query": "x"})).await;
     assert!(!r.success);
     let err = r.error.unwrap();
-    assert!(err.contains("HTTP 503") && err.contains("after 3 attempts"), "{err}");
+    assert!(
+        err.contains("HTTP 503") && err.contains("after 3 attempts"),
+        "{err}"
+    );
     assert_eq!(server.seen().len(), 3, "exactly max_attempts requests");
-    let bad = search(ProviderKind::Searxng, &server, None, json!({"query": "x", "max_results": 11})).await;
+    let bad = search(
+        ProviderKind::Searxng,
+        &server,
+        None,
+        json!({"query": "x", "max_results": 11}),
+    )
+    .await;
     assert!(bad.error.unwrap().contains("between 1 and 10"));
 }
 
@@ -206,13 +248,23 @@ async fn html_with_scripts_and_tables_becomes_markdown() {
         <body><nav>Home | Blog</nav><h2>Changes</h2>
         <table><tr><th>Version</th><th>Date</th></tr><tr><td>1.2</td><td>May</td></tr></table>
         <p>See <a href="/docs">the docs</a>.</p><footer>© boilerplate</footer></body></html>"#;
-    server.route("/notes", vec![WebReply::ok("text/html; charset=utf-8", page)]);
-    let r = fetch(&[server.allow_entry()], json!({"url": server.url("/notes")})).await;
+    server.route(
+        "/notes",
+        vec![WebReply::ok("text/html; charset=utf-8", page)],
+    );
+    let r = fetch(
+        &[server.allow_entry()],
+        json!({"url": server.url("/notes")}),
+    )
+    .await;
     assert!(r.success, "{r:?}");
     let md = &r.output;
     assert!(md.contains("## Changes"), "{md}");
     assert!(md.contains("| Version | Date |"), "{md}");
-    assert!(md.lines().any(|l| l.contains("1.2") && l.contains("May")), "{md}");
+    assert!(
+        md.lines().any(|l| l.contains("1.2") && l.contains("May")),
+        "{md}"
+    );
     assert!(md.contains("[the docs](/docs)"), "{md}");
     for gone in ["tracking", "Home | Blog", "boilerplate", ".x{}"] {
         assert!(!md.contains(gone), "{gone} in {md}");
@@ -221,8 +273,16 @@ async fn html_with_scripts_and_tables_becomes_markdown() {
     assert_eq!(data["title"], "Release notes");
     assert_eq!(data["status"], 200);
     assert_eq!(data["url"], server.url("/notes"));
-    let text = fetch(&[server.allow_entry()], json!({"url": server.url("/notes"), "format": "text"})).await;
-    assert!(text.output.contains("Changes") && !text.output.contains("##"), "{}", text.output);
+    let text = fetch(
+        &[server.allow_entry()],
+        json!({"url": server.url("/notes"), "format": "text"}),
+    )
+    .await;
+    assert!(
+        text.output.contains("Changes") && !text.output.contains("##"),
+        "{}",
+        text.output
+    );
 }
 
 #[tokio::test]
@@ -231,7 +291,11 @@ async fn a_charset_declared_in_the_page_is_honoured() {
     let mut page = b"<html><head><meta charset=\"iso-8859-1\"></head><body><p>caf".to_vec();
     page.extend_from_slice(b"\xe9</p></body></html>");
     server.route("/latin", vec![WebReply::ok("text/html", page)]);
-    let r = fetch(&[server.allow_entry()], json!({"url": server.url("/latin")})).await;
+    let r = fetch(
+        &[server.allow_entry()],
+        json!({"url": server.url("/latin")}),
+    )
+    .await;
     assert!(r.output.contains("café"), "{}", r.output);
 }
 
@@ -241,7 +305,10 @@ async fn a_redirect_chain_ending_on_a_private_address_is_refused() {
     server.route("/a", vec![WebReply::redirect(302, "/b")]);
     server.route(
         "/b",
-        vec![WebReply::redirect(301, "http://169.254.169.254/latest/meta-data/")],
+        vec![WebReply::redirect(
+            301,
+            "http://169.254.169.254/latest/meta-data/",
+        )],
     );
     let r = fetch(&[server.allow_entry()], json!({"url": server.url("/a")})).await;
     assert!(!r.success);
@@ -249,7 +316,11 @@ async fn a_redirect_chain_ending_on_a_private_address_is_refused() {
     assert!(err.contains("refused"), "{err}");
     assert!(err.contains("a redirect from"), "{err}");
     assert!(err.contains("cloud metadata endpoint"), "{err}");
-    assert_eq!(server.seen().len(), 2, "both allowed hops ran, the private one never did");
+    assert_eq!(
+        server.seen().len(),
+        2,
+        "both allowed hops ran, the private one never did"
+    );
 
     // A redirect to this same machine under another port is refused too.
     server.route("/c", vec![WebReply::redirect(307, "http://127.0.0.1:9/x")]);
@@ -285,12 +356,22 @@ async fn a_name_resolving_to_loopback_is_refused_when_not_allowed() {
         let r = fetch(&[], json!({"url": url})).await;
         assert!(!r.success, "{url}");
         let err = r.error.unwrap();
-        assert!(err.contains("refused") && err.contains("loopback"), "{url}: {err}");
+        assert!(
+            err.contains("refused") && err.contains("loopback"),
+            "{url}: {err}"
+        );
         assert!(err.contains("allow_private"), "says how to allow it: {err}");
     }
-    assert!(server.seen().is_empty(), "nothing reached the local service");
+    assert!(
+        server.seen().is_empty(),
+        "nothing reached the local service"
+    );
     // Listed by its host name and port, the same service is reachable.
-    let r = fetch(&[format!("localhost:{port}")], json!({"url": format!("http://localhost:{port}/")})).await;
+    let r = fetch(
+        &[format!("localhost:{port}")],
+        json!({"url": format!("http://localhost:{port}/")}),
+    )
+    .await;
     assert!(r.success, "{r:?}");
     assert_eq!(r.output, "local secret");
 }
@@ -309,19 +390,33 @@ async fn a_50_mb_body_is_cut_at_the_cap() {
             },
         }],
     );
-    let r = fetch(&[server.allow_entry()], json!({"url": server.url("/big"), "max_bytes": 1 << 20})).await;
+    let r = fetch(
+        &[server.allow_entry()],
+        json!({"url": server.url("/big"), "max_bytes": 1 << 20}),
+    )
+    .await;
     assert!(r.success, "{:?}", r.error);
     let data = r.data.unwrap();
     assert_eq!(data["bytes"], 1 << 20);
     assert_eq!(data["truncated"], true);
-    assert_eq!(data["content_truncated"], true, "the model sees a bounded head");
+    assert_eq!(
+        data["content_truncated"], true,
+        "the model sees a bounded head"
+    );
 }
 
 #[tokio::test]
 async fn binaries_are_refused_clearly() {
     let server = WebServer::start().await;
-    server.route("/logo.png", vec![WebReply::ok("image/png", b"\x89PNG\r\n\x1a\nxxxx".to_vec())]);
-    let r = fetch(&[server.allow_entry()], json!({"url": server.url("/logo.png")})).await;
+    server.route(
+        "/logo.png",
+        vec![WebReply::ok("image/png", b"\x89PNG\r\n\x1a\nxxxx".to_vec())],
+    );
+    let r = fetch(
+        &[server.allow_entry()],
+        json!({"url": server.url("/logo.png")}),
+    )
+    .await;
     assert!(!r.success);
     let err = r.error.unwrap();
     assert!(err.contains("is not text (image/png"), "{err}");
@@ -352,7 +447,10 @@ async fn http_request_masks_credentials_wherever_they_come_back() {
     let r = request(&[server.allow_entry()], args.clone()).await;
     assert!(r.success, "{r:?}");
     let seen = &server.seen()[0];
-    assert_eq!(seen.headers["authorization"], "Bearer header-secret-999", "sent as given");
+    assert_eq!(
+        seen.headers["authorization"], "Bearer header-secret-999",
+        "sent as given"
+    );
     let shown = serde_json::to_string(&r).unwrap();
     for secret in ["header-secret-999", "url-secret-555", "server-cookie-777"] {
         assert!(!shown.contains(secret), "{secret} leaked: {shown}");
@@ -364,18 +462,34 @@ async fn http_request_masks_credentials_wherever_they_come_back() {
     assert_eq!(data["headers"]["set-cookie"], "****");
     // The arguments as recorded and shown are masked as well.
     let recorded = HttpRequest::new(web(&[])).redact(&args).to_string();
-    assert!(!recorded.contains("header-secret-999") && !recorded.contains("url-secret-555"), "{recorded}");
+    assert!(
+        !recorded.contains("header-secret-999") && !recorded.contains("url-secret-555"),
+        "{recorded}"
+    );
 }
 
 #[tokio::test]
 async fn http_request_returns_redirects_instead_of_following_them() {
     let server = WebServer::start().await;
-    server.route("/moved", vec![WebReply::redirect(302, "https://elsewhere.example/x?token=t0k3n-abc")]);
-    let r = request(&[server.allow_entry()], json!({"method": "GET", "url": server.url("/moved")})).await;
+    server.route(
+        "/moved",
+        vec![WebReply::redirect(
+            302,
+            "https://elsewhere.example/x?token=t0k3n-abc",
+        )],
+    );
+    let r = request(
+        &[server.allow_entry()],
+        json!({"method": "GET", "url": server.url("/moved")}),
+    )
+    .await;
     assert!(r.success, "{r:?}");
     let data = r.data.unwrap();
     assert_eq!(data["status"], 302);
-    assert_eq!(data["headers"]["location"], "https://elsewhere.example/x?token=****");
+    assert_eq!(
+        data["headers"]["location"],
+        "https://elsewhere.example/x?token=****"
+    );
     assert_eq!(server.seen().len(), 1);
     let r = request(&[], json!({"method": "GET", "url": server.url("/moved")})).await;
     assert!(r.error.unwrap().contains("refused"), "not allowed: refused");

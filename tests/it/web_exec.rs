@@ -21,7 +21,14 @@ fn workspace(config: &str) -> tempfile::TempDir {
 
 async fn exec(dir: &Path, model: &ScriptedServer, approval: &str) -> Run {
     let out = loom_command(&dir.join(".home"))
-        .args(["exec", "--json", "--approval", approval, "--model", "scripted-model"])
+        .args([
+            "exec",
+            "--json",
+            "--approval",
+            approval,
+            "--model",
+            "scripted-model",
+        ])
         .arg("--base-url")
         .arg(model.base_url())
         .arg("-C")
@@ -96,11 +103,21 @@ async fn full_auto_fetches_and_requests_with_credentials_masked_everywhere() {
     let results = run.of_type("tool_result");
     let fetched = results.iter().find(|r| r["name"] == "web_fetch").unwrap();
     assert_eq!(fetched["success"], true, "{fetched}");
-    assert!(fetched["output"].as_str().unwrap().contains("# Hello web"), "{fetched}");
+    assert!(
+        fetched["output"].as_str().unwrap().contains("# Hello web"),
+        "{fetched}"
+    );
     assert!(!fetched["output"].as_str().unwrap().contains("x()"));
-    let api = results.iter().find(|r| r["name"] == "http_request").unwrap();
+    let api = results
+        .iter()
+        .find(|r| r["name"] == "http_request")
+        .unwrap();
     assert_eq!(api["data"]["status"], 201, "{api}");
-    let sent = web.seen().into_iter().find(|s| s.uri.starts_with("/api")).unwrap();
+    let sent = web
+        .seen()
+        .into_iter()
+        .find(|s| s.uri.starts_with("/api"))
+        .unwrap();
     assert_eq!(sent.headers["authorization"], "Bearer header-secret-4242");
     // Nowhere a person or the model reads it afterwards: events, the conversation sent
     // back to the model, the transcript.
@@ -128,7 +145,10 @@ async fn full_auto_fetches_and_requests_with_credentials_masked_everywhere() {
 #[tokio::test(flavor = "multi_thread")]
 async fn supervised_exec_denies_a_request_to_a_domain_not_allowed() {
     let web = WebServer::start().await;
-    web.route("/api", vec![WebReply::json(serde_json::json!({"ok": true}))]);
+    web.route(
+        "/api",
+        vec![WebReply::json(serde_json::json!({"ok": true}))],
+    );
     let args = serde_json::json!({"method": "GET", "url": web.url("/api")}).to_string();
     let script = || {
         vec![
@@ -151,7 +171,10 @@ async fn supervised_exec_denies_a_request_to_a_domain_not_allowed() {
     let dir = workspace(&allow(&web));
     let model = ScriptedServer::start(script()).await;
     let run = exec(dir.path(), &model, "supervised").await;
-    let reason = run.of_type("approval")[0]["reason"].as_str().unwrap().to_string();
+    let reason = run.of_type("approval")[0]["reason"]
+        .as_str()
+        .unwrap()
+        .to_string();
     assert!(reason.contains("once per domain"), "{reason}");
     assert!(web.seen().is_empty());
 
@@ -181,7 +204,12 @@ async fn read_only_mode_fetches_only_when_configured() {
     let run = exec(dir.path(), &model, "read-only").await;
     let approval = run.of_type("approval")[0].clone();
     assert_eq!(approval["decision"], "denied");
-    assert!(approval["reason"].as_str().unwrap().contains("read_only = true"));
+    assert!(
+        approval["reason"]
+            .as_str()
+            .unwrap()
+            .contains("read_only = true")
+    );
     let dir = workspace(&format!("{}read_only = true\n", allow(&web)));
     let model = ScriptedServer::start(script()).await;
     let run = exec(dir.path(), &model, "read-only").await;
@@ -223,9 +251,13 @@ async fn tool_list_says_how_to_enable_web_search() {
         .await
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("needs its API key in $SERPER_API_KEY"), "{stderr}");
+    assert!(
+        stderr.contains("needs its API key in $SERPER_API_KEY"),
+        "{stderr}"
+    );
 
-    let dir = workspace("[web_search]\nprovider = \"searxng\"\nbase_url = \"http://127.0.0.1:9\"\n");
+    let dir =
+        workspace("[web_search]\nprovider = \"searxng\"\nbase_url = \"http://127.0.0.1:9\"\n");
     let out = loom_command(&dir.path().join(".home"))
         .args(["tool", "list", "-C"])
         .arg(dir.path())
@@ -233,7 +265,11 @@ async fn tool_list_says_how_to_enable_web_search() {
         .await
         .unwrap();
     let schemas: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
-    assert!(schemas.iter().any(|s| s["function"]["name"] == "web_search"));
+    assert!(
+        schemas
+            .iter()
+            .any(|s| s["function"]["name"] == "web_search")
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -253,7 +289,11 @@ async fn web_search_end_to_end_through_exec() {
         web.url("/")
     ));
     let model = ScriptedServer::start(vec![
-        support::calls_openai(&[("call_s", "web_search", r#"{"query": "loom", "max_results": 1}"#)]),
+        support::calls_openai(&[(
+            "call_s",
+            "web_search",
+            r#"{"query": "loom", "max_results": 1}"#,
+        )]),
         support::text_reply("found"),
     ])
     .await;

@@ -190,12 +190,7 @@ async fn handle(State(routes): State<Arc<Mutex<Routes>>>, req: Request) -> Respo
             let headers: serde_json::Map<String, serde_json::Value> = seen
                 .headers
                 .iter()
-                .map(|(k, v)| {
-                    (
-                        k.to_string(),
-                        json!(String::from_utf8_lossy(v.as_bytes())),
-                    )
-                })
+                .map(|(k, v)| (k.to_string(), json!(String::from_utf8_lossy(v.as_bytes()))))
                 .collect();
             let echo = json!({
                 "method": seen.method,
@@ -204,18 +199,15 @@ async fn handle(State(routes): State<Arc<Mutex<Routes>>>, req: Request) -> Respo
                 "body": String::from_utf8_lossy(&seen.body),
             });
             let mut r = Response::new(Body::from(echo.to_string()));
-            r.headers_mut().insert(
-                "content-type",
-                HeaderValue::from_static("application/json"),
-            );
+            r.headers_mut()
+                .insert("content-type", HeaderValue::from_static("application/json"));
             r
         }
         WebBody::Repeat { chunk, total } => {
             let chunk = Bytes::from(chunk);
             let n = total.div_ceil(chunk.len().max(1));
-            let stream = futures::stream::iter(
-                (0..n).map(move |_| Ok::<_, std::io::Error>(chunk.clone())),
-            );
+            let stream =
+                futures::stream::iter((0..n).map(move |_| Ok::<_, std::io::Error>(chunk.clone())));
             Response::new(Body::from_stream(stream))
         }
     };

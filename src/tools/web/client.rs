@@ -250,10 +250,7 @@ pub async fn send(
             .and_then(|l| req.url.join(l).ok());
         let is_redirect = matches!(hop.status, 301 | 302 | 303 | 307 | 308);
         let (true, true, Some(next)) = (req.follow_redirects, is_redirect, location) else {
-            return Ok(WebResponse {
-                redirects,
-                ..hop
-            });
+            return Ok(WebResponse { redirects, ..hop });
         };
         if redirects.len() >= settings.max_redirects {
             return Err(WebError::TooManyRedirects {
@@ -400,8 +397,9 @@ pub fn header_map<'a>(
     for (k, v) in pairs {
         let name = HeaderName::from_bytes(k.as_bytes())
             .map_err(|_| format!("{k:?} is not a valid header name"))?;
-        let value = HeaderValue::from_str(v)
-            .map_err(|_| format!("the value of header {k} is not valid (no line breaks or control characters)"))?;
+        let value = HeaderValue::from_str(v).map_err(|_| {
+            format!("the value of header {k} is not valid (no line breaks or control characters)")
+        })?;
         map.append(name, value);
     }
     Ok(map)

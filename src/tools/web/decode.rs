@@ -64,13 +64,25 @@ fn is_textual(mt: &str) -> bool {
 fn sniff(body: &[u8]) -> Kind {
     let head = &body[..body.len().min(1024)];
     const MAGIC: &[&[u8]] = &[
-        b"%PDF", b"\x89PNG", b"GIF8", b"\xff\xd8\xff", b"PK\x03\x04", b"\x1f\x8b", b"\x7fELF",
-        b"BZh", b"\xfd7zXZ", b"RIFF", b"OggS", b"\x00asm",
+        b"%PDF",
+        b"\x89PNG",
+        b"GIF8",
+        b"\xff\xd8\xff",
+        b"PK\x03\x04",
+        b"\x1f\x8b",
+        b"\x7fELF",
+        b"BZh",
+        b"\xfd7zXZ",
+        b"RIFF",
+        b"OggS",
+        b"\x00asm",
     ];
     if MAGIC.iter().any(|m| head.starts_with(m)) || head.contains(&0) {
         return Kind::Binary;
     }
-    let start = String::from_utf8_lossy(head).trim_start().to_ascii_lowercase();
+    let start = String::from_utf8_lossy(head)
+        .trim_start()
+        .to_ascii_lowercase();
     if start.starts_with("<!doctype html") || start.starts_with("<html") {
         Kind::Html
     } else {
@@ -101,7 +113,7 @@ fn meta_charset(body: &[u8]) -> Option<&'static Encoding> {
             let end = v
                 .find(|c: char| c == '"' || c == '\'' || c == ';' || c == '/' || c.is_whitespace())
                 .unwrap_or(v.len());
-            if let Some(enc) = Encoding::for_label(v[..end].as_bytes()) {
+            if let Some(enc) = Encoding::for_label(&v.as_bytes()[..end]) {
                 return Some(enc);
             }
         }
@@ -112,7 +124,8 @@ fn meta_charset(body: &[u8]) -> Option<&'static Encoding> {
 /// Decode `body` as text with the charset it declares (see the module docs), and the name
 /// of the charset used.
 pub fn decode(content_type: Option<&str>, body: &[u8], html: bool) -> (String, &'static str) {
-    let declared = header_charset(content_type).or_else(|| html.then(|| meta_charset(body)).flatten());
+    let declared =
+        header_charset(content_type).or_else(|| html.then(|| meta_charset(body)).flatten());
     let encoding = declared.unwrap_or(encoding_rs::UTF_8);
     // `decode` honours a byte-order mark over the declared charset, as browsers do.
     let (text, used, _) = encoding.decode(body);
@@ -131,7 +144,10 @@ mod tests {
         assert_eq!(kind(Some("image/png"), b"\x89PNG"), Kind::Binary);
         assert_eq!(kind(Some("application/pdf"), b"%PDF"), Kind::Binary);
         assert_eq!(kind(None, b"\x89PNG\r\n"), Kind::Binary);
-        assert_eq!(kind(Some("application/octet-stream"), b"a\0b"), Kind::Binary);
+        assert_eq!(
+            kind(Some("application/octet-stream"), b"a\0b"),
+            Kind::Binary
+        );
         assert_eq!(kind(None, b"  <!DOCTYPE html><p>x"), Kind::Html);
         assert_eq!(kind(None, b"plain words"), Kind::Text);
     }
@@ -139,15 +155,22 @@ mod tests {
     #[test]
     fn charsets_from_header_meta_and_bom() {
         let latin1 = b"caf\xe9";
-        assert_eq!(decode(Some("text/plain; charset=iso-8859-1"), latin1, false).0, "café");
+        assert_eq!(
+            decode(Some("text/plain; charset=iso-8859-1"), latin1, false).0,
+            "café"
+        );
         let html = b"<html><head><meta charset=\"windows-1252\"></head><body>caf\xe9</body>";
         let (text, used) = decode(Some("text/html"), html, true);
         assert!(text.contains("café"), "{text}");
         assert_eq!(used, "windows-1252");
-        let http_equiv = b"<meta http-equiv=\"Content-Type\" content=\"text/html; charset=koi8-r\">\xc1";
+        let http_equiv =
+            b"<meta http-equiv=\"Content-Type\" content=\"text/html; charset=koi8-r\">\xc1";
         assert_eq!(decode(None, http_equiv, true).1, "KOI8-R");
         let bom = b"\xef\xbb\xbfhello";
-        assert_eq!(decode(Some("text/plain; charset=latin1"), bom, false).0, "hello");
+        assert_eq!(
+            decode(Some("text/plain; charset=latin1"), bom, false).0,
+            "hello"
+        );
         assert_eq!(decode(None, b"ok \xff", false).0, "ok \u{fffd}");
     }
 }

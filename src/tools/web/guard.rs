@@ -114,12 +114,7 @@ fn classify_v4(ip: Ipv4Addr) -> Option<Blocked> {
 /// it through: IPv4-mapped, IPv4-compatible, NAT64 (well-known prefix) and 6to4.
 pub fn embedded_v4(ip: Ipv6Addr) -> Option<Ipv4Addr> {
     let s = ip.segments();
-    let tail = Ipv4Addr::new(
-        (s[6] >> 8) as u8,
-        s[6] as u8,
-        (s[7] >> 8) as u8,
-        s[7] as u8,
-    );
+    let tail = Ipv4Addr::new((s[6] >> 8) as u8, s[6] as u8, (s[7] >> 8) as u8, s[7] as u8);
     match s {
         // ::ffff:a.b.c.d (mapped) and ::ffff:0:a.b.c.d (translated)
         [0, 0, 0, 0, 0, 0xffff, _, _] | [0, 0, 0, 0, 0xffff, 0, _, _] => Some(tail),

@@ -53,7 +53,10 @@ fn address_classes_table() {
         ("2002:7f00:1::1", Some(Blocked::Loopback)),
         ("2002:c0a8:101::", Some(Blocked::Private)),
         ("2002:808:808::1", None),
-        ("2001:0:4136:e378:8000:63bf:3fff:fdd2", Some(Blocked::Tunnel)),
+        (
+            "2001:0:4136:e378:8000:63bf:3fff:fdd2",
+            Some(Blocked::Tunnel),
+        ),
         ("2001:db8::1", Some(Blocked::Reserved)),
         ("fc00::1", Some(Blocked::UniqueLocal)),
         ("fd12:3456::1", Some(Blocked::UniqueLocal)),
@@ -85,7 +88,10 @@ fn allow_private_entries() {
         allow.allows("x", ip("::ffff:127.0.0.1"), 8080),
         "a mapped address is the address it maps"
     );
-    assert!(!allow.allows("127.0.0.1", ip("127.0.0.1"), 8081), "other port");
+    assert!(
+        !allow.allows("127.0.0.1", ip("127.0.0.1"), 8081),
+        "other port"
+    );
     assert!(allow.allows("::1", ip("::1"), 3000));
     assert!(allow.allows("10.0.0.5", ip("10.0.0.5"), 1));
     assert!(allow.allows("intranet.local", ip("192.168.0.9"), 443));

@@ -20,8 +20,8 @@ const SKIPPED: &[&str] = &[
 
 /// Elements without a closing tag (they do not nest).
 const VOID: &[&str] = &[
-    "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param",
-    "source", "track", "wbr",
+    "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source",
+    "track", "wbr",
 ];
 
 /// The `<title>` of a document, if it has one.
@@ -30,7 +30,11 @@ pub fn title(html: &str) -> Option<String> {
     let start = lower.find("<title")?;
     let open_end = start + lower[start..].find('>')? + 1;
     let end = open_end + lower[open_end..].find("</title")?;
-    let t = html.get(open_end..end)?.split_whitespace().collect::<Vec<_>>().join(" ");
+    let t = html
+        .get(open_end..end)?
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
     (!t.is_empty()).then(|| decode_entities(&t))
 }
 
@@ -184,11 +188,19 @@ mod tests {
         assert!(md.contains("[link](https://x.example/)"), "{md}");
         assert!(md.contains("| Name | Age |"), "{md}");
         assert!(
-            md.lines().any(|l| l.starts_with("| Bob") && l.contains("| 42")),
+            md.lines()
+                .any(|l| l.starts_with("| Bob") && l.contains("| 42")),
             "{md}"
         );
         assert!(md.contains("fn main() {}"), "{md}");
-        for gone in ["do not show", "color: red", "track()", "Home", "Site banner", "Copyright"] {
+        for gone in [
+            "do not show",
+            "color: red",
+            "track()",
+            "Home",
+            "Site banner",
+            "Copyright",
+        ] {
             assert!(!md.contains(gone), "{gone:?} left in:\n{md}");
         }
         assert_eq!(title(PAGE).as_deref(), Some("Rust & You"));
@@ -205,7 +217,11 @@ mod tests {
 
     #[test]
     fn hostile_nesting_becomes_flat_text_without_crashing() {
-        let deep = format!("{}deep text{}", "<div>".repeat(200_000), "</div>".repeat(10));
+        let deep = format!(
+            "{}deep text{}",
+            "<div>".repeat(200_000),
+            "</div>".repeat(10)
+        );
         assert!(nesting_depth(&deep) > MAX_DEPTH);
         let md = to_markdown(&deep);
         assert_eq!(md, "deep text");

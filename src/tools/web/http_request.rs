@@ -102,7 +102,10 @@ impl Tool for HttpRequest {
     fn redact(&self, args: &Value) -> Value {
         let mut shown = secrets::mask_args(args);
         if let (Some(body), Some(scrubber)) = (
-            shown.get("body").and_then(Value::as_str).map(str::to_string),
+            shown
+                .get("body")
+                .and_then(Value::as_str)
+                .map(str::to_string),
             secrets_of(args).ok(),
         ) {
             shown["body"] = Value::String(scrubber.scrub(&body));
@@ -172,7 +175,9 @@ async fn request(web: &SharedWeb, args: Value, ctx: &ToolContext) -> Result<Tool
         follow_redirects: false,
         guarded: true,
     };
-    let resp = send(&web.settings, req, &ctx.cancel).await.map_err(web_error)?;
+    let resp = send(&web.settings, req, &ctx.cancel)
+        .await
+        .map_err(web_error)?;
     let mut shown_headers = Map::new();
     for (name, value) in &resp.headers {
         let v = String::from_utf8_lossy(value.as_bytes());

@@ -51,9 +51,7 @@ impl WebContext {
             .max_download_bytes
             .unwrap_or(MAX_DOWNLOAD_BYTES)
             .clamp(1024, MAX_DOWNLOAD_BYTES);
-        asked
-            .unwrap_or(DEFAULT_DOWNLOAD_BYTES)
-            .clamp(1, ceiling)
+        asked.unwrap_or(DEFAULT_DOWNLOAD_BYTES).clamp(1, ceiling)
     }
 }
 

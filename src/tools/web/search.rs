@@ -110,7 +110,11 @@ impl Provider {
         let mut headers = HeaderMap::new();
         let (method, url, body) = match self.kind {
             ProviderKind::Serper => {
-                if let Some(v) = self.key.as_deref().and_then(|k| HeaderValue::from_str(k).ok()) {
+                if let Some(v) = self
+                    .key
+                    .as_deref()
+                    .and_then(|k| HeaderValue::from_str(k).ok())
+                {
                     headers.insert("x-api-key", v);
                 }
                 headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
@@ -183,7 +187,9 @@ pub fn parse_hits(kind: ProviderKind, body: &Value, n: usize) -> Result<Vec<Hit>
         ProviderKind::Searxng => &["results"],
         ProviderKind::Proxy => &["results", "items", "organic"],
     };
-    let list = lists.iter().find_map(|k| body.get(*k).and_then(Value::as_array));
+    let list = lists
+        .iter()
+        .find_map(|k| body.get(*k).and_then(Value::as_array));
     let Some(list) = list else {
         // Google answers a query with no results without `items`.
         if kind == ProviderKind::Google && body.get("searchInformation").is_some() {
@@ -251,7 +257,10 @@ mod tests {
             "https://www.googleapis.com/customsearch/v1?key=k-secret-123&cx=cx-1&q=a+b&num=5"
         );
         let r = provider(ProviderKind::Searxng, "http://127.0.0.1:8888/sx/").request("q", 5);
-        assert_eq!(r.url.as_str(), "http://127.0.0.1:8888/sx/search?q=q&format=json");
+        assert_eq!(
+            r.url.as_str(),
+            "http://127.0.0.1:8888/sx/search?q=q&format=json"
+        );
         let r = provider(ProviderKind::Proxy, "https://loom.example").request("q", 2);
         assert_eq!(r.url.as_str(), "https://loom.example/proxy/cse");
         assert_eq!(r.headers[AUTHORIZATION], "Bearer k-secret-123");
@@ -274,11 +283,26 @@ mod tests {
             }]
         );
         let sx = json!({"results": [{"title": "S", "url": "https://s.example", "content": "c"}]});
-        assert_eq!(parse_hits(ProviderKind::Searxng, &sx, 5).unwrap()[0].snippet, "c");
+        assert_eq!(
+            parse_hits(ProviderKind::Searxng, &sx, 5).unwrap()[0].snippet,
+            "c"
+        );
         let empty_google = json!({"searchInformation": {"totalResults": "0"}});
-        assert!(parse_hits(ProviderKind::Google, &empty_google, 5).unwrap().is_empty());
+        assert!(
+            parse_hits(ProviderKind::Google, &empty_google, 5)
+                .unwrap()
+                .is_empty()
+        );
         let err = json!({"error": {"message": "API key not valid"}});
-        assert!(parse_hits(ProviderKind::Google, &err, 5).unwrap_err().contains("not valid"));
-        assert!(parse_hits(ProviderKind::Serper, &json!({}), 5).unwrap_err().contains("organic"));
+        assert!(
+            parse_hits(ProviderKind::Google, &err, 5)
+                .unwrap_err()
+                .contains("not valid")
+        );
+        assert!(
+            parse_hits(ProviderKind::Serper, &json!({}), 5)
+                .unwrap_err()
+                .contains("organic")
+        );
     }
 }

@@ -21,9 +21,19 @@ pub fn is_secret_header(name: &str) -> bool {
     matches!(
         n.as_str(),
         "authorization" | "proxy-authorization" | "cookie" | "set-cookie"
-    ) || ["token", "secret", "key", "password", "passwd", "session", "auth", "signature", "credential"]
-        .iter()
-        .any(|w| n.contains(w))
+    ) || [
+        "token",
+        "secret",
+        "key",
+        "password",
+        "passwd",
+        "session",
+        "auth",
+        "signature",
+        "credential",
+    ]
+    .iter()
+    .any(|w| n.contains(w))
 }
 
 /// Query parameter (or form field) names whose values are credentials.
@@ -32,9 +42,22 @@ pub fn is_secret_param(name: &str) -> bool {
     matches!(
         n.as_str(),
         "key" | "sig" | "code" | "pass" | "pwd" | "cx" | "jwt" | "auth" | "apikey"
-    ) || ["token", "secret", "password", "passwd", "signature", "api_key", "api-key", "apikey", "session", "credential", "access_key", "private"]
-        .iter()
-        .any(|w| n.contains(w))
+    ) || [
+        "token",
+        "secret",
+        "password",
+        "passwd",
+        "signature",
+        "api_key",
+        "api-key",
+        "apikey",
+        "session",
+        "credential",
+        "access_key",
+        "private",
+    ]
+    .iter()
+    .any(|w| n.contains(w))
 }
 
 /// A header value as it may be shown: the scheme of an `Authorization`-style value kept,
@@ -47,7 +70,9 @@ pub fn mask_header(name: &str, value: &str) -> String {
         Some((scheme, rest))
             if !rest.trim().is_empty()
                 && scheme.len() <= 16
-                && scheme.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') =>
+                && scheme
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '-') =>
         {
             format!("{scheme} {MASK}")
         }
@@ -120,10 +145,8 @@ impl Scrubber {
     /// Scrub every string inside a JSON value.
     pub fn scrub_json(&self, value: &mut Value) {
         match value {
-            Value::String(s) => {
-                if self.secrets.iter().any(|x| s.contains(x.as_str())) {
-                    *s = self.scrub(s);
-                }
+            Value::String(s) if self.secrets.iter().any(|x| s.contains(x.as_str())) => {
+                *s = self.scrub(s);
             }
             Value::Array(items) => items.iter_mut().for_each(|v| self.scrub_json(v)),
             Value::Object(map) => map.values_mut().for_each(|v| self.scrub_json(v)),
@@ -172,7 +195,10 @@ mod tests {
         let u = Url::parse("https://user:pw@h.example/p?q=rust&key=AIza123&access_token=t&x=1")
             .unwrap();
         let shown = mask_url(&u);
-        assert!(!shown.contains("AIza123") && !shown.contains("pw@"), "{shown}");
+        assert!(
+            !shown.contains("AIza123") && !shown.contains("pw@"),
+            "{shown}"
+        );
         assert!(shown.contains("q=rust") && shown.contains("x=1"), "{shown}");
         assert!(shown.contains("key=****"), "{shown}");
         let plain = Url::parse("https://h.example/a?q=1").unwrap();

@@ -82,7 +82,11 @@ impl Tool for WebFetch {
     fn describe(&self, args: &Value) -> Result<CallIntent, ToolError> {
         let a: WebFetchArgs = args::parse(args.clone())?;
         let url = parse_url(&a.url)?;
-        Ok(CallIntent::network(intent_for(NetAccess::Fetch, "GET", &url)))
+        Ok(CallIntent::network(intent_for(
+            NetAccess::Fetch,
+            "GET",
+            &url,
+        )))
     }
     fn redact(&self, args: &Value) -> Value {
         secrets::mask_args(args)
@@ -116,7 +120,9 @@ async fn fetch(web: &SharedWeb, args: Value, ctx: &ToolContext) -> Result<ToolRe
         follow_redirects: true,
         guarded: true,
     };
-    let resp = send(&web.settings, req, &ctx.cancel).await.map_err(web_error)?;
+    let resp = send(&web.settings, req, &ctx.cancel)
+        .await
+        .map_err(web_error)?;
     let content_type = resp
         .headers
         .get(CONTENT_TYPE)

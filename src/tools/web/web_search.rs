@@ -76,7 +76,11 @@ impl Tool for WebSearch {
     fn describe(&self, args: &Value) -> Result<CallIntent, ToolError> {
         let a = parse(args.clone())?;
         let method = self.provider.request("", 1).method;
-        let mut intent = intent_for(NetAccess::Search, method.as_str(), &self.provider.endpoint_url());
+        let mut intent = intent_for(
+            NetAccess::Search,
+            method.as_str(),
+            &self.provider.endpoint_url(),
+        );
         intent.url = format!("{} ({:?})", intent.url, a.query);
         Ok(CallIntent::network(intent))
     }

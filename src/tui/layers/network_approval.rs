@@ -151,7 +151,10 @@ mod tests {
             Some(Action::Send(UserOp::Approve { answer, .. })) => Some(answer.clone()),
             _ => None,
         };
-        assert_eq!(send(l.handle_key(press('y'))), Some(ApprovalAnswer::Approve));
+        assert_eq!(
+            send(l.handle_key(press('y'))),
+            Some(ApprovalAnswer::Approve)
+        );
         assert_eq!(
             send(l.handle_key(press('a'))),
             Some(ApprovalAnswer::ApproveForSession)
@@ -166,7 +169,9 @@ mod tests {
 
     #[test]
     fn renders_method_url_domain_and_keys() {
-        let theme = crate::tui::theme::Theme::load("dark", crate::tui::theme::ColorDepth::TrueColor).unwrap();
+        let theme =
+            crate::tui::theme::Theme::load("dark", crate::tui::theme::ColorDepth::TrueColor)
+                .unwrap();
         let area = Rect::new(0, 0, 90, 20);
         let mut buf = Buffer::empty(area);
         layer().render(area, &mut buf, &theme);
