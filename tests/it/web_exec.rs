@@ -305,3 +305,98 @@ async fn web_search_end_to_end_through_exec() {
     let tools = model.requests()[0]["tools"].to_string();
     assert!(tools.contains("\"web_search\""), "offered to the model");
 }
+
+/// An interactive (supervised) agent with `config` as the user config.
+fn start_agent(dir: &Path, model: &ScriptedServer, config: &str) -> loom::agent::AgentHandle {
+    let file = dir.join(".home-config.toml");
+    std::fs::write(&file, config).unwrap();
+    let flags = loom::config::FlagConfig {
+        base_url: Some(model.base_url()),
+        model: Some("scripted-model".into()),
+        approval: Some("supervised".into()),
+        config_file: Some(file),
+        ..loom::config::FlagConfig::default()
+    };
+    let config = loom::config::load(dir, &flags, &|_| None).unwrap();
+    let root = std::fs::canonicalize(dir).unwrap();
+    let provider = loom::setup::Provider::Ready {
+        settings: loom::llm::ProviderSettings::new(&model.base_url(), "scripted-model"),
+        origin: "test".into(),
+    };
+    let ctx = loom::setup::tool_context(&root, &config, "web-session").unwrap();
+    loom::agent::Runner::spawn(loom::setup::runner_parts(
+        &config,
+        &provider,
+        ctx,
+        true,
+        Vec::new(),
+        loom::setup::SessionFiles::none(),
+    ))
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn supervised_asks_once_per_domain_and_always_grants_that_domain() {
+    use loom::agent::{AgentEvent, ApprovalAnswer, ApprovalPreview};
+    let web = WebServer::start().await;
+    web.route("/a", vec![WebReply::ok("text/plain", "page a")]);
+    web.route("/b", vec![WebReply::ok("text/plain", "page b")]);
+    let dir = workspace("");
+    let fetch = |p: &str| serde_json::json!({"url": web.url(p)}).to_string();
+    let (fa, fb) = (fetch("/a"), fetch("/b"));
+    let post = serde_json::json!({"method": "POST", "url": web.url("/a")}).to_string();
+    let model = ScriptedServer::start(vec![
+        support::calls_openai(&[("c1", "web_fetch", &fa)]),
+        support::calls_openai(&[("c2", "web_fetch", &fb)]),
+        support::calls_openai(&[("c3", "http_request", &post)]),
+        support::text_reply("done"),
+    ])
+    .await;
+    let mut agent = start_agent(dir.path(), &model, &allow(&web));
+    let mut asked = Vec::new();
+    let events = crate::agent::run_turn(&mut agent, "read the pages", |name, preview| {
+        asked.push((name.to_string(), preview.clone()));
+        match name {
+            "web_fetch" => ApprovalAnswer::ApproveForSession,
+            _ => ApprovalAnswer::Deny { reason: None },
+        }
+    })
+    .await;
+    assert_eq!(
+        asked.len(),
+        2,
+        "the second fetch from the domain did not ask: {asked:?}"
+    );
+    assert_eq!(asked[0].0, "web_fetch");
+    match &asked[0].1 {
+        ApprovalPreview::Network { method, domain, .. } => {
+            assert_eq!((method.as_str(), domain.as_str()), ("GET", "127.0.0.1"));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(
+        asked[1].0, "http_request",
+        "a fetch grant is not a request grant"
+    );
+    let outputs: Vec<(String, bool)> = events
+        .iter()
+        .filter_map(|e| match e {
+            AgentEvent::ToolResult { name, result, .. } => Some((name.clone(), result.success)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        outputs,
+        [
+            ("web_fetch".to_string(), true),
+            ("web_fetch".to_string(), true),
+            ("http_request".to_string(), false)
+        ]
+    );
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, AgentEvent::Notice { message }
+        if message.contains("web_fetch calls to 127.0.0.1 will run without asking")))
+    );
+    assert_eq!(web.seen().len(), 2, "the refused POST was never sent");
+}
