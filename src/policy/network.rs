@@ -86,7 +86,6 @@ pub fn decide(
         NetAccess::Request => format!("sends {} {}", net.method, net.url),
     };
     let mut assessment = Assessment::plain(risk, what);
-    assessment.network = true;
     assessment.domain_grant = Some((net.access, net.domain.clone()));
     let listed = rules.allows_domain(&net.domain);
     let decision = match autonomy {
