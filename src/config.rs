@@ -7,6 +7,7 @@
 
 pub mod file;
 pub mod trust;
+pub mod web;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -100,6 +101,10 @@ pub struct FileConfig {
     /// Which editing tool the model gets: `auto` (apply_patch for models trained on
     /// Codex's patch format, edit_file for the rest), `edit_file`, `apply_patch` or `both`.
     pub edit_tool: Option<String>,
+    /// Web tools: what they may reach and how (`[web]`).
+    pub web: Option<web::WebConfig>,
+    /// The search provider of `web_search` (`[web_search]`).
+    pub web_search: Option<web::WebSearchConfig>,
 }
 
 /// The `[hooks]` table.
@@ -235,6 +240,12 @@ impl FileConfig {
                 .stream_idle_timeout_secs
                 .or(self.stream_idle_timeout_secs),
             edit_tool: other.edit_tool.or(self.edit_tool),
+            web: web::overlay_opt(self.web, other.web, web::WebConfig::overlay),
+            web_search: web::overlay_opt(
+                self.web_search,
+                other.web_search,
+                web::WebSearchConfig::overlay,
+            ),
             hooks: match (self.hooks, other.hooks) {
                 (Some(a), Some(b)) => Some(HooksConfig {
                     post_tools: match (a.post_tools, b.post_tools) {
@@ -404,6 +415,10 @@ pub struct Config {
     pub max_tool_calls: usize,
     /// Seconds of silence from the model server before an attempt fails.
     pub stream_idle_timeout_secs: u64,
+    /// The `[web]` settings (defaults where unset).
+    pub web: web::WebConfig,
+    /// The `[web_search]` settings (no provider where unset).
+    pub web_search: web::WebSearchConfig,
 }
 
 /// The user config file's path (`~/.config/loom/config.toml` on Linux).
@@ -512,8 +527,27 @@ pub fn load(
             ),
         })?,
     };
+    let web = merged.web.clone().unwrap_or_default();
+    crate::tools::web::guard::AllowPrivate::parse(web.allow_private.as_deref().unwrap_or(&[]))
+        .map_err(|message| ConfigError::Invalid {
+            source_name: "web.allow_private".into(),
+            message,
+        })?;
+    let web_search = merged.web_search.clone().unwrap_or_default();
+    if let Some(p) = &web_search.provider
+        && crate::tools::web::search::ProviderKind::parse(p).is_none()
+    {
+        return Err(ConfigError::Invalid {
+            source_name: "web_search.provider".into(),
+            message: format!(
+                "unknown search provider {p:?}; expected serper, google, searxng or proxy"
+            ),
+        });
+    }
     Ok(Config {
         edit_tool,
+        web,
+        web_search,
         base_url: merged.base_url.clone(),
         model: merged.model.clone(),
         api_key: nonempty(&api_key_env),

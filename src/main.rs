@@ -11,7 +11,7 @@ use loom::config::{self, Config};
 use loom::exec::{self, SessionInfo};
 use loom::session;
 use loom::setup::{self, Provider};
-use loom::tools::{ToolContext, ToolRegistry};
+use loom::tools::ToolContext;
 
 fn main() -> ExitCode {
     loom::policy::isolate::harden_self();
@@ -112,7 +112,14 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
     };
     match &cli.command {
         Some(Command::Tool(ToolCommand::List)) => {
-            commands::tool::list(&ToolRegistry::all_builtin())
+            let config = match load_config(&cli, &workspace) {
+                Ok(c) => c,
+                Err(code) => return Ok(code),
+            };
+            note_untrusted(&config);
+            let (registry, unoffered) =
+                setup::tool_registry(&config, None, &|k| std::env::var(k).ok());
+            commands::tool::list(&registry, &unoffered)
         }
         Some(Command::Tool(ToolCommand::Run { name, args })) => {
             let config = match load_config(&cli, &workspace) {
@@ -122,7 +129,13 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             note_untrusted(&config);
             let ctx: ToolContext = setup::tool_context(&workspace, &config, "tool-run")?;
             let policy = setup::policy(&config);
-            commands::tool::run(&ToolRegistry::all_builtin(), &policy, &ctx, name, args).await
+            let (registry, unoffered) =
+                setup::tool_registry(&config, None, &|k| std::env::var(k).ok());
+            if let Some(u) = unoffered.iter().find(|u| u.name == name.as_str()) {
+                eprintln!("loom: {} is not offered: {}", u.name, u.why);
+                return Ok(ExitCode::from(commands::tool::EXIT_USAGE));
+            }
+            commands::tool::run(&registry, &policy, &ctx, name, args).await
         }
         Some(Command::Policy(PolicyCommand::Check { command, json })) => {
             let config = match load_config(&cli, &workspace) {

@@ -27,6 +27,8 @@ use crate::session::{self, SessionLog};
 use crate::tools::{ToolContext, ToolLimits, ToolRegistry};
 use std::sync::Mutex;
 
+pub mod web;
+
 /// OpenAI's API, used when only an API key is configured.
 pub const OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
 /// The model used with OpenAI when none is named.
@@ -253,6 +255,46 @@ pub fn policy(config: &Config) -> Policy {
         .with_rules(rules)
         .with_budget(config.max_actions_per_hour)
         .with_protected(forbidden_rules(config))
+        .with_network(crate::policy::network::NetworkRules {
+            read_only_web: config.web.read_only.unwrap_or(false),
+            allowed_domains: config.web.allowed_domains.clone().unwrap_or_default(),
+        })
+}
+
+/// A tool that exists but is not offered to the model, and how to offer it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unoffered {
+    /// The tool's name.
+    pub name: &'static str,
+    /// Why it is not offered and what enables it.
+    pub why: String,
+}
+
+/// The tools offered in a session under `config` (the workspace tools, then the web
+/// tools), and those left out with how to enable them. `env` looks up variables (normally
+/// `std::env::var`); search keys are read only from there.
+pub fn tool_registry(
+    config: &Config,
+    model: Option<&str>,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> (ToolRegistry, Vec<Unoffered>) {
+    // For a model, the editing tool it edits best with; by hand (`loom tool`), every one.
+    let mut registry = match model {
+        Some(model) => {
+            let (edit_file, apply_patch) = config.edit_tool.offered(model);
+            ToolRegistry::workspace(edit_file, apply_patch)
+        }
+        None => ToolRegistry::all_builtin(),
+    };
+    let mut unoffered = Vec::new();
+    let (tools, missing) = web::web_tools(config, env);
+    for tool in tools {
+        registry
+            .register(tool)
+            .expect("web tool names differ from the workspace tools");
+    }
+    unoffered.extend(missing);
+    (registry, unoffered)
 }
 
 /// The tool context for a workspace under `config`.
@@ -392,8 +434,7 @@ pub fn runner_parts(
         Provider::Ready { settings, .. } => settings.model.as_str(),
         Provider::Missing { .. } => config.model.as_deref().unwrap_or(""),
     };
-    let (edit_file, apply_patch) = config.edit_tool.offered(model);
-    let registry = Arc::new(ToolRegistry::workspace(edit_file, apply_patch));
+    let registry = Arc::new(tool_registry(config, Some(model), &|k| std::env::var(k).ok()).0);
     let root = ctx
         .workspace
         .as_ref()

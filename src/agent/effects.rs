@@ -175,7 +175,9 @@ pub(super) fn resolve_calls(
             match prepared {
                 Ok(p) => {
                     let mut call = c.call;
-                    call.arguments = p.args.to_string();
+                    // What the conversation (and so the transcript) records is the
+                    // call as it may be shown: credentials masked. It runs with `args`.
+                    call.arguments = p.shown.to_string();
                     ProposedCall {
                         call,
                         kind,

@@ -133,6 +133,19 @@ pub enum ApprovalPreview {
         /// Whether the model asked to run it outside the sandbox.
         outside_sandbox: bool,
     },
+    /// A network call (web_search, web_fetch, http_request).
+    Network {
+        /// The HTTP method.
+        method: String,
+        /// The URL, credentials masked.
+        url: String,
+        /// The domain a "for this session" approval covers.
+        domain: String,
+        /// Risk level name.
+        risk: String,
+        /// What the call does, in words.
+        risk_reason: String,
+    },
     /// Anything else: the raw arguments.
     Other {
         /// The arguments.

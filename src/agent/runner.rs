@@ -1005,7 +1005,18 @@ impl Runner {
             return;
         };
         let command = call.intent.and_then(|i| i.command.clone());
+        let network = call.intent.and_then(|i| i.network.clone());
         let preview = match (self.prepared.get(&id), command, self.rulings.get(&id)) {
+            (None, None, Some(ruling)) if network.is_some() => {
+                let n = *network.expect("checked above");
+                ApprovalPreview::Network {
+                    method: n.method,
+                    url: n.url,
+                    domain: n.domain,
+                    risk: ruling.assessment.risk.as_str().to_string(),
+                    risk_reason: ruling.assessment.reason.clone(),
+                }
+            }
             (Some(changes), _, _) => match changes.as_slice() {
                 [change] if change.op == crate::tools::change::ChangeOp::Write => {
                     ApprovalPreview::FileChange {

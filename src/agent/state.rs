@@ -431,7 +431,9 @@ impl Machine {
                 id: c.call.id.clone(),
                 name: c.call.name.clone(),
                 arguments: if c.invalid.is_none() {
-                    c.args.clone()
+                    // The recorded form (credentials masked), which is the canonical
+                    // arguments for every tool that masks nothing.
+                    serde_json::from_str(&c.call.arguments).unwrap_or_else(|_| c.args.clone())
                 } else {
                     Value::String(c.call.arguments.clone())
                 },
@@ -585,7 +587,8 @@ impl Machine {
             out.push(Action::Emit(AgentEvent::ToolCall {
                 id: c.call.id.clone(),
                 name: c.call.name.clone(),
-                arguments: c.args.clone(),
+                arguments: serde_json::from_str(&c.call.arguments)
+                    .unwrap_or_else(|_| c.args.clone()),
                 intent: c.intent.clone(),
             }));
             let result = ToolResult::err(&not_run);

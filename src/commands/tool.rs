@@ -11,6 +11,7 @@ use anyhow::Context as _;
 use serde_json::Value;
 
 use crate::policy::Policy;
+use crate::setup::Unoffered;
 use crate::tools::{ToolContext, ToolRegistry, ToolResult};
 
 /// Exit code for a tool that returned an error.
@@ -18,12 +19,19 @@ pub const EXIT_TOOL_ERROR: u8 = 1;
 /// Exit code for bad usage (unknown tool, arguments that are not JSON).
 pub const EXIT_USAGE: u8 = 2;
 
-/// Print every tool's schema as a JSON array (OpenAI function-tool format).
-pub fn list(registry: &ToolRegistry) -> anyhow::Result<ExitCode> {
+/// Print the schema of every tool offered to the model as a JSON array (OpenAI
+/// function-tool format) on stdout, and on stderr which tools are offered and, for each
+/// one that is not, why and how to enable it.
+pub fn list(registry: &ToolRegistry, unoffered: &[Unoffered]) -> anyhow::Result<ExitCode> {
     let schemas = Value::Array(registry.schemas());
     let mut out = std::io::stdout().lock();
     serde_json::to_writer_pretty(&mut out, &schemas)?;
     writeln!(out)?;
+    let mut err = std::io::stderr().lock();
+    writeln!(err, "offered: {}", registry.names().join(", "))?;
+    for u in unoffered {
+        writeln!(err, "not offered: {}: {}", u.name, u.why)?;
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -23,6 +23,42 @@ pub struct CommandIntent {
     pub outside_sandbox: bool,
 }
 
+/// How a network call uses the network: the policy judges each differently.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NetAccess {
+    /// A query sent to the configured search provider.
+    Search,
+    /// A page read (GET) from a URL.
+    Fetch,
+    /// An API request: any method, headers and body.
+    Request,
+}
+
+impl NetAccess {
+    /// The tool that makes this kind of call, for messages.
+    pub fn tool(self) -> &'static str {
+        match self {
+            NetAccess::Search => "web_search",
+            NetAccess::Fetch => "web_fetch",
+            NetAccess::Request => "http_request",
+        }
+    }
+}
+
+/// Where a network call goes, as the tool describes it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NetworkIntent {
+    /// The kind of access.
+    pub access: NetAccess,
+    /// The host the call reaches first (lowercase); grants and `allowed_domains` match it.
+    pub domain: String,
+    /// The HTTP method.
+    pub method: String,
+    /// The URL, with credentials masked (safe to show and record).
+    pub url: String,
+}
+
 /// What one tool call will touch, as the tool describes it from its parsed arguments.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CallIntent {
@@ -37,6 +73,10 @@ pub struct CallIntent {
     /// The command it runs, for commands.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub command: Option<CommandIntent>,
+    /// Where it goes, for network calls (boxed: most calls have none, and the intent
+    /// travels inside every tool-call event).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub network: Option<Box<NetworkIntent>>,
 }
 
 impl CallIntent {
@@ -47,6 +87,7 @@ impl CallIntent {
             reads: paths.into_iter().collect(),
             writes: Vec::new(),
             command: None,
+            network: None,
         }
     }
 
@@ -57,6 +98,7 @@ impl CallIntent {
             reads: Vec::new(),
             writes: vec![path.into()],
             command: None,
+            network: None,
         }
     }
 
@@ -67,6 +109,18 @@ impl CallIntent {
             reads: Vec::new(),
             writes: Vec::new(),
             command: Some(command),
+            network: None,
+        }
+    }
+
+    /// A call that uses the network as `network` says.
+    pub fn network(network: NetworkIntent) -> CallIntent {
+        CallIntent {
+            kind: ToolKind::Network,
+            reads: Vec::new(),
+            writes: Vec::new(),
+            command: None,
+            network: Some(Box::new(network)),
         }
     }
 
@@ -74,6 +128,9 @@ impl CallIntent {
     pub fn summary(&self) -> String {
         if let Some(c) = &self.command {
             return c.command.lines().next().unwrap_or("").to_string();
+        }
+        if let Some(n) = &self.network {
+            return format!("{} {}", n.method, n.url);
         }
         let paths: Vec<&str> = self
             .writes
@@ -103,6 +160,9 @@ pub struct Assessment {
     pub snapshot: bool,
     /// The command's full classification, for the approval prompt and `loom policy check`.
     pub classification: Option<Classification>,
+    /// For a network call: the kind of access and the domain a "for this session" approval
+    /// would cover.
+    pub domain_grant: Option<(NetAccess, String)>,
 }
 
 impl Assessment {
@@ -115,6 +175,7 @@ impl Assessment {
             network: false,
             snapshot: false,
             classification: None,
+            domain_grant: None,
         }
     }
 

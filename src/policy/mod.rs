@@ -13,6 +13,7 @@ pub mod commands;
 pub mod env;
 pub mod isolate;
 pub mod limits;
+pub mod network;
 pub mod paths;
 pub mod sandbox;
 
@@ -22,7 +23,7 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 
 use approvals::{Grants, RuleAction, Rules};
-pub use call::{Assessment, CallIntent, CommandIntent, Ruling};
+pub use call::{Assessment, CallIntent, CommandIntent, NetAccess, NetworkIntent, Ruling};
 use commands::{Classification, CommandContext, Risk, classify};
 use limits::ActionBudget;
 use paths::ForbiddenRule;
@@ -118,6 +119,8 @@ pub struct Policy {
     home: Option<PathBuf>,
     protected: Vec<ForbiddenRule>,
     interactive: bool,
+    network: network::NetworkRules,
+    domains: network::DomainGrants,
 }
 
 impl Default for Policy {
@@ -139,7 +142,15 @@ impl Policy {
             protected: ForbiddenRule::defaults(home.as_deref()),
             home,
             interactive: true,
+            network: network::NetworkRules::default(),
+            domains: network::DomainGrants::default(),
         }
+    }
+
+    /// Use these rules for network calls (read-only web access, allowed API domains).
+    pub fn with_network(mut self, rules: network::NetworkRules) -> Policy {
+        self.network = rules;
+        self
     }
 
     /// Use these persistent rules.
@@ -207,6 +218,10 @@ impl Policy {
             ),
             ToolKind::Write => self.decide_write(name, intent),
             ToolKind::Execute => self.decide_command(name, intent, workspace),
+            ToolKind::Network if intent.network.is_some() => {
+                let net = intent.network.as_ref().expect("checked above");
+                network::decide(name, net, self.autonomy, &self.network, &self.domains)
+            }
             ToolKind::Network => (
                 match self.autonomy {
                     Autonomy::ReadOnly => Decision::Deny {
@@ -319,6 +334,7 @@ impl Policy {
             network: c.uses_network(),
             snapshot: c.level > Risk::ReadOnly,
             classification: Some(c.clone()),
+            domain_grant: None,
         };
         let decision = self.command_decision(&c, outside);
         (decision, assessment)
@@ -402,6 +418,16 @@ impl Policy {
                     )
                 }
                 None => "Approved once: no session grant is given for high-risk commands.".into(),
+            },
+            ToolKind::Network => match &assessment.domain_grant {
+                Some((access, domain)) => {
+                    self.domains.grant(*access, domain);
+                    format!(
+                        "{} calls to {domain} will run without asking for the rest of this session.",
+                        access.tool()
+                    )
+                }
+                None => "Approved once.".into(),
             },
             _ => "Approved once.".into(),
         }

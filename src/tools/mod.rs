@@ -28,6 +28,7 @@ pub mod reaper;
 pub mod registry;
 pub mod search_files;
 pub mod summary;
+pub mod web;
 pub mod write_file;
 
 use std::path::PathBuf;
@@ -287,6 +288,11 @@ pub trait Tool: Send + Sync {
     /// the runner read. Arguments that do not parse are an error, never a call with
     /// unknown facts.
     fn describe(&self, args: &Value) -> Result<CallIntent, ToolError>;
+    /// The arguments as they may be shown and recorded (events, transcript, screen):
+    /// credentials masked. The call itself runs with the arguments as given.
+    fn redact(&self, args: &Value) -> Value {
+        args.clone()
+    }
     /// How long a call may take before it is cancelled.
     fn default_timeout(&self) -> Duration;
     /// The timeout for a particular call (bash reads it from its arguments).

@@ -24,6 +24,8 @@ pub struct Prepared {
     pub args: Value,
     /// What the call will touch.
     pub intent: CallIntent,
+    /// The arguments as they may be shown and recorded (credentials masked).
+    pub shown: Value,
 }
 
 /// Why a tool could not be registered.
@@ -154,7 +156,12 @@ impl ToolRegistry {
         };
         let args = args::normalise(args)?;
         let intent = tool.describe(&args)?;
-        Ok(Prepared { args, intent })
+        let shown = tool.redact(&args);
+        Ok(Prepared {
+            args,
+            intent,
+            shown,
+        })
     }
 
     /// Run the tool `name` with `args`: validated, timed out, panic-safe and bounded.

@@ -58,6 +58,13 @@ pub fn summarize(name: &str, args: &Value) -> String {
         }
         "bash" => s("command").lines().next().unwrap_or("").to_string(),
         "apply_patch" => patch_files(s("input")),
+        "web_search" => format!("{:?}", s("query")),
+        "web_fetch" => web_target(s("url")),
+        "http_request" => format!(
+            "{} {}",
+            s("method").to_ascii_uppercase(),
+            web_target(s("url"))
+        ),
         _ => truncate(&args.to_string(), FALLBACK_COLUMNS),
     }
 }
@@ -94,6 +101,27 @@ fn patch_files(input: &str) -> String {
         out.push_str(&format!(" +{} more", names.len() - SHOWN));
     }
     out
+}
+
+/// A URL for a row: the domain first (what a person checks), then the path; no scheme.
+fn web_target(url: &str) -> String {
+    match url::Url::parse(url) {
+        Ok(u) => {
+            let mut out = u.host_str().unwrap_or("").to_string();
+            if let Some(port) = u.port() {
+                out.push_str(&format!(":{port}"));
+            }
+            if u.path() != "/" {
+                out.push_str(u.path());
+            }
+            if let Some(q) = u.query() {
+                out.push('?');
+                out.push_str(q);
+            }
+            out
+        }
+        Err(_) => url.to_string(),
+    }
 }
 
 /// The whole call in one line, name first: `read_file greet.py`, `bash cargo test`,
@@ -174,6 +202,28 @@ mod tests {
             cwd: cwd.map(str::to_string),
             outside_sandbox,
         })
+    }
+
+    #[test]
+    fn web_calls_show_their_domain_first() {
+        assert_eq!(
+            summarize(
+                "web_fetch",
+                &json!({"url": "https://docs.rs/serde/latest/"})
+            ),
+            "docs.rs/serde/latest/"
+        );
+        assert_eq!(
+            summarize(
+                "http_request",
+                &json!({"method": "post", "url": "http://127.0.0.1:8080/api?token=****"})
+            ),
+            "POST 127.0.0.1:8080/api?token=****"
+        );
+        assert_eq!(
+            summarize("web_search", &json!({"query": "rust async"})),
+            "\"rust async\""
+        );
     }
 
     #[test]

@@ -10,7 +10,7 @@ use tokio::sync::mpsc::UnboundedSender;
 
 use super::composer::Composer;
 use super::diff_view::DiffView;
-use super::layers::{Action, CommandApproval, Layer, UndoConfirm};
+use super::layers::{Action, CommandApproval, Layer, NetworkApproval, UndoConfirm};
 use super::theme::Theme;
 use super::tools_pane::{ToolRow, ToolStatus, ToolsPane, status_mark, summarize};
 use super::transcript::{NoticeLevel, ToolMark, Transcript};
@@ -470,6 +470,24 @@ impl App {
                             outside_sandbox,
                             scroll: 0,
                             max_scroll: Default::default(),
+                        }));
+                    }
+                    ApprovalPreview::Network {
+                        method,
+                        url,
+                        domain,
+                        risk,
+                        risk_reason,
+                    } => {
+                        self.layers.push(Box::new(NetworkApproval {
+                            id,
+                            tool: name,
+                            method,
+                            url,
+                            domain,
+                            risk,
+                            risk_reason,
+                            reason,
                         }));
                     }
                     ApprovalPreview::Other { arguments } => {

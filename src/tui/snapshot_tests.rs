@@ -334,6 +334,62 @@ fn command_approval_for_a_high_risk_command() {
 }
 
 #[test]
+fn network_approval_for_a_fetch_with_a_finished_web_row() {
+    let (mut app, _rx) = app("dark");
+    ev(
+        &mut app,
+        AgentEvent::ToolCall {
+            id: "w0".into(),
+            name: "web_search".into(),
+            arguments: json!({"query": "serde derive"}),
+            intent: None,
+        },
+    );
+    ev(
+        &mut app,
+        AgentEvent::ToolResult {
+            id: "w0".into(),
+            name: "web_search".into(),
+            result: crate::tools::ToolResult::ok("1. serde\n   https://serde.rs").with_data(
+                json!({"results": [{"title": "serde", "url": "https://serde.rs", "snippet": ""}]}),
+            ),
+            duration_ms: 310,
+        },
+    );
+    ev(
+        &mut app,
+        AgentEvent::StateChanged {
+            phase: Phase::AwaitingApproval,
+        },
+    );
+    ev(
+        &mut app,
+        AgentEvent::ToolCall {
+            id: "w1".into(),
+            name: "web_fetch".into(),
+            arguments: json!({"url": "https://serde.rs/derive.html?token=****"}),
+            intent: None,
+        },
+    );
+    ev(
+        &mut app,
+        AgentEvent::ApprovalRequested {
+            id: "w1".into(),
+            name: "web_fetch".into(),
+            reason: "web_fetch to serde.rs is approved first, once per domain".into(),
+            preview: ApprovalPreview::Network {
+                method: "GET".into(),
+                url: "https://serde.rs/derive.html?token=****".into(),
+                domain: "serde.rs".into(),
+                risk: "low".into(),
+                risk_reason: "reads https://serde.rs/derive.html?token=****".into(),
+            },
+        },
+    );
+    insta::assert_snapshot!(text(&mut app, 120, 30));
+}
+
+#[test]
 fn error_and_retry_notices() {
     let (mut app, _rx) = app("dark");
     ev(

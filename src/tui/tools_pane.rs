@@ -104,6 +104,23 @@ pub fn status_mark(status: &ToolStatus, now: Instant, theme: &Theme) -> (String,
     }
 }
 
+/// The tools whose rows show what the server answered.
+const WEB_TOOLS: [&str; 3] = ["web_search", "web_fetch", "http_request"];
+
+/// What a finished web call got back, for its row: the HTTP status (`200`, `404`), or
+/// for a search the number of results.
+pub fn web_outcome(row: &ToolRow) -> Option<String> {
+    if !WEB_TOOLS.contains(&row.name.as_str()) {
+        return None;
+    }
+    let data = row.result.as_ref()?.data.as_ref()?;
+    if let Some(status) = data.get("status").and_then(Value::as_u64) {
+        return Some(status.to_string());
+    }
+    let n = data.get("results").and_then(Value::as_array)?.len();
+    Some(format!("{n} result{}", if n == 1 { "" } else { "s" }))
+}
+
 /// The pane's state.
 #[derive(Debug, Default)]
 pub struct ToolsPane {
@@ -218,6 +235,10 @@ impl ToolsPane {
         for (i, row) in self.rows.iter().enumerate().skip(first).take(h) {
             let y = area.y + (i - first) as u16;
             let (icon, style, tail) = status_mark(&row.status, now, theme);
+            let tail = match web_outcome(row) {
+                Some(outcome) => format!("{outcome} · {tail}"),
+                None => tail,
+            };
             let name_w = 12usize;
             let tail_w = tail.chars().count() + 1;
             let summary_w = (area.width as usize).saturating_sub(2 + name_w + tail_w + 1);
@@ -311,6 +332,11 @@ fn build_detail(row: &ToolRow, width: u16, theme: &Theme) -> Vec<Line<'static>> 
                 &StyledLine::plain(result.output.clone(), Style::default().fg(theme.dim)),
                 width,
             ));
+        } else if row.name == "web_fetch" {
+            // A fetched page is markdown: shown rendered, as the chat shows answers.
+            for l in super::markdown::MarkdownStream::render(&result.output, theme) {
+                out.extend(wrap(&l, width));
+            }
         } else {
             for l in result.output.lines() {
                 out.extend(wrap(
@@ -479,6 +505,50 @@ mod tests {
 
     fn theme(name: &str) -> Theme {
         Theme::load(name, ColorDepth::TrueColor).unwrap()
+    }
+
+    fn text_of(lines: &[Line<'static>]) -> String {
+        lines
+            .iter()
+            .map(|l| {
+                l.spans
+                    .iter()
+                    .map(|s| s.content.as_ref())
+                    .collect::<String>()
+                    + "\n"
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_web_row_shows_its_domain_and_status_and_the_page_rendered() {
+        let dark = theme("dark");
+        let mut pane = ToolsPane::new();
+        let args = json!({"url": "https://docs.rs/serde/"});
+        pane.add(ToolRow {
+            id: "w".into(),
+            name: "web_fetch".into(),
+            summary: summarize("web_fetch", &args),
+            args,
+            status: ToolStatus::Done { ok: true, ms: 120 },
+            result: Some(
+                ToolResult::ok("# Serde\n\nA **framework**.")
+                    .with_data(json!({"status": 200, "url": "https://docs.rs/serde/"})),
+            ),
+        });
+        let area = Rect::new(0, 0, 60, 1);
+        let mut buf = Buffer::empty(area);
+        pane.render_list(area, &mut buf, &dark, Instant::now(), false);
+        let row: String = (0..60).map(|x| buf[(x, 0)].symbol().to_string()).collect();
+        assert!(row.contains("docs.rs/serde/"), "{row}");
+        assert!(row.contains("200 · 120ms"), "{row}");
+        let details = text_of(pane.detail_lines(60, &dark));
+        assert!(details.contains("Serde"), "{details}");
+        assert!(
+            !details.contains("# Serde"),
+            "the heading is rendered: {details}"
+        );
+        assert!(!details.contains("**"), "emphasis is rendered: {details}");
     }
 
     #[test]

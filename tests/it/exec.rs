@@ -142,7 +142,9 @@ async fn read_edit_answer_changes_the_file() {
             "edit_file",
             "list_files",
             "search_files",
-            "bash"
+            "bash",
+            "web_fetch",
+            "http_request"
         ]
     );
     let answered = support::tool_messages(&requests[1]);

@@ -20,3 +20,5 @@ mod sessions;
 mod tool_cli;
 mod trust;
 mod tui;
+mod web;
+mod web_exec;

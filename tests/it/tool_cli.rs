@@ -22,7 +22,7 @@ fn run_tool(dir: &Path, name: &str, args: &str) -> (i32, Value) {
 }
 
 #[test]
-fn list_prints_every_builtin_schema() {
+fn list_prints_the_offered_openai_schemas() {
     let dir = tempfile::tempdir().unwrap();
     let out = loom(dir.path(), &["tool", "list"]);
     assert!(out.status.success());
@@ -40,7 +40,9 @@ fn list_prints_every_builtin_schema() {
             "apply_patch",
             "list_files",
             "search_files",
-            "bash"
+            "bash",
+            "web_fetch",
+            "http_request"
         ]
     );
 }

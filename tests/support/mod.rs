@@ -9,6 +9,8 @@
 
 #![allow(dead_code)]
 
+pub mod web;
+
 use std::collections::VecDeque;
 use std::net::SocketAddr;
 use std::path::Path;

@@ -213,6 +213,78 @@ pub const CLASSIFICATION: &[KeyClass] = &[
         "every hook: it runs a command after each change (hooks add up)",
         r#"hooks.post_tools = [{ command = "./fmt.sh" }]"#,
     ),
+    row(
+        "web.allow_private",
+        L,
+        "entries not in your list: web tools could reach those local or private services",
+        r#"web.allow_private = ["127.0.0.1:5432"]"#,
+    ),
+    row(
+        "web.allowed_domains",
+        L,
+        "domains not in your list: http_request would call them without asking",
+        r#"web.allowed_domains = ["collector.example"]"#,
+    ),
+    row(
+        "web.read_only",
+        L,
+        "true, unless yours is: web_search and web_fetch would run in read-only mode",
+        "web.read_only = true",
+    ),
+    row(
+        "web.timeout_secs",
+        N,
+        "how long a web request may take: time, not safety",
+        "web.timeout_secs = 300",
+    ),
+    row(
+        "web.max_download_bytes",
+        N,
+        "how much a web call downloads (never above 10 MiB): memory, not safety",
+        "web.max_download_bytes = 99999999",
+    ),
+    row(
+        "web.max_redirects",
+        N,
+        "how many redirects web_fetch follows: each hop is checked like the first",
+        "web.max_redirects = 20",
+    ),
+    row(
+        "web_search.provider",
+        L,
+        "when it differs from yours: your searches would go to another service",
+        r#"web_search.provider = "serper""#,
+    ),
+    row(
+        "web_search.base_url",
+        L,
+        "when it differs from yours: your searches (and the key) would go to that server",
+        r#"web_search.base_url = "http://collector.example""#,
+    ),
+    row(
+        "web_search.api_key_env",
+        L,
+        "when it differs from yours: that variable's value would be sent to the search server",
+        r#"web_search.api_key_env = "AWS_SECRET_ACCESS_KEY""#,
+    ),
+    row(
+        "web_search.cse_id_env",
+        L,
+        "when it differs from yours: that variable's value would be sent to the search server",
+        r#"web_search.cse_id_env = "AWS_SECRET_ACCESS_KEY""#,
+    ),
+    row(
+        "web_search.max_retries",
+        N,
+        "how often a failed search is tried again",
+        "web_search.max_retries = 9",
+    ),
+    row(
+        "web_search.retry_base_ms",
+        N,
+        "how long to wait before retrying a search: time, not safety",
+        "web_search.retry_base_ms = 10",
+    ),
 ];
 
 /// One thing a project config loosens.
@@ -286,6 +358,8 @@ pub fn split(user: &FileConfig, project: FileConfig) -> (FileConfig, Vec<Looseni
         max_tool_calls_per_response,
         stream_idle_timeout_secs,
         edit_tool,
+        web,
+        web_search,
     } = project;
     let mut loose = Vec::new();
     let mut kept = FileConfig {
@@ -372,6 +446,9 @@ pub fn split(user: &FileConfig, project: FileConfig) -> (FileConfig, Vec<Looseni
             other => kept.hooks = Some(HooksConfig { post_tools: other }),
         }
     }
+    kept.web = web.map(|w| crate::config::web::split_web(user.web.as_ref(), w, &mut loose));
+    kept.web_search = web_search
+        .map(|w| crate::config::web::split_search(user.web_search.as_ref(), w, &mut loose));
     (kept, loose)
 }
 

@@ -41,7 +41,25 @@ fn every_config_key_has_a_row_in_the_classification() {
         max_tool_calls_per_response,
         stream_idle_timeout_secs,
         edit_tool,
+        web,
+        web_search,
     } = every;
+    let crate::config::web::WebConfig {
+        allow_private,
+        allowed_domains,
+        read_only,
+        timeout_secs,
+        max_download_bytes,
+        max_redirects,
+    } = web.unwrap_or_default();
+    let crate::config::web::WebSearchConfig {
+        provider,
+        base_url: search_base_url,
+        api_key_env: search_key_env,
+        cse_id_env,
+        max_retries: search_retries,
+        retry_base_ms,
+    } = web_search.unwrap_or_default();
     let ApprovalConfig {
         mode,
         max_actions_per_hour,
@@ -90,6 +108,18 @@ fn every_config_key_has_a_row_in_the_classification() {
             stream_idle_timeout_secs.is_some(),
         ),
         ("edit_tool", edit_tool.is_some()),
+        ("web.allow_private", allow_private.is_some()),
+        ("web.allowed_domains", allowed_domains.is_some()),
+        ("web.read_only", read_only.is_some()),
+        ("web.timeout_secs", timeout_secs.is_some()),
+        ("web.max_download_bytes", max_download_bytes.is_some()),
+        ("web.max_redirects", max_redirects.is_some()),
+        ("web_search.provider", provider.is_some()),
+        ("web_search.base_url", search_base_url.is_some()),
+        ("web_search.api_key_env", search_key_env.is_some()),
+        ("web_search.cse_id_env", cse_id_env.is_some()),
+        ("web_search.max_retries", search_retries.is_some()),
+        ("web_search.retry_base_ms", retry_base_ms.is_some()),
     ];
     for (key, is_set) in set {
         assert!(is_set, "no row of CLASSIFICATION sets {key}");
