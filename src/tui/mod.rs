@@ -12,6 +12,7 @@ pub mod markdown;
 pub mod progress;
 pub mod run;
 pub mod scroll;
+pub mod scrollback;
 pub mod slash;
 pub mod status_line;
 pub mod theme;

@@ -358,6 +358,36 @@ impl Transcript {
         }
     }
 
+    /// The whole conversation as logical lines for the normal screen after exit (see
+    /// `scrollback.rs`): answers as rendered markdown (the streaming one as far as it
+    /// came), tool calls one line each, a blank line between entries.
+    pub fn scrollback_lines(&self) -> Vec<StyledLine> {
+        let mut out = Vec::new();
+        for e in &self.entries {
+            if !out.is_empty() {
+                out.push(StyledLine::blank());
+            }
+            match &e.kind {
+                Kind::Assistant { md, done } => {
+                    out.extend(md.committed().iter().cloned());
+                    if !done {
+                        out.extend(md.provisional());
+                    }
+                }
+                other => out.extend(self.render_entry(other)),
+            }
+        }
+        out
+    }
+
+    /// The source text of the last answer, if any (for `/copy`).
+    pub fn last_answer(&self) -> Option<String> {
+        self.entries.iter().rev().find_map(|e| match &e.kind {
+            Kind::Assistant { md, .. } => Some(md.source()),
+            _ => None,
+        })
+    }
+
     /// Bring every entry's wrapped lines up to date for `width` and a viewport of
     /// `height` lines.
     pub fn prepare(&mut self, width: u16, height: u16) {

@@ -19,3 +19,4 @@ mod sessions;
 mod tool_cli;
 mod trust;
 mod tui;
+mod tui_daily;
