@@ -128,6 +128,10 @@ pub struct App {
     pub welcome: Option<String>,
     /// The person's answer to the trust prompt, once given (the event loop takes it).
     pub trust_answer: Option<bool>,
+    /// The models the server offers, once asked (`/model` completion and picker).
+    pub models: Vec<String>,
+    /// The highlighted line of the slash popup.
+    pub(crate) popup_selected: usize,
     pub(crate) ops: UnboundedSender<UserOp>,
     pub(crate) pending_undo: Scope,
     pub(crate) hook_count: usize,
@@ -157,6 +161,8 @@ impl App {
             applied: Vec::new(),
             welcome: None,
             trust_answer: None,
+            models: Vec::new(),
+            popup_selected: 0,
             ops,
             pending_undo: Scope::Last,
             hook_count: 0,
@@ -212,6 +218,20 @@ impl App {
                 Message::System { .. } => {}
             }
         }
+    }
+
+    /// The model in use and those the server offers, each once.
+    pub fn known_models(&self) -> Vec<String> {
+        let mut all = Vec::new();
+        if !self.status.model.is_empty() && self.status.model != "connecting…" {
+            all.push(self.status.model.clone());
+        }
+        for m in &self.models {
+            if !all.contains(m) {
+                all.push(m.clone());
+            }
+        }
+        all
     }
 
     /// Whether the agent is working.

@@ -86,7 +86,7 @@ fn the_ctrl_c_hint_is_on_the_status_line_not_in_the_transcript() {
 }
 
 #[test]
-fn tab_completes_a_slash_command_when_there_is_one_way_to() {
+fn tab_completes_the_highlighted_slash_command() {
     let (mut app, _rx) = app("dark");
     app.composer.set_text("/th");
     key(&mut app, KeyCode::Tab);
@@ -95,17 +95,52 @@ fn tab_completes_a_slash_command_when_there_is_one_way_to() {
     key(&mut app, KeyCode::Tab);
     assert_eq!(app.composer.text(), "/theme high-contrast");
     app.composer.set_text("/a");
+    key(&mut app, KeyCode::Down);
     key(&mut app, KeyCode::Tab);
     assert_eq!(
         app.composer.text(),
-        "/a",
-        "two commands start so: nothing guessed"
+        "/autocommit ",
+        "Down moved the highlight to the second command"
     );
+    assert_eq!(app.focus, super::app::Focus::Composer);
+    app.composer.set_text("plain words");
+    key(&mut app, KeyCode::Tab);
     assert_eq!(
         app.focus,
         super::app::Focus::Chat,
-        "and Tab moves on as usual"
+        "without a popup Tab moves on as usual"
     );
+}
+
+#[test]
+fn enter_on_a_partial_name_runs_the_highlighted_command() {
+    let (mut app, _rx) = app("dark");
+    for c in "/toke".chars() {
+        key(&mut app, KeyCode::Char(c));
+    }
+    key(&mut app, KeyCode::Enter);
+    assert!(app.composer.is_empty());
+    let screen = text(&mut app, 120, 30);
+    assert!(screen.contains("tokens this session"), "{screen}");
+}
+
+/// The popup lists what fits as you type, with each command's help, and the argument
+/// values after the name (the configured model for `/model`).
+#[test]
+fn the_slash_popup_filters_as_you_type() {
+    let (mut app, _rx) = app("dark");
+    key(&mut app, KeyCode::Char('/'));
+    let all = text(&mut app, 100, 30);
+    assert!(all.contains("/help") && all.contains("this help"), "{all}");
+    for c in "th".chars() {
+        key(&mut app, KeyCode::Char(c));
+    }
+    insta::assert_snapshot!("slash_popup_filtered", text(&mut app, 100, 30));
+    app.composer.set_text("/model ");
+    let models = text(&mut app, 100, 30);
+    assert!(models.contains("qwen2.5-coder:14b"), "{models}");
+    app.composer.set_text("/approval ");
+    insta::assert_snapshot!("slash_popup_values", text(&mut app, 100, 30));
 }
 
 /// The README's table of slash commands is the registry's.

@@ -14,6 +14,7 @@ pub mod run;
 pub mod scroll;
 pub mod scrollback;
 pub mod slash;
+pub mod slash_popup;
 pub mod status_line;
 pub mod theme;
 pub mod tools_pane;

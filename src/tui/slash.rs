@@ -20,8 +20,9 @@ pub struct SlashCommand {
     pub args: &'static str,
     /// What it does, in one line.
     pub help: &'static str,
-    /// The values its argument takes, for completion (empty: free text or none).
-    pub values: fn() -> Vec<String>,
+    /// The values its argument takes, for completion and the popup (empty: free text or
+    /// none); given the screen's state for values only it knows (the server's models).
+    pub values: fn(&App) -> Vec<String>,
     /// Run it with the rest of the line.
     pub run: fn(&mut App, &str),
 }
@@ -42,21 +43,29 @@ impl SlashCommand {
     }
 }
 
-fn none() -> Vec<String> {
+fn none(_: &App) -> Vec<String> {
     Vec::new()
 }
 
-fn on_off() -> Vec<String> {
+fn on_off(_: &App) -> Vec<String> {
     vec!["on".into(), "off".into()]
 }
 
-fn modes() -> Vec<String> {
+fn themes(_: &App) -> Vec<String> {
+    Theme::names()
+}
+
+fn models(app: &App) -> Vec<String> {
+    app.known_models()
+}
+
+fn modes(_: &App) -> Vec<String> {
     ["read-only", "supervised", "full-auto"]
         .map(String::from)
         .to_vec()
 }
 
-fn undo_scopes() -> Vec<String> {
+fn undo_scopes(_: &App) -> Vec<String> {
     ["turn", "all"].map(String::from).to_vec()
 }
 
@@ -99,7 +108,7 @@ pub const COMMANDS: &[SlashCommand] = &[
         aliases: &[],
         args: "[NAME]",
         help: "show the model, or switch to another",
-        values: none,
+        values: models,
         run: model,
     },
     SlashCommand {
@@ -115,7 +124,7 @@ pub const COMMANDS: &[SlashCommand] = &[
         aliases: &[],
         args: "[NAME]",
         help: "list the themes, or switch (dark, light, high-contrast, yours)",
-        values: Theme::names,
+        values: themes,
         run: theme,
     },
     SlashCommand {
@@ -188,27 +197,62 @@ pub fn find(name: &str) -> Option<&'static SlashCommand> {
         .find(|c| c.name == name || c.aliases.contains(&name))
 }
 
-/// Completions of a partly typed line (`/th` → `/theme`, `/theme l` → `/theme light`),
-/// each a whole line.
-pub fn complete(line: &str) -> Vec<String> {
+/// One line of the slash popup: what Tab puts in the message box, and what is shown.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Suggestion {
+    /// The whole line it completes to ("/theme", "/theme light").
+    pub line: String,
+    /// The left column ("/theme [NAME]", "light").
+    pub label: String,
+    /// The one-line help ("" for argument values).
+    pub help: &'static str,
+}
+
+/// What fits a partly typed line: commands whose name starts with what is typed (then
+/// those that merely contain it), or, after the name and a space, the argument values
+/// that start with what follows.
+pub fn suggestions(app: &App, line: &str) -> Vec<Suggestion> {
     let Some(rest) = line.strip_prefix('/') else {
         return Vec::new();
     };
+    if line.contains('\n') {
+        return Vec::new();
+    }
     match rest.split_once(' ') {
-        None => COMMANDS
-            .iter()
-            .filter(|c| c.name.starts_with(rest))
-            .map(|c| format!("/{}", c.name))
-            .collect(),
+        None => {
+            let command = |c: &SlashCommand| Suggestion {
+                line: format!("/{}", c.name),
+                label: c.synopsis(),
+                help: c.help,
+            };
+            let starts = COMMANDS.iter().filter(|c| c.name.starts_with(rest));
+            let contains = COMMANDS
+                .iter()
+                .filter(|c| !c.name.starts_with(rest) && c.name.contains(rest));
+            starts.chain(contains).map(command).collect()
+        }
         Some((name, arg)) => match find(name) {
-            Some(c) => (c.values)()
-                .into_iter()
-                .filter(|v| v.starts_with(arg.trim_start()))
-                .map(|v| format!("/{} {v}", c.name))
-                .collect(),
+            Some(c) => {
+                let typed = arg.trim_start();
+                (c.values)(app)
+                    .into_iter()
+                    .filter(|v| v.starts_with(typed) && v != typed)
+                    .map(|v| Suggestion {
+                        line: format!("/{} {v}", c.name),
+                        label: v,
+                        help: "",
+                    })
+                    .collect()
+            }
             None => Vec::new(),
         },
     }
+}
+
+/// Completions of a partly typed line (`/th` → `/theme`, `/theme l` → `/theme light`),
+/// each a whole line.
+pub fn complete(app: &App, line: &str) -> Vec<String> {
+    suggestions(app, line).into_iter().map(|s| s.line).collect()
 }
 
 impl App {
@@ -385,8 +429,10 @@ mod tests {
 
     #[test]
     fn completion_finds_commands_and_their_values() {
+        let (app, _rx) = crate::tui::snapshot_tests::app("dark");
+        let complete = |line: &str| complete(&app, line);
         assert_eq!(complete("/th"), ["/theme"]);
-        assert_eq!(complete("/a"), ["/approval", "/autocommit"]);
+        assert_eq!(complete("/a")[..2], ["/approval", "/autocommit"]);
         assert_eq!(complete("/approval s"), ["/approval supervised"]);
         assert_eq!(
             complete("/autocommit "),
@@ -395,6 +441,11 @@ mod tests {
         assert!(complete("/theme l").contains(&"/theme light".to_string()));
         assert!(complete("/nothing ").is_empty());
         assert!(complete("plain text").is_empty());
+        assert_eq!(
+            complete("/model "),
+            ["/model qwen2.5-coder:14b"],
+            "the configured model is offered"
+        );
     }
 
     /// Regression (issue 11): `/undo`'s usage differed between its error and `/help`.

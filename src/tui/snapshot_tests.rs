@@ -469,7 +469,8 @@ fn help_scrolls_to_its_end_on_a_small_screen() {
 #[test]
 fn every_offered_value_is_accepted() {
     for command in super::slash::COMMANDS {
-        for value in (command.values)() {
+        let (probe, _rx) = app("dark");
+        for value in (command.values)(&probe) {
             let (mut app, _rx) = app("dark");
             app.submit(&format!("/{} {value}", command.name));
             let screen = text(&mut app, 120, 40);

@@ -163,6 +163,7 @@ impl App {
         self.render_panes(&areas, buf);
         let cursor = self.render_composer(areas.composer, buf);
         self.render_status(areas.status, buf);
+        self.render_slash_popup(areas.composer, buf);
         for layer in &self.layers {
             layer.render(area, buf, &self.theme);
         }

@@ -9,7 +9,19 @@ use crate::tui::composer::ComposerOutcome;
 impl App {
     /// A key while the message box has focus.
     pub(super) fn composer_key(&mut self, key: KeyEvent) {
-        match self.composer.handle_key(key) {
+        let plain = key.modifiers.is_empty();
+        match key.code {
+            KeyCode::Up if plain && self.popup_move(-1) => return,
+            KeyCode::Down if plain && self.popup_move(1) => return,
+            KeyCode::Enter if plain && self.accept_popup() => return,
+            _ => {}
+        }
+        let before = self.composer.text();
+        let outcome = self.composer.handle_key(key);
+        if self.composer.text() != before {
+            self.popup_selected = 0;
+        }
+        match outcome {
             ComposerOutcome::Submit(text) => self.submit(&text),
             ComposerOutcome::Ignored => match key.code {
                 KeyCode::Up => self.transcript.scroll_up(1),
@@ -20,25 +32,38 @@ impl App {
         }
     }
 
-    /// Tab in a message box holding the start of a slash command completes it when there
-    /// is exactly one way to; true when it did.
+    /// Tab in a message box holding the start of a slash command completes it to the
+    /// popup's highlighted line; true when it did.
     pub(super) fn complete_command(&mut self) -> bool {
+        let Some(choice) = self.popup_choice() else {
+            return false;
+        };
+        let with_space = if choice.line.contains(' ') {
+            choice.line
+        } else {
+            format!("{} ", choice.line)
+        };
+        self.composer.set_text(&with_space);
+        self.popup_selected = 0;
+        true
+    }
+
+    /// Enter on `/th` (no command by that name) runs the popup's highlighted command
+    /// instead of reporting an unknown one; true when it did.
+    fn accept_popup(&mut self) -> bool {
         let text = self.composer.text();
-        if !text.starts_with('/') || text.contains('\n') {
+        let typed = text.trim().trim_start_matches('/');
+        if typed.contains(' ') || crate::tui::slash::find(typed).is_some() {
             return false;
         }
-        match crate::tui::slash::complete(&text).as_slice() {
-            [only] => {
-                let with_space = if only.contains(' ') {
-                    only.clone()
-                } else {
-                    format!("{only} ")
-                };
-                self.composer.set_text(&with_space);
-                true
-            }
-            _ => false,
-        }
+        let Some(choice) = self.popup_choice() else {
+            return false;
+        };
+        self.composer.set_text(&choice.line);
+        let line = self.composer.take();
+        self.popup_selected = 0;
+        self.submit(&line);
+        true
     }
 
     /// A message or a slash command from the composer.

@@ -23,7 +23,7 @@ pub const KEYS: &[(&str, &str)] = &[
     ("Up / Down", "earlier prompts"),
     ("Ctrl+A/E/K/U/W, Alt+B/F", "edit like readline"),
     ("Esc", "stop the running turn"),
-    ("Tab", "move between panes"),
+    ("Tab", "move between panes (completes a /command)"),
     ("PgUp/PgDn, Home/End, wheel", "scroll"),
     (
         "y / n / a",
