@@ -130,6 +130,8 @@ pub struct App {
     pub trust_answer: Option<bool>,
     /// The models the server offers, once asked (`/model` completion and picker).
     pub models: Vec<String>,
+    /// Text `/copy` put on the clipboard, for the event loop to send to the terminal.
+    pub clipboard: Option<String>,
     /// The highlighted line of the slash popup.
     pub(crate) popup_selected: usize,
     pub(crate) ops: UnboundedSender<UserOp>,
@@ -163,6 +165,7 @@ impl App {
             trust_answer: None,
             models: Vec::new(),
             popup_selected: 0,
+            clipboard: None,
             ops,
             pending_undo: Scope::Last,
             hook_count: 0,

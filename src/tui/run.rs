@@ -407,6 +407,15 @@ async fn event_loop(
             start.spawn();
             dirty = true;
         }
+        if let Some(text) = app.clipboard.take()
+            && let Err(e) = super::clipboard::copy(&text, &mut std::io::stdout())
+        {
+            app.transcript.push_notice(
+                super::transcript::NoticeLevel::Error,
+                &format!("could not copy: {e}"),
+            );
+            dirty = true;
+        }
         if app.mouse_capture != mouse {
             mouse = app.mouse_capture;
             if mouse {

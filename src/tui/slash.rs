@@ -188,6 +188,14 @@ pub const COMMANDS: &[SlashCommand] = &[
         values: on_off,
         run: mouse,
     },
+    SlashCommand {
+        name: "copy",
+        aliases: &[],
+        args: "[code [N]]",
+        help: "copy the last answer, or its last (or Nth) code block, to the clipboard",
+        values: |_| vec!["code".into()],
+        run: copy,
+    },
 ];
 
 /// The command a name (without the slash) means.
@@ -411,6 +419,54 @@ fn mouse(app: &mut App, arg: &str) {
         "mouse released: select text with the terminal; scroll with PgUp/PgDn"
     };
     app.say(NoticeLevel::Info, msg);
+}
+
+fn copy(app: &mut App, arg: &str) {
+    let Some(answer) = app.transcript.last_answer() else {
+        return app.say(NoticeLevel::Error, "no answer to copy yet");
+    };
+    let mut words = arg.split_whitespace();
+    let (text, what) = match (words.next(), words.next(), words.next()) {
+        (None, ..) => (answer, "the last answer".to_string()),
+        (Some("code"), n, None) => {
+            let blocks = super::clipboard::code_blocks(&answer);
+            if blocks.is_empty() {
+                return app.say(NoticeLevel::Error, "the last answer has no code block");
+            }
+            let count = blocks.len();
+            let index = match n.map(str::parse::<usize>) {
+                None => count,
+                Some(Ok(i)) if (1..=count).contains(&i) => i,
+                Some(_) => {
+                    let msg =
+                        format!("the last answer has {count} code block(s): /copy code 1…{count}");
+                    return app.say(NoticeLevel::Error, &msg);
+                }
+            };
+            let what = if count == 1 {
+                "the code block".to_string()
+            } else {
+                format!("code block {index} of {count} (/copy code N picks another)")
+            };
+            (blocks[index - 1].clone(), what)
+        }
+        _ => return app.usage("copy"),
+    };
+    if text.len() > super::clipboard::MAX_COPY {
+        let msg = format!(
+            "{what} is {} KiB, more than a terminal takes at once ({} KiB)",
+            text.len() / 1024,
+            super::clipboard::MAX_COPY / 1024
+        );
+        return app.say(NoticeLevel::Error, &msg);
+    }
+    let lines = text.lines().count();
+    app.clipboard = Some(text);
+    let msg = format!(
+        "copied {what} ({lines} line{})",
+        if lines == 1 { "" } else { "s" }
+    );
+    app.say(NoticeLevel::Info, &msg);
 }
 
 #[cfg(test)]

@@ -19,7 +19,10 @@ async fn the_conversation_stays_on_the_normal_screen_after_exit() {
     tui.type_line("what is in notes.txt").await;
     tui.wait_for("line:").await;
     let screen = tui.quit_and_wait().await;
-    assert!(!screen.contains("Ask Loom"), "the alternate screen is gone:\n{screen}");
+    assert!(
+        !screen.contains("Ask Loom"),
+        "the alternate screen is gone:\n{screen}"
+    );
     let lines: Vec<&str> = screen.lines().map(str::trim_end).collect();
     let at = |needle: &str| {
         lines
@@ -32,11 +35,47 @@ async fn the_conversation_stays_on_the_normal_screen_after_exit() {
     let heading = at("Done");
     let bold = at("The file has one line:");
     let hint = at("Resume it with: loom --resume");
-    assert!(prompt < tool && tool < heading && heading < bold && bold < hint, "{screen}");
+    assert!(
+        prompt < tool && tool < heading && heading < bold && bold < hint,
+        "{screen}"
+    );
     assert_eq!(
         lines.iter().filter(|l| l.contains("read_file")).count(),
         1,
         "a tool call is one line:\n{screen}"
     );
-    assert!(!screen.contains("**"), "markdown is rendered, not raw:\n{screen}");
+    assert!(
+        !screen.contains("**"),
+        "markdown is rendered, not raw:\n{screen}"
+    );
+}
+
+/// `/copy code 1` sends the first code block's clean text as OSC 52; with `$TMUX` set the
+/// sequence is wrapped in tmux's passthrough.
+#[tokio::test(flavor = "multi_thread")]
+async fn copy_sends_the_code_block_as_osc52_wrapped_for_tmux() {
+    let dir = workspace();
+    let answer = "Two blocks:\n\n```sh\nls -l\n```\n\nand\n\n```rust\nfn main() {}\n```\n";
+    let server = ScriptedServer::start(vec![support::text_reply(answer)]).await;
+    let mut tui = Tui::start_with(
+        dir.path(),
+        &server,
+        120,
+        40,
+        &[],
+        &[("TMUX", "/tmp/tmux-0/default,1,0")],
+    );
+    tui.wait_for("Ask Loom").await;
+    tui.type_line("show me").await;
+    tui.wait_for("fn main").await;
+    tui.type_line("/copy code 1").await;
+    tui.wait_for("copied code block 1 of 2").await;
+    let encoded = loom::tui::clipboard::base64(b"ls -l\n");
+    tui.wait_for_raw(&format!("\x1bPtmux;\x1b\x1b]52;c;{encoded}\x07\x1b\\"))
+        .await;
+    tui.type_line("/copy").await;
+    tui.wait_for("copied the last answer").await;
+    tui.wait_for_raw(&loom::tui::clipboard::base64(answer.as_bytes()))
+        .await;
+    tui.quit().await;
 }
