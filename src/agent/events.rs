@@ -403,6 +403,12 @@ pub enum UserOp {
     },
     /// List the session's changes.
     ListChanges,
+    /// Run a command the person typed (`!command`) as their own `bash` call, outside the
+    /// conversation (only between turns).
+    Shell {
+        /// The command line.
+        command: String,
+    },
     /// Stop the agent.
     Shutdown,
 }

@@ -14,6 +14,10 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+mod shell;
+
+pub use shell::SHELL_ID_PREFIX;
+
 use super::effects::{resolve_calls, run_with_snapshots, write_with_record};
 use super::events::{AgentEvent, ApprovalAnswer, ApprovalPreview, Phase, UserOp};
 use super::state::{Action, Event, Limits, Machine, Verdict};
@@ -551,6 +555,10 @@ impl Runner {
                     .and_then(|c| c.lock().ok().map(|l| l.summaries()))
                     .unwrap_or_default();
                 self.emit(AgentEvent::Changes { changes });
+                None
+            }
+            UserOp::Shell { command } => {
+                self.shell(command);
                 None
             }
             UserOp::Shutdown => Some(Event::Shutdown),

@@ -23,6 +23,9 @@ use crate::tools::diff::Hunk;
 /// What the message box offers after an answer was cut off by the token limit.
 pub const CONTINUE: &str = "Continue exactly where your last answer stopped.";
 
+/// Most bytes of a `!command`'s output attached to a message (cut in the middle beyond).
+pub const SHELL_ATTACH_BUDGET: usize = 16 * 1024;
+
 /// Which part of the screen has the keyboard.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Focus {
@@ -130,6 +133,8 @@ pub struct App {
     pub trust_answer: Option<bool>,
     /// The models the server offers, once asked (`/model` completion and picker).
     pub models: Vec<String>,
+    /// What goes with the next message (`!command` output, `@file` content), shown as chips.
+    pub attachments: Vec<super::attachments::Attachment>,
     /// Text `/copy` put on the clipboard, for the event loop to send to the terminal.
     pub clipboard: Option<String>,
     /// The highlighted line of the slash popup.
@@ -166,6 +171,7 @@ impl App {
             models: Vec::new(),
             popup_selected: 0,
             clipboard: None,
+            attachments: Vec::new(),
             ops,
             pending_undo: Scope::Last,
             hook_count: 0,
@@ -221,6 +227,48 @@ impl App {
                 Message::System { .. } => {}
             }
         }
+    }
+
+    /// A `!command` finished: its output goes with the next message (as a chip).
+    fn attach_shell_output(&mut self, id: &str) {
+        let Some(row) = self.tools.rows.iter().rev().find(|r| r.id == id) else {
+            return;
+        };
+        let Some(result) = &row.result else { return };
+        if row.status == ToolStatus::Denied {
+            return;
+        }
+        let command = row.args["command"].as_str().unwrap_or(&row.summary);
+        let data = result.data.as_ref();
+        let field = |k: &str| data.and_then(|d| d[k].as_str()).unwrap_or("").to_string();
+        let mut text = format!("$ {command}\n");
+        let (stdout, stderr) = (field("stdout"), field("stderr"));
+        if data.is_none() {
+            text.push_str(result.error.as_deref().unwrap_or(&result.output));
+        }
+        text.push_str(&stdout);
+        if !stderr.is_empty() {
+            if !text.ends_with('\n') {
+                text.push('\n');
+            }
+            text.push_str("[stderr]\n");
+            text.push_str(&stderr);
+        }
+        if data.is_some() {
+            if !text.ends_with('\n') {
+                text.push('\n');
+            }
+            text.push_str(&format!("[{}]", result.output.lines().next().unwrap_or("")));
+        }
+        let (text, _) = crate::tools::output::cut_middle(&text, SHELL_ATTACH_BUDGET);
+        self.attachments.push(super::attachments::Attachment {
+            name: format!("!{}", crate::tui::wrap::truncate(command, 40)),
+            text,
+        });
+        self.transcript.push_notice(
+            NoticeLevel::Info,
+            "the output goes with your next message (Backspace in an empty message box drops it)",
+        );
     }
 
     /// The model in use and those the server offers, each once.
@@ -504,6 +552,9 @@ impl App {
                 self.resolve_review(&id);
                 self.layers.retain(|l| l.call_id() != Some(id.as_str()));
                 self.sync_details();
+                if id.starts_with(crate::agent::runner::SHELL_ID_PREFIX) {
+                    self.attach_shell_output(&id);
+                }
             }
             AgentEvent::HookResult {
                 name,

@@ -186,3 +186,51 @@ fn overlays_leave_no_pane_borders_against_their_frame() {
         }
     }
 }
+
+/// `!ls` goes to the agent as the person's own command; its result is a tool row and a
+/// chip on the message box; Backspace in the empty box drops the chip.
+#[test]
+fn a_bang_command_becomes_a_tool_row_and_a_chip() {
+    let (mut app, mut rx) = app("dark");
+    app.submit("!ls src");
+    assert_eq!(
+        rx.try_recv().unwrap(),
+        crate::agent::UserOp::Shell {
+            command: "ls src".into()
+        }
+    );
+    let id = format!("{}1", crate::agent::runner::SHELL_ID_PREFIX);
+    ev(
+        &mut app,
+        AgentEvent::ToolCall {
+            id: id.clone(),
+            name: "bash".into(),
+            arguments: serde_json::json!({"command": "ls src"}),
+            intent: None,
+        },
+    );
+    ev(&mut app, AgentEvent::ToolStarted { id: id.clone() });
+    ev(
+        &mut app,
+        AgentEvent::ToolResult {
+            id,
+            name: "bash".into(),
+            result: crate::tools::ToolResult {
+                success: true,
+                output: "exit code 0 in 0.01s; stdout 12 bytes, stderr 0 bytes".into(),
+                data: Some(serde_json::json!({"stdout": "lib.rs\nmain.rs\n", "stderr": ""})),
+                files_changed: Vec::new(),
+                error: None,
+            },
+            duration_ms: 10,
+        },
+    );
+    insta::assert_snapshot!("bang_command_chip", text(&mut app, 100, 24));
+    assert_eq!(app.attachments.len(), 1);
+    assert_eq!(
+        app.attachments[0].text,
+        "$ ls src\nlib.rs\nmain.rs\n[exit code 0 in 0.01s; stdout 12 bytes, stderr 0 bytes]"
+    );
+    key(&mut app, KeyCode::Backspace);
+    assert!(app.attachments.is_empty());
+}

@@ -1,6 +1,7 @@
 //! The full-screen front end: one consumer of the agent's events and producer of its ops.
 
 pub mod app;
+pub mod attachments;
 pub mod clipboard;
 pub mod composer;
 pub mod contrast;

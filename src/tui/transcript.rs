@@ -296,6 +296,8 @@ impl Transcript {
         match kind {
             Kind::User(text) => {
                 let style = Style::default().fg(t.user).add_modifier(Modifier::BOLD);
+                let (text, chips) = super::attachments::split(text);
+                let chip_style = Style::default().fg(t.accent);
                 text.lines()
                     .enumerate()
                     .map(|(i, l)| StyledLine {
@@ -306,6 +308,11 @@ impl Transcript {
                         continuation: vec![Span::raw("  ")],
                         fill: None,
                     })
+                    .chain(chips.into_iter().map(|c| StyledLine {
+                        spans: vec![Span::raw("  "), Span::styled(format!("⎘ {c}"), chip_style)],
+                        continuation: vec![Span::raw("    ")],
+                        fill: None,
+                    }))
                     .collect()
             }
             Kind::Assistant { .. } => Vec::new(),

@@ -331,7 +331,12 @@ impl App {
         } else {
             "Message"
         };
-        let block = self.block(title.into(), focused);
+        let mut title = title.to_string();
+        for a in &self.attachments {
+            title.push_str(" · ⎘ ");
+            title.push_str(&a.chip());
+        }
+        let block = self.block(title, focused);
         let inner = block.inner(area);
         block.render(area, buf);
         let placeholder = if self.busy() {

@@ -79,3 +79,54 @@ async fn copy_sends_the_code_block_as_osc52_wrapped_for_tmux() {
         .await;
     tui.quit().await;
 }
+
+/// `!command` runs through the policy and the sandbox as the person's own `bash` call, shows
+/// as a tool row, and its output goes with the next message as a chip; a forbidden command
+/// is refused with the policy's reason.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_bang_command_runs_in_the_sandbox_and_its_output_goes_with_the_next_message() {
+    let dir = workspace();
+    std::fs::write(dir.path().join("marker.txt"), "marker-content\n").unwrap();
+    let server = ScriptedServer::start(vec![support::text_reply("I see the marker.")]).await;
+    let mut tui = Tui::start(dir.path(), &server, 140, 40);
+    tui.wait_for("Ask Loom").await;
+    tui.type_line("!cat marker.txt").await;
+    let screen = tui.wait_for("⎘ !cat marker.txt · ").await;
+    assert!(
+        screen.contains("✓ bash cat marker.txt"),
+        "a tool row:\n{screen}"
+    );
+    assert!(
+        server.requests().is_empty(),
+        "the model is not asked about a !command"
+    );
+    tui.type_line("!rm -rf /").await;
+    tui.wait_for("refused:").await;
+    tui.type_line("what does it say").await;
+    tui.wait_for("I see the marker.").await;
+    let request = &server.requests()[0];
+    let user = request["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .rfind(|m| m["role"] == "user")
+        .unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(user.starts_with("what does it say"), "{user}");
+    assert!(
+        user.contains("<attachment name=\"!cat marker.txt\">\n$ cat marker.txt\nmarker-content"),
+        "{user}"
+    );
+    assert!(
+        !user.contains("rm -rf"),
+        "a refused command attaches nothing: {user}"
+    );
+    let screen = tui.screen();
+    assert!(
+        !screen.contains("<attachment"),
+        "the chat shows chips, not the blocks:\n{screen}"
+    );
+    tui.quit().await;
+}

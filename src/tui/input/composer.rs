@@ -5,6 +5,7 @@ use crossterm::event::{KeyCode, KeyEvent};
 use crate::agent::UserOp;
 use crate::tui::app::App;
 use crate::tui::composer::ComposerOutcome;
+use crate::tui::transcript::NoticeLevel;
 
 impl App {
     /// A key while the message box has focus.
@@ -14,6 +15,10 @@ impl App {
             KeyCode::Up if plain && self.popup_move(-1) => return,
             KeyCode::Down if plain && self.popup_move(1) => return,
             KeyCode::Enter if plain && self.accept_popup() => return,
+            KeyCode::Backspace if self.composer.is_empty() && !self.attachments.is_empty() => {
+                self.attachments.pop();
+                return;
+            }
             _ => {}
         }
         let before = self.composer.text();
@@ -76,9 +81,25 @@ impl App {
             self.command(command);
             return;
         }
+        if let Some(command) = trimmed.strip_prefix('!')
+            && !command.trim().is_empty()
+        {
+            if self.busy() {
+                let msg = "a !command runs between turns: wait for this one or stop it (Esc)";
+                self.transcript.push_notice(NoticeLevel::Error, msg);
+                self.composer.set_text(text);
+                return;
+            }
+            self.transcript.scroll_end();
+            self.send(UserOp::Shell {
+                command: command.trim().to_string(),
+            });
+            return;
+        }
         self.transcript.scroll_end();
+        let attachments = std::mem::take(&mut self.attachments);
         self.send(UserOp::Submit {
-            text: text.to_string(),
+            text: crate::tui::attachments::compose(text, &attachments),
         });
     }
 }
