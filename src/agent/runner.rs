@@ -14,6 +14,7 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+mod attach;
 mod shell;
 
 pub use shell::SHELL_ID_PREFIX;
@@ -555,6 +556,10 @@ impl Runner {
                     .and_then(|c| c.lock().ok().map(|l| l.summaries()))
                     .unwrap_or_default();
                 self.emit(AgentEvent::Changes { changes });
+                None
+            }
+            UserOp::Attach { path } => {
+                self.attach(path);
                 None
             }
             UserOp::Shell { command } => {

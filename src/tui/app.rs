@@ -135,8 +135,14 @@ pub struct App {
     pub models: Vec<String>,
     /// What goes with the next message (`!command` output, `@file` content), shown as chips.
     pub attachments: Vec<super::attachments::Attachment>,
+    /// The workspace, for `@` mentions (none: mentions are off).
+    pub workspace_root: Option<std::path::PathBuf>,
+    /// The workspace's paths, listed at the first `@` mention.
+    pub(crate) files: Option<Vec<String>>,
     /// Text `/copy` put on the clipboard, for the event loop to send to the terminal.
     pub clipboard: Option<String>,
+    /// Why the server's models could not be listed, if so.
+    pub models_error: Option<String>,
     /// The highlighted line of the slash popup.
     pub(crate) popup_selected: usize,
     pub(crate) ops: UnboundedSender<UserOp>,
@@ -169,9 +175,12 @@ impl App {
             welcome: None,
             trust_answer: None,
             models: Vec::new(),
+            models_error: None,
             popup_selected: 0,
             clipboard: None,
             attachments: Vec::new(),
+            workspace_root: None,
+            files: None,
             ops,
             pending_undo: Scope::Last,
             hook_count: 0,
@@ -670,6 +679,18 @@ impl App {
                     self.diff_call = None;
                 }
             }
+            AgentEvent::Attachment { name, result } => match result {
+                Ok(text) => self
+                    .attachments
+                    .push(super::attachments::Attachment { name, text }),
+                Err(e) => self
+                    .transcript
+                    .push_notice(NoticeLevel::Error, &format!("cannot attach {name}: {e}")),
+            },
+            AgentEvent::Models { result } => match result {
+                Ok(models) => self.models = models,
+                Err(e) => self.models_error = Some(e),
+            },
             AgentEvent::Notice { message } => {
                 self.transcript.push_notice(NoticeLevel::Info, &message)
             }

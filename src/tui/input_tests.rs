@@ -234,3 +234,33 @@ fn a_bang_command_becomes_a_tool_row_and_a_chip() {
     key(&mut app, KeyCode::Backspace);
     assert!(app.attachments.is_empty());
 }
+
+/// `@` lists the workspace's files that fit; Tab leaves `@path` in the text and asks the
+/// agent to attach it.
+#[test]
+fn an_at_mention_opens_the_file_popup() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("src/tui")).unwrap();
+    for f in [
+        "src/main.rs",
+        "src/tui/app.rs",
+        "src/tui/view.rs",
+        "README.md",
+    ] {
+        std::fs::write(dir.path().join(f), "x\n").unwrap();
+    }
+    let (mut app, mut rx) = app("dark");
+    app.workspace_root = Some(dir.path().to_path_buf());
+    for c in "look at @tuiv".chars() {
+        key(&mut app, KeyCode::Char(c));
+    }
+    insta::assert_snapshot!("mention_popup", text(&mut app, 100, 24));
+    key(&mut app, KeyCode::Tab);
+    assert_eq!(app.composer.text(), "look at @src/tui/view.rs ");
+    assert_eq!(
+        rx.try_recv().unwrap(),
+        crate::agent::UserOp::Attach {
+            path: "src/tui/view.rs".into()
+        }
+    );
+}

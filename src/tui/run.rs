@@ -137,6 +137,7 @@ pub async fn run(opts: TuiOptions) -> anyhow::Result<ExitCode> {
         session_id: session_id.clone(),
     };
     let mut app = App::new(theme, status, ops_tx.clone());
+    app.workspace_root = Some(opts.workspace.clone());
     if let Some(r) = &opts.resume {
         app.load_conversation(&r.conversation);
         if let Some(report) = r.damage_report() {
@@ -228,6 +229,20 @@ impl AgentStart {
                 Provider::Missing { message } => (String::new(), Some(message.clone())),
             };
             let _ = provider_tx.send((model.clone(), missing));
+            if let Provider::Ready { settings, .. } = &provider {
+                // The server's models, for `/model`'s picker and completion.
+                let (base, key, tx) = (
+                    settings.base_url.clone(),
+                    config.api_key.clone(),
+                    events_tx.clone(),
+                );
+                tokio::spawn(async move {
+                    let timeout = std::time::Duration::from_secs(10);
+                    let result =
+                        crate::llm::discover::list_models(&base, key.as_deref(), timeout).await;
+                    let _ = tx.send(AgentEvent::Models { result });
+                });
+            }
             let ctx = match setup::tool_context(&workspace, &config, &sid) {
                 Ok(c) => c,
                 Err(e) => {

@@ -2,6 +2,7 @@
 //! that fit (with their one-line help) or their argument values are listed just above it,
 //! one highlighted; `Up`/`Down` move, `Tab` completes, `Enter` runs the highlighted one when
 //! what is typed is no command yet. The suggestions come from the registry (`slash.rs`).
+//! The same popup lists workspace files for an `@` mention (`mention.rs`).
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -18,10 +19,14 @@ const ROWS: usize = 8;
 
 impl App {
     /// The popup's lines, when it is open: the message box has focus, no modal is open and
-    /// its text is the start of a slash command that something fits.
-    pub(crate) fn slash_popup(&self) -> Vec<Suggestion> {
+    /// its text is the start of a slash command that something fits, or the word at the
+    /// cursor is an `@` mention (then the workspace files that fit, see `mention.rs`).
+    pub(crate) fn popup_items(&self) -> Vec<Suggestion> {
         if self.focus != Focus::Composer || !self.layers.is_empty() {
             return Vec::new();
+        }
+        if let Some(query) = self.mention_query() {
+            return self.mention_suggestions(&query);
         }
         let text = self.composer.text();
         if !text.starts_with('/') || text.starts_with("//") {
@@ -32,14 +37,14 @@ impl App {
 
     /// The highlighted suggestion, if the popup is open.
     pub(crate) fn popup_choice(&self) -> Option<Suggestion> {
-        let all = self.slash_popup();
+        let all = self.popup_items();
         let i = self.popup_selected.min(all.len().checked_sub(1)?);
         all.into_iter().nth(i)
     }
 
     /// Move the highlight by `delta` (wrapping); false when the popup is closed.
     pub(crate) fn popup_move(&mut self, delta: isize) -> bool {
-        let n = self.slash_popup().len();
+        let n = self.popup_items().len();
         if n == 0 {
             return false;
         }
@@ -50,7 +55,7 @@ impl App {
 
     /// Draw the popup just above the message box at `composer`.
     pub(crate) fn render_slash_popup(&self, composer: Rect, buf: &mut Buffer) {
-        let items = self.slash_popup();
+        let items = self.popup_items();
         if items.is_empty() {
             return;
         }
@@ -62,10 +67,15 @@ impl App {
         }
         let area = Rect::new(composer.x, composer.y - height, composer.width, height);
         Clear.render(area, buf);
-        let title = if items.len() > shown {
-            format!(" {} commands · ↑↓ choose · Tab completes ", items.len())
+        let what = if self.mention_query().is_some() {
+            "files · ↑↓ choose · Tab or Enter attaches"
         } else {
-            " ↑↓ choose · Tab completes ".to_string()
+            "commands · ↑↓ choose · Tab completes"
+        };
+        let title = if items.len() > shown {
+            format!(" {} {what} ", items.len())
+        } else {
+            format!(" {what} ")
         };
         let block = Block::default()
             .borders(Borders::ALL)

@@ -130,3 +130,63 @@ async fn a_bang_command_runs_in_the_sandbox_and_its_output_goes_with_the_next_me
     );
     tui.quit().await;
 }
+
+/// `@gre` lists the fitting workspace files; Tab attaches the chosen one (a chip), and the
+/// message carries its content; `@dir/` attaches a listing; a symlink out of the workspace
+/// is refused as `read_file` refuses it.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_at_mention_attaches_the_picked_file_and_a_listing() {
+    let dir = workspace();
+    std::fs::create_dir_all(dir.path().join("src")).unwrap();
+    std::fs::write(dir.path().join("src/greeting.txt"), "hello from the file\n").unwrap();
+    std::fs::write(dir.path().join("src/other.rs"), "fn other() {}\n").unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("secret.txt"), "top secret\n").unwrap();
+    std::os::unix::fs::symlink(
+        outside.path().join("secret.txt"),
+        dir.path().join("leak.txt"),
+    )
+    .unwrap();
+    let server = ScriptedServer::start(vec![support::text_reply("Got the file.")]).await;
+    let mut tui = Tui::start(dir.path(), &server, 140, 40);
+    tui.wait_for("Ask Loom").await;
+    tui.send("explain @grt");
+    let screen = tui.wait_for("src/greeting.txt").await;
+    assert!(screen.contains("Tab or Enter attaches"), "{screen}");
+    tui.send("\t");
+    tui.wait_for("⎘ @src/greeting.txt · 1 line").await;
+    tui.send("and @src/");
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    tui.send("\t");
+    tui.wait_for("⎘ @src/ · ").await;
+    tui.send("@leak");
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    tui.send("\t");
+    tui.wait_for("cannot attach @leak.txt").await;
+    tui.send("\r");
+    tui.wait_for("Got the file.").await;
+    let request = &server.requests()[0];
+    let user = request["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .rfind(|m| m["role"] == "user")
+        .unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        user.starts_with("explain @src/greeting.txt and @src/ @leak.txt"),
+        "{user}"
+    );
+    assert!(
+        user.contains("<attachment name=\"@src/greeting.txt\">\n     1\thello from the file"),
+        "{user}"
+    );
+    assert!(
+        user.contains("<attachment name=\"@src/\">\nsrc/greeting.txt\nsrc/other.rs\n"),
+        "{user}"
+    );
+    assert!(!user.contains("top secret"), "{user}");
+    tui.quit().await;
+}

@@ -14,7 +14,16 @@ impl App {
         match key.code {
             KeyCode::Up if plain && self.popup_move(-1) => return,
             KeyCode::Down if plain && self.popup_move(1) => return,
-            KeyCode::Enter if plain && self.accept_popup() => return,
+            // Enter picks a file only once something follows the `@` (a lone `@` in a
+            // sentence is sent as it is).
+            KeyCode::Enter
+                if plain
+                    && (self.mention_query().is_some_and(|q| !q.is_empty())
+                        && self.pick_mention()
+                        || self.accept_popup()) =>
+            {
+                return;
+            }
             KeyCode::Backspace if self.composer.is_empty() && !self.attachments.is_empty() => {
                 self.attachments.pop();
                 return;
@@ -25,6 +34,7 @@ impl App {
         let outcome = self.composer.handle_key(key);
         if self.composer.text() != before {
             self.popup_selected = 0;
+            self.load_files_for_mention();
         }
         match outcome {
             ComposerOutcome::Submit(text) => self.submit(&text),
@@ -38,8 +48,12 @@ impl App {
     }
 
     /// Tab in a message box holding the start of a slash command completes it to the
-    /// popup's highlighted line; true when it did.
+    /// popup's highlighted line (or picks the highlighted file of an `@` mention); true
+    /// when it did.
     pub(super) fn complete_command(&mut self) -> bool {
+        if self.pick_mention() {
+            return true;
+        }
         let Some(choice) = self.popup_choice() else {
             return false;
         };
