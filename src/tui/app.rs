@@ -280,6 +280,14 @@ impl App {
         );
     }
 
+    /// Switch to `model` for later requests (the agent confirms in one line).
+    pub(crate) fn set_model(&mut self, model: &str) {
+        self.status.model = model.to_string();
+        self.send(UserOp::SetModel {
+            model: model.to_string(),
+        });
+    }
+
     /// The model in use and those the server offers, each once.
     pub fn known_models(&self) -> Vec<String> {
         let mut all = Vec::new();
@@ -387,6 +395,7 @@ impl App {
                 .layers
                 .push(Box::new(super::layers::ReasonPrompt::new(&id))),
             Action::Trust(trust) => self.trust_answer = Some(trust),
+            Action::SetModel(model) => self.set_model(&model),
         }
     }
 

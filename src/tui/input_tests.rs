@@ -264,3 +264,32 @@ fn an_at_mention_opens_the_file_popup() {
         }
     );
 }
+
+/// `/model` without a name opens the list of the server's models, the one in use marked;
+/// Enter switches (the agent confirms in one line).
+#[test]
+fn the_model_picker_lists_the_servers_models() {
+    let (mut app, mut rx) = app("dark");
+    ev(
+        &mut app,
+        AgentEvent::Models {
+            result: Ok(vec![
+                "llama3.1:8b".into(),
+                "qwen2.5-coder:14b".into(),
+                "qwen2.5-coder:32b".into(),
+            ]),
+        },
+    );
+    app.submit("/model");
+    insta::assert_snapshot!("model_picker", text(&mut app, 100, 24));
+    key(&mut app, KeyCode::Down);
+    key(&mut app, KeyCode::Enter);
+    assert!(app.layers.is_empty());
+    assert_eq!(app.status.model, "qwen2.5-coder:32b");
+    assert_eq!(
+        rx.try_recv().unwrap(),
+        crate::agent::UserOp::SetModel {
+            model: "qwen2.5-coder:32b".into()
+        }
+    );
+}

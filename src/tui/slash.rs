@@ -3,7 +3,7 @@
 //! once differed between its error and `/help`).
 
 use super::app::App;
-use super::layers::Help;
+use super::layers::{Action, Help, PickItem, Picker};
 use super::theme::Theme;
 use super::transcript::NoticeLevel;
 use crate::agent::UserOp;
@@ -107,7 +107,7 @@ pub const COMMANDS: &[SlashCommand] = &[
         name: "model",
         aliases: &[],
         args: "[NAME]",
-        help: "show the model, or switch to another",
+        help: "pick one of the server's models, or switch to NAME",
         values: models,
         run: model,
     },
@@ -304,13 +304,46 @@ fn clear(app: &mut App, _: &str) {
 }
 
 fn model(app: &mut App, arg: &str) {
-    if arg.is_empty() {
-        let msg = format!("model: {} (/model NAME switches)", app.status.model);
-        app.say(NoticeLevel::Info, &msg);
-    } else {
-        app.status.model = arg.to_string();
-        app.send(UserOp::SetModel { model: arg.into() });
+    if !arg.is_empty() {
+        return app.set_model(arg);
     }
+    if app.models.is_empty() {
+        let why = match &app.models_error {
+            Some(e) => format!("the server's models could not be listed: {e}"),
+            None => "the server has not listed its models (yet)".to_string(),
+        };
+        let msg = format!("model: {} ({why}; /model NAME switches)", app.status.model);
+        return app.say(NoticeLevel::Info, &msg);
+    }
+    let current = app.status.model.clone();
+    let mut items: Vec<PickItem> = app
+        .models
+        .iter()
+        .map(|m| PickItem {
+            value: m.clone(),
+            note: if *m == current {
+                "in use".into()
+            } else {
+                String::new()
+            },
+        })
+        .collect();
+    if !current.is_empty() && !app.models.contains(&current) {
+        items.insert(
+            0,
+            PickItem {
+                value: current.clone(),
+                note: "in use, not offered by the server".into(),
+            },
+        );
+    }
+    let selected = items.iter().position(|i| i.value == current).unwrap_or(0);
+    app.layers.push(Box::new(Picker::new(
+        "Pick a model",
+        items,
+        selected,
+        Action::SetModel,
+    )));
 }
 
 fn approval(app: &mut App, arg: &str) {

@@ -190,3 +190,62 @@ async fn an_at_mention_attaches_the_picked_file_and_a_listing() {
     assert!(!user.contains("top secret"), "{user}");
     tui.quit().await;
 }
+
+/// `/model` without a name lists the server's models (with the one in use marked, here one
+/// the server does not offer); Enter on another switches, confirmed in one line, and the
+/// next request uses it.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_model_picker_lists_the_servers_models_and_switches() {
+    let dir = workspace();
+    let server = ScriptedServer::start(vec![support::text_reply("answered by the new one")]).await;
+    server.set_info(
+        "/v1/models",
+        serde_json::json!({"object": "list", "data": [
+            {"id": "alpha-7b", "object": "model"},
+            {"id": "beta-13b", "object": "model"}
+        ]}),
+    );
+    let mut tui = Tui::start(dir.path(), &server, 120, 40);
+    tui.wait_for("Ask Loom").await;
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    tui.type_line("/model").await;
+    let screen = tui.wait_for("Pick a model").await;
+    assert!(
+        screen.contains("scripted-model  in use, not offered by the server")
+            && screen.contains("alpha-7b")
+            && screen.contains("beta-13b"),
+        "{screen}"
+    );
+    tui.send("\x1b[B");
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    tui.send("\x1b[B");
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    tui.send("\r");
+    tui.wait_for("Model: beta-13b").await;
+    tui.type_line("hello").await;
+    tui.wait_for("answered by the new one").await;
+    assert_eq!(server.requests()[0]["model"], "beta-13b");
+    tui.quit().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn loom_models_says_when_the_configured_model_is_not_offered() {
+    let dir = workspace();
+    let server = ScriptedServer::start(vec![]).await;
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_loom"))
+        .env("HOME", dir.path().join(".home"))
+        .env("XDG_CONFIG_HOME", dir.path().join(".home/.config"))
+        .env("XDG_DATA_HOME", dir.path().join(".home/.local/share"))
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("OPENAI_BASE_URL")
+        .env_remove("LOOM_MODEL")
+        .args(["models", "--model", "gone-model", "--base-url"])
+        .arg(server.base_url())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "  scripted-model\n! gone-model  (configured, but this server does not offer it)\n"
+    );
+}
