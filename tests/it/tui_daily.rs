@@ -249,3 +249,105 @@ async fn loom_models_says_when_the_configured_model_is_not_offered() {
         "  scripted-model\n! gone-model  (configured, but this server does not offer it)\n"
     );
 }
+
+async fn loom_at(dir: &std::path::Path, args: &[&str]) -> (i32, String, String) {
+    let out = crate::exec::loom_command(&dir.join(".home"))
+        .args(args)
+        .arg("-C")
+        .arg(dir)
+        .output()
+        .await
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// `loom sessions` shows each session's title (its first prompt), age, message and change
+/// counts, and hides sessions that never reached a model; `loom sessions rm ID` removes
+/// one with its undo journal.
+#[tokio::test(flavor = "multi_thread")]
+async fn sessions_have_titles_counts_and_can_be_removed() {
+    let dir = workspace();
+    std::fs::write(dir.path().join("a.txt"), "old\n").unwrap();
+    let server = ScriptedServer::start(vec![
+        support::calls_openai(&[(
+            "e1",
+            "edit_file",
+            r#"{"path": "a.txt", "old_str": "old", "new_str": "new"}"#,
+        )]),
+        support::text_reply("Changed."),
+    ])
+    .await;
+    let long_prompt = format!("make a.txt say new {}", "and more words ".repeat(10));
+    let run = crate::exec::exec(dir.path(), &server, "full-auto", &long_prompt).await;
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let id = run.events[0]["session_id"].as_str().unwrap().to_string();
+    // A session opened and left before any answer: nothing to go back to.
+    let sessions = dir.path().join(".home/.local/share/loom/sessions");
+    let mut never =
+        loom::session::SessionLog::create(&sessions, "never-answered", dir.path(), "m").unwrap();
+    never
+        .append(&loom::session::Record::Message {
+            message: loom::llm::Message::user("hello?"),
+        })
+        .unwrap();
+
+    let (code, listing, _) = loom_at(dir.path(), &["sessions"]).await;
+    assert_eq!(code, 0);
+    let row = listing
+        .lines()
+        .find(|l| l.starts_with(&id))
+        .unwrap_or_else(|| panic!("{listing}"));
+    assert!(row.contains("just now"), "{row}");
+    assert!(row.contains("4 msgs"), "{row}");
+    assert!(row.contains("1 change "), "{row}");
+    assert!(
+        row.contains("make a.txt say new and more words") && row.contains('…'),
+        "the title is the first prompt, shortened: {row}"
+    );
+    assert!(!listing.contains("never-answered"), "{listing}");
+
+    let changes = dir.path().join(".home/.local/share/loom/changes").join(&id);
+    assert!(changes.exists());
+    let (code, out, _) = loom_at(dir.path(), &["sessions", "rm", &id]).await;
+    assert_eq!(code, 0);
+    assert_eq!(out.trim(), format!("removed session {id}"));
+    assert!(!changes.exists(), "the undo journal goes with it");
+    let (_, listing, _) = loom_at(dir.path(), &["sessions"]).await;
+    assert!(!listing.contains(&id), "{listing}");
+    let (code, _, err) = loom_at(dir.path(), &["sessions", "rm", &id]).await;
+    assert_eq!(code, 1);
+    assert!(err.contains("no session"), "{err}");
+    let (code, _, err) = loom_at(dir.path(), &["sessions", "rm", "../../etc"]).await;
+    assert_eq!(code, 1, "an id is a name, never a path");
+    assert!(err.contains("no session"), "{err}");
+}
+
+/// `loom --resume` without an ID lists the sessions and opens the one picked.
+#[tokio::test(flavor = "multi_thread")]
+async fn resume_without_an_id_offers_a_list_to_pick_from() {
+    let dir = workspace();
+    let first = ScriptedServer::start(vec![
+        support::text_reply("First answer."),
+        support::text_reply("Second answer."),
+    ])
+    .await;
+    let one = crate::exec::exec(dir.path(), &first, "supervised", "the older question").await;
+    assert_eq!(one.code, 0, "{}", one.stderr);
+    tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+    let two = crate::exec::exec(dir.path(), &first, "supervised", "the newer question").await;
+    assert_eq!(two.code, 0, "{}", two.stderr);
+    let server = ScriptedServer::start(vec![]).await;
+    let mut tui = Tui::start_with(dir.path(), &server, 120, 40, &["--resume"], &[]);
+    let screen = tui.wait_for("Resume which?").await;
+    let newer = screen.find("the newer question").expect("listed");
+    let older = screen.find("the older question").expect("listed");
+    assert!(newer < older, "newest first:\n{screen}");
+    tui.send("2\r");
+    let screen = tui.wait_for("First answer.").await;
+    assert!(screen.contains("› the older question"), "{screen}");
+    tui.quit().await;
+}
