@@ -196,6 +196,14 @@ pub const COMMANDS: &[SlashCommand] = &[
         values: |_| vec!["code".into()],
         run: copy,
     },
+    SlashCommand {
+        name: "init",
+        aliases: &[],
+        args: "",
+        help: "ask the model to write AGENTS.md for this repository (you review the diff)",
+        values: none,
+        run: init,
+    },
 ];
 
 /// The command a name (without the slash) means.
@@ -452,6 +460,23 @@ fn mouse(app: &mut App, arg: &str) {
         "mouse released: select text with the terminal; scroll with PgUp/PgDn"
     };
     app.say(NoticeLevel::Info, msg);
+}
+
+/// What `/init` asks of the model.
+pub const INIT_PROMPT: &str = "/init: write an AGENTS.md for this repository, the \
+instructions Loom (and other coding agents) read at the start of every session here. Look \
+around first (list the files; read the README, the build and CI files and a few central \
+sources) and write down what an agent needs and cannot see at a glance: what the project \
+is, how to build, test, lint and format it (exact commands), the layout, the conventions \
+the code follows, and what to avoid. Be concrete and brief (under 150 lines), no generic \
+advice. If AGENTS.md exists, improve it instead of starting over. Write it with write_file \
+or edit_file (the change is shown to me for review).";
+
+fn init(app: &mut App, _: &str) {
+    app.transcript.scroll_end();
+    app.send(UserOp::Submit {
+        text: INIT_PROMPT.to_string(),
+    });
 }
 
 fn copy(app: &mut App, arg: &str) {

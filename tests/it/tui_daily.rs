@@ -351,3 +351,51 @@ async fn resume_without_an_id_offers_a_list_to_pick_from() {
     assert!(screen.contains("› the older question"), "{screen}");
     tui.quit().await;
 }
+
+/// `/init` asks the model for an AGENTS.md, and the file it proposes goes through the
+/// usual diff review before it is written.
+#[tokio::test(flavor = "multi_thread")]
+async fn init_asks_for_agents_md_through_the_diff_review() {
+    let dir = workspace();
+    let server = ScriptedServer::start(vec![
+        support::calls_openai(&[(
+            "w1",
+            "write_file",
+            r##"{"path": "AGENTS.md", "content": "# Agents\n\nRun `make test`.\n"}"##,
+        )]),
+        support::text_reply("AGENTS.md is written."),
+    ])
+    .await;
+    let mut tui = Tui::start(dir.path(), &server, 140, 40);
+    tui.wait_for("Ask Loom").await;
+    tui.type_line("/init").await;
+    let screen = tui.wait_for("Review the change").await;
+    assert!(
+        screen.contains("+Run `make test`.") || screen.contains("+ Run `make test`."),
+        "{screen}"
+    );
+    assert!(
+        !dir.path().join("AGENTS.md").exists(),
+        "nothing written before the review"
+    );
+    let asked = server.requests()[0]["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .rfind(|m| m["role"] == "user")
+        .unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        asked.contains("write an AGENTS.md for this repository"),
+        "{asked}"
+    );
+    tui.send("y");
+    tui.wait_for("AGENTS.md is written.").await;
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("AGENTS.md")).unwrap(),
+        "# Agents\n\nRun `make test`.\n"
+    );
+    tui.quit().await;
+}
