@@ -68,10 +68,14 @@ impl App {
             .collect()
     }
 
-    /// List the workspace's files the first time a mention needs them.
+    /// List the workspace's files when a mention starts (a bare `@` was just typed), so
+    /// files made since the last mention are offered too; the list is kept while the
+    /// mention is typed.
     pub(crate) fn load_files_for_mention(&mut self) {
-        if self.files.is_none()
-            && self.mention_query().is_some()
+        let Some(query) = self.mention_query() else {
+            return;
+        };
+        if (self.files.is_none() || query.is_empty())
             && let Some(root) = &self.workspace_root
         {
             self.files = Some(workspace_paths(root));
