@@ -109,6 +109,10 @@ pub struct GlobalArgs {
     /// `/autocommit on|off` in the assistant).
     #[arg(long, global = true)]
     pub auto_commit: bool,
+    /// Draw at the bottom of the normal screen instead of the alternate screen: finished
+    /// messages go to the terminal's scrollback (config: inline).
+    #[arg(long, global = true)]
+    pub inline: bool,
     /// Continue a saved session (see `loom sessions`); without an ID, pick one from a list.
     #[arg(
         long,
@@ -246,6 +250,7 @@ impl GlobalArgs {
             theme: self.theme.clone(),
             sandbox: self.sandbox.clone(),
             auto_commit: self.auto_commit,
+            inline: self.inline,
             config_file: self.config.clone(),
         }
     }

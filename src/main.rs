@@ -253,6 +253,7 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
                 return Ok(ExitCode::from(2));
             }
             loom::tui::run::run(loom::tui::run::TuiOptions {
+                inline: config.inline,
                 config,
                 workspace,
                 prompt: cli.prompt.clone(),

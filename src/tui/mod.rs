@@ -9,6 +9,7 @@ pub mod diff_pane;
 pub mod diff_view;
 pub mod fuzzy;
 pub mod highlight;
+pub mod inline;
 pub mod input;
 pub mod layers;
 pub mod markdown;

@@ -77,6 +77,10 @@ pub struct Transcript {
     unseen: bool,
     /// Answers waiting to be rendered again (see [`Transcript::set_theme`]).
     restyling: usize,
+    /// Entries handed to the terminal's scrollback (inline mode) and dropped from here.
+    flushed: usize,
+    /// The source of the last answer handed to the scrollback (for `/copy`).
+    flushed_answer: Option<String>,
 }
 
 /// Answers re-rendered per frame beyond the visible ones, so a theme switch in a
@@ -98,6 +102,8 @@ impl Transcript {
             viewport: 0,
             unseen: false,
             restyling: 0,
+            flushed: 0,
+            flushed_answer: None,
         }
     }
 
@@ -389,10 +395,70 @@ impl Transcript {
 
     /// The source text of the last answer, if any (for `/copy`).
     pub fn last_answer(&self) -> Option<String> {
-        self.entries.iter().rev().find_map(|e| match &e.kind {
-            Kind::Assistant { md, .. } => Some(md.source()),
-            _ => None,
-        })
+        self.entries
+            .iter()
+            .rev()
+            .find_map(|e| match &e.kind {
+                Kind::Assistant { md, .. } => Some(md.source()),
+                _ => None,
+            })
+            .or_else(|| self.flushed_answer.clone())
+    }
+
+    /// How many entries were handed to the scrollback (inline mode).
+    pub fn flushed(&self) -> usize {
+        self.flushed
+    }
+
+    /// How many entries at the front will not change any more: those before the answer
+    /// being streamed and before the first tool call that `settled` says is still open.
+    pub fn settled_prefix(&self, settled: impl Fn(&str) -> bool) -> usize {
+        self.entries
+            .iter()
+            .enumerate()
+            .take_while(|(i, e)| {
+                self.streaming != Some(*i)
+                    && match &e.kind {
+                        Kind::Tool { id, .. } => settled(id),
+                        _ => true,
+                    }
+            })
+            .count()
+    }
+
+    /// Remove the first `n` entries, returning their lines for the terminal's scrollback
+    /// (inline mode), each entry followed by a blank line.
+    pub fn drain_front(&mut self, n: usize) -> Vec<StyledLine> {
+        let n = n.min(self.entries.len());
+        if n == 0 {
+            return Vec::new();
+        }
+        let mut lines = Vec::new();
+        for e in &self.entries[..n] {
+            match &e.kind {
+                Kind::Assistant { md, .. } => {
+                    lines.extend(md.committed().iter().cloned());
+                    self.flushed_answer = Some(md.source());
+                }
+                other => lines.extend(self.render_entry(other)),
+            }
+            lines.push(StyledLine::blank());
+        }
+        let height: usize = self.heights.iter().take(n).sum();
+        for e in self.entries.drain(..n) {
+            if e.restyle {
+                self.restyling -= 1;
+            }
+            if let Kind::Tool { id, .. } = &e.kind {
+                self.marks.remove(id);
+            }
+        }
+        self.heights.drain(..n.min(self.heights.len()));
+        self.streaming = self.streaming.and_then(|i| i.checked_sub(n));
+        self.top = self.top.saturating_sub(height);
+        self.total = self.total.saturating_sub(height);
+        self.flushed += n;
+        lines
     }
 
     /// Bring every entry's wrapped lines up to date for `width` and a viewport of

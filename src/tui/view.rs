@@ -220,7 +220,7 @@ impl App {
             )
             .render(areas.chat, buf);
             let chat_in = inner(areas.chat);
-            if self.transcript.is_empty() {
+            if self.transcript.is_empty() && self.transcript.flushed() == 0 {
                 self.render_welcome(chat_in, buf);
             } else {
                 self.transcript.render(chat_in, buf);

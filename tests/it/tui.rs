@@ -16,7 +16,7 @@ pub(crate) struct Tui {
     parser: Arc<Mutex<vt100::Parser>>,
     /// Every byte Loom wrote, for sequences vt100 does not keep (OSC 52).
     raw: Arc<Mutex<Vec<u8>>>,
-    writer: Box<dyn Write + Send>,
+    writer: Arc<Mutex<Box<dyn Write + Send>>>,
     master: Box<dyn MasterPty + Send>,
     child: Box<dyn portable_pty::Child + Send + Sync>,
 }
@@ -80,9 +80,11 @@ impl Tui {
             0,
         )));
         let mut reader = pair.master.try_clone_reader().unwrap();
+        let writer = Arc::new(Mutex::new(pair.master.take_writer().unwrap()));
         let sink = parser.clone();
         let raw = Arc::new(Mutex::new(Vec::new()));
         let raw_sink = raw.clone();
+        let answer = writer.clone();
         std::thread::spawn(move || {
             let mut buf = [0u8; 8192];
             while let Ok(n) = reader.read(&mut buf) {
@@ -90,10 +92,18 @@ impl Tui {
                     break;
                 }
                 raw_sink.lock().unwrap().extend_from_slice(&buf[..n]);
-                sink.lock().unwrap().process(&buf[..n]);
+                let mut parser = sink.lock().unwrap();
+                parser.process(&buf[..n]);
+                // Answer "where is the cursor?" as a terminal would (inline mode asks).
+                if buf[..n].windows(4).any(|w| w == b"\x1b[6n") {
+                    let (row, col) = parser.screen().cursor_position();
+                    let reply = format!("\x1b[{};{}R", row + 1, col + 1);
+                    let mut w = answer.lock().unwrap();
+                    let _ = w.write_all(reply.as_bytes());
+                    let _ = w.flush();
+                }
             }
         });
-        let writer = pair.master.take_writer().unwrap();
         Tui {
             parser,
             raw,
@@ -123,8 +133,9 @@ impl Tui {
     }
 
     pub(crate) fn send(&mut self, keys: &str) {
-        self.writer.write_all(keys.as_bytes()).unwrap();
-        self.writer.flush().unwrap();
+        let mut w = self.writer.lock().unwrap();
+        w.write_all(keys.as_bytes()).unwrap();
+        w.flush().unwrap();
     }
 
     pub(crate) async fn type_line(&mut self, text: &str) {

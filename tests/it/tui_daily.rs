@@ -399,3 +399,56 @@ async fn init_asks_for_agents_md_through_the_diff_review() {
     );
     tui.quit().await;
 }
+
+/// `--inline` draws at the bottom of the normal screen (never the alternate one); a finished
+/// prompt and answer move up into the terminal's own history above the live region, and stay
+/// there, once each, after exit.
+#[tokio::test(flavor = "multi_thread")]
+async fn inline_mode_moves_finished_messages_into_the_scrollback() {
+    let dir = workspace();
+    let server = ScriptedServer::start(vec![support::text_reply(
+        "The **inline** answer.\n\n- one\n- two\n",
+    )])
+    .await;
+    let mut tui = Tui::start_with(dir.path(), &server, 100, 40, &["--inline"], &[]);
+    tui.wait_for("Ask Loom").await;
+    tui.type_line("say it inline").await;
+    tui.wait_for("The inline answer.").await;
+    // The lines go up first, then the live region is drawn again below them.
+    let start = std::time::Instant::now();
+    let (answer, chat_top, screen) = loop {
+        let screen = tui.screen();
+        let lines: Vec<&str> = screen.lines().collect();
+        let answer = lines
+            .iter()
+            .position(|l| l.starts_with("The inline answer."));
+        let chat_top = lines.iter().position(|l| l.starts_with("┌ Chat"));
+        if let (Some(a), Some(c)) = (answer, chat_top) {
+            break (a, c, screen);
+        }
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(10),
+            "the live region was not drawn below the answer:\n{screen}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    };
+    assert!(
+        answer < chat_top,
+        "the answer is above the live region:\n{screen}"
+    );
+    assert!(screen.contains("› say it inline"), "{screen}");
+    assert!(
+        !tui.raw().contains("\x1b[?1049h"),
+        "the alternate screen is never used"
+    );
+    let screen = tui.quit_and_wait().await;
+    assert_eq!(
+        screen.matches("The inline answer.").count(),
+        1,
+        "printed once:\n{screen}"
+    );
+    assert!(
+        screen.contains("• one") || screen.contains("- one"),
+        "{screen}"
+    );
+}

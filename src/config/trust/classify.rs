@@ -202,6 +202,12 @@ pub const CLASSIFICATION: &[KeyClass] = &[
         "auto_commit = true",
     ),
     row(
+        "inline",
+        N,
+        "whether Loom draws at the bottom of the normal screen: display, not what Loom may do",
+        "inline = true",
+    ),
+    row(
         "hooks.post_tools",
         L,
         "every hook: it runs a command after each change (hooks add up)",
@@ -275,6 +281,7 @@ pub fn split(user: &FileConfig, project: FileConfig) -> (FileConfig, Vec<Looseni
         theme,
         tools,
         auto_commit,
+        inline,
         hooks,
         max_response_bytes,
         max_tool_calls_per_response,
@@ -289,6 +296,7 @@ pub fn split(user: &FileConfig, project: FileConfig) -> (FileConfig, Vec<Looseni
         max_tool_rounds,
         max_retries,
         theme,
+        inline,
         max_response_bytes,
         max_tool_calls_per_response,
         stream_idle_timeout_secs,
