@@ -452,3 +452,27 @@ async fn inline_mode_moves_finished_messages_into_the_scrollback() {
         "{screen}"
     );
 }
+
+/// Typing a command is the person's approval, never a way around the approval mode: in
+/// read-only mode `!touch` is refused like the model's `bash` call would be.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_bang_command_is_refused_in_read_only_mode() {
+    let dir = workspace();
+    let server = ScriptedServer::start(vec![]).await;
+    let mut tui = Tui::start_with(
+        dir.path(),
+        &server,
+        140,
+        40,
+        &["--approval", "read-only"],
+        &[],
+    );
+    tui.wait_for("Ask Loom").await;
+    tui.type_line("!touch made.txt").await;
+    let screen = tui.wait_for("refused:").await;
+    assert!(screen.contains("read-only"), "{screen}");
+    tui.type_line("!ls").await;
+    tui.wait_for("⎘ !ls · ").await;
+    assert!(!dir.path().join("made.txt").exists());
+    tui.quit().await;
+}
