@@ -263,6 +263,14 @@ fn an_at_mention_opens_the_file_popup() {
             path: "src/tui/view.rs".into()
         }
     );
+    // A lone `@` sent with Enter is text, not a pick of the first file.
+    app.composer.set_text("");
+    key(&mut app, KeyCode::Char('@'));
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(
+        rx.try_recv().unwrap(),
+        crate::agent::UserOp::Submit { text: "@".into() }
+    );
 }
 
 /// `/model` without a name opens the list of the server's models, the one in use marked;

@@ -1,6 +1,7 @@
 //! The terminal and the event loop.
 //!
-//! The terminal is put in raw mode on the alternate screen with bracketed paste, focus
+//! The terminal is put in raw mode on the alternate screen (or, inline, in a region at the
+//! bottom of the normal screen: `inline.rs`) with bracketed paste, focus
 //! events and the keyboard enhancement that tells Shift+Enter from Enter, and restored
 //! exactly on quit, on Ctrl+C twice, on SIGTERM/SIGHUP and on panic (the panic message
 //! prints after the restore). The first frame is drawn before anything slow happens: the

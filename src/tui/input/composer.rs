@@ -71,6 +71,9 @@ impl App {
     /// instead of reporting an unknown one; true when it did.
     fn accept_popup(&mut self) -> bool {
         let text = self.composer.text();
+        if !text.starts_with('/') || self.mention_query().is_some() {
+            return false;
+        }
         let typed = text.trim().trim_start_matches('/');
         if typed.contains(' ') || crate::tui::slash::find(typed).is_some() {
             return false;
