@@ -24,8 +24,14 @@ pub const KEYS: &[(&str, &str)] = &[
     ("Ctrl+A/E/K/U/W, Alt+B/F", "edit like readline"),
     ("Esc", "stop the running turn"),
     ("Tab", "move between panes (completes a /command)"),
-    ("!command", "run a command yourself; its output goes with your next message"),
-    ("@path", "attach a file (or @dir/: a listing) to your message"),
+    (
+        "!command",
+        "run a command yourself; its output goes with your next message",
+    ),
+    (
+        "@path",
+        "attach a file (or @dir/: a listing) to your message",
+    ),
     ("Backspace (empty box)", "drop the last attachment"),
     ("PgUp/PgDn, Home/End, wheel", "scroll"),
     (
