@@ -109,17 +109,33 @@ pub struct GlobalArgs {
     /// `/autocommit on|off` in the assistant).
     #[arg(long, global = true)]
     pub auto_commit: bool,
-    /// Continue a saved session (see `loom sessions`).
+    /// Draw at the bottom of the normal screen instead of the alternate screen: finished
+    /// messages go to the terminal's scrollback (config: inline).
+    #[arg(long, global = true)]
+    pub inline: bool,
+    /// Continue a saved session (see `loom sessions`); without an ID, pick one from a list.
     #[arg(
         long,
         global = true,
         value_name = "ID",
+        num_args = 0..=1,
+        default_missing_value = "",
         conflicts_with = "continue_last"
     )]
     pub resume: Option<String>,
     /// Continue the most recent session in this workspace.
     #[arg(long = "continue", global = true)]
     pub continue_last: bool,
+}
+
+/// What `loom sessions` can do besides listing.
+#[derive(Debug, Subcommand)]
+pub enum SessionsAction {
+    /// Remove a session: its transcript and its undo journal.
+    Rm {
+        /// The session id (as `loom sessions` lists it).
+        id: String,
+    },
 }
 
 /// The subcommands.
@@ -140,11 +156,14 @@ pub enum Command {
     },
     /// List the models the configured (or discovered) server offers.
     Models,
-    /// List recent sessions (newest first).
+    /// List recent sessions (newest first): title, age, messages and changes.
     Sessions {
         /// Only sessions of the current workspace.
         #[arg(long)]
         here: bool,
+        /// What to do with a session instead of listing them.
+        #[command(subcommand)]
+        action: Option<SessionsAction>,
     },
     /// Take back changes Loom made (shown as a diff first).
     Undo {
@@ -231,6 +250,7 @@ impl GlobalArgs {
             theme: self.theme.clone(),
             sandbox: self.sandbox.clone(),
             auto_commit: self.auto_commit,
+            inline: self.inline,
             config_file: self.config.clone(),
         }
     }

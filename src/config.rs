@@ -88,6 +88,9 @@ pub struct FileConfig {
     pub tools: Option<ToolsConfig>,
     /// Commit the files Loom changed after each batch of tool calls (default false).
     pub auto_commit: Option<bool>,
+    /// Draw at the bottom of the normal screen instead of the alternate screen (default
+    /// false).
+    pub inline: Option<bool>,
     /// Post-tools hooks (`[[hooks.post_tools]]`).
     pub hooks: Option<HooksConfig>,
     /// Most bytes of text, reasoning and tool-call arguments one model response may carry
@@ -232,6 +235,7 @@ impl FileConfig {
             theme: other.theme.or(self.theme),
             tools,
             auto_commit: other.auto_commit.or(self.auto_commit),
+            inline: other.inline.or(self.inline),
             max_response_bytes: other.max_response_bytes.or(self.max_response_bytes),
             max_tool_calls_per_response: other
                 .max_tool_calls_per_response
@@ -303,6 +307,8 @@ pub struct FlagConfig {
     pub sandbox: Option<String>,
     /// `--auto-commit` (it can only switch auto-commit on; the config's `false` is the default).
     pub auto_commit: bool,
+    /// `--inline` (it can only switch inline mode on).
+    pub inline: bool,
     /// `--config FILE`: used instead of the user config file.
     pub config_file: Option<PathBuf>,
 }
@@ -402,6 +408,8 @@ pub struct Config {
     pub forbidden_paths: Vec<String>,
     /// Commit Loom's changes after each batch.
     pub auto_commit: bool,
+    /// Draw inline, at the bottom of the normal screen.
+    pub inline: bool,
     /// Post-tools hook commands.
     pub hooks: Vec<HookConfig>,
     /// The files that were read, in order.
@@ -476,6 +484,7 @@ pub fn load(
         theme: flags.theme.clone(),
         sandbox: flags.sandbox.clone(),
         auto_commit: flags.auto_commit.then_some(true),
+        inline: flags.inline.then_some(true),
         ..FileConfig::default()
     };
     merged = merged.overlay(flag_layer);
@@ -577,6 +586,7 @@ pub fn load(
         env: tools.env.unwrap_or_default(),
         forbidden_paths: tools.forbidden_paths.unwrap_or_default(),
         auto_commit: merged.auto_commit.unwrap_or(false),
+        inline: merged.inline.unwrap_or(false),
         hooks: merged
             .hooks
             .clone()

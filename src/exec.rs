@@ -248,6 +248,8 @@ pub fn to_json(event: &AgentEvent) -> Option<Value> {
         | AgentEvent::UndoPlanned { .. }
         | AgentEvent::UndoApplied { .. }
         | AgentEvent::Changes { .. }
-        | AgentEvent::ChangeApplied { .. } => return None,
+        | AgentEvent::ChangeApplied { .. }
+        | AgentEvent::Attachment { .. }
+        | AgentEvent::Models { .. } => return None,
     })
 }

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use loom::agent::Runner;
 use loom::changelog::Scope;
-use loom::cli::{Cli, Command, PolicyCommand, ToolCommand};
+use loom::cli::{self, Cli, Command, PolicyCommand, ToolCommand};
 use loom::commands;
 use loom::config::{self, Config};
 use loom::exec::{self, SessionInfo};
@@ -75,13 +75,18 @@ fn note_untrusted(config: &Config) {
     }
 }
 
-/// The session to continue, from `--resume ID` or `--continue`.
+/// The session to continue, from `--resume ID`, `--resume` (picked from a list) or
+/// `--continue`.
 fn resume_target(
     cli: &Cli,
     workspace: &std::path::Path,
 ) -> Result<Option<session::LoadedSession>, String> {
     let id = if let Some(id) = &cli.global.resume {
-        Some(id.clone())
+        if id.is_empty() {
+            Some(commands::sessions::choose(workspace)?)
+        } else {
+            Some(id.clone())
+        }
     } else if cli.global.continue_last {
         Some(commands::sessions::pick_session(workspace, None)?)
     } else {
@@ -148,7 +153,11 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Trust { revoke, list }) => {
             commands::trust::run(&cli.global.flag_config(), &workspace, *revoke, *list)
         }
-        Some(Command::Sessions { here }) => {
+        Some(Command::Sessions {
+            action: Some(cli::SessionsAction::Rm { id }),
+            ..
+        }) => commands::sessions::remove(id),
+        Some(Command::Sessions { here, action: None }) => {
             commands::sessions::list(here.then_some(workspace.as_path()))
         }
         Some(Command::Undo {
@@ -259,6 +268,7 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
                 return Ok(ExitCode::from(2));
             }
             loom::tui::run::run(loom::tui::run::TuiOptions {
+                inline: config.inline,
                 config,
                 workspace,
                 prompt: cli.prompt.clone(),

@@ -340,6 +340,19 @@ pub enum AgentEvent {
         /// What, in words.
         message: String,
     },
+    /// A file or listing read for the person's next message (`@path`), or why it could not
+    /// be.
+    Attachment {
+        /// What it is (`@src/main.rs`, `@src/`).
+        name: String,
+        /// The bounded text, or the error.
+        result: Result<String, String>,
+    },
+    /// The models the server offers (`GET /models`), or why they could not be listed.
+    Models {
+        /// The model ids, or the error.
+        result: Result<Vec<String>, String>,
+    },
     /// Information worth a line (a setting changed, a grant was made).
     Notice {
         /// The text.
@@ -464,6 +477,18 @@ pub enum UserOp {
     },
     /// List the session's changes.
     ListChanges,
+    /// Read a workspace file (or list a directory, for a path ending in `/`) to attach to
+    /// the next message; answered with [`AgentEvent::Attachment`].
+    Attach {
+        /// Workspace-relative path.
+        path: String,
+    },
+    /// Run a command the person typed (`!command`) as their own `bash` call, outside the
+    /// conversation (only between turns).
+    Shell {
+        /// The command line.
+        command: String,
+    },
     /// Stop the agent.
     Shutdown,
 }

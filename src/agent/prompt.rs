@@ -19,10 +19,18 @@ pub struct ProjectInstructions {
 }
 
 /// `AGENTS.md` files from `root` down to `cwd` (outermost first), within the budget.
+///
+/// Each is opened beneath the workspace root with no symlink followed and read only when it
+/// is a regular file, at most the budget: a repository's `AGENTS.md` that is a symlink to
+/// `~/.aws/credentials` (or a FIFO) would otherwise go to the model provider in the system
+/// prompt of every session.
 pub fn agents_md(root: &Path, cwd: &Path) -> Vec<ProjectInstructions> {
-    let mut dirs = vec![root.to_path_buf()];
+    let Ok(beneath) = crate::tools::beneath::Beneath::open(root) else {
+        return Vec::new();
+    };
+    let mut dirs = vec![std::path::PathBuf::new()];
     if let Ok(rel) = cwd.strip_prefix(root) {
-        let mut dir = root.to_path_buf();
+        let mut dir = std::path::PathBuf::new();
         for c in rel.components() {
             dir.push(c);
             dirs.push(dir.clone());
@@ -31,25 +39,30 @@ pub fn agents_md(root: &Path, cwd: &Path) -> Vec<ProjectInstructions> {
     let mut budget = AGENTS_MD_BUDGET;
     let mut found = Vec::new();
     for dir in dirs {
-        let file = dir.join("AGENTS.md");
-        let Ok(text) = std::fs::read_to_string(&file) else {
-            continue;
-        };
+        let rel = dir.join("AGENTS.md");
         if budget == 0 {
             break;
         }
-        let mut text = text;
+        let Ok((file, _)) = beneath.open_regular(&rel) else {
+            continue;
+        };
+        let mut bytes = Vec::new();
+        if std::io::Read::read_to_end(
+            &mut std::io::Read::take(file, budget as u64 + 1),
+            &mut bytes,
+        )
+        .is_err()
+        {
+            continue;
+        }
+        let mut text = String::from_utf8_lossy(&bytes).into_owned();
         if text.len() > budget {
             let cut = crate::tools::output::floor_char_boundary(&text, budget);
             text.truncate(cut);
             text.push_str("\n[… cut: AGENTS.md files exceed 32 KiB …]");
         }
         budget = budget.saturating_sub(text.len());
-        let path = file
-            .strip_prefix(root)
-            .unwrap_or(&file)
-            .to_string_lossy()
-            .into_owned();
+        let path = rel.to_string_lossy().into_owned();
         found.push(ProjectInstructions { path, text });
     }
     found
@@ -100,6 +113,29 @@ mod tests {
         assert!(p.contains("Tools: read_file, bash"));
         assert!(p.contains("Use tabs.") && p.contains("Run make test."));
         assert!(!p.contains("{workspace}"));
+    }
+
+    /// Regression (found with issue 16's `/init`): an `AGENTS.md` that is a symlink out of
+    /// the workspace was read, so a repository could send any file of the user's to the
+    /// model provider in the system prompt. Symlinks and special files are skipped.
+    #[test]
+    fn a_symlinked_or_special_agents_md_is_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("credentials"), "aws_secret=XYZ").unwrap();
+        std::os::unix::fs::symlink(
+            outside.path().join("credentials"),
+            dir.path().join("AGENTS.md"),
+        )
+        .unwrap();
+        std::fs::create_dir_all(dir.path().join("sub")).unwrap();
+        nix::unistd::mkfifo(
+            &dir.path().join("sub/AGENTS.md"),
+            nix::sys::stat::Mode::from_bits_truncate(0o600),
+        )
+        .unwrap();
+        let found = agents_md(dir.path(), &dir.path().join("sub"));
+        assert!(found.is_empty(), "{found:?}");
     }
 
     #[test]

@@ -14,6 +14,11 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+mod attach;
+mod shell;
+
+pub use shell::SHELL_ID_PREFIX;
+
 use super::effects::{resolve_calls, run_with_snapshots, write_with_record};
 use super::events::{AgentEvent, ApprovalAnswer, ApprovalPreview, FilePreview, Phase, UserOp};
 use super::state::{Action, Event, Limits, Machine, Verdict};
@@ -620,6 +625,14 @@ impl Runner {
                     .and_then(|c| c.lock().ok().map(|l| l.summaries()))
                     .unwrap_or_default();
                 self.emit(AgentEvent::Changes { changes });
+                None
+            }
+            UserOp::Attach { path } => {
+                self.attach(path);
+                None
+            }
+            UserOp::Shell { command } => {
+                self.shell(command);
                 None
             }
             UserOp::Shutdown => Some(Event::Shutdown),

@@ -177,6 +177,23 @@ pub struct Changelog {
 /// Largest file whose previous state is kept for undo.
 const MAX_RECORDED_BYTES: u64 = crate::tools::change::MAX_EDIT_BYTES;
 
+/// How many changes (file writes and commands that changed files) session `session`
+/// recorded, read from its journal without opening it for writing; 0 when it has none.
+pub fn count_changes(data_dir: &Path, session: &str) -> usize {
+    let path = data_dir.join("changes").join(session).join("journal.jsonl");
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return 0;
+    };
+    text.lines()
+        .filter_map(|l| serde_json::from_str::<Line>(l).ok())
+        .filter(|l| match l {
+            Line::File { .. } => true,
+            Line::Command { files, .. } => !files.is_empty(),
+            _ => false,
+        })
+        .count()
+}
+
 impl Changelog {
     /// Open (creating if needed) the journal of `session` under `data_dir`, with snapshots of
     /// `workspace` for commands when git is available.

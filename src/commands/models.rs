@@ -7,7 +7,8 @@ use crate::config::Config;
 use crate::llm::discover;
 use crate::setup::{self, Provider};
 
-/// Print one model id per line, the one in use marked with `*`.
+/// Print one model id per line, the one in use marked with `*`; a configured model the
+/// server does not offer gets a last line marked `!` saying so.
 pub async fn run(config: &Config) -> anyhow::Result<ExitCode> {
     let (base, current) = match setup::resolve_provider(config).await {
         Provider::Ready { settings, origin } => {
@@ -21,9 +22,12 @@ pub async fn run(config: &Config) -> anyhow::Result<ExitCode> {
     };
     match discover::list_models(&base, config.api_key.as_deref(), Duration::from_secs(10)).await {
         Ok(models) => {
-            for m in models {
-                let mark = if m == current { "*" } else { " " };
+            for m in &models {
+                let mark = if *m == current { "*" } else { " " };
                 println!("{mark} {m}");
+            }
+            if !current.is_empty() && !models.contains(&current) {
+                println!("! {current}  (configured, but this server does not offer it)");
             }
             Ok(ExitCode::SUCCESS)
         }

@@ -10,7 +10,50 @@ use crate::changelog::{Changelog, Scope};
 use crate::llm::Message;
 use crate::session::{self, Record, SessionLog};
 
-/// Print recent sessions, newest first.
+/// How long ago `then` was, from `now` (seconds since the epoch): "just now", "5m ago",
+/// "3h ago", "2d ago".
+pub fn age(now: u64, then: u64) -> String {
+    let s = now.saturating_sub(then);
+    match s {
+        0..60 => "just now".into(),
+        60..3600 => format!("{}m ago", s / 60),
+        3600..86_400 => format!("{}h ago", s / 3600),
+        _ => format!("{}d ago", s / 86_400),
+    }
+}
+
+fn now_secs() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
+}
+
+/// One listed session: id, age, messages, changes, title (and the workspace when asked).
+fn line(s: &session::SessionSummary, now: u64, workspace: bool) -> String {
+    let changes = session::data_dir()
+        .map(|d| crate::changelog::count_changes(&d, &s.id))
+        .unwrap_or(0);
+    let mut l = format!(
+        "{}  {:>9}  {:>4} msgs  {:>3} change{}  {}",
+        s.id,
+        age(now, s.modified_secs),
+        s.messages,
+        changes,
+        if changes == 1 { " " } else { "s" },
+        if s.title.is_empty() {
+            "(no title)"
+        } else {
+            &s.title
+        }
+    );
+    if workspace {
+        l.push_str(&format!("  ({})", s.workspace));
+    }
+    l
+}
+
+/// Print recent sessions that reached a model, newest first.
 pub fn list(workspace_only: Option<&Path>) -> anyhow::Result<ExitCode> {
     let Some(dir) = session::sessions_dir() else {
         eprintln!("loom: no data directory, so no sessions are recorded");
@@ -27,19 +70,87 @@ pub fn list(workspace_only: Option<&Path>) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     let mut out = std::io::stdout().lock();
+    let now = now_secs();
     for s in sessions {
-        let prompt: String = s.first_prompt.chars().take(60).collect();
-        writeln!(
-            out,
-            "{}  {}  {:>4} msgs  {}  {}",
-            s.id, s.started_at, s.messages, s.workspace, prompt
-        )?;
+        writeln!(out, "{}", line(&s, now, ws.is_none()))?;
     }
     writeln!(
         out,
-        "\nresume with: loom --resume ID   (or loom --continue for the latest here)"
+        "\nresume with: loom --resume ID (or just --resume to pick; --continue for the latest here)\n\
+         remove with: loom sessions rm ID"
     )?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// `loom sessions rm ID`.
+pub fn remove(id: &str) -> anyhow::Result<ExitCode> {
+    let Some(data) = session::data_dir() else {
+        eprintln!("loom: no data directory, so no sessions are recorded");
+        return Ok(ExitCode::from(1));
+    };
+    match session::remove(&data, id) {
+        Ok(()) => {
+            println!("removed session {id}");
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(e) => {
+            eprintln!("loom: {e}");
+            Ok(ExitCode::from(1))
+        }
+    }
+}
+
+/// `--resume` without an ID: list this workspace's sessions (every one when it has none)
+/// on stderr and read which to resume from the terminal.
+pub fn choose(workspace: &Path) -> Result<String, String> {
+    let dir = session::sessions_dir().ok_or("no data directory, so no sessions are recorded")?;
+    let all = session::list(&dir);
+    let ws = workspace.display().to_string();
+    let here: Vec<_> = all.iter().filter(|s| s.workspace == ws).cloned().collect();
+    let (sessions, whose) = if here.is_empty() {
+        (all, "every workspace")
+    } else {
+        (here, "this workspace")
+    };
+    let sessions: Vec<_> = sessions.into_iter().take(20).collect();
+    if sessions.is_empty() {
+        return Err("no sessions to resume yet".into());
+    }
+    if !std::io::stdin().is_terminal() {
+        return Err(
+            "--resume without an ID asks which session to resume, and there is no \
+                    terminal to ask on: name one (loom sessions lists them)"
+                .into(),
+        );
+    }
+    let now = now_secs();
+    eprintln!("Sessions of {whose}, newest first:");
+    for (i, s) in sessions.iter().enumerate() {
+        eprintln!("{:>3}  {}", i + 1, line(s, now, whose == "every workspace"));
+    }
+    eprint!(
+        "Resume which? [1-{}, Enter for 1, q to cancel] ",
+        sessions.len()
+    );
+    let mut answer = String::new();
+    std::io::stdin()
+        .lock()
+        .read_line(&mut answer)
+        .map_err(|e| format!("cannot read the answer: {e}"))?;
+    let answer = answer.trim();
+    if answer == "q" || answer == "Q" {
+        return Err("nothing resumed".into());
+    }
+    let n = if answer.is_empty() {
+        1
+    } else {
+        answer
+            .parse::<usize>()
+            .ok()
+            .filter(|n| (1..=sessions.len()).contains(n))
+            .ok_or_else(|| format!("{answer:?} is not one of 1-{}", sessions.len()))?
+    };
+    Ok(sessions[n - 1].id.clone())
 }
 
 /// Which session `loom undo` works on.
@@ -120,5 +231,38 @@ pub fn undo(
             eprintln!("loom: {e}");
             Ok(ExitCode::from(1))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ages_read_in_the_largest_whole_unit() {
+        assert_eq!(age(1000, 1000), "just now");
+        assert_eq!(
+            age(1000, 2000),
+            "just now",
+            "a clock behind is not negative"
+        );
+        assert_eq!(age(4000, 1000), "50m ago");
+        assert_eq!(age(20_000, 1000), "5h ago");
+        assert_eq!(age(1_000_000, 1000), "11d ago");
+    }
+
+    #[test]
+    fn a_title_is_the_first_typed_line_without_attachments_shortened() {
+        assert_eq!(session::title("\n  fix the bug\nin main"), "fix the bug");
+        assert_eq!(
+            session::title("look\n\n<attachment name=\"@a.rs\">\nfn a() {}\n</attachment>"),
+            "look"
+        );
+        let long = "word ".repeat(30);
+        let t = session::title(&long);
+        assert!(
+            t.ends_with('…') && t.chars().count() <= session::TITLE_CHARS,
+            "{t}"
+        );
     }
 }

@@ -139,7 +139,9 @@ impl<O: Write, E: Write> Plain<O, E> {
             | AgentEvent::ChangeApplied { .. }
             | AgentEvent::UndoPlanned { .. }
             | AgentEvent::UndoApplied { .. }
-            | AgentEvent::Changes { .. } => {}
+            | AgentEvent::Changes { .. }
+            | AgentEvent::Attachment { .. }
+            | AgentEvent::Models { .. } => {}
         }
     }
 

@@ -317,11 +317,59 @@ pub struct SessionSummary {
     pub workspace: String,
     /// The first thing the person asked.
     pub first_prompt: String,
+    /// The session's title: its first prompt, shortened to a line.
+    pub title: String,
     /// Conversation messages recorded.
     pub messages: usize,
+    /// When the file was last written (seconds since the Unix epoch).
+    pub modified_secs: u64,
 }
 
-/// Recent sessions with at least one message, newest first (by file modification time).
+/// Most characters of a session title.
+pub const TITLE_CHARS: usize = 60;
+
+/// A session's title from its first prompt: attachments left out, the first non-empty
+/// line, cut to [`TITLE_CHARS`] with `…`.
+pub fn title(first_prompt: &str) -> String {
+    // Attachments (`@file`, `!command` output) follow the typed text as tagged blocks.
+    let typed = first_prompt
+        .split("\n\n<attachment name=\"")
+        .next()
+        .unwrap_or("");
+    let line = typed
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("");
+    if line.chars().count() > TITLE_CHARS {
+        let cut: String = line.chars().take(TITLE_CHARS - 1).collect();
+        format!("{}…", cut.trim_end())
+    } else {
+        line.to_string()
+    }
+}
+
+/// Remove session `id`: its transcript and its undo journal. Errors name what could not
+/// be removed; an unknown id is an error.
+pub fn remove(data_dir: &Path, id: &str) -> Result<(), String> {
+    let dir = data_dir.join("sessions");
+    let path =
+        path_of(&dir, id).ok_or_else(|| format!("no session {id:?}; see `loom sessions`"))?;
+    std::fs::remove_file(&path).map_err(|e| format!("cannot remove {}: {e}", path.display()))?;
+    let changes = data_dir.join("changes").join(id);
+    match std::fs::remove_dir_all(&changes) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(format!(
+            "the session is removed, but its undo journal {} is not: {e}",
+            changes.display()
+        )),
+    }
+}
+
+/// Recent sessions that reached a model (an answer was recorded), newest first (by file
+/// modification time). Sessions that were opened and left, or whose every request failed,
+/// are left out: there is nothing in them to go back to.
 pub fn list(dir: &Path) -> Vec<SessionSummary> {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Vec::new();
@@ -340,27 +388,37 @@ pub fn list(dir: &Path) -> Vec<SessionSummary> {
     files.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)));
     files
         .into_iter()
-        .filter_map(|(_, path)| {
+        .filter_map(|(modified, path)| {
             let s = load(&path).ok()?;
-            let first_prompt = s
+            let reached_model = s
+                .conversation
+                .iter()
+                .any(|m| matches!(m, Message::Assistant { .. }));
+            if !reached_model {
+                return None;
+            }
+            let prompt = s
                 .conversation
                 .iter()
                 .find_map(|m| match m {
-                    Message::User { content } => {
-                        Some(content.lines().next().unwrap_or("").to_string())
-                    }
+                    Message::User { content } => Some(content.as_str()),
                     _ => None,
                 })
                 .unwrap_or_default();
+            let modified_secs = modified
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_secs())
+                .unwrap_or(0);
             Some(SessionSummary {
+                first_prompt: prompt.lines().next().unwrap_or("").to_string(),
+                title: title(prompt),
                 id: s.id,
                 started_at: s.started_at,
                 workspace: s.workspace,
-                first_prompt,
                 messages: s.conversation.len(),
+                modified_secs,
             })
         })
-        .filter(|s| s.messages > 0)
         .collect()
 }
 
@@ -485,6 +543,13 @@ mod tests {
             message: Message::user("first question\nmore"),
         })
         .unwrap();
+        let answer = || Record::Message {
+            message: Message::Assistant {
+                content: "an answer".into(),
+                tool_calls: Vec::new(),
+            },
+        };
+        a.append(&answer()).unwrap();
         std::thread::sleep(std::time::Duration::from_millis(20));
         let mut b =
             SessionLog::create(dir.path(), "20260101-000001-bbbb", Path::new("/w2"), "m").unwrap();
@@ -492,10 +557,20 @@ mod tests {
             message: Message::user("other"),
         })
         .unwrap();
+        b.append(&answer()).unwrap();
+        let mut unanswered =
+            SessionLog::create(dir.path(), "20260101-000002-cccc", Path::new("/w1"), "m").unwrap();
+        unanswered
+            .append(&Record::Message {
+                message: Message::user("never answered"),
+            })
+            .unwrap();
         let l = list(dir.path());
         assert_eq!(l.len(), 2);
         assert_eq!(l[0].workspace, "/w2");
         assert_eq!(l[1].first_prompt, "first question");
+        assert_eq!(l[1].title, "first question");
+        assert_eq!(l[1].messages, 2);
         assert_eq!(
             latest_for(dir.path(), Path::new("/w1")).as_deref(),
             Some("20260101-000000-aaaa")

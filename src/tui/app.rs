@@ -23,6 +23,9 @@ use crate::tools::diff::Hunk;
 /// What the message box offers after an answer was cut off by the token limit.
 pub const CONTINUE: &str = "Continue exactly where your last answer stopped.";
 
+/// Most bytes of a `!command`'s output attached to a message (cut in the middle beyond).
+pub const SHELL_ATTACH_BUDGET: usize = 16 * 1024;
+
 /// Which part of the screen has the keyboard.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Focus {
@@ -171,6 +174,20 @@ pub struct App {
     pub welcome: Option<String>,
     /// The person's answer to the trust prompt, once given (the event loop takes it).
     pub trust_answer: Option<bool>,
+    /// The models the server offers, once asked (`/model` completion and picker).
+    pub models: Vec<String>,
+    /// What goes with the next message (`!command` output, `@file` content), shown as chips.
+    pub attachments: Vec<super::attachments::Attachment>,
+    /// The workspace, for `@` mentions (none: mentions are off).
+    pub workspace_root: Option<std::path::PathBuf>,
+    /// The workspace's paths, listed at the first `@` mention.
+    pub(crate) files: Option<Vec<String>>,
+    /// Text `/copy` put on the clipboard, for the event loop to send to the terminal.
+    pub clipboard: Option<String>,
+    /// Why the server's models could not be listed, if so.
+    pub models_error: Option<String>,
+    /// The highlighted line of the slash popup.
+    pub(crate) popup_selected: usize,
     pub(crate) ops: UnboundedSender<UserOp>,
     pub(crate) pending_undo: Scope,
     pub(crate) hook_count: usize,
@@ -200,6 +217,13 @@ impl App {
             applied: Vec::new(),
             welcome: None,
             trust_answer: None,
+            models: Vec::new(),
+            models_error: None,
+            popup_selected: 0,
+            clipboard: None,
+            attachments: Vec::new(),
+            workspace_root: None,
+            files: None,
             ops,
             pending_undo: Scope::Last,
             hook_count: 0,
@@ -255,6 +279,70 @@ impl App {
                 Message::System { .. } => {}
             }
         }
+    }
+
+    /// A `!command` finished: its output goes with the next message (as a chip).
+    fn attach_shell_output(&mut self, id: &str) {
+        let Some(row) = self.tools.rows.iter().rev().find(|r| r.id == id) else {
+            return;
+        };
+        let Some(result) = &row.result else { return };
+        if row.status == ToolStatus::Denied {
+            return;
+        }
+        let command = row.args["command"].as_str().unwrap_or(&row.summary);
+        let data = result.data.as_ref();
+        let field = |k: &str| data.and_then(|d| d[k].as_str()).unwrap_or("").to_string();
+        let mut text = format!("$ {command}\n");
+        let (stdout, stderr) = (field("stdout"), field("stderr"));
+        if data.is_none() {
+            text.push_str(result.error.as_deref().unwrap_or(&result.output));
+        }
+        text.push_str(&stdout);
+        if !stderr.is_empty() {
+            if !text.ends_with('\n') {
+                text.push('\n');
+            }
+            text.push_str("[stderr]\n");
+            text.push_str(&stderr);
+        }
+        if data.is_some() {
+            if !text.ends_with('\n') {
+                text.push('\n');
+            }
+            text.push_str(&format!("[{}]", result.output.lines().next().unwrap_or("")));
+        }
+        let (text, _) = crate::tools::output::cut_middle(&text, SHELL_ATTACH_BUDGET);
+        self.attachments.push(super::attachments::Attachment {
+            name: format!("!{}", crate::tui::wrap::truncate(command, 40)),
+            text,
+        });
+        self.transcript.push_notice(
+            NoticeLevel::Info,
+            "the output goes with your next message (Backspace in an empty message box drops it)",
+        );
+    }
+
+    /// Switch to `model` for later requests (the agent confirms in one line).
+    pub(crate) fn set_model(&mut self, model: &str) {
+        self.status.model = model.to_string();
+        self.send(UserOp::SetModel {
+            model: model.to_string(),
+        });
+    }
+
+    /// The model in use and those the server offers, each once.
+    pub fn known_models(&self) -> Vec<String> {
+        let mut all = Vec::new();
+        if !self.status.model.is_empty() && self.status.model != "connecting…" {
+            all.push(self.status.model.clone());
+        }
+        for m in &self.models {
+            if !all.contains(m) {
+                all.push(m.clone());
+            }
+        }
+        all
     }
 
     /// Whether the agent is working.
@@ -344,6 +432,7 @@ impl App {
                 .layers
                 .push(Box::new(super::layers::ReasonPrompt::new(&id))),
             Action::Trust(trust) => self.trust_answer = Some(trust),
+            Action::SetModel(model) => self.set_model(&model),
         }
     }
 
@@ -553,6 +642,9 @@ impl App {
                 self.resolve_review(&id);
                 self.layers.retain(|l| l.call_id() != Some(id.as_str()));
                 self.sync_details();
+                if id.starts_with(crate::agent::runner::SHELL_ID_PREFIX) {
+                    self.attach_shell_output(&id);
+                }
             }
             AgentEvent::HookResult {
                 name,
@@ -677,6 +769,18 @@ impl App {
                     self.diff_call = None;
                 }
             }
+            AgentEvent::Attachment { name, result } => match result {
+                Ok(text) => self
+                    .attachments
+                    .push(super::attachments::Attachment { name, text }),
+                Err(e) => self
+                    .transcript
+                    .push_notice(NoticeLevel::Error, &format!("cannot attach {name}: {e}")),
+            },
+            AgentEvent::Models { result } => match result {
+                Ok(models) => self.models = models,
+                Err(e) => self.models_error = Some(e),
+            },
             AgentEvent::Notice { message } => {
                 self.transcript.push_notice(NoticeLevel::Info, &message)
             }

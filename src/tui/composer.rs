@@ -150,6 +150,27 @@ impl Composer {
         }
     }
 
+    /// The word the cursor ends (from the last space before it on its line), "" when the
+    /// cursor follows a space or starts a line.
+    pub fn word_at_cursor(&self) -> String {
+        let g = graphemes(&self.lines[self.row]);
+        let mut i = self.col;
+        while i > 0 && !g[i - 1].trim().is_empty() {
+            i -= 1;
+        }
+        g[i..self.col].concat()
+    }
+
+    /// Replace the word the cursor ends with `with` (cursor after it).
+    pub fn replace_word_at_cursor(&mut self, with: &str) {
+        let n = graphemes(&self.word_at_cursor()).len();
+        let line = &mut self.lines[self.row];
+        let start = byte_at(line, self.col - n);
+        let end = byte_at(line, self.col);
+        line.replace_range(start..end, with);
+        self.col = line[..start + with.len()].graphemes(true).count();
+    }
+
     fn newline(&mut self) {
         let line = &mut self.lines[self.row];
         let at = byte_at(line, self.col);

@@ -86,7 +86,7 @@ fn the_ctrl_c_hint_is_on_the_status_line_not_in_the_transcript() {
 }
 
 #[test]
-fn tab_completes_a_slash_command_when_there_is_one_way_to() {
+fn tab_completes_the_highlighted_slash_command() {
     let (mut app, _rx) = app("dark");
     app.composer.set_text("/th");
     key(&mut app, KeyCode::Tab);
@@ -95,17 +95,52 @@ fn tab_completes_a_slash_command_when_there_is_one_way_to() {
     key(&mut app, KeyCode::Tab);
     assert_eq!(app.composer.text(), "/theme high-contrast");
     app.composer.set_text("/a");
+    key(&mut app, KeyCode::Down);
     key(&mut app, KeyCode::Tab);
     assert_eq!(
         app.composer.text(),
-        "/a",
-        "two commands start so: nothing guessed"
+        "/autocommit ",
+        "Down moved the highlight to the second command"
     );
+    assert_eq!(app.focus, super::app::Focus::Composer);
+    app.composer.set_text("plain words");
+    key(&mut app, KeyCode::Tab);
     assert_eq!(
         app.focus,
         super::app::Focus::Chat,
-        "and Tab moves on as usual"
+        "without a popup Tab moves on as usual"
     );
+}
+
+#[test]
+fn enter_on_a_partial_name_runs_the_highlighted_command() {
+    let (mut app, _rx) = app("dark");
+    for c in "/toke".chars() {
+        key(&mut app, KeyCode::Char(c));
+    }
+    key(&mut app, KeyCode::Enter);
+    assert!(app.composer.is_empty());
+    let screen = text(&mut app, 120, 30);
+    assert!(screen.contains("tokens this session"), "{screen}");
+}
+
+/// The popup lists what fits as you type, with each command's help, and the argument
+/// values after the name (the configured model for `/model`).
+#[test]
+fn the_slash_popup_filters_as_you_type() {
+    let (mut app, _rx) = app("dark");
+    key(&mut app, KeyCode::Char('/'));
+    let all = text(&mut app, 100, 30);
+    assert!(all.contains("/help") && all.contains("this help"), "{all}");
+    for c in "th".chars() {
+        key(&mut app, KeyCode::Char(c));
+    }
+    insta::assert_snapshot!("slash_popup_filtered", text(&mut app, 100, 30));
+    app.composer.set_text("/model ");
+    let models = text(&mut app, 100, 30);
+    assert!(models.contains("qwen2.5-coder:14b"), "{models}");
+    app.composer.set_text("/approval ");
+    insta::assert_snapshot!("slash_popup_values", text(&mut app, 100, 30));
 }
 
 /// The README's table of slash commands is the registry's.
@@ -150,4 +185,119 @@ fn overlays_leave_no_pane_borders_against_their_frame() {
             }
         }
     }
+}
+
+/// `!ls` goes to the agent as the person's own command; its result is a tool row and a
+/// chip on the message box; Backspace in the empty box drops the chip.
+#[test]
+fn a_bang_command_becomes_a_tool_row_and_a_chip() {
+    let (mut app, mut rx) = app("dark");
+    app.submit("!ls src");
+    assert_eq!(
+        rx.try_recv().unwrap(),
+        crate::agent::UserOp::Shell {
+            command: "ls src".into()
+        }
+    );
+    let id = format!("{}1", crate::agent::runner::SHELL_ID_PREFIX);
+    ev(
+        &mut app,
+        AgentEvent::ToolCall {
+            id: id.clone(),
+            name: "bash".into(),
+            arguments: serde_json::json!({"command": "ls src"}),
+            intent: None,
+        },
+    );
+    ev(&mut app, AgentEvent::ToolStarted { id: id.clone() });
+    ev(
+        &mut app,
+        AgentEvent::ToolResult {
+            id,
+            name: "bash".into(),
+            result: crate::tools::ToolResult {
+                success: true,
+                output: "exit code 0 in 0.01s; stdout 12 bytes, stderr 0 bytes".into(),
+                data: Some(serde_json::json!({"stdout": "lib.rs\nmain.rs\n", "stderr": ""})),
+                files_changed: Vec::new(),
+                error: None,
+            },
+            duration_ms: 10,
+        },
+    );
+    insta::assert_snapshot!("bang_command_chip", text(&mut app, 100, 24));
+    assert_eq!(app.attachments.len(), 1);
+    assert_eq!(
+        app.attachments[0].text,
+        "$ ls src\nlib.rs\nmain.rs\n[exit code 0 in 0.01s; stdout 12 bytes, stderr 0 bytes]"
+    );
+    key(&mut app, KeyCode::Backspace);
+    assert!(app.attachments.is_empty());
+}
+
+/// `@` lists the workspace's files that fit; Tab leaves `@path` in the text and asks the
+/// agent to attach it.
+#[test]
+fn an_at_mention_opens_the_file_popup() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("src/tui")).unwrap();
+    for f in [
+        "src/main.rs",
+        "src/tui/app.rs",
+        "src/tui/view.rs",
+        "README.md",
+    ] {
+        std::fs::write(dir.path().join(f), "x\n").unwrap();
+    }
+    let (mut app, mut rx) = app("dark");
+    app.workspace_root = Some(dir.path().to_path_buf());
+    for c in "look at @tuiv".chars() {
+        key(&mut app, KeyCode::Char(c));
+    }
+    insta::assert_snapshot!("mention_popup", text(&mut app, 100, 24));
+    key(&mut app, KeyCode::Tab);
+    assert_eq!(app.composer.text(), "look at @src/tui/view.rs ");
+    assert_eq!(
+        rx.try_recv().unwrap(),
+        crate::agent::UserOp::Attach {
+            path: "src/tui/view.rs".into()
+        }
+    );
+    // A lone `@` sent with Enter is text, not a pick of the first file.
+    app.composer.set_text("");
+    key(&mut app, KeyCode::Char('@'));
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(
+        rx.try_recv().unwrap(),
+        crate::agent::UserOp::Submit { text: "@".into() }
+    );
+}
+
+/// `/model` without a name opens the list of the server's models, the one in use marked;
+/// Enter switches (the agent confirms in one line).
+#[test]
+fn the_model_picker_lists_the_servers_models() {
+    let (mut app, mut rx) = app("dark");
+    ev(
+        &mut app,
+        AgentEvent::Models {
+            result: Ok(vec![
+                "llama3.1:8b".into(),
+                "qwen2.5-coder:14b".into(),
+                "qwen2.5-coder:32b".into(),
+            ]),
+        },
+    );
+    app.submit("/model");
+    insta::assert_snapshot!("model_picker", text(&mut app, 100, 24));
+    key(&mut app, KeyCode::Down);
+    key(&mut app, KeyCode::Enter);
+    assert!(app.layers.is_empty());
+    assert_eq!(app.status.model, "qwen2.5-coder:32b");
+    assert_eq!(
+        rx.try_recv().unwrap(),
+        crate::agent::UserOp::SetModel {
+            model: "qwen2.5-coder:32b".into()
+        }
+    );
 }

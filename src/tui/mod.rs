@@ -1,18 +1,25 @@
 //! The full-screen front end: one consumer of the agent's events and producer of its ops.
 
 pub mod app;
+pub mod attachments;
+pub mod clipboard;
 pub mod composer;
 pub mod contrast;
 pub mod diff_pane;
 pub mod diff_view;
+pub mod fuzzy;
 pub mod highlight;
+pub mod inline;
 pub mod input;
 pub mod layers;
 pub mod markdown;
+pub mod mention;
 pub mod progress;
 pub mod run;
 pub mod scroll;
+pub mod scrollback;
 pub mod slash;
+pub mod slash_popup;
 pub mod status_line;
 pub mod theme;
 pub mod tools_pane;

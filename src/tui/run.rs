@@ -1,6 +1,7 @@
 //! The terminal and the event loop.
 //!
-//! The terminal is put in raw mode on the alternate screen with bracketed paste, focus
+//! The terminal is put in raw mode on the alternate screen (or, inline, in a region at the
+//! bottom of the normal screen: `inline.rs`) with bracketed paste, focus
 //! events and the keyboard enhancement that tells Shift+Enter from Enter, and restored
 //! exactly on quit, on Ctrl+C twice, on SIGTERM/SIGHUP and on panic (the panic message
 //! prints after the restore). The first frame is drawn before anything slow happens: the
@@ -46,17 +47,22 @@ const FRAME: Duration = Duration::from_millis(8);
 const ANIMATION: Duration = Duration::from_millis(100);
 
 static RESTORED: AtomicBool = AtomicBool::new(true);
+/// Inline mode: no alternate screen and no mouse capture (the terminal's own scrolling and
+/// selection work on the history above).
+static INLINE: AtomicBool = AtomicBool::new(false);
 
-fn enter() -> std::io::Result<()> {
+fn enter(inline: bool) -> std::io::Result<()> {
     enable_raw_mode()?;
     RESTORED.store(false, Ordering::SeqCst);
+    INLINE.store(inline, Ordering::SeqCst);
     let mut out = std::io::stdout();
+    if !inline {
+        execute!(out, EnterAlternateScreen, EnableMouseCapture)?;
+    }
     execute!(
         out,
-        EnterAlternateScreen,
         EnableBracketedPaste,
         EnableFocusChange,
-        EnableMouseCapture,
         PushKeyboardEnhancementFlags(KeyboardEnhancementFlags::DISAMBIGUATE_ESCAPE_CODES),
     )
 }
@@ -73,9 +79,11 @@ pub fn restore() {
         DisableMouseCapture,
         DisableFocusChange,
         DisableBracketedPaste,
-        LeaveAlternateScreen,
-        cursor::Show,
     );
+    if !INLINE.load(Ordering::SeqCst) {
+        let _ = execute!(out, LeaveAlternateScreen);
+    }
+    let _ = execute!(out, cursor::Show);
     let _ = disable_raw_mode();
     let _ = out.flush();
 }
@@ -92,6 +100,9 @@ pub struct TuiOptions {
     pub resume: Option<LoadedSession>,
     /// The flags, to load the configuration again once the project config is trusted.
     pub flags: crate::config::FlagConfig,
+    /// Draw at the bottom of the normal screen, finished messages going to the scrollback
+    /// (`--inline`, `inline = true`; see `inline.rs`).
+    pub inline: bool,
 }
 
 fn short_path(path: &std::path::Path) -> String {
@@ -137,6 +148,7 @@ pub async fn run(opts: TuiOptions) -> anyhow::Result<ExitCode> {
         session_id: session_id.clone(),
     };
     let mut app = App::new(theme, status, ops_tx.clone());
+    app.workspace_root = Some(opts.workspace.clone());
     if let Some(r) = &opts.resume {
         app.load_conversation(&r.conversation);
         if let Some(report) = r.damage_report() {
@@ -172,19 +184,62 @@ pub async fn run(opts: TuiOptions) -> anyhow::Result<ExitCode> {
         restore();
         previous(info);
     }));
-    enter()?;
+    let inline = opts.inline;
+    enter(inline)?;
     // No `Terminal::clear()` here or on resize: it asks the terminal for the cursor position
     // and waits up to two seconds for an answer some terminals never send. The alternate
     // screen starts blank, and `resize` clears and forces a full redraw without asking.
-    let mut terminal = Terminal::new(CrosstermBackend::new(std::io::stdout()))?;
+    // (Inline mode has to ask once, to know where the live region starts.)
+    let mut terminal = if inline {
+        app.mouse_capture = false;
+        let rows = crossterm::terminal::size().map(|(_, r)| r).unwrap_or(24);
+        let options = ratatui::TerminalOptions {
+            viewport: ratatui::Viewport::Inline(super::inline::viewport_rows(rows)),
+        };
+        match Terminal::with_options(CrosstermBackend::new(std::io::stdout()), options) {
+            Ok(t) => t,
+            Err(e) => {
+                restore();
+                anyhow::bail!("inline mode needs the terminal to report its cursor: {e}");
+            }
+        }
+    } else {
+        Terminal::new(CrosstermBackend::new(std::io::stdout()))?
+    };
     draw(&mut terminal, &mut app)?;
 
     let result = event_loop(&mut terminal, &mut app, opts, session_id.clone(), ops_rx).await;
     let _ = ops_tx.send(UserOp::Shutdown);
+    if inline {
+        // Everything still in the live region goes to the scrollback, and the region is
+        // cleared so the shell prompt follows the conversation.
+        let _ = flush_settled(&mut terminal, &mut app, true);
+        // Not `Terminal::clear()`: it asks the terminal where the cursor is.
+        let top = terminal.get_frame().area().y;
+        let _ = execute!(
+            terminal.backend_mut(),
+            cursor::MoveTo(0, top),
+            crossterm::terminal::Clear(crossterm::terminal::ClearType::FromCursorDown)
+        );
+    }
     restore();
     result?;
-    if !app.transcript.is_empty() {
-        println!("Session {session_id} saved. Resume it with: loom --resume {session_id}");
+    if inline {
+        if app.transcript.flushed() > 0 {
+            println!("Session {session_id} saved. Resume it with: loom --resume {session_id}");
+        }
+    } else if !app.transcript.is_empty() {
+        // The conversation stays in the terminal's scrollback once the alternate screen
+        // is gone.
+        let width = crossterm::terminal::size().map(|(w, _)| w).unwrap_or(80);
+        let text = super::scrollback::render(&app.transcript.scrollback_lines(), width);
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(text.as_bytes());
+        let _ = writeln!(
+            out,
+            "\nSession {session_id} saved. Resume it with: loom --resume {session_id}"
+        );
+        let _ = out.flush();
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -218,6 +273,20 @@ impl AgentStart {
                 Provider::Missing { message } => (String::new(), Some(message.clone())),
             };
             let _ = provider_tx.send((model.clone(), missing));
+            if let Provider::Ready { settings, .. } = &provider {
+                // The server's models, for `/model`'s picker and completion.
+                let (base, key, tx) = (
+                    settings.base_url.clone(),
+                    config.api_key.clone(),
+                    events_tx.clone(),
+                );
+                tokio::spawn(async move {
+                    let timeout = std::time::Duration::from_secs(10);
+                    let result =
+                        crate::llm::discover::list_models(&base, key.as_deref(), timeout).await;
+                    let _ = tx.send(AgentEvent::Models { result });
+                });
+            }
             let ctx = match setup::tool_context(&workspace, &config, &sid) {
                 Ok(c) => c,
                 Err(e) => {
@@ -280,10 +349,33 @@ fn answer_trust(
     }
 }
 
+/// Inline mode: move what will not change any more out of the live region into the
+/// terminal's scrollback above it (everything when `all`).
+fn flush_settled(
+    terminal: &mut Terminal<CrosstermBackend<std::io::Stdout>>,
+    app: &mut App,
+    all: bool,
+) -> std::io::Result<()> {
+    let width = terminal.size()?.width;
+    let lines = app.take_settled(width, all);
+    if lines.is_empty() {
+        return Ok(());
+    }
+    let height = u16::try_from(lines.len()).unwrap_or(u16::MAX);
+    terminal.insert_before(height, |buf| {
+        for (i, l) in lines.iter().take(height as usize).enumerate() {
+            buf.set_line(0, i as u16, l, width);
+        }
+    })
+}
+
 fn draw(
     terminal: &mut Terminal<CrosstermBackend<std::io::Stdout>>,
     app: &mut App,
 ) -> std::io::Result<()> {
+    if INLINE.load(Ordering::SeqCst) {
+        flush_settled(terminal, app, false)?;
+    }
     app.tick(Instant::now());
     execute!(terminal.backend_mut(), BeginSynchronizedUpdate)?;
     let drawn = terminal.draw(|f| app.draw(f)).map(|_| ());
@@ -338,8 +430,19 @@ async fn event_loop(
                         Event::Key(key) => app.on_key(key),
                         Event::Paste(text) => app.on_paste(&text),
                         Event::Mouse(m) => app.on_mouse(m),
-                        Event::Resize(w, h) => {
+                        Event::Resize(w, h) if !INLINE.load(Ordering::SeqCst) => {
                             terminal.resize(ratatui::layout::Rect::new(0, 0, w, h))?;
+                        }
+                        // Inline: ratatui asks the terminal where the cursor is, which can
+                        // wait up to two seconds while the input stream is open; a failure
+                        // is said, never fatal.
+                        Event::Resize(..) => {
+                            if let Err(e) = terminal.autoresize() {
+                                app.transcript.push_notice(
+                                    super::transcript::NoticeLevel::Warning,
+                                    &format!("the live region could not follow the resize: {e}"),
+                                );
+                            }
                         }
                         Event::FocusGained | Event::FocusLost => {}
                     }
@@ -395,6 +498,15 @@ async fn event_loop(
             app.status.autonomy = start.config.autonomy;
             app.status.sandbox = setup::sandbox_for(&start.workspace, &start.config).label;
             start.spawn();
+            dirty = true;
+        }
+        if let Some(text) = app.clipboard.take()
+            && let Err(e) = super::clipboard::copy(&text, &mut std::io::stdout())
+        {
+            app.transcript.push_notice(
+                super::transcript::NoticeLevel::Error,
+                &format!("could not copy: {e}"),
+            );
             dirty = true;
         }
         if app.mouse_capture != mouse {

@@ -3,7 +3,7 @@
 //! once differed between its error and `/help`).
 
 use super::app::App;
-use super::layers::Help;
+use super::layers::{Action, Help, PickItem, Picker};
 use super::theme::Theme;
 use super::transcript::NoticeLevel;
 use crate::agent::UserOp;
@@ -20,8 +20,9 @@ pub struct SlashCommand {
     pub args: &'static str,
     /// What it does, in one line.
     pub help: &'static str,
-    /// The values its argument takes, for completion (empty: free text or none).
-    pub values: fn() -> Vec<String>,
+    /// The values its argument takes, for completion and the popup (empty: free text or
+    /// none); given the screen's state for values only it knows (the server's models).
+    pub values: fn(&App) -> Vec<String>,
     /// Run it with the rest of the line.
     pub run: fn(&mut App, &str),
 }
@@ -42,21 +43,29 @@ impl SlashCommand {
     }
 }
 
-fn none() -> Vec<String> {
+fn none(_: &App) -> Vec<String> {
     Vec::new()
 }
 
-fn on_off() -> Vec<String> {
+fn on_off(_: &App) -> Vec<String> {
     vec!["on".into(), "off".into()]
 }
 
-fn modes() -> Vec<String> {
+fn themes(_: &App) -> Vec<String> {
+    Theme::names()
+}
+
+fn models(app: &App) -> Vec<String> {
+    app.known_models()
+}
+
+fn modes(_: &App) -> Vec<String> {
     ["read-only", "supervised", "full-auto"]
         .map(String::from)
         .to_vec()
 }
 
-fn undo_scopes() -> Vec<String> {
+fn undo_scopes(_: &App) -> Vec<String> {
     ["turn", "all"].map(String::from).to_vec()
 }
 
@@ -98,8 +107,8 @@ pub const COMMANDS: &[SlashCommand] = &[
         name: "model",
         aliases: &[],
         args: "[NAME]",
-        help: "show the model, or switch to another",
-        values: none,
+        help: "pick one of the server's models, or switch to NAME",
+        values: models,
         run: model,
     },
     SlashCommand {
@@ -115,7 +124,7 @@ pub const COMMANDS: &[SlashCommand] = &[
         aliases: &[],
         args: "[NAME]",
         help: "list the themes, or switch (dark, light, high-contrast, yours)",
-        values: Theme::names,
+        values: themes,
         run: theme,
     },
     SlashCommand {
@@ -179,6 +188,22 @@ pub const COMMANDS: &[SlashCommand] = &[
         values: on_off,
         run: mouse,
     },
+    SlashCommand {
+        name: "copy",
+        aliases: &[],
+        args: "[code [N]]",
+        help: "copy the last answer, or its last (or Nth) code block, to the clipboard",
+        values: |_| vec!["code".into()],
+        run: copy,
+    },
+    SlashCommand {
+        name: "init",
+        aliases: &[],
+        args: "",
+        help: "ask the model to write AGENTS.md for this repository (you review the diff)",
+        values: none,
+        run: init,
+    },
 ];
 
 /// The command a name (without the slash) means.
@@ -188,27 +213,62 @@ pub fn find(name: &str) -> Option<&'static SlashCommand> {
         .find(|c| c.name == name || c.aliases.contains(&name))
 }
 
-/// Completions of a partly typed line (`/th` → `/theme`, `/theme l` → `/theme light`),
-/// each a whole line.
-pub fn complete(line: &str) -> Vec<String> {
+/// One line of the slash popup: what Tab puts in the message box, and what is shown.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Suggestion {
+    /// The whole line it completes to ("/theme", "/theme light").
+    pub line: String,
+    /// The left column ("/theme [NAME]", "light").
+    pub label: String,
+    /// The one-line help ("" for argument values).
+    pub help: &'static str,
+}
+
+/// What fits a partly typed line: commands whose name starts with what is typed (then
+/// those that merely contain it), or, after the name and a space, the argument values
+/// that start with what follows.
+pub fn suggestions(app: &App, line: &str) -> Vec<Suggestion> {
     let Some(rest) = line.strip_prefix('/') else {
         return Vec::new();
     };
+    if line.contains('\n') {
+        return Vec::new();
+    }
     match rest.split_once(' ') {
-        None => COMMANDS
-            .iter()
-            .filter(|c| c.name.starts_with(rest))
-            .map(|c| format!("/{}", c.name))
-            .collect(),
+        None => {
+            let command = |c: &SlashCommand| Suggestion {
+                line: format!("/{}", c.name),
+                label: c.synopsis(),
+                help: c.help,
+            };
+            let starts = COMMANDS.iter().filter(|c| c.name.starts_with(rest));
+            let contains = COMMANDS
+                .iter()
+                .filter(|c| !c.name.starts_with(rest) && c.name.contains(rest));
+            starts.chain(contains).map(command).collect()
+        }
         Some((name, arg)) => match find(name) {
-            Some(c) => (c.values)()
-                .into_iter()
-                .filter(|v| v.starts_with(arg.trim_start()))
-                .map(|v| format!("/{} {v}", c.name))
-                .collect(),
+            Some(c) => {
+                let typed = arg.trim_start();
+                (c.values)(app)
+                    .into_iter()
+                    .filter(|v| v.starts_with(typed) && v != typed)
+                    .map(|v| Suggestion {
+                        line: format!("/{} {v}", c.name),
+                        label: v,
+                        help: "",
+                    })
+                    .collect()
+            }
             None => Vec::new(),
         },
     }
+}
+
+/// Completions of a partly typed line (`/th` → `/theme`, `/theme l` → `/theme light`),
+/// each a whole line.
+pub fn complete(app: &App, line: &str) -> Vec<String> {
+    suggestions(app, line).into_iter().map(|s| s.line).collect()
 }
 
 impl App {
@@ -252,13 +312,46 @@ fn clear(app: &mut App, _: &str) {
 }
 
 fn model(app: &mut App, arg: &str) {
-    if arg.is_empty() {
-        let msg = format!("model: {} (/model NAME switches)", app.status.model);
-        app.say(NoticeLevel::Info, &msg);
-    } else {
-        app.status.model = arg.to_string();
-        app.send(UserOp::SetModel { model: arg.into() });
+    if !arg.is_empty() {
+        return app.set_model(arg);
     }
+    if app.models.is_empty() {
+        let why = match &app.models_error {
+            Some(e) => format!("the server's models could not be listed: {e}"),
+            None => "the server has not listed its models (yet)".to_string(),
+        };
+        let msg = format!("model: {} ({why}; /model NAME switches)", app.status.model);
+        return app.say(NoticeLevel::Info, &msg);
+    }
+    let current = app.status.model.clone();
+    let mut items: Vec<PickItem> = app
+        .models
+        .iter()
+        .map(|m| PickItem {
+            value: m.clone(),
+            note: if *m == current {
+                "in use".into()
+            } else {
+                String::new()
+            },
+        })
+        .collect();
+    if !current.is_empty() && !app.models.contains(&current) {
+        items.insert(
+            0,
+            PickItem {
+                value: current.clone(),
+                note: "in use, not offered by the server".into(),
+            },
+        );
+    }
+    let selected = items.iter().position(|i| i.value == current).unwrap_or(0);
+    app.layers.push(Box::new(Picker::new(
+        "Pick a model",
+        items,
+        selected,
+        Action::SetModel,
+    )));
 }
 
 fn approval(app: &mut App, arg: &str) {
@@ -369,6 +462,71 @@ fn mouse(app: &mut App, arg: &str) {
     app.say(NoticeLevel::Info, msg);
 }
 
+/// What `/init` asks of the model.
+pub const INIT_PROMPT: &str = "/init: write an AGENTS.md for this repository, the \
+instructions Loom (and other coding agents) read at the start of every session here. Look \
+around first (list the files; read the README, the build and CI files and a few central \
+sources) and write down what an agent needs and cannot see at a glance: what the project \
+is, how to build, test, lint and format it (exact commands), the layout, the conventions \
+the code follows, and what to avoid. Be concrete and brief (under 150 lines), no generic \
+advice. If AGENTS.md exists, improve it instead of starting over. Write it with write_file \
+or edit_file (the change is shown to me for review).";
+
+fn init(app: &mut App, _: &str) {
+    app.transcript.scroll_end();
+    app.send(UserOp::Submit {
+        text: INIT_PROMPT.to_string(),
+    });
+}
+
+fn copy(app: &mut App, arg: &str) {
+    let Some(answer) = app.transcript.last_answer() else {
+        return app.say(NoticeLevel::Error, "no answer to copy yet");
+    };
+    let mut words = arg.split_whitespace();
+    let (text, what) = match (words.next(), words.next(), words.next()) {
+        (None, ..) => (answer, "the last answer".to_string()),
+        (Some("code"), n, None) => {
+            let blocks = super::clipboard::code_blocks(&answer);
+            if blocks.is_empty() {
+                return app.say(NoticeLevel::Error, "the last answer has no code block");
+            }
+            let count = blocks.len();
+            let index = match n.map(str::parse::<usize>) {
+                None => count,
+                Some(Ok(i)) if (1..=count).contains(&i) => i,
+                Some(_) => {
+                    let msg =
+                        format!("the last answer has {count} code block(s): /copy code 1…{count}");
+                    return app.say(NoticeLevel::Error, &msg);
+                }
+            };
+            let what = if count == 1 {
+                "the code block".to_string()
+            } else {
+                format!("code block {index} of {count} (/copy code N picks another)")
+            };
+            (blocks[index - 1].clone(), what)
+        }
+        _ => return app.usage("copy"),
+    };
+    if text.len() > super::clipboard::MAX_COPY {
+        let msg = format!(
+            "{what} is {} KiB, more than a terminal takes at once ({} KiB)",
+            text.len() / 1024,
+            super::clipboard::MAX_COPY / 1024
+        );
+        return app.say(NoticeLevel::Error, &msg);
+    }
+    let lines = text.lines().count();
+    app.clipboard = Some(text);
+    let msg = format!(
+        "copied {what} ({lines} line{})",
+        if lines == 1 { "" } else { "s" }
+    );
+    app.say(NoticeLevel::Info, &msg);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -385,8 +543,10 @@ mod tests {
 
     #[test]
     fn completion_finds_commands_and_their_values() {
+        let (app, _rx) = crate::tui::snapshot_tests::app("dark");
+        let complete = |line: &str| complete(&app, line);
         assert_eq!(complete("/th"), ["/theme"]);
-        assert_eq!(complete("/a"), ["/approval", "/autocommit"]);
+        assert_eq!(complete("/a")[..2], ["/approval", "/autocommit"]);
         assert_eq!(complete("/approval s"), ["/approval supervised"]);
         assert_eq!(
             complete("/autocommit "),
@@ -395,6 +555,11 @@ mod tests {
         assert!(complete("/theme l").contains(&"/theme light".to_string()));
         assert!(complete("/nothing ").is_empty());
         assert!(complete("plain text").is_empty());
+        assert_eq!(
+            complete("/model "),
+            ["/model qwen2.5-coder:14b"],
+            "the configured model is offered"
+        );
     }
 
     /// Regression (issue 11): `/undo`'s usage differed between its error and `/help`.

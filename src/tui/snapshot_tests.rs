@@ -512,7 +512,7 @@ fn autocommit_switches_the_hook_and_rejects_other_words() {
 fn help_scrolls_to_its_end_on_a_small_screen() {
     let (mut app, _rx) = app("dark");
     app.submit("/help");
-    for _ in 0..3 {
+    for _ in 0..10 {
         app.on_key(crossterm::event::KeyEvent::from(
             crossterm::event::KeyCode::PageDown,
         ));
@@ -527,7 +527,8 @@ fn help_scrolls_to_its_end_on_a_small_screen() {
 #[test]
 fn every_offered_value_is_accepted() {
     for command in super::slash::COMMANDS {
-        for value in (command.values)() {
+        let (probe, _rx) = app("dark");
+        for value in (command.values)(&probe) {
             let (mut app, _rx) = app("dark");
             app.submit(&format!("/{} {value}", command.name));
             let screen = text(&mut app, 120, 40);

@@ -77,6 +77,10 @@ pub struct Transcript {
     unseen: bool,
     /// Answers waiting to be rendered again (see [`Transcript::set_theme`]).
     restyling: usize,
+    /// Entries handed to the terminal's scrollback (inline mode) and dropped from here.
+    flushed: usize,
+    /// The source of the last answer handed to the scrollback (for `/copy`).
+    flushed_answer: Option<String>,
 }
 
 /// Answers re-rendered per frame beyond the visible ones, so a theme switch in a
@@ -98,6 +102,8 @@ impl Transcript {
             viewport: 0,
             unseen: false,
             restyling: 0,
+            flushed: 0,
+            flushed_answer: None,
         }
     }
 
@@ -296,6 +302,8 @@ impl Transcript {
         match kind {
             Kind::User(text) => {
                 let style = Style::default().fg(t.user).add_modifier(Modifier::BOLD);
+                let (text, chips) = super::attachments::split(text);
+                let chip_style = Style::default().fg(t.accent);
                 text.lines()
                     .enumerate()
                     .map(|(i, l)| StyledLine {
@@ -306,6 +314,11 @@ impl Transcript {
                         continuation: vec![Span::raw("  ")],
                         fill: None,
                     })
+                    .chain(chips.into_iter().map(|c| StyledLine {
+                        spans: vec![Span::raw("  "), Span::styled(format!("⎘ {c}"), chip_style)],
+                        continuation: vec![Span::raw("    ")],
+                        fill: None,
+                    }))
                     .collect()
             }
             Kind::Assistant { .. } => Vec::new(),
@@ -356,6 +369,96 @@ impl Transcript {
                 }]
             }
         }
+    }
+
+    /// The whole conversation as logical lines for the normal screen after exit (see
+    /// `scrollback.rs`): answers as rendered markdown (the streaming one as far as it
+    /// came), tool calls one line each, a blank line between entries.
+    pub fn scrollback_lines(&self) -> Vec<StyledLine> {
+        let mut out = Vec::new();
+        for e in &self.entries {
+            if !out.is_empty() {
+                out.push(StyledLine::blank());
+            }
+            match &e.kind {
+                Kind::Assistant { md, done } => {
+                    out.extend(md.committed().iter().cloned());
+                    if !done {
+                        out.extend(md.provisional());
+                    }
+                }
+                other => out.extend(self.render_entry(other)),
+            }
+        }
+        out
+    }
+
+    /// The source text of the last answer, if any (for `/copy`).
+    pub fn last_answer(&self) -> Option<String> {
+        self.entries
+            .iter()
+            .rev()
+            .find_map(|e| match &e.kind {
+                Kind::Assistant { md, .. } => Some(md.source()),
+                _ => None,
+            })
+            .or_else(|| self.flushed_answer.clone())
+    }
+
+    /// How many entries were handed to the scrollback (inline mode).
+    pub fn flushed(&self) -> usize {
+        self.flushed
+    }
+
+    /// How many entries at the front will not change any more: those before the answer
+    /// being streamed and before the first tool call that `settled` says is still open.
+    pub fn settled_prefix(&self, settled: impl Fn(&str) -> bool) -> usize {
+        self.entries
+            .iter()
+            .enumerate()
+            .take_while(|(i, e)| {
+                self.streaming != Some(*i)
+                    && match &e.kind {
+                        Kind::Tool { id, .. } => settled(id),
+                        _ => true,
+                    }
+            })
+            .count()
+    }
+
+    /// Remove the first `n` entries, returning their lines for the terminal's scrollback
+    /// (inline mode), each entry followed by a blank line.
+    pub fn drain_front(&mut self, n: usize) -> Vec<StyledLine> {
+        let n = n.min(self.entries.len());
+        if n == 0 {
+            return Vec::new();
+        }
+        let mut lines = Vec::new();
+        for e in &self.entries[..n] {
+            match &e.kind {
+                Kind::Assistant { md, .. } => {
+                    lines.extend(md.committed().iter().cloned());
+                    self.flushed_answer = Some(md.source());
+                }
+                other => lines.extend(self.render_entry(other)),
+            }
+            lines.push(StyledLine::blank());
+        }
+        let height: usize = self.heights.iter().take(n).sum();
+        for e in self.entries.drain(..n) {
+            if e.restyle {
+                self.restyling -= 1;
+            }
+            if let Kind::Tool { id, .. } = &e.kind {
+                self.marks.remove(id);
+            }
+        }
+        self.heights.drain(..n.min(self.heights.len()));
+        self.streaming = self.streaming.and_then(|i| i.checked_sub(n));
+        self.top = self.top.saturating_sub(height);
+        self.total = self.total.saturating_sub(height);
+        self.flushed += n;
+        lines
     }
 
     /// Bring every entry's wrapped lines up to date for `width` and a viewport of

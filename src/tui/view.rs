@@ -163,6 +163,7 @@ impl App {
         self.render_panes(&areas, buf);
         let cursor = self.render_composer(areas.composer, buf);
         self.render_status(areas.status, buf);
+        self.render_slash_popup(areas.composer, buf);
         for layer in &self.layers {
             layer.render(area, buf, &self.theme);
         }
@@ -219,7 +220,7 @@ impl App {
             )
             .render(areas.chat, buf);
             let chat_in = inner(areas.chat);
-            if self.transcript.is_empty() {
+            if self.transcript.is_empty() && self.transcript.flushed() == 0 {
                 self.render_welcome(chat_in, buf);
             } else {
                 self.transcript.render(chat_in, buf);
@@ -334,7 +335,12 @@ impl App {
         } else {
             "Message"
         };
-        let block = self.block(title.into(), focused);
+        let mut title = title.to_string();
+        for a in &self.attachments {
+            title.push_str(" · ⎘ ");
+            title.push_str(&a.chip());
+        }
+        let block = self.block(title, focused);
         let inner = block.inner(area);
         block.render(area, buf);
         let placeholder = if self.busy() {

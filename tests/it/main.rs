@@ -20,5 +20,6 @@ mod sessions;
 mod tool_cli;
 mod trust;
 mod tui;
+mod tui_daily;
 mod web;
 mod web_exec;

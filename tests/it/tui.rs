@@ -12,15 +12,29 @@ use serde_json::json;
 
 use crate::support::{self, Frame, Reply, ScriptedServer};
 
-struct Tui {
+pub(crate) struct Tui {
     parser: Arc<Mutex<vt100::Parser>>,
-    writer: Box<dyn Write + Send>,
+    /// Every byte Loom wrote, for sequences vt100 does not keep (OSC 52).
+    raw: Arc<Mutex<Vec<u8>>>,
+    writer: Arc<Mutex<Box<dyn Write + Send>>>,
     master: Box<dyn MasterPty + Send>,
     child: Box<dyn portable_pty::Child + Send + Sync>,
 }
 
 impl Tui {
-    fn start(dir: &Path, server: &ScriptedServer, cols: u16, rows: u16) -> Tui {
+    pub(crate) fn start(dir: &Path, server: &ScriptedServer, cols: u16, rows: u16) -> Tui {
+        Tui::start_with(dir, server, cols, rows, &[], &[])
+    }
+
+    /// Start with extra arguments and environment variables.
+    pub(crate) fn start_with(
+        dir: &Path,
+        server: &ScriptedServer,
+        cols: u16,
+        rows: u16,
+        args: &[&str],
+        env: &[(&str, &str)],
+    ) -> Tui {
         let pty = native_pty_system();
         let pair = pty
             .openpty(PtySize {
@@ -41,6 +55,7 @@ impl Tui {
             "-C",
         ]);
         cmd.arg(dir);
+        cmd.args(args);
         cmd.cwd(dir);
         cmd.env("HOME", &home);
         cmd.env("XDG_CONFIG_HOME", home.join(".config"));
@@ -54,6 +69,9 @@ impl Tui {
         ] {
             cmd.env_remove(k);
         }
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
         let child = pair.slave.spawn_command(cmd).expect("loom starts");
         drop(pair.slave);
         let parser = Arc::new(Mutex::new(vt100::Parser::new(
@@ -62,30 +80,44 @@ impl Tui {
             0,
         )));
         let mut reader = pair.master.try_clone_reader().unwrap();
+        let writer = Arc::new(Mutex::new(pair.master.take_writer().unwrap()));
         let sink = parser.clone();
+        let raw = Arc::new(Mutex::new(Vec::new()));
+        let raw_sink = raw.clone();
+        let answer = writer.clone();
         std::thread::spawn(move || {
             let mut buf = [0u8; 8192];
             while let Ok(n) = reader.read(&mut buf) {
                 if n == 0 {
                     break;
                 }
-                sink.lock().unwrap().process(&buf[..n]);
+                raw_sink.lock().unwrap().extend_from_slice(&buf[..n]);
+                let mut parser = sink.lock().unwrap();
+                parser.process(&buf[..n]);
+                // Answer "where is the cursor?" as a terminal would (inline mode asks).
+                if buf[..n].windows(4).any(|w| w == b"\x1b[6n") {
+                    let (row, col) = parser.screen().cursor_position();
+                    let reply = format!("\x1b[{};{}R", row + 1, col + 1);
+                    let mut w = answer.lock().unwrap();
+                    let _ = w.write_all(reply.as_bytes());
+                    let _ = w.flush();
+                }
             }
         });
-        let writer = pair.master.take_writer().unwrap();
         Tui {
             parser,
+            raw,
             writer,
             master: pair.master,
             child,
         }
     }
 
-    fn screen(&self) -> String {
+    pub(crate) fn screen(&self) -> String {
         self.parser.lock().unwrap().screen().contents()
     }
 
-    async fn wait_for(&self, needle: &str) -> String {
+    pub(crate) async fn wait_for(&self, needle: &str) -> String {
         let start = Instant::now();
         loop {
             let s = self.screen();
@@ -100,15 +132,57 @@ impl Tui {
         }
     }
 
-    fn send(&mut self, keys: &str) {
-        self.writer.write_all(keys.as_bytes()).unwrap();
-        self.writer.flush().unwrap();
+    pub(crate) fn send(&mut self, keys: &str) {
+        let mut w = self.writer.lock().unwrap();
+        w.write_all(keys.as_bytes()).unwrap();
+        w.flush().unwrap();
     }
 
-    async fn type_line(&mut self, text: &str) {
+    pub(crate) async fn type_line(&mut self, text: &str) {
         self.send(text);
         tokio::time::sleep(Duration::from_millis(100)).await;
         self.send("\r");
+    }
+
+    /// Every byte written so far, lossily as text.
+    pub(crate) fn raw(&self) -> String {
+        String::from_utf8_lossy(&self.raw.lock().unwrap()).into_owned()
+    }
+
+    /// Wait until `needle` was written (in any sequence, shown or not).
+    pub(crate) async fn wait_for_raw(&self, needle: &str) -> String {
+        let start = Instant::now();
+        loop {
+            let raw = self.raw();
+            if raw.contains(needle) {
+                return raw;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(20),
+                "timed out waiting for {needle:?} in the output"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    /// Quit with Ctrl+C twice and wait for the process to end; the screen is then the
+    /// normal one.
+    pub(crate) async fn quit_and_wait(mut self) -> String {
+        self.send("\x03");
+        tokio::time::sleep(Duration::from_millis(150)).await;
+        self.send("\x03");
+        let start = Instant::now();
+        loop {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                break;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(5),
+                "loom did not quit on Ctrl+C twice"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        self.wait_for("Resume it with").await
     }
 
     fn resize(&mut self, cols: u16, rows: u16) {
@@ -126,7 +200,7 @@ impl Tui {
         );
     }
 
-    async fn quit(mut self) {
+    pub(crate) async fn quit(mut self) {
         self.send("\x03");
         tokio::time::sleep(Duration::from_millis(150)).await;
         self.send("\x03");
@@ -142,7 +216,7 @@ impl Tui {
     }
 }
 
-fn workspace() -> tempfile::TempDir {
+pub(crate) fn workspace() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join(".gitignore"), ".home/\n").unwrap();
     dir

@@ -208,6 +208,12 @@ pub const CLASSIFICATION: &[KeyClass] = &[
         "auto_commit = true",
     ),
     row(
+        "inline",
+        N,
+        "whether Loom draws at the bottom of the normal screen: display, not what Loom may do",
+        "inline = true",
+    ),
+    row(
         "hooks.post_tools",
         L,
         "every hook: it runs a command after each change (hooks add up)",
@@ -353,6 +359,7 @@ pub fn split(user: &FileConfig, project: FileConfig) -> (FileConfig, Vec<Looseni
         theme,
         tools,
         auto_commit,
+        inline,
         hooks,
         max_response_bytes,
         max_tool_calls_per_response,
@@ -370,6 +377,7 @@ pub fn split(user: &FileConfig, project: FileConfig) -> (FileConfig, Vec<Looseni
         max_tool_rounds,
         max_retries,
         theme,
+        inline,
         max_response_bytes,
         max_tool_calls_per_response,
         stream_idle_timeout_secs,

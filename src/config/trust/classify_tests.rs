@@ -36,6 +36,7 @@ fn every_config_key_has_a_row_in_the_classification() {
         theme,
         tools,
         auto_commit,
+        inline,
         hooks,
         max_response_bytes,
         max_tool_calls_per_response,
@@ -97,6 +98,7 @@ fn every_config_key_has_a_row_in_the_classification() {
         ("tools.env", env.is_some()),
         ("tools.forbidden_paths", forbidden_paths.is_some()),
         ("auto_commit", auto_commit.is_some()),
+        ("inline", inline.is_some()),
         ("hooks.post_tools", post_tools.is_some()),
         ("max_response_bytes", max_response_bytes.is_some()),
         (

@@ -23,7 +23,16 @@ pub const KEYS: &[(&str, &str)] = &[
     ("Up / Down", "earlier prompts"),
     ("Ctrl+A/E/K/U/W, Alt+B/F", "edit like readline"),
     ("Esc", "stop the running turn"),
-    ("Tab", "move between panes"),
+    ("Tab", "move between panes (completes a /command)"),
+    (
+        "!command",
+        "run a command yourself; its output goes with your next message",
+    ),
+    (
+        "@path",
+        "attach a file (or @dir/: a listing) to your message",
+    ),
+    ("Backspace (empty box)", "drop the last attachment"),
     ("PgUp/PgDn, Home/End, wheel", "scroll"),
     (
         "y / n / a",

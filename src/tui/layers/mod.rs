@@ -17,6 +17,7 @@ mod command_approval;
 mod diff_overlay;
 mod help;
 mod network_approval;
+mod picker;
 mod reason_prompt;
 pub mod review_keys;
 pub mod trust_prompt;
@@ -26,6 +27,7 @@ pub use command_approval::CommandApproval;
 pub use diff_overlay::DiffOverlay;
 pub use help::{Help, KEYS};
 pub use network_approval::NetworkApproval;
+pub use picker::{PickItem, Picker};
 pub use reason_prompt::ReasonPrompt;
 pub use undo_confirm::UndoConfirm;
 
@@ -38,6 +40,8 @@ pub enum Action {
     AskReason(String),
     /// The person answered the trust prompt: trust the project config (or not).
     Trust(bool),
+    /// Use this model from now on (picked in `/model`'s list).
+    SetModel(String),
 }
 
 /// A layer's answer to a key.

@@ -1,0 +1,119 @@
+//! `@file` mentions: a word starting with `@` in the message box lists the workspace's files
+//! and directories that fit (fuzzy, `.gitignore` respected) in the popup above it; `Tab` or
+//! `Enter` picks one, which leaves `@path` in the text and asks the agent to read it
+//! (through the `read_file` tool and the policy, so forbidden paths, symlinks out of the
+//! workspace and special files are refused as they are for the model) and attach it
+//! bounded; `@dir/` attaches a listing. The attachment shows as a chip (`attachments.rs`).
+
+use std::path::Path;
+
+use super::app::App;
+use super::slash::Suggestion;
+use crate::agent::UserOp;
+
+/// Most paths listed for mentions (a bigger workspace is listed in part; type more of
+/// the path to narrow it).
+pub const MAX_FILES: usize = 20_000;
+/// Most suggestions the popup holds.
+const SHOWN: usize = 50;
+
+/// The workspace's files and directories (directories ending in `/`), `.gitignore`
+/// respected, `.git` left out, sorted, at most [`MAX_FILES`].
+pub fn workspace_paths(root: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let walk = ignore::WalkBuilder::new(root)
+        .hidden(false)
+        .follow_links(false)
+        .filter_entry(|e| e.file_name() != ".git")
+        .build();
+    for entry in walk.flatten().skip(1) {
+        let Ok(rel) = entry.path().strip_prefix(root) else {
+            continue;
+        };
+        let Some(rel) = rel.to_str() else { continue };
+        let dir = entry.file_type().is_some_and(|t| t.is_dir());
+        out.push(if dir {
+            format!("{rel}/")
+        } else {
+            rel.to_string()
+        });
+        if out.len() >= MAX_FILES {
+            break;
+        }
+    }
+    out.sort();
+    out
+}
+
+impl App {
+    /// What follows the `@` of the word at the cursor, when that word is a mention.
+    pub(crate) fn mention_query(&self) -> Option<String> {
+        let word = self.composer.word_at_cursor();
+        let query = word.strip_prefix('@')?;
+        (self.workspace_root.is_some() && !query.contains('@')).then(|| query.to_string())
+    }
+
+    /// The paths that fit `query`, best first.
+    pub(crate) fn mention_suggestions(&self, query: &str) -> Vec<Suggestion> {
+        let Some(files) = &self.files else {
+            return Vec::new();
+        };
+        super::fuzzy::best(query, files, SHOWN)
+            .into_iter()
+            .map(|p| Suggestion {
+                line: p.to_string(),
+                label: p.to_string(),
+                help: if p.ends_with('/') { "a listing" } else { "" },
+            })
+            .collect()
+    }
+
+    /// List the workspace's files when a mention starts (a bare `@` was just typed), so
+    /// files made since the last mention are offered too; the list is kept while the
+    /// mention is typed.
+    pub(crate) fn load_files_for_mention(&mut self) {
+        let Some(query) = self.mention_query() else {
+            return;
+        };
+        if (self.files.is_none() || query.is_empty())
+            && let Some(root) = &self.workspace_root
+        {
+            self.files = Some(workspace_paths(root));
+        }
+    }
+
+    /// Pick the highlighted path: it replaces the mention, and the agent is asked to attach
+    /// it. True when a mention was open.
+    pub(crate) fn pick_mention(&mut self) -> bool {
+        if self.mention_query().is_none() {
+            return false;
+        }
+        let Some(choice) = self.popup_choice() else {
+            return false;
+        };
+        self.composer
+            .replace_word_at_cursor(&format!("@{} ", choice.line));
+        self.popup_selected = 0;
+        self.send(UserOp::Attach { path: choice.line });
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_listing_respects_gitignore_and_marks_directories() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        std::fs::create_dir_all(root.join("target/debug")).unwrap();
+        std::fs::create_dir_all(root.join(".git")).unwrap();
+        std::fs::write(root.join(".gitignore"), "target/\n").unwrap();
+        std::fs::write(root.join("src/main.rs"), "fn main() {}").unwrap();
+        std::fs::write(root.join("target/debug/big"), "x").unwrap();
+        std::fs::write(root.join(".git/config"), "x").unwrap();
+        assert_eq!(workspace_paths(root), [".gitignore", "src/", "src/main.rs"]);
+    }
+}
