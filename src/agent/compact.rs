@@ -454,7 +454,8 @@ async fn summarize_rounds(
         Ok(text) => (text.trim().to_string(), None),
         Err(why) => (
             format!(
-                "(No summary: {why}. {} messages of earlier steps were left out; read files                  again if you need them.)",
+                "(No summary: {why}. {} messages of earlier steps were left out; read files \
+                 again if you need them.)",
                 older.len()
             ),
             Some(why),
@@ -463,7 +464,8 @@ async fn summarize_rounds(
     if let Some(Message::Assistant { content, .. }) = conversation.get_mut(rounds[0]) {
         let mine = std::mem::take(content);
         *content = format!(
-            "[loom] My earlier steps on this request were compacted to fit the model's              context window. Summary of them:\n\n{summary}\n\n{mine}"
+            "[loom] My earlier steps on this request were compacted to fit the model's \
+             context window. Summary of them:\n\n{summary}\n\n{mine}"
         )
         .trim_end()
         .to_string();

@@ -52,9 +52,9 @@ pub(super) async fn write_with_record(
         for (path, display, after) in &entries {
             let after = after.as_deref().map(str::as_bytes);
             match log.record_file(turn, &call, &tool, path, display, after) {
-                Ok(seq) => seqs.push(seq),
+                Ok(seq) => seqs.push((seq, display.clone())),
                 Err(e) => {
-                    for seq in seqs {
+                    for (seq, _) in seqs {
                         let _ = log.void(seq);
                     }
                     return Err(e.to_string());
@@ -77,11 +77,24 @@ pub(super) async fn write_with_record(
     let result = registry.apply(changes, selection, ctx).await;
     let mut journal_error = None;
     if !result.success {
+        // What was never written (or was put back) is voided; a file that stays changed
+        // after a failed restore keeps its entry, so undo can take it back.
+        let stays: Vec<String> = result.files_changed.clone();
         journal_error = tokio::task::spawn_blocking(move || {
-            let mut log = changelog.lock().map_err(|e| e.to_string()).ok()?;
-            seqs.into_iter()
-                .find_map(|seq| log.void(seq).err())
-                .map(|e| e.to_string())
+            let mut log = match changelog.lock() {
+                Ok(log) => log,
+                Err(e) => return Some(e.to_string()),
+            };
+            let mut first_error = None;
+            for (seq, display) in seqs {
+                if stays.contains(&display) {
+                    continue;
+                }
+                if let Err(e) = log.void(seq) {
+                    first_error.get_or_insert(e.to_string());
+                }
+            }
+            first_error
         })
         .await
         .unwrap_or_else(|e| Some(e.to_string()));

@@ -685,6 +685,8 @@ impl Runner {
             Action::RunHooks { files } => self.run_hooks(files),
             Action::CancelLlm => {
                 self.llm_cancel.cancel();
+                // A request waiting for the window or the tokeniser is not made after all.
+                self.call_waiting = false;
             }
             Action::CancelTools => {
                 self.tool_cancel.cancel();
@@ -826,6 +828,7 @@ impl Runner {
     }
 
     fn call_llm(&mut self) {
+        self.call_waiting = false;
         if (self.discovering && self.context_window.is_none()) || self.wait_for_tokenizer() {
             self.call_waiting = true;
             return;

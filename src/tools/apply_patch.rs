@@ -116,7 +116,10 @@ fn preview(args: Value, ctx: &ToolContext) -> Result<Vec<FileChange>, ToolError>
     let mut targets: Vec<PathBuf> = Vec::new();
     for op in &patch.ops {
         let (path, shown) = resolve(conf, op.path()).map_err(nothing)?;
-        let current = super::change::read_current(conf.root(), &path, &shown).map_err(nothing)?;
+        let found =
+            super::change::read_current_with_mode(conf.root(), &path, &shown).map_err(nothing)?;
+        let mode = found.as_ref().map(|(_, m)| *m);
+        let current = found.map(|(bytes, _)| bytes);
         let change = match op {
             PatchOp::Add { contents, .. } => {
                 if current.is_some() {
@@ -143,8 +146,8 @@ fn preview(args: Value, ctx: &ToolContext) -> Result<Vec<FileChange>, ToolError>
                     apply_chunks(&shown, &text, chunks).map_err(|e| nothing(ToolError::Edit(e)))?;
                 let note = (updated.loosest != Fuzz::Exact).then(|| {
                     format!(
-                        "{shown}: some lines matched only {}; the file's own text was kept \
-                         around the change",
+                        "{shown}: some lines matched only {}; context lines keep the \
+                         file's own text, added lines are as the patch wrote them",
                         updated.loosest.describe()
                     )
                 });
@@ -193,6 +196,8 @@ fn preview(args: Value, ctx: &ToolContext) -> Result<Vec<FileChange>, ToolError>
                 change
             }
         };
+        let mut change = change;
+        change.old_mode = mode;
         targets.push(path);
         changes.push(change);
     }

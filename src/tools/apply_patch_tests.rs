@@ -283,3 +283,24 @@ async fn a_move_is_undone_whole_when_it_cannot_finish() {
     assert_eq!(read(&d, "m.txt").as_deref(), Some("m\n"));
     assert_eq!(read(&d, "n.txt").as_deref(), Some("appeared"));
 }
+
+/// Review finding: a move created its destination 0644 (a script lost `+x`).
+#[tokio::test]
+async fn a_moved_file_keeps_its_permissions() {
+    use std::os::unix::fs::PermissionsExt;
+    let (d, ctx) = ws();
+    let script = d.path().join("run.sh");
+    fs::write(&script, "echo hi\n").unwrap();
+    fs::set_permissions(&script, fs::Permissions::from_mode(0o755)).unwrap();
+    let r = run(
+        &ctx,
+        "*** Update File: run.sh\n*** Move to: bin/run.sh\n@@\n-echo hi\n+echo hello\n",
+    )
+    .await;
+    assert!(r.success, "{r:?}");
+    let mode = fs::metadata(d.path().join("bin/run.sh"))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o755);
+}

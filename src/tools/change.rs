@@ -32,11 +32,20 @@ pub const MAX_EDIT_BYTES: u64 = 64 * 1024 * 1024;
 /// (no symlink followed, regular files only, at most [`MAX_EDIT_BYTES`]); `None` when it
 /// does not exist yet.
 pub fn read_current(root: &Path, path: &Path, shown: &str) -> Result<Option<Vec<u8>>, ToolError> {
+    Ok(read_current_with_mode(root, path, shown)?.map(|(bytes, _)| bytes))
+}
+
+/// [`read_current`] with the file's permission bits.
+pub fn read_current_with_mode(
+    root: &Path,
+    path: &Path,
+    shown: &str,
+) -> Result<Option<(Vec<u8>, u32)>, ToolError> {
     let io = |e: std::io::Error| ToolError::io(shown, &e);
     let beneath = Beneath::open(root).map_err(io)?;
     let rel = beneath.relative(path).map_err(io)?;
     match beneath.read_regular(rel, MAX_EDIT_BYTES) {
-        Ok(found) => Ok(found.map(|(bytes, _)| bytes)),
+        Ok(found) => Ok(found),
         Err(e) if e.kind() == std::io::ErrorKind::IsADirectory => {
             Err(ToolError::IsDirectory(shown.to_string()))
         }
@@ -111,6 +120,14 @@ pub struct FileChange {
     /// Whether the file is written, deleted or moved.
     #[serde(default)]
     pub op: ChangeOp,
+    /// The permission bits of the file as it is (a move keeps them; a restore puts them
+    /// back), when known.
+    #[serde(default)]
+    pub old_mode: Option<u32>,
+    /// The exact bytes of a file to be deleted (it may not be text, and `old` is decoded
+    /// lossily), so a failed patch can put it back as it was.
+    #[serde(skip)]
+    pub old_raw: Option<Vec<u8>>,
 }
 
 impl FileChange {
@@ -142,6 +159,8 @@ impl FileChange {
             details: Map::new(),
             notes: Vec::new(),
             op: ChangeOp::Write,
+            old_mode: None,
+            old_raw: None,
         }
     }
 
@@ -154,6 +173,7 @@ impl FileChange {
     ) -> FileChange {
         let mut change = FileChange::new(tool, path, display_path, Some(old_bytes), String::new());
         change.op = ChangeOp::Delete;
+        change.old_raw = Some(old_bytes.to_vec());
         change
     }
 
@@ -279,8 +299,12 @@ pub fn apply(change: &FileChange, selection: &HunkSelection) -> Result<ToolResul
     let io = |e: std::io::Error| ToolError::io(&change.display_path, &e);
     let beneath = Beneath::open(&change.root).map_err(io)?;
     let rel = beneath.relative(&change.path).map_err(io)?;
+    let mode = match change.op {
+        ChangeOp::Move { .. } => change.old_mode,
+        _ => None,
+    };
     beneath
-        .write_atomic(rel, content.as_bytes(), None)
+        .write_atomic(rel, content.as_bytes(), mode)
         .map_err(io)?;
     if let ChangeOp::Move { from, from_display } = &change.op {
         let gone = beneath
@@ -469,28 +493,43 @@ fn apply_each(
             return Err(ToolError::Stale(change.display_path.clone()));
         }
     }
-    let mut results: Vec<ToolResult> = Vec::new();
-    for (k, (change, part)) in chosen.iter().enumerate() {
+    // Deletions last: a failure before them needs no deleted file brought back.
+    let mut order: Vec<usize> = (0..chosen.len()).collect();
+    order.sort_by_key(|&i| chosen[i].0.deletes());
+    let mut results: Vec<Option<ToolResult>> = vec![None; chosen.len()];
+    for (k, &i) in order.iter().enumerate() {
+        let (change, part) = &chosen[i];
         match write(change, part) {
-            Ok(result) => results.push(result),
+            Ok(result) => results[i] = Some(result),
             Err(e) => {
-                let failed: Vec<String> = chosen[..k]
-                    .iter()
-                    .rev()
-                    .filter_map(|(done, _)| restore(done).err())
-                    .collect();
-                let outcome = if failed.is_empty() {
-                    "the files already written were restored, so nothing changed".to_string()
-                } else {
-                    format!(
-                        "restoring the files already written failed ({}); the workspace is                          partly changed — /undo or `loom undo` puts it back",
-                        failed.join("; ")
-                    )
-                };
-                return Err(ToolError::Edit(format!("{e}; {outcome}")));
+                let mut changed = Vec::new();
+                let mut failed = Vec::new();
+                for &j in order[..k].iter().rev() {
+                    let done = chosen[j].0;
+                    if let Err(why) = restore(done) {
+                        failed.push(why);
+                        changed.push(done.display_path.clone());
+                        changed.extend(done.move_source().map(str::to_string));
+                    }
+                }
+                if failed.is_empty() {
+                    return Err(ToolError::Edit(format!(
+                        "{e}; the files already written were restored, so nothing changed"
+                    )));
+                }
+                return Err(ToolError::Partial {
+                    message: format!(
+                        "{e}; putting back the files already written failed ({}), so these \
+                         stay changed: {} (/undo or `loom undo` takes them back)",
+                        failed.join("; "),
+                        changed.join(", ")
+                    ),
+                    changed,
+                });
             }
         }
     }
+    let results: Vec<ToolResult> = results.into_iter().flatten().collect();
     let skipped = changes.len() - chosen.len();
     let mut output = format!(
         "Applied the patch to {} file(s){}:",
@@ -533,16 +572,20 @@ fn restore(change: &FileChange) -> Result<(), String> {
     let fail = |e: std::io::Error| format!("{}: {e}", change.display_path);
     let beneath = Beneath::open(&change.root).map_err(fail)?;
     let here = beneath.relative(&change.path).map_err(fail)?;
-    match (&change.op, &change.old) {
+    let old = change
+        .old_raw
+        .as_deref()
+        .or(change.old.as_deref().map(str::as_bytes));
+    match (&change.op, old) {
         (ChangeOp::Move { from, .. }, Some(old)) => {
             let there = beneath.relative(from).map_err(fail)?;
             beneath
-                .write_atomic(there, old.as_bytes(), None)
+                .write_atomic(there, old, change.old_mode)
                 .map_err(fail)?;
             beneath.remove_file(here).map_err(fail)
         }
         (_, Some(old)) => beneath
-            .write_atomic(here, old.as_bytes(), None)
+            .write_atomic(here, old, change.old_mode)
             .map_err(fail),
         (_, None) => beneath.remove_file(here).map_err(fail),
     }
@@ -689,6 +732,52 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&a).unwrap(), "a\n");
         assert!(!dir.path().join("n.txt").exists());
         assert!(!dir.path().join("z.txt").exists());
+    }
+
+    /// Review finding: restoring a deleted file after a later failure wrote back its
+    /// lossily decoded text (a binary file was corrupted) with 0644.
+    #[test]
+    fn a_restored_deletion_gets_its_exact_bytes_and_mode_back() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let bin = dir.path().join("logo.png");
+        let raw = b"\x89PNG\r\n\x1a\n\xff\xfe\x00binary".to_vec();
+        std::fs::write(&bin, &raw).unwrap();
+        std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o640)).unwrap();
+        let other = dir.path().join("z.txt");
+        std::fs::write(&other, "z\n").unwrap();
+        let mut gone = FileChange::deletion("apply_patch", bin.clone(), "logo.png".into(), &raw);
+        gone.old_mode = Some(0o640);
+        let changes = vec![
+            gone,
+            FileChange::deletion("apply_patch", other.clone(), "z.txt".into(), b"z\n"),
+        ];
+        let err = apply_each(&changes, &HunkSelection::All, |c, s| {
+            if c.display_path == "z.txt" {
+                Err(ToolError::Other("disk gone".into()))
+            } else {
+                apply(c, s)
+            }
+        })
+        .unwrap_err();
+        assert!(err.to_string().contains("restored"), "{err}");
+        assert_eq!(std::fs::read(&bin).unwrap(), raw);
+        let mode = std::fs::metadata(&bin).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o640);
+    }
+
+    /// Review finding: when putting files back failed, every journal entry was voided, so
+    /// `/undo` could not take back what stayed changed. The error names those files, and
+    /// the result carries them.
+    #[test]
+    fn a_partly_applied_set_names_the_files_that_stay_changed() {
+        let result = ToolResult::from(ToolError::Partial {
+            message: "half done".into(),
+            changed: vec!["a.txt".into()],
+        });
+        assert!(!result.success);
+        assert_eq!(result.error.as_deref(), Some("half done"));
+        assert_eq!(result.files_changed, vec!["a.txt"]);
     }
 
     #[test]

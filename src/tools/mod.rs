@@ -161,6 +161,14 @@ pub enum ToolError {
     /// The call took longer than its timeout.
     #[error("timed out after {0:?}")]
     TimedOut(Duration),
+    /// A change to several files failed half-way and some could not be put back.
+    #[error("{message}")]
+    Partial {
+        /// What happened and which files stay changed.
+        message: String,
+        /// Workspace-relative paths that stay changed.
+        changed: Vec<String>,
+    },
     /// Something else went wrong.
     #[error("{0}")]
     Other(String),
@@ -242,7 +250,11 @@ impl ToolResult {
 
 impl From<ToolError> for ToolResult {
     fn from(err: ToolError) -> Self {
-        ToolResult::err(err)
+        match err {
+            // The files that stay changed are named, so the undo journal keeps them.
+            ToolError::Partial { message, changed } => ToolResult::err(message).with_files(changed),
+            err => ToolResult::err(err),
+        }
     }
 }
 

@@ -155,8 +155,22 @@ impl ToolRegistry {
             ));
         };
         let args = args::normalise(args)?;
-        let intent = tool.describe(&args)?;
-        let shown = tool.redact(&args);
+        // A tool that panics on odd arguments must not take the model's stream task (and
+        // with it the turn) down: the call becomes an error the model reads.
+        let described = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let intent = tool.describe(&args)?;
+            Ok::<_, ToolError>((intent, tool.redact(&args)))
+        }));
+        let (intent, shown) = match described {
+            Ok(result) => result?,
+            Err(panic) => {
+                return Err(ToolError::Other(format!(
+                    "the {name} tool crashed reading its arguments ({}); this is a bug in Loom \
+                     — try different arguments",
+                    panic_message(&panic)
+                )));
+            }
+        };
         Ok(Prepared {
             args,
             intent,

@@ -7,7 +7,7 @@ pub mod parse;
 pub mod seek;
 pub mod update;
 
-pub use parse::{Chunk, ParseError, Patch, PatchOp, parse};
+pub use parse::{Chunk, LineKind, ParseError, Patch, PatchOp, parse};
 pub use seek::Fuzz;
 pub use update::{Updated, apply_chunks};
 

@@ -65,6 +65,17 @@ impl PatchOp {
     }
 }
 
+/// What a line of a chunk is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LineKind {
+    /// ` ` context: in the file before and after.
+    Context,
+    /// `-`: in the file before only.
+    Removed,
+    /// `+`: in the file after only.
+    Added,
+}
+
 /// One change inside an updated file: lines to find and what replaces them.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Chunk {
@@ -76,6 +87,9 @@ pub struct Chunk {
     pub new_lines: Vec<String>,
     /// Whether the change is at the very end of the file.
     pub end_of_file: bool,
+    /// The kind of each line, in patch order (so context lines can keep the file's own
+    /// text when they matched loosely).
+    pub kinds: Vec<LineKind>,
 }
 
 /// Why a patch could not be read. Every message says what to write instead.
@@ -283,11 +297,10 @@ fn unified_range_removed(context: &str) -> &str {
     }
 }
 
-/// Whether `line` starts the next file section (or ends the patch body).
+/// Whether `line` starts the next file section. Only at the start of the line, as in
+/// Codex: ` *** Delete File: x` inside a chunk is a context line, never an operation.
 fn is_file_header(line: &str) -> bool {
-    [ADD, DELETE, UPDATE]
-        .iter()
-        .any(|m| line.trim_start().starts_with(m))
+    [ADD, DELETE, UPDATE].iter().any(|m| line.starts_with(m))
 }
 
 struct Reader<'a> {
@@ -341,10 +354,15 @@ impl<'a> Reader<'a> {
             }
             let n = self.number();
             self.at += 1;
-            let trimmed = line.trim();
-            if trimmed == "@@" || line.starts_with("@@ ") {
+            let marker = line.trim_end();
+            if open.is_none() && marker.trim_start().is_empty() {
+                // A blank line between chunks (or before the first) is not a context line:
+                // taking it for one would move the next chunk past the file's first blank.
+                continue;
+            }
+            if marker == "@@" || marker.starts_with("@@ ") {
                 close(open)?;
-                let context = unified_range_removed(line[2..].trim());
+                let context = unified_range_removed(marker[2..].trim());
                 chunks.push(Chunk {
                     context: (!context.is_empty()).then(|| context.to_string()),
                     ..Chunk::default()
@@ -352,7 +370,7 @@ impl<'a> Reader<'a> {
                 open = Some((n, false));
                 continue;
             }
-            if trimmed == END_OF_FILE {
+            if marker == END_OF_FILE {
                 match (chunks.last_mut(), open) {
                     (Some(chunk), Some((_, true))) => {
                         chunk.end_of_file = true;
@@ -393,9 +411,16 @@ impl<'a> Reader<'a> {
             open = Some((open.map_or(n, |(at, _)| at), true));
             let chunk = chunks.last_mut().expect("a chunk is open");
             match kind {
-                '+' => chunk.new_lines.push(text.to_string()),
-                '-' => chunk.old_lines.push(text.to_string()),
+                '+' => {
+                    chunk.new_lines.push(text.to_string());
+                    chunk.kinds.push(LineKind::Added);
+                }
+                '-' => {
+                    chunk.old_lines.push(text.to_string());
+                    chunk.kinds.push(LineKind::Removed);
+                }
                 _ => {
+                    chunk.kinds.push(LineKind::Context);
                     chunk.old_lines.push(text.to_string());
                     chunk.new_lines.push(text.to_string());
                 }

@@ -32,7 +32,7 @@ impl Fuzz {
 type SameLine = fn(&str, &str) -> bool;
 
 /// Where `pattern` first occurs in `lines` at or after `start`, and how loosely. With
-/// `eof`, a match that ends the file is tried first. An empty pattern matches at `start`.
+/// `eof`, only a match that ends the file counts. An empty pattern matches at `start`.
 pub fn seek<S: AsRef<str>>(
     lines: &[S],
     pattern: &[String],
@@ -63,8 +63,12 @@ pub fn seek<S: AsRef<str>>(
                 .zip(&lines[i..])
                 .all(|(p, l)| same(l.as_ref(), p))
         };
-        if eof && last >= start && at(last) {
-            return Some((last, fuzz));
+        if eof {
+            // A chunk marked `*** End of File` matches only where it ends the file.
+            if last >= start && at(last) {
+                return Some((last, fuzz));
+            }
+            continue;
         }
         if let Some(i) = (start..=last).find(|&i| at(i)) {
             return Some((i, fuzz));

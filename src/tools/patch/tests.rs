@@ -4,7 +4,7 @@
 use proptest::prelude::*;
 
 use super::*;
-use crate::tools::diff::{FileDiff, LineKind};
+use crate::tools::diff::{FileDiff, LineKind as DiffKind};
 
 fn patch(body: &str) -> String {
     format!("*** Begin Patch\n{body}*** End Patch")
@@ -18,12 +18,19 @@ fn update(path: &str, chunks: Vec<Chunk>) -> PatchOp {
     }
 }
 
+/// A chunk whose lines are the common start as context, then the rest of `old` removed,
+/// then the rest of `new` added (the order the parser records for such a patch).
 fn chunk(context: Option<&str>, old: &[&str], new: &[&str]) -> Chunk {
+    let same = old.iter().zip(new).take_while(|(a, b)| a == b).count();
+    let mut kinds = vec![LineKind::Context; same];
+    kinds.extend(std::iter::repeat_n(LineKind::Removed, old.len() - same));
+    kinds.extend(std::iter::repeat_n(LineKind::Added, new.len() - same));
     Chunk {
         context: context.map(str::to_string),
         old_lines: old.iter().map(|s| s.to_string()).collect(),
         new_lines: new.iter().map(|s| s.to_string()).collect(),
         end_of_file: false,
+        kinds,
     }
 }
 
@@ -206,11 +213,12 @@ fn seeking_tries_each_level_in_turn() {
 }
 
 #[test]
-fn end_of_file_prefers_the_match_that_ends_the_file() {
+fn end_of_file_takes_only_the_match_that_ends_the_file() {
     let lines = ["x", "y", "x"];
     let p = vec!["x".to_string()];
     assert_eq!(seek::seek(&lines, &p, 0, false), Some((0, Fuzz::Exact)));
     assert_eq!(seek::seek(&lines, &p, 0, true), Some((2, Fuzz::Exact)));
+    assert_eq!(seek::seek(&lines, &["y".to_string()], 0, true), None);
 }
 
 #[test]
@@ -308,12 +316,19 @@ fn chunks_of(old: &str, new: &str) -> Vec<Chunk> {
             for l in &h.lines {
                 let text = l.text().to_string();
                 match l.kind {
-                    LineKind::Context => {
+                    DiffKind::Context => {
                         c.old_lines.push(text.clone());
                         c.new_lines.push(text);
+                        c.kinds.push(LineKind::Context);
                     }
-                    LineKind::Removed => c.old_lines.push(text),
-                    LineKind::Added => c.new_lines.push(text),
+                    DiffKind::Removed => {
+                        c.old_lines.push(text);
+                        c.kinds.push(LineKind::Removed);
+                    }
+                    DiffKind::Added => {
+                        c.new_lines.push(text);
+                        c.kinds.push(LineKind::Added);
+                    }
                 }
             }
             c.end_of_file = h.old_start + h.old_len > old.lines().count();
@@ -343,4 +358,96 @@ proptest! {
     fn parsing_never_panics(body in "(\\*\\*\\* (Add|Update|Delete) File: [a-c]\n|\\*\\*\\* Move to: [a-c]\n|@@[ a-c]*\n|[ +\\-][a-c]*\n|\\*\\*\\* End of File\n){0,12}") {
         let _ = parse(&patch(&body));
     }
+}
+
+/// Review finding: a context line that looks like a file header (` *** Delete File: x`,
+/// e.g. in a patch to this very parser's tests) started a real deletion.
+#[test]
+fn a_context_line_that_looks_like_a_header_stays_context() {
+    let p = parse(&patch(
+        "*** Update File: README.md\n@@\n-old\n+new\n *** Delete File: src/main.rs\n",
+    ))
+    .unwrap();
+    assert_eq!(p.ops.len(), 1, "{:?}", p.ops);
+    let PatchOp::Update { chunks, .. } = &p.ops[0] else {
+        panic!("an update")
+    };
+    assert_eq!(chunks[0].old_lines, ["old", "*** Delete File: src/main.rs"]);
+}
+
+/// Review finding: an `@@` behind a multi-byte space panicked (byte slicing), which hung
+/// the turn; ` @@` and ` *** End of File` inside a chunk are context lines.
+#[test]
+fn markers_are_recognised_only_where_they_start_the_line() {
+    let err = parse(&patch("*** Update File: f\n\u{3000}@@\n-c\n")).unwrap_err();
+    assert!(
+        matches!(err, ParseError::UpdateLine { line: 3, .. }),
+        "{err:?}"
+    );
+    let p = parse(&patch(
+        "*** Update File: f\n@@\n @@\n *** End of File\n-x\n+y\n",
+    ))
+    .unwrap();
+    let PatchOp::Update { chunks, .. } = &p.ops[0] else {
+        panic!("an update")
+    };
+    assert_eq!(chunks.len(), 1);
+    assert_eq!(chunks[0].old_lines, ["@@", "*** End of File", "x"]);
+    assert!(!chunks[0].end_of_file);
+}
+
+/// Review finding: a blank line before the first `@@` became a chunk of one empty line,
+/// which pushed the real chunk past the file's first blank line onto the wrong function.
+#[test]
+fn blank_lines_between_chunks_are_not_context() {
+    let p = parse(&patch(
+        "*** Update File: f\n\n@@\n-    return 1\n+    return 2\n\n@@\n-x\n+y\n",
+    ))
+    .unwrap();
+    let PatchOp::Update { chunks, .. } = &p.ops[0] else {
+        panic!("an update")
+    };
+    assert_eq!(chunks.len(), 2, "{chunks:?}");
+    let text = "def a():\n    return 1\n\ndef b():\n    return 1\nx\n";
+    let out = apply_chunks("f", text, chunks).unwrap();
+    assert_eq!(
+        out.text,
+        "def a():\n    return 2\n\ndef b():\n    return 1\ny\n"
+    );
+}
+
+/// Review finding: a context line matched loosely was replaced by the patch's version (it
+/// lost its indentation); it keeps the file's own text.
+#[test]
+fn a_loosely_matched_context_line_keeps_the_files_text() {
+    let p = parse(&patch("*** Update File: f\n@@\n foo()\n-bar()\n+baz()\n")).unwrap();
+    let PatchOp::Update { chunks, .. } = &p.ops[0] else {
+        panic!("an update")
+    };
+    let out = apply_chunks("f", "def f():\n    foo()\n    bar()\n", chunks).unwrap();
+    assert_eq!(out.text, "def f():\n    foo()\nbaz()\n");
+    assert_eq!(out.loosest, Fuzz::Trimmed);
+}
+
+/// Review finding: one CRLF anywhere turned the whole file into CRLF.
+#[test]
+fn a_file_with_mixed_line_ends_keeps_each_lines_own() {
+    let p = parse(&patch("*** Update File: f\n@@\n c\n-d\n+D\n")).unwrap();
+    let PatchOp::Update { chunks, .. } = &p.ops[0] else {
+        panic!("an update")
+    };
+    let out = apply_chunks("f", "a\r\nb\nc\nd\n", chunks).unwrap();
+    assert_eq!(out.text, "a\r\nb\nc\nD\n");
+}
+
+/// Review finding: a chunk marked `*** End of File` matched anywhere when it did not match
+/// at the end; like Codex, it matches only at the end.
+#[test]
+fn end_of_file_is_enforced() {
+    let p = parse(&patch("*** Update File: f\n@@\n-a\n+A\n*** End of File\n")).unwrap();
+    let PatchOp::Update { chunks, .. } = &p.ops[0] else {
+        panic!("an update")
+    };
+    assert!(apply_chunks("f", "a\nb\nc\n", chunks).is_err());
+    assert_eq!(apply_chunks("f", "b\na\n", chunks).unwrap().text, "b\nA\n");
 }

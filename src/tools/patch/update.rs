@@ -5,7 +5,7 @@
 //! made at once. Line ends are kept: a CRLF file stays CRLF, a file without a final newline
 //! stays without one.
 
-use super::parse::Chunk;
+use super::parse::{Chunk, LineKind};
 use super::seek::{Fuzz, seek};
 
 /// Lines of a chunk quoted back to the model when they cannot be found.
@@ -22,7 +22,8 @@ pub struct Updated {
 
 /// Apply `chunks` to `text` (the file `path`); an error says which chunk failed and why.
 pub fn apply_chunks(path: &str, text: &str, chunks: &[Chunk]) -> Result<Updated, String> {
-    let crlf = text.contains("\r\n");
+    // CRLF only when every line ends so; a mixed file keeps each line's own ending.
+    let crlf = text.contains("\r\n") && text.matches('\n').count() == text.matches("\r\n").count();
     let normalised;
     let body = if crlf {
         normalised = text.replace("\r\n", "\n");
@@ -78,7 +79,8 @@ pub fn apply_chunks(path: &str, text: &str, chunks: &[Chunk]) -> Result<Updated,
         match found {
             Some((i, fuzz)) => {
                 loosest = loosest.max(fuzz);
-                replacements.push((i, old.len(), new.to_vec()));
+                let lines_now = &lines[i..i + old.len()];
+                replacements.push((i, old.len(), replacement(chunk, lines_now, old, new)));
                 cursor = i + old.len();
             }
             None => {
@@ -117,6 +119,33 @@ pub fn apply_chunks(path: &str, text: &str, chunks: &[Chunk]) -> Result<Updated,
         out = out.replace('\n', "\r\n");
     }
     Ok(Updated { text: out, loosest })
+}
+
+/// What replaces the matched lines: the chunk's added lines, and for its context lines the
+/// file's own text (a context line matched loosely keeps its indentation and quotes).
+/// `old` and `new` may be the chunk's lines without a trailing blank one.
+fn replacement(chunk: &Chunk, lines_now: &[String], old: &[String], new: &[String]) -> Vec<String> {
+    if chunk.kinds.is_empty() {
+        return new.to_vec();
+    }
+    let (mut o, mut n) = (0, 0);
+    let mut out = Vec::with_capacity(new.len());
+    for kind in &chunk.kinds {
+        match kind {
+            LineKind::Context if o < old.len() && n < new.len() => {
+                out.push(lines_now[o].clone());
+                o += 1;
+                n += 1;
+            }
+            LineKind::Removed if o < old.len() => o += 1,
+            LineKind::Added if n < new.len() => {
+                out.push(new[n].clone());
+                n += 1;
+            }
+            _ => {}
+        }
+    }
+    out
 }
 
 fn after_line(cursor: usize) -> String {
