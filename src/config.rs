@@ -6,6 +6,7 @@
 //! file's path, line and column and what was expected, instead of silently ignored.
 
 pub mod file;
+pub mod mcp;
 pub mod trust;
 
 use std::collections::BTreeMap;
@@ -97,6 +98,8 @@ pub struct FileConfig {
     /// Seconds without a byte from the model server before the attempt fails and is
     /// retried (default 120).
     pub stream_idle_timeout_secs: Option<u64>,
+    /// Model Context Protocol servers (`[mcp_servers.NAME]`).
+    pub mcp_servers: Option<BTreeMap<String, mcp::McpServerConfig>>,
 }
 
 /// The `[hooks]` table.
@@ -231,6 +234,7 @@ impl FileConfig {
             stream_idle_timeout_secs: other
                 .stream_idle_timeout_secs
                 .or(self.stream_idle_timeout_secs),
+            mcp_servers: mcp::overlay_servers(self.mcp_servers, other.mcp_servers),
             hooks: match (self.hooks, other.hooks) {
                 (Some(a), Some(b)) => Some(HooksConfig {
                     post_tools: match (a.post_tools, b.post_tools) {
@@ -352,6 +356,8 @@ pub struct Config {
     pub max_tool_calls: usize,
     /// Seconds of silence from the model server before an attempt fails.
     pub stream_idle_timeout_secs: u64,
+    /// The MCP servers configured (enabled or not), by name.
+    pub mcp_servers: Vec<mcp::McpServer>,
 }
 
 /// The user config file's path (`~/.config/loom/config.toml` on Linux).
@@ -451,6 +457,16 @@ pub fn load(
             message: format!("bad glob {bad:?}"),
         });
     }
+    let mcp_servers = merged
+        .mcp_servers
+        .iter()
+        .flatten()
+        .map(|(name, table)| mcp::resolve(name, table, workspace))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|message| ConfigError::Invalid {
+            source_name: "mcp_servers".into(),
+            message,
+        })?;
     Ok(Config {
         base_url: merged.base_url.clone(),
         model: merged.model.clone(),
@@ -500,6 +516,7 @@ pub fn load(
             .stream_idle_timeout_secs
             .unwrap_or(crate::llm::DEFAULT_IDLE_TIMEOUT_SECS)
             .clamp(1, 3600),
+        mcp_servers,
     })
 }
 
