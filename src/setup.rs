@@ -395,9 +395,10 @@ pub fn runner_parts(
         .map(|c| c.root().to_path_buf())
         .unwrap_or_else(|| ctx.cwd.clone());
     let instructions = prompt::agents_md(&root, &ctx.cwd);
+    let names = registry.names();
     let system_prompt = prompt::system_prompt(
         &root.display().to_string(),
-        &registry.names(),
+        &names.iter().map(String::as_str).collect::<Vec<_>>(),
         &instructions,
     );
     let policy = if interactive {

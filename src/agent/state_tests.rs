@@ -18,6 +18,7 @@ fn call(id: &str, name: &str, kind: ToolKind) -> ProposedCall {
             reads: Vec::new(),
             writes: Vec::new(),
             command: None,
+            mcp: None,
         }),
         invalid: None,
     }

@@ -23,6 +23,23 @@ pub struct CommandIntent {
     pub outside_sandbox: bool,
 }
 
+/// A call to a tool of a Model Context Protocol server: what Loom knows of it is only what
+/// the server says, so the policy judges it by name and configured rules.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct McpIntent {
+    /// The server's configured name.
+    pub server: String,
+    /// The tool's name on that server.
+    pub tool: String,
+    /// Whether the server annotates the tool as only reading (`readOnlyHint`): shown to the
+    /// person, never trusted on its own.
+    #[serde(default)]
+    pub read_only_hint: bool,
+    /// The arguments in one short line, for tool rows.
+    #[serde(default)]
+    pub summary: String,
+}
+
 /// What one tool call will touch, as the tool describes it from its parsed arguments.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CallIntent {
@@ -37,6 +54,9 @@ pub struct CallIntent {
     /// The command it runs, for commands.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub command: Option<CommandIntent>,
+    /// The MCP server tool it calls, for MCP tools.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mcp: Option<McpIntent>,
 }
 
 impl CallIntent {
@@ -47,6 +67,7 @@ impl CallIntent {
             reads: paths.into_iter().collect(),
             writes: Vec::new(),
             command: None,
+            mcp: None,
         }
     }
 
@@ -57,6 +78,7 @@ impl CallIntent {
             reads: Vec::new(),
             writes: vec![path.into()],
             command: None,
+            mcp: None,
         }
     }
 
@@ -67,6 +89,18 @@ impl CallIntent {
             reads: Vec::new(),
             writes: Vec::new(),
             command: Some(command),
+            mcp: None,
+        }
+    }
+
+    /// A call to the MCP tool `intent` describes.
+    pub fn calls_mcp(intent: McpIntent) -> CallIntent {
+        CallIntent {
+            kind: ToolKind::Mcp,
+            reads: Vec::new(),
+            writes: Vec::new(),
+            command: None,
+            mcp: Some(intent),
         }
     }
 
@@ -74,6 +108,9 @@ impl CallIntent {
     pub fn summary(&self) -> String {
         if let Some(c) = &self.command {
             return c.command.lines().next().unwrap_or("").to_string();
+        }
+        if let Some(m) = &self.mcp {
+            return m.summary.clone();
         }
         let paths: Vec<&str> = self
             .writes
@@ -92,8 +129,9 @@ pub struct Assessment {
     pub risk: Risk,
     /// Why it has that risk, in words a person reads.
     pub reason: String,
-    /// The command prefixes a "for this session" approval would record (`cargo fmt`);
-    /// `None` when no grant may be offered (high risk, redirects, nothing to grant).
+    /// The command prefixes a "for this session" approval would record (`cargo fmt`), or
+    /// for an MCP tool its one full name (`mcp__git__status`); `None` when no grant may be
+    /// offered (high risk, redirects, nothing to grant).
     pub grant: Option<Vec<Vec<String>>>,
     /// Whether the command uses the network: if a person approves this very call, it runs
     /// with the sandbox's network open.

@@ -13,6 +13,7 @@ pub mod commands;
 pub mod env;
 pub mod isolate;
 pub mod limits;
+pub mod mcp;
 pub mod paths;
 pub mod sandbox;
 
@@ -22,7 +23,7 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 
 use approvals::{Grants, RuleAction, Rules};
-pub use call::{Assessment, CallIntent, CommandIntent, Ruling};
+pub use call::{Assessment, CallIntent, CommandIntent, McpIntent, Ruling};
 use commands::{Classification, CommandContext, Risk, classify};
 use limits::ActionBudget;
 use paths::ForbiddenRule;
@@ -40,12 +41,15 @@ pub enum ToolKind {
     Execute,
     /// Talks to the network.
     Network,
+    /// Calls a tool of a Model Context Protocol server: whatever it does, Loom cannot see.
+    Mcp,
 }
 
 impl ToolKind {
-    /// Whether a successful call may have changed the workspace.
+    /// Whether a successful call may have changed the workspace (an MCP tool may, like a
+    /// command).
     pub fn is_mutating(self) -> bool {
-        matches!(self, ToolKind::Write | ToolKind::Execute)
+        matches!(self, ToolKind::Write | ToolKind::Execute | ToolKind::Mcp)
     }
 }
 
@@ -118,6 +122,7 @@ pub struct Policy {
     home: Option<PathBuf>,
     protected: Vec<ForbiddenRule>,
     interactive: bool,
+    mcp: mcp::McpPolicy,
 }
 
 impl Default for Policy {
@@ -139,7 +144,14 @@ impl Policy {
             protected: ForbiddenRule::defaults(home.as_deref()),
             home,
             interactive: true,
+            mcp: mcp::McpPolicy::default(),
         }
+    }
+
+    /// Use these rules for MCP tools (from the `allow` and `deny` of each server).
+    pub fn with_mcp_rules(mut self, rules: mcp::McpRules) -> Policy {
+        self.mcp = mcp::McpPolicy::new(rules);
+        self
     }
 
     /// Use these persistent rules.
@@ -219,6 +231,7 @@ impl Policy {
                 },
                 Assessment::plain(Risk::High, "uses the network"),
             ),
+            ToolKind::Mcp => self.mcp.decide(name, intent, self.autonomy),
         };
         let decision = if decision == Decision::Allow && self.budget.exhausted(now) {
             Decision::Ask {
@@ -403,6 +416,7 @@ impl Policy {
                 }
                 None => "Approved once: no session grant is given for high-risk commands.".into(),
             },
+            ToolKind::Mcp => self.mcp.grant(assessment),
             _ => "Approved once.".into(),
         }
     }
