@@ -249,8 +249,15 @@ fn loom_own_rules(config: &Config) -> Vec<ForbiddenRule> {
 /// The policy for a session under `config`.
 pub fn policy(config: &Config) -> Policy {
     let rules = Rules::compile(&config.rules).unwrap_or_default();
+    let mcp_rules = crate::policy::mcp::McpRules::new(
+        config
+            .mcp_servers
+            .iter()
+            .map(|s| (s.name.as_str(), &s.allow[..], &s.deny[..])),
+    );
     Policy::new(config.autonomy)
         .with_rules(rules)
+        .with_mcp_rules(mcp_rules)
         .with_budget(config.max_actions_per_hour)
         .with_protected(forbidden_rules(config))
 }
@@ -388,7 +395,12 @@ pub fn runner_parts(
     conversation: Vec<Message>,
     files: SessionFiles,
 ) -> RunnerParts {
-    let registry = Arc::new(ToolRegistry::builtin());
+    let mut registry = ToolRegistry::builtin();
+    let mcp = mcp_servers(config);
+    if let Some(m) = &mcp {
+        m.register(&mut registry);
+    }
+    let registry = Arc::new(registry);
     let root = ctx
         .workspace
         .as_ref()
@@ -435,7 +447,14 @@ pub fn runner_parts(
         session: files.log,
         changelog: files.changelog,
         save_errors: files.errors,
+        mcp,
     }
+}
+
+/// Start the configured, enabled MCP servers in the background (`None` when there are
+/// none). Must be called on a tokio runtime.
+pub fn mcp_servers(config: &Config) -> Option<crate::mcp::McpManager> {
+    (!config.mcp_servers.is_empty()).then(|| crate::mcp::McpManager::start(&config.mcp_servers))
 }
 
 #[cfg(test)]

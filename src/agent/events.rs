@@ -127,6 +127,19 @@ pub enum ApprovalPreview {
         /// Whether the model asked to run it outside the sandbox.
         outside_sandbox: bool,
     },
+    /// A tool of an MCP server.
+    McpTool {
+        /// The server's name.
+        server: String,
+        /// The tool's name on the server.
+        tool: String,
+        /// The arguments.
+        arguments: Value,
+        /// Whether the server marks the tool read-only (shown, not trusted).
+        read_only_hint: bool,
+        /// Whether "always for this tool" is offered.
+        grant_offered: bool,
+    },
     /// Anything else: the raw arguments.
     Other {
         /// The arguments.
@@ -338,6 +351,11 @@ pub enum AgentEvent {
         hunks: std::sync::Arc<Vec<crate::tools::diff::Hunk>>,
         /// Whether the file was created.
         creates: bool,
+    },
+    /// The MCP servers' status changed (sent at start and after every change).
+    McpStatus {
+        /// Every configured server.
+        servers: Vec<crate::mcp::ServerStatus>,
     },
     /// What Loom now knows of the model's context window (from the server or config).
     ContextWindow {

@@ -135,6 +135,7 @@ pub async fn run(opts: TuiOptions) -> anyhow::Result<ExitCode> {
         sandbox: sandbox.label.clone(),
         workspace: short_path(&opts.workspace),
         session_id: session_id.clone(),
+        mcp: Vec::new(),
     };
     let mut app = App::new(theme, status, ops_tx.clone());
     if let Some(r) = &opts.resume {
