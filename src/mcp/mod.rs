@@ -107,4 +107,11 @@ impl ToolSource for McpManager {
             .map(|t| t as Arc<dyn Tool>)
             .collect()
     }
+
+    fn get(&self, name: &str) -> Option<Arc<dyn Tool>> {
+        self.slots
+            .iter()
+            .find_map(|s| s.last_tool(name))
+            .map(|t| t as Arc<dyn Tool>)
+    }
 }

@@ -231,9 +231,6 @@ impl Slot {
         }
         st.conn = None;
         let restart = st.was_ready && st.restarts_left > 0;
-        if !restart {
-            st.tools.clear();
-        }
         st.state = ServerState::Failed {
             reason: why,
             restarts_on_next_call: restart,
@@ -354,6 +351,17 @@ impl Slot {
             } => st.tools.clone(),
             _ => Vec::new(),
         }
+    }
+
+    /// The tool called `name` among those it offered last, whatever its state now: a
+    /// call to a tool of a server that stopped for good is answered with why, not with
+    /// "unknown tool".
+    pub fn last_tool(&self, name: &str) -> Option<Arc<McpTool>> {
+        self.lock()
+            .tools
+            .iter()
+            .find(|t| t.full_name() == name)
+            .cloned()
     }
 
     /// What a front end shows.

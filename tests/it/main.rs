@@ -10,6 +10,7 @@ mod context;
 mod exec;
 mod exec_plain;
 mod files_beneath;
+mod mcp;
 mod full_disk;
 mod project_trust;
 mod provider_bounds;
