@@ -67,7 +67,11 @@ pub async fn call(
         let names: Vec<&str> = config.mcp_servers.iter().map(|s| s.name.as_str()).collect();
         eprintln!(
             "loom: no MCP server `{server}` is configured; configured: {}",
-            if names.is_empty() { "none".to_string() } else { names.join(", ") }
+            if names.is_empty() {
+                "none".to_string()
+            } else {
+                names.join(", ")
+            }
         );
         return Ok(ExitCode::from(EXIT_USAGE));
     };

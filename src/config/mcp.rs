@@ -160,12 +160,10 @@ impl McpServer {
     /// One line saying what the server is: the command line or the URL.
     pub fn target(&self) -> String {
         match &self.transport {
-            McpTransport::Stdio { command, args, .. } => {
-                std::iter::once(command.as_str())
-                    .chain(args.iter().map(String::as_str))
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            }
+            McpTransport::Stdio { command, args, .. } => std::iter::once(command.as_str())
+                .chain(args.iter().map(String::as_str))
+                .collect::<Vec<_>>()
+                .join(" "),
             McpTransport::Http { url, .. } => url.clone(),
         }
     }
@@ -184,11 +182,7 @@ pub fn valid_name(name: &str) -> bool {
 
 /// Resolve one table into a server, or say what is wrong with it. Relative working
 /// directories are taken from `workspace`.
-pub fn resolve(
-    name: &str,
-    table: &McpServerConfig,
-    workspace: &Path,
-) -> Result<McpServer, String> {
+pub fn resolve(name: &str, table: &McpServerConfig, workspace: &Path) -> Result<McpServer, String> {
     let at = format!("mcp_servers.{name}");
     if !valid_name(name) {
         return Err(format!(
@@ -214,12 +208,7 @@ pub fn resolve(
             McpTransport::Stdio {
                 command: command.clone(),
                 args: table.args.clone().unwrap_or_default(),
-                env: table
-                    .env
-                    .clone()
-                    .unwrap_or_default()
-                    .into_iter()
-                    .collect(),
+                env: table.env.clone().unwrap_or_default().into_iter().collect(),
                 env_vars: table.env_vars.clone().unwrap_or_default(),
                 cwd,
             }
@@ -329,9 +318,21 @@ mod tests {
             ("x", "", "give `command`"),
             ("x", "command = \"x\"\nurl = \"http://h\"", "not both"),
             ("x", "url = \"ftp://h\"", "http:// or https://"),
-            ("x", "url = \"http://h\"\nargs = [\"a\"]", "for servers with a `command`"),
-            ("x", "command = \"x\"\nheaders = { A = \"b\" }", "for servers with a `url`"),
-            ("x", "url = \"http://h\"\nheaders = { \"a b\" = \"c\" }", "not a valid HTTP header"),
+            (
+                "x",
+                "url = \"http://h\"\nargs = [\"a\"]",
+                "for servers with a `command`",
+            ),
+            (
+                "x",
+                "command = \"x\"\nheaders = { A = \"b\" }",
+                "for servers with a `url`",
+            ),
+            (
+                "x",
+                "url = \"http://h\"\nheaders = { \"a b\" = \"c\" }",
+                "not a valid HTTP header",
+            ),
             ("x", "command = \" \"", "`command` is empty"),
         ] {
             let err = resolve(name, &table(text), ws).unwrap_err();
@@ -348,7 +349,10 @@ mod tests {
             table("command = \"git-mcp\"\ndeny = [\"push\"]\nallow = [\"status\"]"),
         )]);
         let project = BTreeMap::from([
-            ("git".to_string(), table("deny = [\"commit\"]\ncall_timeout_secs = 9")),
+            (
+                "git".to_string(),
+                table("deny = [\"commit\"]\ncall_timeout_secs = 9"),
+            ),
             ("db".to_string(), table("url = \"http://db\"")),
         ]);
         let merged = overlay_servers(Some(user), Some(project)).unwrap();

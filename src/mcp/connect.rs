@@ -247,9 +247,7 @@ pub async fn open(server: &McpServer, stderr: Arc<Mutex<StderrTail>>) -> Result<
                         config = config.auth_header(token.trim().to_string())
                     }
                     _ => {
-                        return Err(failed(format!(
-                            "${var} (its bearer_token_env) is not set"
-                        )));
+                        return Err(failed(format!("${var} (its bearer_token_env) is not set")));
                     }
                 }
             }
@@ -314,7 +312,11 @@ mod tests {
         );
         let get = |k: &str| vars.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str());
         assert_eq!(get("LOOM_MCP_TEST_TOKEN"), Some("t0ken"));
-        assert_eq!(get("LOOM_MCP_TEST_OTHER"), None, "only named variables pass");
+        assert_eq!(
+            get("LOOM_MCP_TEST_OTHER"),
+            None,
+            "only named variables pass"
+        );
         assert_eq!(get("MODE"), Some("fast"));
         assert!(get("PATH").is_some());
     }

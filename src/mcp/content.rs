@@ -135,8 +135,16 @@ mod tests {
             {"type": "hologram"},
             {"type": "text", "text": "x\u{0}y"},
         ]}));
-        assert!(r.output.starts_with("[resource file:///a.txt]\nA\n[resource link demo://c c]"), "{}", r.output);
-        assert!(r.output.contains("binary resource demo://b (application/gzip, 4 bytes) refused"));
+        assert!(
+            r.output
+                .starts_with("[resource file:///a.txt]\nA\n[resource link demo://c c]"),
+            "{}",
+            r.output
+        );
+        assert!(
+            r.output
+                .contains("binary resource demo://b (application/gzip, 4 bytes) refused")
+        );
         assert!(r.output.contains("type \"hologram\" was left out"));
         assert!(r.output.contains("binary data was left out"));
         assert!(!r.output.contains('\0'));
@@ -147,13 +155,17 @@ mod tests {
         let r = to_tool_result(&json!({"content": [], "structuredContent": {"t": 21}}));
         assert!(r.output.contains("\"t\": 21"), "{}", r.output);
         assert_eq!(r.data, Some(json!({"t": 21})));
-        let r = to_tool_result(&json!({"content": [{"type": "text", "text": "21 degrees"}], "structuredContent": {"t": 21}}));
+        let r = to_tool_result(
+            &json!({"content": [{"type": "text", "text": "21 degrees"}], "structuredContent": {"t": 21}}),
+        );
         assert_eq!(r.output, "21 degrees");
     }
 
     #[test]
     fn errors_carry_the_servers_words() {
-        let r = to_tool_result(&json!({"content": [{"type": "text", "text": "no such repo"}], "isError": true}));
+        let r = to_tool_result(
+            &json!({"content": [{"type": "text", "text": "no such repo"}], "isError": true}),
+        );
         assert!(!r.success);
         assert_eq!(r.error.as_deref(), Some("no such repo"));
         let r = to_tool_result(&json!({"isError": true}));

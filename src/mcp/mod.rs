@@ -95,7 +95,8 @@ impl McpManager {
     /// Close every connection and kill every server's process group.
     pub async fn shutdown(&self) {
         let stops = self.slots.iter().map(|s| s.stop());
-        let _ = tokio::time::timeout(Duration::from_secs(3), futures::future::join_all(stops)).await;
+        let _ =
+            tokio::time::timeout(Duration::from_secs(3), futures::future::join_all(stops)).await;
     }
 }
 

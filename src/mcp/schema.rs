@@ -210,7 +210,10 @@ mod tests {
             "$defs": {"Point": {"type": "object", "properties": {"x": {"type": "number"}}}}
         })))
         .unwrap();
-        assert_eq!(f.schema["properties"]["p"]["properties"]["x"]["type"], "number");
+        assert_eq!(
+            f.schema["properties"]["p"]["properties"]["x"]["type"],
+            "number"
+        );
         assert!(!f.schema.to_string().contains("$ref"));
         assert!(f.changes[0].contains("inlined"), "{:?}", f.changes);
         let f = fit(&obj(json!({
@@ -220,7 +223,13 @@ mod tests {
         })))
         .unwrap();
         assert!(!f.schema.to_string().contains("$ref"));
-        assert!(f.changes.iter().any(|c| c.contains("left #/definitions/Node open")), "{:?}", f.changes);
+        assert!(
+            f.changes
+                .iter()
+                .any(|c| c.contains("left #/definitions/Node open")),
+            "{:?}",
+            f.changes
+        );
     }
 
     #[test]
@@ -229,7 +238,10 @@ mod tests {
         assert!(err.contains("need an object"), "{err}");
         let mut props = Map::new();
         for i in 0..2000 {
-            props.insert(format!("field_{i}"), json!({"type": "string", "description": "x".repeat(20)}));
+            props.insert(
+                format!("field_{i}"),
+                json!({"type": "string", "description": "x".repeat(20)}),
+            );
         }
         let err = fit(&obj(json!({"type": "object", "properties": props}))).unwrap_err();
         assert!(err.contains("bytes, more than"), "{err}");

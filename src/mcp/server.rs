@@ -24,7 +24,8 @@ const STOP_GRACE: Duration = Duration::from_millis(500);
 /// A live connection.
 struct Connection {
     peer: Peer<RoleClient>,
-    service: tokio::sync::Mutex<Option<rmcp::service::RunningService<RoleClient, connect::Handler>>>,
+    service:
+        tokio::sync::Mutex<Option<rmcp::service::RunningService<RoleClient, connect::Handler>>>,
     group: Option<ProcessGroup>,
 }
 
@@ -185,7 +186,12 @@ impl Slot {
         reason
     }
 
-    fn install(self: &Arc<Slot>, generation: u64, conn: Arc<Connection>, tools: Vec<rmcp::model::Tool>) {
+    fn install(
+        self: &Arc<Slot>,
+        generation: u64,
+        conn: Arc<Connection>,
+        tools: Vec<rmcp::model::Tool>,
+    ) {
         let (offered, notices) = McpTool::build(Arc::downgrade(self), &self.config, tools);
         let mut st = self.lock();
         if st.generation != generation || st.stopped {
@@ -251,7 +257,8 @@ impl Slot {
         drop(conn);
         tokio::spawn(async move {
             while signals.recv().await.is_some() {
-                let listed = tokio::time::timeout(Duration::from_secs(30), peer.list_all_tools()).await;
+                let listed =
+                    tokio::time::timeout(Duration::from_secs(30), peer.list_all_tools()).await;
                 let Some(slot) = weak.upgrade() else { return };
                 match listed {
                     Ok(Ok(tools)) => {
@@ -265,7 +272,9 @@ impl Slot {
                         drop(st);
                         slot.bump();
                     }
-                    Ok(Err(e)) => slot.note(format!("its changed tool list could not be read: {e}")),
+                    Ok(Err(e)) => {
+                        slot.note(format!("its changed tool list could not be read: {e}"))
+                    }
                     Err(_) => slot.note("its changed tool list did not come within 30s".into()),
                 }
             }

@@ -49,7 +49,9 @@ fn names(entry: &str, server: &str, tool: &str) -> bool {
 
 impl McpRules {
     /// Rules from each server's `(name, allow, deny)`.
-    pub fn new<'a>(servers: impl IntoIterator<Item = (&'a str, &'a [String], &'a [String])>) -> McpRules {
+    pub fn new<'a>(
+        servers: impl IntoIterator<Item = (&'a str, &'a [String], &'a [String])>,
+    ) -> McpRules {
         McpRules {
             servers: servers
                 .into_iter()
@@ -130,7 +132,10 @@ impl McpPolicy {
         );
         let decision = match self.rules.rule(&m.server, &m.tool) {
             Some(McpRule::Deny) => Decision::Deny {
-                reason: format!("{name} is denied by the configuration of [mcp_servers.{}]", m.server),
+                reason: format!(
+                    "{name} is denied by the configuration of [mcp_servers.{}]",
+                    m.server
+                ),
             },
             Some(McpRule::Allow) => Decision::Allow,
             None => match autonomy {
@@ -156,7 +161,13 @@ impl McpPolicy {
     /// Remember "always for this tool" for the tool the assessment offered; returns what
     /// was granted, in words for the person.
     pub fn grant(&mut self, assessment: &Assessment) -> String {
-        let names: Vec<String> = assessment.grant.iter().flatten().flatten().cloned().collect();
+        let names: Vec<String> = assessment
+            .grant
+            .iter()
+            .flatten()
+            .flatten()
+            .cloned()
+            .collect();
         if names.is_empty() {
             return "Approved once.".into();
         }
@@ -224,8 +235,14 @@ mod tests {
             assert_eq!(decide(&p, "git", "status"), Decision::Allow, "{mode}");
             assert_eq!(decide(&p, "git", "log"), Decision::Allow, "full names too");
             assert!(matches!(decide(&p, "git", "push"), Decision::Deny { .. }));
-            assert!(matches!(decide(&p, "git", "reset_hard"), Decision::Deny { .. }));
-            assert!(matches!(decide(&p, "shell", "anything"), Decision::Deny { .. }));
+            assert!(matches!(
+                decide(&p, "git", "reset_hard"),
+                Decision::Deny { .. }
+            ));
+            assert!(matches!(
+                decide(&p, "shell", "anything"),
+                Decision::Deny { .. }
+            ));
         }
         let p = Policy::new(Autonomy::Supervised).with_mcp_rules(rules());
         assert!(
@@ -240,7 +257,11 @@ mod tests {
         let p = Policy::new(Autonomy::Supervised);
         let r = p.decide("mcp__x__get", &call("x", "get", true), None, Instant::now());
         assert!(matches!(r.decision, Decision::Ask { .. }));
-        assert!(r.assessment.reason.contains("marks it read-only"), "{}", r.assessment.reason);
+        assert!(
+            r.assessment.reason.contains("marks it read-only"),
+            "{}",
+            r.assessment.reason
+        );
         let ro = Policy::new(Autonomy::ReadOnly);
         let r = ro.decide("mcp__x__get", &call("x", "get", true), None, Instant::now());
         assert!(matches!(r.decision, Decision::Deny { .. }));

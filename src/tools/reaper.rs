@@ -23,9 +23,7 @@ fn kept() -> std::sync::MutexGuard<'static, Vec<i32>> {
 /// Spawn a long-lived child that sweeps must not kill, and remember it as kept. The
 /// spawn happens under the same lock a sweep takes, so no sweep can see the child before
 /// it is known to be kept.
-pub fn spawn_kept(
-    cmd: &mut tokio::process::Command,
-) -> std::io::Result<tokio::process::Child> {
+pub fn spawn_kept(cmd: &mut tokio::process::Command) -> std::io::Result<tokio::process::Child> {
     let mut kept = kept();
     let child = cmd.spawn()?;
     if let Some(pid) = child.id() {

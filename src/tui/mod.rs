@@ -25,6 +25,8 @@ mod diff_snapshot_tests;
 #[cfg(test)]
 mod input_tests;
 #[cfg(test)]
+mod mcp_snapshot_tests;
+#[cfg(test)]
 mod snapshot_tests;
 #[cfg(test)]
 mod status_snapshot_tests;

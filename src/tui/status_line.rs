@@ -25,8 +25,8 @@ const SEPARATOR: &str = " │ ";
 
 // When room is short, the lowest rank goes first: a step to a shorter form, or a drop.
 const RANK_DROP_WORKSPACE: u8 = 0;
-const RANK_DROP_MCP: u8 = 3;
-const RANK_MCP_SHORT: u8 = 2;
+const RANK_DROP_MCP: u8 = 15;
+const RANK_MCP_SHORT: u8 = 12;
 const RANK_MODEL_FILE: u8 = 5;
 const RANK_DROP_HINT: u8 = 10;
 const RANK_CTX_SHORT: u8 = 20;

@@ -127,21 +127,50 @@ async fn mcp_list_shows_real_servers_tools_and_why_others_failed() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     let list: Vec<Value> = serde_json::from_str(&stdout)
         .unwrap_or_else(|e| panic!("{e}: {stdout}\n{}", String::from_utf8_lossy(&out.stderr)));
-    assert_eq!(out.status.code(), Some(1), "a failed server makes the exit code 1");
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "a failed server makes the exit code 1"
+    );
     let by = |n: &str| list.iter().find(|s| s["name"] == n).unwrap().clone();
     let ev = by("ev");
     assert_eq!(ev["state"], "ready", "{ev}");
-    let ev_tools: Vec<&str> = ev["tools"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
-    assert!(ev_tools.contains(&"mcp__ev__echo") && ev_tools.contains(&"mcp__ev__get-sum"), "{ev_tools:?}");
+    let ev_tools: Vec<&str> = ev["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(
+        ev_tools.contains(&"mcp__ev__echo") && ev_tools.contains(&"mcp__ev__get-sum"),
+        "{ev_tools:?}"
+    );
     let time = by("time");
     assert_eq!(time["state"], "ready", "{time}");
-    assert!(time["tools"].as_array().unwrap().contains(&Value::from("mcp__time__get_current_time")));
+    assert!(
+        time["tools"]
+            .as_array()
+            .unwrap()
+            .contains(&Value::from("mcp__time__get_current_time"))
+    );
     let missing = by("missing");
     assert_eq!(missing["state"], "failed");
-    assert!(missing["reason"].as_str().unwrap().contains("cannot start `/nonexistent/mcp-server`"), "{missing}");
+    assert!(
+        missing["reason"]
+            .as_str()
+            .unwrap()
+            .contains("cannot start `/nonexistent/mcp-server`"),
+        "{missing}"
+    );
     let broken = by("broken");
     assert_eq!(broken["state"], "failed");
-    assert!(broken["reason"].as_str().unwrap().contains("exited with status 3"), "{broken}");
+    assert!(
+        broken["reason"]
+            .as_str()
+            .unwrap()
+            .contains("exited with status 3"),
+        "{broken}"
+    );
     assert_eq!(broken["stderr"][0], "no database configured", "{broken}");
     assert_eq!(by("off")["state"], "disabled");
 }
@@ -151,7 +180,9 @@ async fn mcp_list_shows_real_servers_tools_and_why_others_failed() {
 /// is reported and the session goes on.
 #[tokio::test(flavor = "multi_thread")]
 async fn exec_calls_an_mcp_tool_with_arguments_end_to_end() {
-    let Some(d) = deps("exec_calls_an_mcp_tool") else { return };
+    let Some(d) = deps("exec_calls_an_mcp_tool") else {
+        return;
+    };
     let config = format!(
         "{}[mcp_servers.broken]\ncommand = \"/nonexistent/mcp-server\"\n",
         everything(&d, "ev", "allow = [\"get-sum\"]")
@@ -177,22 +208,42 @@ async fn exec_calls_an_mcp_tool_with_arguments_end_to_end() {
         .find(|t| t["function"]["name"] == "mcp__ev__get-sum")
         .unwrap();
     assert_eq!(sum["function"]["parameters"]["type"], "object");
-    assert!(sum["function"]["parameters"]["properties"]["a"].is_object(), "{sum}");
+    assert!(
+        sum["function"]["parameters"]["properties"]["a"].is_object(),
+        "{sum}"
+    );
     let results = of_type(&events, "tool_result");
     assert_eq!(results[0]["name"], "mcp__ev__get-sum");
     assert_eq!(results[0]["success"], true, "{:#?}", results[0]);
-    assert!(results[0]["output"].as_str().unwrap().contains("42"), "{}", results[0]);
+    assert!(
+        results[0]["output"].as_str().unwrap().contains("42"),
+        "{}",
+        results[0]
+    );
     let calls = of_type(&events, "tool_call");
     assert_eq!(calls[0]["touches"]["kind"], "mcp");
     assert_eq!(calls[0]["touches"]["mcp"]["server"], "ev");
     assert_eq!(results[1]["success"], false);
     let denied = results[1]["error"].as_str().unwrap();
-    assert!(denied.contains("allow = [\"echo\"]") && denied.contains("headless"), "{denied}");
+    assert!(
+        denied.contains("allow = [\"echo\"]") && denied.contains("headless"),
+        "{denied}"
+    );
     let tool_messages = support::tool_messages(&requests[1]);
-    assert!(tool_messages[0].1["output"].as_str().unwrap().contains("42"));
+    assert!(
+        tool_messages[0].1["output"]
+            .as_str()
+            .unwrap()
+            .contains("42")
+    );
     let status = of_type(&events, "mcp_status");
     let last = status.last().expect("an mcp_status event");
-    let broken = last["servers"].as_array().unwrap().iter().find(|s| s["name"] == "broken").unwrap();
+    let broken = last["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "broken")
+        .unwrap();
     assert_eq!(broken["state"], "failed", "{broken}");
 }
 
@@ -201,7 +252,9 @@ async fn exec_calls_an_mcp_tool_with_arguments_end_to_end() {
 /// Loom exits, the server's process is gone.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_hanging_call_times_out() {
-    let Some(d) = deps("a_hanging_call_times_out") else { return };
+    let Some(d) = deps("a_hanging_call_times_out") else {
+        return;
+    };
     let pids = tempfile::NamedTempFile::new().unwrap();
     let config = format!(
         "[mcp_servers.ev]\ncommand = \"sh\"\nargs = [\"-c\", \"echo $$ >> {}; exec node {} stdio\"]\ncall_timeout_secs = 2\n",
@@ -221,13 +274,28 @@ async fn a_hanging_call_times_out() {
     .await;
     let started = Instant::now();
     let (code, events, stderr) = exec_events(&home, exec_args(&ws, &server, "full-auto")).await;
-    assert!(started.elapsed() < Duration::from_secs(60), "{:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(60),
+        "{:?}",
+        started.elapsed()
+    );
     assert_eq!(code, 0, "{stderr}\n{events:#?}");
     let results = of_type(&events, "tool_result");
     let err = results[0]["error"].as_str().unwrap();
-    assert!(err.contains("did not answer `trigger-long-running-operation` within 2s"), "{err}");
-    assert!(results[0]["duration_ms"].as_u64().unwrap() < 15_000, "{}", results[0]);
-    assert_eq!(results[1]["success"], true, "the server still answers: {}", results[1]);
+    assert!(
+        err.contains("did not answer `trigger-long-running-operation` within 2s"),
+        "{err}"
+    );
+    assert!(
+        results[0]["duration_ms"].as_u64().unwrap() < 15_000,
+        "{}",
+        results[0]
+    );
+    assert_eq!(
+        results[1]["success"], true,
+        "the server still answers: {}",
+        results[1]
+    );
     let pid = pid_lines(pids.path())[0];
     wait_gone(pid).await;
 }
@@ -254,7 +322,9 @@ async fn wait_gone(pid: i32) {
 /// session: killed a second time, it stays down and the model is told why.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_killed_server_is_restarted_once_on_the_next_call() {
-    let Some(d) = deps("a_killed_server_is_restarted_once") else { return };
+    let Some(d) = deps("a_killed_server_is_restarted_once") else {
+        return;
+    };
     let dir = tempfile::tempdir().unwrap();
     let pids = dir.path().join("pids");
     let config = format!(
@@ -269,7 +339,9 @@ async fn a_killed_server_is_restarted_once_on_the_next_call() {
         support::calls_openai(&[(id, "mcp__ev__echo", &format!(r#"{{"message": "{text}"}}"#))])
     };
     let held = |gate: &Arc<tokio::sync::Notify>, reply: Reply| {
-        let Reply::Stream(mut frames) = reply else { unreachable!() };
+        let Reply::Stream(mut frames) = reply else {
+            unreachable!()
+        };
         frames.insert(0, Frame::Until(gate.clone()));
         Reply::Stream(frames)
     };
@@ -303,7 +375,11 @@ async fn a_killed_server_is_restarted_once_on_the_next_call() {
         if let Some(gate) = gates.next() {
             // Kill the server that answered, then let the model's next call go.
             let pid = *pid_lines(&pids).last().expect("the server wrote its pid");
-            nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), nix::sys::signal::Signal::SIGKILL).unwrap();
+            nix::sys::signal::kill(
+                nix::unistd::Pid::from_raw(pid),
+                nix::sys::signal::Signal::SIGKILL,
+            )
+            .unwrap();
             wait_gone(pid).await;
             // Loom notices the exit before the next call is made.
             tokio::time::sleep(Duration::from_millis(300)).await;
@@ -318,14 +394,19 @@ async fn a_killed_server_is_restarted_once_on_the_next_call() {
     assert!(results[1]["output"].as_str().unwrap().contains("two"));
     assert_eq!(results[2]["success"], false);
     let err = results[2]["error"].as_str().unwrap();
-    assert!(err.contains("killed by signal 9") && err.contains("already restarted once"), "{err}");
+    assert!(
+        err.contains("killed by signal 9") && err.contains("already restarted once"),
+        "{err}"
+    );
     assert_eq!(pid_lines(&pids).len(), 2, "started twice, not three times");
 }
 
 /// The streamable HTTP transport, against server-everything serving it on 127.0.0.1.
 #[tokio::test(flavor = "multi_thread")]
 async fn the_streamable_http_transport_reaches_a_local_server() {
-    let Some(d) = deps("the_streamable_http_transport") else { return };
+    let Some(d) = deps("the_streamable_http_transport") else {
+        return;
+    };
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -356,15 +437,31 @@ async fn the_streamable_http_transport_reaches_a_local_server() {
     );
     let (_dir, ws, home) = setup(&config);
     let out = loom_command(&home)
-        .args(["mcp", "call", "web", "get-sum", "--args", r#"{"a": 20, "b": 22}"#, "-C"])
+        .args([
+            "mcp",
+            "call",
+            "web",
+            "get-sum",
+            "--args",
+            r#"{"a": 20, "b": 22}"#,
+            "-C",
+        ])
         .arg(&ws)
         .output()
         .await
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(out.status.code(), Some(0), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let result: Value = serde_json::from_str(&stdout).unwrap();
-    assert!(result["output"].as_str().unwrap().contains("42"), "{result}");
+    assert!(
+        result["output"].as_str().unwrap().contains("42"),
+        "{result}"
+    );
     let _ = http.kill().await;
 }
 

@@ -400,8 +400,8 @@ fn split_mcp(
             ..McpServerConfig::default()
         };
         let own = mine.get(&name);
-        let starts_nothing_new = theirs == McpServerConfig::default()
-            || own.is_some_and(|o| o.same_server(&table));
+        let starts_nothing_new =
+            theirs == McpServerConfig::default() || own.is_some_and(|o| o.same_server(&table));
         if !starts_nothing_new {
             let what = match (&table.command, &table.url) {
                 (Some(c), _) => {

@@ -365,9 +365,18 @@ fn project_mcp_servers_wait_for_trust_but_their_denies_apply() {
     let (kept, loose) = split(&user, project);
     let what: Vec<&str> = loose.iter().map(|l| l.what.as_str()).collect();
     assert_eq!(keys(&loose), ["mcp_servers"; 3]);
-    assert!(what.contains(&"runs the MCP tools commit of `git` without asking"), "{what:?}");
-    assert!(what.contains(&"starts the MCP server `theirs`: `./serve.sh --all`"), "{what:?}");
-    assert!(what.contains(&"connects to the MCP server `web` at http://x/mcp"), "{what:?}");
+    assert!(
+        what.contains(&"runs the MCP tools commit of `git` without asking"),
+        "{what:?}"
+    );
+    assert!(
+        what.contains(&"starts the MCP server `theirs`: `./serve.sh --all`"),
+        "{what:?}"
+    );
+    assert!(
+        what.contains(&"connects to the MCP server `web` at http://x/mcp"),
+        "{what:?}"
+    );
     let kept = kept.mcp_servers.unwrap();
     assert_eq!(kept.keys().collect::<Vec<_>>(), ["git"]);
     assert_eq!(kept["git"].deny.clone().unwrap(), ["push"]);
