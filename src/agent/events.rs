@@ -133,8 +133,8 @@ pub enum ApprovalPreview {
         server: String,
         /// The tool's name on the server.
         tool: String,
-        /// The arguments.
-        arguments: Value,
+        /// The arguments, as indented JSON.
+        arguments: String,
         /// Whether the server marks the tool read-only (shown, not trusted).
         read_only_hint: bool,
         /// Whether "always for this tool" is offered.

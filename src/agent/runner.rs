@@ -910,10 +910,10 @@ impl Runner {
                     outside_sandbox: command.outside_sandbox,
                 }
             }
-            (None, None, ruling) if let Some(m) = mcp => ApprovalPreview::McpTool {
+            (None, None, ruling) if let Some(m) = mcp.map(|m| *m) => ApprovalPreview::McpTool {
                 server: m.server,
                 tool: m.tool,
-                arguments: call.args.clone(),
+                arguments: serde_json::to_string_pretty(&call.args).unwrap_or_default(),
                 read_only_hint: m.read_only_hint,
                 grant_offered: ruling.is_some_and(|r| r.assessment.grant.is_some()),
             },

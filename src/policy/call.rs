@@ -54,9 +54,10 @@ pub struct CallIntent {
     /// The command it runs, for commands.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub command: Option<CommandIntent>,
-    /// The MCP server tool it calls, for MCP tools.
+    /// The MCP server tool it calls, for MCP tools (boxed: most calls have none, and
+    /// events carrying an intent stay small).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mcp: Option<McpIntent>,
+    pub mcp: Option<Box<McpIntent>>,
 }
 
 impl CallIntent {
@@ -100,7 +101,7 @@ impl CallIntent {
             reads: Vec::new(),
             writes: Vec::new(),
             command: None,
-            mcp: Some(intent),
+            mcp: Some(Box::new(intent)),
         }
     }
 

@@ -65,7 +65,7 @@ fn mcp_tool_approval() {
             preview: ApprovalPreview::McpTool {
                 server: "time".into(),
                 tool: "convert_time".into(),
-                arguments: json!({"source_timezone": "UTC", "time": "12:00", "target_timezone": "Asia/Tokyo"}),
+                arguments: serde_json::to_string_pretty(&json!({"source_timezone": "UTC", "time": "12:00", "target_timezone": "Asia/Tokyo"})).unwrap(),
                 read_only_hint: true,
                 grant_offered: true,
             },
