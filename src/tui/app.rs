@@ -446,7 +446,7 @@ impl App {
                             id,
                             server,
                             tool,
-                            arguments: serde_json::to_string_pretty(&arguments).unwrap_or_default(),
+                            arguments,
                             read_only_hint,
                             reason,
                             grant_offered,
