@@ -32,6 +32,7 @@ fn app() -> App {
         sandbox: "workspace-write".into(),
         workspace: "~/bench".into(),
         session_id: "bench".into(),
+        mcp: Vec::new(),
     };
     App::new(Theme::fallback(ColorDepth::TrueColor), status, tx)
 }

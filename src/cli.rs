@@ -206,6 +206,36 @@ pub enum Command {
     /// Inspect or run one tool directly.
     #[command(subcommand)]
     Tool(ToolCommand),
+    /// The MCP servers of the configuration: their status and tools, or one call.
+    #[command(subcommand)]
+    Mcp(McpCommand),
+}
+
+/// `loom mcp ...`
+#[derive(Debug, Subcommand)]
+pub enum McpCommand {
+    /// Start every enabled server, then print each one's status and tools.
+    ///
+    /// Exit code 0 when every enabled server is ready, 1 when one failed.
+    List {
+        /// Print the status as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Start one server, call one of its tools and print the result as JSON.
+    ///
+    /// The person typing is the approver, so nothing asks; the server's `deny` list still
+    /// applies. Exit code 0 when the tool succeeded, 1 when it returned an error or the
+    /// server failed, 2 for bad usage.
+    Call {
+        /// The server's name, as in [mcp_servers.NAME].
+        server: String,
+        /// The tool's name on that server.
+        tool: String,
+        /// Arguments as a JSON object, e.g. '{"timezone": "Europe/Paris"}'.
+        #[arg(long, default_value = "{}")]
+        args: String,
+    },
 }
 
 /// `loom policy ...`

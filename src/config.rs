@@ -6,6 +6,7 @@
 //! file's path, line and column and what was expected, instead of silently ignored.
 
 pub mod file;
+pub mod mcp;
 pub mod trust;
 pub mod web;
 
@@ -108,6 +109,8 @@ pub struct FileConfig {
     pub web: Option<web::WebConfig>,
     /// The search provider of `web_search` (`[web_search]`).
     pub web_search: Option<web::WebSearchConfig>,
+    /// Model Context Protocol servers (`[mcp_servers.NAME]`).
+    pub mcp_servers: Option<BTreeMap<String, mcp::McpServerConfig>>,
 }
 
 /// The `[hooks]` table.
@@ -250,6 +253,7 @@ impl FileConfig {
                 other.web_search,
                 web::WebSearchConfig::overlay,
             ),
+            mcp_servers: mcp::overlay_servers(self.mcp_servers, other.mcp_servers),
             hooks: match (self.hooks, other.hooks) {
                 (Some(a), Some(b)) => Some(HooksConfig {
                     post_tools: match (a.post_tools, b.post_tools) {
@@ -427,6 +431,8 @@ pub struct Config {
     pub web: web::WebConfig,
     /// The `[web_search]` settings (no provider where unset).
     pub web_search: web::WebSearchConfig,
+    /// The MCP servers configured (enabled or not), by name.
+    pub mcp_servers: Vec<mcp::McpServer>,
 }
 
 /// The user config file's path (`~/.config/loom/config.toml` on Linux).
@@ -553,6 +559,16 @@ pub fn load(
             ),
         });
     }
+    let mcp_servers = merged
+        .mcp_servers
+        .iter()
+        .flatten()
+        .map(|(name, table)| mcp::resolve(name, table, workspace))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|message| ConfigError::Invalid {
+            source_name: "mcp_servers".into(),
+            message,
+        })?;
     Ok(Config {
         edit_tool,
         web,
@@ -606,6 +622,7 @@ pub fn load(
             .stream_idle_timeout_secs
             .unwrap_or(crate::llm::DEFAULT_IDLE_TIMEOUT_SECS)
             .clamp(1, 3600),
+        mcp_servers,
     })
 }
 

@@ -235,6 +235,7 @@ pub fn to_json(event: &AgentEvent) -> Option<Value> {
             "trimmed_results": trimmed_results, "summarized_messages": summarized_messages,
             "summary_failed": summary_failed,
         }),
+        AgentEvent::McpStatus { servers } => json!({"type": "mcp_status", "servers": servers}),
         AgentEvent::ContextWindow { tokens, source } => json!({
             "type": "context_window", "tokens": tokens, "source": source,
         }),

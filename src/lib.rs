@@ -12,6 +12,7 @@ pub mod exec;
 pub mod gitcmd;
 pub mod hooks;
 pub mod llm;
+pub mod mcp;
 pub mod policy;
 pub mod session;
 pub mod setup;

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use loom::agent::Runner;
 use loom::changelog::Scope;
-use loom::cli::{self, Cli, Command, PolicyCommand, ToolCommand};
+use loom::cli::{self, Cli, Command, McpCommand, PolicyCommand, ToolCommand};
 use loom::commands;
 use loom::config::{self, Config};
 use loom::exec::{self, SessionInfo};
@@ -142,6 +142,23 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             }
             commands::tool::run(&registry, &policy, &ctx, name, args).await
         }
+        Some(Command::Mcp(McpCommand::List { json })) => {
+            let config = match load_config(&cli, &workspace) {
+                Ok(c) => c,
+                Err(code) => return Ok(code),
+            };
+            note_untrusted(&config);
+            commands::mcp::list(&config, *json).await
+        }
+        Some(Command::Mcp(McpCommand::Call { server, tool, args })) => {
+            let config = match load_config(&cli, &workspace) {
+                Ok(c) => c,
+                Err(code) => return Ok(code),
+            };
+            note_untrusted(&config);
+            let ctx: ToolContext = setup::tool_context(&workspace, &config, "mcp-call")?;
+            commands::mcp::call(&config, &ctx, server, tool, args).await
+        }
         Some(Command::Policy(PolicyCommand::Check { command, json })) => {
             let config = match load_config(&cli, &workspace) {
                 Ok(c) => c,
@@ -235,6 +252,11 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             }
             let conversation = resumed.map(|r| r.conversation).unwrap_or_default();
             let parts = setup::runner_parts(&config, &provider, ctx, false, conversation, files);
+            // Headless, the first request is the only chance to offer the servers' tools:
+            // it waits for them to start (each bounded by its startup timeout).
+            if let Some(mcp) = &parts.mcp {
+                mcp.settled().await;
+            }
             let agent = Runner::spawn(parts);
             let info = SessionInfo {
                 session_id,

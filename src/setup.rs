@@ -251,8 +251,15 @@ fn loom_own_rules(config: &Config) -> Vec<ForbiddenRule> {
 /// The policy for a session under `config`.
 pub fn policy(config: &Config) -> Policy {
     let rules = Rules::compile(&config.rules).unwrap_or_default();
+    let mcp_rules = crate::policy::mcp::McpRules::new(
+        config
+            .mcp_servers
+            .iter()
+            .map(|s| (s.name.as_str(), &s.allow[..], &s.deny[..])),
+    );
     Policy::new(config.autonomy)
         .with_rules(rules)
+        .with_mcp_rules(mcp_rules)
         .with_budget(config.max_actions_per_hour)
         .with_protected(forbidden_rules(config))
         .with_network(crate::policy::network::NetworkRules {
@@ -434,16 +441,22 @@ pub fn runner_parts(
         Provider::Ready { settings, .. } => settings.model.as_str(),
         Provider::Missing { .. } => config.model.as_deref().unwrap_or(""),
     };
-    let registry = Arc::new(tool_registry(config, Some(model), &|k| std::env::var(k).ok()).0);
+    let mut registry = tool_registry(config, Some(model), &|k| std::env::var(k).ok()).0;
+    let mcp = mcp_servers(config);
+    if let Some(m) = &mcp {
+        m.register(&mut registry);
+    }
+    let registry = Arc::new(registry);
     let root = ctx
         .workspace
         .as_ref()
         .map(|c| c.root().to_path_buf())
         .unwrap_or_else(|| ctx.cwd.clone());
     let instructions = prompt::agents_md(&root, &ctx.cwd);
+    let names = registry.names();
     let system_prompt = prompt::system_prompt(
         &root.display().to_string(),
-        &registry.names(),
+        &names.iter().map(String::as_str).collect::<Vec<_>>(),
         &instructions,
     );
     let policy = if interactive {
@@ -480,7 +493,14 @@ pub fn runner_parts(
         session: files.log,
         changelog: files.changelog,
         save_errors: files.errors,
+        mcp,
     }
+}
+
+/// Start the configured, enabled MCP servers in the background (`None` when there are
+/// none). Must be called on a tokio runtime.
+pub fn mcp_servers(config: &Config) -> Option<crate::mcp::McpManager> {
+    (!config.mcp_servers.is_empty()).then(|| crate::mcp::McpManager::start(&config.mcp_servers))
 }
 
 #[cfg(test)]

@@ -146,6 +146,19 @@ pub enum ApprovalPreview {
         /// What the call does, in words.
         risk_reason: String,
     },
+    /// A tool of an MCP server.
+    McpTool {
+        /// The server's name.
+        server: String,
+        /// The tool's name on the server.
+        tool: String,
+        /// The arguments, as indented JSON.
+        arguments: String,
+        /// Whether the server marks the tool read-only (shown, not trusted).
+        read_only_hint: bool,
+        /// Whether "always for this tool" is offered.
+        grant_offered: bool,
+    },
     /// Anything else: the raw arguments.
     Other {
         /// The arguments.
@@ -412,6 +425,11 @@ pub enum AgentEvent {
         /// Where the file was moved from, for a move.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         moved_from: Option<String>,
+    },
+    /// The MCP servers' status changed (sent at start and after every change).
+    McpStatus {
+        /// Every configured server.
+        servers: Vec<crate::mcp::ServerStatus>,
     },
     /// What Loom now knows of the model's context window (from the server or config).
     ContextWindow {

@@ -167,6 +167,8 @@ pub struct Runner {
     /// A model request that waits for that answer (so the very first request is already
     /// sized against the window; the probes are bounded to a few seconds).
     call_waiting: bool,
+    /// The MCP servers, shut down when the agent stops.
+    mcp: Option<crate::mcp::McpManager>,
 }
 
 /// Pieces to build a runner from.
@@ -195,6 +197,9 @@ pub struct RunnerParts {
     pub changelog: Option<Arc<Mutex<Changelog>>>,
     /// Why the transcript or the journal could not be opened: the first events sent.
     pub save_errors: Vec<String>,
+    /// The MCP servers whose tools the registry offers (their status is sent as events;
+    /// they are shut down with the agent).
+    pub mcp: Option<crate::mcp::McpManager>,
 }
 
 impl Runner {
@@ -219,6 +224,9 @@ impl Runner {
         let logged = parts.conversation.len();
         for message in parts.save_errors {
             let _ = events_tx.send(AgentEvent::Error { message });
+        }
+        if let Some(mcp) = &parts.mcp {
+            forward_mcp_status(mcp.clone(), events_tx.clone());
         }
         let runner = Runner {
             machine: Machine::resume(parts.options.limits, parts.conversation),
@@ -253,6 +261,7 @@ impl Runner {
             told_no_provider: false,
             discovering: false,
             call_waiting: false,
+            mcp: parts.mcp,
         };
         let mut runner = runner;
         runner.context_window = runner
@@ -362,6 +371,9 @@ impl Runner {
                 }
             }
             if stop {
+                if let Some(mcp) = &self.mcp {
+                    mcp.shutdown().await;
+                }
                 return;
             }
         }
@@ -850,6 +862,8 @@ impl Runner {
             }));
             return;
         };
+        // Tools of MCP servers come and go: each request offers the ones there now.
+        self.tool_schemas = self.registry.schemas();
         let mut messages = Vec::with_capacity(self.machine.conversation().len() + 1);
         messages.push(Message::System {
             content: self.system_prompt.clone(),
@@ -1022,6 +1036,7 @@ impl Runner {
         };
         let command = call.intent.and_then(|i| i.command.clone());
         let network = call.intent.and_then(|i| i.network.clone());
+        let mcp = call.intent.and_then(|i| i.mcp.clone());
         let preview = match (self.prepared.get(&id), command, self.rulings.get(&id)) {
             (None, None, Some(ruling)) if network.is_some() => {
                 let n = *network.expect("checked above");
@@ -1060,6 +1075,13 @@ impl Runner {
                     outside_sandbox: command.outside_sandbox,
                 }
             }
+            (None, None, ruling) if let Some(m) = mcp.map(|m| *m) => ApprovalPreview::McpTool {
+                server: m.server,
+                tool: m.tool,
+                arguments: serde_json::to_string_pretty(&call.args).unwrap_or_default(),
+                read_only_hint: m.read_only_hint,
+                grant_offered: ruling.is_some_and(|r| r.assessment.grant.is_some()),
+            },
             _ => ApprovalPreview::Other {
                 arguments: call.args.clone(),
             },
@@ -1188,6 +1210,22 @@ fn applied_events(id: &str, changes: &[FileChange], selection: &HunkSelection) -
             })
         })
         .collect()
+}
+
+/// Send the MCP servers' status now and after every change, until the front end is gone.
+fn forward_mcp_status(mcp: crate::mcp::McpManager, events: mpsc::UnboundedSender<AgentEvent>) {
+    let mut changes = mcp.subscribe();
+    tokio::spawn(async move {
+        loop {
+            let servers = mcp.status();
+            if events.send(AgentEvent::McpStatus { servers }).is_err() {
+                return;
+            }
+            if changes.changed().await.is_err() {
+                return;
+            }
+        }
+    });
 }
 
 /// The hunks a write under `selection` puts in the file: the whole diff, or for a per-hunk

@@ -19,6 +19,7 @@ fn call(id: &str, name: &str, kind: ToolKind) -> ProposedCall {
             writes: Vec::new(),
             command: None,
             network: None,
+            mcp: None,
         }),
         invalid: None,
     }

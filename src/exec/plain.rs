@@ -34,6 +34,8 @@ pub struct Plain<O: Write, E: Write> {
     held: String,
     /// The line of each call still waiting for its result, by call id.
     calls: HashMap<String, String>,
+    /// The MCP server failures already reported (name and reason), each said once.
+    mcp_failures: Vec<String>,
 }
 
 impl<O: Write, E: Write> Plain<O, E> {
@@ -47,6 +49,7 @@ impl<O: Write, E: Write> Plain<O, E> {
             printed: false,
             held: String::new(),
             calls: HashMap::new(),
+            mcp_failures: Vec::new(),
         }
     }
 
@@ -111,6 +114,17 @@ impl<O: Write, E: Write> Plain<O, E> {
                 ));
             }
             AgentEvent::Error { message } => self.notice(message),
+            AgentEvent::McpStatus { servers } => {
+                for s in servers {
+                    if let crate::mcp::ServerState::Failed { .. } = s.state {
+                        let line = s.line();
+                        if !self.mcp_failures.contains(&line) {
+                            self.mcp_failures.push(line.clone());
+                            self.notice(&format!("MCP server {line}"));
+                        }
+                    }
+                }
+            }
             AgentEvent::HookResult {
                 name,
                 success,

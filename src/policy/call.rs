@@ -59,6 +59,23 @@ pub struct NetworkIntent {
     pub url: String,
 }
 
+/// A call to a tool of a Model Context Protocol server: what Loom knows of it is only what
+/// the server says, so the policy judges it by name and configured rules.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct McpIntent {
+    /// The server's configured name.
+    pub server: String,
+    /// The tool's name on that server.
+    pub tool: String,
+    /// Whether the server annotates the tool as only reading (`readOnlyHint`): shown to the
+    /// person, never trusted on its own.
+    #[serde(default)]
+    pub read_only_hint: bool,
+    /// The arguments in one short line, for tool rows.
+    #[serde(default)]
+    pub summary: String,
+}
+
 /// What one tool call will touch, as the tool describes it from its parsed arguments.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CallIntent {
@@ -77,6 +94,10 @@ pub struct CallIntent {
     /// travels inside every tool-call event).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub network: Option<Box<NetworkIntent>>,
+    /// The MCP server tool it calls, for MCP tools (boxed: most calls have none, and
+    /// events carrying an intent stay small).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mcp: Option<Box<McpIntent>>,
 }
 
 impl CallIntent {
@@ -88,6 +109,7 @@ impl CallIntent {
             writes: Vec::new(),
             command: None,
             network: None,
+            mcp: None,
         }
     }
 
@@ -99,6 +121,7 @@ impl CallIntent {
             writes: vec![path.into()],
             command: None,
             network: None,
+            mcp: None,
         }
     }
 
@@ -110,6 +133,7 @@ impl CallIntent {
             writes: Vec::new(),
             command: Some(command),
             network: None,
+            mcp: None,
         }
     }
 
@@ -121,6 +145,19 @@ impl CallIntent {
             writes: Vec::new(),
             command: None,
             network: Some(Box::new(network)),
+            mcp: None,
+        }
+    }
+
+    /// A call to the MCP tool `intent` describes.
+    pub fn calls_mcp(intent: McpIntent) -> CallIntent {
+        CallIntent {
+            kind: ToolKind::Mcp,
+            reads: Vec::new(),
+            writes: Vec::new(),
+            command: None,
+            network: None,
+            mcp: Some(Box::new(intent)),
         }
     }
 
@@ -131,6 +168,9 @@ impl CallIntent {
         }
         if let Some(n) = &self.network {
             return format!("{} {}", n.method, n.url);
+        }
+        if let Some(m) = &self.mcp {
+            return m.summary.clone();
         }
         let paths: Vec<&str> = self
             .writes
@@ -149,8 +189,9 @@ pub struct Assessment {
     pub risk: Risk,
     /// Why it has that risk, in words a person reads.
     pub reason: String,
-    /// The command prefixes a "for this session" approval would record (`cargo fmt`);
-    /// `None` when no grant may be offered (high risk, redirects, nothing to grant).
+    /// The command prefixes a "for this session" approval would record (`cargo fmt`), or
+    /// for an MCP tool its one full name (`mcp__git__status`); `None` when no grant may be
+    /// offered (high risk, redirects, nothing to grant).
     pub grant: Option<Vec<Vec<String>>>,
     /// Whether the command uses the network: if a person approves this very call, it runs
     /// with the sandbox's network open.

@@ -13,6 +13,7 @@ pub mod commands;
 pub mod env;
 pub mod isolate;
 pub mod limits;
+pub mod mcp;
 pub mod network;
 pub mod paths;
 pub mod sandbox;
@@ -23,7 +24,9 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 
 use approvals::{Grants, RuleAction, Rules};
-pub use call::{Assessment, CallIntent, CommandIntent, NetAccess, NetworkIntent, Ruling};
+pub use call::{
+    Assessment, CallIntent, CommandIntent, McpIntent, NetAccess, NetworkIntent, Ruling,
+};
 use commands::{Classification, CommandContext, Risk, classify};
 use limits::ActionBudget;
 use paths::ForbiddenRule;
@@ -41,12 +44,15 @@ pub enum ToolKind {
     Execute,
     /// Talks to the network.
     Network,
+    /// Calls a tool of a Model Context Protocol server: whatever it does, Loom cannot see.
+    Mcp,
 }
 
 impl ToolKind {
-    /// Whether a successful call may have changed the workspace.
+    /// Whether a successful call may have changed the workspace (an MCP tool may, like a
+    /// command).
     pub fn is_mutating(self) -> bool {
-        matches!(self, ToolKind::Write | ToolKind::Execute)
+        matches!(self, ToolKind::Write | ToolKind::Execute | ToolKind::Mcp)
     }
 }
 
@@ -121,6 +127,7 @@ pub struct Policy {
     interactive: bool,
     network: network::NetworkRules,
     domains: network::DomainGrants,
+    mcp: mcp::McpPolicy,
 }
 
 impl Default for Policy {
@@ -144,12 +151,19 @@ impl Policy {
             interactive: true,
             network: network::NetworkRules::default(),
             domains: network::DomainGrants::default(),
+            mcp: mcp::McpPolicy::default(),
         }
     }
 
     /// Use these rules for network calls (read-only web access, allowed API domains).
     pub fn with_network(mut self, rules: network::NetworkRules) -> Policy {
         self.network = rules;
+        self
+    }
+
+    /// Use these rules for MCP tools (from the `allow` and `deny` of each server).
+    pub fn with_mcp_rules(mut self, rules: mcp::McpRules) -> Policy {
+        self.mcp = mcp::McpPolicy::new(rules);
         self
     }
 
@@ -234,6 +248,7 @@ impl Policy {
                 },
                 Assessment::plain(Risk::High, "uses the network"),
             ),
+            ToolKind::Mcp => self.mcp.decide(name, intent, self.autonomy),
         };
         let decision = if decision == Decision::Allow && self.budget.exhausted(now) {
             Decision::Ask {
@@ -429,6 +444,7 @@ impl Policy {
                 }
                 None => "Approved once.".into(),
             },
+            ToolKind::Mcp => self.mcp.grant(assessment),
             _ => "Approved once.".into(),
         }
     }

@@ -48,7 +48,7 @@ use crate::policy::sandbox::SandboxSpec;
 pub use crate::policy::ToolKind;
 pub use crate::policy::{CallIntent, CommandIntent};
 pub use change::FileChange;
-pub use registry::ToolRegistry;
+pub use registry::{ToolRegistry, ToolSource};
 
 /// Budgets that keep tool output from flooding the model's context.
 #[derive(Debug, Clone)]
@@ -288,9 +288,9 @@ pub async fn preview_and_apply(tool: &dyn Tool, args: Value, ctx: &ToolContext) 
 #[async_trait]
 pub trait Tool: Send + Sync {
     /// The name the model calls it by.
-    fn name(&self) -> &'static str;
+    fn name(&self) -> &str;
     /// What it does and how to use it, written for the model.
-    fn description(&self) -> &'static str;
+    fn description(&self) -> &str;
     /// JSON Schema of the arguments, derived from the argument type.
     fn parameters(&self) -> Value;
     /// What kind of effect it has.

@@ -6,9 +6,36 @@
 //! rather than to init. After a call, [`sweep`] kills every descendant of the call's
 //! child still alive and every child of Loom that appeared during the call, and reaps the
 //! ones that became Loom's children. In Loom's normal operation only one command runs at a
-//! time, so a new child of Loom during a call can only come from that call.
+//! time, so a new child of Loom during a call can only come from that call — except the
+//! long-lived children Loom starts for itself (MCP servers), which are spawned through
+//! [`spawn_kept`] and never swept.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::Mutex;
+
+/// Children Loom keeps on purpose (MCP servers): a sweep leaves them and theirs alone.
+static KEPT: Mutex<Vec<i32>> = Mutex::new(Vec::new());
+
+fn kept() -> std::sync::MutexGuard<'static, Vec<i32>> {
+    KEPT.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Spawn a long-lived child that sweeps must not kill, and remember it as kept. The
+/// spawn happens under the same lock a sweep takes, so no sweep can see the child before
+/// it is known to be kept.
+pub fn spawn_kept(cmd: &mut tokio::process::Command) -> std::io::Result<tokio::process::Child> {
+    let mut kept = kept();
+    let child = cmd.spawn()?;
+    if let Some(pid) = child.id() {
+        kept.push(pid as i32);
+    }
+    Ok(child)
+}
+
+/// Forget a kept child (it exited or was killed).
+pub fn release(pid: u32) {
+    kept().retain(|p| *p != pid as i32);
+}
 
 use nix::sys::signal::{Signal, kill};
 use nix::sys::wait::{WaitPidFlag, waitpid};
@@ -69,20 +96,30 @@ pub fn children() -> HashSet<i32> {
         .collect()
 }
 
-/// Kill what a call left behind: descendants of `root` (the call's child), and — when
-/// this process is a subreaper — its children that were not there before the call
-/// (`before`), with their descendants. Returns how many processes were killed.
-pub fn sweep(root: Option<i32>, before: &HashSet<i32>) -> usize {
-    let me = std::process::id() as i32;
-    let all = processes();
+/// Which processes a sweep kills, and which of them are this process's adopted children
+/// (to be reaped): the descendants of `root`, and when this process (`me`) is a subreaper
+/// its children not in `before` and not `kept`, with their descendants.
+fn plan(
+    all: &[Proc],
+    me: i32,
+    root: Option<i32>,
+    before: &HashSet<i32>,
+    kept: &[i32],
+    subreaper: bool,
+) -> (Vec<i32>, Vec<i32>) {
     let mut by_parent: HashMap<i32, Vec<i32>> = HashMap::new();
-    for p in &all {
+    for p in all {
         by_parent.entry(p.ppid).or_default().push(p.pid);
     }
     let mut seeds: Vec<i32> = root.into_iter().collect();
-    let adopted: Vec<i32> = if is_subreaper() {
+    let adopted: Vec<i32> = if subreaper {
         all.iter()
-            .filter(|p| p.ppid == me && !before.contains(&p.pid) && Some(p.pid) != root)
+            .filter(|p| {
+                p.ppid == me
+                    && !before.contains(&p.pid)
+                    && Some(p.pid) != root
+                    && !kept.contains(&p.pid)
+            })
             .map(|p| p.pid)
             .collect()
     } else {
@@ -102,6 +139,17 @@ pub fn sweep(root: Option<i32>, before: &HashSet<i32>) -> usize {
             seeds.extend(kids);
         }
     }
+    (doomed, adopted)
+}
+
+/// Kill what a call left behind: descendants of `root` (the call's child), and — when
+/// this process is a subreaper — its children that were not there before the call
+/// (`before`), with their descendants. Returns how many processes were killed.
+pub fn sweep(root: Option<i32>, before: &HashSet<i32>) -> usize {
+    let me = std::process::id() as i32;
+    let kept = kept();
+    let (doomed, adopted) = plan(&processes(), me, root, before, &kept, is_subreaper());
+    drop(kept);
     for pid in &doomed {
         let _ = kill(Pid::from_raw(*pid), Signal::SIGKILL);
     }
@@ -121,6 +169,27 @@ pub fn sweep(root: Option<i32>, before: &HashSet<i32>) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Regression: an MCP server started (or restarted) in the background while a command
+    /// ran was a new child of Loom, and the command's sweep killed it with its children.
+    #[test]
+    fn a_kept_child_started_during_a_call_survives_the_sweep() {
+        let proc = |pid, ppid| Proc { pid, ppid };
+        // Loom is 1; 2 was there before the call; 3 (a stray) and 4 (an MCP server, with
+        // its child 5) appeared during it.
+        let all = [proc(2, 1), proc(3, 1), proc(4, 1), proc(5, 4), proc(6, 3)];
+        let before = HashSet::from([2]);
+        let (mut doomed, adopted) = plan(&all, 1, None, &before, &[], true);
+        doomed.sort();
+        assert_eq!(doomed, [3, 4, 5, 6], "without keeping, the server goes too");
+        assert_eq!(adopted.len(), 2);
+        let (mut doomed, adopted) = plan(&all, 1, None, &before, &[4], true);
+        doomed.sort();
+        assert_eq!(doomed, [3, 6], "the kept server and its child stay");
+        assert_eq!(adopted, [3]);
+        let (doomed, _) = plan(&all, 1, None, &before, &[], false);
+        assert!(doomed.is_empty(), "no adoption without being a subreaper");
+    }
 
     #[test]
     fn descendants_of_a_child_are_found_and_killed() {

@@ -36,11 +36,25 @@ pub enum RegistryError {
     Duplicate(String),
 }
 
-/// All tools offered to the model, in registration order.
+/// Tools that come and go while Loom runs (those of MCP servers, which start in the
+/// background, crash and change their lists): the registry asks for the current set each
+/// time it needs them.
+pub trait ToolSource: Send + Sync {
+    /// The tools offered now.
+    fn tools(&self) -> Vec<Arc<dyn Tool>>;
+    /// The tool called `name`, if it is offered now.
+    fn get(&self, name: &str) -> Option<Arc<dyn Tool>> {
+        self.tools().into_iter().find(|t| t.name() == name)
+    }
+}
+
+/// All tools offered to the model: the fixed ones in registration order, then those of
+/// each source (a source's tool never shadows a fixed one).
 #[derive(Default, Clone)]
 pub struct ToolRegistry {
     tools: Vec<Arc<dyn Tool>>,
-    index: HashMap<&'static str, usize>,
+    index: HashMap<String, usize>,
+    sources: Vec<Arc<dyn ToolSource>>,
 }
 
 impl std::fmt::Debug for ToolRegistry {
@@ -92,18 +106,26 @@ impl ToolRegistry {
 
     /// Add a tool; a second tool with the same name is an error.
     pub fn register(&mut self, tool: Arc<dyn Tool>) -> Result<(), RegistryError> {
-        let name = tool.name();
-        if self.index.contains_key(name) {
-            return Err(RegistryError::Duplicate(name.to_string()));
+        let name = tool.name().to_string();
+        if self.index.contains_key(&name) {
+            return Err(RegistryError::Duplicate(name));
         }
         self.index.insert(name, self.tools.len());
         self.tools.push(tool);
         Ok(())
     }
 
+    /// Offer the tools of `source` too, after the fixed ones.
+    pub fn add_source(&mut self, source: Arc<dyn ToolSource>) {
+        self.sources.push(source);
+    }
+
     /// The tool called `name`.
-    pub fn get(&self, name: &str) -> Option<&Arc<dyn Tool>> {
-        self.index.get(name).map(|&i| &self.tools[i])
+    pub fn get(&self, name: &str) -> Option<Arc<dyn Tool>> {
+        if let Some(&i) = self.index.get(name) {
+            return Some(self.tools[i].clone());
+        }
+        self.sources.iter().find_map(|s| s.get(name))
     }
 
     /// The kind of the tool called `name`, if it exists.
@@ -111,19 +133,28 @@ impl ToolRegistry {
         self.get(name).map(|t| t.kind())
     }
 
-    /// Tool names in registration order.
-    pub fn names(&self) -> Vec<&'static str> {
-        self.tools.iter().map(|t| t.name()).collect()
+    /// Tool names: the fixed ones in registration order, then those offered now.
+    pub fn names(&self) -> Vec<String> {
+        self.tools().iter().map(|t| t.name().to_string()).collect()
     }
 
-    /// Every tool, in order.
-    pub fn tools(&self) -> &[Arc<dyn Tool>] {
-        &self.tools
+    /// Every tool offered now, in order.
+    pub fn tools(&self) -> Vec<Arc<dyn Tool>> {
+        let mut all = self.tools.clone();
+        for source in &self.sources {
+            all.extend(
+                source
+                    .tools()
+                    .into_iter()
+                    .filter(|t| !self.index.contains_key(t.name())),
+            );
+        }
+        all
     }
 
     /// Schemas in the OpenAI function-tool format.
     pub fn schemas(&self) -> Vec<Value> {
-        self.tools
+        self.tools()
             .iter()
             .map(|t| {
                 json!({
@@ -180,7 +211,7 @@ impl ToolRegistry {
 
     /// Run the tool `name` with `args`: validated, timed out, panic-safe and bounded.
     pub async fn execute(&self, name: &str, args: Value, ctx: &ToolContext) -> ToolResult {
-        let Some(tool) = self.get(name).cloned() else {
+        let Some(tool) = self.get(name) else {
             return self.unknown(name);
         };
         let args = match args::normalise(args) {
@@ -212,7 +243,7 @@ impl ToolRegistry {
         args: Value,
         ctx: &ToolContext,
     ) -> Option<Result<Vec<FileChange>, ToolError>> {
-        let tool = self.get(name)?.clone();
+        let tool = self.get(name)?;
         let args = match args::normalise(args) {
             Ok(a) => a,
             Err(e) => return Some(Err(e)),

@@ -10,7 +10,7 @@ use tokio::sync::mpsc::UnboundedSender;
 
 use super::composer::Composer;
 use super::diff_view::DiffView;
-use super::layers::{Action, CommandApproval, Layer, NetworkApproval, UndoConfirm};
+use super::layers::{Action, CommandApproval, Layer, McpApproval, NetworkApproval, UndoConfirm};
 use super::theme::Theme;
 use super::tools_pane::{ToolRow, ToolStatus, ToolsPane, status_mark, summarize};
 use super::transcript::{NoticeLevel, ToolMark, Transcript};
@@ -65,6 +65,8 @@ pub struct StatusInfo {
     pub workspace: String,
     /// Session id.
     pub session_id: String,
+    /// The MCP servers, as last reported.
+    pub mcp: Vec<crate::mcp::ServerStatus>,
 }
 
 /// A stored diff for a call: each file it changes (most calls change one; a patch may
@@ -453,6 +455,21 @@ impl App {
         let event_report = event.compaction();
         match event {
             AgentEvent::StateChanged { phase } => self.status.phase = phase,
+            AgentEvent::McpStatus { servers } => {
+                for s in &servers {
+                    let before = self.status.mcp.iter().find(|o| o.name == s.name);
+                    if matches!(s.state, crate::mcp::ServerState::Failed { .. })
+                        && before.map(|b| &b.state) != Some(&s.state)
+                    {
+                        let mut text = format!("MCP server {}", s.line());
+                        if let Some(last) = s.stderr.last() {
+                            text.push_str(&format!(" — its last words: {last}"));
+                        }
+                        self.transcript.push_notice(NoticeLevel::Warning, &text);
+                    }
+                }
+                self.status.mcp = servers;
+            }
             AgentEvent::UserMessage { text, queued } => {
                 self.transcript.push_user(&text);
                 if queued {
@@ -577,6 +594,23 @@ impl App {
                             risk,
                             risk_reason,
                             reason,
+                        }));
+                    }
+                    ApprovalPreview::McpTool {
+                        server,
+                        tool,
+                        arguments,
+                        read_only_hint,
+                        grant_offered,
+                    } => {
+                        self.layers.push(Box::new(McpApproval {
+                            id,
+                            server,
+                            tool,
+                            arguments,
+                            read_only_hint,
+                            reason,
+                            grant_offered,
                         }));
                     }
                     ApprovalPreview::Other { arguments } => {

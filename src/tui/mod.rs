@@ -32,6 +32,8 @@ mod diff_snapshot_tests;
 #[cfg(test)]
 mod input_tests;
 #[cfg(test)]
+mod mcp_snapshot_tests;
+#[cfg(test)]
 mod patch_review_tests;
 #[cfg(test)]
 mod snapshot_tests;

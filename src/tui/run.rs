@@ -146,6 +146,7 @@ pub async fn run(opts: TuiOptions) -> anyhow::Result<ExitCode> {
         sandbox: sandbox.label.clone(),
         workspace: short_path(&opts.workspace),
         session_id: session_id.clone(),
+        mcp: Vec::new(),
     };
     let mut app = App::new(theme, status, ops_tx.clone());
     app.workspace_root = Some(opts.workspace.clone());

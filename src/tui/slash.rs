@@ -181,6 +181,14 @@ pub const COMMANDS: &[SlashCommand] = &[
         run: autocommit,
     },
     SlashCommand {
+        name: "mcp",
+        aliases: &[],
+        args: "",
+        help: "the MCP servers: status, tools, and why one failed",
+        values: none,
+        run: mcp,
+    },
+    SlashCommand {
         name: "mouse",
         aliases: &[],
         args: "[on|off]",
@@ -446,6 +454,31 @@ fn autocommit(app: &mut App, arg: &str) {
     };
     app.status.auto_commit = on;
     app.send(UserOp::SetAutoCommit { on });
+}
+
+fn mcp(app: &mut App, _: &str) {
+    if app.status.mcp.is_empty() {
+        return app.say(
+            NoticeLevel::Info,
+            "no MCP servers are configured; add one as [mcp_servers.NAME] with `command` or \
+             `url` in your config (see the README)",
+        );
+    }
+    let mut text = String::new();
+    for s in &app.status.mcp {
+        text.push_str(&format!("{} ({} {})\n", s.line(), s.transport, s.target));
+        if !s.tools.is_empty() {
+            text.push_str(&format!("  tools: {}\n", s.tools.join(", ")));
+        }
+        for n in &s.notices {
+            text.push_str(&format!("  note: {n}\n"));
+        }
+        for l in &s.stderr {
+            text.push_str(&format!("  stderr: {l}\n"));
+        }
+    }
+    let text = text.trim_end().to_string();
+    app.say(NoticeLevel::Info, &text);
 }
 
 fn mouse(app: &mut App, arg: &str) {

@@ -31,6 +31,7 @@ pub(super) fn app(theme: &str) -> (App, mpsc::UnboundedReceiver<UserOp>) {
         sandbox: "workspace-write".into(),
         workspace: "~/src/demo".into(),
         session_id: "20261122-080000-abcd".into(),
+        mcp: Vec::new(),
     };
     let theme = Theme::load(theme, ColorDepth::TrueColor).unwrap();
     let mut app = App::new(theme, status, tx);
@@ -512,7 +513,7 @@ fn autocommit_switches_the_hook_and_rejects_other_words() {
 fn help_scrolls_to_its_end_on_a_small_screen() {
     let (mut app, _rx) = app("dark");
     app.submit("/help");
-    for _ in 0..10 {
+    for _ in 0..12 {
         app.on_key(crossterm::event::KeyEvent::from(
             crossterm::event::KeyCode::PageDown,
         ));

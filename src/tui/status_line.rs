@@ -1,5 +1,5 @@
 //! The status line: what the agent is doing, the model, tokens and context, the approval
-//! mode, the sandbox, the workspace and the keys that matter now, laid out by priority so
+//! mode, the sandbox, the MCP servers, the workspace and the keys that matter now, laid out by priority so
 //! the parts a person must not miss survive any width.
 //!
 //! A long model id (llama-server reports the model file's path) once pushed the approval
@@ -25,6 +25,8 @@ const SEPARATOR: &str = " │ ";
 
 // When room is short, the lowest rank goes first: a step to a shorter form, or a drop.
 const RANK_DROP_WORKSPACE: u8 = 0;
+const RANK_DROP_MCP: u8 = 15;
+const RANK_MCP_SHORT: u8 = 12;
 const RANK_MODEL_FILE: u8 = 5;
 const RANK_DROP_HINT: u8 = 10;
 const RANK_CTX_SHORT: u8 = 20;
@@ -298,6 +300,20 @@ impl App {
             None,
             sandbox_style,
         ));
+        if let Some(mcp) = crate::mcp::status::summary(&self.status.mcp) {
+            let style = if mcp.ends_with("failed") {
+                base.fg(t.warning)
+            } else {
+                base
+            };
+            let short: String = mcp.split(' ').take(2).collect::<Vec<_>>().join(" ");
+            parts.push(Part::new(
+                vec![mcp, short],
+                &[RANK_MCP_SHORT],
+                Some(RANK_DROP_MCP),
+                style,
+            ));
+        }
         parts.push(Part::new(
             vec![self.status.workspace.clone()],
             &[],

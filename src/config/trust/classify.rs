@@ -11,6 +11,7 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
+use crate::config::mcp::McpServerConfig;
 use crate::config::{ApprovalConfig, DEFAULT_API_KEY_ENV, FileConfig, HooksConfig, ToolsConfig};
 use crate::policy::Autonomy;
 use crate::policy::approvals::RuleAction;
@@ -291,6 +292,14 @@ pub const CLASSIFICATION: &[KeyClass] = &[
         "how long to wait before retrying a search: time, not safety",
         "web_search.retry_base_ms = 10",
     ),
+    row(
+        "mcp_servers",
+        L,
+        "every server the project adds or points elsewhere: Loom would start its program (or \
+         send requests to its URL) and offer its tools to the model; `allow` lists and \
+         `enabled = true` loosen too, `deny`, timeouts and `enabled = false` only tighten",
+        r#"mcp_servers.theirs = { command = "./serve.sh" }"#,
+    ),
 ];
 
 /// One thing a project config loosens.
@@ -367,6 +376,7 @@ pub fn split(user: &FileConfig, project: FileConfig) -> (FileConfig, Vec<Looseni
         edit_tool,
         web,
         web_search,
+        mcp_servers,
     } = project;
     let mut loose = Vec::new();
     let mut kept = FileConfig {
@@ -440,6 +450,7 @@ pub fn split(user: &FileConfig, project: FileConfig) -> (FileConfig, Vec<Looseni
         )),
         other => kept.auto_commit = other,
     }
+    kept.mcp_servers = mcp_servers.and_then(|m| split_mcp(user, m, &mut loose));
     if let Some(HooksConfig { post_tools }) = hooks {
         match post_tools {
             Some(list) if !list.is_empty() => {
@@ -458,6 +469,79 @@ pub fn split(user: &FileConfig, project: FileConfig) -> (FileConfig, Vec<Looseni
     kept.web_search = web_search
         .map(|w| crate::config::web::split_search(user.web_search.as_ref(), w, &mut loose));
     (kept, loose)
+}
+
+/// The servers that start nothing new and allow nothing more than `user` does; the others
+/// loosen. A table without `command` or `url` changes the person's own server of that name.
+fn split_mcp(
+    user: &FileConfig,
+    servers: BTreeMap<String, McpServerConfig>,
+    loose: &mut Vec<Loosening>,
+) -> Option<BTreeMap<String, McpServerConfig>> {
+    let mine = user.mcp_servers.clone().unwrap_or_default();
+    let mut kept = BTreeMap::new();
+    for (name, table) in servers {
+        let theirs = McpServerConfig {
+            command: table.command.clone(),
+            args: table.args.clone(),
+            env: table.env.clone(),
+            env_vars: table.env_vars.clone(),
+            cwd: table.cwd.clone(),
+            url: table.url.clone(),
+            headers: table.headers.clone(),
+            bearer_token_env: table.bearer_token_env.clone(),
+            ..McpServerConfig::default()
+        };
+        let own = mine.get(&name);
+        let starts_nothing_new =
+            theirs == McpServerConfig::default() || own.is_some_and(|o| o.same_server(&table));
+        if !starts_nothing_new {
+            let what = match (&table.command, &table.url) {
+                (Some(c), _) => {
+                    let line: Vec<&str> = std::iter::once(c.as_str())
+                        .chain(table.args.iter().flatten().map(String::as_str))
+                        .collect();
+                    format!("starts the MCP server `{name}`: `{}`", line.join(" "))
+                }
+                (_, Some(u)) => format!("connects to the MCP server `{name}` at {u}"),
+                _ => format!("changes how the MCP server `{name}` is started"),
+            };
+            loose.push(loosening("mcp_servers", what));
+            continue;
+        }
+        let own_allow = own.and_then(|o| o.allow.clone()).unwrap_or_default();
+        let new_allow: Vec<&String> = table
+            .allow
+            .iter()
+            .flatten()
+            .filter(|a| !own_allow.contains(a))
+            .collect();
+        let enables = table.enabled == Some(true) && own.and_then(|o| o.enabled) == Some(false);
+        if !new_allow.is_empty() {
+            loose.push(loosening(
+                "mcp_servers",
+                format!(
+                    "runs the MCP tools {} of `{name}` without asking",
+                    joined(new_allow)
+                ),
+            ));
+        }
+        if enables {
+            loose.push(loosening(
+                "mcp_servers",
+                format!("starts the MCP server `{name}` you disabled"),
+            ));
+        }
+        kept.insert(
+            name,
+            McpServerConfig {
+                allow: None,
+                enabled: table.enabled.filter(|e| !e),
+                ..table
+            },
+        );
+    }
+    (!kept.is_empty()).then_some(kept)
 }
 
 /// The headers `user` already sends with the same value; the others loosen.

@@ -44,6 +44,7 @@ fn every_config_key_has_a_row_in_the_classification() {
         edit_tool,
         web,
         web_search,
+        mcp_servers,
     } = every;
     let crate::config::web::WebConfig {
         allow_private,
@@ -122,6 +123,7 @@ fn every_config_key_has_a_row_in_the_classification() {
         ("web_search.cse_id_env", cse_id_env.is_some()),
         ("web_search.max_retries", search_retries.is_some()),
         ("web_search.retry_base_ms", retry_base_ms.is_some()),
+        ("mcp_servers", mcp_servers.is_some()),
     ];
     for (key, is_set) in set {
         assert!(is_set, "no row of CLASSIFICATION sets {key}");
@@ -381,4 +383,40 @@ fn the_readme_lists_every_key_as_classified() {
         readme.contains(&table),
         "README.md's table of config keys is stale; it should read:\n{table}"
     );
+}
+
+/// A project's MCP server starts a program of the project's choosing: it waits for trust,
+/// and so do its allow lists, while deny lists and timeouts on the person's own server
+/// apply at once.
+#[test]
+fn project_mcp_servers_wait_for_trust_but_their_denies_apply() {
+    let user = parse("[mcp_servers.git]\ncommand = \"git-mcp\"\nallow = [\"status\"]\n");
+    let project = parse(
+        "[mcp_servers.git]\ndeny = [\"push\"]\nallow = [\"status\", \"commit\"]\n\
+         [mcp_servers.theirs]\ncommand = \"./serve.sh\"\nargs = [\"--all\"]\n\
+         [mcp_servers.web]\nurl = \"http://x/mcp\"\n",
+    );
+    let (kept, loose) = split(&user, project);
+    let what: Vec<&str> = loose.iter().map(|l| l.what.as_str()).collect();
+    assert_eq!(keys(&loose), ["mcp_servers"; 3]);
+    assert!(
+        what.contains(&"runs the MCP tools commit of `git` without asking"),
+        "{what:?}"
+    );
+    assert!(
+        what.contains(&"starts the MCP server `theirs`: `./serve.sh --all`"),
+        "{what:?}"
+    );
+    assert!(
+        what.contains(&"connects to the MCP server `web` at http://x/mcp"),
+        "{what:?}"
+    );
+    let kept = kept.mcp_servers.unwrap();
+    assert_eq!(kept.keys().collect::<Vec<_>>(), ["git"]);
+    assert_eq!(kept["git"].deny.clone().unwrap(), ["push"]);
+    assert_eq!(kept["git"].allow, None, "the allow list waits for trust");
+    let same = parse("[mcp_servers.git]\ncommand = \"git-mcp\"\nenabled = false\n");
+    let (kept, loose) = split(&user, same);
+    assert!(loose.is_empty(), "{loose:?}");
+    assert_eq!(kept.mcp_servers.unwrap()["git"].enabled, Some(false));
 }

@@ -1,4 +1,4 @@
-//! Modal layers, one file each: the command approval, the network approval, the "why not?" prompt, the undo
+//! Modal layers, one file each: the command approval, the network approval, the MCP tool approval, the "why not?" prompt, the undo
 //! confirmation, the session diff, the help, the review keys and the trust prompt. The
 //! front layer sees keys first and says whether it consumed them and what should happen;
 //! the app owns the stack, not the widgets' logic. A new layer is one new file here.
@@ -16,6 +16,7 @@ use crate::agent::UserOp;
 mod command_approval;
 mod diff_overlay;
 mod help;
+mod mcp_approval;
 mod network_approval;
 mod picker;
 mod reason_prompt;
@@ -26,6 +27,7 @@ mod undo_confirm;
 pub use command_approval::CommandApproval;
 pub use diff_overlay::DiffOverlay;
 pub use help::{Help, KEYS};
+pub use mcp_approval::McpApproval;
 pub use network_approval::NetworkApproval;
 pub use picker::{PickItem, Picker};
 pub use reason_prompt::ReasonPrompt;

@@ -1,0 +1,421 @@
+//! One configured server through a session: started in the background, its tools listed
+//! (and listed again when it says they changed), watched for exit, restarted once on the
+//! next call after it stopped, and stopped with its process group at the end.
+//!
+//! Every state change bumps a shared counter, which the manager turns into a status event;
+//! nothing here blocks a caller longer than the server's startup or call timeout.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rmcp::{Peer, RoleClient};
+use tokio::sync::watch;
+
+use super::connect::{self, ProcessGroup, StderrTail};
+use super::status::{ServerState, ServerStatus};
+use super::tool::McpTool;
+use crate::config::mcp::{McpServer, McpTransport};
+
+/// Restarts allowed per session after a server stopped.
+const RESTARTS: u32 = 1;
+/// How long a stopping server gets between SIGTERM and SIGKILL.
+const STOP_GRACE: Duration = Duration::from_millis(500);
+
+/// A live connection.
+struct Connection {
+    peer: Peer<RoleClient>,
+    service:
+        tokio::sync::Mutex<Option<rmcp::service::RunningService<RoleClient, connect::Handler>>>,
+    group: Option<ProcessGroup>,
+}
+
+struct State {
+    state: ServerState,
+    conn: Option<Arc<Connection>>,
+    tools: Vec<Arc<McpTool>>,
+    notices: Vec<String>,
+    restarts_left: u32,
+    /// Whether it was ever ready (only then is it restarted).
+    was_ready: bool,
+    /// Counts connections, so news from an old one is ignored.
+    generation: u64,
+    /// Set once the session ends: nothing starts again.
+    stopped: bool,
+    /// The exit of the current connection's process, once it exited.
+    exit: Option<String>,
+}
+
+/// One server and everything known about it.
+pub struct Slot {
+    /// Its configuration.
+    pub config: McpServer,
+    state: Mutex<State>,
+    stderr: Arc<Mutex<StderrTail>>,
+    connecting: Arc<tokio::sync::Mutex<()>>,
+    changed: watch::Sender<u64>,
+}
+
+impl Slot {
+    /// A slot for `config`, reporting changes on `changed`.
+    pub fn new(config: McpServer, changed: watch::Sender<u64>) -> Arc<Slot> {
+        let state = if config.enabled {
+            ServerState::Starting
+        } else {
+            ServerState::Disabled
+        };
+        Arc::new(Slot {
+            config,
+            state: Mutex::new(State {
+                state,
+                conn: None,
+                tools: Vec::new(),
+                notices: Vec::new(),
+                restarts_left: RESTARTS,
+                was_ready: false,
+                generation: 0,
+                stopped: false,
+                exit: None,
+            }),
+            stderr: Arc::new(Mutex::new(StderrTail::default())),
+            connecting: Arc::new(tokio::sync::Mutex::new(())),
+            changed,
+        })
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn bump(&self) {
+        self.changed.send_modify(|n| *n += 1);
+    }
+
+    /// Start it in the background (the first start). Calls made meanwhile wait for it.
+    pub fn start_in_background(self: &Arc<Slot>) {
+        if !self.config.enabled {
+            return;
+        }
+        let Ok(guard) = self.connecting.clone().try_lock_owned() else {
+            return;
+        };
+        let slot = self.clone();
+        tokio::spawn(async move {
+            slot.connect().await;
+            drop(guard);
+        });
+    }
+
+    /// Wait until no start is under way.
+    pub async fn settled(&self) {
+        let _guard = self.connecting.lock().await;
+    }
+
+    /// Connect (the caller holds `connecting`): handshake and tool list within the startup
+    /// timeout, or a failed state saying why.
+    async fn connect(self: &Arc<Slot>) {
+        let generation = {
+            let mut st = self.lock();
+            if st.stopped {
+                return;
+            }
+            st.generation += 1;
+            st.state = ServerState::Starting;
+            st.exit = None;
+            st.generation
+        };
+        self.bump();
+        let timeout = self.config.startup_timeout;
+        let opened = tokio::time::timeout(timeout, async {
+            let mut opened = connect::open(&self.config, self.stderr.clone()).await?;
+            if let Some(child) = opened.child.take() {
+                self.watch_exit(child, generation);
+            }
+            let listed = opened.peer().list_all_tools().await;
+            Ok::<_, connect::OpenError>((opened, listed))
+        })
+        .await;
+        let failure = match opened {
+            Err(_) => Some(format!(
+                "it did not start and list its tools within {}s (startup_timeout_secs)",
+                timeout.as_secs()
+            )),
+            Ok(Err(err)) => {
+                if let Some(child) = err.child {
+                    self.watch_exit(child, generation);
+                }
+                Some(self.explain(err.reason).await)
+            }
+            Ok(Ok((opened, Err(e)))) => {
+                drop(opened);
+                Some(format!("it did not list its tools: {e}"))
+            }
+            Ok(Ok((opened, Ok(tools)))) => {
+                let conn = Arc::new(Connection {
+                    peer: opened.peer(),
+                    service: tokio::sync::Mutex::new(Some(opened.service)),
+                    group: opened.group,
+                });
+                self.install(generation, conn.clone(), tools);
+                self.watch_list(opened.list_changed, conn, generation);
+                None
+            }
+        };
+        if let Some(reason) = failure {
+            let mut st = self.lock();
+            if st.generation == generation {
+                st.conn = None;
+                st.tools.clear();
+                st.state = ServerState::Failed {
+                    reason,
+                    restarts_on_next_call: false,
+                };
+            }
+            drop(st);
+            self.bump();
+        }
+    }
+
+    /// A failure's reason, with how the process ended if it did (it is given a moment).
+    async fn explain(&self, reason: String) -> String {
+        for _ in 0..10 {
+            if let Some(exit) = self.lock().exit.clone() {
+                return format!("{exit} before it answered ({reason})");
+            }
+            tokio::time::sleep(Duration::from_millis(30)).await;
+        }
+        reason
+    }
+
+    fn install(
+        self: &Arc<Slot>,
+        generation: u64,
+        conn: Arc<Connection>,
+        tools: Vec<rmcp::model::Tool>,
+    ) {
+        let (offered, notices) = McpTool::build(Arc::downgrade(self), &self.config, tools);
+        let mut st = self.lock();
+        if st.generation != generation || st.stopped {
+            return;
+        }
+        st.conn = Some(conn);
+        st.tools = offered;
+        st.notices = notices;
+        st.state = ServerState::Ready;
+        st.was_ready = true;
+        drop(st);
+        self.bump();
+    }
+
+    /// Note when the process exits: a ready server becomes failed, to be restarted on the
+    /// next call if it has a restart left.
+    fn watch_exit(self: &Arc<Slot>, mut child: tokio::process::Child, generation: u64) {
+        let weak = Arc::downgrade(self);
+        tokio::spawn(async move {
+            let status = child.wait().await;
+            let Some(slot) = weak.upgrade() else { return };
+            let exit = match status {
+                Ok(s) => match (s.code(), std::os::unix::process::ExitStatusExt::signal(&s)) {
+                    (Some(code), _) => format!("it exited with status {code}"),
+                    (_, Some(sig)) => format!("it was killed by signal {sig}"),
+                    _ => "it exited".to_string(),
+                },
+                Err(e) => format!("it could not be waited for ({e})"),
+            };
+            slot.lost(generation, exit);
+        });
+    }
+
+    /// The connection of `generation` is gone (`why`).
+    fn lost(&self, generation: u64, why: String) {
+        let mut st = self.lock();
+        if st.generation != generation {
+            return;
+        }
+        st.exit = Some(why.clone());
+        if st.stopped || st.state != ServerState::Ready {
+            return;
+        }
+        st.conn = None;
+        let restart = st.was_ready && st.restarts_left > 0;
+        st.state = ServerState::Failed {
+            reason: why,
+            restarts_on_next_call: restart,
+        };
+        drop(st);
+        self.bump();
+    }
+
+    /// List the tools again whenever the server says they changed.
+    fn watch_list(
+        self: &Arc<Slot>,
+        mut signals: tokio::sync::mpsc::UnboundedReceiver<()>,
+        conn: Arc<Connection>,
+        generation: u64,
+    ) {
+        let weak = Arc::downgrade(self);
+        let peer = conn.peer.clone();
+        drop(conn);
+        tokio::spawn(async move {
+            while signals.recv().await.is_some() {
+                let listed =
+                    tokio::time::timeout(Duration::from_secs(30), peer.list_all_tools()).await;
+                let Some(slot) = weak.upgrade() else { return };
+                match listed {
+                    Ok(Ok(tools)) => {
+                        let (offered, notices) = McpTool::build(weak.clone(), &slot.config, tools);
+                        let mut st = slot.lock();
+                        if st.generation != generation || st.state != ServerState::Ready {
+                            return;
+                        }
+                        st.tools = offered;
+                        st.notices = notices;
+                        drop(st);
+                        slot.bump();
+                    }
+                    Ok(Err(e)) => {
+                        slot.note(format!("its changed tool list could not be read: {e}"))
+                    }
+                    Err(_) => slot.note("its changed tool list did not come within 30s".into()),
+                }
+            }
+        });
+    }
+
+    fn note(&self, notice: String) {
+        self.lock().notices.push(notice);
+        self.bump();
+    }
+
+    /// The handle to send a call through: the live connection, or — when the server
+    /// stopped and has a restart left — a new one. Waits for a start under way.
+    pub async fn peer(self: &Arc<Slot>) -> Result<Peer<RoleClient>, String> {
+        let _guard = self.connecting.lock().await;
+        {
+            let mut st = self.lock();
+            if let Some(conn) = &st.conn {
+                if !conn.peer.is_transport_closed() {
+                    return Ok(conn.peer.clone());
+                }
+                st.conn = None;
+                st.state = ServerState::Failed {
+                    reason: "its connection closed".into(),
+                    restarts_on_next_call: st.restarts_left > 0,
+                };
+            }
+            match &st.state {
+                ServerState::Failed {
+                    restarts_on_next_call: true,
+                    ..
+                } if st.restarts_left > 0 && !st.stopped => st.restarts_left -= 1,
+                _ => return Err(self.unavailable(&st)),
+            }
+        }
+        self.connect().await;
+        let st = self.lock();
+        match &st.conn {
+            Some(conn) => Ok(conn.peer.clone()),
+            None => Err(self.unavailable(&st)),
+        }
+    }
+
+    /// The connection failed during a call (`why`): the server is marked failed, to be
+    /// restarted on the next call if it has a restart left.
+    pub fn call_failed(&self, why: &str) {
+        let generation = self.lock().generation;
+        self.lost(generation, format!("its connection failed ({why})"));
+    }
+
+    fn unavailable(&self, st: &State) -> String {
+        let name = &self.config.name;
+        match &st.state {
+            ServerState::Failed { reason, .. } => {
+                let tail = self.stderr_lines();
+                let mut msg = format!("the MCP server `{name}` is not running: {reason}");
+                if !tail.is_empty() {
+                    msg.push_str(&format!("; its last words: {}", tail.join(" | ")));
+                }
+                if st.was_ready && st.restarts_left == 0 {
+                    msg.push_str("; it was already restarted once this session, so Loom leaves it");
+                }
+                msg
+            }
+            ServerState::Disabled => format!("the MCP server `{name}` is disabled"),
+            _ => format!("the MCP server `{name}` is not ready"),
+        }
+    }
+
+    fn stderr_lines(&self) -> Vec<String> {
+        self.stderr.lock().map(|t| t.lines()).unwrap_or_default()
+    }
+
+    /// The tools to offer now: those of a ready server, or of one that will be restarted
+    /// on the next call.
+    pub fn tools(&self) -> Vec<Arc<McpTool>> {
+        let st = self.lock();
+        match &st.state {
+            ServerState::Ready
+            | ServerState::Failed {
+                restarts_on_next_call: true,
+                ..
+            } => st.tools.clone(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The tool called `name` among those it offered last, whatever its state now: a
+    /// call to a tool of a server that stopped for good is answered with why, not with
+    /// "unknown tool".
+    pub fn last_tool(&self, name: &str) -> Option<Arc<McpTool>> {
+        self.lock()
+            .tools
+            .iter()
+            .find(|t| t.full_name() == name)
+            .cloned()
+    }
+
+    /// What a front end shows.
+    pub fn status(&self) -> ServerStatus {
+        let st = self.lock();
+        let transport = match self.config.transport {
+            McpTransport::Stdio { .. } => "stdio",
+            McpTransport::Http { .. } => "http",
+        };
+        let tools = match &st.state {
+            ServerState::Ready
+            | ServerState::Failed {
+                restarts_on_next_call: true,
+                ..
+            } => st.tools.iter().map(|t| t.full_name().to_string()).collect(),
+            _ => Vec::new(),
+        };
+        ServerStatus {
+            name: self.config.name.clone(),
+            transport: transport.into(),
+            target: self.config.target(),
+            state: st.state.clone(),
+            tools,
+            notices: st.notices.clone(),
+            stderr: match st.state {
+                ServerState::Failed { .. } => self.stderr_lines(),
+                _ => Vec::new(),
+            },
+        }
+    }
+
+    /// End the session for this server: close the connection and kill its process group.
+    pub async fn stop(&self) {
+        let conn = {
+            let mut st = self.lock();
+            st.stopped = true;
+            st.conn.take()
+        };
+        if let Some(conn) = conn {
+            if let Some(mut service) = conn.service.lock().await.take() {
+                let _ = service.close_with_timeout(Duration::from_millis(300)).await;
+            }
+            if let Some(group) = &conn.group {
+                group.terminate(STOP_GRACE).await;
+            }
+        }
+    }
+}

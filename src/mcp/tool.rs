@@ -1,0 +1,207 @@
+//! One tool of an MCP server, offered to the model as `mcp__SERVER__TOOL` through the same
+//! [`Tool`] trait as Loom's own: it describes each call as an MCP [`CallIntent`] for the
+//! policy, runs it within the server's call timeout, and cancels it (the SDK then sends
+//! `notifications/cancelled`) when the person interrupts.
+
+use std::sync::{Arc, Weak};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use rmcp::model::CallToolRequestParams;
+use rmcp::service::ServiceError;
+use serde_json::Value;
+
+use super::content;
+use super::schema;
+use super::server::Slot;
+use crate::config::mcp::McpServer;
+use crate::policy::{CallIntent, McpIntent, ToolKind};
+use crate::tools::{Tool, ToolContext, ToolError, ToolResult};
+
+/// The longest tool description offered to the model, in characters.
+const MAX_DESCRIPTION: usize = 2000;
+/// The longest argument summary in a tool row, in characters.
+const MAX_SUMMARY: usize = 120;
+
+/// A server's tool, ready to offer.
+pub struct McpTool {
+    full_name: String,
+    tool: String,
+    description: String,
+    parameters: Value,
+    read_only_hint: bool,
+    server: String,
+    call_timeout: Duration,
+    startup_timeout: Duration,
+    slot: Weak<Slot>,
+}
+
+impl McpTool {
+    /// The tools of a `tools/list` answer that can be offered, and notices about those
+    /// that were simplified or left out.
+    pub fn build(
+        slot: Weak<Slot>,
+        config: &McpServer,
+        listed: Vec<rmcp::model::Tool>,
+    ) -> (Vec<Arc<McpTool>>, Vec<String>) {
+        let mut tools: Vec<Arc<McpTool>> = Vec::new();
+        let mut notices = Vec::new();
+        for t in listed {
+            let name = t.name.to_string();
+            let Some(full_name) = schema::tool_name(&config.name, &name) else {
+                notices.push(format!(
+                    "left out `{name}`: its name is longer than the {} characters providers accept",
+                    schema::MAX_NAME
+                ));
+                continue;
+            };
+            if tools.iter().any(|o| o.full_name == full_name) {
+                notices.push(format!(
+                    "left out `{name}`: another of its tools is also offered as `{full_name}`"
+                ));
+                continue;
+            }
+            let fitted = match schema::fit(&t.input_schema) {
+                Ok(f) => f,
+                Err(why) => {
+                    notices.push(format!("left out `{name}`: {why}"));
+                    continue;
+                }
+            };
+            for change in &fitted.changes {
+                notices.push(format!("simplified `{name}`: {change}"));
+            }
+            let read_only_hint = t
+                .annotations
+                .as_ref()
+                .and_then(|a| a.read_only_hint)
+                .unwrap_or(false);
+            let mut description: String = t
+                .description
+                .as_deref()
+                .unwrap_or("")
+                .chars()
+                .take(MAX_DESCRIPTION)
+                .collect();
+            if description.trim().is_empty() {
+                description = t.title.clone().unwrap_or_else(|| name.clone());
+            }
+            tools.push(Arc::new(McpTool {
+                description: format!("[MCP server `{}`] {description}", config.name),
+                full_name,
+                tool: name,
+                parameters: fitted.schema,
+                read_only_hint,
+                server: config.name.clone(),
+                call_timeout: config.call_timeout,
+                startup_timeout: config.startup_timeout,
+                slot: slot.clone(),
+            }));
+        }
+        (tools, notices)
+    }
+
+    /// `mcp__SERVER__TOOL`.
+    pub fn full_name(&self) -> &str {
+        &self.full_name
+    }
+
+    fn summary(args: &Value) -> String {
+        let text = args.to_string();
+        if text.chars().count() <= MAX_SUMMARY {
+            return text;
+        }
+        let cut: String = text.chars().take(MAX_SUMMARY - 1).collect();
+        format!("{cut}…")
+    }
+}
+
+#[async_trait]
+impl Tool for McpTool {
+    fn name(&self) -> &str {
+        &self.full_name
+    }
+
+    fn description(&self) -> &str {
+        &self.description
+    }
+
+    fn parameters(&self) -> Value {
+        self.parameters.clone()
+    }
+
+    fn kind(&self) -> ToolKind {
+        ToolKind::Mcp
+    }
+
+    fn describe(&self, args: &Value) -> Result<CallIntent, ToolError> {
+        if !args.is_object() {
+            return Err(ToolError::InvalidArguments(
+                "the arguments must be a JSON object".into(),
+            ));
+        }
+        Ok(CallIntent::calls_mcp(McpIntent {
+            server: self.server.clone(),
+            tool: self.tool.clone(),
+            read_only_hint: self.read_only_hint,
+            summary: format!("{} {}", self.tool, McpTool::summary(args)),
+        }))
+    }
+
+    /// The call's own limit plus time for one restart: the call itself is bounded by the
+    /// server's `call_timeout_secs` inside [`Tool::execute`], with a clearer message.
+    fn default_timeout(&self) -> Duration {
+        self.call_timeout + self.startup_timeout + Duration::from_secs(2)
+    }
+
+    async fn execute(&self, args: Value, ctx: &ToolContext) -> ToolResult {
+        let Some(slot) = self.slot.upgrade() else {
+            return ToolResult::err(format!("the MCP server `{}` was shut down", self.server));
+        };
+        let peer = tokio::select! {
+            p = slot.peer() => p,
+            _ = ctx.cancel.cancelled() => return ToolError::Cancelled.into(),
+        };
+        let peer = match peer {
+            Ok(p) => p,
+            Err(why) => return ToolResult::err(why),
+        };
+        let Value::Object(arguments) = args else {
+            return ToolError::InvalidArguments("the arguments must be a JSON object".into())
+                .into();
+        };
+        let params = CallToolRequestParams::new(self.tool.clone()).with_arguments(arguments);
+        // Dropping the call's future (timeout, interrupt) sends `notifications/cancelled`.
+        let outcome = tokio::select! {
+            r = tokio::time::timeout(self.call_timeout, peer.call_tool(params)) => r,
+            _ = ctx.cancel.cancelled() => return ToolError::Cancelled.into(),
+        };
+        match outcome {
+            Err(_) => ToolResult::err(format!(
+                "the MCP server `{}` did not answer `{}` within {}s (call_timeout_secs); the \
+                 call was cancelled",
+                self.server,
+                self.tool,
+                self.call_timeout.as_secs()
+            )),
+            Ok(Ok(result)) => match serde_json::to_value(&result) {
+                Ok(v) => content::to_tool_result(&v),
+                Err(e) => ToolResult::err(format!("the server's result could not be read: {e}")),
+            },
+            Ok(Err(ServiceError::McpError(e))) => ToolResult::err(format!(
+                "the MCP server `{}` refused the call: {}",
+                self.server, e.message
+            )),
+            Ok(Err(e @ (ServiceError::TransportClosed | ServiceError::TransportSend(_)))) => {
+                slot.call_failed(&e.to_string());
+                let status = slot.status();
+                ToolResult::err(format!(
+                    "the MCP server `{}` stopped during the call ({e}); {}",
+                    self.server,
+                    status.line()
+                ))
+            }
+            Ok(Err(e)) => ToolResult::err(format!("the MCP server `{}`: {e}", self.server)),
+        }
+    }
+}
