@@ -491,3 +491,40 @@ async fn a_tool_added_by_the_server_is_offered_next() {
     assert_eq!(results[2]["success"], true, "{}", results[2]);
     assert_eq!(results[2]["output"], "I was added while Loom ran");
 }
+
+/// Issue 15: a call given up (its timeout here; Esc drops it the same way) is cancelled at
+/// the server with `notifications/cancelled` naming the request.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_call_given_up_is_cancelled_at_the_server() {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mcp/list_changed.py");
+    let log = tempfile::NamedTempFile::new().unwrap();
+    let config = format!(
+        "[mcp_servers.lc]\ncommand = \"python3\"\nargs = [{}, {}]\ncall_timeout_secs = 2\n",
+        quoted(&script),
+        quoted(log.path())
+    );
+    let (_dir, ws, home) = setup(&config);
+    let server = ScriptedServer::start(vec![
+        support::calls_openai(&[("c1", "mcp__lc__hang", "{}")]),
+        support::text_reply("it hung"),
+    ])
+    .await;
+    let (code, events, stderr) = exec_events(&home, exec_args(&ws, &server, "full-auto")).await;
+    assert_eq!(code, 0, "{stderr}\n{events:#?}");
+    let results = of_type(&events, "tool_result");
+    assert_eq!(results[0]["success"], false, "{}", results[0]);
+    let received: Vec<Value> = std::fs::read_to_string(log.path())
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let call = received
+        .iter()
+        .find(|m| m["method"] == "tools/call" && m["params"]["name"] == "hang")
+        .expect("the call reached the server");
+    let cancelled = received
+        .iter()
+        .find(|m| m["method"] == "notifications/cancelled")
+        .unwrap_or_else(|| panic!("no cancellation was sent: {received:#?}"));
+    assert_eq!(cancelled["params"]["requestId"], call["id"], "{cancelled}");
+}
