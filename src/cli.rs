@@ -109,6 +109,10 @@ pub struct GlobalArgs {
     /// `/autocommit on|off` in the assistant).
     #[arg(long, global = true)]
     pub auto_commit: bool,
+    /// Attach an image (PNG, JPEG, GIF or WebP, up to 8 MB) to the first message; repeat
+    /// for several. For models that accept images.
+    #[arg(long = "image", global = true, value_name = "FILE")]
+    pub images: Vec<PathBuf>,
     /// Draw at the bottom of the normal screen instead of the alternate screen: finished
     /// messages go to the terminal's scrollback (config: inline).
     #[arg(long, global = true)]

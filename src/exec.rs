@@ -47,6 +47,7 @@ pub async fn run(
     mut agent: AgentHandle,
     info: SessionInfo,
     prompt: String,
+    images: Vec<crate::llm::image::Image>,
     json_lines: bool,
 ) -> ExitCode {
     let out = std::io::stdout().lock();
@@ -56,7 +57,10 @@ pub async fn run(
         Printer::Plain(plain::Plain::new(out, std::io::stderr()))
     };
     printer.started(&info);
-    let _ = agent.ops.send(UserOp::Submit { text: prompt });
+    let _ = agent.ops.send(UserOp::Submit {
+        text: prompt,
+        images,
+    });
     let mut code = EXIT_FAILURE;
     let mut saw_error = false;
     let mut ctrl_c = std::pin::pin!(tokio::signal::ctrl_c());

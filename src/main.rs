@@ -221,6 +221,13 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
                 eprintln!("loom: the prompt is empty");
                 return Ok(ExitCode::from(exec::EXIT_USAGE));
             }
+            let images = match load_images(&cli.global.images) {
+                Ok(images) => images,
+                Err(message) => {
+                    eprintln!("loom: {message}");
+                    return Ok(ExitCode::from(exec::EXIT_USAGE));
+                }
+            };
             let resumed = match resume_target(&cli, &workspace) {
                 Ok(r) => r,
                 Err(message) => {
@@ -269,7 +276,7 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
                     (!notices.is_empty()).then(|| notices.join("; "))
                 },
             };
-            Ok(exec::run(agent, info, prompt, *json).await)
+            Ok(exec::run(agent, info, prompt, images, *json).await)
         }
         None => {
             let config = match load_config(&cli, &workspace) {
@@ -294,10 +301,22 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
                 config,
                 workspace,
                 prompt: cli.prompt.clone(),
+                images: match load_images(&cli.global.images) {
+                    Ok(images) => images,
+                    Err(message) => {
+                        eprintln!("loom: {message}");
+                        return Ok(ExitCode::from(2));
+                    }
+                },
                 resume,
                 flags: cli.global.flag_config(),
             })
             .await
         }
     }
+}
+
+/// The images given with `--image`, read and checked, or why one cannot be attached.
+fn load_images(paths: &[std::path::PathBuf]) -> Result<Vec<loom::llm::image::Image>, String> {
+    paths.iter().map(|p| loom::llm::image::load(p)).collect()
 }

@@ -290,7 +290,12 @@ pub fn render(older: &[Message], max_chars: usize) -> String {
     for m in older {
         match m {
             Message::System { .. } => {}
-            Message::User { content } => out.push_str(&format!("\n## Person\n{content}\n")),
+            Message::User { content, images } => {
+                out.push_str(&format!("\n## Person\n{content}\n"));
+                for i in images {
+                    out.push_str(&format!("[image attached: {}]\n", i.name));
+                }
+            }
             Message::Assistant {
                 content,
                 tool_calls,
@@ -566,7 +571,7 @@ mod tests {
 
     fn last_user(conversation: &[Message]) -> Option<&str> {
         conversation.iter().rev().find_map(|m| match m {
-            Message::User { content } => Some(content.as_str()),
+            Message::User { content, .. } => Some(content.as_str()),
             _ => None,
         })
     }
@@ -646,7 +651,7 @@ mod tests {
     fn the_split_falls_on_a_user_message_and_keeps_the_last_one() {
         let c: Vec<Message> = (0..5).flat_map(|i| turn(i, 2, 100)).collect();
         let at = split_point(&c, 0);
-        assert!(matches!(&c[at], Message::User { content } if content == "request 4"));
+        assert!(matches!(&c[at], Message::User { content, .. } if content == "request 4"));
         let all = split_point(&c, usize::MAX);
         assert_eq!(all, 0);
     }
@@ -688,7 +693,7 @@ mod tests {
         assert!(!budget.is_full(&out.conversation), "{:?}", out.report);
         assert!(out.report.summarized_messages > 0, "{:?}", out.report);
         assert!(
-            matches!(&out.conversation[0], Message::User { content } if content == "request 0")
+            matches!(&out.conversation[0], Message::User { content, .. } if content == "request 0")
         );
         let Message::Assistant {
             content,

@@ -91,6 +91,33 @@ pub enum ApprovalAnswer {
     },
 }
 
+/// A message from the person: its text and the images attached to it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct UserInput {
+    /// The text.
+    pub text: String,
+    /// Attached images.
+    pub images: Vec<crate::llm::image::Image>,
+}
+
+impl From<&str> for UserInput {
+    fn from(text: &str) -> Self {
+        UserInput {
+            text: text.to_string(),
+            images: Vec::new(),
+        }
+    }
+}
+
+impl From<String> for UserInput {
+    fn from(text: String) -> Self {
+        UserInput {
+            text,
+            images: Vec::new(),
+        }
+    }
+}
+
 /// What a person is asked to approve.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -448,6 +475,9 @@ pub enum UserOp {
     Submit {
         /// The text.
         text: String,
+        /// Images attached to it.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        images: Vec<crate::llm::image::Image>,
     },
     /// The answer to an approval request.
     Approve {

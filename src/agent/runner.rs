@@ -352,6 +352,24 @@ impl Runner {
                     source: "the server's error".into(),
                 });
             }
+            let mut event = event;
+            if let Event::LlmFailed {
+                message,
+                retryable: false,
+                ..
+            } = &mut event
+                && crate::llm::image::rejects_images(message)
+            {
+                let names = self.machine.strip_images();
+                if !names.is_empty() {
+                    *message = format!(
+                        "the model does not accept images ({}), so they were taken out of the \
+                         conversation; send your message again, or switch to a vision model \
+                         with /model (the server said: {message})",
+                        names.join(", ")
+                    );
+                }
+            }
             let compacting = self.machine.phase() == super::events::Phase::Compacting
                 && matches!(event, Event::Compacted { .. });
             let actions = self.machine.step(event);
@@ -573,7 +591,9 @@ impl Runner {
 
     fn translate(&mut self, op: UserOp) -> Option<Event> {
         match op {
-            UserOp::Submit { text } => Some(Event::Submit(text)),
+            UserOp::Submit { text, images } => {
+                Some(Event::Submit(super::events::UserInput { text, images }))
+            }
             UserOp::Approve { id, answer } => Some(Event::Answered { id, answer }),
             UserOp::Interrupt => {
                 let partial = self.partial.lock().map(|p| p.clone()).unwrap_or_default();

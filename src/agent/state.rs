@@ -78,7 +78,7 @@ pub struct Machine {
     batch: Vec<Slot>,
     round: u32,
     attempt: u32,
-    queued: VecDeque<String>,
+    queued: VecDeque<super::events::UserInput>,
     turn_usage: Usage,
     limits: Limits,
     /// Said to the model (as a user message) before the next request of this turn.
@@ -127,6 +127,25 @@ impl Machine {
     /// The conversation so far (without the system prompt).
     pub fn conversation(&self) -> &[Message] {
         &self.conversation
+    }
+
+    /// Take every attached image out of the conversation (a model that cannot take
+    /// images refuses every request carrying one), leaving a line in its message that
+    /// says so. Returns the names of the images taken out.
+    pub fn strip_images(&mut self) -> Vec<String> {
+        let mut names = Vec::new();
+        for m in &mut self.conversation {
+            if let Message::User { content, images } = m {
+                for image in images.drain(..) {
+                    content.push_str(&format!(
+                        "\n[image {} left out: this model does not accept images]",
+                        image.name
+                    ));
+                    names.push(image.name);
+                }
+            }
+        }
+        names
     }
 
     /// The call with this id in the current batch.
@@ -320,17 +339,22 @@ impl Machine {
         }
     }
 
-    fn on_submit(&mut self, text: String, out: &mut Vec<Action>) {
+    fn on_submit(&mut self, input: super::events::UserInput, out: &mut Vec<Action>) {
         if self.phase == Phase::Idle {
-            self.start_turn(text, out);
+            self.start_turn(input, out);
         } else {
-            self.queued.push_back(text.clone());
+            let text = crate::llm::image::with_chips(&input.text, &input.images);
+            self.queued.push_back(input);
             out.push(Action::Emit(AgentEvent::UserMessage { text, queued: true }));
         }
     }
 
-    fn start_turn(&mut self, text: String, out: &mut Vec<Action>) {
-        self.conversation.push(Message::user(text.clone()));
+    fn start_turn(&mut self, input: super::events::UserInput, out: &mut Vec<Action>) {
+        let text = crate::llm::image::with_chips(&input.text, &input.images);
+        self.conversation.push(Message::User {
+            content: input.text,
+            images: input.images,
+        });
         out.push(Action::Emit(AgentEvent::UserMessage {
             text,
             queued: false,
@@ -898,7 +922,7 @@ impl Machine {
                     // Nothing was sent: messages typed meanwhile go back to the person,
                     // as after any interrupt.
                     self.set_phase(Phase::Idle, out);
-                    let unsent: Vec<String> = self.queued.drain(..).collect();
+                    let unsent: Vec<String> = self.queued.drain(..).map(|i| i.text).collect();
                     out.push(Action::Emit(AgentEvent::TurnComplete {
                         usage: Usage::default(),
                         end: TurnEnd::Interrupted,
@@ -951,7 +975,7 @@ impl Machine {
         self.compacted = false;
         self.set_phase(Phase::Idle, out);
         let unsent: Vec<String> = if end == TurnEnd::Interrupted {
-            self.queued.drain(..).collect()
+            self.queued.drain(..).map(|i| i.text).collect()
         } else {
             Vec::new()
         };

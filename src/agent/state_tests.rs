@@ -230,7 +230,7 @@ fn cut_stream_after_output_keeps_partial_text_and_continues() {
     );
     m.step(Event::RetryElapsed);
     assert!(
-        matches!(m.conversation().last(), Some(Message::User { content }) if content.contains("Continue exactly")),
+        matches!(m.conversation().last(), Some(Message::User { content, .. }) if content.contains("Continue exactly")),
         "the instruction goes with the attempt"
     );
     let a = m.step(cut("wer, and"));
@@ -665,7 +665,7 @@ fn a_message_typed_during_a_requested_compaction_is_sent_after_it() {
         "the queued message goes"
     );
     assert!(
-        matches!(m.conversation().last(), Some(Message::User { content }) if content == "second")
+        matches!(m.conversation().last(), Some(Message::User { content, .. }) if content == "second")
     );
 
     // Esc during a requested compaction gives typed messages back.
@@ -708,7 +708,7 @@ fn an_interrupt_before_the_continuation_leaves_no_stale_instruction() {
     });
     assert!(
         !m.conversation().iter().any(
-            |x| matches!(x, Message::User { content } if content.contains("Continue exactly"))
+            |x| matches!(x, Message::User { content, .. } if content.contains("Continue exactly"))
         ),
         "{:?}",
         m.conversation()

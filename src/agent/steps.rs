@@ -69,7 +69,7 @@ pub enum Verdict {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Event {
     /// A person sent a message.
-    Submit(String),
+    Submit(super::events::UserInput),
     /// A model request finished.
     LlmFinished {
         /// Visible text.

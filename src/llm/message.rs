@@ -29,6 +29,9 @@ pub enum Message {
     User {
         /// The text.
         content: String,
+        /// Images attached to it.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        images: Vec<super::image::Image>,
     },
     /// What the model answered.
     Assistant {
@@ -54,6 +57,7 @@ impl Message {
     pub fn user(text: impl Into<String>) -> Message {
         Message::User {
             content: text.into(),
+            images: Vec::new(),
         }
     }
 
@@ -61,7 +65,18 @@ impl Message {
     pub fn to_wire(&self) -> Value {
         match self {
             Message::System { content } => json!({"role": "system", "content": content}),
-            Message::User { content } => json!({"role": "user", "content": content}),
+            Message::User { content, images } if images.is_empty() => {
+                json!({"role": "user", "content": content})
+            }
+            Message::User { content, images } => {
+                let mut parts = vec![json!({"type": "text", "text": content})];
+                parts.extend(
+                    images
+                        .iter()
+                        .map(|i| json!({"type": "image_url", "image_url": {"url": i.data_url()}})),
+                );
+                json!({"role": "user", "content": parts})
+            }
             Message::Assistant {
                 content,
                 tool_calls,
@@ -94,7 +109,10 @@ impl Message {
     /// Rough size in characters, for token estimates.
     pub fn char_len(&self) -> usize {
         match self {
-            Message::System { content } | Message::User { content } => content.len(),
+            Message::System { content } => content.len(),
+            Message::User { content, images } => {
+                content.len() + images.len() * super::image::IMAGE_CHARS
+            }
             Message::Assistant {
                 content,
                 tool_calls,

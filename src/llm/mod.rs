@@ -10,6 +10,7 @@ pub mod bounded;
 pub mod budget;
 pub mod client;
 pub mod discover;
+pub mod image;
 pub mod message;
 pub mod overflow;
 pub mod retry;

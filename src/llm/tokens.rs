@@ -24,6 +24,8 @@ use super::message::Message;
 const PER_MESSAGE: u64 = 4;
 /// Tokens that prime the reply.
 const PER_REQUEST: u64 = 3;
+/// Tokens an attached image is counted as (a mid-sized image at OpenAI's detail levels).
+const IMAGE_TOKENS: u64 = 850;
 
 /// A token counter for one model's encoding.
 pub struct Tokenizer {
@@ -80,7 +82,13 @@ impl Tokenizer {
             let key = key_of(m);
             let n = match self.counted.get(&key) {
                 Some(n) => *n,
-                None => PER_MESSAGE + text_of(m).map(|t| tokens(bpe, t)).sum::<u64>(),
+                None => {
+                    let images = match m {
+                        Message::User { images, .. } => images.len() as u64 * IMAGE_TOKENS,
+                        _ => 0,
+                    };
+                    PER_MESSAGE + images + text_of(m).map(|t| tokens(bpe, t)).sum::<u64>()
+                }
             };
             seen.insert(key, n);
             total += n;
@@ -102,7 +110,7 @@ fn tokens(bpe: &CoreBPE, text: &str) -> u64 {
 /// The texts of a message the model reads.
 fn text_of(m: &Message) -> Box<dyn Iterator<Item = &str> + '_> {
     match m {
-        Message::System { content } | Message::User { content } => {
+        Message::System { content } | Message::User { content, .. } => {
             Box::new(std::iter::once(content.as_str()))
         }
         Message::Assistant {

@@ -128,6 +128,7 @@ mod tests {
         let message = Record::Message {
             message: Message::User {
                 content: "m".repeat(500),
+                images: Vec::new(),
             },
         };
         let err = (0..100)

@@ -401,7 +401,7 @@ pub fn list(dir: &Path) -> Vec<SessionSummary> {
                 .conversation
                 .iter()
                 .find_map(|m| match m {
-                    Message::User { content } => Some(content.as_str()),
+                    Message::User { content, .. } => Some(content.as_str()),
                     _ => None,
                 })
                 .unwrap_or_default();

@@ -172,6 +172,8 @@ pub struct App {
     pub diffs: HashMap<String, CallDiff>,
     /// Order of applied changes, for `/diff`.
     pub applied: Vec<String>,
+    /// Images attached to the next message (pasted image paths, `--image`).
+    pub images: Vec<crate::llm::image::Image>,
     /// Shown on the empty chat instead of the model line (e.g. how to connect a provider).
     pub welcome: Option<String>,
     /// The person's answer to the trust prompt, once given (the event loop takes it).
@@ -217,6 +219,7 @@ impl App {
             ctrl_c_at: None,
             diffs: HashMap::new(),
             applied: Vec::new(),
+            images: Vec::new(),
             welcome: None,
             trust_answer: None,
             models: Vec::new(),
@@ -241,7 +244,9 @@ impl App {
         let mut names: HashMap<String, String> = HashMap::new();
         for m in conversation {
             match m {
-                Message::User { content } => self.transcript.push_user(content),
+                Message::User { content, images } => self
+                    .transcript
+                    .push_user(&crate::llm::image::with_chips(content, images)),
                 Message::Assistant {
                     content,
                     tool_calls,

@@ -269,7 +269,10 @@ fn an_at_mention_opens_the_file_popup() {
     key(&mut app, KeyCode::Enter);
     assert_eq!(
         rx.try_recv().unwrap(),
-        crate::agent::UserOp::Submit { text: "@".into() }
+        crate::agent::UserOp::Submit {
+            text: "@".into(),
+            images: Vec::new()
+        }
     );
 }
 
@@ -300,4 +303,49 @@ fn the_model_picker_lists_the_servers_models() {
             model: "qwen2.5-coder:32b".into()
         }
     );
+}
+
+/// Issue 16: pasting an image's path (what a terminal pastes for a dragged file) attaches
+/// the image to the next message instead of typing the path; the chat shows it as a chip.
+#[test]
+fn a_pasted_image_path_attaches_the_image_to_the_next_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let png = dir.path().join("screen shot.png");
+    std::fs::write(&png, b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR").unwrap();
+    let (mut app, mut rx) = app("dark");
+    let pasted = format!("'{}'", png.display());
+    app.on_paste(&pasted);
+    assert!(app.composer.text().is_empty(), "the path is not typed");
+    for c in "what is wrong here?".chars() {
+        key(&mut app, KeyCode::Char(c));
+    }
+    let screen = text(&mut app, 100, 24).replace(&dir.path().display().to_string(), "/tmp/x");
+    insta::assert_snapshot!("pasted_image_attached", screen);
+    key(&mut app, KeyCode::Enter);
+    let mut sent = None;
+    while let Ok(op) = rx.try_recv() {
+        if let crate::agent::UserOp::Submit { text, images } = op {
+            sent = Some((text, images));
+        }
+    }
+    let (text, images) = sent.expect("the message was sent");
+    assert_eq!(text, "what is wrong here?");
+    assert_eq!(images.len(), 1);
+    assert_eq!(images[0].name, "screen shot.png");
+    assert_eq!(images[0].mime, "image/png");
+    assert!(
+        app.images.is_empty(),
+        "the image went with that message only"
+    );
+
+    // A pasted path to something that is not an image says so and attaches nothing.
+    let fake = dir.path().join("fake.png");
+    std::fs::write(&fake, "text").unwrap();
+    app.on_paste(&fake.display().to_string());
+    assert!(app.images.is_empty());
+    assert!(text_of(&mut app).contains("not a PNG"));
+}
+
+fn text_of(app: &mut App) -> String {
+    text(app, 100, 24)
 }

@@ -96,6 +96,8 @@ pub struct TuiOptions {
     pub workspace: std::path::PathBuf,
     /// A first message to send at once.
     pub prompt: Option<String>,
+    /// Images attached to the first message (`--image`).
+    pub images: Vec<crate::llm::image::Image>,
     /// A session to continue.
     pub resume: Option<LoadedSession>,
     /// The flags, to load the configuration again once the project config is trusted.
@@ -167,6 +169,7 @@ pub async fn run(opts: TuiOptions) -> anyhow::Result<ExitCode> {
         app.transcript
             .push_notice(super::transcript::NoticeLevel::Warning, n);
     }
+    app.images = opts.images.clone();
     if let Some(p) = &opts.prompt {
         app.composer.remember(p);
         app.submit(p);

@@ -503,12 +503,13 @@ sources) and write down what an agent needs and cannot see at a glance: what the
 is, how to build, test, lint and format it (exact commands), the layout, the conventions \
 the code follows, and what to avoid. Be concrete and brief (under 150 lines), no generic \
 advice. If AGENTS.md exists, improve it instead of starting over. Write it with write_file \
-or edit_file (the change is shown to me for review).";
+or your editing tool (the change is shown to me for review).";
 
 fn init(app: &mut App, _: &str) {
     app.transcript.scroll_end();
     app.send(UserOp::Submit {
         text: INIT_PROMPT.to_string(),
+        images: Vec::new(),
     });
 }
 

@@ -53,6 +53,7 @@ pub async fn run_turn(
         .ops
         .send(UserOp::Submit {
             text: prompt.into(),
+            images: Vec::new(),
         })
         .unwrap();
     let mut events = Vec::new();
@@ -290,6 +291,7 @@ async fn an_interrupted_command_reports_how_long_it_ran() {
         .ops
         .send(UserOp::Submit {
             text: "wait".into(),
+            images: Vec::new(),
         })
         .unwrap();
     let mut interrupted = false;

@@ -192,7 +192,7 @@ async fn older_turns_are_summarised_by_the_model_and_the_recent_one_kept() {
     assert!(out.report.summarized_messages > 0, "{:?}", out.report);
     assert!(out.report.summary_failed.is_none(), "{:?}", out.report);
     assert!(!budget.is_full(&out.conversation));
-    let Message::User { content } = &out.conversation[0] else {
+    let Message::User { content, .. } = &out.conversation[0] else {
         panic!("{:?}", out.conversation[0])
     };
     assert!(
@@ -201,7 +201,7 @@ async fn older_turns_are_summarised_by_the_model_and_the_recent_one_kept() {
     );
     assert!(matches!(
         out.conversation.last(),
-        Some(Message::User { content }) if content == "now update the docs"
+        Some(Message::User { content, .. }) if content == "now update the docs"
     ));
     let asked = &server.requests()[0];
     assert!(

@@ -12,6 +12,7 @@ mod exec;
 mod exec_plain;
 mod files_beneath;
 mod full_disk;
+mod images;
 mod mcp;
 mod project_trust;
 mod provider_bounds;

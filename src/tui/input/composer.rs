@@ -115,8 +115,10 @@ impl App {
         }
         self.transcript.scroll_end();
         let attachments = std::mem::take(&mut self.attachments);
+        let images = std::mem::take(&mut self.images);
         self.send(UserOp::Submit {
             text: crate::tui::attachments::compose(text, &attachments),
+            images,
         });
     }
 }

@@ -166,6 +166,24 @@ impl App {
             return;
         }
         self.focus = Focus::Composer;
+        // A pasted image path (what terminals paste for a dragged file) attaches the image.
+        if let Some(path) = crate::llm::image::pasted_path(&clean) {
+            match crate::llm::image::load(std::path::Path::new(&path)) {
+                Ok(image) => {
+                    self.transcript.push_notice(
+                        NoticeLevel::Info,
+                        &format!(
+                            "image {} attached: it goes with your next message (for models \
+                             that accept images)",
+                            image.name
+                        ),
+                    );
+                    self.images.push(image);
+                }
+                Err(e) => self.transcript.push_notice(NoticeLevel::Error, &e),
+            }
+            return;
+        }
         self.composer.insert(&clean);
     }
 
