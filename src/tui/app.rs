@@ -174,6 +174,8 @@ pub struct App {
     pub applied: Vec<String>,
     /// Images attached to the next message (pasted image paths, `--image`).
     pub images: Vec<crate::llm::image::Image>,
+    /// The chat entry a mouse selection started on (left button held).
+    pub selecting: Option<usize>,
     /// Shown on the empty chat instead of the model line (e.g. how to connect a provider).
     pub welcome: Option<String>,
     /// The person's answer to the trust prompt, once given (the event loop takes it).
@@ -220,6 +222,7 @@ impl App {
             diffs: HashMap::new(),
             applied: Vec::new(),
             images: Vec::new(),
+            selecting: None,
             welcome: None,
             trust_answer: None,
             models: Vec::new(),

@@ -349,3 +349,63 @@ fn a_pasted_image_path_attaches_the_image_to_the_next_message() {
 fn text_of(app: &mut App) -> String {
     text(app, 100, 24)
 }
+
+/// Issue 16: with the mouse taken by Loom (wheel scrolling), pressing on one chat message
+/// and releasing on another copies the clean text of those messages: the words as written,
+/// without the chat's wrapping, markers or borders.
+#[test]
+fn a_mouse_selection_copies_the_clean_text_of_the_messages() {
+    use crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
+    let (mut app, _rx) = app("dark");
+    let long = "please make the greeting configurable through an environment variable so that \
+                deployments can change it without rebuilding";
+    ev(
+        &mut app,
+        AgentEvent::UserMessage {
+            text: long.into(),
+            queued: false,
+        },
+    );
+    ev(
+        &mut app,
+        AgentEvent::TextDelta {
+            text: "Done: `GREETING` is read at start.\n\n```rust\nlet g = env::var(\"GREETING\");\n```\n"
+                .into(),
+        },
+    );
+    ev(
+        &mut app,
+        AgentEvent::TurnComplete {
+            usage: crate::llm::Usage::default(),
+            end: crate::agent::TurnEnd::Done,
+            unsent: Vec::new(),
+        },
+    );
+    let before = text(&mut app, 80, 30);
+    let row_of = |needle: &str| {
+        before
+            .lines()
+            .position(|l| l.contains(needle))
+            .unwrap_or_else(|| panic!("{needle} not on screen:\n{before}")) as u16
+    };
+    let (first, last) = (row_of("please make"), row_of("let g ="));
+    let mouse = |kind, row| MouseEvent {
+        kind,
+        column: 5,
+        row,
+        modifiers: KeyModifiers::NONE,
+    };
+    app.on_mouse(mouse(MouseEventKind::Down(MouseButton::Left), first));
+    app.on_mouse(mouse(MouseEventKind::Up(MouseButton::Left), last));
+    let copied = app.clipboard.clone().expect("something was copied");
+    assert!(
+        copied.starts_with(long),
+        "one line, unwrapped, no marker: {copied}"
+    );
+    assert!(
+        copied.contains("```rust\nlet g = env::var(\"GREETING\");\n```"),
+        "{copied}"
+    );
+    assert!(!copied.contains('│') && !copied.contains("› "), "{copied}");
+    insta::assert_snapshot!("mouse_selection_copied", text(&mut app, 80, 30));
+}

@@ -393,6 +393,34 @@ impl Transcript {
         out
     }
 
+    /// The entry on row `row` of the chat (0 is its first visible line), as last drawn.
+    pub fn entry_at(&self, row: u16) -> Option<usize> {
+        let mut line = self.top + row as usize;
+        for (i, h) in self.heights.iter().enumerate() {
+            if line < *h {
+                return Some(i);
+            }
+            line -= h;
+        }
+        None
+    }
+
+    /// The clean text of the entries in `range`: what was said, not how it was drawn (no
+    /// wrapping, borders, markers or chips), a blank line between entries. For copying a
+    /// selection made with the mouse.
+    pub fn clean_text(&self, range: std::ops::RangeInclusive<usize>) -> String {
+        let mut parts = Vec::new();
+        for e in self.entries.iter().skip(*range.start()).take(range.count()) {
+            parts.push(match &e.kind {
+                Kind::User(text) => super::attachments::split(text).0.trim_end().to_string(),
+                Kind::Assistant { md, .. } => md.source().trim_end().to_string(),
+                Kind::Reasoning(text) | Kind::Notice(_, text) => text.trim_end().to_string(),
+                Kind::Tool { summary, .. } => summary.clone(),
+            });
+        }
+        parts.join("\n\n")
+    }
+
     /// The source text of the last answer, if any (for `/copy`).
     pub fn last_answer(&self) -> Option<String> {
         self.entries

@@ -187,8 +187,32 @@ impl App {
         self.composer.insert(&clean);
     }
 
-    /// Handle the mouse wheel over a pane.
+    /// Handle the mouse: the wheel scrolls the pane under it; pressing the left button on a
+    /// chat message and releasing it (on the same or another message) copies the clean text
+    /// of those messages, since a terminal's own selection is off while Loom takes the mouse.
     pub fn on_mouse(&mut self, event: MouseEvent) {
+        use crossterm::event::MouseButton;
+        let pos = ratatui::layout::Position::new(event.column, event.row);
+        let chat = self.layout.chat;
+        let in_chat = chat.contains(pos) && event.row > chat.y;
+        let entry = || {
+            in_chat
+                .then(|| self.transcript.entry_at(event.row - chat.y - 1))
+                .flatten()
+        };
+        match event.kind {
+            MouseEventKind::Down(MouseButton::Left) => {
+                self.selecting = entry();
+                return;
+            }
+            MouseEventKind::Up(MouseButton::Left) => {
+                if let (Some(start), Some(end)) = (self.selecting.take(), entry()) {
+                    self.copy_entries(start.min(end)..=start.max(end));
+                }
+                return;
+            }
+            _ => {}
+        }
         let delta: isize = match event.kind {
             MouseEventKind::ScrollUp => -3,
             MouseEventKind::ScrollDown => 3,
@@ -209,6 +233,32 @@ impl App {
         } else {
             self.transcript.scroll_down(3);
         }
+    }
+
+    /// Copy the clean text of chat entries `range` (a mouse selection).
+    fn copy_entries(&mut self, range: std::ops::RangeInclusive<usize>) {
+        let count = range.clone().count();
+        let text = self.transcript.clean_text(range);
+        if text.trim().is_empty() {
+            return;
+        }
+        if text.len() > crate::tui::clipboard::MAX_COPY {
+            let msg = format!(
+                "the selection is {} KiB, more than a terminal takes at once ({} KiB)",
+                text.len() / 1024,
+                crate::tui::clipboard::MAX_COPY / 1024
+            );
+            self.transcript.push_notice(NoticeLevel::Error, &msg);
+            return;
+        }
+        let lines = text.lines().count();
+        self.clipboard = Some(text);
+        let msg = format!(
+            "copied {count} message{} ({lines} line{}, as written: no wrapping or borders)",
+            if count == 1 { "" } else { "s" },
+            if lines == 1 { "" } else { "s" }
+        );
+        self.transcript.push_notice(NoticeLevel::Info, &msg);
     }
 
     /// Switch themes everywhere.
