@@ -1,14 +1,13 @@
 //! The command approval: the command, where it runs, its risk and why it is asked, with
 //! its keys always visible (a long command scrolls above them).
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 
 use super::*;
-use crate::agent::ApprovalAnswer;
 use crate::tui::contrast::legible;
 use crate::tui::highlight::CodeHighlighter;
 use crate::tui::wrap::{StyledLine, wrap};
@@ -45,16 +44,9 @@ const MAX_COMMAND_ROWS: usize = 14;
 
 impl Layer for CommandApproval {
     fn handle_key(&mut self, key: KeyEvent) -> Outcome {
-        let answer = |a| {
-            Outcome::close(vec![Action::Send(UserOp::Approve {
-                id: self.id.clone(),
-                answer: a,
-            })])
-        };
+        // Only `y` runs a command (see `approval_key`): an Enter meant for the message
+        // box, typed as the question appears, must not approve it.
         match key.code {
-            // Only `y` runs a command: an Enter meant for the message box, typed as the
-            // question appears, must not approve it.
-            KeyCode::Char('y') => answer(ApprovalAnswer::Approve),
             KeyCode::Down | KeyCode::Char('j') => {
                 self.scroll = (self.scroll + 1).min(self.max_scroll.get());
                 Outcome::consumed()
@@ -71,22 +63,12 @@ impl Layer for CommandApproval {
                 self.scroll = self.scroll.saturating_sub(10);
                 Outcome::consumed()
             }
-            KeyCode::Char('a') if self.grant_prefix.is_some() => {
-                answer(ApprovalAnswer::ApproveForSession)
-            }
-            KeyCode::Char('n') => Outcome::close(vec![Action::AskReason(self.id.clone())]),
-            KeyCode::Esc => Outcome::default(),
-            _ if key.modifiers.contains(KeyModifiers::CONTROL) => Outcome::default(),
-            _ => Outcome::consumed(),
+            _ => approval_key(&self.id, key, self.grant_prefix.is_some()),
         }
     }
 
     fn render(&self, area: Rect, buf: &mut Buffer, theme: &Theme) {
-        let risk_color = match self.risk.as_str() {
-            "high" | "forbidden" => theme.error,
-            "medium" => theme.warning,
-            _ => theme.success,
-        };
+        let risk_color = risk_color(&self.risk, theme);
         let width = area.width.saturating_sub(4).min(100);
         let inner_w = width.saturating_sub(2);
         let mut command: Vec<Line<'static>> = Vec::new();

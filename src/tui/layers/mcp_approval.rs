@@ -2,14 +2,13 @@
 //! about it (read-only or not, shown as the server's claim), and the keys: run once,
 //! always for this tool in this session, refuse.
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::KeyEvent;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 
 use super::*;
-use crate::agent::ApprovalAnswer;
 use crate::tui::wrap::{StyledLine, wrap};
 
 /// The most rows the arguments take; longer ones are cut with a note.
@@ -35,20 +34,7 @@ pub struct McpApproval {
 
 impl Layer for McpApproval {
     fn handle_key(&mut self, key: KeyEvent) -> Outcome {
-        let answer = |a| {
-            Outcome::close(vec![Action::Send(UserOp::Approve {
-                id: self.id.clone(),
-                answer: a,
-            })])
-        };
-        match key.code {
-            KeyCode::Char('y') => answer(ApprovalAnswer::Approve),
-            KeyCode::Char('a') if self.grant_offered => answer(ApprovalAnswer::ApproveForSession),
-            KeyCode::Char('n') => Outcome::close(vec![Action::AskReason(self.id.clone())]),
-            KeyCode::Esc => Outcome::default(),
-            _ if key.modifiers.contains(KeyModifiers::CONTROL) => Outcome::default(),
-            _ => Outcome::consumed(),
-        }
+        approval_key(&self.id, key, self.grant_offered)
     }
 
     fn render(&self, area: Rect, buf: &mut Buffer, theme: &Theme) {

@@ -95,6 +95,38 @@ pub trait Layer {
     }
 }
 
+/// The keys every approval box answers alike: `y` approves this call, `a` approves it for
+/// the session (only where a grant is offered), `n` refuses and asks why; `Esc` and Ctrl
+/// combinations pass to the app (stop the turn, quit); any other key is swallowed, so a
+/// message typed as the box appears cannot answer it.
+pub(crate) fn approval_key(id: &str, key: KeyEvent, grant_offered: bool) -> Outcome {
+    use crate::agent::ApprovalAnswer;
+    use crossterm::event::{KeyCode, KeyModifiers};
+    let answer = |a| {
+        Outcome::close(vec![Action::Send(UserOp::Approve {
+            id: id.to_string(),
+            answer: a,
+        })])
+    };
+    match key.code {
+        KeyCode::Char('y') => answer(ApprovalAnswer::Approve),
+        KeyCode::Char('a') if grant_offered => answer(ApprovalAnswer::ApproveForSession),
+        KeyCode::Char('n') => Outcome::close(vec![Action::AskReason(id.to_string())]),
+        KeyCode::Esc => Outcome::default(),
+        _ if key.modifiers.contains(KeyModifiers::CONTROL) => Outcome::default(),
+        _ => Outcome::consumed(),
+    }
+}
+
+/// The colour a risk level is drawn in.
+pub(crate) fn risk_color(risk: &str, theme: &Theme) -> ratatui::style::Color {
+    match risk {
+        "high" | "forbidden" => theme.error,
+        "medium" => theme.warning,
+        _ => theme.success,
+    }
+}
+
 pub(crate) fn centered(area: Rect, width: u16, height: u16) -> Rect {
     let w = width.min(area.width);
     let h = height.min(area.height);

@@ -1,14 +1,13 @@
 //! The network approval: which tool wants to reach which domain, with what method and URL
 //! (credentials masked), and the choice to allow that domain for the rest of the session.
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::KeyEvent;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 
 use super::*;
-use crate::agent::ApprovalAnswer;
 use crate::tui::wrap::{StyledLine, wrap};
 
 /// "Let web_fetch reach docs.rs?"
@@ -33,28 +32,11 @@ pub struct NetworkApproval {
 
 impl Layer for NetworkApproval {
     fn handle_key(&mut self, key: KeyEvent) -> Outcome {
-        let answer = |a| {
-            Outcome::close(vec![Action::Send(UserOp::Approve {
-                id: self.id.clone(),
-                answer: a,
-            })])
-        };
-        match key.code {
-            KeyCode::Char('y') => answer(ApprovalAnswer::Approve),
-            KeyCode::Char('a') => answer(ApprovalAnswer::ApproveForSession),
-            KeyCode::Char('n') => Outcome::close(vec![Action::AskReason(self.id.clone())]),
-            KeyCode::Esc => Outcome::default(),
-            _ if key.modifiers.contains(KeyModifiers::CONTROL) => Outcome::default(),
-            _ => Outcome::consumed(),
-        }
+        approval_key(&self.id, key, true)
     }
 
     fn render(&self, area: Rect, buf: &mut Buffer, theme: &Theme) {
-        let risk_color = match self.risk.as_str() {
-            "high" | "forbidden" => theme.error,
-            "medium" => theme.warning,
-            _ => theme.success,
-        };
+        let risk_color = risk_color(&self.risk, theme);
         let width = area.width.saturating_sub(4).min(100);
         let inner_w = width.saturating_sub(2);
         let key = |k: &str| {
@@ -120,7 +102,8 @@ impl Layer for NetworkApproval {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crossterm::event::KeyEventKind;
+    use crate::agent::ApprovalAnswer;
+    use crossterm::event::{KeyCode, KeyEventKind, KeyModifiers};
 
     fn layer() -> NetworkApproval {
         NetworkApproval {
