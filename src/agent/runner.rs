@@ -141,6 +141,9 @@ pub struct Runner {
     prepared: HashMap<String, Vec<FileChange>>,
     rulings: HashMap<String, Ruling>,
     tool_schemas: Vec<Value>,
+    /// Characters of `tool_schemas` as sent (counted once per refresh, read by every
+    /// budget).
+    schema_chars: usize,
     session: Option<SessionLog>,
     logged: usize,
     changelog: Option<Arc<Mutex<Changelog>>>,
@@ -247,6 +250,7 @@ impl Runner {
             timer_cancel: CancellationToken::new(),
             prepared: HashMap::new(),
             rulings: HashMap::new(),
+            schema_chars: schema_chars(&tool_schemas),
             tool_schemas,
             session: parts.session,
             logged,
@@ -790,12 +794,7 @@ impl Runner {
         super::compact::Budget {
             window,
             chars_per_token: self.chars_per_token,
-            overhead_chars: self.system_prompt.len()
-                + self
-                    .tool_schemas
-                    .iter()
-                    .map(|t| t.to_string().len())
-                    .sum::<usize>(),
+            overhead_chars: self.system_prompt.len() + self.schema_chars,
         }
     }
 
@@ -884,6 +883,7 @@ impl Runner {
         };
         // Tools of MCP servers come and go: each request offers the ones there now.
         self.tool_schemas = self.registry.schemas();
+        self.schema_chars = schema_chars(&self.tool_schemas);
         let mut messages = Vec::with_capacity(self.machine.conversation().len() + 1);
         messages.push(Message::System {
             content: self.system_prompt.clone(),
@@ -919,11 +919,12 @@ impl Runner {
         self.partial = Arc::new(Mutex::new(String::new()));
         let partial = self.partial.clone();
         let chars_per_token = self.chars_per_token;
+        let schema_chars = self.schema_chars;
         let events = self.events.clone();
         let tx = self.internal_tx.clone();
         tokio::spawn(async move {
-            let prompt_chars: usize = messages.iter().map(Message::char_len).sum::<usize>()
-                + tools.iter().map(|t| t.to_string().len()).sum::<usize>();
+            let prompt_chars: usize =
+                messages.iter().map(Message::char_len).sum::<usize>() + schema_chars;
             let mut sink = |ev: StreamEvent| match ev {
                 StreamEvent::Text(text) => {
                     if let Ok(mut p) = partial.lock() {
@@ -1208,6 +1209,11 @@ impl Runner {
             let _ = tx.send(Internal::Machine(Event::HooksFinished { messages }));
         });
     }
+}
+
+/// Characters the tool definitions take in a request.
+fn schema_chars(schemas: &[Value]) -> usize {
+    schemas.iter().map(|t| t.to_string().len()).sum()
 }
 
 /// One [`AgentEvent::ChangeApplied`] per file a write under `selection` changes.

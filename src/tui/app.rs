@@ -259,13 +259,14 @@ impl App {
                     }
                     for c in tool_calls {
                         let args: Value = serde_json::from_str(&c.arguments).unwrap_or(Value::Null);
-                        let summary = format!("{} {}", c.name, summarize(&c.name, &args));
-                        self.transcript.push_tool(&c.id, &summary);
+                        let summary = summarize(&c.name, &args);
+                        self.transcript
+                            .push_tool(&c.id, &format!("{} {summary}", c.name));
                         names.insert(c.id.clone(), c.name.clone());
                         self.tools.add(ToolRow {
                             id: c.id.clone(),
                             name: c.name.clone(),
-                            summary: summarize(&c.name, &args),
+                            summary,
                             args,
                             status: ToolStatus::Queued,
                             result: None,
