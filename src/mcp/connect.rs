@@ -94,26 +94,41 @@ impl ProcessGroup {
         self.pid
     }
 
-    /// SIGTERM the group, give it `grace` to go, then SIGKILL what is left.
-    pub async fn terminate(&self, grace: Duration) {
-        let group = Pid::from_raw(self.pid as i32);
-        if killpg(group, Signal::SIGTERM).is_err() {
+    /// End the group the way the MCP spec asks of a client: its input is already closed,
+    /// so give it `patience` to leave on its own (finishing what it read), then SIGTERM it,
+    /// give it `grace`, and SIGKILL what is left.
+    pub async fn terminate(&self, patience: Duration, grace: Duration) {
+        if self.gone_within(patience).await {
             return;
         }
-        let deadline = tokio::time::Instant::now() + grace;
-        while tokio::time::Instant::now() < deadline {
-            if killpg(group, None).is_err() {
-                return;
+        if killpg(self.group(), Signal::SIGTERM).is_err() || self.gone_within(grace).await {
+            return;
+        }
+        let _ = killpg(self.group(), Signal::SIGKILL);
+    }
+
+    fn group(&self) -> Pid {
+        Pid::from_raw(self.pid as i32)
+    }
+
+    /// Whether every process of the group is gone within `limit`.
+    async fn gone_within(&self, limit: Duration) -> bool {
+        let deadline = tokio::time::Instant::now() + limit;
+        loop {
+            if killpg(self.group(), None).is_err() {
+                return true;
+            }
+            if tokio::time::Instant::now() >= deadline {
+                return false;
             }
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
-        let _ = killpg(group, Signal::SIGKILL);
     }
 }
 
 impl Drop for ProcessGroup {
     fn drop(&mut self) {
-        let _ = killpg(Pid::from_raw(self.pid as i32), Signal::SIGKILL);
+        let _ = killpg(self.group(), Signal::SIGKILL);
         reaper::release(self.pid);
     }
 }

@@ -18,6 +18,8 @@ use crate::config::mcp::{McpServer, McpTransport};
 
 /// Restarts allowed per session after a server stopped.
 const RESTARTS: u32 = 1;
+/// How long a stopped server may take to leave on its own once its input is closed.
+const STOP_PATIENCE: Duration = Duration::from_millis(500);
 /// How long a stopping server gets between SIGTERM and SIGKILL.
 const STOP_GRACE: Duration = Duration::from_millis(500);
 
@@ -414,7 +416,7 @@ impl Slot {
                 let _ = service.close_with_timeout(Duration::from_millis(300)).await;
             }
             if let Some(group) = &conn.group {
-                group.terminate(STOP_GRACE).await;
+                group.terminate(STOP_PATIENCE, STOP_GRACE).await;
             }
         }
     }

@@ -1,14 +1,19 @@
 //! One tool of an MCP server, offered to the model as `mcp__SERVER__TOOL` through the same
 //! [`Tool`] trait as Loom's own: it describes each call as an MCP [`CallIntent`] for the
-//! policy, runs it within the server's call timeout, and cancels it (the SDK then sends
-//! `notifications/cancelled`) when the person interrupts.
+//! policy, runs it within the server's call timeout, and cancels it at the server
+//! (`notifications/cancelled`, sent and written before the call returns) when it times out
+//! or the person interrupts.
 
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use async_trait::async_trait;
-use rmcp::model::CallToolRequestParams;
-use rmcp::service::ServiceError;
+use rmcp::RoleClient;
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotification,
+    CancelledNotificationParam, ClientRequest, ServerResult,
+};
+use rmcp::service::{PeerRequestOptions, RequestHandle, ServiceError};
 use serde_json::Value;
 
 use super::content;
@@ -171,37 +176,87 @@ impl Tool for McpTool {
                 .into();
         };
         let params = CallToolRequestParams::new(self.tool.clone()).with_arguments(arguments);
-        // Dropping the call's future (timeout, interrupt) sends `notifications/cancelled`.
-        let outcome = tokio::select! {
-            r = tokio::time::timeout(self.call_timeout, peer.call_tool(params)) => r,
-            _ = ctx.cancel.cancelled() => return ToolError::Cancelled.into(),
+        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+        let mut handle = match peer
+            .send_request_with_option(request, PeerRequestOptions::no_options())
+            .await
+        {
+            Ok(h) => h,
+            Err(e) => return self.failure(&slot, e),
         };
-        match outcome {
-            Err(_) => ToolResult::err(format!(
+        // A call given up is cancelled at the server, and the notice is written before this
+        // returns, so a process exiting right after cannot lose it.
+        let answer = tokio::select! {
+            r = tokio::time::timeout(self.call_timeout, &mut handle.rx) => r,
+            _ = ctx.cancel.cancelled() => {
+                cancel_at_server(handle, "interrupted by the user").await;
+                return ToolError::Cancelled.into();
+            }
+        };
+        let Ok(answer) = answer else {
+            cancel_at_server(handle, "timed out").await;
+            return ToolResult::err(format!(
                 "the MCP server `{}` did not answer `{}` within {}s (call_timeout_secs); the \
                  call was cancelled",
                 self.server,
                 self.tool,
                 self.call_timeout.as_secs()
-            )),
-            Ok(Ok(result)) => match serde_json::to_value(&result) {
+            ));
+        };
+        let result = answer
+            .unwrap_or(Err(ServiceError::TransportClosed))
+            .and_then(call_result);
+        match result {
+            Ok(result) => match serde_json::to_value(&result) {
                 Ok(v) => content::to_tool_result(&v),
                 Err(e) => ToolResult::err(format!("the server's result could not be read: {e}")),
             },
-            Ok(Err(ServiceError::McpError(e))) => ToolResult::err(format!(
+            Err(e) => self.failure(&slot, e),
+        }
+    }
+}
+
+impl McpTool {
+    /// The tool result for a call the server refused or could not take.
+    fn failure(&self, slot: &Arc<Slot>, e: ServiceError) -> ToolResult {
+        match e {
+            ServiceError::McpError(e) => ToolResult::err(format!(
                 "the MCP server `{}` refused the call: {}",
                 self.server, e.message
             )),
-            Ok(Err(e @ (ServiceError::TransportClosed | ServiceError::TransportSend(_)))) => {
+            e @ (ServiceError::TransportClosed | ServiceError::TransportSend(_)) => {
                 slot.call_failed(&e.to_string());
-                let status = slot.status();
                 ToolResult::err(format!(
                     "the MCP server `{}` stopped during the call ({e}); {}",
                     self.server,
-                    status.line()
+                    slot.status().line()
                 ))
             }
-            Ok(Err(e)) => ToolResult::err(format!("the MCP server `{}`: {e}", self.server)),
+            e => ToolResult::err(format!("the MCP server `{}`: {e}", self.server)),
         }
+    }
+}
+
+/// The longest a cancellation notice may take to send: a server that stopped reading
+/// must not hold the turn.
+const CANCEL_SEND_LIMIT: Duration = Duration::from_secs(2);
+
+/// Tell the server the call is given up, waiting until the notice is on its way.
+async fn cancel_at_server(handle: RequestHandle<RoleClient>, reason: &str) {
+    let peer = handle.peer.clone();
+    let notice = CancelledNotification::new(CancelledNotificationParam::new(
+        Some(handle.id.clone()),
+        Some(reason.to_string()),
+    ));
+    drop(handle);
+    let _ = tokio::time::timeout(CANCEL_SEND_LIMIT, peer.send_notification(notice.into())).await;
+}
+
+/// A `tools/call` answer as a tool result; an empty answer is a call with no content.
+fn call_result(answer: ServerResult) -> Result<CallToolResult, ServiceError> {
+    match answer {
+        ServerResult::CallToolResult(result) => Ok(result),
+        ServerResult::EmptyResult(_) => Ok(CallToolResult::success(Vec::new())),
+        _ => Err(ServiceError::UnexpectedResponse),
     }
 }
