@@ -187,6 +187,36 @@ pub enum Command {
     /// Inspect or run one tool directly.
     #[command(subcommand)]
     Tool(ToolCommand),
+    /// List, search or delete long-term memories (this workspace's and the global ones).
+    #[command(subcommand)]
+    Memory(MemoryCommand),
+}
+
+/// `loom memory ...`
+#[derive(Debug, Subcommand)]
+pub enum MemoryCommand {
+    /// The newest memories of this workspace and the global scope.
+    List {
+        /// Print them as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Memories matching some keywords, best first.
+    Search {
+        /// The keywords.
+        query: String,
+        /// Print them as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Delete a memory by key (of this workspace; --global for a global one).
+    Rm {
+        /// The key.
+        key: String,
+        /// Delete the global memory of that key.
+        #[arg(long)]
+        global: bool,
+    },
 }
 
 /// `loom policy ...`

@@ -403,6 +403,11 @@ pub enum UserOp {
     },
     /// List the session's changes.
     ListChanges,
+    /// List, search or delete long-term memories (`/memory`); the answer comes as a notice.
+    Memory {
+        /// What to do.
+        command: crate::memory::MemoryCommand,
+    },
     /// Stop the agent.
     Shutdown,
 }

@@ -114,6 +114,8 @@ pub struct Runner {
     /// A model request that waits for that answer (so the very first request is already
     /// sized against the window; the probes are bounded to a few seconds).
     call_waiting: bool,
+    /// Long-term memory, for `/memory`.
+    memory: Option<Arc<crate::memory::Memory>>,
 }
 
 /// Pieces to build a runner from.
@@ -142,6 +144,8 @@ pub struct RunnerParts {
     pub changelog: Option<Arc<Mutex<Changelog>>>,
     /// Why the transcript or the journal could not be opened: the first events sent.
     pub save_errors: Vec<String>,
+    /// Long-term memory, for `/memory` (the tools hold their own handle).
+    pub memory: Option<Arc<crate::memory::Memory>>,
 }
 
 impl Runner {
@@ -198,6 +202,7 @@ impl Runner {
             told_no_provider: false,
             discovering: false,
             call_waiting: false,
+            memory: parts.memory,
         };
         let mut runner = runner;
         runner.context_window = runner
@@ -553,9 +558,33 @@ impl Runner {
                 self.emit(AgentEvent::Changes { changes });
                 None
             }
+            UserOp::Memory { command } => {
+                self.memory_command(command);
+                None
+            }
             UserOp::Shutdown => Some(Event::Shutdown),
             UserOp::Compact => Some(Event::CompactNow),
         }
+    }
+
+    /// Carry out a `/memory` command off the runner's task; its answer comes as a notice.
+    fn memory_command(&mut self, command: crate::memory::MemoryCommand) {
+        let Some(memory) = self.memory.clone() else {
+            self.emit(AgentEvent::Error {
+                message: "long-term memory is off in this session (see the notice at start)".into(),
+            });
+            return;
+        };
+        let tx = self.internal_tx.clone();
+        tokio::task::spawn_blocking(move || {
+            let event = match command.run(&memory) {
+                Ok(message) => AgentEvent::Notice { message },
+                Err(e) => AgentEvent::Error {
+                    message: format!("memory: {e}"),
+                },
+            };
+            let _ = tx.send(Internal::Applied(event));
+        });
     }
 
     /// Perform one action; true means stop.

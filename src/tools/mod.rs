@@ -19,6 +19,7 @@ pub mod diff;
 pub mod edit_file;
 pub mod edit_match;
 pub mod list_files;
+pub mod memory;
 pub mod output;
 pub mod process;
 pub mod read_file;

@@ -172,6 +172,14 @@ pub const COMMANDS: &[SlashCommand] = &[
         run: autocommit,
     },
     SlashCommand {
+        name: "memory",
+        aliases: &[],
+        args: "[search WORDS|rm [--global] KEY]",
+        help: "list long-term memories, search them, or delete one",
+        values: none,
+        run: memory,
+    },
+    SlashCommand {
         name: "mouse",
         aliases: &[],
         args: "[on|off]",
@@ -236,6 +244,13 @@ impl App {
             let usage = c.usage();
             self.say(NoticeLevel::Error, &usage);
         }
+    }
+}
+
+fn memory(app: &mut App, arg: &str) {
+    match crate::memory::MemoryCommand::parse(arg) {
+        Ok(command) => app.send(UserOp::Memory { command }),
+        Err(_) => app.usage("memory"),
     }
 }
 

@@ -142,7 +142,10 @@ async fn read_edit_answer_changes_the_file() {
             "edit_file",
             "list_files",
             "search_files",
-            "bash"
+            "bash",
+            "memory_store",
+            "memory_recall",
+            "memory_forget"
         ]
     );
     let answered = support::tool_messages(&requests[1]);

@@ -11,6 +11,7 @@ mod exec;
 mod exec_plain;
 mod files_beneath;
 mod full_disk;
+mod memory;
 mod project_trust;
 mod provider_bounds;
 mod replay;

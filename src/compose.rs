@@ -1,0 +1,153 @@
+//! The composition root: one place that builds an agent — provider client, tools, policy,
+//! hooks, system prompt, session — for the TUI, `loom exec` and delegate sub-agents alike,
+//! so a sub-agent is wired exactly like the top one and differs only where [`Role`] says.
+//!
+//! [`AgentFactory`] holds what every agent of a session shares (configuration, provider,
+//! workspace context, long-term memory, the undo journal); [`AgentFactory::build`] turns a
+//! role into the [`RunnerParts`] a [`crate::agent::Runner`] starts from. It is called by
+//! `setup::runner_parts` (the top agent) and, through
+//! [`crate::agent::delegate::SubAgentFactory`], by the `delegate` tool.
+
+use std::sync::{Arc, Mutex};
+
+use crate::agent::prompt;
+use crate::agent::state::Limits;
+use crate::agent::{AgentOptions, RunnerParts};
+use crate::changelog::Changelog;
+use crate::config::Config;
+use crate::llm::retry::RetryPolicy;
+use crate::llm::{LlmClient, Message};
+use crate::memory::Memory;
+use crate::setup::{self, Provider, SessionFiles};
+use crate::tools::{ToolContext, ToolRegistry};
+
+/// What kind of agent to build.
+pub enum Role {
+    /// The agent the person talks to.
+    Top {
+        /// An earlier conversation to continue.
+        conversation: Vec<Message>,
+        /// Its transcript, undo journal and notices.
+        files: SessionFiles,
+    },
+}
+
+/// What all agents of one session share.
+pub struct AgentFactory {
+    config: Config,
+    provider: Provider,
+    ctx: ToolContext,
+    interactive: bool,
+    memory: Option<Arc<Memory>>,
+    changelog: Option<Arc<Mutex<Changelog>>>,
+}
+
+impl AgentFactory {
+    /// A factory for a session under `config` with `provider`, running tools in `ctx`.
+    /// `interactive`: whether a person can answer approval requests.
+    pub fn new(
+        config: &Config,
+        provider: &Provider,
+        ctx: ToolContext,
+        interactive: bool,
+        files: &SessionFiles,
+    ) -> Arc<AgentFactory> {
+        Arc::new(AgentFactory {
+            config: config.clone(),
+            provider: provider.clone(),
+            ctx,
+            interactive,
+            memory: files.memory.clone(),
+            changelog: files.changelog.clone(),
+        })
+    }
+
+    fn root(&self) -> std::path::PathBuf {
+        self.ctx
+            .workspace
+            .as_ref()
+            .map(|c| c.root().to_path_buf())
+            .unwrap_or_else(|| self.ctx.cwd.clone())
+    }
+
+    /// The tools an agent may be offered, in order: the built-in ones, then memory.
+    fn all_tools(self: &Arc<Self>) -> ToolRegistry {
+        let mut registry = ToolRegistry::builtin();
+        if let Some(memory) = &self.memory {
+            for tool in crate::tools::memory::tools(memory) {
+                let _ = registry.register(tool);
+            }
+        }
+        registry
+    }
+
+    /// Build the parts of an agent in `role`.
+    pub fn build(self: &Arc<Self>, role: Role) -> Result<RunnerParts, String> {
+        let root = self.root();
+        let registry = self.all_tools();
+        let instructions = prompt::agents_md(&root, &self.ctx.cwd);
+        let mut system_prompt = prompt::system_prompt(
+            &root.display().to_string(),
+            &registry.names(),
+            &instructions,
+        );
+        let mut policy = setup::policy(&self.config);
+        if !self.interactive {
+            policy = policy.headless();
+        }
+        let (llm, no_provider_message) = match &self.provider {
+            Provider::Ready { settings, .. } => match LlmClient::new(settings.clone()) {
+                Ok(client) => (Some(client), String::new()),
+                Err(e) => (None, format!("the provider settings are not usable: {e}")),
+            },
+            Provider::Missing { message } => (None, message.clone()),
+        };
+        let limits = Limits {
+            max_tool_rounds: self.config.max_tool_rounds,
+            max_llm_attempts: self.config.max_retries,
+        };
+        let retry = RetryPolicy {
+            max_attempts: self.config.max_retries,
+            ..RetryPolicy::default()
+        };
+        let hooks;
+        let (conversation, session, save_errors);
+        match role {
+            Role::Top {
+                conversation: c,
+                files,
+            } => {
+                if let Some(core) = self.core_memories() {
+                    system_prompt.push_str("\n\n");
+                    system_prompt.push_str(&core);
+                }
+                hooks = setup::hooks(&self.config, &policy, &root);
+                conversation = c;
+                session = files.log;
+                save_errors = files.errors;
+            }
+        }
+        Ok(RunnerParts {
+            registry: Arc::new(registry),
+            policy,
+            llm,
+            no_provider_message,
+            ctx: self.ctx.clone(),
+            system_prompt,
+            hooks,
+            options: AgentOptions { limits, retry },
+            conversation,
+            session,
+            changelog: self.changelog.clone(),
+            save_errors,
+            memory: self.memory.clone(),
+        })
+    }
+
+    /// The workspace's core memories as a system-prompt section (bounded), if any.
+    fn core_memories(&self) -> Option<String> {
+        let memory = self.memory.as_ref()?;
+        let entries = memory.core().ok()?;
+        crate::memory::prompt_section(&entries)
+    }
+}
