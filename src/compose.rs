@@ -70,13 +70,16 @@ impl AgentFactory {
             .unwrap_or_else(|| self.ctx.cwd.clone())
     }
 
-    /// The tools an agent may be offered, in order: the built-in ones, then memory.
+    /// The tools an agent may be offered, in order: the built-in ones, memory, the oracle.
     fn all_tools(self: &Arc<Self>) -> ToolRegistry {
         let mut registry = ToolRegistry::builtin();
         if let Some(memory) = &self.memory {
             for tool in crate::tools::memory::tools(memory) {
                 let _ = registry.register(tool);
             }
+        }
+        if let Some(client) = self.oracle_client() {
+            let _ = registry.register(Arc::new(crate::tools::oracle::Oracle::new(client)));
         }
         registry
     }
@@ -142,6 +145,31 @@ impl AgentFactory {
             save_errors,
             memory: self.memory.clone(),
         })
+    }
+
+    /// The oracle's client: `[oracle]` over the session's provider (its server, model and
+    /// key unless named), with the oracle's bounded answer length and temperature. `None`
+    /// without a provider, or when the settings are unusable.
+    fn oracle_client(&self) -> Option<LlmClient> {
+        let Provider::Ready { settings, .. } = &self.provider else {
+            return None;
+        };
+        let o = &self.config.oracle;
+        let mut s = settings.clone();
+        if let Some(url) = &o.base_url {
+            s.base_url = url.clone();
+            // Another server: the session's context window says nothing about it, and the
+            // session's headers (an identity, an organisation) are not sent to it.
+            s.context_window = None;
+            s.headers.clear();
+        }
+        if let Some(model) = &o.model {
+            s.model = model.clone();
+        }
+        s.api_key = o.api_key.clone();
+        s.max_tokens = Some(o.max_tokens);
+        s.temperature = Some(o.temperature);
+        LlmClient::new(s).ok()
     }
 
     /// The workspace's core memories as a system-prompt section (bounded), if any.

@@ -20,6 +20,7 @@ pub mod edit_file;
 pub mod edit_match;
 pub mod list_files;
 pub mod memory;
+pub mod oracle;
 pub mod output;
 pub mod process;
 pub mod read_file;

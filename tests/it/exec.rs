@@ -145,7 +145,8 @@ async fn read_edit_answer_changes_the_file() {
             "bash",
             "memory_store",
             "memory_recall",
-            "memory_forget"
+            "memory_forget",
+            "oracle"
         ]
     );
     let answered = support::tool_messages(&requests[1]);

@@ -12,6 +12,7 @@ mod exec_plain;
 mod files_beneath;
 mod full_disk;
 mod memory;
+mod oracle;
 mod project_trust;
 mod provider_bounds;
 mod replay;

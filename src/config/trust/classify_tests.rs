@@ -1,7 +1,7 @@
 use std::path::Path;
 
 use super::*;
-use crate::config::HookConfig;
+use crate::config::{HookConfig, OracleConfig};
 use crate::policy::approvals::RuleConfig;
 
 fn parse(text: &str) -> FileConfig {
@@ -40,7 +40,15 @@ fn every_config_key_has_a_row_in_the_classification() {
         max_response_bytes,
         max_tool_calls_per_response,
         stream_idle_timeout_secs,
+        oracle,
     } = every;
+    let OracleConfig {
+        model: oracle_model,
+        base_url: oracle_base_url,
+        api_key_env: oracle_api_key_env,
+        max_tokens: oracle_max_tokens,
+        temperature: oracle_temperature,
+    } = oracle.unwrap_or_default();
     let ApprovalConfig {
         mode,
         max_actions_per_hour,
@@ -88,6 +96,11 @@ fn every_config_key_has_a_row_in_the_classification() {
             "stream_idle_timeout_secs",
             stream_idle_timeout_secs.is_some(),
         ),
+        ("oracle.model", oracle_model.is_some()),
+        ("oracle.base_url", oracle_base_url.is_some()),
+        ("oracle.api_key_env", oracle_api_key_env.is_some()),
+        ("oracle.max_tokens", oracle_max_tokens.is_some()),
+        ("oracle.temperature", oracle_temperature.is_some()),
     ];
     for (key, is_set) in set {
         assert!(is_set, "no row of CLASSIFICATION sets {key}");
