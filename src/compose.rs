@@ -10,6 +10,7 @@
 
 use std::sync::{Arc, Mutex};
 
+use crate::agent::delegate::{self, DelegateTool, SubAgentFactory, SubAgentSpec, SubAgents};
 use crate::agent::prompt;
 use crate::agent::state::Limits;
 use crate::agent::{AgentOptions, RunnerParts};
@@ -30,6 +31,8 @@ pub enum Role {
         /// Its transcript, undo journal and notices.
         files: SessionFiles,
     },
+    /// A sub-agent started by `delegate`.
+    Sub(SubAgentSpec),
 }
 
 /// What all agents of one session share.
@@ -70,8 +73,9 @@ impl AgentFactory {
             .unwrap_or_else(|| self.ctx.cwd.clone())
     }
 
-    /// The tools an agent may be offered, in order: the built-in ones, memory, the oracle.
-    fn all_tools(self: &Arc<Self>) -> ToolRegistry {
+    /// The tools an agent at `depth` may be offered, in order: the built-in ones, memory,
+    /// the oracle, and `delegate` while the depth allows another level.
+    fn all_tools(self: &Arc<Self>, depth: u8, hub: &Arc<SubAgents>) -> ToolRegistry {
         let mut registry = ToolRegistry::builtin();
         if let Some(memory) = &self.memory {
             for tool in crate::tools::memory::tools(memory) {
@@ -81,13 +85,29 @@ impl AgentFactory {
         if let Some(client) = self.oracle_client() {
             let _ = registry.register(Arc::new(crate::tools::oracle::Oracle::new(client)));
         }
+        if depth < delegate::MAX_DEPTH {
+            let factory: Arc<dyn SubAgentFactory> = self.clone();
+            let _ = registry.register(Arc::new(DelegateTool::new(factory, hub.clone(), depth)));
+        }
         registry
     }
 
     /// Build the parts of an agent in `role`.
     pub fn build(self: &Arc<Self>, role: Role) -> Result<RunnerParts, String> {
         let root = self.root();
-        let registry = self.all_tools();
+        let depth = match &role {
+            Role::Top { .. } => 0,
+            Role::Sub(spec) => spec.depth,
+        };
+        let hub = Arc::new(SubAgents::default());
+        let all = self.all_tools(depth, &hub);
+        let (registry, sub_autonomy) = match &role {
+            Role::Top { .. } => (all, None),
+            Role::Sub(spec) => {
+                let (registry, autonomy) = delegate::sub_registry(&all, spec)?;
+                (registry, Some(autonomy))
+            }
+        };
         let instructions = prompt::agents_md(&root, &self.ctx.cwd);
         let mut system_prompt = prompt::system_prompt(
             &root.display().to_string(),
@@ -105,7 +125,7 @@ impl AgentFactory {
             },
             Provider::Missing { message } => (None, message.clone()),
         };
-        let limits = Limits {
+        let mut limits = Limits {
             max_tool_rounds: self.config.max_tool_rounds,
             max_llm_attempts: self.config.max_retries,
         };
@@ -129,6 +149,19 @@ impl AgentFactory {
                 session = files.log;
                 save_errors = files.errors;
             }
+            Role::Sub(spec) => {
+                let autonomy = sub_autonomy.unwrap_or(crate::policy::Autonomy::ReadOnly);
+                system_prompt.push_str("\n\n");
+                system_prompt.push_str(&delegate::sub_agent_prompt(&spec, autonomy));
+                policy.autonomy = autonomy;
+                limits.max_tool_rounds = spec.max_rounds;
+                // The parent's post-tools hooks run once the delegate call returns (its
+                // result lists the files the sub-agent changed).
+                hooks = crate::hooks::HookChain::new();
+                conversation = Vec::new();
+                session = None;
+                save_errors = Vec::new();
+            }
         }
         Ok(RunnerParts {
             registry: Arc::new(registry),
@@ -144,6 +177,7 @@ impl AgentFactory {
             changelog: self.changelog.clone(),
             save_errors,
             memory: self.memory.clone(),
+            subagents: Some(hub),
         })
     }
 
@@ -177,5 +211,11 @@ impl AgentFactory {
         let memory = self.memory.as_ref()?;
         let entries = memory.core().ok()?;
         crate::memory::prompt_section(&entries)
+    }
+}
+
+impl SubAgentFactory for AgentFactory {
+    fn sub_agent(self: Arc<Self>, spec: SubAgentSpec) -> Result<RunnerParts, String> {
+        self.build(Role::Sub(spec))
     }
 }

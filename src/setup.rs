@@ -263,6 +263,7 @@ pub fn tool_context(
         cwd: confinement.root().to_path_buf(),
         workspace: Some(Arc::new(confinement)),
         session_id: session_id.to_string(),
+        call_id: String::new(),
         cancel: CancellationToken::new(),
         limits: Arc::new(ToolLimits {
             output_budget: config.output_budget,

@@ -116,6 +116,8 @@ pub struct Runner {
     call_waiting: bool,
     /// Long-term memory, for `/memory`.
     memory: Option<Arc<crate::memory::Memory>>,
+    /// The sub-agents of `delegate` calls: where their events go, how ops reach them.
+    subagents: Option<Arc<super::delegate::SubAgents>>,
 }
 
 /// Pieces to build a runner from.
@@ -146,6 +148,8 @@ pub struct RunnerParts {
     pub save_errors: Vec<String>,
     /// Long-term memory, for `/memory` (the tools hold their own handle).
     pub memory: Option<Arc<crate::memory::Memory>>,
+    /// The agent's sub-agents (shared with its `delegate` tool), if it may delegate.
+    pub subagents: Option<Arc<super::delegate::SubAgents>>,
 }
 
 impl Runner {
@@ -168,6 +172,9 @@ impl Runner {
         let (internal_tx, internal_rx) = mpsc::unbounded_channel();
         let tool_schemas = parts.registry.schemas();
         let logged = parts.conversation.len();
+        if let Some(hub) = &parts.subagents {
+            hub.attach(events_tx.clone(), parts.policy.autonomy);
+        }
         for message in parts.save_errors {
             let _ = events_tx.send(AgentEvent::Error { message });
         }
@@ -203,6 +210,7 @@ impl Runner {
             discovering: false,
             call_waiting: false,
             memory: parts.memory,
+            subagents: parts.subagents,
         };
         let mut runner = runner;
         runner.context_window = runner
@@ -502,6 +510,9 @@ impl Runner {
             }
             UserOp::SetAutonomy { autonomy } => {
                 self.policy.autonomy = autonomy;
+                if let Some(hub) = &self.subagents {
+                    hub.set_autonomy(autonomy);
+                }
                 self.emit(AgentEvent::Notice {
                     message: format!("Approval mode: {autonomy}"),
                 });
@@ -556,6 +567,21 @@ impl Runner {
                     .and_then(|c| c.lock().ok().map(|l| l.summaries()))
                     .unwrap_or_default();
                 self.emit(AgentEvent::Changes { changes });
+                None
+            }
+            UserOp::ToSubAgent { parent_id, inner } => {
+                let routed = self
+                    .subagents
+                    .as_ref()
+                    .is_some_and(|hub| hub.route(&parent_id, *inner));
+                if !routed {
+                    self.emit(AgentEvent::Error {
+                        message: format!(
+                            "the sub-agent of call {parent_id} is no longer running; nothing \
+                             was sent to it"
+                        ),
+                    });
+                }
                 None
             }
             UserOp::Memory { command } => {
@@ -949,6 +975,7 @@ impl Runner {
         let registry = self.registry.clone();
         let mut ctx = self.ctx.clone();
         ctx.cancel = self.tool_cancel.child_token();
+        ctx.call_id = id.clone();
         if let Some(r) = &ruling
             && r.opens_network(answer.is_some())
         {

@@ -250,7 +250,7 @@ impl App {
     }
 
     pub(crate) fn send(&self, op: UserOp) {
-        let _ = self.ops.send(op);
+        let _ = self.ops.send(self.routed(op));
     }
 
     fn mark(&mut self, id: &str) {
@@ -327,6 +327,7 @@ impl App {
         let event_report = event.compaction();
         match event {
             AgentEvent::StateChanged { phase } => self.status.phase = phase,
+            AgentEvent::SubAgent { parent_id, event } => self.on_sub_agent(vec![parent_id], *event),
             AgentEvent::UserMessage { text, queued } => {
                 self.transcript.push_user(&text);
                 if queued {

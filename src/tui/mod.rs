@@ -14,6 +14,7 @@ pub mod run;
 pub mod scroll;
 pub mod slash;
 pub mod status_line;
+pub mod sub_agents;
 pub mod theme;
 pub mod tools_pane;
 pub mod transcript;

@@ -146,7 +146,8 @@ async fn read_edit_answer_changes_the_file() {
             "memory_store",
             "memory_recall",
             "memory_forget",
-            "oracle"
+            "oracle",
+            "delegate"
         ]
     );
     let answered = support::tool_messages(&requests[1]);
