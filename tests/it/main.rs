@@ -7,6 +7,7 @@ mod support;
 mod agent;
 mod containment;
 mod context;
+mod delegate;
 mod exec;
 mod exec_plain;
 mod files_beneath;
