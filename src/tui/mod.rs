@@ -30,4 +30,6 @@ mod snapshot_tests;
 #[cfg(test)]
 mod status_snapshot_tests;
 #[cfg(test)]
+mod sub_agents_tests;
+#[cfg(test)]
 mod theme_tests;

@@ -79,6 +79,25 @@ impl App {
                             notes,
                         }
                     }
+                    ApprovalPreview::Command {
+                        command,
+                        cwd,
+                        risk,
+                        risk_reason,
+                        grant_offered,
+                        grant_prefix,
+                        network,
+                        outside_sandbox,
+                    } => ApprovalPreview::Command {
+                        command,
+                        cwd,
+                        risk,
+                        risk_reason: format!("{risk_reason} — asked by the {label}"),
+                        grant_offered,
+                        grant_prefix,
+                        network,
+                        outside_sandbox,
+                    },
                     other => other,
                 },
             },
