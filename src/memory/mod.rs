@@ -187,7 +187,7 @@ impl MemoryCommand {
     /// Parse `/memory`'s arguments: nothing (list), `search WORDS`, `rm KEY`,
     /// `rm --global KEY`; the usage otherwise.
     pub fn parse(args: &str) -> Result<MemoryCommand, &'static str> {
-        const USAGE: &str = "usage: /memory [search WORDS | rm [--global] KEY]";
+        const USAGE: &str = "usage: /memory [search WORDS|rm [--global] KEY]";
         let args = args.trim();
         let (verb, rest) = args.split_once(' ').unwrap_or((args, ""));
         let rest = rest.trim();

@@ -174,8 +174,8 @@ pub const COMMANDS: &[SlashCommand] = &[
     SlashCommand {
         name: "memory",
         aliases: &[],
-        args: "[search WORDS|rm [--global] KEY]",
-        help: "list long-term memories, search them, or delete one",
+        args: "[search WORDS|rm KEY]",
+        help: "long-term memories: list, search, delete (rm --global KEY: a global one)",
         values: none,
         run: memory,
     },
