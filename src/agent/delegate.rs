@@ -354,7 +354,10 @@ pub async fn drive(
     mut forward: impl FnMut(AgentEvent),
 ) -> SubRun {
     let mut run = SubRun::default();
-    let mut reads: HashMap<String, Vec<String>> = HashMap::new();
+    // What each call reads, in the order the model made the calls (reads run at once and
+    // finish in any order); counted once the call succeeded.
+    let mut reads: Vec<(String, Vec<String>)> = Vec::new();
+    let mut succeeded: std::collections::HashSet<String> = Default::default();
     let mut stopping = false;
     loop {
         let event = tokio::select! {
@@ -371,16 +374,12 @@ pub async fn drive(
             AgentEvent::ToolCall { id, intent, .. } => {
                 run.calls += 1;
                 if let Some(i) = intent {
-                    reads.insert(id.clone(), i.reads.clone());
+                    reads.push((id.clone(), i.reads.clone()));
                 }
             }
             AgentEvent::ToolResult { id, result, .. } => {
                 if result.success {
-                    for path in reads.remove(id).unwrap_or_default() {
-                        if !run.files_read.contains(&path) {
-                            run.files_read.push(path);
-                        }
-                    }
+                    succeeded.insert(id.clone());
                 }
                 for path in &result.files_changed {
                     if !run.files_changed.contains(path) {
@@ -418,6 +417,15 @@ pub async fn drive(
         if end.is_some() {
             run.end = end;
             break;
+        }
+    }
+    for (id, paths) in reads {
+        if succeeded.contains(&id) {
+            for path in paths {
+                if !run.files_read.contains(&path) {
+                    run.files_read.push(path);
+                }
+            }
         }
     }
     run

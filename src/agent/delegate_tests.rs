@@ -156,8 +156,8 @@ async fn drive_collects_the_answer_files_and_usage_and_forwards_events() {
         call("c1", "a.txt"),
         call("c2", "b.txt"),
         call("c3", "missing.txt"),
-        result("c1", true, &[]),
         result("c2", true, &["b.txt"]),
+        result("c1", true, &[]),
         result("c3", false, &[]),
         usage(100),
         AgentEvent::AssistantMessage {
