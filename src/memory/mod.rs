@@ -294,7 +294,10 @@ pub fn prompt_section(entries: &[Entry]) -> Option<String> {
     let mut left = PROMPT_BYTES;
     let mut shown = 0;
     for e in entries.iter().take(PROMPT_ENTRIES) {
-        let mut line = format!("\n- {} ({}): {}", e.key, e.scope.as_str(), e.content);
+        // One line per entry: a stored newline cannot start what looks like another
+        // section of the prompt.
+        let content = e.content.replace(['\n', '\r'], " ");
+        let mut line = format!("\n- {} ({}): {content}", e.key, e.scope.as_str());
         if line.len() > 600 {
             let cut = crate::tools::output::floor_char_boundary(&line, 600);
             line.truncate(cut);
