@@ -377,3 +377,70 @@ async fn an_interrupt_cancels_the_sub_agents_command_while_loom_runs_on() {
     assert!(!agent.task.is_finished(), "the agent itself goes on");
     let _ = agent.ops.send(UserOp::Shutdown);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_person_approves_a_sub_agents_write_through_the_parent() {
+    use loom::agent::{AgentEvent, ApprovalAnswer, UserOp};
+    let dir = workspace();
+    let server = ScriptedServer::start(vec![
+        support::calls_openai(&[(
+            "d1",
+            "delegate",
+            r#"{"task": "Create c.txt saying 3.", "tools": ["write_file"]}"#,
+        )]),
+        support::calls_openai(&[("w1", "write_file", r#"{"path": "c.txt", "content": "3\n"}"#)]),
+        support::text_reply("Wrote c.txt."),
+        support::text_reply("The sub-agent wrote c.txt."),
+    ])
+    .await;
+    let mut agent = crate::agent::start_agent(dir.path(), &server, "supervised");
+    agent
+        .ops
+        .send(UserOp::Submit {
+            text: "make c.txt".into(),
+        })
+        .unwrap();
+    let mut asked = false;
+    let mut delegate_result = None;
+    loop {
+        let event = tokio::time::timeout(Duration::from_secs(20), agent.events.recv())
+            .await
+            .expect("the turn goes on")
+            .expect("the agent runs");
+        match event {
+            AgentEvent::SubAgent { parent_id, event } => {
+                if let AgentEvent::ApprovalRequested { id, .. } = *event {
+                    assert_eq!((parent_id.as_str(), id.as_str()), ("d1", "w1"));
+                    asked = true;
+                    agent
+                        .ops
+                        .send(UserOp::ToSubAgent {
+                            parent_id,
+                            inner: Box::new(UserOp::Approve {
+                                id,
+                                answer: ApprovalAnswer::Approve,
+                            }),
+                        })
+                        .unwrap();
+                }
+            }
+            AgentEvent::ApprovalRequested { id, .. } => {
+                panic!("the delegate call itself needs no approval ({id})")
+            }
+            AgentEvent::ToolResult { id, result, .. } if id == "d1" => {
+                delegate_result = Some(result)
+            }
+            AgentEvent::TurnComplete { .. } => break,
+            _ => {}
+        }
+    }
+    assert!(asked, "the person was asked about the sub-agent's write");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("c.txt")).unwrap(),
+        "3\n"
+    );
+    let result = delegate_result.expect("the delegate call's result");
+    assert!(result.success, "{result:?}");
+    assert_eq!(result.files_changed, ["c.txt"]);
+    let _ = agent.ops.send(UserOp::Shutdown);
+}
