@@ -213,6 +213,9 @@ pub enum Command {
     /// The MCP servers of the configuration: their status and tools, or one call.
     #[command(subcommand)]
     Mcp(McpCommand),
+    /// List, search or delete long-term memories (this workspace's and the global ones).
+    #[command(subcommand)]
+    Memory(MemoryCommand),
 }
 
 /// `loom mcp ...`
@@ -239,6 +242,33 @@ pub enum McpCommand {
         /// Arguments as a JSON object, e.g. '{"timezone": "Europe/Paris"}'.
         #[arg(long, default_value = "{}")]
         args: String,
+    },
+}
+
+/// `loom memory ...`
+#[derive(Debug, Subcommand)]
+pub enum MemoryCommand {
+    /// The newest memories of this workspace and the global scope.
+    List {
+        /// Print them as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Memories matching some keywords, best first.
+    Search {
+        /// The keywords.
+        query: String,
+        /// Print them as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Delete a memory by key (of this workspace; --global for a global one).
+    Rm {
+        /// The key.
+        key: String,
+        /// Delete the global memory of that key.
+        #[arg(long)]
+        global: bool,
     },
 }
 

@@ -7,6 +7,7 @@
 
 pub mod file;
 pub mod mcp;
+pub mod oracle;
 pub mod trust;
 pub mod web;
 
@@ -19,6 +20,7 @@ use thiserror::Error;
 use crate::policy::Autonomy;
 use crate::policy::approvals::RuleConfig;
 use crate::policy::sandbox::SandboxMode;
+pub use oracle::{OracleConfig, OracleSettings, oracle_bounds};
 
 /// A configuration file could not be used.
 #[derive(Debug, Error)]
@@ -111,6 +113,8 @@ pub struct FileConfig {
     pub web_search: Option<web::WebSearchConfig>,
     /// Model Context Protocol servers (`[mcp_servers.NAME]`).
     pub mcp_servers: Option<BTreeMap<String, mcp::McpServerConfig>>,
+    /// The second model the `oracle` tool consults (`[oracle]`).
+    pub oracle: Option<OracleConfig>,
 }
 
 /// The `[hooks]` table.
@@ -254,6 +258,16 @@ impl FileConfig {
                 web::WebSearchConfig::overlay,
             ),
             mcp_servers: mcp::overlay_servers(self.mcp_servers, other.mcp_servers),
+            oracle: match (self.oracle, other.oracle) {
+                (Some(a), Some(b)) => Some(OracleConfig {
+                    model: b.model.or(a.model),
+                    base_url: b.base_url.or(a.base_url),
+                    api_key_env: b.api_key_env.or(a.api_key_env),
+                    max_tokens: b.max_tokens.or(a.max_tokens),
+                    temperature: b.temperature.or(a.temperature),
+                }),
+                (a, b) => b.or(a),
+            },
             hooks: match (self.hooks, other.hooks) {
                 (Some(a), Some(b)) => Some(HooksConfig {
                     post_tools: match (a.post_tools, b.post_tools) {
@@ -433,6 +447,8 @@ pub struct Config {
     pub web_search: web::WebSearchConfig,
     /// The MCP servers configured (enabled or not), by name.
     pub mcp_servers: Vec<mcp::McpServer>,
+    /// The second model `oracle` consults.
+    pub oracle: OracleSettings,
 }
 
 /// The user config file's path (`~/.config/loom/config.toml` on Linux).
@@ -569,10 +585,16 @@ pub fn load(
             source_name: "mcp_servers".into(),
             message,
         })?;
+    let oracle = oracle::settings(
+        merged.oracle.clone().unwrap_or_default(),
+        &nonempty,
+        &api_key_env,
+    )?;
     Ok(Config {
         edit_tool,
         web,
         web_search,
+        oracle,
         base_url: merged.base_url.clone(),
         model: merged.model.clone(),
         api_key: nonempty(&api_key_env),

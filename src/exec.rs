@@ -243,6 +243,15 @@ pub fn to_json(event: &AgentEvent) -> Option<Value> {
         AgentEvent::ContextWindow { tokens, source } => json!({
             "type": "context_window", "tokens": tokens, "source": source,
         }),
+        AgentEvent::SubAgent { parent_id, event } => {
+            // The sub-agent's event as it would be printed, with the delegate call it
+            // belongs to (a deeper sub-agent's event keeps its own, nearer parent).
+            let mut v = to_json(event)?;
+            if v.get("parent_id").is_none() {
+                v["parent_id"] = json!(parent_id);
+            }
+            v
+        }
         AgentEvent::TextDelta { .. }
         | AgentEvent::ReasoningDelta { .. }
         | AgentEvent::StateChanged { .. }

@@ -170,6 +170,7 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Trust { revoke, list }) => {
             commands::trust::run(&cli.global.flag_config(), &workspace, *revoke, *list)
         }
+        Some(Command::Memory(command)) => commands::memory::run(&workspace, command),
         Some(Command::Sessions {
             action: Some(cli::SessionsAction::Rm { id }),
             ..

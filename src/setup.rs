@@ -8,16 +8,13 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
-use crate::agent::prompt;
-use crate::agent::state::Limits;
-use crate::agent::{AgentOptions, RunnerParts};
+use crate::agent::RunnerParts;
 use crate::changelog::Changelog;
 use crate::config::Config;
 use crate::hooks::HookChain;
 use crate::hooks::command::CommandHook;
 use crate::llm::discover::{self, how_to_configure};
-use crate::llm::retry::RetryPolicy;
-use crate::llm::{LlmClient, Message, ProviderSettings};
+use crate::llm::{Message, ProviderSettings};
 use crate::policy::approvals::Rules;
 use crate::policy::env::EnvPolicy;
 use crate::policy::paths::{Confinement, ForbiddenMatch, ForbiddenRule};
@@ -315,6 +312,7 @@ pub fn tool_context(
         cwd: confinement.root().to_path_buf(),
         workspace: Some(Arc::new(confinement)),
         session_id: session_id.to_string(),
+        call_id: String::new(),
         cancel: CancellationToken::new(),
         limits: Arc::new(ToolLimits {
             output_budget: config.output_budget,
@@ -338,6 +336,8 @@ pub struct SessionFiles {
     /// Writes that failed as the session started (a full or read-only data directory):
     /// errors, like any later failed save.
     pub errors: Vec<String>,
+    /// Long-term memory (none: no data directory, or the database cannot be opened).
+    pub memory: Option<Arc<crate::memory::Memory>>,
 }
 
 impl SessionFiles {
@@ -348,6 +348,7 @@ impl SessionFiles {
             changelog: None,
             notices: Vec::new(),
             errors: Vec::new(),
+            memory: None,
         }
     }
 }
@@ -396,11 +397,24 @@ pub fn session_files(root: &Path, session_id: &str, model: &str, resume: bool) -
             None
         }
     };
+    let memory = match crate::memory::Memory::open(&data.join(crate::memory::DB_FILE), root) {
+        Ok(m) => {
+            notices.extend(m.notice().map(String::from));
+            Some(Arc::new(m))
+        }
+        Err(e) => {
+            notices.push(format!(
+                "long-term memory is off for this session ({e}); the memory tools are not offered"
+            ));
+            None
+        }
+    };
     SessionFiles {
         log,
         changelog,
         notices,
         errors,
+        memory,
     }
 }
 
@@ -428,7 +442,8 @@ pub fn hooks(config: &Config, policy: &Policy, root: &Path) -> HookChain {
     chain
 }
 
-/// Everything the runner needs for a session.
+/// Everything the runner needs for a session: the top agent, built by the composition
+/// root ([`crate::compose`]).
 pub fn runner_parts(
     config: &Config,
     provider: &Provider,
@@ -437,64 +452,13 @@ pub fn runner_parts(
     conversation: Vec<Message>,
     files: SessionFiles,
 ) -> RunnerParts {
-    let model = match provider {
-        Provider::Ready { settings, .. } => settings.model.as_str(),
-        Provider::Missing { .. } => config.model.as_deref().unwrap_or(""),
-    };
-    let mut registry = tool_registry(config, Some(model), &|k| std::env::var(k).ok()).0;
-    let mcp = mcp_servers(config);
-    if let Some(m) = &mcp {
-        m.register(&mut registry);
-    }
-    let registry = Arc::new(registry);
-    let root = ctx
-        .workspace
-        .as_ref()
-        .map(|c| c.root().to_path_buf())
-        .unwrap_or_else(|| ctx.cwd.clone());
-    let instructions = prompt::agents_md(&root, &ctx.cwd);
-    let names = registry.names();
-    let system_prompt = prompt::system_prompt(
-        &root.display().to_string(),
-        &names.iter().map(String::as_str).collect::<Vec<_>>(),
-        &instructions,
-    );
-    let policy = if interactive {
-        policy(config)
-    } else {
-        policy(config).headless()
-    };
-    let (llm, no_provider_message) = match provider {
-        Provider::Ready { settings, .. } => match LlmClient::new(settings.clone()) {
-            Ok(client) => (Some(client), String::new()),
-            Err(e) => (None, format!("the provider settings are not usable: {e}")),
-        },
-        Provider::Missing { message } => (None, message.clone()),
-    };
-    RunnerParts {
-        registry,
-        policy: policy.clone(),
-        llm,
-        no_provider_message,
-        ctx,
-        system_prompt,
-        hooks: hooks(config, &policy, &root),
-        options: AgentOptions {
-            limits: Limits {
-                max_tool_rounds: config.max_tool_rounds,
-                max_llm_attempts: config.max_retries,
-            },
-            retry: RetryPolicy {
-                max_attempts: config.max_retries,
-                ..RetryPolicy::default()
-            },
-        },
-        conversation,
-        session: files.log,
-        changelog: files.changelog,
-        save_errors: files.errors,
-        mcp,
-    }
+    let factory = crate::compose::AgentFactory::new(config, provider, ctx, interactive, &files);
+    factory
+        .build(crate::compose::Role::Top {
+            conversation,
+            files,
+        })
+        .expect("the top agent's parts always build")
 }
 
 /// Start the configured, enabled MCP servers in the background (`None` when there are

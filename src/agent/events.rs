@@ -465,6 +465,14 @@ pub enum AgentEvent {
         /// Where the figure comes from.
         source: String,
     },
+    /// An event of a sub-agent started by the `delegate` call `parent_id` (its own
+    /// sub-agents' events arrive wrapped twice).
+    SubAgent {
+        /// The delegate call whose sub-agent this comes from.
+        parent_id: String,
+        /// The sub-agent's event.
+        event: Box<AgentEvent>,
+    },
 }
 
 /// What front ends ask of the agent.
@@ -536,6 +544,19 @@ pub enum UserOp {
     Shell {
         /// The command line.
         command: String,
+    },
+    /// An op for the sub-agent of the `delegate` call `parent_id` (a person's answer to its
+    /// approval request); nested sub-agents are reached by nesting.
+    ToSubAgent {
+        /// The delegate call.
+        parent_id: String,
+        /// The op.
+        inner: Box<UserOp>,
+    },
+    /// List, search or delete long-term memories (`/memory`); the answer comes as a notice.
+    Memory {
+        /// What to do.
+        command: crate::memory::MemoryCommand,
     },
     /// Stop the agent.
     Shutdown,

@@ -2,6 +2,7 @@
 //! a runner ([`runner`]) performs. It knows no screen.
 
 pub mod compact;
+pub mod delegate;
 mod effects;
 pub mod events;
 pub mod prompt;

@@ -172,6 +172,10 @@ pub struct Runner {
     call_waiting: bool,
     /// The MCP servers, shut down when the agent stops.
     mcp: Option<crate::mcp::McpManager>,
+    /// Long-term memory, for `/memory`.
+    memory: Option<Arc<crate::memory::Memory>>,
+    /// The sub-agents of `delegate` calls: where their events go, how ops reach them.
+    subagents: Option<Arc<super::delegate::SubAgents>>,
 }
 
 /// Pieces to build a runner from.
@@ -203,6 +207,10 @@ pub struct RunnerParts {
     /// The MCP servers whose tools the registry offers (their status is sent as events;
     /// they are shut down with the agent).
     pub mcp: Option<crate::mcp::McpManager>,
+    /// Long-term memory, for `/memory` (the tools hold their own handle).
+    pub memory: Option<Arc<crate::memory::Memory>>,
+    /// The agent's sub-agents (shared with its `delegate` tool), if it may delegate.
+    pub subagents: Option<Arc<super::delegate::SubAgents>>,
 }
 
 impl Runner {
@@ -225,6 +233,9 @@ impl Runner {
         let (internal_tx, internal_rx) = mpsc::unbounded_channel();
         let tool_schemas = parts.registry.schemas();
         let logged = parts.conversation.len();
+        if let Some(hub) = &parts.subagents {
+            hub.attach(events_tx.clone(), parts.policy.autonomy);
+        }
         for message in parts.save_errors {
             let _ = events_tx.send(AgentEvent::Error { message });
         }
@@ -266,6 +277,8 @@ impl Runner {
             discovering: false,
             call_waiting: false,
             mcp: parts.mcp,
+            memory: parts.memory,
+            subagents: parts.subagents,
         };
         let mut runner = runner;
         runner.context_window = runner
@@ -607,6 +620,9 @@ impl Runner {
             }
             UserOp::SetAutonomy { autonomy } => {
                 self.policy.autonomy = autonomy;
+                if let Some(hub) = &self.subagents {
+                    hub.set_autonomy(autonomy);
+                }
                 self.emit(AgentEvent::Notice {
                     message: format!("Approval mode: {autonomy}"),
                 });
@@ -671,9 +687,48 @@ impl Runner {
                 self.shell(command);
                 None
             }
+            UserOp::ToSubAgent { parent_id, inner } => {
+                let routed = self
+                    .subagents
+                    .as_ref()
+                    .is_some_and(|hub| hub.route(&parent_id, *inner));
+                if !routed {
+                    self.emit(AgentEvent::Error {
+                        message: format!(
+                            "the sub-agent of call {parent_id} is no longer running; nothing \
+                             was sent to it"
+                        ),
+                    });
+                }
+                None
+            }
+            UserOp::Memory { command } => {
+                self.memory_command(command);
+                None
+            }
             UserOp::Shutdown => Some(Event::Shutdown),
             UserOp::Compact => Some(Event::CompactNow),
         }
+    }
+
+    /// Carry out a `/memory` command off the runner's task; its answer comes as a notice.
+    fn memory_command(&mut self, command: crate::memory::MemoryCommand) {
+        let Some(memory) = self.memory.clone() else {
+            self.emit(AgentEvent::Error {
+                message: "long-term memory is off in this session (see the notice at start)".into(),
+            });
+            return;
+        };
+        let tx = self.internal_tx.clone();
+        tokio::task::spawn_blocking(move || {
+            let event = match command.run(&memory) {
+                Ok(message) => AgentEvent::Notice { message },
+                Err(e) => AgentEvent::Error {
+                    message: format!("memory: {e}"),
+                },
+            };
+            let _ = tx.send(Internal::Applied(event));
+        });
     }
 
     /// Perform one action; true means stop.
@@ -1128,6 +1183,7 @@ impl Runner {
         let registry = self.registry.clone();
         let mut ctx = self.ctx.clone();
         ctx.cancel = self.tool_cancel.child_token();
+        ctx.call_id = id.clone();
         if let Some(r) = &ruling
             && r.opens_network(answer.is_some())
         {

@@ -885,7 +885,9 @@ impl Machine {
                 .result
                 .clone()
                 .unwrap_or_else(|| ToolResult::err("no result"));
-            if slot.kind.is_mutating() && result.success {
+            // A call that reports changed files mutated, whatever its kind (a delegate
+            // call, a read to the policy, reports what its sub-agent wrote).
+            if (slot.kind.is_mutating() || !result.files_changed.is_empty()) && result.success {
                 mutated = true;
                 for f in &result.files_changed {
                     if !files.contains(f) {

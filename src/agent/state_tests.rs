@@ -48,6 +48,32 @@ fn has(actions: &[Action], pred: impl Fn(&Action) -> bool) -> bool {
     actions.iter().any(pred)
 }
 
+/// A read-kind call (delegate) whose result reports changed files runs the post-tools hooks
+/// on them, as a write would.
+#[test]
+fn a_read_call_that_reports_changed_files_runs_the_hooks() {
+    let mut m = Machine::new(Limits::default());
+    m.step(Event::Submit("go".into()));
+    m.step(finished(vec![call("d1", "delegate", ToolKind::Read)]));
+    m.step(Event::Decided {
+        id: "d1".into(),
+        verdict: Verdict::Allow,
+    });
+    let a = m.step(Event::ToolFinished {
+        id: "d1".into(),
+        result: ToolResult::ok("wrote it").with_files(vec!["a.txt".into()]),
+        duration_ms: 1,
+    });
+    assert!(
+        has(
+            &a,
+            |x| matches!(x, Action::RunHooks { files } if files == &["a.txt"])
+        ),
+        "{a:?}"
+    );
+    assert_eq!(m.phase(), Phase::PostToolsHook);
+}
+
 #[test]
 fn simple_answer_ends_the_turn() {
     let mut m = Machine::new(Limits::default());

@@ -2,6 +2,7 @@
 //! returns the process exit code.
 
 pub mod mcp;
+pub mod memory;
 pub mod models;
 pub mod policy;
 pub mod sessions;

@@ -125,6 +125,7 @@ impl<O: Write, E: Write> Plain<O, E> {
                     }
                 }
             }
+            AgentEvent::SubAgent { parent_id, event } => self.sub_event(parent_id, event, 1),
             AgentEvent::HookResult {
                 name,
                 success,
@@ -156,6 +157,57 @@ impl<O: Write, E: Write> Plain<O, E> {
             | AgentEvent::Changes { .. }
             | AgentEvent::Attachment { .. }
             | AgentEvent::Models { .. } => {}
+        }
+    }
+
+    /// A sub-agent's event (of the delegate call `parent_id`, `depth` levels down): its calls
+    /// and results indented under the delegate call, its errors named as its own; its answer
+    /// reaches the output as the delegate call's result, through the parent.
+    fn sub_event(&mut self, parent_id: &str, event: &AgentEvent, depth: usize) {
+        let pad = "    ".repeat(depth);
+        let key = |id: &str| format!("{parent_id}/{id}");
+        match event {
+            AgentEvent::ToolCall {
+                id,
+                name,
+                arguments,
+                intent,
+            } => {
+                let line = truncate(
+                    &one_line(&call_line(name, arguments, intent.as_ref())),
+                    CALL_COLUMNS,
+                );
+                self.end_message();
+                self.say(&format!("{pad}→ {line}"));
+                self.calls.insert(key(id), line);
+            }
+            AgentEvent::ToolResult {
+                id,
+                name,
+                result,
+                duration_ms,
+            } => {
+                let line = self
+                    .calls
+                    .remove(&key(id))
+                    .unwrap_or_else(|| one_line(name));
+                self.end_message();
+                if result.success {
+                    self.say(&format!("{pad}  ✓ {line} ({duration_ms} ms)"));
+                } else {
+                    let error = result.error.as_deref().unwrap_or("failed");
+                    self.say(&format!("{pad}  ✗ {line}: {}", indented(error)));
+                }
+            }
+            AgentEvent::Error { message } => {
+                self.end_message();
+                self.say(&format!("{pad}sub-agent: {}", indented(message)));
+            }
+            AgentEvent::SubAgent {
+                parent_id: inner_parent,
+                event,
+            } => self.sub_event(&key(inner_parent), event, depth + 1),
+            _ => {}
         }
     }
 

@@ -280,3 +280,65 @@ fn a_long_command_line_is_cut() {
         "{line}"
     );
 }
+
+/// A sub-agent's calls are indented under the delegate call, a level deeper per level; its
+/// answer is not printed (it reaches the output through the delegate call's result).
+#[test]
+fn sub_agent_calls_are_indented_under_the_delegate_call() {
+    let sub = |parent: &str, event: AgentEvent| AgentEvent::SubAgent {
+        parent_id: parent.into(),
+        event: Box::new(event),
+    };
+    let call = |id: &str, path: &str| AgentEvent::ToolCall {
+        id: id.into(),
+        name: "read_file".into(),
+        arguments: json!({"path": path}),
+        intent: Some(CallIntent::reads([path.to_string()])),
+    };
+    let result = |id: &str| AgentEvent::ToolResult {
+        id: id.into(),
+        name: "read_file".into(),
+        result: ToolResult::ok("x"),
+        duration_ms: 2,
+    };
+    let p = print(&[
+        AgentEvent::ToolCall {
+            id: "d1".into(),
+            name: "delegate".into(),
+            arguments: json!({"task": "look"}),
+            intent: Some(CallIntent::reads([])),
+        },
+        sub("d1", call("c1", "a.txt")),
+        sub("d1", sub("c2", call("c1", "b.txt"))),
+        sub("d1", sub("c2", result("c1"))),
+        sub("d1", result("c1")),
+        sub(
+            "d1",
+            AgentEvent::AssistantMessage {
+                text: "inner answer".into(),
+            },
+        ),
+        sub(
+            "d1",
+            AgentEvent::Error {
+                message: "slow server".into(),
+            },
+        ),
+    ]);
+    assert_eq!(p.stdout, "", "the sub-agent's answer is not the output");
+    let lines: Vec<&str> = p.stderr.lines().collect();
+    assert!(lines[1].starts_with("    → read_file a.txt"), "{lines:?}");
+    assert!(
+        lines[2].starts_with("        → read_file b.txt"),
+        "{lines:?}"
+    );
+    assert!(
+        lines[3].starts_with("          ✓ read_file b.txt (2 ms)"),
+        "{lines:?}"
+    );
+    assert!(
+        lines[4].starts_with("      ✓ read_file a.txt (2 ms)"),
+        "{lines:?}"
+    );
+    assert_eq!(lines[5], "    sub-agent: slow server");
+}

@@ -20,6 +20,8 @@ pub mod diff;
 pub mod edit_file;
 pub mod edit_match;
 pub mod list_files;
+pub mod memory;
+pub mod oracle;
 pub mod output;
 pub mod patch;
 pub mod process;
@@ -82,6 +84,8 @@ pub struct ToolContext {
     pub cwd: PathBuf,
     /// The session this call belongs to.
     pub session_id: String,
+    /// The id of the call being run (empty outside an agent's turn).
+    pub call_id: String,
     /// Cancelled when the user interrupts or the call times out.
     pub cancel: CancellationToken,
     /// Output budgets and environment policy.
@@ -98,6 +102,7 @@ impl ToolContext {
             cwd: confinement.root().to_path_buf(),
             workspace: Some(Arc::new(confinement)),
             session_id: "local".into(),
+            call_id: String::new(),
             cancel: CancellationToken::new(),
             limits: Arc::new(ToolLimits::default()),
             sandbox: SandboxSpec::off(),

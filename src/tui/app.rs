@@ -392,7 +392,7 @@ impl App {
     }
 
     pub(crate) fn send(&self, op: UserOp) {
-        let _ = self.ops.send(op);
+        let _ = self.ops.send(self.routed(op));
     }
 
     fn mark(&mut self, id: &str) {
@@ -479,6 +479,7 @@ impl App {
                 }
                 self.status.mcp = servers;
             }
+            AgentEvent::SubAgent { parent_id, event } => self.on_sub_agent(vec![parent_id], *event),
             AgentEvent::UserMessage { text, queued } => {
                 self.transcript.push_user(&text);
                 if queued {

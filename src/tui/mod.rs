@@ -21,6 +21,7 @@ pub mod scrollback;
 pub mod slash;
 pub mod slash_popup;
 pub mod status_line;
+pub mod sub_agents;
 pub mod theme;
 pub mod tools_pane;
 pub mod transcript;
@@ -39,5 +40,7 @@ mod patch_review_tests;
 mod snapshot_tests;
 #[cfg(test)]
 mod status_snapshot_tests;
+#[cfg(test)]
+mod sub_agents_tests;
 #[cfg(test)]
 mod theme_tests;

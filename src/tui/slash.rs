@@ -189,6 +189,14 @@ pub const COMMANDS: &[SlashCommand] = &[
         run: mcp,
     },
     SlashCommand {
+        name: "memory",
+        aliases: &[],
+        args: "[search WORDS|rm KEY]",
+        help: "long-term memories: list, search, delete (rm --global KEY: a global one)",
+        values: none,
+        run: memory,
+    },
+    SlashCommand {
         name: "mouse",
         aliases: &[],
         args: "[on|off]",
@@ -304,6 +312,13 @@ impl App {
             let usage = c.usage();
             self.say(NoticeLevel::Error, &usage);
         }
+    }
+}
+
+fn memory(app: &mut App, arg: &str) {
+    match crate::memory::MemoryCommand::parse(arg) {
+        Ok(command) => app.send(UserOp::Memory { command }),
+        Err(_) => app.usage("memory"),
     }
 }
 

@@ -513,7 +513,7 @@ fn autocommit_switches_the_hook_and_rejects_other_words() {
 fn help_scrolls_to_its_end_on_a_small_screen() {
     let (mut app, _rx) = app("dark");
     app.submit("/help");
-    for _ in 0..12 {
+    for _ in 0..14 {
         app.on_key(crossterm::event::KeyEvent::from(
             crossterm::event::KeyCode::PageDown,
         ));

@@ -133,6 +133,11 @@ pub struct ToolsPane {
     /// Lines scrolled in the detail view (reset when the selection moves).
     detail_scroll: usize,
     detail_cache: Option<(String, u16, usize, Vec<Line<'static>>)>,
+    /// Calls of sub-agents, by their on-screen id (`PARENT/ID`): how deep they nest, the
+    /// delegate calls above them (outermost first) and their id within their sub-agent.
+    sub_calls: std::collections::HashMap<String, (u8, Vec<String>, String)>,
+    /// Where the next row goes when it nests under a delegate call.
+    pending_nest: Option<usize>,
 }
 
 impl ToolsPane {
@@ -151,11 +156,42 @@ impl ToolsPane {
 
     /// Add a call.
     pub fn add(&mut self, row: ToolRow) {
-        self.rows.push(row);
+        let at = match self.pending_nest.take() {
+            Some(i) if i <= self.rows.len() => i,
+            _ => self.rows.len(),
+        };
+        self.rows.insert(at, row);
         if self.follow {
-            self.selected = self.rows.len() - 1;
+            self.selected = at;
             self.detail_scroll = 0;
+        } else if at <= self.selected && self.rows.len() > 1 {
+            self.selected += 1;
         }
+    }
+
+    /// Note that the next row added, `id`, is a call of the sub-agent under the delegate
+    /// call `parent` (`depth` levels down; `path` the delegate calls above it, `inner` its
+    /// own id): it is shown indented, after the rows already under `parent`.
+    pub fn nest(&mut self, parent: &str, id: &str, depth: u8, path: Vec<String>, inner: String) {
+        self.sub_calls.insert(id.to_string(), (depth, path, inner));
+        let under = format!("{parent}/");
+        self.pending_nest = self
+            .rows
+            .iter()
+            .rposition(|r| r.id == parent || r.id.starts_with(&under))
+            .map(|i| i + 1);
+    }
+
+    /// The delegate calls above a sub-agent's call and its own id, for an on-screen id.
+    pub fn nested(&self, id: &str) -> Option<(&[String], &str)> {
+        self.sub_calls
+            .get(id)
+            .map(|(_, path, inner)| (path.as_slice(), inner.as_str()))
+    }
+
+    /// How deep a row nests (0: a call of the agent itself).
+    pub fn depth(&self, id: &str) -> u8 {
+        self.sub_calls.get(id).map_or(0, |(d, _, _)| *d)
     }
 
     /// Whether any call is running (the spinner needs frames).
@@ -239,10 +275,16 @@ impl ToolsPane {
                 Some(outcome) => format!("{outcome} · {tail}"),
                 None => tail,
             };
+            let indent = match self.depth(&row.id) {
+                0 => String::new(),
+                d => format!("{}↳ ", "  ".repeat(d as usize - 1)),
+            };
             let name_w = 12usize;
             let tail_w = tail.chars().count() + 1;
-            let summary_w = (area.width as usize).saturating_sub(2 + name_w + tail_w + 1);
+            let summary_w = (area.width as usize)
+                .saturating_sub(2 + name_w + tail_w + 1 + indent.chars().count());
             let mut spans = vec![
+                Span::styled(indent, Style::default().fg(theme.dim)),
                 Span::styled(format!("{icon} "), style),
                 Span::styled(
                     format!("{:<name_w$}", truncate(&row.name, name_w)),

@@ -144,7 +144,12 @@ async fn read_edit_answer_changes_the_file() {
             "search_files",
             "bash",
             "web_fetch",
-            "http_request"
+            "http_request",
+            "memory_store",
+            "memory_recall",
+            "memory_forget",
+            "oracle",
+            "delegate"
         ]
     );
     let answered = support::tool_messages(&requests[1]);

@@ -12,7 +12,9 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use crate::config::mcp::McpServerConfig;
-use crate::config::{ApprovalConfig, DEFAULT_API_KEY_ENV, FileConfig, HooksConfig, ToolsConfig};
+use crate::config::{
+    ApprovalConfig, DEFAULT_API_KEY_ENV, FileConfig, HooksConfig, OracleConfig, ToolsConfig,
+};
 use crate::policy::Autonomy;
 use crate::policy::approvals::RuleAction;
 use crate::policy::sandbox::SandboxMode;
@@ -215,6 +217,36 @@ pub const CLASSIFICATION: &[KeyClass] = &[
         "inline = true",
     ),
     row(
+        "oracle.model",
+        N,
+        "which model the oracle tool consults: a matter of cost",
+        r#"oracle.model = "big-model""#,
+    ),
+    row(
+        "oracle.base_url",
+        L,
+        "when it differs from yours: the oracle's questions (code and context from your session) would go to that server with your API key",
+        r#"oracle.base_url = "http://collector.example/v1""#,
+    ),
+    row(
+        "oracle.api_key_env",
+        L,
+        "when it differs from yours: that variable's value would be sent as the oracle's API key",
+        r#"oracle.api_key_env = "AWS_SECRET_ACCESS_KEY""#,
+    ),
+    row(
+        "oracle.max_tokens",
+        N,
+        "how long an oracle answer may be (16 to 4096)",
+        "oracle.max_tokens = 4096",
+    ),
+    row(
+        "oracle.temperature",
+        N,
+        "how the oracle samples (0 to 2)",
+        "oracle.temperature = 1.5",
+    ),
+    row(
         "hooks.post_tools",
         L,
         "every hook: it runs a command after each change (hooks add up)",
@@ -377,6 +409,7 @@ pub fn split(user: &FileConfig, project: FileConfig) -> (FileConfig, Vec<Looseni
         web,
         web_search,
         mcp_servers,
+        oracle,
     } = project;
     let mut loose = Vec::new();
     let mut kept = FileConfig {
@@ -468,6 +501,7 @@ pub fn split(user: &FileConfig, project: FileConfig) -> (FileConfig, Vec<Looseni
     kept.web = web.map(|w| crate::config::web::split_web(user.web.as_ref(), w, &mut loose));
     kept.web_search = web_search
         .map(|w| crate::config::web::split_search(user.web_search.as_ref(), w, &mut loose));
+    kept.oracle = oracle.map(|o| split_oracle(user, o, &mut loose));
     (kept, loose)
 }
 
@@ -542,6 +576,48 @@ fn split_mcp(
         );
     }
     (!kept.is_empty()).then_some(kept)
+}
+
+/// The oracle's server and key loosen when they differ from the person's own.
+fn split_oracle(user: &FileConfig, o: OracleConfig, loose: &mut Vec<Loosening>) -> OracleConfig {
+    let OracleConfig {
+        model,
+        base_url,
+        api_key_env,
+        max_tokens,
+        temperature,
+    } = o;
+    let mine = user.oracle.clone().unwrap_or_default();
+    let mut kept = OracleConfig {
+        model,
+        max_tokens,
+        temperature,
+        ..OracleConfig::default()
+    };
+    match base_url {
+        Some(url)
+            if Some(&url) != mine.base_url.as_ref() && Some(&url) != user.base_url.as_ref() =>
+        {
+            loose.push(loosening(
+                "oracle.base_url",
+                format!("sends the oracle's questions and your API key to {url}"),
+            ))
+        }
+        other => kept.base_url = other,
+    }
+    let user_key = mine
+        .api_key_env
+        .as_deref()
+        .or(user.api_key_env.as_deref())
+        .unwrap_or(DEFAULT_API_KEY_ENV);
+    match api_key_env {
+        Some(name) if name != user_key => loose.push(loosening(
+            "oracle.api_key_env",
+            format!("sends the value of ${name} to the oracle's server as the API key"),
+        )),
+        other => kept.api_key_env = other,
+    }
+    kept
 }
 
 /// The headers `user` already sends with the same value; the others loosen.

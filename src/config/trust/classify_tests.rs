@@ -1,7 +1,7 @@
 use std::path::Path;
 
 use super::*;
-use crate::config::HookConfig;
+use crate::config::{HookConfig, OracleConfig};
 use crate::policy::approvals::RuleConfig;
 
 fn parse(text: &str) -> FileConfig {
@@ -45,6 +45,7 @@ fn every_config_key_has_a_row_in_the_classification() {
         web,
         web_search,
         mcp_servers,
+        oracle,
     } = every;
     let crate::config::web::WebConfig {
         allow_private,
@@ -62,6 +63,13 @@ fn every_config_key_has_a_row_in_the_classification() {
         max_retries: search_retries,
         retry_base_ms,
     } = web_search.unwrap_or_default();
+    let OracleConfig {
+        model: oracle_model,
+        base_url: oracle_base_url,
+        api_key_env: oracle_api_key_env,
+        max_tokens: oracle_max_tokens,
+        temperature: oracle_temperature,
+    } = oracle.unwrap_or_default();
     let ApprovalConfig {
         mode,
         max_actions_per_hour,
@@ -124,6 +132,11 @@ fn every_config_key_has_a_row_in_the_classification() {
         ("web_search.max_retries", search_retries.is_some()),
         ("web_search.retry_base_ms", retry_base_ms.is_some()),
         ("mcp_servers", mcp_servers.is_some()),
+        ("oracle.model", oracle_model.is_some()),
+        ("oracle.base_url", oracle_base_url.is_some()),
+        ("oracle.api_key_env", oracle_api_key_env.is_some()),
+        ("oracle.max_tokens", oracle_max_tokens.is_some()),
+        ("oracle.temperature", oracle_temperature.is_some()),
     ];
     for (key, is_set) in set {
         assert!(is_set, "no row of CLASSIFICATION sets {key}");

@@ -1,0 +1,241 @@
+//! The composition root: one place that builds an agent — provider client, tools, policy,
+//! hooks, system prompt, session — for the TUI, `loom exec` and delegate sub-agents alike,
+//! so a sub-agent is wired exactly like the top one and differs only where [`Role`] says.
+//!
+//! [`AgentFactory`] holds what every agent of a session shares (configuration, provider,
+//! workspace context, long-term memory, the undo journal); [`AgentFactory::build`] turns a
+//! role into the [`RunnerParts`] a [`crate::agent::Runner`] starts from. It is called by
+//! `setup::runner_parts` (the top agent) and, through
+//! [`crate::agent::delegate::SubAgentFactory`], by the `delegate` tool.
+
+use std::sync::{Arc, Mutex};
+
+use crate::agent::delegate::{self, DelegateTool, SubAgentFactory, SubAgentSpec, SubAgents};
+use crate::agent::prompt;
+use crate::agent::state::Limits;
+use crate::agent::{AgentOptions, RunnerParts};
+use crate::changelog::Changelog;
+use crate::config::Config;
+use crate::llm::retry::RetryPolicy;
+use crate::llm::{LlmClient, Message};
+use crate::memory::Memory;
+use crate::setup::{self, Provider, SessionFiles};
+use crate::tools::{ToolContext, ToolRegistry};
+
+/// What kind of agent to build.
+pub enum Role {
+    /// The agent the person talks to.
+    Top {
+        /// An earlier conversation to continue.
+        conversation: Vec<Message>,
+        /// Its transcript, undo journal and notices.
+        files: SessionFiles,
+    },
+    /// A sub-agent started by `delegate`.
+    Sub(SubAgentSpec),
+}
+
+/// What all agents of one session share.
+pub struct AgentFactory {
+    config: Config,
+    provider: Provider,
+    ctx: ToolContext,
+    interactive: bool,
+    memory: Option<Arc<Memory>>,
+    changelog: Option<Arc<Mutex<Changelog>>>,
+    /// The session's MCP servers, started once and shared by every agent; the top agent
+    /// shuts them down.
+    mcp: Option<crate::mcp::McpManager>,
+}
+
+impl AgentFactory {
+    /// A factory for a session under `config` with `provider`, running tools in `ctx`.
+    /// `interactive`: whether a person can answer approval requests.
+    pub fn new(
+        config: &Config,
+        provider: &Provider,
+        ctx: ToolContext,
+        interactive: bool,
+        files: &SessionFiles,
+    ) -> Arc<AgentFactory> {
+        Arc::new(AgentFactory {
+            config: config.clone(),
+            provider: provider.clone(),
+            ctx,
+            interactive,
+            memory: files.memory.clone(),
+            changelog: files.changelog.clone(),
+            mcp: setup::mcp_servers(config),
+        })
+    }
+
+    fn root(&self) -> std::path::PathBuf {
+        self.ctx
+            .workspace
+            .as_ref()
+            .map(|c| c.root().to_path_buf())
+            .unwrap_or_else(|| self.ctx.cwd.clone())
+    }
+
+    /// The model the session talks to (the configured one when there is no provider).
+    fn model(&self) -> &str {
+        match &self.provider {
+            Provider::Ready { settings, .. } => settings.model.as_str(),
+            Provider::Missing { .. } => self.config.model.as_deref().unwrap_or(""),
+        }
+    }
+
+    /// The tools an agent at `depth` may be offered, in order: the workspace and web tools
+    /// for the session's model, the MCP servers' tools, memory, the oracle, and `delegate`
+    /// while the depth allows another level.
+    fn all_tools(self: &Arc<Self>, depth: u8, hub: &Arc<SubAgents>) -> ToolRegistry {
+        let (mut registry, _) =
+            setup::tool_registry(&self.config, Some(self.model()), &|k| std::env::var(k).ok());
+        if let Some(mcp) = &self.mcp {
+            mcp.register(&mut registry);
+        }
+        if let Some(memory) = &self.memory {
+            for tool in crate::tools::memory::tools(memory) {
+                let _ = registry.register(tool);
+            }
+        }
+        if let Some(client) = self.oracle_client() {
+            let _ = registry.register(Arc::new(crate::tools::oracle::Oracle::new(client)));
+        }
+        if depth < delegate::MAX_DEPTH {
+            let factory: Arc<dyn SubAgentFactory> = self.clone();
+            let _ = registry.register(Arc::new(DelegateTool::new(factory, hub.clone(), depth)));
+        }
+        registry
+    }
+
+    /// Build the parts of an agent in `role`.
+    pub fn build(self: &Arc<Self>, role: Role) -> Result<RunnerParts, String> {
+        let root = self.root();
+        let depth = match &role {
+            Role::Top { .. } => 0,
+            Role::Sub(spec) => spec.depth,
+        };
+        let hub = Arc::new(SubAgents::default());
+        let all = self.all_tools(depth, &hub);
+        let (registry, sub_autonomy) = match &role {
+            Role::Top { .. } => (all, None),
+            Role::Sub(spec) => {
+                let (registry, autonomy) = delegate::sub_registry(&all, spec)?;
+                (registry, Some(autonomy))
+            }
+        };
+        let instructions = prompt::agents_md(&root, &self.ctx.cwd);
+        let names = registry.names();
+        let mut system_prompt = prompt::system_prompt(
+            &root.display().to_string(),
+            &names.iter().map(String::as_str).collect::<Vec<_>>(),
+            &instructions,
+        );
+        let mut policy = setup::policy(&self.config);
+        if !self.interactive {
+            policy = policy.headless();
+        }
+        let (llm, no_provider_message) = match &self.provider {
+            Provider::Ready { settings, .. } => match LlmClient::new(settings.clone()) {
+                Ok(client) => (Some(client), String::new()),
+                Err(e) => (None, format!("the provider settings are not usable: {e}")),
+            },
+            Provider::Missing { message } => (None, message.clone()),
+        };
+        let mut limits = Limits {
+            max_tool_rounds: self.config.max_tool_rounds,
+            max_llm_attempts: self.config.max_retries,
+        };
+        let retry = RetryPolicy {
+            max_attempts: self.config.max_retries,
+            ..RetryPolicy::default()
+        };
+        let top = matches!(role, Role::Top { .. });
+        let hooks;
+        let (conversation, session, save_errors);
+        match role {
+            Role::Top {
+                conversation: c,
+                files,
+            } => {
+                if let Some(core) = self.core_memories() {
+                    system_prompt.push_str("\n\n");
+                    system_prompt.push_str(&core);
+                }
+                hooks = setup::hooks(&self.config, &policy, &root);
+                conversation = c;
+                session = files.log;
+                save_errors = files.errors;
+            }
+            Role::Sub(spec) => {
+                let autonomy = sub_autonomy.unwrap_or(crate::policy::Autonomy::ReadOnly);
+                system_prompt.push_str("\n\n");
+                system_prompt.push_str(&delegate::sub_agent_prompt(&spec, autonomy));
+                policy.autonomy = autonomy;
+                limits.max_tool_rounds = spec.max_rounds;
+                // The parent's post-tools hooks run once the delegate call returns (its
+                // result lists the files the sub-agent changed).
+                hooks = crate::hooks::HookChain::new();
+                conversation = Vec::new();
+                session = None;
+                save_errors = Vec::new();
+            }
+        }
+        Ok(RunnerParts {
+            registry: Arc::new(registry),
+            policy,
+            llm,
+            no_provider_message,
+            ctx: self.ctx.clone(),
+            system_prompt,
+            hooks,
+            options: AgentOptions { limits, retry },
+            conversation,
+            session,
+            changelog: self.changelog.clone(),
+            save_errors,
+            memory: self.memory.clone(),
+            subagents: Some(hub),
+            mcp: top.then(|| self.mcp.clone()).flatten(),
+        })
+    }
+
+    /// The oracle's client: `[oracle]` over the session's provider (its server, model and
+    /// key unless named), with the oracle's bounded answer length and temperature. `None`
+    /// without a provider, or when the settings are unusable.
+    fn oracle_client(&self) -> Option<LlmClient> {
+        let Provider::Ready { settings, .. } = &self.provider else {
+            return None;
+        };
+        let o = &self.config.oracle;
+        let mut s = settings.clone();
+        if let Some(url) = &o.base_url {
+            s.base_url = url.clone();
+            // Another server: the session's context window says nothing about it, and the
+            // session's headers (an identity, an organisation) are not sent to it.
+            s.context_window = None;
+            s.headers.clear();
+        }
+        if let Some(model) = &o.model {
+            s.model = model.clone();
+        }
+        s.api_key = o.api_key.clone();
+        s.max_tokens = Some(o.max_tokens);
+        s.temperature = Some(o.temperature);
+        LlmClient::new(s).ok()
+    }
+
+    /// The workspace's core memories as a system-prompt section (bounded), if any.
+    fn core_memories(&self) -> Option<String> {
+        let memory = self.memory.as_ref()?;
+        let entries = memory.core().ok()?;
+        crate::memory::prompt_section(&entries)
+    }
+}
+
+impl SubAgentFactory for AgentFactory {
+    fn sub_agent(self: Arc<Self>, spec: SubAgentSpec) -> Result<RunnerParts, String> {
+        self.build(Role::Sub(spec))
+    }
+}
