@@ -14,6 +14,7 @@ use std::collections::HashMap;
 use std::io::Write;
 
 use crate::agent::AgentEvent;
+use crate::tools::ToolResult;
 use crate::tools::summary::{call_line, truncate};
 
 /// Columns a call's line is cut to on stderr.
@@ -77,30 +78,13 @@ impl<O: Write, E: Write> Plain<O, E> {
                 name,
                 arguments,
                 intent,
-            } => {
-                let line = truncate(
-                    &one_line(&call_line(name, arguments, intent.as_ref())),
-                    CALL_COLUMNS,
-                );
-                self.end_message();
-                self.say(&format!("→ {line}"));
-                self.calls.insert(id.clone(), line);
-            }
+            } => self.call("", id.clone(), &call_line(name, arguments, intent.as_ref())),
             AgentEvent::ToolResult {
                 id,
                 name,
                 result,
                 duration_ms,
-            } => {
-                let line = self.calls.remove(id).unwrap_or_else(|| one_line(name));
-                self.end_message();
-                if result.success {
-                    self.say(&format!("  ✓ {line} ({duration_ms} ms)"));
-                } else {
-                    let error = result.error.as_deref().unwrap_or("failed");
-                    self.say(&format!("  ✗ {line}: {}", indented(error)));
-                }
-            }
+            } => self.result("", id, name, result, *duration_ms),
             AgentEvent::Retry {
                 attempt,
                 max_attempts,
@@ -172,33 +156,13 @@ impl<O: Write, E: Write> Plain<O, E> {
                 name,
                 arguments,
                 intent,
-            } => {
-                let line = truncate(
-                    &one_line(&call_line(name, arguments, intent.as_ref())),
-                    CALL_COLUMNS,
-                );
-                self.end_message();
-                self.say(&format!("{pad}→ {line}"));
-                self.calls.insert(key(id), line);
-            }
+            } => self.call(&pad, key(id), &call_line(name, arguments, intent.as_ref())),
             AgentEvent::ToolResult {
                 id,
                 name,
                 result,
                 duration_ms,
-            } => {
-                let line = self
-                    .calls
-                    .remove(&key(id))
-                    .unwrap_or_else(|| one_line(name));
-                self.end_message();
-                if result.success {
-                    self.say(&format!("{pad}  ✓ {line} ({duration_ms} ms)"));
-                } else {
-                    let error = result.error.as_deref().unwrap_or("failed");
-                    self.say(&format!("{pad}  ✗ {line}: {}", indented(error)));
-                }
-            }
+            } => self.result(&pad, &key(id), name, result, *duration_ms),
             AgentEvent::Error { message } => {
                 self.end_message();
                 self.say(&format!("{pad}sub-agent: {}", indented(message)));
@@ -208,6 +172,26 @@ impl<O: Write, E: Write> Plain<O, E> {
                 event,
             } => self.sub_event(&key(inner_parent), event, depth + 1),
             _ => {}
+        }
+    }
+
+    /// A tool call's line, `pad` in; remembered under `key` for its result.
+    fn call(&mut self, pad: &str, key: String, described: &str) {
+        let line = truncate(&one_line(described), CALL_COLUMNS);
+        self.end_message();
+        self.say(&format!("{pad}→ {line}"));
+        self.calls.insert(key, line);
+    }
+
+    /// A tool result's line, naming the call it answers (`key`) as its call line did.
+    fn result(&mut self, pad: &str, key: &str, name: &str, result: &ToolResult, duration_ms: u64) {
+        let line = self.calls.remove(key).unwrap_or_else(|| one_line(name));
+        self.end_message();
+        if result.success {
+            self.say(&format!("{pad}  ✓ {line} ({duration_ms} ms)"));
+        } else {
+            let error = result.error.as_deref().unwrap_or("failed");
+            self.say(&format!("{pad}  ✗ {line}: {}", indented(error)));
         }
     }
 

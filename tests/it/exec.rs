@@ -31,6 +31,24 @@ pub fn loom_command(home: &Path) -> tokio::process::Command {
     cmd
 }
 
+/// Run `loom ARGS -C DIR` (HOME in `DIR/.home`) and return its exit code, stdout and stderr.
+pub async fn loom_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let home = dir.join(".home");
+    std::fs::create_dir_all(&home).unwrap();
+    let out = loom_command(&home)
+        .args(args)
+        .arg("-C")
+        .arg(dir)
+        .output()
+        .await
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
 pub async fn exec(dir: &Path, server: &ScriptedServer, approval: &str, prompt: &str) -> Run {
     let home = dir.join(".home");
     std::fs::create_dir_all(&home).unwrap();

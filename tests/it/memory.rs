@@ -2,11 +2,9 @@
 //! recalls (ranked), forgets, and lists in its system prompt; two processes storing at once
 //! lose nothing; a damaged database is moved aside, not a crash.
 
-use std::path::Path;
-
 use serde_json::Value;
 
-use crate::exec::{exec, loom_command};
+use crate::exec::{exec, loom_in};
 use crate::support::{self, ScriptedServer};
 
 fn workspace() -> tempfile::TempDir {
@@ -16,24 +14,6 @@ fn workspace() -> tempfile::TempDir {
 }
 
 /// `loom memory ARGS` in the workspace, with the same home as `exec` uses.
-async fn memory_cli(dir: &Path, args: &[&str]) -> (i32, String, String) {
-    let home = dir.join(".home");
-    std::fs::create_dir_all(&home).unwrap();
-    let out = loom_command(&home)
-        .arg("-C")
-        .arg(dir)
-        .arg("memory")
-        .args(args)
-        .output()
-        .await
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
 fn system_prompt(request: &Value) -> String {
     request["messages"][0]["content"]
         .as_str()
@@ -106,19 +86,19 @@ async fn store_then_recall_ranked_then_forget_across_processes() {
     let forgot = &support::tool_messages(&requests[2])[1].1;
     assert_eq!(forgot["success"], true, "{forgot}");
 
-    let (code, out, err) = memory_cli(dir.path(), &["list", "--json"]).await;
+    let (code, out, err) = loom_in(dir.path(), &["memory", "list", "--json"]).await;
     assert_eq!(code, 0, "{err}");
     let listed: Vec<Value> = serde_json::from_str(&out).unwrap();
     let keys: Vec<&str> = listed.iter().map(|e| e["key"].as_str().unwrap()).collect();
     assert_eq!(keys.len(), 2, "{keys:?}");
     assert!(keys.contains(&"build") && keys.contains(&"editor") && !keys.contains(&"tests"));
-    let (code, out, _) = memory_cli(dir.path(), &["search", "release"]).await;
+    let (code, out, _) = loom_in(dir.path(), &["memory", "search", "release"]).await;
     assert_eq!(code, 0);
     assert!(out.starts_with("build [workspace, core"), "{out}");
-    let (code, _, err) = memory_cli(dir.path(), &["rm", "editor"]).await;
+    let (code, _, err) = loom_in(dir.path(), &["memory", "rm", "editor"]).await;
     assert_eq!(code, 1);
     assert!(err.contains("exists in the global scope"), "{err}");
-    let (code, out, _) = memory_cli(dir.path(), &["rm", "--global", "editor"]).await;
+    let (code, out, _) = loom_in(dir.path(), &["memory", "rm", "--global", "editor"]).await;
     assert_eq!(code, 0);
     assert!(out.contains("forgot \"editor\" (global)"), "{out}");
 }
@@ -156,7 +136,7 @@ async fn two_processes_storing_at_once_lose_nothing() {
         assert_eq!(results.len(), 20);
         assert!(results.iter().all(|r| r["success"] == true), "{results:#?}");
     }
-    let (code, out, err) = memory_cli(dir.path(), &["list", "--json"]).await;
+    let (code, out, err) = loom_in(dir.path(), &["memory", "list", "--json"]).await;
     assert_eq!(code, 0, "{err}");
     let listed: Vec<Value> = serde_json::from_str(&out).unwrap();
     assert_eq!(listed.len(), 40, "every store of both processes is kept");
@@ -202,7 +182,7 @@ async fn a_corrupt_database_is_moved_aside_and_the_session_goes_on() {
         })
         .collect();
     assert_eq!(aside.len(), 1, "the damaged file is kept for the person");
-    let (code, out, _) = memory_cli(dir.path(), &["list"]).await;
+    let (code, out, _) = loom_in(dir.path(), &["memory", "list"]).await;
     assert_eq!(code, 0);
     assert!(out.contains("kept in the new database"), "{out}");
 }

@@ -8,7 +8,7 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, BufReader};
 
-use crate::exec::{exec, loom_command};
+use crate::exec::{exec, loom_command, loom_in};
 use crate::support::{self, Frame, Reply, ScriptedServer};
 
 fn git(dir: &Path, args: &[&str]) -> String {
@@ -27,21 +27,6 @@ fn git(dir: &Path, args: &[&str]) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-async fn loom(dir: &Path, args: &[&str]) -> (i32, String, String) {
-    let out = loom_command(&dir.join(".home"))
-        .args(args)
-        .arg("-C")
-        .arg(dir)
-        .output()
-        .await
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 /// `loom exec --json --resume <id>` against `server`.
@@ -121,7 +106,7 @@ async fn resume_after_sigkill_mid_run() {
     .unwrap();
     let _ = child.wait().await;
 
-    let (code, listing, _) = loom(dir.path(), &["sessions"]).await;
+    let (code, listing, _) = loom_in(dir.path(), &["sessions"]).await;
     assert_eq!(code, 0);
     assert!(
         listing.contains(&id) && listing.contains("what is in notes.txt?"),
@@ -217,7 +202,7 @@ async fn undo_from_the_command_line_restores_an_edit() {
         "changed\n"
     );
 
-    let (code, diff, _) = loom(dir.path(), &["undo"]).await;
+    let (code, diff, _) = loom_in(dir.path(), &["undo"]).await;
     assert_eq!(
         code, 1,
         "without --yes and without a terminal nothing is applied"
@@ -228,7 +213,7 @@ async fn undo_from_the_command_line_restores_an_edit() {
     );
     assert!(dir.path().join("new.txt").exists());
 
-    let (code, _, err) = loom(dir.path(), &["undo", "--turn", "--yes"]).await;
+    let (code, _, err) = loom_in(dir.path(), &["undo", "--turn", "--yes"]).await;
     assert_eq!(code, 0, "{err}");
     assert_eq!(
         std::fs::read_to_string(dir.path().join("a.txt")).unwrap(),
@@ -236,7 +221,7 @@ async fn undo_from_the_command_line_restores_an_edit() {
     );
     assert!(!dir.path().join("new.txt").exists());
 
-    let (code, _, _) = loom(dir.path(), &["undo", "--redo", "--yes"]).await;
+    let (code, _, _) = loom_in(dir.path(), &["undo", "--redo", "--yes"]).await;
     assert_eq!(code, 0);
     assert_eq!(
         std::fs::read_to_string(dir.path().join("a.txt")).unwrap(),
@@ -244,7 +229,7 @@ async fn undo_from_the_command_line_restores_an_edit() {
     );
 
     std::fs::write(dir.path().join("a.txt"), "my own work\n").unwrap();
-    let (code, _, err) = loom(dir.path(), &["undo", "--all", "--yes"]).await;
+    let (code, _, err) = loom_in(dir.path(), &["undo", "--all", "--yes"]).await;
     assert_eq!(code, 1);
     assert!(err.contains("changed since Loom wrote it"), "{err}");
     assert_eq!(
@@ -285,7 +270,7 @@ async fn a_low_risk_build_that_writes_is_snapshotted_and_undone() {
         std::fs::read_to_string(dir.path().join("data.txt")).unwrap(),
         "clobbered\n"
     );
-    let (code, _, err) = loom(dir.path(), &["undo", "--yes"]).await;
+    let (code, _, err) = loom_in(dir.path(), &["undo", "--yes"]).await;
     assert_eq!(code, 0, "{err}");
     assert_eq!(
         std::fs::read_to_string(dir.path().join("data.txt")).unwrap(),
@@ -324,7 +309,7 @@ async fn shell_made_changes_are_undone_from_the_snapshot() {
         std::fs::read_to_string(dir.path().join("config.ini")).unwrap(),
         "debug = true\n"
     );
-    let (code, diff, err) = loom(dir.path(), &["undo", "--yes"]).await;
+    let (code, diff, err) = loom_in(dir.path(), &["undo", "--yes"]).await;
     assert_eq!(code, 0, "{err}");
     assert!(
         diff.contains("-debug = true") && diff.contains("+debug = false"),

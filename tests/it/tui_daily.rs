@@ -250,21 +250,6 @@ async fn loom_models_says_when_the_configured_model_is_not_offered() {
     );
 }
 
-async fn loom_at(dir: &std::path::Path, args: &[&str]) -> (i32, String, String) {
-    let out = crate::exec::loom_command(&dir.join(".home"))
-        .args(args)
-        .arg("-C")
-        .arg(dir)
-        .output()
-        .await
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
 /// `loom sessions` shows each session's title (its first prompt), age, message and change
 /// counts, and hides sessions that never reached a model; `loom sessions rm ID` removes
 /// one with its undo journal.
@@ -295,7 +280,7 @@ async fn sessions_have_titles_counts_and_can_be_removed() {
         })
         .unwrap();
 
-    let (code, listing, _) = loom_at(dir.path(), &["sessions"]).await;
+    let (code, listing, _) = crate::exec::loom_in(dir.path(), &["sessions"]).await;
     assert_eq!(code, 0);
     let row = listing
         .lines()
@@ -312,16 +297,16 @@ async fn sessions_have_titles_counts_and_can_be_removed() {
 
     let changes = dir.path().join(".home/.local/share/loom/changes").join(&id);
     assert!(changes.exists());
-    let (code, out, _) = loom_at(dir.path(), &["sessions", "rm", &id]).await;
+    let (code, out, _) = crate::exec::loom_in(dir.path(), &["sessions", "rm", &id]).await;
     assert_eq!(code, 0);
     assert_eq!(out.trim(), format!("removed session {id}"));
     assert!(!changes.exists(), "the undo journal goes with it");
-    let (_, listing, _) = loom_at(dir.path(), &["sessions"]).await;
+    let (_, listing, _) = crate::exec::loom_in(dir.path(), &["sessions"]).await;
     assert!(!listing.contains(&id), "{listing}");
-    let (code, _, err) = loom_at(dir.path(), &["sessions", "rm", &id]).await;
+    let (code, _, err) = crate::exec::loom_in(dir.path(), &["sessions", "rm", &id]).await;
     assert_eq!(code, 1);
     assert!(err.contains("no session"), "{err}");
-    let (code, _, err) = loom_at(dir.path(), &["sessions", "rm", "../../etc"]).await;
+    let (code, _, err) = crate::exec::loom_in(dir.path(), &["sessions", "rm", "../../etc"]).await;
     assert_eq!(code, 1, "an id is a name, never a path");
     assert!(err.contains("no session"), "{err}");
 }
