@@ -40,7 +40,9 @@ pub struct AgentFactory {
     config: Config,
     provider: Provider,
     ctx: ToolContext,
-    interactive: bool,
+    /// The session's policy; every agent gets a clone, so all draw on its one hourly
+    /// action budget.
+    policy: crate::policy::Policy,
     memory: Option<Arc<Memory>>,
     changelog: Option<Arc<Mutex<Changelog>>>,
     /// The session's MCP servers, started once and shared by every agent; the top agent
@@ -62,7 +64,11 @@ impl AgentFactory {
             config: config.clone(),
             provider: provider.clone(),
             ctx,
-            interactive,
+            policy: if interactive {
+                setup::policy(config)
+            } else {
+                setup::policy(config).headless()
+            },
             memory: files.memory.clone(),
             changelog: files.changelog.clone(),
             mcp: setup::mcp_servers(config),
@@ -132,10 +138,7 @@ impl AgentFactory {
             &names.iter().map(String::as_str).collect::<Vec<_>>(),
             &instructions,
         );
-        let mut policy = setup::policy(&self.config);
-        if !self.interactive {
-            policy = policy.headless();
-        }
+        let mut policy = self.policy.clone();
         let (llm, no_provider_message) = match &self.provider {
             Provider::Ready { settings, .. } => match LlmClient::new(settings.clone()) {
                 Ok(client) => (Some(client), String::new()),
@@ -237,5 +240,68 @@ impl AgentFactory {
 impl SubAgentFactory for AgentFactory {
     fn sub_agent(self: Arc<Self>, spec: SubAgentSpec) -> Result<RunnerParts, String> {
         self.build(Role::Sub(spec))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Instant;
+
+    use super::*;
+    use crate::config::FlagConfig;
+    use crate::policy::{Autonomy, CallIntent, CommandIntent, Decision, ToolKind};
+
+    /// A sub-agent's writes and commands count against the session's one hourly budget:
+    /// delegating cannot multiply what full-auto may do in an hour.
+    #[tokio::test]
+    async fn a_sub_agent_draws_on_the_sessions_hourly_budget() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("config.toml");
+        std::fs::write(
+            &file,
+            "[approval]\nmode = \"full-auto\"\nmax_actions_per_hour = 2\n",
+        )
+        .unwrap();
+        let flags = FlagConfig {
+            config_file: Some(file),
+            ..FlagConfig::default()
+        };
+        let config = crate::config::load(dir.path(), &flags, &|_| None).unwrap();
+        let ctx = setup::tool_context(dir.path(), &config, "s").unwrap();
+        let provider = Provider::Missing {
+            message: "none".into(),
+        };
+        let factory = AgentFactory::new(&config, &provider, ctx, true, &SessionFiles::none());
+        let top = factory
+            .build(Role::Top {
+                conversation: Vec::new(),
+                files: SessionFiles::none(),
+            })
+            .unwrap();
+        let mut sub = factory
+            .build(Role::Sub(SubAgentSpec {
+                depth: 1,
+                tools: Some(vec!["bash".into(), "write_file".into()]),
+                max_rounds: 3,
+                parent_autonomy: Autonomy::FullAuto,
+                label: "sub-agent of c1".into(),
+            }))
+            .unwrap();
+        let now = Instant::now();
+        let ls = CallIntent::runs(CommandIntent {
+            command: "ls".into(),
+            cwd: None,
+            outside_sandbox: false,
+        });
+        let before = top.policy.decide("bash", &ls, Some(dir.path()), now);
+        assert_eq!(before.decision, Decision::Allow);
+        sub.policy.record_action(ToolKind::Execute, now);
+        sub.policy.record_action(ToolKind::Write, now);
+        let after = top.policy.decide("bash", &ls, Some(dir.path()), now);
+        assert!(
+            matches!(after.decision, Decision::Ask { .. }),
+            "{:?}",
+            after.decision
+        );
     }
 }

@@ -19,6 +19,7 @@ pub mod paths;
 pub mod sandbox;
 
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
@@ -121,7 +122,9 @@ pub struct Policy {
     pub autonomy: Autonomy,
     rules: Rules,
     grants: Grants,
-    budget: ActionBudget,
+    /// Shared by every clone: a session's agents (its delegate sub-agents too) draw on one
+    /// hourly budget.
+    budget: Arc<Mutex<ActionBudget>>,
     home: Option<PathBuf>,
     protected: Vec<ForbiddenRule>,
     interactive: bool,
@@ -145,7 +148,7 @@ impl Policy {
             autonomy,
             rules: Rules::default(),
             grants: Grants::default(),
-            budget: ActionBudget::default(),
+            budget: Arc::default(),
             protected: ForbiddenRule::defaults(home.as_deref()),
             home,
             interactive: true,
@@ -175,7 +178,7 @@ impl Policy {
 
     /// Use this hourly action budget.
     pub fn with_budget(mut self, per_hour: u32) -> Policy {
-        self.budget = ActionBudget::new(per_hour);
+        self.budget = Arc::new(Mutex::new(ActionBudget::new(per_hour)));
         self
     }
 
@@ -250,12 +253,12 @@ impl Policy {
             ),
             ToolKind::Mcp => self.mcp.decide(name, intent, self.autonomy),
         };
-        let decision = if decision == Decision::Allow && self.budget.exhausted(now) {
+        let decision = if decision == Decision::Allow && self.budget().exhausted(now) {
             Decision::Ask {
                 reason: format!(
                     "the budget of {} writes and commands per hour is used up, so every action now \
                      needs approval (raise approval.max_actions_per_hour to change this)",
-                    self.budget.per_hour()
+                    self.budget().per_hour()
                 ),
             }
         } else {
@@ -405,10 +408,15 @@ impl Policy {
         }
     }
 
+    /// The hourly budget (a panic elsewhere while it was held leaves its count usable).
+    fn budget(&self) -> MutexGuard<'_, ActionBudget> {
+        self.budget.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     /// Count one executed write or command against the hourly budget.
     pub fn record_action(&mut self, kind: ToolKind, now: Instant) {
         if kind.is_mutating() {
-            self.budget.record(now);
+            self.budget().record(now);
         }
     }
 
@@ -460,7 +468,7 @@ impl Policy {
     ) -> Option<String> {
         let full = Policy {
             autonomy: Autonomy::FullAuto,
-            budget: ActionBudget::new(u32::MAX),
+            budget: Arc::new(Mutex::new(ActionBudget::new(u32::MAX))),
             interactive: true,
             ..self.clone()
         };
@@ -641,6 +649,23 @@ mod tests {
             ),
             other => panic!("{other:?}"),
         }
+    }
+
+    /// A delegate's sub-agent gets a clone of the session's policy: what it runs counts
+    /// against the same hourly budget, so fanning work out to sub-agents cannot multiply it.
+    #[test]
+    fn clones_of_a_policy_share_one_hourly_budget() {
+        let parent = Policy::new(Autonomy::FullAuto).with_budget(2);
+        let mut sub = parent.clone();
+        let now = Instant::now();
+        sub.record_action(ToolKind::Execute, now);
+        sub.record_action(ToolKind::Write, now);
+        assert!(matches!(
+            parent
+                .decide("bash", &bash("ls"), Some(&ws()), now)
+                .decision,
+            Decision::Ask { .. }
+        ));
     }
 
     #[test]
