@@ -155,6 +155,10 @@ impl AgentFactory {
             ..RetryPolicy::default()
         };
         let top = matches!(role, Role::Top { .. });
+        let parent_turn = match &role {
+            Role::Top { .. } => None,
+            Role::Sub(spec) => Some(spec.turn),
+        };
         let hooks;
         let (conversation, session, save_errors);
         match role {
@@ -201,6 +205,7 @@ impl AgentFactory {
             memory: self.memory.clone(),
             subagents: Some(hub),
             mcp: top.then(|| self.mcp.clone()).flatten(),
+            parent_turn,
         })
     }
 
@@ -285,6 +290,7 @@ mod tests {
                 max_rounds: 3,
                 parent_autonomy: Autonomy::FullAuto,
                 label: "sub-agent of c1".into(),
+                turn: 1,
             }))
             .unwrap();
         let now = Instant::now();

@@ -313,6 +313,7 @@ pub fn tool_context(
         workspace: Some(Arc::new(confinement)),
         session_id: session_id.to_string(),
         call_id: String::new(),
+        turn: 0,
         cancel: CancellationToken::new(),
         limits: Arc::new(ToolLimits {
             output_budget: config.output_budget,

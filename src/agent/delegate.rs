@@ -66,6 +66,9 @@ pub struct SubAgentSpec {
     pub parent_autonomy: Autonomy,
     /// How approval requests and notices name it (`sub-agent of call_1`).
     pub label: String,
+    /// The parent's turn: the sub-agent's changes are recorded under it, so undoing that
+    /// turn takes them back with the parent's.
+    pub turn: u64,
 }
 
 /// Builds sub-agents; the composition root implements it.
@@ -291,6 +294,7 @@ impl Tool for DelegateTool {
             max_rounds: a.max_rounds.unwrap_or(DEFAULT_ROUNDS),
             parent_autonomy: self.hub.autonomy(),
             label: format!("sub-agent of {parent_id}"),
+            turn: ctx.turn,
         };
         let parts = match self.factory.clone().sub_agent(spec) {
             Ok(p) => p,

@@ -9,6 +9,7 @@ fn spec(tools: Option<&[&str]>, parent: Autonomy) -> SubAgentSpec {
         max_rounds: 5,
         parent_autonomy: parent,
         label: "sub-agent of d1".into(),
+        turn: 1,
     }
 }
 

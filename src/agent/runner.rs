@@ -148,6 +148,8 @@ pub struct Runner {
     logged: usize,
     changelog: Option<Arc<Mutex<Changelog>>>,
     turn: u64,
+    /// A sub-agent's changes are its parent's turn's: the turn never advances.
+    fixed_turn: bool,
     /// Whether the last session or journal write failed (so a streak is reported once).
     save_failing: bool,
     /// The model's context window, when known (config, or learned from the server).
@@ -211,6 +213,9 @@ pub struct RunnerParts {
     pub memory: Option<Arc<crate::memory::Memory>>,
     /// The agent's sub-agents (shared with its `delegate` tool), if it may delegate.
     pub subagents: Option<Arc<super::delegate::SubAgents>>,
+    /// For a delegate's sub-agent: the parent's turn, which its changes are recorded under
+    /// (`None`: the agent numbers its own turns, after the journal's last).
+    pub parent_turn: Option<u64>,
 }
 
 impl Runner {
@@ -265,8 +270,16 @@ impl Runner {
             tool_schemas,
             session: parts.session,
             logged,
+            turn: match parts.parent_turn {
+                Some(turn) => turn,
+                None => parts
+                    .changelog
+                    .as_ref()
+                    .and_then(|c| c.lock().ok().map(|c| c.last_turn()))
+                    .unwrap_or(0),
+            },
+            fixed_turn: parts.parent_turn.is_some(),
             changelog: parts.changelog,
-            turn: 0,
             save_failing: false,
             context_window: None,
             chars_per_token: DEFAULT_CHARS_PER_TOKEN,
@@ -498,7 +511,9 @@ impl Runner {
             }
             other => other,
         };
-        if let AgentEvent::UserMessage { queued: false, .. } = &event {
+        if let AgentEvent::UserMessage { queued: false, .. } = &event
+            && !self.fixed_turn
+        {
             self.turn += 1;
         }
         if let Some(log) = &mut self.session {
@@ -1184,6 +1199,7 @@ impl Runner {
         let mut ctx = self.ctx.clone();
         ctx.cancel = self.tool_cancel.child_token();
         ctx.call_id = id.clone();
+        ctx.turn = self.turn;
         if let Some(r) = &ruling
             && r.opens_network(answer.is_some())
         {

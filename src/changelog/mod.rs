@@ -77,6 +77,13 @@ impl Line {
             _ => None,
         }
     }
+
+    fn turn(&self) -> Option<u64> {
+        match self {
+            Line::File { turn, .. } | Line::Command { turn, .. } => Some(*turn),
+            _ => None,
+        }
+    }
 }
 
 /// A recorded change, as listed by `/changes`.
@@ -225,6 +232,12 @@ impl Changelog {
             log.replay(l);
         }
         Ok(log)
+    }
+
+    /// The highest turn a change was recorded in (0: none). A resumed session numbers its
+    /// turns on from here, so `undo --turn` never mixes an old turn with a new one.
+    pub fn last_turn(&self) -> u64 {
+        self.lines.iter().filter_map(Line::turn).max().unwrap_or(0)
     }
 
     /// The contents and mode of the workspace file `path`, read beneath the workspace with

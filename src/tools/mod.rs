@@ -86,6 +86,9 @@ pub struct ToolContext {
     pub session_id: String,
     /// The id of the call being run (empty outside an agent's turn).
     pub call_id: String,
+    /// The turn of the call being run (0 outside a turn): the undo journal groups changes
+    /// by it, and a delegate's sub-agent records its changes under it.
+    pub turn: u64,
     /// Cancelled when the user interrupts or the call times out.
     pub cancel: CancellationToken,
     /// Output budgets and environment policy.
@@ -103,6 +106,7 @@ impl ToolContext {
             workspace: Some(Arc::new(confinement)),
             session_id: "local".into(),
             call_id: String::new(),
+            turn: 0,
             cancel: CancellationToken::new(),
             limits: Arc::new(ToolLimits::default()),
             sandbox: SandboxSpec::off(),

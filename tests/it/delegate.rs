@@ -446,3 +446,70 @@ async fn a_person_approves_a_sub_agents_write_through_the_parent() {
     assert_eq!(result.files_changed, ["c.txt"]);
     let _ = agent.ops.send(UserOp::Shutdown);
 }
+
+/// Regression: a sub-agent numbered its turns from 1, and so did a resumed session, so
+/// `undo --turn` after a delegate in a resumed session also took back the first run's
+/// changes. Turns now go on from the journal's last, and a sub-agent's changes belong to
+/// its parent's turn.
+#[tokio::test(flavor = "multi_thread")]
+async fn undoing_a_turn_takes_back_its_sub_agents_changes_and_nothing_older() {
+    let dir = workspace();
+    let first = ScriptedServer::start(vec![
+        support::calls_openai(&[(
+            "w1",
+            "write_file",
+            r#"{"path": "one.txt", "content": "1\n"}"#,
+        )]),
+        support::text_reply("wrote a"),
+    ])
+    .await;
+    let run = exec(dir.path(), &first, "full-auto", "write a").await;
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let id = run.events[0]["session_id"].as_str().unwrap().to_string();
+
+    let second = ScriptedServer::start(vec![
+        support::calls_openai(&[(
+            "d1",
+            "delegate",
+            r#"{"task": "Create two.txt saying 2.", "tools": ["write_file"]}"#,
+        )]),
+        support::calls_openai(&[(
+            "w2",
+            "write_file",
+            r#"{"path": "two.txt", "content": "2\n"}"#,
+        )]),
+        support::text_reply("wrote b"),
+        support::text_reply("b is written"),
+    ])
+    .await;
+    let out = loom_command(&dir.path().join(".home"))
+        .args(["exec", "--json", "--model", "m", "--approval", "full-auto"])
+        .args(["--resume", &id, "--base-url", &second.base_url(), "-C"])
+        .arg(dir.path())
+        .arg("now b")
+        .output()
+        .await
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        dir.path().join("two.txt").exists(),
+        "the sub-agent wrote two.txt"
+    );
+
+    let (code, _, err) = crate::exec::loom_in(dir.path(), &["undo", "--turn", "--yes"]).await;
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        !dir.path().join("two.txt").exists(),
+        "the sub-agent's write is undone"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("one.txt")).unwrap(),
+        "1\n",
+        "the first run's turn is not touched"
+    );
+}
