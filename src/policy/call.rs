@@ -33,6 +33,9 @@ pub enum NetAccess {
     Fetch,
     /// An API request: any method, headers and body.
     Request,
+    /// A page driven in the browser: opened (`OPEN`), read (`READ`), clicked or typed into
+    /// (`INTERACT`), or running the model's JavaScript (`EVAL`).
+    Browse,
 }
 
 impl NetAccess {
@@ -42,6 +45,7 @@ impl NetAccess {
             NetAccess::Search => "web_search",
             NetAccess::Fetch => "web_fetch",
             NetAccess::Request => "http_request",
+            NetAccess::Browse => "browser",
         }
     }
 }

@@ -75,21 +75,34 @@ pub fn decide(
 ) -> (Decision, Assessment) {
     let read_like = matches!(net.access, NetAccess::Search | NetAccess::Fetch);
     let safe_method = matches!(net.method.as_str(), "GET" | "HEAD" | "OPTIONS");
+    // The model's JavaScript in a page can do anything the page can: asked every time.
+    let eval = net.access == NetAccess::Browse && net.method == "EVAL";
     let risk = match net.access {
         NetAccess::Search | NetAccess::Fetch => Risk::Low,
         NetAccess::Request if safe_method => Risk::Medium,
         NetAccess::Request => Risk::High,
+        NetAccess::Browse if eval => Risk::High,
+        NetAccess::Browse => Risk::Medium,
     };
     let what = match net.access {
         NetAccess::Search => format!("sends a search query to {}", net.domain),
         NetAccess::Fetch => format!("reads {}", net.url),
         NetAccess::Request => format!("sends {} {}", net.method, net.url),
+        NetAccess::Browse => match net.method.as_str() {
+            "OPEN" => format!("opens {} in the browser", net.url),
+            "EVAL" => format!("runs JavaScript in the page {}", net.url),
+            "INTERACT" => format!("clicks or types in the page {}", net.url),
+            _ => format!("reads the page {}", net.url),
+        },
     };
     let mut assessment = Assessment::plain(risk, what);
-    assessment.domain_grant = Some((net.access, net.domain.clone()));
+    assessment.domain_grant = (!eval).then(|| (net.access, net.domain.clone()));
     let listed = rules.allows_domain(&net.domain);
     let decision = match autonomy {
         Autonomy::ReadOnly if read_like && rules.read_only_web => Decision::Allow,
+        Autonomy::ReadOnly if net.access == NetAccess::Browse => Decision::Deny {
+            reason: format!("{name} was refused: read-only mode does not drive the browser"),
+        },
         Autonomy::ReadOnly => Decision::Deny {
             reason: if read_like {
                 format!(
@@ -110,6 +123,9 @@ pub fn decide(
             }
         }
         Autonomy::FullAuto => Decision::Allow,
+        Autonomy::Supervised if eval => Decision::Ask {
+            reason: "the model's JavaScript runs in the page only when approved, each time".into(),
+        },
         Autonomy::Supervised if grants.covers(net.access, &net.domain) => Decision::Allow,
         Autonomy::Supervised => Decision::Ask {
             reason: format!(

@@ -1,7 +1,8 @@
 //! Building the web tools from configuration: web_fetch and http_request always (the
 //! policy decides when they run), web_search only with a usable provider — a provider
 //! named, its server known, its keys present in the environment. What is missing is said
-//! in words that tell the person how to enable it (`loom tool list`).
+//! in words that tell the person how to enable it (`loom tool list`). The `browser` is
+//! offered when a Chromium is found (on PATH, or named by `LOOM_BROWSER`).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -126,6 +127,13 @@ pub fn web_tools(
         }),
     }
     tools.push(Arc::new(WebFetch::new(web.clone())));
-    tools.push(Arc::new(HttpRequest::new(web)));
+    tools.push(Arc::new(HttpRequest::new(web.clone())));
+    match crate::tools::browser::offered(env, web.settings.allow_private.clone()) {
+        Ok(browser) => tools.push(browser),
+        Err(why) => missing.push(Unoffered {
+            name: "browser",
+            why,
+        }),
+    }
     (tools, missing)
 }

@@ -15,6 +15,7 @@ pub mod args;
 pub mod atomic;
 pub mod bash;
 pub mod beneath;
+pub mod browser;
 pub mod change;
 pub mod diff;
 pub mod edit_file;

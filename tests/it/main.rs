@@ -6,6 +6,7 @@ mod support;
 
 mod agent;
 mod apply_patch;
+mod browser;
 mod containment;
 mod context;
 mod delegate;

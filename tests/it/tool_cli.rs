@@ -31,20 +31,22 @@ fn list_prints_the_offered_openai_schemas() {
         .iter()
         .map(|s| s["function"]["name"].as_str().unwrap())
         .collect();
-    assert_eq!(
-        names,
-        [
-            "read_file",
-            "write_file",
-            "edit_file",
-            "apply_patch",
-            "list_files",
-            "search_files",
-            "bash",
-            "web_fetch",
-            "http_request"
-        ]
-    );
+    let mut expected = vec![
+        "read_file",
+        "write_file",
+        "edit_file",
+        "apply_patch",
+        "list_files",
+        "search_files",
+        "bash",
+        "web_fetch",
+        "http_request",
+    ];
+    // Offered where a Chromium is installed (always on CI; see tests/it/browser.rs).
+    if loom::tools::browser::cdp::find(None).is_some() {
+        expected.push("browser");
+    }
+    assert_eq!(names, expected);
 }
 
 #[test]

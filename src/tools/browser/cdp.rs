@@ -1,0 +1,264 @@
+//! A thin Chrome DevTools Protocol client over `--remote-debugging-pipe`.
+//!
+//! Chromium reads commands from its fd 3 and writes answers and events to its fd 4, each
+//! message one JSON object ended by a NUL byte. That needs no WebSocket and no generated
+//! protocol types (the crates that have them cost minutes of CI compile time): commands
+//! are `serde_json::Value`s, answers are routed to their caller by id, and events go to
+//! every subscriber. The browser runs in its own process group with a fresh profile in a
+//! temporary directory; dropping [`Chromium`] kills the group and deletes the profile.
+
+use std::collections::HashMap;
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::unix::pipe;
+use tokio::sync::{broadcast, oneshot};
+
+/// One event: its method, parameters and the session it belongs to (if any).
+#[derive(Debug, Clone)]
+pub struct CdpEvent {
+    /// E.g. `Fetch.requestPaused`.
+    pub method: String,
+    /// Its parameters.
+    pub params: Value,
+    /// The target session it came from.
+    pub session: Option<String>,
+}
+
+type Pending = Arc<Mutex<HashMap<u64, oneshot::Sender<Result<Value, String>>>>>;
+
+/// The largest message accepted from Chromium (a full-page screenshot is the biggest).
+const MAX_MESSAGE: usize = 64 << 20;
+
+/// Split `buf` into NUL-ended messages; what follows the last NUL stays in `buf`.
+pub fn take_messages(buf: &mut Vec<u8>) -> Vec<Vec<u8>> {
+    let mut out = Vec::new();
+    while let Some(end) = buf.iter().position(|b| *b == 0) {
+        let rest = buf.split_off(end + 1);
+        let mut message = std::mem::replace(buf, rest);
+        message.pop();
+        out.push(message);
+    }
+    out
+}
+
+/// A running headless Chromium and the connection to it.
+pub struct Chromium {
+    writer: tokio::sync::Mutex<pipe::Sender>,
+    pending: Pending,
+    events: broadcast::Sender<CdpEvent>,
+    next_id: AtomicU64,
+    group: i32,
+    _child: tokio::process::Child,
+    _profile: tempfile::TempDir,
+}
+
+impl Drop for Chromium {
+    fn drop(&mut self) {
+        let group = nix::unistd::Pid::from_raw(self.group);
+        let _ = nix::sys::signal::killpg(group, nix::sys::signal::Signal::SIGKILL);
+        crate::tools::reaper::release(self.group as u32);
+    }
+}
+
+/// The Chromium executables Loom looks for, in order, when none is configured.
+pub const CANDIDATES: &[&str] = &["chromium", "chromium-browser", "google-chrome", "chrome"];
+
+/// The Chromium to run: `configured` if given, else the first candidate on `PATH`.
+pub fn find(configured: Option<&Path>) -> Option<PathBuf> {
+    if let Some(path) = configured {
+        return path.is_file().then(|| path.to_path_buf());
+    }
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .flat_map(|dir| CANDIDATES.iter().map(move |name| dir.join(name)))
+        .find(|p| p.is_file())
+}
+
+impl Chromium {
+    /// Start `executable` headless with a fresh profile and connect to it.
+    pub async fn launch(executable: &Path) -> Result<Arc<Chromium>, String> {
+        let profile = tempfile::Builder::new()
+            .prefix("loom-browser-")
+            .tempdir()
+            .map_err(|e| format!("cannot make the browser's profile directory: {e}"))?;
+        let (to_child_read, to_child_write) = pipe_pair()?;
+        let (from_child_read, from_child_write) = pipe_pair()?;
+        let mut cmd = tokio::process::Command::new(executable);
+        cmd.args([
+            "--headless",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--no-default-browser-check",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--disable-extensions",
+            "--disable-default-apps",
+            "--mute-audio",
+            "--hide-scrollbars",
+            "--remote-debugging-pipe",
+        ])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .process_group(0)
+        .kill_on_drop(true);
+        // Chromium's own sandbox cannot start as root; as anyone else it stays on.
+        if nix::unistd::geteuid().is_root() {
+            cmd.arg("--no-sandbox");
+        }
+        cmd.arg("about:blank");
+        let (read_fd, write_fd) = (to_child_read.as_raw_fd(), from_child_write.as_raw_fd());
+        // SAFETY: between fork and exec only async-signal-safe calls are made (fcntl, dup2).
+        unsafe {
+            cmd.pre_exec(move || {
+                if !onto_3_and_4(read_fd, write_fd) {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        let child = crate::tools::reaper::spawn_kept(&mut cmd)
+            .map_err(|e| format!("cannot start {}: {e}", executable.display()))?;
+        let group = child.id().unwrap_or(0) as i32;
+        drop(to_child_read);
+        drop(from_child_write);
+        let writer = pipe::Sender::from_owned_fd(to_child_write)
+            .map_err(|e| format!("cannot talk to the browser: {e}"))?;
+        let reader = pipe::Receiver::from_owned_fd(from_child_read)
+            .map_err(|e| format!("cannot listen to the browser: {e}"))?;
+        let pending: Pending = Arc::default();
+        let (events, _) = broadcast::channel(4096);
+        tokio::spawn(read_loop(reader, pending.clone(), events.clone()));
+        Ok(Arc::new(Chromium {
+            writer: tokio::sync::Mutex::new(writer),
+            pending,
+            events,
+            next_id: AtomicU64::new(1),
+            group,
+            _child: child,
+            _profile: profile,
+        }))
+    }
+
+    /// Every event from now on.
+    pub fn subscribe(&self) -> broadcast::Receiver<CdpEvent> {
+        self.events.subscribe()
+    }
+
+    /// Send `method` (to `session`, or the browser) and wait up to `limit` for its answer.
+    pub async fn call(
+        &self,
+        session: Option<&str>,
+        method: &str,
+        params: Value,
+        limit: Duration,
+    ) -> Result<Value, String> {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let mut message = json!({"id": id, "method": method, "params": params});
+        if let Some(s) = session {
+            message["sessionId"] = json!(s);
+        }
+        let (tx, rx) = oneshot::channel();
+        lock(&self.pending).insert(id, tx);
+        let mut bytes = serde_json::to_vec(&message).map_err(|e| e.to_string())?;
+        bytes.push(0);
+        let sent = {
+            let mut writer = self.writer.lock().await;
+            writer.write_all(&bytes).await
+        };
+        if let Err(e) = sent {
+            lock(&self.pending).remove(&id);
+            return Err(format!("the browser stopped listening ({e})"));
+        }
+        match tokio::time::timeout(limit, rx).await {
+            Ok(Ok(answer)) => answer.map_err(|e| format!("{method}: {e}")),
+            Ok(Err(_)) => Err("the browser exited".into()),
+            Err(_) => {
+                lock(&self.pending).remove(&id);
+                Err(format!(
+                    "{method} got no answer within {} s",
+                    limit.as_secs()
+                ))
+            }
+        }
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn pipe_pair() -> Result<(OwnedFd, OwnedFd), String> {
+    nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)
+        .map_err(|e| format!("cannot make a pipe for the browser: {e}"))
+}
+
+/// In the child: make `read` its fd 3 and `write` its fd 4, both left open across exec.
+/// Each is first copied above 10, so neither can be overwritten by the other's `dup2`
+/// and `dup2` never gets equal numbers (which would keep close-on-exec set).
+fn onto_3_and_4(read: i32, write: i32) -> bool {
+    use nix::libc::{F_DUPFD_CLOEXEC, dup2, fcntl};
+    // SAFETY: fcntl and dup2 on descriptors this process owns; async-signal-safe.
+    unsafe {
+        let r = fcntl(read, F_DUPFD_CLOEXEC, 10);
+        let w = fcntl(write, F_DUPFD_CLOEXEC, 10);
+        r >= 0 && w >= 0 && dup2(r, 3) == 3 && dup2(w, 4) == 4
+    }
+}
+
+async fn read_loop(
+    mut reader: pipe::Receiver,
+    pending: Pending,
+    events: broadcast::Sender<CdpEvent>,
+) {
+    let mut buf = Vec::new();
+    let mut chunk = vec![0u8; 64 * 1024];
+    loop {
+        let n = match reader.read(&mut chunk).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => n,
+        };
+        buf.extend_from_slice(&chunk[..n]);
+        if buf.len() > MAX_MESSAGE {
+            break;
+        }
+        for message in take_messages(&mut buf) {
+            let Ok(v) = serde_json::from_slice::<Value>(&message) else {
+                continue;
+            };
+            if let Some(id) = v.get("id").and_then(Value::as_u64) {
+                let answer = match v.get("error") {
+                    Some(e) => Err(e
+                        .get("message")
+                        .and_then(Value::as_str)
+                        .unwrap_or("failed")
+                        .to_string()),
+                    None => Ok(v.get("result").cloned().unwrap_or(Value::Null)),
+                };
+                if let Some(tx) = lock(&pending).remove(&id) {
+                    let _ = tx.send(answer);
+                }
+            } else if let Some(method) = v.get("method").and_then(Value::as_str) {
+                let _ = events.send(CdpEvent {
+                    method: method.to_string(),
+                    params: v.get("params").cloned().unwrap_or(Value::Null),
+                    session: v
+                        .get("sessionId")
+                        .and_then(Value::as_str)
+                        .map(str::to_string),
+                });
+            }
+        }
+    }
+    // The browser is gone: every caller still waiting learns it now.
+    lock(&pending).clear();
+}

@@ -1,0 +1,377 @@
+//! One browser session: a headless Chromium started on first use, one page in it, every
+//! request of that page judged by [`super::guard`], its console messages and errors kept
+//! until the model reads them.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::sync::broadcast::error::RecvError;
+
+use super::cdp::{CdpEvent, Chromium};
+use super::guard;
+use crate::tools::web::guard::AllowPrivate;
+
+/// How long one protocol command may take.
+pub const COMMAND_LIMIT: Duration = Duration::from_secs(15);
+/// The viewport every page gets (screenshots have this size unless full-page).
+pub const VIEWPORT: (u32, u32) = (1280, 800);
+/// Console entries kept between two `console` calls.
+const CONSOLE_KEEP: usize = 500;
+/// Refused requests remembered for the next result.
+const REFUSED_KEEP: usize = 50;
+
+/// The live browser and its page.
+pub struct Session {
+    chromium: Arc<Chromium>,
+    page: String,
+    console: Arc<Mutex<Vec<String>>>,
+    refused: Arc<Mutex<Vec<String>>>,
+    /// Screenshots taken, for their file names.
+    pub shots: u32,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn push_bounded(list: &Mutex<Vec<String>>, entry: String, keep: usize) {
+    let mut l = lock(list);
+    if l.len() >= keep {
+        l.remove(0);
+    }
+    l.push(entry);
+}
+
+impl Session {
+    /// Start `executable`, open a page and guard its requests with `allow`.
+    pub async fn start(
+        executable: &std::path::Path,
+        allow: AllowPrivate,
+    ) -> Result<Session, String> {
+        let chromium = Chromium::launch(executable).await?;
+        let events = chromium.subscribe();
+        // Downloads are refused for the whole browser.
+        chromium
+            .call(
+                None,
+                "Browser.setDownloadBehavior",
+                json!({"behavior": "deny"}),
+                COMMAND_LIMIT,
+            )
+            .await?;
+        let target = chromium
+            .call(
+                None,
+                "Target.createTarget",
+                json!({"url": "about:blank"}),
+                COMMAND_LIMIT,
+            )
+            .await?;
+        let target_id = target["targetId"].as_str().unwrap_or_default().to_string();
+        let attached = chromium
+            .call(
+                None,
+                "Target.attachToTarget",
+                json!({"targetId": target_id, "flatten": true}),
+                COMMAND_LIMIT,
+            )
+            .await?;
+        let page = attached["sessionId"]
+            .as_str()
+            .ok_or("the browser gave no session for its page")?
+            .to_string();
+        let console = Arc::new(Mutex::new(Vec::new()));
+        let refused = Arc::new(Mutex::new(Vec::new()));
+        tokio::spawn(watch(
+            Arc::downgrade(&chromium),
+            events,
+            page.clone(),
+            allow,
+            console.clone(),
+            refused.clone(),
+        ));
+        let s = Session {
+            chromium,
+            page,
+            console,
+            refused,
+            shots: 0,
+        };
+        // Every request of the page pauses until the guard has judged it; so do those of
+        // every frame, worker and popup it starts, which are attached paused and guarded
+        // before they run (see `watch`).
+        s.call("Fetch.enable", json!({"patterns": [{"urlPattern": "*"}]}))
+            .await?;
+        s.call("Target.setAutoAttach", auto_attach()).await?;
+        s.chromium
+            .call(None, "Target.setAutoAttach", auto_attach(), COMMAND_LIMIT)
+            .await?;
+        s.call("Page.enable", json!({})).await?;
+        s.call("Runtime.enable", json!({})).await?;
+        s.call(
+            "Emulation.setDeviceMetricsOverride",
+            json!({"width": VIEWPORT.0, "height": VIEWPORT.1, "deviceScaleFactor": 1, "mobile": false}),
+        )
+        .await?;
+        Ok(s)
+    }
+
+    /// Send `method` to the page.
+    pub async fn call(&self, method: &str, params: Value) -> Result<Value, String> {
+        self.chromium
+            .call(Some(&self.page), method, params, COMMAND_LIMIT)
+            .await
+    }
+
+    /// Go to `url` and wait (at most `limit`) for the page to load.
+    pub async fn open(&self, url: &str, limit: Duration) -> Result<(), String> {
+        let mut events = self.chromium.subscribe();
+        let nav = self.call("Page.navigate", json!({"url": url})).await?;
+        if let Some(err) = nav.get("errorText").and_then(Value::as_str) {
+            let refused = self.take_refused();
+            return Err(if refused.is_empty() {
+                format!("the page did not load: {err}")
+            } else {
+                format!("the page was refused: {}", refused.join("; "))
+            });
+        }
+        let _ = tokio::time::timeout(limit, async {
+            loop {
+                match events.recv().await {
+                    Ok(e)
+                        if e.method == "Page.loadEventFired"
+                            && e.session.as_deref() == Some(self.page.as_str()) =>
+                    {
+                        return;
+                    }
+                    Err(RecvError::Closed) => return,
+                    _ => {}
+                }
+            }
+        })
+        .await;
+        Ok(())
+    }
+
+    /// Evaluate `expression` in the page and return its value (awaiting a promise).
+    pub async fn eval(&self, expression: &str) -> Result<Value, String> {
+        let r = self
+            .call(
+                "Runtime.evaluate",
+                json!({"expression": expression, "returnByValue": true, "awaitPromise": true}),
+            )
+            .await?;
+        if let Some(ex) = r.get("exceptionDetails") {
+            let text = ex["exception"]["description"]
+                .as_str()
+                .or(ex["text"].as_str())
+                .unwrap_or("the script threw");
+            return Err(text.to_string());
+        }
+        Ok(r["result"]["value"].clone())
+    }
+
+    /// The page's current URL.
+    pub async fn url(&self) -> Option<String> {
+        self.eval("location.href")
+            .await
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+    }
+
+    /// Console messages and page errors since the last call.
+    pub fn take_console(&self) -> Vec<String> {
+        std::mem::take(&mut *lock(&self.console))
+    }
+
+    /// Requests refused since the last call.
+    pub fn take_refused(&self) -> Vec<String> {
+        std::mem::take(&mut *lock(&self.refused))
+    }
+
+    /// A PNG of the viewport, or of the whole page.
+    pub async fn screenshot(&self, full_page: bool) -> Result<Vec<u8>, String> {
+        let mut params = json!({"format": "png"});
+        if full_page {
+            let m = self.call("Page.getLayoutMetrics", json!({})).await?;
+            let size = &m["cssContentSize"];
+            let (w, h) = (
+                size["width"].as_f64().unwrap_or(VIEWPORT.0 as f64),
+                size["height"]
+                    .as_f64()
+                    .unwrap_or(VIEWPORT.1 as f64)
+                    .min(16384.0),
+            );
+            params["captureBeyondViewport"] = json!(true);
+            params["clip"] = json!({"x": 0, "y": 0, "width": w, "height": h, "scale": 1});
+        }
+        let shot = self.call("Page.captureScreenshot", params).await?;
+        let data = shot["data"].as_str().ok_or("the browser sent no image")?;
+        base64_decode(data).ok_or_else(|| "the browser's image was not valid base64".to_string())
+    }
+}
+
+/// Judge the page's paused requests and collect its console, until the browser is gone.
+async fn watch(
+    chromium: std::sync::Weak<Chromium>,
+    mut events: tokio::sync::broadcast::Receiver<CdpEvent>,
+    page: String,
+    allow: AllowPrivate,
+    console: Arc<Mutex<Vec<String>>>,
+    refused: Arc<Mutex<Vec<String>>>,
+) {
+    loop {
+        let event = match events.recv().await {
+            Ok(e) => e,
+            Err(RecvError::Lagged(_)) => continue,
+            Err(RecvError::Closed) => return,
+        };
+        match event.method.as_str() {
+            "Target.attachedToTarget" => {
+                let Some(browser) = chromium.upgrade() else {
+                    return;
+                };
+                let Some(child) = event.params["sessionId"].as_str().map(str::to_string) else {
+                    continue;
+                };
+                tokio::spawn(async move {
+                    let s = Some(child.as_str());
+                    let fetch = json!({"patterns": [{"urlPattern": "*"}]});
+                    // Guarded first, then let it run. A dedicated worker has no Fetch
+                    // domain of its own: its requests pass through its page's, which is
+                    // guarded. Anything else that cannot be guarded stays paused, never run.
+                    let guarded = browser.call(s, "Fetch.enable", fetch, COMMAND_LIMIT).await;
+                    let kind = event.params["targetInfo"]["type"].as_str().unwrap_or("");
+                    let _ = browser
+                        .call(s, "Target.setAutoAttach", auto_attach(), COMMAND_LIMIT)
+                        .await;
+                    if guarded.is_ok() || kind == "worker" {
+                        let _ = browser
+                            .call(
+                                s,
+                                "Runtime.runIfWaitingForDebugger",
+                                json!({}),
+                                COMMAND_LIMIT,
+                            )
+                            .await;
+                    }
+                });
+            }
+            "Fetch.requestPaused" => {
+                let Some(browser) = chromium.upgrade() else {
+                    return;
+                };
+                let id = event.params["requestId"].clone();
+                let url = event.params["request"]["url"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string();
+                let session = event.session.clone();
+                let allow = allow.clone();
+                let refused = refused.clone();
+                tokio::spawn(async move {
+                    let (method, params) = match guard::check(&url, &allow).await {
+                        Ok(()) => ("Fetch.continueRequest", json!({"requestId": id})),
+                        Err(why) => {
+                            push_bounded(&refused, format!("{url}: {why}"), REFUSED_KEEP);
+                            (
+                                "Fetch.failRequest",
+                                json!({"requestId": id, "errorReason": "AccessDenied"}),
+                            )
+                        }
+                    };
+                    let _ = browser
+                        .call(session.as_deref(), method, params, COMMAND_LIMIT)
+                        .await;
+                });
+            }
+            "Runtime.consoleAPICalled" if event.session.as_deref() == Some(page.as_str()) => {
+                let kind = event.params["type"].as_str().unwrap_or("log");
+                let text: Vec<String> = event.params["args"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .map(|a| match &a["value"] {
+                        Value::String(s) => s.clone(),
+                        Value::Null => a["description"].as_str().unwrap_or("").to_string(),
+                        v => v.to_string(),
+                    })
+                    .collect();
+                push_bounded(
+                    &console,
+                    format!("[{kind}] {}", text.join(" ")),
+                    CONSOLE_KEEP,
+                );
+            }
+            "Runtime.exceptionThrown" if event.session.as_deref() == Some(page.as_str()) => {
+                let d = &event.params["exceptionDetails"];
+                let text = d["exception"]["description"]
+                    .as_str()
+                    .or(d["text"].as_str())
+                    .unwrap_or("an uncaught exception");
+                push_bounded(&console, format!("[page error] {text}"), CONSOLE_KEEP);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Attach every target a session starts (frames, workers, popups) paused, so it can be
+/// guarded before it runs.
+fn auto_attach() -> Value {
+    json!({"autoAttach": true, "waitForDebuggerOnStart": true, "flatten": true})
+}
+
+/// Standard base64 (what CDP sends images in).
+fn base64_decode(text: &str) -> Option<Vec<u8>> {
+    fn value(c: u8) -> Option<u32> {
+        Some(match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => return None,
+        } as u32)
+    }
+    let bytes: Vec<u8> = text.bytes().filter(|b| !b.is_ascii_whitespace()).collect();
+    let body = bytes
+        .strip_suffix(b"==")
+        .or(bytes.strip_suffix(b"="))
+        .unwrap_or(&bytes);
+    let mut out = Vec::with_capacity(body.len() * 3 / 4);
+    for chunk in body.chunks(4) {
+        let mut n = 0u32;
+        for (i, c) in chunk.iter().enumerate() {
+            n |= value(*c)? << (18 - 6 * i);
+        }
+        let produced = match chunk.len() {
+            4 => 3,
+            3 => 2,
+            2 => 1,
+            _ => return None,
+        };
+        out.extend_from_slice(&n.to_be_bytes()[1..1 + produced]);
+    }
+    Some(out)
+}
+
+/// Where a session's screenshots go.
+pub fn shots_dir(session_id: &str) -> Option<PathBuf> {
+    crate::session::data_dir().map(|d| d.join("browser").join(session_id))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_round_trips_what_cdp_sends() {
+        assert_eq!(base64_decode("aGVsbG8=").unwrap(), b"hello");
+        assert_eq!(base64_decode("aGVsbG8h").unwrap(), b"hello!");
+        assert_eq!(base64_decode("aGk=").unwrap(), b"hi");
+        assert!(base64_decode("a$==").is_none());
+    }
+}

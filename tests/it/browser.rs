@@ -1,0 +1,187 @@
+//! The `browser` tool end to end: the real `loom exec --json` drives a real headless
+//! Chromium against a small web app served on 127.0.0.1 — a page with a form, a script
+//! that throws, a button that changes text, and an image on a private address. CI installs
+//! Chromium (`.ci/run`), so there a missing browser fails; elsewhere the tests say why
+//! they skip.
+
+use serde_json::Value;
+
+use crate::exec::{Run, exec};
+use crate::support::web::{WebReply, WebServer};
+use crate::support::{self, ScriptedServer};
+
+const APP: &str = r#"<!doctype html><html><head><title>Test app</title></head><body>
+<h1 id="h">Hello</h1>
+<form onsubmit="return false"><input id="name" name="name"></form>
+<button id="b" onclick="document.getElementById('h').innerText = 'Clicked by ' + document.getElementById('name').value">Go</button>
+<img src="http://10.255.255.1/tracker.png">
+<script>console.log('app started'); setTimeout(() => { throw new Error('boom from the app'); }, 0);</script>
+</body></html>"#;
+
+/// Whether a Chromium is here; on CI (which installs one) its absence is a failure.
+fn chromium_or_skip(test: &str) -> bool {
+    let found = loom::tools::browser::cdp::find(None).is_some();
+    if !found {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI installs Chromium (.ci/run), but none was found"
+        );
+        eprintln!("{test}: skipped, no Chromium on PATH (apt-get install chromium)");
+    }
+    found
+}
+
+fn results(run: &Run) -> Vec<&Value> {
+    run.of_type("tool_result")
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_browser_opens_clicks_types_reads_and_reports_errors_of_a_local_app() {
+    if !chromium_or_skip("browser") {
+        return;
+    }
+    let app = WebServer::start().await;
+    app.route("/", vec![WebReply::ok("text/html", APP)]);
+    let url = format!("http://{}/", app.addr);
+    let call = |id: &str, args: Value| support::calls_openai(&[(id, "browser", &args.to_string())]);
+    let server = ScriptedServer::start(vec![
+        call("o", serde_json::json!({"action": "open", "url": url})),
+        call("s", serde_json::json!({"action": "screenshot"})),
+        call("t", serde_json::json!({"action": "type", "selector": "#name", "text": "Ada"})),
+        call("c", serde_json::json!({"action": "click", "selector": "#b"})),
+        call("x", serde_json::json!({"action": "text", "selector": "#h"})),
+        call("l", serde_json::json!({"action": "console"})),
+        call(
+            "m",
+            serde_json::json!({"action": "open", "url": "http://169.254.169.254/latest/meta-data/"}),
+        ),
+        support::text_reply("done"),
+    ])
+    .await;
+    let dir = tempfile::tempdir().unwrap();
+    let run = exec(dir.path(), &server, "full-auto", "look at the app").await;
+    assert_eq!(run.code, 0, "{}\n{:#?}", run.stderr, run.events);
+    let r = results(&run);
+    assert_eq!(r.len(), 7, "{r:#?}");
+
+    assert_eq!(r[0]["success"], true, "{}", r[0]);
+    assert!(
+        r[0]["output"].as_str().unwrap().contains("Test app"),
+        "{}",
+        r[0]
+    );
+    let refused = r[0]["data"]["refused"].to_string();
+    assert!(
+        refused.contains("10.255.255.1") && refused.contains("private"),
+        "the page's image on a private address was refused: {}",
+        r[0]
+    );
+
+    assert_eq!(r[1]["success"], true, "{}", r[1]);
+    let path = r[1]["data"]["path"].as_str().unwrap();
+    let png = std::fs::read(path).unwrap();
+    assert_eq!(
+        loom::tools::browser::png_size(&png),
+        Some((1280, 800)),
+        "a PNG of the viewport"
+    );
+
+    assert_eq!(r[2]["success"], true, "{}", r[2]);
+    assert_eq!(r[3]["success"], true, "{}", r[3]);
+    assert_eq!(r[4]["output"], "Clicked by Ada", "{}", r[4]);
+
+    let console = r[5]["output"].as_str().unwrap();
+    assert!(console.contains("app started"), "{console}");
+    assert!(console.contains("boom from the app"), "{console}");
+
+    assert_eq!(r[6]["success"], false, "{}", r[6]);
+    let why = r[6]["error"].as_str().unwrap();
+    assert!(why.contains("169.254.169.254"), "{why}");
+}
+
+/// Supervised `loom exec` cannot ask, and opening a page is approved per domain: refused.
+#[tokio::test(flavor = "multi_thread")]
+async fn supervised_exec_refuses_to_open_a_page() {
+    if !chromium_or_skip("browser") {
+        return;
+    }
+    let server = ScriptedServer::start(vec![
+        support::calls_openai(&[(
+            "o",
+            "browser",
+            r#"{"action": "open", "url": "http://127.0.0.1:9/"}"#,
+        )]),
+        support::text_reply("refused"),
+    ])
+    .await;
+    let dir = tempfile::tempdir().unwrap();
+    let run = exec(dir.path(), &server, "supervised", "open it").await;
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let approval = run.of_type("approval");
+    assert_eq!(approval[0]["decision"], "denied", "{:#?}", approval);
+    assert!(
+        approval[0]["reason"].as_str().unwrap().contains("browser"),
+        "{}",
+        approval[0]
+    );
+}
+
+const FRAMED: &str = r#"<!doctype html><html><body>
+<iframe src="/frame"></iframe>
+<script>
+const w = new Worker(URL.createObjectURL(new Blob(
+  ["fetch('http://10.255.255.3/from-worker').then(() => postMessage('reached'), () => postMessage('refused'))"],
+  {type: 'text/javascript'})));
+w.onmessage = (e) => { const p = document.createElement('p'); p.id = 'worker'; p.innerText = e.data; document.body.appendChild(p); };
+</script></body></html>"#;
+
+const FRAME: &str =
+    r#"<!doctype html><html><body><img src="http://10.255.255.2/from-frame.png"></body></html>"#;
+
+/// What a page starts — a cross-site frame, a worker — is guarded like the page itself:
+/// their requests to a private address are refused too.
+#[tokio::test(flavor = "multi_thread")]
+async fn frames_and_workers_of_a_page_are_guarded_too() {
+    if !chromium_or_skip("browser") {
+        return;
+    }
+    let app = WebServer::start().await;
+    app.route("/", vec![WebReply::ok("text/html", FRAMED)]);
+    app.route("/frame", vec![WebReply::ok("text/html", FRAME)]);
+    // Another site than the page (localhost vs 127.0.0.1), so the frame may run apart.
+    let frame_host = format!("http://localhost:{}/", app.addr.port());
+    let page = FRAMED.replace("/frame", &format!("{frame_host}frame"));
+    app.route("/", vec![WebReply::ok("text/html", page)]);
+    let url = format!("http://{}/", app.addr);
+    let call = |id: &str, args: Value| support::calls_openai(&[(id, "browser", &args.to_string())]);
+    let server = ScriptedServer::start(vec![
+        call("o", serde_json::json!({"action": "open", "url": url})),
+        call(
+            "w",
+            serde_json::json!({"action": "wait_for", "selector": "#worker", "timeout": 10}),
+        ),
+        call(
+            "x",
+            serde_json::json!({"action": "text", "selector": "#worker"}),
+        ),
+        support::text_reply("done"),
+    ])
+    .await;
+    let dir = tempfile::tempdir().unwrap();
+    let run = exec(dir.path(), &server, "full-auto", "look").await;
+    assert_eq!(run.code, 0, "{}\n{:#?}", run.stderr, run.events);
+    let r = results(&run);
+    let refused: String = r.iter().map(|x| x["data"]["refused"].to_string()).collect();
+    assert!(
+        refused.contains("10.255.255.2"),
+        "the frame's image: {r:#?}"
+    );
+    assert_eq!(
+        r[2]["output"], "refused",
+        "the worker's fetch failed: {r:#?}"
+    );
+    assert!(
+        refused.contains("10.255.255.3"),
+        "the worker's fetch: {r:#?}"
+    );
+}
