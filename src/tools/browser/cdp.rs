@@ -53,6 +53,7 @@ pub struct Chromium {
     pending: Pending,
     events: broadcast::Sender<CdpEvent>,
     next_id: AtomicU64,
+    closed: Arc<std::sync::atomic::AtomicBool>,
     group: i32,
     _child: tokio::process::Child,
     _profile: tempfile::TempDir,
@@ -137,16 +138,33 @@ impl Chromium {
             .map_err(|e| format!("cannot listen to the browser: {e}"))?;
         let pending: Pending = Arc::default();
         let (events, _) = broadcast::channel(4096);
-        tokio::spawn(read_loop(reader, pending.clone(), events.clone()));
+        let closed = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let reading = read_loop(reader, pending.clone(), events.clone());
+        let flag = closed.clone();
+        tokio::spawn(async move {
+            reading.await;
+            flag.store(true, Ordering::Relaxed);
+        });
         Ok(Arc::new(Chromium {
             writer: tokio::sync::Mutex::new(writer),
             pending,
             events,
             next_id: AtomicU64::new(1),
+            closed,
             group,
             _child: child,
             _profile: profile,
         }))
+    }
+
+    /// The browser's process group (its leader's pid).
+    pub fn group(&self) -> i32 {
+        self.group
+    }
+
+    /// Whether the browser is gone (it crashed or was killed).
+    pub fn is_closed(&self) -> bool {
+        self.closed.load(Ordering::Relaxed)
     }
 
     /// Every event from now on.

@@ -169,6 +169,11 @@ impl Tool for Browser {
             Err(e) => return e.into(),
         };
         let mut guard = self.session.lock().await;
+        // A browser that crashed or was killed is started again, with a fresh page.
+        if guard.as_ref().is_some_and(Session::is_closed) {
+            *guard = None;
+            *self.current.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        }
         if guard.is_none() {
             match Session::start(&self.executable, self.allow.clone()).await {
                 Ok(s) => *guard = Some(s),

@@ -118,6 +118,16 @@ impl Session {
         Ok(s)
     }
 
+    /// The browser's process group.
+    pub fn browser_group(&self) -> i32 {
+        self.chromium.group()
+    }
+
+    /// Whether the browser is gone (a new session is needed).
+    pub fn is_closed(&self) -> bool {
+        self.chromium.is_closed()
+    }
+
     /// Send `method` to the page.
     pub async fn call(&self, method: &str, params: Value) -> Result<Value, String> {
         self.chromium

@@ -149,3 +149,39 @@ fn calls_on_the_page_need_an_open_page_and_bad_actions_are_named() {
         .unwrap();
     assert_eq!(intent.network.unwrap().method, "OPEN");
 }
+
+/// A browser that crashed (here: killed) is started again on the next call, not reported
+/// as gone for the rest of the session.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_browser_that_died_is_started_again() {
+    let Some(exe) = cdp::find(None) else {
+        assert!(std::env::var_os("CI").is_none(), "CI installs Chromium");
+        eprintln!("skipped: no Chromium on PATH");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = ToolContext::for_workspace(dir.path()).unwrap();
+    let b = Browser::new(exe, AllowPrivate::default());
+    let first = b
+        .execute(json!({"action": "eval", "js": "6 * 7"}), &ctx)
+        .await;
+    assert!(first.success, "{first:?}");
+    assert_eq!(first.output, "42");
+    let group = b.session.lock().await.as_ref().unwrap().browser_group();
+    nix::sys::signal::killpg(
+        nix::unistd::Pid::from_raw(group),
+        nix::sys::signal::Signal::SIGKILL,
+    )
+    .unwrap();
+    for _ in 0..100 {
+        if b.session.lock().await.as_ref().unwrap().is_closed() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let again = b
+        .execute(json!({"action": "eval", "js": "6 * 7"}), &ctx)
+        .await;
+    assert!(again.success, "{again:?}");
+    assert_eq!(again.output, "42");
+}
