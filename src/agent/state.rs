@@ -880,6 +880,7 @@ impl Machine {
         let batch = std::mem::take(&mut self.batch);
         let mut mutated = false;
         let mut files = Vec::new();
+        let mut images = Vec::new();
         for slot in &batch {
             let result = slot
                 .result
@@ -896,6 +897,21 @@ impl Machine {
                 }
             }
             self.conversation.push(tool_message(&slot.call, &result));
+            if !result.images.is_empty() {
+                images.push((slot.call.name.clone(), result.images));
+            }
+        }
+        // Images a call returned (screenshots) reach the model after the results, in the
+        // one message kind that can carry them.
+        if !images.is_empty() {
+            let names: Vec<String> = images
+                .iter()
+                .flat_map(|(tool, list)| list.iter().map(move |i| format!("{} ({tool})", i.name)))
+                .collect();
+            self.conversation.push(Message::User {
+                content: format!("[images returned by the tools: {}]", names.join(", ")),
+                images: images.into_iter().flat_map(|(_, list)| list).collect(),
+            });
         }
         if mutated {
             self.set_phase(Phase::PostToolsHook, out);

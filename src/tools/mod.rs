@@ -213,6 +213,10 @@ pub struct ToolResult {
     /// What went wrong, when `success` is false.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// Images for the model (a browser screenshot). A tool message carries only text, so
+    /// they follow the batch's results in a message of their own.
+    #[serde(skip)]
+    pub images: Vec<crate::llm::image::Image>,
 }
 
 impl ToolResult {
@@ -224,6 +228,7 @@ impl ToolResult {
             data: None,
             files_changed: Vec::new(),
             error: None,
+            images: Vec::new(),
         }
     }
 
@@ -235,12 +240,19 @@ impl ToolResult {
             data: None,
             files_changed: Vec::new(),
             error: Some(error.to_string()),
+            images: Vec::new(),
         }
     }
 
     /// Attach structured data.
     pub fn with_data(mut self, data: Value) -> ToolResult {
         self.data = Some(data);
+        self
+    }
+
+    /// Attach an image for the model.
+    pub fn with_image(mut self, image: crate::llm::image::Image) -> ToolResult {
+        self.images.push(image);
         self
     }
 

@@ -713,6 +713,7 @@ impl App {
                         data: None,
                         files_changed: Vec::new(),
                         error: None,
+                        images: Vec::new(),
                     }),
                 });
                 if !success {

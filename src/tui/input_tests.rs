@@ -221,6 +221,7 @@ fn a_bang_command_becomes_a_tool_row_and_a_chip() {
                 data: Some(serde_json::json!({"stdout": "lib.rs\nmain.rs\n", "stderr": ""})),
                 files_changed: Vec::new(),
                 error: None,
+                images: Vec::new(),
             },
             duration_ms: 10,
         },

@@ -86,6 +86,18 @@ async fn the_browser_opens_clicks_types_reads_and_reports_errors_of_a_local_app(
         "a PNG of the viewport"
     );
 
+    // The screenshot reaches the model as an image, after the call's result.
+    let requests = server.requests();
+    let last = requests[2]["messages"].as_array().unwrap().last().unwrap();
+    assert_eq!(last["role"], "user", "{last}");
+    let url = last["content"][1]["image_url"]["url"]
+        .as_str()
+        .unwrap_or("");
+    assert!(
+        url.starts_with("data:image/png;base64,iVBORw0KGgo"),
+        "{last}"
+    );
+
     assert_eq!(r[2]["success"], true, "{}", r[2]);
     assert_eq!(r[3]["success"], true, "{}", r[3]);
     assert_eq!(r[4]["output"], "Clicked by Ada", "{}", r[4]);

@@ -237,7 +237,7 @@ async fn act(
             .with_data(json!({"title": title}))
         }
         BrowserArgs::Screenshot { full_page } => {
-            let png = session
+            let (png, base64) = session
                 .screenshot(full_page.unwrap_or(false))
                 .await
                 .map_err(failed)?;
@@ -251,8 +251,26 @@ async fn act(
             crate::tools::atomic::write_atomic(&path, &png)
                 .map_err(|e| failed(format!("cannot save {}: {e}", path.display())))?;
             let (w, h) = png_size(&png).unwrap_or((0, 0));
-            ToolResult::ok(format!("Saved a {w}×{h} screenshot to {}", path.display()))
-                .with_data(json!({"path": path, "width": w, "height": h, "bytes": png.len()}))
+            let shown = png.len() as u64 <= crate::llm::image::MAX_IMAGE_BYTES;
+            let r = ToolResult::ok(format!(
+                "Saved a {w}×{h} screenshot to {}{}",
+                path.display(),
+                if shown {
+                    "; it follows as an image"
+                } else {
+                    "; too large to show as an image"
+                }
+            ))
+            .with_data(json!({"path": path, "width": w, "height": h, "bytes": png.len()}));
+            if shown {
+                r.with_image(crate::llm::image::Image {
+                    name: format!("shot-{}.png", session.shots),
+                    mime: "image/png".into(),
+                    data: base64,
+                })
+            } else {
+                r
+            }
         }
         BrowserArgs::Text { selector } => {
             let expr = match selector {

@@ -201,8 +201,8 @@ impl Session {
         std::mem::take(&mut *lock(&self.refused))
     }
 
-    /// A PNG of the viewport, or of the whole page.
-    pub async fn screenshot(&self, full_page: bool) -> Result<Vec<u8>, String> {
+    /// A PNG of the viewport, or of the whole page: its bytes and their base64.
+    pub async fn screenshot(&self, full_page: bool) -> Result<(Vec<u8>, String), String> {
         let mut params = json!({"format": "png"});
         if full_page {
             let m = self.call("Page.getLayoutMetrics", json!({})).await?;
@@ -219,7 +219,9 @@ impl Session {
         }
         let shot = self.call("Page.captureScreenshot", params).await?;
         let data = shot["data"].as_str().ok_or("the browser sent no image")?;
-        base64_decode(data).ok_or_else(|| "the browser's image was not valid base64".to_string())
+        let bytes = base64_decode(data)
+            .ok_or_else(|| "the browser's image was not valid base64".to_string())?;
+        Ok((bytes, data.to_string()))
     }
 }
 
