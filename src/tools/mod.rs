@@ -16,6 +16,7 @@ pub mod atomic;
 pub mod bash;
 pub mod beneath;
 pub mod change;
+pub mod cron;
 pub mod diff;
 pub mod edit_file;
 pub mod edit_match;
