@@ -170,6 +170,9 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             commands::trust::run(&cli.global.flag_config(), &workspace, *revoke, *list)
         }
         Some(Command::Memory(command)) => commands::memory::run(&workspace, command),
+        Some(Command::Cron(command)) => {
+            commands::cron::run(&workspace, &cli.global.flag_config(), command).await
+        }
         Some(Command::Sessions {
             action: Some(cli::SessionsAction::Rm { id }),
             ..
