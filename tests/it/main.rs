@@ -8,6 +8,7 @@ mod agent;
 mod apply_patch;
 mod containment;
 mod context;
+mod cron;
 mod delegate;
 mod exec;
 mod exec_plain;
