@@ -391,3 +391,35 @@ async fn a_second_scheduler_on_one_workspace_is_refused() {
     sigterm(&third);
     assert_eq!(exits_within(&mut third, 15).await, 0);
 }
+
+/// SIGTERM while a job runs (the model streams forever here): the run is interrupted,
+/// recorded as such with its session, and the scheduler stops.
+#[tokio::test(flavor = "multi_thread")]
+async fn sigterm_during_a_run_interrupts_and_records_it() {
+    let dir = workspace();
+    add(dir.path(), "* * * * *", "talk forever", "read-only").await;
+    store(dir.path())
+        .update(|jobs| {
+            jobs[0].next_run = Some(Utc::now());
+            Ok(())
+        })
+        .unwrap();
+    let server = ScriptedServer::start(vec![support::Reply::Endless]).await;
+    let log = dir.path().join(".home/cron.log");
+    let mut child = scheduler(dir.path(), &server, &log);
+    wait_for(30, "the run to reach the model", || async {
+        !server.requests().is_empty()
+    })
+    .await;
+    sigterm(&child);
+    let code = exits_within(&mut child, 20).await;
+    let stderr = std::fs::read_to_string(&log).unwrap();
+    assert_eq!(code, 0, "{stderr}");
+    let job = &jobs(dir.path()).await[0];
+    assert_eq!(
+        job["last_run"]["outcome"], "interrupted",
+        "{job:#?}\n{stderr}"
+    );
+    assert!(job["last_run"]["session_id"].is_string(), "{job:#?}");
+    assert!(stderr.contains("loom cron: stopped"), "{stderr}");
+}
