@@ -377,7 +377,7 @@ async fn a_second_scheduler_on_one_workspace_is_refused() {
     let err = std::fs::read_to_string(&second_log).unwrap();
     assert_eq!(code, 1, "{err}");
     assert!(
-        err.contains(&format!("already running this workspace's jobs"))
+        err.contains("already running this workspace's jobs")
             && err.contains(&format!("(pid {})", first.id().unwrap())),
         "{err}"
     );
