@@ -216,6 +216,40 @@ pub enum Command {
     /// List, search or delete long-term memories (this workspace's and the global ones).
     #[command(subcommand)]
     Memory(MemoryCommand),
+    /// Scheduled jobs of this workspace: list, add, remove, and the scheduler that runs
+    /// them (`loom cron run`).
+    #[command(subcommand)]
+    Cron(CronCommand),
+}
+
+/// `loom cron ...`
+#[derive(Debug, Subcommand)]
+pub enum CronCommand {
+    /// The workspace's jobs: id, schedule, approval mode, prompt, next run, last run
+    /// (outcome and session) and missed runs.
+    List {
+        /// Print them as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Add a job: SCHEDULE is five cron fields in local time ("0 3 * * *") or @hourly,
+    /// @daily, @weekly, @monthly, @yearly. It runs with --approval MODE (default
+    /// read-only), headless: what would need a person is refused.
+    Add {
+        /// When to run, e.g. "30 2 * * 1-5" or @daily.
+        schedule: String,
+        /// The task, as for `loom exec`.
+        prompt: String,
+    },
+    /// Remove a job by id.
+    Rm {
+        /// The job's id (as `loom cron list` shows it).
+        id: String,
+    },
+    /// Run due jobs in the foreground until stopped (Ctrl+C, SIGTERM): one at a time, each
+    /// as a headless session visible in `loom sessions`; runs missed while no scheduler
+    /// ran are reported, not replayed. One scheduler per workspace.
+    Run,
 }
 
 /// `loom mcp ...`

@@ -44,6 +44,8 @@ pub struct AgentFactory {
     /// action budget.
     policy: crate::policy::Policy,
     memory: Option<Arc<Memory>>,
+    /// The workspace's scheduled jobs, for the cron tools (the top agent only).
+    cron: Option<crate::cron::JobStore>,
     changelog: Option<Arc<Mutex<Changelog>>>,
     /// The session's MCP servers, started once and shared by every agent; the top agent
     /// shuts them down.
@@ -70,6 +72,7 @@ impl AgentFactory {
                 setup::policy(config).headless()
             },
             memory: files.memory.clone(),
+            cron: files.cron.clone(),
             changelog: files.changelog.clone(),
             mcp: setup::mcp_servers(config),
         })
@@ -92,7 +95,7 @@ impl AgentFactory {
     }
 
     /// The tools an agent at `depth` may be offered, in order: the workspace and web tools
-    /// for the session's model, the MCP servers' tools, memory, the oracle, and `delegate`
+    /// for the session's model, the MCP servers' tools, memory, the cron tools (top agent only), the oracle, and `delegate`
     /// while the depth allows another level.
     fn all_tools(self: &Arc<Self>, depth: u8, hub: &Arc<SubAgents>) -> ToolRegistry {
         let (mut registry, _) =
@@ -102,6 +105,15 @@ impl AgentFactory {
         }
         if let Some(memory) = &self.memory {
             for tool in crate::tools::memory::tools(memory) {
+                let _ = registry.register(tool);
+            }
+        }
+        // Scheduling is the person's business with the agent they talk to: a sub-agent
+        // is never offered the cron tools.
+        if depth == 0
+            && let Some(store) = &self.cron
+        {
+            for tool in crate::tools::cron::tools(store) {
                 let _ = registry.register(tool);
             }
         }

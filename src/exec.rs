@@ -8,13 +8,17 @@
 //! "ask" into a denial the model can read.
 
 mod plain;
+pub mod start;
 
 use std::io::Write;
 use std::process::ExitCode;
 
 use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
 
 use crate::agent::{AgentEvent, AgentHandle, TurnEnd, UserOp};
+
+pub use start::{StartError, StartOptions, Started, start};
 
 /// Exit code when the task finished.
 pub const EXIT_OK: u8 = 0;
@@ -44,7 +48,7 @@ pub struct SessionInfo {
 
 /// Run `prompt` through the agent and print its events.
 pub async fn run(
-    mut agent: AgentHandle,
+    agent: AgentHandle,
     info: SessionInfo,
     prompt: String,
     images: Vec<crate::llm::image::Image>,
@@ -57,41 +61,80 @@ pub async fn run(
         Printer::Plain(plain::Plain::new(out, std::io::stderr()))
     };
     printer.started(&info);
+    let stop = CancellationToken::new();
+    let on_ctrl_c = {
+        let stop = stop.clone();
+        tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                stop.cancel();
+            }
+        })
+    };
+    let outcome = drive(agent, prompt, images, |e| printer.event(e), &stop).await;
+    on_ctrl_c.abort();
+    printer.finish();
+    ExitCode::from(outcome.code)
+}
+
+/// How a headless turn ended.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TurnOutcome {
+    /// The exit code `loom exec` gives it: [`EXIT_OK`], [`EXIT_FAILURE`] or
+    /// [`EXIT_INTERRUPTED`].
+    pub code: u8,
+    /// How the turn ended (`None`: the agent stopped without ending it).
+    pub end: Option<TurnEnd>,
+    /// The errors reported during the turn, in order.
+    pub errors: Vec<String>,
+}
+
+/// Submit `prompt` to the agent and pass every event to `on_event` until the turn ends,
+/// then shut the agent down. When `stop` is cancelled, the turn is interrupted (and still
+/// reported to its end). The one loop behind `loom exec` and scheduled runs.
+pub async fn drive(
+    mut agent: AgentHandle,
+    prompt: String,
+    images: Vec<crate::llm::image::Image>,
+    mut on_event: impl FnMut(&AgentEvent),
+    stop: &CancellationToken,
+) -> TurnOutcome {
     let _ = agent.ops.send(UserOp::Submit {
         text: prompt,
         images,
     });
-    let mut code = EXIT_FAILURE;
-    let mut saw_error = false;
-    let mut ctrl_c = std::pin::pin!(tokio::signal::ctrl_c());
+    let mut outcome = TurnOutcome {
+        code: EXIT_FAILURE,
+        end: None,
+        errors: Vec::new(),
+    };
     let mut interrupted = false;
     loop {
         let event = tokio::select! {
             e = agent.events.recv() => e,
-            _ = &mut ctrl_c, if !interrupted => {
+            _ = stop.cancelled(), if !interrupted => {
                 interrupted = true;
                 let _ = agent.ops.send(UserOp::Interrupt);
                 continue;
             }
         };
         let Some(event) = event else { break };
-        if let AgentEvent::Error { .. } = &event {
-            saw_error = true;
+        if let AgentEvent::Error { message } = &event {
+            outcome.errors.push(message.clone());
         }
-        printer.event(&event);
+        on_event(&event);
         if let AgentEvent::TurnComplete { end, .. } = &event {
-            code = match end {
-                TurnEnd::Done if !saw_error => EXIT_OK,
+            outcome.code = match end {
+                TurnEnd::Done if outcome.errors.is_empty() => EXIT_OK,
                 TurnEnd::Interrupted => EXIT_INTERRUPTED,
                 _ => EXIT_FAILURE,
             };
+            outcome.end = Some(end.clone());
             break;
         }
     }
-    printer.finish();
     let _ = agent.ops.send(UserOp::Shutdown);
     let _ = agent.task.await;
-    ExitCode::from(code)
+    outcome
 }
 
 /// Where the events go: JSON lines on stdout, or the plain form for a person.

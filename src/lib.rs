@@ -9,6 +9,7 @@ pub mod cli;
 pub mod commands;
 pub mod compose;
 pub mod config;
+pub mod cron;
 pub mod exec;
 pub mod gitcmd;
 pub mod hooks;

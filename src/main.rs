@@ -3,14 +3,13 @@
 use std::io::Read;
 use std::process::ExitCode;
 
-use loom::agent::Runner;
 use loom::changelog::Scope;
 use loom::cli::{self, Cli, Command, McpCommand, PolicyCommand, ToolCommand};
 use loom::commands;
 use loom::config::{self, Config};
-use loom::exec::{self, SessionInfo};
+use loom::exec;
 use loom::session;
-use loom::setup::{self, Provider};
+use loom::setup;
 use loom::tools::ToolContext;
 
 fn main() -> ExitCode {
@@ -171,6 +170,9 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             commands::trust::run(&cli.global.flag_config(), &workspace, *revoke, *list)
         }
         Some(Command::Memory(command)) => commands::memory::run(&workspace, command),
+        Some(Command::Cron(command)) => {
+            commands::cron::run(&workspace, &cli.global.flag_config(), command).await
+        }
         Some(Command::Sessions {
             action: Some(cli::SessionsAction::Rm { id }),
             ..
@@ -236,48 +238,19 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
                     return Ok(ExitCode::from(exec::EXIT_USAGE));
                 }
             };
-            let provider = setup::resolve_provider(&config).await;
-            let session_id = resumed
-                .as_ref()
-                .map(|s| s.id.clone())
-                .unwrap_or_else(setup::new_session_id);
-            let ctx = setup::tool_context(&workspace, &config, &session_id)?;
-            let sandbox = setup::sandbox_for(&workspace, &config);
-            let (model, origin) = match &provider {
-                Provider::Ready { settings, origin } => (settings.model.clone(), origin.clone()),
-                Provider::Missing { message } => {
-                    eprintln!("loom: {message}");
-                    return Ok(ExitCode::from(exec::EXIT_FAILURE));
+            let options = exec::StartOptions {
+                resumed,
+                ..exec::StartOptions::default()
+            };
+            match exec::start(&config, &workspace, options).await {
+                Ok(started) => {
+                    Ok(exec::run(started.agent, started.info, prompt, images, *json).await)
                 }
-            };
-            let files = setup::session_files(&workspace, &session_id, &model, resumed.is_some());
-            let mut notices = files.notices.clone();
-            notices.extend(config.project_trust.notice());
-            if let Some(r) = &resumed
-                && let Some(report) = r.damage_report()
-            {
-                notices.push(format!("resumed session {}: {report}", r.id));
+                Err(e) => {
+                    eprintln!("loom: {}", e.message);
+                    Ok(ExitCode::from(e.code))
+                }
             }
-            let conversation = resumed.map(|r| r.conversation).unwrap_or_default();
-            let parts = setup::runner_parts(&config, &provider, ctx, false, conversation, files);
-            // Headless, the first request is the only chance to offer the servers' tools:
-            // it waits for them to start (each bounded by its startup timeout).
-            if let Some(mcp) = &parts.mcp {
-                mcp.settled().await;
-            }
-            let agent = Runner::spawn(parts);
-            let info = SessionInfo {
-                session_id,
-                model,
-                workspace: workspace.display().to_string(),
-                provider: origin,
-                sandbox: sandbox.label,
-                notice: {
-                    notices.extend(sandbox.notice);
-                    (!notices.is_empty()).then(|| notices.join("; "))
-                },
-            };
-            Ok(exec::run(agent, info, prompt, images, *json).await)
         }
         None => {
             let config = match load_config(&cli, &workspace) {

@@ -339,6 +339,9 @@ pub struct SessionFiles {
     pub errors: Vec<String>,
     /// Long-term memory (none: no data directory, or the database cannot be opened).
     pub memory: Option<Arc<crate::memory::Memory>>,
+    /// The workspace's scheduled jobs, for the cron tools (none: no data directory, or a
+    /// session that may not change jobs).
+    pub cron: Option<crate::cron::JobStore>,
 }
 
 impl SessionFiles {
@@ -350,12 +353,24 @@ impl SessionFiles {
             notices: Vec::new(),
             errors: Vec::new(),
             memory: None,
+            cron: None,
         }
     }
 }
 
 /// Open (or, when `resume`, reopen) the transcript and undo journal of a session.
 pub fn session_files(root: &Path, session_id: &str, model: &str, resume: bool) -> SessionFiles {
+    session_files_titled(root, session_id, model, resume, None)
+}
+
+/// [`session_files`], recording `title` in a new session's header.
+pub fn session_files_titled(
+    root: &Path,
+    session_id: &str,
+    model: &str,
+    resume: bool,
+    title: Option<&str>,
+) -> SessionFiles {
     let Some(data) = session::data_dir() else {
         return SessionFiles {
             notices: vec![
@@ -370,7 +385,7 @@ pub fn session_files(root: &Path, session_id: &str, model: &str, resume: bool) -
     let log = if resume {
         SessionLog::reopen(&sessions, session_id)
     } else {
-        SessionLog::create(&sessions, session_id, root, model)
+        SessionLog::create_titled(&sessions, session_id, root, model, title)
     };
     let log = match log {
         Ok(l) => Some(l),
@@ -416,6 +431,7 @@ pub fn session_files(root: &Path, session_id: &str, model: &str, resume: bool) -
         notices,
         errors,
         memory,
+        cron: Some(crate::cron::JobStore::for_workspace(&data, root)),
     }
 }
 

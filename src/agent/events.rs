@@ -186,6 +186,11 @@ pub enum ApprovalPreview {
         /// Whether "always for this tool" is offered.
         grant_offered: bool,
     },
+    /// A change to scheduled jobs (`cron_add`, `cron_remove`), as the tool described it.
+    Schedule {
+        /// The job added, or the job removed.
+        change: crate::policy::ScheduleIntent,
+    },
     /// Anything else: the raw arguments.
     Other {
         /// The arguments.

@@ -1128,6 +1128,7 @@ impl Runner {
         let command = call.intent.and_then(|i| i.command.clone());
         let network = call.intent.and_then(|i| i.network.clone());
         let mcp = call.intent.and_then(|i| i.mcp.clone());
+        let schedule = call.intent.and_then(|i| i.schedule.clone());
         let preview = match (self.prepared.get(&id), command, self.rulings.get(&id)) {
             (None, None, Some(ruling)) if network.is_some() => {
                 let n = *network.expect("checked above");
@@ -1173,6 +1174,9 @@ impl Runner {
                 read_only_hint: m.read_only_hint,
                 grant_offered: ruling.is_some_and(|r| r.assessment.grant.is_some()),
             },
+            (None, None, _) if let Some(change) = schedule.map(|s| *s) => {
+                ApprovalPreview::Schedule { change }
+            }
             _ => ApprovalPreview::Other {
                 arguments: call.args.clone(),
             },

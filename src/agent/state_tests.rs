@@ -20,6 +20,7 @@ fn call(id: &str, name: &str, kind: ToolKind) -> ProposedCall {
             command: None,
             network: None,
             mcp: None,
+            schedule: None,
         }),
         invalid: None,
     }

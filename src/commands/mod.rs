@@ -1,6 +1,7 @@
 //! Handlers for the subcommands that are not the TUI or `exec`: each prints to stdout and
 //! returns the process exit code.
 
+pub mod cron;
 pub mod mcp;
 pub mod memory;
 pub mod models;

@@ -10,7 +10,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::commands::{Classification, Risk};
-use super::{Decision, ToolKind};
+use super::{Autonomy, Decision, ToolKind};
 
 /// A shell command a call would run.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -80,6 +80,30 @@ pub struct McpIntent {
     pub summary: String,
 }
 
+/// A change to the person's scheduled jobs (`cron_add`, `cron_remove`): work that will run
+/// later with nobody at the keyboard, so the policy judges it as its own class.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "action", rename_all = "snake_case")]
+pub enum ScheduleIntent {
+    /// Add a job.
+    Add {
+        /// The cron expression.
+        schedule: String,
+        /// What the job will ask the model, every time it runs.
+        prompt: String,
+        /// The approval mode the job will run with.
+        approval: Autonomy,
+    },
+    /// Remove a job.
+    Remove {
+        /// The job's id.
+        id: String,
+        /// The job, in one line (`schedule: prompt`), as the store had it when the call
+        /// was described.
+        job: String,
+    },
+}
+
 /// What one tool call will touch, as the tool describes it from its parsed arguments.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CallIntent {
@@ -102,6 +126,9 @@ pub struct CallIntent {
     /// events carrying an intent stay small).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mcp: Option<Box<McpIntent>>,
+    /// The scheduled job it adds or removes, for the cron tools (boxed like the others).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schedule: Option<Box<ScheduleIntent>>,
 }
 
 impl CallIntent {
@@ -114,6 +141,7 @@ impl CallIntent {
             command: None,
             network: None,
             mcp: None,
+            schedule: None,
         }
     }
 
@@ -126,6 +154,7 @@ impl CallIntent {
             command: None,
             network: None,
             mcp: None,
+            schedule: None,
         }
     }
 
@@ -138,6 +167,7 @@ impl CallIntent {
             command: Some(command),
             network: None,
             mcp: None,
+            schedule: None,
         }
     }
 
@@ -150,6 +180,7 @@ impl CallIntent {
             command: None,
             network: Some(Box::new(network)),
             mcp: None,
+            schedule: None,
         }
     }
 
@@ -162,6 +193,20 @@ impl CallIntent {
             command: None,
             network: None,
             mcp: Some(Box::new(intent)),
+            schedule: None,
+        }
+    }
+
+    /// A call that adds or removes a scheduled job as `intent` says.
+    pub fn schedules(intent: ScheduleIntent) -> CallIntent {
+        CallIntent {
+            kind: ToolKind::Schedule,
+            reads: Vec::new(),
+            writes: Vec::new(),
+            command: None,
+            network: None,
+            mcp: None,
+            schedule: Some(Box::new(intent)),
         }
     }
 
@@ -175,6 +220,14 @@ impl CallIntent {
         }
         if let Some(m) = &self.mcp {
             return m.summary.clone();
+        }
+        if let Some(s) = &self.schedule {
+            return match s.as_ref() {
+                ScheduleIntent::Add {
+                    schedule, prompt, ..
+                } => format!("{schedule}: {}", prompt.lines().next().unwrap_or("")),
+                ScheduleIntent::Remove { id, .. } => id.clone(),
+            };
         }
         let paths: Vec<&str> = self
             .writes

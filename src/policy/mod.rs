@@ -17,6 +17,7 @@ pub mod mcp;
 pub mod network;
 pub mod paths;
 pub mod sandbox;
+pub mod schedule;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -27,6 +28,7 @@ use serde::{Deserialize, Serialize};
 use approvals::{Grants, RuleAction, Rules};
 pub use call::{
     Assessment, CallIntent, CommandIntent, McpIntent, NetAccess, NetworkIntent, Ruling,
+    ScheduleIntent,
 };
 use commands::{Classification, CommandContext, Risk, classify};
 use limits::ActionBudget;
@@ -47,6 +49,8 @@ pub enum ToolKind {
     Network,
     /// Calls a tool of a Model Context Protocol server: whatever it does, Loom cannot see.
     Mcp,
+    /// Adds or removes a scheduled job: work that runs later with nobody at the keyboard.
+    Schedule,
 }
 
 impl ToolKind {
@@ -252,6 +256,7 @@ impl Policy {
                 Assessment::plain(Risk::High, "uses the network"),
             ),
             ToolKind::Mcp => self.mcp.decide(name, intent, self.autonomy),
+            ToolKind::Schedule => schedule::decide(name, intent, self.autonomy, self.interactive),
         };
         let decision = if decision == Decision::Allow && self.budget().exhausted(now) {
             Decision::Ask {
@@ -413,9 +418,10 @@ impl Policy {
         self.budget.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Count one executed write or command against the hourly budget.
+    /// Count one executed write, command or change to scheduled jobs against the hourly
+    /// budget.
     pub fn record_action(&mut self, kind: ToolKind, now: Instant) {
-        if kind.is_mutating() {
+        if kind.is_mutating() || kind == ToolKind::Schedule {
             self.budget().record(now);
         }
     }

@@ -43,6 +43,10 @@ pub enum Record {
         workspace: String,
         /// Model at start.
         model: String,
+        /// A title given when the session started (a scheduled run's `cron: …`); without
+        /// one, the title is the first prompt.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        title: Option<String>,
     },
     /// A conversation message, in order.
     Message {
@@ -108,6 +112,17 @@ impl SessionLog {
         workspace: &Path,
         model: &str,
     ) -> std::io::Result<SessionLog> {
+        SessionLog::create_titled(dir, id, workspace, model, None)
+    }
+
+    /// Create the file for a new session with `title` (when given) in its header.
+    pub fn create_titled(
+        dir: &Path,
+        id: &str,
+        workspace: &Path,
+        model: &str,
+        title: Option<&str>,
+    ) -> std::io::Result<SessionLog> {
         std::fs::create_dir_all(dir)?;
         let path = dir.join(format!("{id}.jsonl"));
         let file = OpenOptions::new()
@@ -124,6 +139,7 @@ impl SessionLog {
             started_at: humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
             workspace: workspace.display().to_string(),
             model: model.to_string(),
+            title: title.map(str::to_string),
         });
         if let Err(e) = header {
             // An empty file would be a session that never was.
@@ -180,6 +196,8 @@ pub struct LoadedSession {
     pub workspace: String,
     /// Model at start.
     pub model: String,
+    /// The title given when it started, if any.
+    pub title: Option<String>,
     /// The conversation, repaired so every tool call has a result.
     pub conversation: Vec<Message>,
     /// Line numbers (1-based) that could not be read.
@@ -238,11 +256,13 @@ pub fn load(path: &Path) -> std::io::Result<LoadedSession> {
                 started_at,
                 workspace,
                 model,
+                title,
             } => {
                 s.id = id;
                 s.started_at = started_at;
                 s.workspace = workspace;
                 s.model = model;
+                s.title = title;
             }
             Record::Message { message } => s.conversation.push(message),
             Record::Clear => s.conversation.clear(),
@@ -411,7 +431,11 @@ pub fn list(dir: &Path) -> Vec<SessionSummary> {
                 .unwrap_or(0);
             Some(SessionSummary {
                 first_prompt: prompt.lines().next().unwrap_or("").to_string(),
-                title: title(prompt),
+                title: s
+                    .title
+                    .as_deref()
+                    .map(title)
+                    .unwrap_or_else(|| title(prompt)),
                 id: s.id,
                 started_at: s.started_at,
                 workspace: s.workspace,

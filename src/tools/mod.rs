@@ -17,6 +17,7 @@ pub mod bash;
 pub mod beneath;
 pub mod browser;
 pub mod change;
+pub mod cron;
 pub mod diff;
 pub mod edit_file;
 pub mod edit_match;

@@ -10,7 +10,9 @@ use tokio::sync::mpsc::UnboundedSender;
 
 use super::composer::Composer;
 use super::diff_view::DiffView;
-use super::layers::{Action, CommandApproval, Layer, McpApproval, NetworkApproval, UndoConfirm};
+use super::layers::{
+    Action, CommandApproval, Layer, McpApproval, NetworkApproval, ScheduleApproval, UndoConfirm,
+};
 use super::theme::Theme;
 use super::tools_pane::{ToolRow, ToolStatus, ToolsPane, status_mark, summarize};
 use super::transcript::{NoticeLevel, ToolMark, Transcript};
@@ -622,6 +624,10 @@ impl App {
                             reason,
                             grant_offered,
                         }));
+                    }
+                    ApprovalPreview::Schedule { change } => {
+                        self.layers
+                            .push(Box::new(ScheduleApproval { id, change, reason }));
                     }
                     ApprovalPreview::Other { arguments } => {
                         self.layers.push(Box::new(CommandApproval {

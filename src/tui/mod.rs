@@ -29,6 +29,8 @@ pub mod view;
 pub mod wrap;
 
 #[cfg(test)]
+mod cron_snapshot_tests;
+#[cfg(test)]
 mod diff_snapshot_tests;
 #[cfg(test)]
 mod input_tests;

@@ -164,6 +164,9 @@ async fn read_edit_answer_changes_the_file() {
         "memory_store",
         "memory_recall",
         "memory_forget",
+        "cron_add",
+        "cron_list",
+        "cron_remove",
         "oracle",
         "delegate",
     ];

@@ -9,6 +9,7 @@ mod apply_patch;
 mod browser;
 mod containment;
 mod context;
+mod cron;
 mod delegate;
 mod exec;
 mod exec_plain;

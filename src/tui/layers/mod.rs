@@ -1,4 +1,4 @@
-//! Modal layers, one file each: the command approval, the network approval, the MCP tool approval, the "why not?" prompt, the undo
+//! Modal layers, one file each: the command approval, the network approval, the MCP tool approval, the scheduled-job approval, the "why not?" prompt, the undo
 //! confirmation, the session diff, the help, the review keys and the trust prompt. The
 //! front layer sees keys first and says whether it consumed them and what should happen;
 //! the app owns the stack, not the widgets' logic. A new layer is one new file here.
@@ -21,6 +21,7 @@ mod network_approval;
 mod picker;
 mod reason_prompt;
 pub mod review_keys;
+mod schedule_approval;
 pub mod trust_prompt;
 mod undo_confirm;
 
@@ -31,6 +32,7 @@ pub use mcp_approval::McpApproval;
 pub use network_approval::NetworkApproval;
 pub use picker::{PickItem, Picker};
 pub use reason_prompt::ReasonPrompt;
+pub use schedule_approval::ScheduleApproval;
 pub use undo_confirm::UndoConfirm;
 
 /// What the app should do after a layer handled a key.
