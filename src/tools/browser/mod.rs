@@ -389,7 +389,8 @@ pub fn png_size(png: &[u8]) -> Option<(u32, u32)> {
     Some((w, h))
 }
 
-/// The tool for a session under `config`, or why it is not offered.
+/// The browser tool, when a Chromium is found (`LOOM_BROWSER` from `env`, else `PATH`),
+/// letting pages reach what `allow` lists; else why it is not offered.
 pub fn offered(
     env: &dyn Fn(&str) -> Option<String>,
     allow: AllowPrivate,
