@@ -384,14 +384,24 @@ impl Runner {
             }
             let mut event = event;
             if let Event::LlmFailed {
-                message,
-                retryable: false,
-                ..
+                message, retryable, ..
             } = &mut event
+                && !*retryable
                 && crate::llm::image::rejects_images(message)
             {
+                let from_tools = self.machine.images_only_from_tools();
                 let names = self.machine.strip_images();
-                if !names.is_empty() {
+                if !names.is_empty() && from_tools {
+                    // Only tools' images (screenshots): the turn goes on without them, the
+                    // results still name their files, and no more are attached.
+                    *retryable = true;
+                    *message = format!(
+                        "the model does not accept images, so {} {} taken out; trying again \
+                         without them",
+                        names.join(", "),
+                        if names.len() == 1 { "was" } else { "were" }
+                    );
+                } else if !names.is_empty() {
                     *message = format!(
                         "the model does not accept images ({}), so they were taken out of the \
                          conversation; send your message again, or switch to a vision model \

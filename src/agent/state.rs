@@ -86,6 +86,8 @@ pub struct Machine {
     /// Whether the conversation was compacted since the last answer (a request that
     /// still does not fit then fails instead of compacting again).
     compacted: bool,
+    /// Whether the model refused images: tools' images are no longer attached.
+    images_refused: bool,
     /// Whether the running compaction was asked for by the person (it ends idle).
     compacting_on_request: bool,
 }
@@ -109,6 +111,7 @@ impl Machine {
             limits,
             note: None,
             compacted: false,
+            images_refused: false,
             compacting_on_request: false,
         }
     }
@@ -129,10 +132,22 @@ impl Machine {
         &self.conversation
     }
 
+    /// Whether every image in the conversation was returned by a tool (none attached by
+    /// the person).
+    pub fn images_only_from_tools(&self) -> bool {
+        self.conversation.iter().all(|m| match m {
+            Message::User { content, images } => {
+                images.is_empty() || content.starts_with(TOOL_IMAGES)
+            }
+            _ => true,
+        })
+    }
+
     /// Take every attached image out of the conversation (a model that cannot take
     /// images refuses every request carrying one), leaving a line in its message that
     /// says so. Returns the names of the images taken out.
     pub fn strip_images(&mut self) -> Vec<String> {
+        self.images_refused = true;
         let mut names = Vec::new();
         for m in &mut self.conversation {
             if let Message::User { content, images } = m {
@@ -903,13 +918,13 @@ impl Machine {
         }
         // Images a call returned (screenshots) reach the model after the results, in the
         // one message kind that can carry them.
-        if !images.is_empty() {
+        if !images.is_empty() && !self.images_refused {
             let names: Vec<String> = images
                 .iter()
                 .flat_map(|(tool, list)| list.iter().map(move |i| format!("{} ({tool})", i.name)))
                 .collect();
             self.conversation.push(Message::User {
-                content: format!("[images returned by the tools: {}]", names.join(", ")),
+                content: format!("{TOOL_IMAGES} {}]", names.join(", ")),
                 images: images.into_iter().flat_map(|(_, list)| list).collect(),
             });
         }
@@ -1007,6 +1022,9 @@ impl Machine {
         }
     }
 }
+
+/// How the message carrying the images tools returned begins.
+pub const TOOL_IMAGES: &str = "[images returned by the tools:";
 
 fn tool_message(call: &ToolCall, result: &ToolResult) -> Message {
     Message::Tool {

@@ -741,3 +741,49 @@ fn an_interrupt_before_the_continuation_leaves_no_stale_instruction() {
         m.conversation()
     );
 }
+
+/// A model that refused images gets no more of the tools' images: once they were taken out,
+/// a later screenshot's result names its file but attaches nothing.
+#[test]
+fn after_the_model_refused_images_tools_attach_no_more() {
+    let shot = crate::llm::image::Image {
+        name: "shot-1.png".into(),
+        mime: "image/png".into(),
+        data: "iVBORw0KGgo=".into(),
+    };
+    let run_one = |m: &mut Machine, id: &str| {
+        m.step(finished(vec![call(id, "browser", ToolKind::Read)]));
+        m.step(Event::Decided {
+            id: id.into(),
+            verdict: Verdict::Allow,
+        });
+        m.step(Event::ToolFinished {
+            id: id.into(),
+            result: ToolResult::ok("saved").with_image(shot.clone()),
+            duration_ms: 1,
+        });
+    };
+    let mut m = Machine::new(Limits::default());
+    m.step(Event::Submit("look".into()));
+    run_one(&mut m, "b1");
+    assert!(m.images_only_from_tools());
+    assert_eq!(m.strip_images(), vec!["shot-1.png".to_string()]);
+    let before = m.conversation().len();
+    run_one(&mut m, "b2");
+    assert_eq!(
+        m.conversation().len(),
+        before + 2,
+        "the call and its result only"
+    );
+    assert!(m.conversation().iter().all(|x| match x {
+        Message::User { images, .. } => images.is_empty(),
+        _ => true,
+    }));
+    // An image the person attached is not a tool's.
+    let mut p = Machine::new(Limits::default());
+    p.step(Event::Submit("see".into()));
+    if let Some(Message::User { images, .. }) = p.conversation.last_mut() {
+        images.push(shot.clone());
+    }
+    assert!(!p.images_only_from_tools());
+}

@@ -197,3 +197,156 @@ async fn frames_and_workers_of_a_page_are_guarded_too() {
         "the worker's fetch: {r:#?}"
     );
 }
+
+/// This machine's address on its network (not loopback), if it has one.
+fn lan_ipv4() -> Option<std::net::IpAddr> {
+    let s = std::net::UdpSocket::bind("0.0.0.0:0").ok()?;
+    s.connect("198.51.100.1:9").ok()?;
+    let ip = s.local_addr().ok()?.ip();
+    (!ip.is_loopback() && !ip.is_unspecified()).then_some(ip)
+}
+
+/// Serve `page` at `ip`, port 0, to every request; returns the address and the request
+/// lines seen.
+async fn serve_on(
+    ip: std::net::IpAddr,
+    page: String,
+) -> (
+    std::net::SocketAddr,
+    std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind((ip, 0)).await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let log = seen.clone();
+    tokio::spawn(async move {
+        while let Ok((mut sock, _)) = listener.accept().await {
+            let page = page.clone();
+            let log = log.clone();
+            tokio::spawn(async move {
+                let mut buf = vec![0u8; 8192];
+                let n = sock.read(&mut buf).await.unwrap_or(0);
+                let head = String::from_utf8_lossy(&buf[..n]);
+                log.lock()
+                    .unwrap()
+                    .push(head.lines().next().unwrap_or("").to_string());
+                let reply = format!(
+                    "HTTP/1.1 200 OK\r\ncontent-type: text/html\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{page}",
+                    page.len()
+                );
+                let _ = sock.write_all(reply.as_bytes()).await;
+            });
+        }
+    });
+    (addr, seen)
+}
+
+/// Regression: loopback was open to every page, so a page not on this machine (a public
+/// site, or here a LAN address the person listed in `allow_private`) could send requests
+/// into the services on 127.0.0.1 — the dev server's API, a database's web console.
+/// Loopback now serves only pages opened on loopback.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_page_not_on_loopback_cannot_reach_this_machine() {
+    if !chromium_or_skip("browser") {
+        return;
+    }
+    let Some(lan) = lan_ipv4() else {
+        eprintln!("browser: skipped, this machine has no address besides loopback");
+        return;
+    };
+    let local = WebServer::start().await;
+    local.route("/secret", vec![WebReply::ok("text/plain", "secret")]);
+    let page = format!(
+        r#"<!doctype html><html><body><p id="s">waiting</p>
+<img src="http://{local}/secret-img">
+<script>
+const done = (t) => {{ document.getElementById('s').innerText = t;
+  const d = document.createElement('i'); d.id = 'done'; document.body.appendChild(d); }};
+fetch('http://{local}/secret').then(() => done('reached'), () => done('refused'));
+</script></body></html>"#,
+        local = local.addr
+    );
+    let (lan_addr, lan_seen) = serve_on(lan, page).await;
+    let dir = tempfile::tempdir().unwrap();
+    let conf = dir.path().join(".home/.config/loom");
+    std::fs::create_dir_all(&conf).unwrap();
+    std::fs::write(
+        conf.join("config.toml"),
+        format!("[web]\nallow_private = [\"{lan_addr}\"]\n"),
+    )
+    .unwrap();
+    let call = |id: &str, args: Value| support::calls_openai(&[(id, "browser", &args.to_string())]);
+    let server = ScriptedServer::start(vec![
+        call(
+            "o",
+            serde_json::json!({"action": "open", "url": format!("http://{lan_addr}/")}),
+        ),
+        call(
+            "w",
+            serde_json::json!({"action": "wait_for", "selector": "#done", "timeout": 10}),
+        ),
+        call("x", serde_json::json!({"action": "text", "selector": "#s"})),
+        support::text_reply("done"),
+    ])
+    .await;
+    let run = exec(dir.path(), &server, "full-auto", "look").await;
+    assert_eq!(run.code, 0, "{}\n{:#?}", run.stderr, run.events);
+    let r = results(&run);
+    assert_eq!(r[0]["success"], true, "the LAN page opens: {r:#?}");
+    assert!(
+        lan_seen
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|l| l.starts_with("GET / ")),
+        "the page came from the LAN address"
+    );
+    assert_eq!(r[2]["output"], "refused", "the page's fetch(): {r:#?}");
+    assert!(
+        !local.seen().iter().any(|s| s.uri.starts_with("/secret")),
+        "nothing reached the loopback service: {:?}",
+        local
+            .seen()
+            .iter()
+            .map(|s| s.uri.clone())
+            .collect::<Vec<_>>()
+    );
+    let refused: String = r.iter().map(|x| x["data"]["refused"].to_string()).collect();
+    assert!(refused.contains("opened on loopback"), "{r:#?}");
+}
+
+/// A model that cannot take images: the screenshot is taken out and the request sent
+/// again, so the turn goes on with the file's path instead of failing.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_text_only_model_gets_the_screenshot_path_and_the_turn_goes_on() {
+    if !chromium_or_skip("browser") {
+        return;
+    }
+    let app = WebServer::start().await;
+    app.route("/", vec![WebReply::ok("text/html", APP)]);
+    let url = format!("http://{}/", app.addr);
+    let call = |id: &str, args: Value| support::calls_openai(&[(id, "browser", &args.to_string())]);
+    let server = ScriptedServer::start(vec![
+        call("o", serde_json::json!({"action": "open", "url": url})),
+        call("s", serde_json::json!({"action": "screenshot"})),
+        support::status(400, "image input is not supported by this model", None),
+        support::text_reply("Seen the path."),
+    ])
+    .await;
+    let dir = tempfile::tempdir().unwrap();
+    let run = exec(dir.path(), &server, "full-auto", "look").await;
+    assert_eq!(run.code, 0, "{}\n{:#?}", run.stderr, run.events);
+    let requests = server.requests();
+    assert_eq!(requests.len(), 4, "the refused request was sent again");
+    let last = requests[3].to_string();
+    assert!(!last.contains("data:image/png"), "the image was taken out");
+    assert!(last.contains(".png"), "the result still names the file");
+    assert!(
+        run.of_type("turn_completed")
+            .iter()
+            .any(|t| t["end"] == "done"),
+        "{:#?}",
+        run.events
+    );
+}

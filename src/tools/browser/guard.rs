@@ -3,7 +3,11 @@
 //!
 //! The rules are web_fetch's ([`crate::tools::web::guard`]) with one difference: loopback
 //! is allowed, because the app the person develops runs there (the dev server), and
-//! opening it is approved per domain like any other site. Private, link-local, metadata
+//! opening it is approved per domain like any other site — but only while the page the
+//! model opened is itself on loopback (`local`). A page from elsewhere (a public site, or
+//! a LAN address listed in `allow_private`) may not send requests into this machine's
+//! services; when the page navigates off loopback, loopback closes until the model opens a
+//! loopback page again. Private, link-local, metadata
 //! and the other non-public addresses are refused after DNS resolution unless listed in
 //! `[web] allow_private`. Only `http`, `https`, `ws` and `wss` reach the network; `data:`,
 //! `blob:` and `about:` are the page's own content; every other scheme (`file:`,
@@ -22,11 +26,62 @@ const RESOLVE_LIMIT: Duration = Duration::from_secs(5);
 /// Why a URL is refused, in words for the model.
 pub type Refusal = String;
 
-/// The verdict on one address for the browser: loopback passes, the rest as web_fetch.
-fn vet_browser(allow: &AllowPrivate, host: &str, ip: IpAddr, port: u16) -> Result<(), Blocked> {
+/// The verdict on one address for the browser: loopback passes while the page is `local`,
+/// the rest as web_fetch.
+fn vet_browser(
+    allow: &AllowPrivate,
+    local: bool,
+    host: &str,
+    ip: IpAddr,
+    port: u16,
+) -> Result<(), Blocked> {
     match classify(ip) {
-        Some(Blocked::Loopback) => Ok(()),
+        Some(Blocked::Loopback) if local => Ok(()),
         _ => vet(allow, host, ip, port),
+    }
+}
+
+/// The addresses `url`'s host stands for (an IP as written, or what the name resolves to).
+async fn addresses(url: &Url) -> Result<(String, u16, Vec<IpAddr>), Refusal> {
+    let port = url.port_or_known_default().unwrap_or(80);
+    let host = url
+        .host_str()
+        .ok_or_else(|| format!("{url} has no host"))?
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .to_ascii_lowercase();
+    let ips: Vec<IpAddr> = match host.parse::<IpAddr>() {
+        Ok(ip) => vec![ip],
+        Err(_) => {
+            let found = tokio::time::timeout(
+                RESOLVE_LIMIT,
+                tokio::net::lookup_host((host.as_str(), port)),
+            )
+            .await
+            .map_err(|_| format!("{host} did not resolve within 5 s"))?
+            .map_err(|e| format!("{host} does not resolve ({e})"))?;
+            found.map(|a| a.ip()).collect()
+        }
+    };
+    if ips.is_empty() {
+        return Err(format!("{host} resolves to no address"));
+    }
+    Ok((host, port, ips))
+}
+
+/// Whether `raw` is a page on this machine: an http(s) URL whose host is loopback only.
+pub async fn is_loopback_page(raw: &str) -> bool {
+    let Ok(url) = Url::parse(raw) else {
+        return false;
+    };
+    if !matches!(url.scheme(), "http" | "https") {
+        return false;
+    }
+    match addresses(&url).await {
+        Ok((_, _, ips)) => ips
+            .into_iter()
+            .all(|ip| classify(ip) == Some(Blocked::Loopback)),
+        Err(_) => false,
     }
 }
 
@@ -50,8 +105,9 @@ pub fn scheme(url: &Url) -> Scheme {
     }
 }
 
-/// Whether the browser may load `raw`: `Ok`, or why not.
-pub async fn check(raw: &str, allow: &AllowPrivate) -> Result<(), Refusal> {
+/// Whether the browser may load `raw` (loopback only if the page is `local`): `Ok`, or
+/// why not.
+pub async fn check(raw: &str, allow: &AllowPrivate, local: bool) -> Result<(), Refusal> {
     let url = Url::parse(raw).map_err(|e| format!("{raw} is not a valid URL ({e})"))?;
     match scheme(&url) {
         Scheme::Local => return Ok(()),
@@ -63,34 +119,17 @@ pub async fn check(raw: &str, allow: &AllowPrivate) -> Result<(), Refusal> {
         }
         Scheme::Network => {}
     }
-    let port = url.port_or_known_default().unwrap_or(80);
-    let host = url
-        .host_str()
-        .ok_or_else(|| format!("{raw} has no host"))?
-        .trim_start_matches('[')
-        .trim_end_matches(']')
-        .to_ascii_lowercase();
-    let ips: Vec<IpAddr> = match host.parse::<IpAddr>() {
-        Ok(ip) => vec![ip],
-        Err(_) => {
-            let found = tokio::time::timeout(
-                RESOLVE_LIMIT,
-                tokio::net::lookup_host((host.as_str(), port)),
-            )
-            .await
-            .map_err(|_| format!("{host} did not resolve within 5 s"))?
-            .map_err(|e| format!("{host} does not resolve ({e})"))?;
-            found.map(|a| a.ip()).collect()
-        }
-    };
-    if ips.is_empty() {
-        return Err(format!("{host} resolves to no address"));
-    }
+    let (host, port, ips) = addresses(&url).await?;
     for ip in ips {
-        if let Err(why) = vet_browser(allow, &host, ip, port) {
+        if let Err(why) = vet_browser(allow, local, &host, ip, port) {
+            let loopback = if why == Blocked::Loopback {
+                " (this machine's own addresses serve only pages opened on loopback)"
+            } else {
+                ""
+            };
             return Err(format!(
-                "{host} ({ip}) is {}; the browser may reach only public addresses and this \
-                 machine's own (list others in [web] allow_private)",
+                "{host} ({ip}) is {}{loopback}; the browser may reach only public addresses \
+                 and this machine's own (list others in [web] allow_private)",
                 why.describe()
             ));
         }

@@ -3,6 +3,7 @@
 //! until the model reads them.
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -26,6 +27,8 @@ const REFUSED_KEEP: usize = 50;
 pub struct Session {
     chromium: Arc<Chromium>,
     page: String,
+    /// Whether the page is on loopback, so it may reach this machine (see `guard`).
+    local: Arc<AtomicBool>,
     console: Arc<Mutex<Vec<String>>>,
     refused: Arc<Mutex<Vec<String>>>,
     /// Screenshots taken, for their file names.
@@ -84,10 +87,15 @@ impl Session {
             .to_string();
         let console = Arc::new(Mutex::new(Vec::new()));
         let refused = Arc::new(Mutex::new(Vec::new()));
+        let local = Arc::new(AtomicBool::new(false));
         tokio::spawn(watch(
             Arc::downgrade(&chromium),
             events,
-            page.clone(),
+            Page {
+                session: page.clone(),
+                target: target_id.clone(),
+                local: local.clone(),
+            },
             allow,
             console.clone(),
             refused.clone(),
@@ -95,6 +103,7 @@ impl Session {
         let s = Session {
             chromium,
             page,
+            local,
             console,
             refused,
             shots: 0,
@@ -137,6 +146,9 @@ impl Session {
 
     /// Go to `url` and wait (at most `limit`) for the page to load.
     pub async fn open(&self, url: &str, limit: Duration) -> Result<(), String> {
+        // Loopback serves the page only if it is itself on loopback (the dev server).
+        self.local
+            .store(guard::is_loopback_page(url).await, Ordering::SeqCst);
         let mut events = self.chromium.subscribe();
         let nav = self.call("Page.navigate", json!({"url": url})).await?;
         if let Some(err) = nav.get("errorText").and_then(Value::as_str) {
@@ -225,11 +237,19 @@ impl Session {
     }
 }
 
+/// The page `watch` looks after: its session, its target (whose id its main frame
+/// shares), and whether it may reach loopback.
+struct Page {
+    session: String,
+    target: String,
+    local: Arc<AtomicBool>,
+}
+
 /// Judge the page's paused requests and collect its console, until the browser is gone.
 async fn watch(
     chromium: std::sync::Weak<Chromium>,
     mut events: tokio::sync::broadcast::Receiver<CdpEvent>,
-    page: String,
+    page: Page,
     allow: AllowPrivate,
     console: Arc<Mutex<Vec<String>>>,
     refused: Arc<Mutex<Vec<String>>>,
@@ -283,8 +303,17 @@ async fn watch(
                 let session = event.session.clone();
                 let allow = allow.clone();
                 let refused = refused.clone();
+                let main_document = event.params["resourceType"] == "Document"
+                    && event.params["frameId"].as_str() == Some(page.target.as_str());
+                let local = page.local.clone();
                 tokio::spawn(async move {
-                    let (method, params) = match guard::check(&url, &allow).await {
+                    if main_document && !guard::is_loopback_page(&url).await {
+                        // The page leaves loopback (a link to another site): from here on
+                        // it may not reach this machine, until a loopback page is opened.
+                        local.store(false, Ordering::SeqCst);
+                    }
+                    let local = local.load(Ordering::SeqCst);
+                    let (method, params) = match guard::check(&url, &allow, local).await {
                         Ok(()) => ("Fetch.continueRequest", json!({"requestId": id})),
                         Err(why) => {
                             push_bounded(&refused, format!("{url}: {why}"), REFUSED_KEEP);
@@ -299,7 +328,9 @@ async fn watch(
                         .await;
                 });
             }
-            "Runtime.consoleAPICalled" if event.session.as_deref() == Some(page.as_str()) => {
+            "Runtime.consoleAPICalled"
+                if event.session.as_deref() == Some(page.session.as_str()) =>
+            {
                 let kind = event.params["type"].as_str().unwrap_or("log");
                 let text: Vec<String> = event.params["args"]
                     .as_array()
@@ -317,7 +348,9 @@ async fn watch(
                     CONSOLE_KEEP,
                 );
             }
-            "Runtime.exceptionThrown" if event.session.as_deref() == Some(page.as_str()) => {
+            "Runtime.exceptionThrown"
+                if event.session.as_deref() == Some(page.session.as_str()) =>
+            {
                 let d = &event.params["exceptionDetails"];
                 let text = d["exception"]["description"]
                     .as_str()

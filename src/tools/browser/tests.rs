@@ -1,5 +1,5 @@
 use super::cdp::take_messages;
-use super::guard::{Scheme, check, scheme};
+use super::guard::{Scheme, check, is_loopback_page, scheme};
 use super::*;
 use crate::policy::{Autonomy, Decision, NetworkIntent};
 
@@ -44,10 +44,10 @@ fn only_web_schemes_reach_the_network_and_local_content_passes() {
 #[tokio::test]
 async fn the_guard_lets_the_dev_server_through_and_nothing_private() {
     let none = AllowPrivate::default();
-    assert!(check("http://127.0.0.1:5173/", &none).await.is_ok());
-    assert!(check("http://[::1]:3000/app", &none).await.is_ok());
-    assert!(check("http://localhost:8080/", &none).await.is_ok());
-    assert!(check("data:text/html,<p>x</p>", &none).await.is_ok());
+    assert!(check("http://127.0.0.1:5173/", &none, true).await.is_ok());
+    assert!(check("http://[::1]:3000/app", &none, true).await.is_ok());
+    assert!(check("http://localhost:8080/", &none, true).await.is_ok());
+    assert!(check("data:text/html,<p>x</p>", &none, true).await.is_ok());
     for url in [
         "http://10.1.2.3/",
         "http://192.168.1.1/admin",
@@ -57,12 +57,40 @@ async fn the_guard_lets_the_dev_server_through_and_nothing_private() {
         "http://0.0.0.0:8080/",
         "file:///etc/passwd",
     ] {
-        let refused = check(url, &none).await;
+        let refused = check(url, &none, true).await;
         assert!(refused.is_err(), "{url} passed");
     }
     let listed = AllowPrivate::parse(&["10.1.2.3".to_string()]).unwrap();
-    assert!(check("http://10.1.2.3/", &listed).await.is_ok());
-    assert!(check("http://169.254.169.254/", &listed).await.is_err());
+    assert!(check("http://10.1.2.3/", &listed, true).await.is_ok());
+    assert!(
+        check("http://169.254.169.254/", &listed, true)
+            .await
+            .is_err()
+    );
+}
+
+/// Regression: loopback was open to every page, so a public page (or a LAN one listed in
+/// `allow_private`) the model opened could send requests into this machine's services.
+/// Loopback now serves only pages opened on loopback.
+#[tokio::test]
+async fn loopback_is_closed_to_pages_not_on_loopback() {
+    let none = AllowPrivate::default();
+    for url in [
+        "http://127.0.0.1:5173/",
+        "http://[::1]:3000/app",
+        "http://localhost:8080/",
+        "ws://127.0.0.1:5173/hmr",
+        "http://[::ffff:127.0.0.1]:9000/",
+    ] {
+        let err = check(url, &none, false).await.unwrap_err();
+        assert!(err.contains("opened on loopback"), "{url}: {err}");
+    }
+    assert!(check("http://93.184.215.14/", &none, false).await.is_ok());
+    assert!(is_loopback_page("http://127.0.0.1:5173/x").await);
+    assert!(is_loopback_page("http://localhost:5173/").await);
+    assert!(!is_loopback_page("http://10.1.2.3/").await);
+    assert!(!is_loopback_page("https://93.184.215.14/").await);
+    assert!(!is_loopback_page("data:text/html,x").await);
 }
 
 fn browse(method: &str) -> NetworkIntent {
