@@ -92,14 +92,9 @@ pub fn decide(
     (decision, assessment)
 }
 
-/// The first line of `text`, cut to 120 characters.
+/// The first line of `text`, cut to 120 columns.
 fn one_line(text: &str) -> String {
-    let line = text.lines().next().unwrap_or("");
-    if line.chars().count() > 120 {
-        format!("{}…", line.chars().take(119).collect::<String>())
-    } else {
-        line.to_string()
-    }
+    crate::tools::summary::truncate(text.lines().next().unwrap_or(""), 120)
 }
 
 #[cfg(test)]

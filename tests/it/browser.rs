@@ -31,6 +31,11 @@ fn chromium_or_skip(test: &str) -> bool {
     found
 }
 
+/// The model's reply: one `browser` call with `args`.
+fn call(id: &str, args: Value) -> support::Reply {
+    support::calls_openai(&[(id, "browser", &args.to_string())])
+}
+
 fn results(run: &Run) -> Vec<&Value> {
     run.of_type("tool_result")
 }
@@ -43,7 +48,6 @@ async fn the_browser_opens_clicks_types_reads_and_reports_errors_of_a_local_app(
     let app = WebServer::start().await;
     app.route("/", vec![WebReply::ok("text/html", APP)]);
     let url = format!("http://{}/", app.addr);
-    let call = |id: &str, args: Value| support::calls_openai(&[(id, "browser", &args.to_string())]);
     let server = ScriptedServer::start(vec![
         call("o", serde_json::json!({"action": "open", "url": url})),
         call("s", serde_json::json!({"action": "screenshot"})),
@@ -165,7 +169,6 @@ async fn frames_and_workers_of_a_page_are_guarded_too() {
     let page = FRAMED.replace("/frame", &format!("{frame_host}frame"));
     app.route("/", vec![WebReply::ok("text/html", page)]);
     let url = format!("http://{}/", app.addr);
-    let call = |id: &str, args: Value| support::calls_openai(&[(id, "browser", &args.to_string())]);
     let server = ScriptedServer::start(vec![
         call("o", serde_json::json!({"action": "open", "url": url})),
         call(
@@ -276,7 +279,6 @@ fetch('http://{local}/secret').then(() => done('reached'), () => done('refused')
         format!("[web]\nallow_private = [\"{lan_addr}\"]\n"),
     )
     .unwrap();
-    let call = |id: &str, args: Value| support::calls_openai(&[(id, "browser", &args.to_string())]);
     let server = ScriptedServer::start(vec![
         call(
             "o",
@@ -326,7 +328,6 @@ async fn a_text_only_model_gets_the_screenshot_path_and_the_turn_goes_on() {
     let app = WebServer::start().await;
     app.route("/", vec![WebReply::ok("text/html", APP)]);
     let url = format!("http://{}/", app.addr);
-    let call = |id: &str, args: Value| support::calls_openai(&[(id, "browser", &args.to_string())]);
     let server = ScriptedServer::start(vec![
         call("o", serde_json::json!({"action": "open", "url": url})),
         call("s", serde_json::json!({"action": "screenshot"})),

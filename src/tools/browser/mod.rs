@@ -153,7 +153,12 @@ impl Tool for Browser {
         };
         let mut intent = crate::tools::web::intent_for(NetAccess::Browse, a.verb(), &url);
         if let BrowserArgs::Eval { js } = &a {
-            intent.url = format!("{} — {}", intent.url, one_line(js, 200));
+            let js = js.split_whitespace().collect::<Vec<_>>().join(" ");
+            intent.url = format!(
+                "{} — {}",
+                intent.url,
+                crate::tools::summary::truncate(&js, 200)
+            );
         }
         Ok(CallIntent::network(intent))
     }
@@ -369,14 +374,6 @@ async fn act(
 /// `s` as a JavaScript string literal.
 fn js_string(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
-}
-
-fn one_line(s: &str, max: usize) -> String {
-    let line: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
-    match line.char_indices().nth(max) {
-        Some((i, _)) => format!("{}…", &line[..i]),
-        None => line,
-    }
 }
 
 /// The width and height a PNG's header gives.
