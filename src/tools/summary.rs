@@ -56,7 +56,7 @@ pub fn summarize(name: &str, args: &Value) -> String {
             }
             out
         }
-        "bash" => s("command").lines().next().unwrap_or("").to_string(),
+        "bash" => first_line(s("command")).to_string(),
         "apply_patch" => patch_files(s("input")),
         "web_search" => format!("{:?}", s("query")),
         "web_fetch" => web_target(s("url")),
@@ -65,8 +65,27 @@ pub fn summarize(name: &str, args: &Value) -> String {
             s("method").to_ascii_uppercase(),
             web_target(s("url"))
         ),
+        "browser" => {
+            let target = match s("action") {
+                "open" => web_target(s("url")),
+                "eval" => first_line(s("js")).to_string(),
+                "type" => format!("{} {:?}", s("selector"), s("text")),
+                _ => s("selector").to_string(),
+            };
+            format!("{} {target}", s("action")).trim_end().to_string()
+        }
+        "memory_store" | "memory_forget" => s("key").to_string(),
+        "memory_recall" => format!("{:?}", s("query")),
+        "oracle" => first_line(s("question")).to_string(),
+        "delegate" => first_line(s("task")).to_string(),
+        "cron_add" => format!("{} {}", s("schedule"), first_line(s("prompt"))),
+        "cron_remove" => s("id").to_string(),
         _ => truncate(&args.to_string(), FALLBACK_COLUMNS),
     }
+}
+
+fn first_line(text: &str) -> &str {
+    text.lines().next().unwrap_or("")
 }
 
 /// The files a patch touches: `src/a.rs`, `src/a.rs, docs/b.md`, `src/a.rs, b.md +3 more`
@@ -228,6 +247,32 @@ mod tests {
 
     #[test]
     fn summaries_are_one_line() {
+        assert_eq!(
+            summarize(
+                "browser",
+                &json!({"action": "open", "url": "http://127.0.0.1:5173/"})
+            ),
+            "open 127.0.0.1:5173"
+        );
+        assert_eq!(
+            summarize("browser", &json!({"action": "click", "selector": "#go"})),
+            "click #go"
+        );
+        assert_eq!(
+            summarize("browser", &json!({"action": "console"})),
+            "console"
+        );
+        assert_eq!(
+            summarize("delegate", &json!({"task": "Read a.txt\nthen b"})),
+            "Read a.txt"
+        );
+        assert_eq!(
+            summarize(
+                "cron_add",
+                &json!({"schedule": "@daily", "prompt": "run tests"})
+            ),
+            "@daily run tests"
+        );
         assert_eq!(
             summarize("read_file", &json!({"path": "a.rs", "line_range": [3, 9]})),
             "a.rs [3-9]"
