@@ -318,6 +318,102 @@ fetch('http://{local}/secret').then(() => done('reached'), () => done('refused')
     assert!(refused.contains("opened on loopback"), "{r:#?}");
 }
 
+/// Regression: DevTools' request interception never pauses a WebSocket handshake, so a
+/// page's script could open a WebSocket to an address the guard refuses (a handshake to
+/// 169.254.169.254 went out). Every connection of the browser now goes through Loom's
+/// proxy, which refuses it before anything is sent; here to a server on this machine's LAN
+/// address, which the page on loopback may not reach.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_page_cannot_open_a_websocket_to_a_refused_address() {
+    if !chromium_or_skip("browser") {
+        return;
+    }
+    let Some(lan) = lan_ipv4() else {
+        eprintln!("browser: skipped, this machine has no address besides loopback");
+        return;
+    };
+    let (lan_addr, lan_seen) = serve_on(lan, String::new()).await;
+    let app = WebServer::start().await;
+    let page = format!(
+        r#"<!doctype html><html><body><p id="s">waiting</p><script>
+const done = (t) => {{ document.getElementById('s').innerText = t;
+  const d = document.createElement('i'); d.id = 'done'; document.body.appendChild(d); }};
+const ws = new WebSocket('ws://{lan_addr}/socket');
+ws.onopen = () => done('open'); ws.onerror = () => done('refused');
+</script></body></html>"#
+    );
+    app.route("/", vec![WebReply::ok("text/html", page)]);
+    let server = ScriptedServer::start(vec![
+        call(
+            "o",
+            serde_json::json!({"action": "open", "url": format!("http://{}/", app.addr)}),
+        ),
+        call(
+            "w",
+            serde_json::json!({"action": "wait_for", "selector": "#done", "timeout": 10}),
+        ),
+        call("x", serde_json::json!({"action": "text", "selector": "#s"})),
+        support::text_reply("done"),
+    ])
+    .await;
+    let dir = tempfile::tempdir().unwrap();
+    let run = exec(dir.path(), &server, "full-auto", "look").await;
+    assert_eq!(run.code, 0, "{}\n{:#?}", run.stderr, run.events);
+    let r = results(&run);
+    assert_eq!(r[2]["output"], "refused", "the page's WebSocket: {r:#?}");
+    assert!(
+        lan_seen.lock().unwrap().is_empty(),
+        "no handshake reached the LAN server: {:?}",
+        lan_seen.lock().unwrap()
+    );
+    let refused: String = r.iter().map(|x| x["data"]["refused"].to_string()).collect();
+    assert!(
+        refused.contains(&format!("connection to {lan_addr}")) && refused.contains("private"),
+        "{r:#?}"
+    );
+}
+
+/// The browser runs confined like a command (own namespaces) and, with the sandbox on,
+/// writes only its profile and connects only to Loom's proxy; the first result says so.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_browser_says_how_it_is_confined() {
+    if !chromium_or_skip("browser") {
+        return;
+    }
+    let app = WebServer::start().await;
+    app.route("/", vec![WebReply::ok("text/html", APP)]);
+    let server = ScriptedServer::start(vec![
+        call(
+            "o",
+            serde_json::json!({"action": "open", "url": format!("http://{}/", app.addr)}),
+        ),
+        call("e", serde_json::json!({"action": "eval", "js": "2 + 2"})),
+        support::text_reply("done"),
+    ])
+    .await;
+    let dir = tempfile::tempdir().unwrap();
+    let run = exec(dir.path(), &server, "full-auto", "look").await;
+    assert_eq!(run.code, 0, "{}\n{:#?}", run.stderr, run.events);
+    let r = results(&run);
+    assert_eq!(r[1]["output"], "4", "{r:#?}");
+    let said = r[0]["data"]["confinement"].as_str().unwrap_or_default();
+    let landlock_net = loom::policy::sandbox::kernel_abi() >= 4;
+    if loom::policy::sandbox::protection_available() && landlock_net {
+        assert_eq!(
+            said,
+            "The browser runs with its own PID and mount namespaces, writes only in its \
+             temporary profile, TCP only to Loom's proxy.",
+            "{r:#?}"
+        );
+    } else {
+        assert!(said.starts_with("The browser runs"), "{r:#?}");
+    }
+    assert!(
+        r[1]["data"].get("confinement").is_none(),
+        "said once, when the browser starts: {r:#?}"
+    );
+}
+
 /// A model that cannot take images: the screenshot is taken out and the request sent
 /// again, so the turn goes on with the file's path instead of failing.
 #[tokio::test(flavor = "multi_thread")]

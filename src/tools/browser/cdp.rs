@@ -82,8 +82,14 @@ pub fn find(configured: Option<&Path>) -> Option<PathBuf> {
 }
 
 impl Chromium {
-    /// Start `executable` headless with a fresh profile and connect to it.
-    pub async fn launch(executable: &Path) -> Result<Arc<Chromium>, String> {
+    /// Start `executable` headless with a fresh profile, every connection sent through the
+    /// proxy at `proxy`, confined as [`super::jail`] says (Landlock only when `sandbox`),
+    /// and connect to it.
+    pub async fn launch(
+        executable: &Path,
+        proxy: std::net::SocketAddr,
+        sandbox: bool,
+    ) -> Result<(Arc<Chromium>, super::jail::Confinement), String> {
         let profile = tempfile::Builder::new()
             .prefix("loom-browser-")
             .tempdir()
@@ -105,7 +111,13 @@ impl Chromium {
             "--mute-audio",
             "--hide-scrollbars",
             "--remote-debugging-pipe",
+            "--dns-prefetch-disable",
+            // Loopback too: Chromium otherwise connects to localhost directly.
+            "--proxy-bypass-list=<-loopback>",
+            // WebRTC would send UDP (which no proxy carries) to any address a page names.
+            "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
         ])
+        .arg(format!("--proxy-server=http://{proxy}"))
         .arg(format!("--user-data-dir={}", profile.path().display()))
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
@@ -127,6 +139,7 @@ impl Chromium {
                 Ok(())
             });
         }
+        let confinement = super::jail::install(&mut cmd, profile.path(), proxy.port(), sandbox)?;
         let child = crate::tools::reaper::spawn_kept(&mut cmd)
             .map_err(|e| format!("cannot start {}: {e}", executable.display()))?;
         let group = child.id().unwrap_or(0) as i32;
@@ -145,7 +158,7 @@ impl Chromium {
             reading.await;
             flag.store(true, Ordering::Relaxed);
         });
-        Ok(Arc::new(Chromium {
+        let chromium = Arc::new(Chromium {
             writer: tokio::sync::Mutex::new(writer),
             pending,
             events,
@@ -154,7 +167,8 @@ impl Chromium {
             group,
             _child: child,
             _profile: profile,
-        }))
+        });
+        Ok((chromium, confinement))
     }
 
     /// The browser's process group (its leader's pid).

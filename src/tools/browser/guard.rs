@@ -41,12 +41,10 @@ fn vet_browser(
     }
 }
 
-/// The addresses `url`'s host stands for (an IP as written, or what the name resolves to).
-async fn addresses(url: &Url) -> Result<(String, u16, Vec<IpAddr>), Refusal> {
-    let port = url.port_or_known_default().unwrap_or(80);
-    let host = url
-        .host_str()
-        .ok_or_else(|| format!("{url} has no host"))?
+/// The addresses `host` stands for: an IP as written (brackets allowed), or what the name
+/// resolves to.
+async fn resolve(host: &str, port: u16) -> Result<(String, Vec<IpAddr>), Refusal> {
+    let host = host
         .trim_start_matches('[')
         .trim_end_matches(']')
         .to_ascii_lowercase();
@@ -60,13 +58,68 @@ async fn addresses(url: &Url) -> Result<(String, u16, Vec<IpAddr>), Refusal> {
             .await
             .map_err(|_| format!("{host} did not resolve within 5 s"))?
             .map_err(|e| format!("{host} does not resolve ({e})"))?;
-            found.map(|a| a.ip()).collect()
+            let mut ips: Vec<IpAddr> = found.map(|a| a.ip()).collect();
+            ips.dedup();
+            ips
         }
     };
     if ips.is_empty() {
         return Err(format!("{host} resolves to no address"));
     }
+    Ok((host, ips))
+}
+
+/// The addresses `url`'s host stands for, with the port it names or its scheme's default.
+async fn addresses(url: &Url) -> Result<(String, u16, Vec<IpAddr>), Refusal> {
+    let port = url.port_or_known_default().unwrap_or(80);
+    let host = url.host_str().ok_or_else(|| format!("{url} has no host"))?;
+    let (host, ips) = resolve(host, port).await?;
     Ok((host, port, ips))
+}
+
+/// Why a connection cannot be made.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TargetError {
+    /// The name does not resolve (not a refusal: there is nowhere to go).
+    Unresolved(String),
+    /// An address it stands for is one the browser may not reach.
+    Refused(Refusal),
+}
+
+impl std::fmt::Display for TargetError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TargetError::Unresolved(why) | TargetError::Refused(why) => f.write_str(why),
+        }
+    }
+}
+
+/// Whether the browser may connect to `host`:`port` (loopback only if the page is
+/// `local`): every address the host stands for must pass, and the caller connects to these
+/// very addresses (never resolving the name again, so a DNS answer that changes after the
+/// check cannot send the connection elsewhere).
+pub async fn vet_target(
+    host: &str,
+    port: u16,
+    allow: &AllowPrivate,
+    local: bool,
+) -> Result<Vec<IpAddr>, TargetError> {
+    let (host, ips) = resolve(host, port).await.map_err(TargetError::Unresolved)?;
+    for ip in &ips {
+        if let Err(why) = vet_browser(allow, local, &host, *ip, port) {
+            let loopback = if why == Blocked::Loopback {
+                " (this machine's own addresses serve only pages opened on loopback)"
+            } else {
+                ""
+            };
+            return Err(TargetError::Refused(format!(
+                "{host} ({ip}) is {}{loopback}; the browser may reach only public addresses \
+                 and this machine's own (list others in [web] allow_private)",
+                why.describe()
+            )));
+        }
+    }
+    Ok(ips)
 }
 
 /// Whether `raw` is a page on this machine: an http(s) URL whose host is loopback only.
@@ -119,20 +172,10 @@ pub async fn check(raw: &str, allow: &AllowPrivate, local: bool) -> Result<(), R
         }
         Scheme::Network => {}
     }
-    let (host, port, ips) = addresses(&url).await?;
-    for ip in ips {
-        if let Err(why) = vet_browser(allow, local, &host, ip, port) {
-            let loopback = if why == Blocked::Loopback {
-                " (this machine's own addresses serve only pages opened on loopback)"
-            } else {
-                ""
-            };
-            return Err(format!(
-                "{host} ({ip}) is {}{loopback}; the browser may reach only public addresses \
-                 and this machine's own (list others in [web] allow_private)",
-                why.describe()
-            ));
-        }
-    }
-    Ok(())
+    let port = url.port_or_known_default().unwrap_or(80);
+    let host = url.host_str().ok_or_else(|| format!("{url} has no host"))?;
+    vet_target(host, port, allow, local)
+        .await
+        .map(|_| ())
+        .map_err(|e| e.to_string())
 }

@@ -3,13 +3,18 @@
 //!
 //! The browser starts on the first call, one per session, with a fresh profile, downloads
 //! refused, and every request its page makes judged by [`guard`] (the dev server on
-//! loopback passes; private, link-local and metadata addresses do not). Opening a page is a
+//! loopback passes; private, link-local and metadata addresses do not); every connection it
+//! opens goes through Loom's [`proxy`], which judges it again by the same rules, and it runs
+//! confined ([`jail`]): its own namespaces and, with the sandbox on, writes only in its
+//! profile and TCP only to the proxy. Opening a page is a
 //! network call for the policy, approved per domain in supervised mode; `eval` runs the
 //! model's JavaScript and always asks there. Without Chromium the tool is not offered, and
 //! `loom tool list` says how to install it.
 
 pub mod cdp;
 pub mod guard;
+pub mod jail;
+pub mod proxy;
 pub mod session;
 
 use std::path::PathBuf;
@@ -179,9 +184,19 @@ impl Tool for Browser {
             *guard = None;
             *self.current.lock().unwrap_or_else(|e| e.into_inner()) = None;
         }
+        let mut started = None;
         if guard.is_none() {
-            match Session::start(&self.executable, self.allow.clone()).await {
-                Ok(s) => *guard = Some(s),
+            match Session::start(
+                &self.executable,
+                self.allow.clone(),
+                ctx.sandbox.is_active(),
+            )
+            .await
+            {
+                Ok(s) => {
+                    started = Some(s.confinement);
+                    *guard = Some(s);
+                }
                 Err(e) => {
                     return ToolResult::err(format!(
                         "the browser ({}) could not start: {e}",
@@ -205,6 +220,9 @@ impl Tool for Browser {
             Ok(mut r) => {
                 let mut data = r.data.take().unwrap_or_else(|| json!({}));
                 data["url"] = json!(url);
+                if let Some(c) = started {
+                    data["confinement"] = json!(c.describe());
+                }
                 if !refused.is_empty() {
                     data["refused"] = json!(refused);
                     r.output.push_str(&format!(

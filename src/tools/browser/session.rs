@@ -12,6 +12,8 @@ use tokio::sync::broadcast::error::RecvError;
 
 use super::cdp::{CdpEvent, Chromium};
 use super::guard;
+use super::jail::Confinement;
+use super::proxy::{Proxy, Rules};
 use crate::tools::web::guard::AllowPrivate;
 
 /// How long one protocol command may take.
@@ -31,6 +33,10 @@ pub struct Session {
     local: Arc<AtomicBool>,
     console: Arc<Mutex<Vec<String>>>,
     refused: Arc<Mutex<Vec<String>>>,
+    /// The browser's way out; it stops with the session.
+    _proxy: Proxy,
+    /// How the browser is confined.
+    pub confinement: Confinement,
     /// Screenshots taken, for their file names.
     pub shots: u32,
 }
@@ -48,12 +54,25 @@ fn push_bounded(list: &Mutex<Vec<String>>, entry: String, keep: usize) {
 }
 
 impl Session {
-    /// Start `executable`, open a page and guard its requests with `allow`.
+    /// Start `executable` (confined, Landlock too when `sandbox`), open a page and guard
+    /// its requests and connections with `allow`.
     pub async fn start(
         executable: &std::path::Path,
         allow: AllowPrivate,
+        sandbox: bool,
     ) -> Result<Session, String> {
-        let chromium = Chromium::launch(executable).await?;
+        let console = Arc::new(Mutex::new(Vec::new()));
+        let refused = Arc::new(Mutex::new(Vec::new()));
+        let local = Arc::new(AtomicBool::new(false));
+        let proxy = Proxy::start(Rules {
+            allow: allow.clone(),
+            local: local.clone(),
+            refused: refused.clone(),
+            keep: REFUSED_KEEP,
+        })
+        .await
+        .map_err(|e| format!("cannot start the browser's proxy: {e}"))?;
+        let (chromium, confinement) = Chromium::launch(executable, proxy.addr(), sandbox).await?;
         let events = chromium.subscribe();
         // Downloads are refused for the whole browser.
         chromium
@@ -85,9 +104,6 @@ impl Session {
             .as_str()
             .ok_or("the browser gave no session for its page")?
             .to_string();
-        let console = Arc::new(Mutex::new(Vec::new()));
-        let refused = Arc::new(Mutex::new(Vec::new()));
-        let local = Arc::new(AtomicBool::new(false));
         tokio::spawn(watch(
             Arc::downgrade(&chromium),
             events,
@@ -106,6 +122,8 @@ impl Session {
             local,
             console,
             refused,
+            _proxy: proxy,
+            confinement,
             shots: 0,
         };
         // Every request of the page pauses until the guard has judged it; so do those of

@@ -1,0 +1,193 @@
+//! The browser's confinement: Chromium runs in the same namespaces as a command
+//! ([`crate::policy::isolate`]) and, when the sandbox is on, under a Landlock domain
+//! stricter than a command's, so a page that exploited Chromium itself would still be
+//! boxed in.
+//!
+//! - **Namespaces** (where this system allows them): its own PID namespace with a fresh
+//!   `/proc` (Loom and every other process are invisible; killing the browser ends every
+//!   process it started) and mount namespace; it dies with Loom.
+//! - **Files** (Landlock): it reads everywhere (fonts, its own binaries, shared libraries)
+//!   but writes only its temporary profile (which is also its `HOME` and `TMPDIR`) and
+//!   `/dev/shm`. Not the workspace: the browser looks at the app, it never edits it.
+//! - **Network** (Landlock ABI 4+): TCP connections only to Loom's proxy
+//!   ([`super::proxy`]), which vets every one; no listening sockets. Landlock judges ports,
+//!   not addresses, so "only the proxy" means "only the proxy's port".
+//!
+//! What this kernel cannot do is said in [`Confinement::describe`], never silently skipped.
+
+use std::ffi::CString;
+use std::path::Path;
+use std::sync::Mutex;
+
+use landlock::{
+    ABI, Access, AccessFs, AccessNet, NetPort, PathBeneath, Ruleset, RulesetAttr, RulesetCreated,
+    RulesetCreatedAttr, Scope, path_beneath_rules,
+};
+
+use crate::policy::isolate::Isolation;
+use crate::policy::sandbox::kernel_abi;
+
+/// What confines a browser, as set up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Confinement {
+    /// Own PID and mount namespaces.
+    pub namespaces: bool,
+    /// Writes only in its profile and `/dev/shm`.
+    pub files: bool,
+    /// TCP only to Loom's proxy.
+    pub network: bool,
+}
+
+impl Confinement {
+    /// In words, for the tool's result: what holds and what this system lacks.
+    pub fn describe(&self) -> String {
+        let mut held = Vec::new();
+        let mut lacking = Vec::new();
+        let mut say = |on: bool, what: &'static str, missing: &'static str| {
+            if on {
+                held.push(what);
+            } else {
+                lacking.push(missing);
+            }
+        };
+        say(
+            self.namespaces,
+            "its own PID and mount namespaces",
+            "no namespaces (user namespaces are not allowed here)",
+        );
+        say(
+            self.files,
+            "writes only in its temporary profile",
+            "no file confinement (the sandbox is off or this kernel has no Landlock)",
+        );
+        say(
+            self.network,
+            "TCP only to Loom's proxy",
+            "no network confinement (needs the sandbox on and Landlock ABI 4+); its \
+             connections still go through Loom's proxy",
+        );
+        let mut out = format!("The browser runs with {}", held.join(", "));
+        if held.is_empty() {
+            out = "The browser runs unconfined".into();
+        }
+        if !lacking.is_empty() {
+            out.push_str(&format!("; {}", lacking.join("; ")));
+        }
+        out.push('.');
+        out
+    }
+}
+
+/// Build the Landlock domain: read everything, write `profile` and shared memory, and
+/// connect only to `proxy_port`. `None` when this kernel has no Landlock.
+fn ruleset(profile: &Path, proxy_port: u16) -> Result<Option<(RulesetCreated, bool)>, String> {
+    let abi = ABI::from(kernel_abi());
+    if abi == ABI::Unsupported {
+        return Ok(None);
+    }
+    let e = |e: landlock::RulesetError| e.to_string();
+    let network = abi >= ABI::V4;
+    let mut r = Ruleset::default()
+        .handle_access(AccessFs::from_all(abi))
+        .map_err(e)?;
+    if network {
+        r = r
+            .handle_access(AccessNet::ConnectTcp | AccessNet::BindTcp)
+            .map_err(e)?;
+    }
+    if abi >= ABI::V6 {
+        r = r
+            .scope(Scope::AbstractUnixSocket | Scope::Signal)
+            .map_err(e)?;
+    }
+    let writable: Vec<&Path> = [profile, Path::new("/dev/shm"), Path::new("/dev/null")]
+        .into_iter()
+        .filter(|p| p.exists())
+        .collect();
+    let mut created = r
+        .create()
+        .map_err(e)?
+        .add_rules(path_beneath_rules(["/"], AccessFs::from_read(abi)))
+        .map_err(e)?
+        .add_rules(path_beneath_rules(writable, AccessFs::from_all(abi)))
+        .map_err(e)?;
+    if network {
+        created = created
+            .add_rule(NetPort::new(proxy_port, AccessNet::ConnectTcp))
+            .map_err(e)?;
+    }
+    Ok(Some((created, network)))
+}
+
+/// Confine the process `cmd` starts: namespaces always (where allowed); when `sandbox` is
+/// on, Landlock as above. The profile becomes its `HOME` and `TMPDIR`. Call after any
+/// other `pre_exec` the command needs (they run first, outside the namespaces).
+pub fn install(
+    cmd: &mut tokio::process::Command,
+    profile: &Path,
+    proxy_port: u16,
+    sandbox: bool,
+) -> Result<Confinement, String> {
+    cmd.env("HOME", profile)
+        .env("TMPDIR", profile)
+        .env("XDG_CONFIG_HOME", profile.join(".config"))
+        .env("XDG_CACHE_HOME", profile.join(".cache"))
+        .env("XDG_DATA_HOME", profile.join(".local/share"));
+    let landlock = if sandbox {
+        ruleset(profile, proxy_port)
+            .map_err(|e| format!("the browser's sandbox could not be set up: {e}"))?
+    } else {
+        None
+    };
+    let isolation = Isolation::for_child(Vec::<CString>::new(), Vec::new());
+    let confinement = Confinement {
+        namespaces: isolation.namespaces,
+        files: landlock.is_some(),
+        network: landlock.as_ref().is_some_and(|(_, net)| *net),
+    };
+    // Chromium's own sandbox, outside root, enters a user namespace of its own and must
+    // write its `/proc/PID/uid_map`; the fresh `/proc` exists only in the child, so its rule
+    // is added there. Root runs Chromium without its sandbox and gets no such rule.
+    let proc_writes = isolation.namespaces && !isolation.root;
+    let slot = Mutex::new(landlock.map(|(r, _)| r));
+    // SAFETY: the closure runs in the child between fork and exec and makes only system
+    // calls on data prepared here (the landlock crate's wrappers allocate nothing new on
+    // success).
+    unsafe {
+        cmd.pre_exec(move || {
+            let entered = isolation.enter();
+            let ruleset = slot.lock().ok().and_then(|mut g| g.take());
+            if let Some(mut rs) = ruleset {
+                if entered && proc_writes {
+                    rs = allow_own_proc_writes(rs)?;
+                }
+                rs.restrict_self()
+                    .map_err(|e| std::io::Error::other(e.to_string()))?;
+            }
+            Ok(())
+        });
+    }
+    Ok(confinement)
+}
+
+/// In the child, inside its PID namespace: let it write files of the fresh `/proc`, which
+/// shows only its own processes (and the kernel still lets a user write only its own).
+fn allow_own_proc_writes(rs: RulesetCreated) -> std::io::Result<RulesetCreated> {
+    use nix::libc;
+    use std::os::fd::BorrowedFd;
+    // SAFETY: open and close on a static C string, between fork and exec.
+    let fd = unsafe { libc::open(c"/proc".as_ptr(), libc::O_PATH | libc::O_CLOEXEC) };
+    if fd < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: `fd` was just opened and stays open until the close below.
+    let proc_root = unsafe { BorrowedFd::borrow_raw(fd) };
+    let added = rs.add_rule(PathBeneath::new(proc_root, AccessFs::WriteFile));
+    // SAFETY: as above.
+    unsafe { libc::close(fd) };
+    added.map_err(|e| std::io::Error::other(e.to_string()))
+}
+
+#[cfg(test)]
+#[path = "jail_tests.rs"]
+mod tests;

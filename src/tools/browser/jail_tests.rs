@@ -1,0 +1,106 @@
+use super::*;
+
+/// Run `script` with bash under the browser's confinement (sandbox on) and return what it
+/// printed and the confinement reported.
+async fn jailed(script: &str, profile: &Path, proxy_port: u16) -> (String, Confinement) {
+    let mut cmd = tokio::process::Command::new("bash");
+    cmd.arg("-c").arg(script);
+    cmd.stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true);
+    let confinement = install(&mut cmd, profile, proxy_port, true).unwrap();
+    let out = cmd.output().await.unwrap();
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        confinement,
+    )
+}
+
+fn pid_namespace() -> String {
+    std::fs::read_link("/proc/self/ns/pid")
+        .map(|p| p.display().to_string())
+        .unwrap_or_default()
+}
+
+/// The browser's confinement, on a real process: it writes its profile and nothing else
+/// (not the workspace, not the temp dir), connects only to the proxy's port, cannot
+/// listen, lives in its own PID namespace, and has the profile as `HOME` and `TMPDIR`.
+#[tokio::test]
+async fn the_browser_writes_only_its_profile_and_connects_only_to_the_proxy() {
+    if kernel_abi() < 4 || !crate::policy::sandbox::protection_available() {
+        eprintln!("skipped: this kernel lacks Landlock network rules or namespaces");
+        return;
+    }
+    let profile = tempfile::tempdir().unwrap();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let proxy = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let other = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let script = format!(
+        r#"
+try() {{ if ( eval "$2" ) 2>/dev/null; then echo "$1 yes"; else echo "$1 no"; fi; }}
+try profile 'echo x > "{profile}/f"'
+try elsewhere 'echo x > "{elsewhere}/f"'
+try proxy 'exec 3<>/dev/tcp/127.0.0.1/{proxy}'
+try other 'exec 3<>/dev/tcp/127.0.0.1/{other}'
+echo "home $HOME"
+echo "tmp $TMPDIR"
+echo "pid $$"
+echo "ns $(readlink /proc/self/ns/pid)"
+"#,
+        profile = profile.path().display(),
+        elsewhere = elsewhere.path().display(),
+        proxy = proxy.local_addr().unwrap().port(),
+        other = other.local_addr().unwrap().port(),
+    );
+    let (out, confinement) =
+        jailed(&script, profile.path(), proxy.local_addr().unwrap().port()).await;
+    assert_eq!(
+        confinement,
+        Confinement {
+            namespaces: true,
+            files: true,
+            network: true
+        }
+    );
+    let line = |key: &str| {
+        out.lines()
+            .find_map(|l| l.strip_prefix(&format!("{key} ")))
+            .unwrap_or_else(|| panic!("no {key} in {out}"))
+            .to_string()
+    };
+    assert_eq!(line("profile"), "yes", "{out}");
+    assert_eq!(line("elsewhere"), "no", "{out}");
+    assert_eq!(line("proxy"), "yes", "{out}");
+    assert_eq!(line("other"), "no", "{out}");
+    assert_eq!(line("home"), profile.path().display().to_string());
+    assert_eq!(line("tmp"), profile.path().display().to_string());
+    assert_eq!(line("pid"), "1", "PID 1 of its own namespace: {out}");
+    assert_ne!(line("ns"), pid_namespace(), "{out}");
+    assert!(!elsewhere.path().join("f").exists());
+}
+
+#[test]
+fn the_description_says_what_holds_and_what_is_missing() {
+    let all = Confinement {
+        namespaces: true,
+        files: true,
+        network: true,
+    };
+    assert_eq!(
+        all.describe(),
+        "The browser runs with its own PID and mount namespaces, writes only in its \
+         temporary profile, TCP only to Loom's proxy."
+    );
+    let none = Confinement {
+        namespaces: false,
+        files: false,
+        network: false,
+    };
+    let text = none.describe();
+    assert!(
+        text.starts_with("The browser runs unconfined; no namespaces"),
+        "{text}"
+    );
+    assert!(text.contains("still go through Loom's proxy"), "{text}");
+}
