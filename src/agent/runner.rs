@@ -137,6 +137,8 @@ pub struct Runner {
     llm_cancel: CancellationToken,
     partial: Arc<Mutex<String>>,
     tool_cancel: CancellationToken,
+    /// Stops the person's running `!command` (Esc between turns).
+    shell_cancel: CancellationToken,
     timer_cancel: CancellationToken,
     prepared: HashMap<String, Vec<FileChange>>,
     rulings: HashMap<String, Ruling>,
@@ -263,6 +265,7 @@ impl Runner {
             llm_cancel: CancellationToken::new(),
             partial: Arc::new(Mutex::new(String::new())),
             tool_cancel: CancellationToken::new(),
+            shell_cancel: CancellationToken::new(),
             timer_cancel: CancellationToken::new(),
             prepared: HashMap::new(),
             rulings: HashMap::new(),
@@ -638,6 +641,9 @@ impl Runner {
             }
             UserOp::Approve { id, answer } => Some(Event::Answered { id, answer }),
             UserOp::Interrupt => {
+                // A `!command` runs between turns, outside the machine: Esc stops it too.
+                self.shell_cancel.cancel();
+                self.shell_cancel = CancellationToken::new();
                 let partial = self.partial.lock().map(|p| p.clone()).unwrap_or_default();
                 Some(Event::Interrupt {
                     partial_text: partial,

@@ -188,6 +188,7 @@ impl App {
         }
         let hint = match self.focus {
             Focus::Composer if self.busy() => "Esc stop · Enter queue · Tab panes",
+            Focus::Composer if self.tools.shell_running() => "Esc stop the command · Enter send",
             Focus::Composer => "Enter send · Shift+Enter newline · Tab panes · /help",
             Focus::Chat => "↑↓ PgUp/PgDn Home/End scroll · Tab next",
             Focus::Tools => "↑↓ select · Enter details · Tab next",

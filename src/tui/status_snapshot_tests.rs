@@ -147,6 +147,31 @@ fn a_running_tool_is_named_on_the_status_line() {
     assert!(row.contains("running bash 12s"), "{row}");
 }
 
+/// A `!command` runs between turns: the hint says Esc stops it, and Esc sends the stop.
+#[test]
+fn a_running_bang_command_offers_esc_to_stop_it() {
+    let (mut app, mut rx) = app("dark");
+    ev(
+        &mut app,
+        AgentEvent::ToolCall {
+            id: "shell-1".into(),
+            name: "bash".into(),
+            arguments: json!({"command": "sleep 600"}),
+            intent: None,
+        },
+    );
+    ev(
+        &mut app,
+        AgentEvent::ToolStarted {
+            id: "shell-1".into(),
+        },
+    );
+    later(&mut app, 3_000);
+    insta::assert_snapshot!(text(&mut app, 140, 12));
+    app.on_key(KeyEvent::from(KeyCode::Esc));
+    assert_eq!(rx.try_recv().ok(), Some(UserOp::Interrupt));
+}
+
 #[test]
 fn a_finished_turn_says_how_long_it_took_and_when_the_first_token_came() {
     let (mut app, _rx) = app("dark");

@@ -194,6 +194,14 @@ impl ToolsPane {
         self.sub_calls.get(id).map_or(0, |(d, _, _)| *d)
     }
 
+    /// Whether a command the person typed (`!command`) is still running: Esc stops it.
+    pub fn shell_running(&self) -> bool {
+        self.rows.iter().rev().take(64).any(|r| {
+            r.id.starts_with(crate::agent::runner::SHELL_ID_PREFIX)
+                && matches!(r.status, ToolStatus::Running(_))
+        })
+    }
+
     /// Whether any call is running (the spinner needs frames).
     pub fn animating(&self) -> bool {
         self.rows

@@ -461,3 +461,25 @@ async fn a_bang_command_is_refused_in_read_only_mode() {
     assert!(!dir.path().join("made.txt").exists());
     tui.quit().await;
 }
+
+/// Regression: Esc stopped the agent but not a `!command`, which ran on until its timeout
+/// (Esc only moved the focus between turns). Now the hint says Esc stops it, and it does.
+#[tokio::test(flavor = "multi_thread")]
+async fn esc_stops_a_running_bang_command() {
+    let dir = workspace();
+    let server = ScriptedServer::start(vec![]).await;
+    let mut tui = Tui::start(dir.path(), &server, 140, 40);
+    tui.wait_for("Ask Loom").await;
+    tui.type_line("!sleep 600").await;
+    tui.wait_for("Esc stop the command").await;
+    tui.send("\x1b");
+    let screen = tui.wait_for("✗ bash sleep 600").await;
+    assert!(!screen.contains("Esc stop the command"), "{screen}");
+    assert!(
+        server.requests().is_empty(),
+        "stopping a !command asks the model nothing"
+    );
+    tui.type_line("!echo next").await;
+    tui.wait_for("✓ bash echo next").await;
+    tui.quit().await;
+}

@@ -70,7 +70,7 @@ impl Runner {
         self.emit(AgentEvent::ToolStarted { id: id.clone() });
         let registry = self.registry.clone();
         let mut ctx = self.ctx.clone();
-        ctx.cancel = self.tool_cancel.child_token();
+        ctx.cancel = self.shell_cancel.child_token();
         if ruling.opens_network(true) {
             ctx.sandbox.allow_network = true;
         }

@@ -47,7 +47,7 @@ impl App {
                 return;
             }
             KeyCode::Esc => {
-                if self.busy() {
+                if self.busy() || self.tools.shell_running() {
                     self.send(UserOp::Interrupt);
                 } else {
                     self.focus = Focus::Composer;
@@ -110,7 +110,7 @@ impl App {
             return;
         }
         self.ctrl_c_at = Some(now);
-        if self.busy() {
+        if self.busy() || self.tools.shell_running() {
             self.send(UserOp::Interrupt);
         } else if !self.composer.is_empty() {
             self.composer.take();
