@@ -190,6 +190,8 @@ pub struct App {
     pub workspace_root: Option<std::path::PathBuf>,
     /// The workspace's paths, listed at the first `@` mention.
     pub(crate) files: Option<Vec<String>>,
+    /// A listing being made off the UI thread (a big workspace takes a while to walk).
+    pub(crate) files_pending: Option<std::sync::mpsc::Receiver<Vec<String>>>,
     /// Text `/copy` put on the clipboard, for the event loop to send to the terminal.
     pub clipboard: Option<String>,
     /// Why the server's models could not be listed, if so.
@@ -234,6 +236,7 @@ impl App {
             attachments: Vec::new(),
             workspace_root: None,
             files: None,
+            files_pending: None,
             ops,
             pending_undo: Scope::Last,
             hook_count: 0,
@@ -368,6 +371,7 @@ impl App {
         self.busy()
             || self.quit_pending()
             || self.tools.animating()
+            || self.files_pending.is_some()
             || (!self.highlight_ready && super::highlight::ready())
     }
 

@@ -252,7 +252,12 @@ fn an_at_mention_opens_the_file_popup() {
     }
     let (mut app, mut rx) = app("dark");
     app.workspace_root = Some(dir.path().to_path_buf());
-    for c in "look at @tuiv".chars() {
+    for c in "look at @".chars() {
+        key(&mut app, KeyCode::Char(c));
+    }
+    assert!(app.files.is_none(), "the walk runs off the UI thread");
+    app.finish_listing();
+    for c in "tuiv".chars() {
         key(&mut app, KeyCode::Char(c));
     }
     insta::assert_snapshot!("mention_popup", text(&mut app, 100, 24));

@@ -70,15 +70,48 @@ impl App {
 
     /// List the workspace's files when a mention starts (a bare `@` was just typed), so
     /// files made since the last mention are offered too; the list is kept while the
-    /// mention is typed.
+    /// mention is typed. The walk runs on its own thread, so a big workspace never holds
+    /// up a keystroke; the previous listing (if any) is offered until it is done.
     pub(crate) fn load_files_for_mention(&mut self) {
         let Some(query) = self.mention_query() else {
             return;
         };
-        if (self.files.is_none() || query.is_empty())
-            && let Some(root) = &self.workspace_root
+        let wanted = (self.files.is_none() && self.files_pending.is_none()) || query.is_empty();
+        if wanted && let Some(root) = self.workspace_root.clone() {
+            let (tx, rx) = std::sync::mpsc::channel();
+            let spawned = std::thread::Builder::new()
+                .name("loom-mention-list".into())
+                .spawn(move || {
+                    let _ = tx.send(workspace_paths(&root));
+                });
+            if spawned.is_ok() {
+                self.files_pending = Some(rx);
+            }
+        }
+    }
+
+    /// Take a finished listing (called before each frame).
+    pub(crate) fn take_listing(&mut self) {
+        let Some(rx) = &self.files_pending else {
+            return;
+        };
+        match rx.try_recv() {
+            Ok(files) => {
+                self.files = Some(files);
+                self.files_pending = None;
+            }
+            Err(std::sync::mpsc::TryRecvError::Empty) => {}
+            Err(std::sync::mpsc::TryRecvError::Disconnected) => self.files_pending = None,
+        }
+    }
+
+    /// Wait for the listing being made (tests, which read the popup right after typing).
+    #[cfg(test)]
+    pub(crate) fn finish_listing(&mut self) {
+        if let Some(rx) = self.files_pending.take()
+            && let Ok(files) = rx.recv_timeout(std::time::Duration::from_secs(10))
         {
-            self.files = Some(workspace_paths(root));
+            self.files = Some(files);
         }
     }
 

@@ -147,6 +147,7 @@ impl App {
 
     /// Draw a frame.
     pub fn draw(&mut self, frame: &mut Frame<'_>) {
+        self.take_listing();
         let area = frame.area();
         let areas = self.compute_areas(area);
         self.layout = areas;
