@@ -16,8 +16,9 @@ use crate::agent::state::Limits;
 use crate::agent::{AgentOptions, RunnerParts};
 use crate::changelog::Changelog;
 use crate::config::Config;
+use crate::llm::current::CurrentModel;
 use crate::llm::retry::RetryPolicy;
-use crate::llm::{LlmClient, Message};
+use crate::llm::{LlmClient, Message, ProviderSettings};
 use crate::memory::Memory;
 use crate::setup::{self, Provider, SessionFiles};
 use crate::tools::{ToolContext, ToolRegistry};
@@ -50,6 +51,9 @@ pub struct AgentFactory {
     /// The session's MCP servers, started once and shared by every agent; the top agent
     /// shuts them down.
     mcp: Option<crate::mcp::McpManager>,
+    /// The model the session talks to now (`/model` switches it): the top agent's editing
+    /// tool and oracle follow it; a sub-agent starts with it.
+    model: CurrentModel,
 }
 
 impl AgentFactory {
@@ -75,6 +79,10 @@ impl AgentFactory {
             cron: files.cron.clone(),
             changelog: files.changelog.clone(),
             mcp: setup::mcp_servers(config),
+            model: CurrentModel::new(match provider {
+                Provider::Ready { settings, .. } => settings.model.as_str(),
+                Provider::Missing { .. } => config.model.as_deref().unwrap_or(""),
+            }),
         })
     }
 
@@ -86,20 +94,19 @@ impl AgentFactory {
             .unwrap_or_else(|| self.ctx.cwd.clone())
     }
 
-    /// The model the session talks to (the configured one when there is no provider).
-    fn model(&self) -> &str {
-        match &self.provider {
-            Provider::Ready { settings, .. } => settings.model.as_str(),
-            Provider::Missing { .. } => self.config.model.as_deref().unwrap_or(""),
-        }
-    }
-
     /// The tools an agent at `depth` may be offered, in order: the workspace and web tools
     /// for the session's model, the MCP servers' tools, memory, the cron tools (top agent only), the oracle, and `delegate`
     /// while the depth allows another level.
-    fn all_tools(self: &Arc<Self>, depth: u8, hub: &Arc<SubAgents>) -> ToolRegistry {
+    /// `model` is the session's cell for the top agent (its tools follow `/model`) and a
+    /// copy taken at its start for a sub-agent.
+    fn all_tools(
+        self: &Arc<Self>,
+        depth: u8,
+        hub: &Arc<SubAgents>,
+        model: &CurrentModel,
+    ) -> ToolRegistry {
         let (mut registry, _) =
-            setup::tool_registry(&self.config, Some(self.model()), &|k| std::env::var(k).ok());
+            setup::tool_registry(&self.config, Some(model), &|k| std::env::var(k).ok());
         if let Some(mcp) = &self.mcp {
             mcp.register(&mut registry);
         }
@@ -118,7 +125,11 @@ impl AgentFactory {
             }
         }
         if let Some(client) = self.oracle_client() {
-            let _ = registry.register(Arc::new(crate::tools::oracle::Oracle::new(client)));
+            let mut oracle = crate::tools::oracle::Oracle::new(client);
+            if self.config.oracle.model.is_none() {
+                oracle = oracle.following(model.clone());
+            }
+            let _ = registry.register(Arc::new(oracle));
         }
         if depth < delegate::MAX_DEPTH {
             let factory: Arc<dyn SubAgentFactory> = self.clone();
@@ -135,7 +146,11 @@ impl AgentFactory {
             Role::Sub(spec) => spec.depth,
         };
         let hub = Arc::new(SubAgents::default());
-        let all = self.all_tools(depth, &hub);
+        let model = match &role {
+            Role::Top { .. } => self.model.clone(),
+            Role::Sub(_) => CurrentModel::new(&self.model.get()),
+        };
+        let all = self.all_tools(depth, &hub, &model);
         let (registry, sub_autonomy) = match &role {
             Role::Top { .. } => (all, None),
             Role::Sub(spec) => {
@@ -152,7 +167,10 @@ impl AgentFactory {
         );
         let mut policy = self.policy.clone();
         let (llm, no_provider_message) = match &self.provider {
-            Provider::Ready { settings, .. } => match LlmClient::new(settings.clone()) {
+            Provider::Ready { settings, .. } => match LlmClient::new(ProviderSettings {
+                model: model.get(),
+                ..settings.clone()
+            }) {
                 Ok(client) => (Some(client), String::new()),
                 Err(e) => (None, format!("the provider settings are not usable: {e}")),
             },
@@ -218,6 +236,7 @@ impl AgentFactory {
             subagents: Some(hub),
             mcp: top.then(|| self.mcp.clone()).flatten(),
             parent_turn,
+            current_model: top.then_some(model),
         })
     }
 

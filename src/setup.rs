@@ -13,6 +13,7 @@ use crate::changelog::Changelog;
 use crate::config::Config;
 use crate::hooks::HookChain;
 use crate::hooks::command::CommandHook;
+use crate::llm::current::CurrentModel;
 use crate::llm::discover::{self, how_to_configure};
 use crate::llm::{Message, ProviderSettings};
 use crate::policy::approvals::Rules;
@@ -279,15 +280,15 @@ pub struct Unoffered {
 /// `std::env::var`); search keys are read only from there.
 pub fn tool_registry(
     config: &Config,
-    model: Option<&str>,
+    model: Option<&CurrentModel>,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> (ToolRegistry, Vec<Unoffered>) {
-    // For a model, the editing tool it edits best with; by hand (`loom tool`), every one.
+    // For a model, the editing tool it edits best with (chosen again when `/model`
+    // switches); by hand (`loom tool`), every one.
     let mut registry = match model {
-        Some(model) => {
-            let (edit_file, apply_patch) = config.edit_tool.offered(model);
-            ToolRegistry::workspace(edit_file, apply_patch)
-        }
+        Some(model) => ToolRegistry::workspace_editing_with(Arc::new(
+            crate::tools::edit_choice::EditTools::new(config.edit_tool, model.clone()),
+        )),
         None => ToolRegistry::all_builtin(),
     };
     let mut unoffered = Vec::new();

@@ -91,6 +91,27 @@ pub fn system_prompt(
     prompt
 }
 
+/// `prompt` with its `Tools:` line listing `tool_names` (after a `/model` switch changed
+/// the editing tool offered). The template's line is the first; project instructions
+/// come after it.
+pub fn with_tools(prompt: &str, tool_names: &[&str]) -> String {
+    let mut out = String::with_capacity(prompt.len());
+    let mut replaced = false;
+    for line in prompt.split_inclusive('\n') {
+        if !replaced && line.starts_with("Tools: ") {
+            out.push_str("Tools: ");
+            out.push_str(&tool_names.join(", "));
+            if line.ends_with('\n') {
+                out.push('\n');
+            }
+            replaced = true;
+        } else {
+            out.push_str(line);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -111,6 +132,12 @@ mod tests {
         assert!(p.contains("Workspace: /w"));
         assert!(p.contains(std::env::consts::OS));
         assert!(p.contains("Tools: read_file, bash"));
+        let switched = with_tools(&p, &["read_file", "apply_patch", "bash"]);
+        assert!(
+            switched.contains("Tools: read_file, apply_patch, bash\n"),
+            "{switched}"
+        );
+        assert_eq!(switched.replace("apply_patch, ", ""), p);
         assert!(p.contains("Use tabs.") && p.contains("Run make test."));
         assert!(!p.contains("{workspace}"));
     }

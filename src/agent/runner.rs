@@ -137,6 +137,8 @@ pub struct Runner {
     llm_cancel: CancellationToken,
     partial: Arc<Mutex<String>>,
     tool_cancel: CancellationToken,
+    /// The session's model cell (see [`RunnerParts::current_model`]).
+    current_model: Option<crate::llm::current::CurrentModel>,
     /// Stops the person's running `!command` (Esc between turns).
     shell_cancel: CancellationToken,
     timer_cancel: CancellationToken,
@@ -218,6 +220,9 @@ pub struct RunnerParts {
     /// For a delegate's sub-agent: the parent's turn, which its changes are recorded under
     /// (`None`: the agent numbers its own turns, after the journal's last).
     pub parent_turn: Option<u64>,
+    /// The session's model cell, which `/model` switches so the editing tool, the oracle
+    /// and later sub-agents follow (the top agent's; `None` for a sub-agent).
+    pub current_model: Option<crate::llm::current::CurrentModel>,
 }
 
 impl Runner {
@@ -295,6 +300,7 @@ impl Runner {
             mcp: parts.mcp,
             memory: parts.memory,
             subagents: parts.subagents,
+            current_model: parts.current_model,
         };
         let mut runner = runner;
         runner.context_window = runner
@@ -675,6 +681,14 @@ impl Runner {
                 match &mut self.llm {
                     Some(client) => {
                         client.set_model(&model);
+                        if let Some(current) = &self.current_model {
+                            current.set(&model);
+                            // The prompt's tool list names the editing tool of this model.
+                            let names = self.registry.names();
+                            let names: Vec<&str> = names.iter().map(String::as_str).collect();
+                            self.system_prompt =
+                                super::prompt::with_tools(&self.system_prompt, &names);
+                        }
                         let configured = client.settings().context_window;
                         self.emit(AgentEvent::Notice {
                             message: format!("Model: {model}"),

@@ -9,6 +9,7 @@ pub mod accumulate;
 pub mod bounded;
 pub mod budget;
 pub mod client;
+pub mod current;
 pub mod discover;
 pub mod image;
 pub mod message;

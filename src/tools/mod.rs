@@ -19,6 +19,7 @@ pub mod browser;
 pub mod change;
 pub mod cron;
 pub mod diff;
+pub mod edit_choice;
 pub mod edit_file;
 pub mod edit_match;
 pub mod list_files;

@@ -16,6 +16,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::{CallIntent, Tool, ToolContext, ToolError, ToolKind, ToolResult, args};
+use crate::llm::current::CurrentModel;
 use crate::llm::{ChatRequest, LlmClient, LlmError, Message, Usage};
 
 /// Most bytes of question plus context sent.
@@ -39,12 +40,25 @@ pub struct OracleArgs {
 /// The `oracle` tool: a client for the second model.
 pub struct Oracle {
     client: LlmClient,
+    /// When the oracle names no model of its own: the session's, which `/model` switches.
+    follow: Option<CurrentModel>,
 }
 
 impl Oracle {
     /// An oracle asking through `client` (its settings carry the model, bounds and key).
     pub fn new(client: LlmClient) -> Oracle {
-        Oracle { client }
+        Oracle {
+            client,
+            follow: None,
+        }
+    }
+
+    /// The same oracle, asking whatever model `model` holds at each call.
+    pub fn following(self, model: CurrentModel) -> Oracle {
+        Oracle {
+            follow: Some(model),
+            ..self
+        }
     }
 }
 
@@ -114,8 +128,12 @@ impl Tool for Oracle {
             tools: &[],
         };
         let mut sink = |_| {};
-        let settings = self.client.settings();
-        match self.client.stream(req, &ctx.cancel, &mut sink).await {
+        let mut client = self.client.clone();
+        if let Some(model) = &self.follow {
+            client.set_model(&model.get());
+        }
+        let settings = client.settings();
+        match client.stream(req, &ctx.cancel, &mut sink).await {
             Ok(out) => {
                 let usage = out
                     .usage

@@ -55,6 +55,8 @@ pub struct ToolRegistry {
     tools: Vec<Arc<dyn Tool>>,
     index: HashMap<String, usize>,
     sources: Vec<Arc<dyn ToolSource>>,
+    /// Sources listed right after a fixed tool (its index) rather than at the end.
+    placed: Vec<(usize, Arc<dyn ToolSource>)>,
 }
 
 impl std::fmt::Debug for ToolRegistry {
@@ -82,23 +84,39 @@ impl ToolRegistry {
     /// The workspace tools with the chosen editing tools (models trained on Codex's patch
     /// format edit better with apply_patch; the rest with edit_file).
     pub fn workspace(edit_file: bool, apply_patch: bool) -> ToolRegistry {
+        ToolRegistry::workspace_around(|r| {
+            if edit_file {
+                r.register(Arc::new(super::edit_file::EditFile))
+                    .expect("built-in tool names are unique");
+            }
+            if apply_patch {
+                r.register(Arc::new(super::apply_patch::ApplyPatch))
+                    .expect("built-in tool names are unique");
+            }
+        })
+    }
+
+    /// The workspace tools with the editing tool chosen by `edits` (a source that follows
+    /// the model in use), listed where a fixed one would be.
+    pub fn workspace_editing_with(edits: Arc<dyn ToolSource>) -> ToolRegistry {
+        ToolRegistry::workspace_around(|r| r.add_source_here(edits))
+    }
+
+    /// read_file and write_file, then what `editing` adds, then the rest.
+    fn workspace_around(editing: impl FnOnce(&mut ToolRegistry)) -> ToolRegistry {
         let mut r = ToolRegistry::new();
-        let mut tools: Vec<Arc<dyn Tool>> = vec![
-            Arc::new(super::read_file::ReadFile),
+        for tool in [
+            Arc::new(super::read_file::ReadFile) as Arc<dyn Tool>,
             Arc::new(super::write_file::WriteFile),
-        ];
-        if edit_file {
-            tools.push(Arc::new(super::edit_file::EditFile));
+        ] {
+            r.register(tool).expect("built-in tool names are unique");
         }
-        if apply_patch {
-            tools.push(Arc::new(super::apply_patch::ApplyPatch));
-        }
-        tools.extend([
+        editing(&mut r);
+        for tool in [
             Arc::new(super::list_files::ListFiles) as Arc<dyn Tool>,
             Arc::new(super::search_files::SearchFiles),
             Arc::new(super::bash::Bash),
-        ]);
-        for tool in tools {
+        ] {
             r.register(tool).expect("built-in tool names are unique");
         }
         r
@@ -120,12 +138,22 @@ impl ToolRegistry {
         self.sources.push(source);
     }
 
+    /// Add a source whose tools are listed right after the fixed tools registered so far
+    /// (the editing tool, between write_file and list_files, whichever it is now).
+    pub fn add_source_here(&mut self, source: Arc<dyn ToolSource>) {
+        self.placed.push((self.tools.len(), source));
+    }
+
     /// The tool called `name`.
     pub fn get(&self, name: &str) -> Option<Arc<dyn Tool>> {
         if let Some(&i) = self.index.get(name) {
             return Some(self.tools[i].clone());
         }
-        self.sources.iter().find_map(|s| s.get(name))
+        self.placed
+            .iter()
+            .map(|(_, s)| s)
+            .chain(&self.sources)
+            .find_map(|s| s.get(name))
     }
 
     /// The kind of the tool called `name`, if it exists.
@@ -140,7 +168,16 @@ impl ToolRegistry {
 
     /// Every tool offered now, in order.
     pub fn tools(&self) -> Vec<Arc<dyn Tool>> {
-        let mut all = self.tools.clone();
+        let mut all = Vec::with_capacity(self.tools.len() + 8);
+        let fixed = |t: &Arc<dyn Tool>| !self.index.contains_key(t.name());
+        for i in 0..=self.tools.len() {
+            for (_, source) in self.placed.iter().filter(|(at, _)| *at == i) {
+                all.extend(source.tools().into_iter().filter(fixed));
+            }
+            if let Some(t) = self.tools.get(i) {
+                all.push(t.clone());
+            }
+        }
         for source in &self.sources {
             all.extend(
                 source

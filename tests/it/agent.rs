@@ -388,3 +388,78 @@ async fn the_no_provider_message_is_said_in_full_once() {
         other => panic!("{other:?}"),
     }
 }
+
+/// The tool names a request offered.
+fn offered(request: &Value) -> Vec<String> {
+    request["tools"]
+        .as_array()
+        .map(|tools| {
+            tools
+                .iter()
+                .filter_map(|t| t["function"]["name"].as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Regression: `/model` switched the chat model only. A switch to a model trained on
+/// apply_patch kept offering edit_file (and the prompt kept naming it), the oracle kept
+/// asking the starting model, and sub-agents started after the switch used it too.
+#[tokio::test(flavor = "multi_thread")]
+async fn switching_the_model_switches_the_editing_tool_the_oracle_and_later_sub_agents() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = ScriptedServer::start(vec![
+        support::text_reply("first"),
+        support::calls_openai(&[("o1", "oracle", r#"{"question": "is 41 + 1 = 42?"}"#)]),
+        support::text_reply("yes"),
+        support::calls_openai(&[("d1", "delegate", r#"{"task": "say done"}"#)]),
+        support::text_reply("sub-agent done"),
+        support::text_reply("all done"),
+    ])
+    .await;
+    let mut agent = start_agent(dir.path(), &server, "full-auto");
+    run_turn(&mut agent, "hello", |_, _| ApprovalAnswer::Approve).await;
+    agent
+        .ops
+        .send(UserOp::SetModel {
+            model: "gpt-5-codex".into(),
+        })
+        .unwrap();
+    run_turn(&mut agent, "ask around", |_, _| ApprovalAnswer::Approve).await;
+    let requests = server.requests();
+    assert_eq!(requests.len(), 6, "{requests:#?}");
+    let before = offered(&requests[0]);
+    assert!(
+        before.contains(&"edit_file".into()) && !before.contains(&"apply_patch".into()),
+        "{before:?}"
+    );
+    assert_eq!(requests[0]["model"], "scripted-model");
+    let after = offered(&requests[1]);
+    assert!(
+        after.contains(&"apply_patch".into()) && !after.contains(&"edit_file".into()),
+        "{after:?}"
+    );
+    let system = requests[1]["messages"][0]["content"].as_str().unwrap();
+    let tools_line = system.lines().find(|l| l.starts_with("Tools: ")).unwrap();
+    assert!(
+        tools_line.contains("apply_patch") && !tools_line.contains("edit_file"),
+        "{tools_line}"
+    );
+    for (i, who) in [(1, "the agent"), (2, "the oracle"), (4, "the sub-agent")] {
+        assert_eq!(
+            requests[i]["model"], "gpt-5-codex",
+            "{who}: {:#}",
+            requests[i]
+        );
+    }
+    assert!(
+        offered(&requests[2]).is_empty(),
+        "request 2 is the oracle's (no tools)"
+    );
+    assert!(
+        requests[4]["messages"].to_string().contains("say done")
+            && !requests[4]["messages"].to_string().contains("ask around"),
+        "request 4 is the sub-agent's: {:#}",
+        requests[4]
+    );
+}
