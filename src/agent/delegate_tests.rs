@@ -145,6 +145,7 @@ fn done(end: TurnEnd) -> AgentEvent {
         usage: Usage::default(),
         end,
         unsent: Vec::new(),
+        unsent_images: Vec::new(),
     }
 }
 

@@ -379,6 +379,9 @@ pub enum AgentEvent {
         /// Messages queued during the turn that were not sent (after an interrupt), so a
         /// front end can give them back to the person.
         unsent: Vec<String>,
+        /// The images attached to those messages, given back with them.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        unsent_images: Vec<crate::llm::image::Image>,
     },
     /// Something went wrong that the person should know.
     Error {

@@ -955,11 +955,12 @@ impl Machine {
                     // Nothing was sent: messages typed meanwhile go back to the person,
                     // as after any interrupt.
                     self.set_phase(Phase::Idle, out);
-                    let unsent: Vec<String> = self.queued.drain(..).map(|i| i.text).collect();
+                    let (unsent, unsent_images) = self.give_back_queued();
                     out.push(Action::Emit(AgentEvent::TurnComplete {
                         usage: Usage::default(),
                         end: TurnEnd::Interrupted,
                         unsent,
+                        unsent_images,
                     }));
                     return;
                 }
@@ -1002,20 +1003,33 @@ impl Machine {
         }
     }
 
+    /// The queued messages, taken back after an interrupt: their texts and, all
+    /// together, their images.
+    fn give_back_queued(&mut self) -> (Vec<String>, Vec<crate::llm::image::Image>) {
+        let mut texts = Vec::new();
+        let mut images = Vec::new();
+        for input in self.queued.drain(..) {
+            texts.push(input.text);
+            images.extend(input.images);
+        }
+        (texts, images)
+    }
+
     fn end_turn(&mut self, end: TurnEnd, out: &mut Vec<Action>) {
         self.batch.clear();
         self.note = None;
         self.compacted = false;
         self.set_phase(Phase::Idle, out);
-        let unsent: Vec<String> = if end == TurnEnd::Interrupted {
-            self.queued.drain(..).map(|i| i.text).collect()
+        let (unsent, unsent_images) = if end == TurnEnd::Interrupted {
+            self.give_back_queued()
         } else {
-            Vec::new()
+            (Vec::new(), Vec::new())
         };
         out.push(Action::Emit(AgentEvent::TurnComplete {
             usage: std::mem::take(&mut self.turn_usage),
             end,
             unsent,
+            unsent_images,
         }));
         if let Some(next) = self.queued.pop_front() {
             self.start_turn(next, out);

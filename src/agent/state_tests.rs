@@ -342,6 +342,34 @@ fn queued_messages_start_the_next_turn_or_come_back_after_interrupt() {
     assert_eq!(m.phase(), Phase::Idle);
 }
 
+/// Regression: a queued message's image was lost when the turn was interrupted (only its
+/// text came back to the composer). Its images now come back with it.
+#[test]
+fn an_interrupt_gives_back_the_images_of_queued_messages() {
+    let shot = crate::llm::image::Image {
+        name: "screen.png".into(),
+        mime: "image/png".into(),
+        data: "iVBORw0KGgo=".into(),
+    };
+    let mut m = Machine::new(Limits::default());
+    m.step(Event::Submit("one".into()));
+    m.step(Event::Submit(crate::agent::events::UserInput {
+        text: "look at this".into(),
+        images: vec![shot.clone()],
+    }));
+    let a = m.step(Event::Interrupt {
+        partial_text: String::new(),
+    });
+    assert!(
+        has(&a, |x| matches!(
+            x,
+            Action::Emit(AgentEvent::TurnComplete { unsent, unsent_images, .. })
+                if unsent == &vec!["look at this".to_string()] && unsent_images == &vec![shot.clone()]
+        )),
+        "{a:#?}"
+    );
+}
+
 #[test]
 fn hunk_answers_with_nothing_selected_are_denials() {
     let mut m = Machine::new(Limits::default());

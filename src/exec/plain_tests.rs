@@ -86,6 +86,7 @@ fn done() -> AgentEvent {
         usage: Usage::default(),
         end: TurnEnd::Done,
         unsent: Vec::new(),
+        unsent_images: Vec::new(),
     }
 }
 

@@ -751,7 +751,12 @@ impl App {
                 self.status.usage.add(usage);
                 self.status.last_prompt = usage.prompt_tokens + usage.completion_tokens;
             }
-            AgentEvent::TurnComplete { end, unsent, .. } => {
+            AgentEvent::TurnComplete {
+                end,
+                unsent,
+                unsent_images,
+                ..
+            } => {
                 self.transcript.finish_answer();
                 if end == TurnEnd::Interrupted {
                     self.transcript
@@ -776,6 +781,8 @@ impl App {
                     }
                     self.composer.set_text(&text);
                 }
+                // Their images come back as chips, to go with the text when it is sent.
+                self.images.extend(unsent_images);
                 self.layers.retain(|l| l.call_id().is_none());
                 if self.diff.reviewing.is_some() {
                     self.diff.reviewing = None;

@@ -385,6 +385,7 @@ fn a_mouse_selection_copies_the_clean_text_of_the_messages() {
             usage: crate::llm::Usage::default(),
             end: crate::agent::TurnEnd::Done,
             unsent: Vec::new(),
+            unsent_images: Vec::new(),
         },
     );
     let before = text(&mut app, 80, 30);
@@ -414,4 +415,35 @@ fn a_mouse_selection_copies_the_clean_text_of_the_messages() {
     );
     assert!(!copied.contains('│') && !copied.contains("› "), "{copied}");
     insta::assert_snapshot!("mouse_selection_copied", text(&mut app, 80, 30));
+}
+
+/// After an interrupt, a queued message comes back to the message box with its image, as a
+/// chip that goes with the text when it is sent again.
+#[test]
+fn an_interrupted_queue_gives_back_text_and_images() {
+    let (mut app, mut rx) = app("dark");
+    let shot = crate::llm::image::Image {
+        name: "screen.png".into(),
+        mime: "image/png".into(),
+        data: "iVBORw0KGgo=".into(),
+    };
+    ev(
+        &mut app,
+        AgentEvent::TurnComplete {
+            usage: crate::llm::Usage::default(),
+            end: crate::agent::TurnEnd::Interrupted,
+            unsent: vec!["look at this".into()],
+            unsent_images: vec![shot.clone()],
+        },
+    );
+    assert_eq!(app.composer.text(), "look at this");
+    assert_eq!(app.images, vec![shot.clone()]);
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(
+        rx.try_recv().unwrap(),
+        crate::agent::UserOp::Submit {
+            text: "look at this".into(),
+            images: vec![shot]
+        }
+    );
 }

@@ -434,6 +434,7 @@ mod tests {
             usage: Usage::default(),
             end: TurnEnd::Done,
             unsent: Vec::new(),
+            unsent_images: Vec::new(),
         };
         let figures = p.observe(&done, at(t0, 12_300)).unwrap();
         assert_eq!(figures.describe(), "took 12.3s · first token after 0.8s");

@@ -427,6 +427,7 @@ fn error_and_retry_notices() {
             usage: Usage::default(),
             end: TurnEnd::Failed,
             unsent: vec![],
+            unsent_images: Vec::new(),
         },
     );
     ev(&mut app, AgentEvent::StateChanged { phase: Phase::Idle });

@@ -197,6 +197,7 @@ fn a_finished_turn_says_how_long_it_took_and_when_the_first_token_came() {
             usage: Usage::default(),
             end: TurnEnd::Done,
             unsent: Vec::new(),
+            unsent_images: Vec::new(),
         },
     );
     let screen = text(&mut app, 80, 12);
@@ -275,6 +276,7 @@ fn a_truncated_answer_offers_to_continue() {
             usage: Usage::default(),
             end: TurnEnd::Truncated,
             unsent: Vec::new(),
+            unsent_images: Vec::new(),
         },
     );
     assert_eq!(app.composer.text(), super::app::CONTINUE);

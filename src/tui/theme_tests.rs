@@ -72,6 +72,7 @@ fn answer_with_code(app: &mut App) {
             usage: Usage::default(),
             end: TurnEnd::Done,
             unsent: vec![],
+            unsent_images: Vec::new(),
         },
     );
 }
