@@ -14,6 +14,7 @@ pub mod exec;
 pub mod gitcmd;
 pub mod hooks;
 pub mod llm;
+pub mod lockfile;
 pub mod mcp;
 pub mod memory;
 pub mod policy;

@@ -14,12 +14,10 @@
 //! A second, separate lock (`<file>.run`) is held by `loom cron run` for as long as it
 //! runs, so two schedulers never run one workspace's jobs.
 
-use std::fs::OpenOptions;
 use std::io::{Read, Seek, Write};
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Local, Utc};
-use nix::fcntl::{Flock, FlockArg};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
@@ -205,7 +203,7 @@ impl JobStore {
             path: self.path.clone(),
             source,
         };
-        let _lock = lock(&self.path.with_extension("json.lock"), true)
+        let _lock = crate::lockfile::exclusive(&self.path.with_extension("json.lock"), true)
             .map_err(write_err)?
             .ok_or_else(|| write_err(std::io::Error::other("the lock was not taken")))?;
         let mut file = match self.load() {
@@ -284,7 +282,7 @@ impl JobStore {
             path: path.clone(),
             source,
         };
-        match lock(&path, false).map_err(write_err)? {
+        match crate::lockfile::exclusive(&path, false).map_err(write_err)? {
             Some(mut held) => {
                 // Say who holds it, for the refusal a second scheduler prints.
                 let _ = held.set_len(0);
@@ -313,7 +311,7 @@ impl JobStore {
 /// The lock a running scheduler holds on its workspace.
 #[derive(Debug)]
 pub struct SchedulerLock {
-    _held: Flock<std::fs::File>,
+    _held: nix::fcntl::Flock<std::fs::File>,
 }
 
 /// Refuse an empty or oversized prompt.
@@ -331,30 +329,6 @@ pub fn check_prompt(prompt: &str) -> Result<(), StoreError> {
         )));
     }
     Ok(())
-}
-
-/// An exclusive `flock` on `path` (created if missing): waits when `wait`, else `None`
-/// when someone else holds it.
-fn lock(path: &Path, wait: bool) -> std::io::Result<Option<Flock<std::fs::File>>> {
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)?;
-    }
-    let file = OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .read(true)
-        .write(true)
-        .open(path)?;
-    let arg = if wait {
-        FlockArg::LockExclusive
-    } else {
-        FlockArg::LockExclusiveNonblock
-    };
-    match Flock::lock(file, arg) {
-        Ok(l) => Ok(Some(l)),
-        Err((_, nix::errno::Errno::EWOULDBLOCK)) if !wait => Ok(None),
-        Err((_, errno)) => Err(errno.into()),
-    }
 }
 
 #[cfg(test)]

@@ -141,8 +141,12 @@ impl Memory {
             Ok(c) => c,
             Err(OpenFailure::Other(e)) => return Err(db_error(e.to_string())),
             Err(OpenFailure::Corrupt(why)) => {
-                // Another process may have replaced the file meanwhile: look once more
-                // before moving anything.
+                // Two processes may find the damage at once: one moves the file aside and
+                // starts a new database while the other waits, then finds that one whole
+                // (and neither moves the other's new database, or deletes its WAL).
+                let lock_path = PathBuf::from(format!("{}.lock", path.display()));
+                let _lock = crate::lockfile::exclusive(&lock_path, true)
+                    .map_err(|e| db_error(format!("cannot lock {}: {e}", lock_path.display())))?;
                 match connect(path) {
                     Ok(c) => c,
                     Err(OpenFailure::Other(e)) => return Err(db_error(e.to_string())),

@@ -182,6 +182,50 @@ fn corrupt_database_is_moved_aside_with_a_notice() {
     assert_eq!(again.list(None, 5).unwrap().len(), 1);
 }
 
+/// Regression: two processes that found the damaged database at the same moment could both
+/// move it aside; the second then moved away (or cut the WAL of) the new database the first
+/// had started and stored into. Moving aside is now done under a lock, and whoever waited
+/// finds the new database whole. Here eight openers race (threads with their own
+/// connections and lock descriptors, as processes would have).
+#[test]
+fn openers_racing_on_a_damaged_database_move_it_aside_once_and_lose_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("memory.sqlite");
+    std::fs::write(&path, b"not a database at all ".repeat(300)).unwrap();
+    let start = std::sync::Arc::new(std::sync::Barrier::new(8));
+    let handles: Vec<_> = (0..8)
+        .map(|i| {
+            let (path, start) = (path.clone(), start.clone());
+            std::thread::spawn(move || {
+                start.wait();
+                let m = Memory::open(&path, Path::new("/ws")).unwrap();
+                m.store(
+                    &format!("k{i}"),
+                    "kept",
+                    Category::Core,
+                    ScopeKind::Workspace,
+                )
+                .unwrap();
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().unwrap();
+    }
+    let aside = std::fs::read_dir(dir.path())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().contains(".corrupt-"))
+        .count();
+    assert_eq!(aside, 1, "the damaged file is moved aside once");
+    let m = Memory::open(&path, Path::new("/ws")).unwrap();
+    assert_eq!(
+        m.list(None, 20).unwrap().len(),
+        8,
+        "every opener's entry is kept"
+    );
+}
+
 #[test]
 fn an_unopenable_path_is_an_error_not_a_panic() {
     let dir = tempfile::tempdir().unwrap();
