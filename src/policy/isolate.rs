@@ -53,7 +53,8 @@ impl Isolation {
 
     /// Run in the child between fork and exec. Returns in the process that will exec the
     /// command (the new namespace's PID 1, or the child itself when namespaces could not
-    /// be entered); the proxy never returns.
+    /// be entered) whether it is in new namespaces with a fresh `/proc` of its own; the
+    /// proxy never returns.
     ///
     /// # Safety
     /// Only call between fork and exec (from `pre_exec`).
@@ -119,14 +120,14 @@ impl Isolation {
                         0,
                         0,
                     );
+                    // Whether it has its own `/proc` (a container may refuse the mount).
                     libc::mount(
                         c"proc".as_ptr(),
                         c"/proc".as_ptr(),
                         c"proc".as_ptr(),
                         libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
                         std::ptr::null(),
-                    );
-                    true
+                    ) == 0
                 }
                 init => proxy_until_exit(init),
             }

@@ -402,7 +402,7 @@ async fn the_browser_says_how_it_is_confined() {
         assert_eq!(
             said,
             "The browser runs with its own PID and mount namespaces, writes only in its \
-             temporary profile, TCP only to Loom's proxy.",
+             temporary profile, TCP only to Loom's proxy, no UDP.",
             "{r:#?}"
         );
     } else {

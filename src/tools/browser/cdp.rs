@@ -94,6 +94,18 @@ impl Chromium {
             .prefix("loom-browser-")
             .tempdir()
             .map_err(|e| format!("cannot make the browser's profile directory: {e}"))?;
+        // WebRTC sends UDP outside any proxy unless told not to (the command-line switch
+        // for it is ignored by headless Chromium; the profile's preference is not). The
+        // seccomp filter in `jail` refuses UDP anyway where it exists.
+        let prefs = profile.path().join("Default");
+        std::fs::create_dir_all(&prefs)
+            .and_then(|()| {
+                std::fs::write(
+                    prefs.join("Preferences"),
+                    r#"{"webrtc":{"ip_handling_policy":"disable_non_proxied_udp","multiple_routes_enabled":false,"nonproxied_udp_enabled":false}}"#,
+                )
+            })
+            .map_err(|e| format!("cannot write the browser's preferences: {e}"))?;
         let (to_child_read, to_child_write) = pipe_pair()?;
         let (from_child_read, from_child_write) = pipe_pair()?;
         let mut cmd = tokio::process::Command::new(executable);
@@ -114,8 +126,6 @@ impl Chromium {
             "--dns-prefetch-disable",
             // Loopback too: Chromium otherwise connects to localhost directly.
             "--proxy-bypass-list=<-loopback>",
-            // WebRTC would send UDP (which no proxy carries) to any address a page names.
-            "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
         ])
         .arg(format!("--proxy-server=http://{proxy}"))
         .arg(format!("--user-data-dir={}", profile.path().display()))

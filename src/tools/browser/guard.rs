@@ -3,11 +3,10 @@
 //!
 //! The rules are web_fetch's ([`crate::tools::web::guard`]) with one difference: loopback
 //! is allowed, because the app the person develops runs there (the dev server), and
-//! opening it is approved per domain like any other site — but only while the page the
-//! model opened is itself on loopback (`local`). A page from elsewhere (a public site, or
-//! a LAN address listed in `allow_private`) may not send requests into this machine's
-//! services; when the page navigates off loopback, loopback closes until the model opens a
-//! loopback page again. Private, link-local, metadata
+//! opening it is approved per domain like any other site — but only for requests of a
+//! frame that shows a loopback page (`local`, decided by [`super::gate`]). A page from
+//! elsewhere (a public site, or a LAN address listed in `allow_private`) may not send
+//! requests into this machine's services. Private, link-local, metadata
 //! and the other non-public addresses are refused after DNS resolution unless listed in
 //! `[web] allow_private`. Only `http`, `https`, `ws` and `wss` reach the network; `data:`,
 //! `blob:` and `about:` are the page's own content; every other scheme (`file:`,
@@ -69,14 +68,6 @@ async fn resolve(host: &str, port: u16) -> Result<(String, Vec<IpAddr>), Refusal
     Ok((host, ips))
 }
 
-/// The addresses `url`'s host stands for, with the port it names or its scheme's default.
-async fn addresses(url: &Url) -> Result<(String, u16, Vec<IpAddr>), Refusal> {
-    let port = url.port_or_known_default().unwrap_or(80);
-    let host = url.host_str().ok_or_else(|| format!("{url} has no host"))?;
-    let (host, ips) = resolve(host, port).await?;
-    Ok((host, port, ips))
-}
-
 /// Why a connection cannot be made.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TargetError {
@@ -120,22 +111,6 @@ pub async fn vet_target(
         }
     }
     Ok(ips)
-}
-
-/// Whether `raw` is a page on this machine: an http(s) URL whose host is loopback only.
-pub async fn is_loopback_page(raw: &str) -> bool {
-    let Ok(url) = Url::parse(raw) else {
-        return false;
-    };
-    if !matches!(url.scheme(), "http" | "https") {
-        return false;
-    }
-    match addresses(&url).await {
-        Ok((_, _, ips)) => ips
-            .into_iter()
-            .all(|ip| classify(ip) == Some(Blocked::Loopback)),
-        Err(_) => false,
-    }
 }
 
 /// What a URL's scheme means for the browser.

@@ -11,7 +11,10 @@
 //!   `/dev/shm`. Not the workspace: the browser looks at the app, it never edits it.
 //! - **Network** (Landlock ABI 4+): TCP connections only to Loom's proxy
 //!   ([`super::proxy`]), which vets every one; no listening sockets. Landlock judges ports,
-//!   not addresses, so "only the proxy" means "only the proxy's port".
+//!   not addresses, so "only the proxy" means "only the proxy's port". Landlock has no UDP
+//!   rules: a seccomp filter ([`super::no_udp`], in every sandbox mode) refuses UDP, raw
+//!   and packet sockets.
+//! - **Environment**: what a command gets (no API keys), with the profile as `HOME`.
 //!
 //! What this kernel cannot do is said in [`Confinement::describe`], never silently skipped.
 
@@ -36,6 +39,8 @@ pub struct Confinement {
     pub files: bool,
     /// TCP only to Loom's proxy.
     pub network: bool,
+    /// No UDP, raw or packet sockets (seccomp).
+    pub no_udp: bool,
 }
 
 impl Confinement {
@@ -65,6 +70,11 @@ impl Confinement {
             "TCP only to Loom's proxy",
             "no network confinement (needs the sandbox on and Landlock ABI 4+); its \
              connections still go through Loom's proxy",
+        );
+        say(
+            self.no_udp,
+            "no UDP",
+            "UDP is not filtered on this machine (WebRTC is still told to send none)",
         );
         let mut out = format!("The browser runs with {}", held.join(", "));
         if held.is_empty() {
@@ -128,7 +138,10 @@ pub fn install(
     proxy_port: u16,
     sandbox: bool,
 ) -> Result<Confinement, String> {
-    cmd.env("HOME", profile)
+    // Loom's environment holds API keys: the browser gets what a command would.
+    cmd.env_clear()
+        .envs(crate::policy::env::EnvPolicy::default().filter(std::env::vars_os()))
+        .env("HOME", profile)
         .env("TMPDIR", profile)
         .env("XDG_CONFIG_HOME", profile.join(".config"))
         .env("XDG_CACHE_HOME", profile.join(".cache"))
@@ -144,6 +157,7 @@ pub fn install(
         namespaces: isolation.namespaces,
         files: landlock.is_some(),
         network: landlock.as_ref().is_some_and(|(_, net)| *net),
+        no_udp: super::no_udp::available(),
     };
     // Chromium's own sandbox, outside root, enters a user namespace of its own and must
     // write its `/proc/PID/uid_map`; the fresh `/proc` exists only in the child, so its rule
@@ -164,7 +178,8 @@ pub fn install(
                 rs.restrict_self()
                     .map_err(|e| std::io::Error::other(e.to_string()))?;
             }
-            Ok(())
+            // Between fork and exec, as `install` requires.
+            super::no_udp::install()
         });
     }
     Ok(confinement)

@@ -5,6 +5,8 @@ use super::*;
 async fn jailed(script: &str, profile: &Path, proxy_port: u16) -> (String, Confinement) {
     let mut cmd = tokio::process::Command::new("bash");
     cmd.arg("-c").arg(script);
+    // Set on the command before confining it: it must not reach the browser.
+    cmd.env("LOOM_TEST_API_KEY", "sk-not-for-the-browser");
     cmd.stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())
@@ -24,8 +26,9 @@ fn pid_namespace() -> String {
 }
 
 /// The browser's confinement, on a real process: it writes its profile and nothing else
-/// (not the workspace, not the temp dir), connects only to the proxy's port, cannot
-/// listen, lives in its own PID namespace, and has the profile as `HOME` and `TMPDIR`.
+/// (not the workspace, not the temp dir), connects only to the proxy's port, opens no UDP
+/// socket, lives in its own PID namespace, sees none of Loom's environment, and has the
+/// profile as `HOME` and `TMPDIR`.
 #[tokio::test]
 async fn the_browser_writes_only_its_profile_and_connects_only_to_the_proxy() {
     if kernel_abi() < 4 || !crate::policy::sandbox::protection_available() {
@@ -43,6 +46,8 @@ try profile 'echo x > "{profile}/f"'
 try elsewhere 'echo x > "{elsewhere}/f"'
 try proxy 'exec 3<>/dev/tcp/127.0.0.1/{proxy}'
 try other 'exec 3<>/dev/tcp/127.0.0.1/{other}'
+try udp 'exec 3<>/dev/udp/127.0.0.1/{other}'
+echo "key ${{LOOM_TEST_API_KEY:-none}}"
 echo "home $HOME"
 echo "tmp $TMPDIR"
 echo "pid $$"
@@ -60,7 +65,8 @@ echo "ns $(readlink /proc/self/ns/pid)"
         Confinement {
             namespaces: true,
             files: true,
-            network: true
+            network: true,
+            no_udp: super::super::no_udp::available(),
         }
     );
     let line = |key: &str| {
@@ -73,6 +79,10 @@ echo "ns $(readlink /proc/self/ns/pid)"
     assert_eq!(line("elsewhere"), "no", "{out}");
     assert_eq!(line("proxy"), "yes", "{out}");
     assert_eq!(line("other"), "no", "{out}");
+    if super::super::no_udp::available() {
+        assert_eq!(line("udp"), "no", "no UDP socket: {out}");
+    }
+    assert_eq!(line("key"), "none", "Loom's environment stays out: {out}");
     assert_eq!(line("home"), profile.path().display().to_string());
     assert_eq!(line("tmp"), profile.path().display().to_string());
     assert_eq!(line("pid"), "1", "PID 1 of its own namespace: {out}");
@@ -86,16 +96,18 @@ fn the_description_says_what_holds_and_what_is_missing() {
         namespaces: true,
         files: true,
         network: true,
+        no_udp: true,
     };
     assert_eq!(
         all.describe(),
         "The browser runs with its own PID and mount namespaces, writes only in its \
-         temporary profile, TCP only to Loom's proxy."
+         temporary profile, TCP only to Loom's proxy, no UDP."
     );
     let none = Confinement {
         namespaces: false,
         files: false,
         network: false,
+        no_udp: false,
     };
     let text = none.describe();
     assert!(

@@ -12,8 +12,10 @@
 //! `loom tool list` says how to install it.
 
 pub mod cdp;
+pub mod gate;
 pub mod guard;
 pub mod jail;
+pub mod no_udp;
 pub mod proxy;
 pub mod session;
 

@@ -12,13 +12,13 @@
 //! open TCP connections only to this proxy's port ([`super::jail`]).
 
 use std::net::{IpAddr, SocketAddr};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
+use super::gate::LoopbackGate;
 use super::guard;
 use crate::tools::web::guard::AllowPrivate;
 
@@ -28,14 +28,17 @@ const MAX_HEAD: usize = 32 * 1024;
 const HEAD_LIMIT: Duration = Duration::from_secs(10);
 /// How long connecting to one address may take.
 const CONNECT_LIMIT: Duration = Duration::from_secs(10);
+/// Most connections served at once (Chromium opens a few dozen; anyone else on this
+/// machine who connects cannot make Loom run out of descriptors).
+const MAX_CONNECTIONS: usize = 512;
 
 /// What the proxy judges connections by: the session's rules and page state.
 #[derive(Clone)]
 pub struct Rules {
     /// The private addresses the person listed.
     pub allow: AllowPrivate,
-    /// Whether the page is on loopback (so it may reach this machine).
-    pub local: Arc<AtomicBool>,
+    /// Which connections may reach this machine's loopback.
+    pub gate: Arc<LoopbackGate>,
     /// Where refusals are reported for the next tool result.
     pub refused: Arc<Mutex<Vec<String>>>,
     /// How many refusals are kept.
@@ -68,18 +71,32 @@ impl Drop for Proxy {
 impl Proxy {
     /// Listen on 127.0.0.1 (a free port) and judge every connection by `rules`.
     pub async fn start(rules: Rules) -> std::io::Result<Proxy> {
+        Proxy::start_limited(rules, MAX_CONNECTIONS).await
+    }
+
+    /// [`Proxy::start`], serving at most `limit` connections at once (the rest get 503).
+    async fn start_limited(rules: Rules, limit: usize) -> std::io::Result<Proxy> {
         let listener = TcpListener::bind((std::net::Ipv4Addr::LOCALHOST, 0)).await?;
         let addr = listener.local_addr()?;
+        let slots = Arc::new(tokio::sync::Semaphore::new(limit));
         let task = tokio::spawn(async move {
             loop {
-                let Ok((client, _)) = listener.accept().await else {
+                let Ok((mut client, _)) = listener.accept().await else {
                     // Out of descriptors, most likely: let some connections end first.
                     tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                };
+                let Ok(slot) = slots.clone().try_acquire_owned() else {
+                    tokio::spawn(async move {
+                        let why = "too many connections at once";
+                        let _ = reply(&mut client, "503 Service Unavailable", why).await;
+                    });
                     continue;
                 };
                 let rules = rules.clone();
                 tokio::spawn(async move {
                     let _ = serve(client, &rules).await;
+                    drop(slot);
                 });
             }
         });
@@ -162,8 +179,10 @@ fn host_port(authority: &str) -> Option<(String, u16)> {
 
 /// Understand one request head: a tunnel, or a plain-HTTP request rewritten for the server
 /// (origin-form request line; `Proxy-*` headers dropped; `Connection: close` unless the
-/// request upgrades, so the client never sends a second request, perhaps for another host,
-/// down a connection already joined to the first one's server).
+/// request upgrades, so the server closes after its answer). Once joined to a server, a
+/// connection is copied as it is: a server that ignores `close` gets what else the client
+/// sends on it, and Chromium reuses a proxy connection only for the same destination, so
+/// that never carries a request to another host.
 pub fn parse(head: &[u8]) -> Result<Target, BadRequest> {
     let text = std::str::from_utf8(head)
         .map_err(|_| BadRequest("the request head is not UTF-8".into()))?;
@@ -241,7 +260,7 @@ async fn serve(mut client: TcpStream, rules: &Rules) -> std::io::Result<()> {
     let (host, port) = match &target {
         Target::Tunnel { host, port } | Target::Forward { host, port, .. } => (host.clone(), *port),
     };
-    let local = rules.local.load(Ordering::SeqCst);
+    let local = rules.gate.for_connection(&host, port);
     let ips = match guard::vet_target(&host, port, &rules.allow, local).await {
         Ok(ips) => ips,
         Err(guard::TargetError::Refused(why)) => {

@@ -1,10 +1,15 @@
 use super::*;
 use proptest::prelude::*;
 
+/// Rules whose main frame shows a loopback page when `local`.
 fn rules(local: bool) -> Rules {
+    let gate = LoopbackGate::new("main");
+    if local {
+        gate.committed("main", None, "http://localhost:5173/");
+    }
     Rules {
         allow: AllowPrivate::default(),
-        local: Arc::new(AtomicBool::new(local)),
+        gate: Arc::new(gate),
         refused: Arc::default(),
         keep: 10,
     }
@@ -165,7 +170,7 @@ async fn loopback_tunnels_follow_the_page() {
         "nothing reached the server"
     );
 
-    r.local.store(true, Ordering::SeqCst);
+    r.gate.committed("main", None, "http://127.0.0.1:5173/");
     let answer = through(&proxy, connect.as_bytes()).await;
     assert_eq!(answer, "HTTP/1.1 200 Connection Established\r\n\r\npong");
     assert_eq!(seen.lock().unwrap().as_slice(), ["ping"]);
@@ -203,4 +208,24 @@ async fn bad_requests_get_400_and_unreachable_servers_502() {
     let connect = format!("CONNECT 127.0.0.1:{} HTTP/1.1\r\n\r\n", free.port());
     let answer = through(&proxy, connect.as_bytes()).await;
     assert!(answer.starts_with("HTTP/1.1 502"), "{answer}");
+}
+
+/// Connections beyond the limit are answered 503 at once; a slot frees when one ends.
+#[tokio::test]
+async fn connections_beyond_the_limit_get_503() {
+    let proxy = Proxy::start_limited(rules(true), 2).await.unwrap();
+    let idle: Vec<TcpStream> = vec![
+        TcpStream::connect(proxy.addr()).await.unwrap(),
+        TcpStream::connect(proxy.addr()).await.unwrap(),
+    ];
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let answer = through(&proxy, b"CONNECT 169.254.169.254:80 HTTP/1.1\r\n\r\n").await;
+    assert!(answer.starts_with("HTTP/1.1 503"), "{answer}");
+    drop(idle);
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let answer = through(&proxy, b"CONNECT 169.254.169.254:80 HTTP/1.1\r\n\r\n").await;
+    assert!(
+        answer.starts_with("HTTP/1.1 403"),
+        "a slot is free again: {answer}"
+    );
 }

@@ -3,7 +3,6 @@
 //! until the model reads them.
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -11,6 +10,7 @@ use serde_json::{Value, json};
 use tokio::sync::broadcast::error::RecvError;
 
 use super::cdp::{CdpEvent, Chromium};
+use super::gate::LoopbackGate;
 use super::guard;
 use super::jail::Confinement;
 use super::proxy::{Proxy, Rules};
@@ -29,8 +29,8 @@ const REFUSED_KEEP: usize = 50;
 pub struct Session {
     chromium: Arc<Chromium>,
     page: String,
-    /// Whether the page is on loopback, so it may reach this machine (see `guard`).
-    local: Arc<AtomicBool>,
+    /// Which requests and connections may reach this machine (see `gate`).
+    gate: Arc<LoopbackGate>,
     console: Arc<Mutex<Vec<String>>>,
     refused: Arc<Mutex<Vec<String>>>,
     /// The browser's way out; it stops with the session.
@@ -63,10 +63,10 @@ impl Session {
     ) -> Result<Session, String> {
         let console = Arc::new(Mutex::new(Vec::new()));
         let refused = Arc::new(Mutex::new(Vec::new()));
-        let local = Arc::new(AtomicBool::new(false));
+        let gate = Arc::new(LoopbackGate::default());
         let proxy = Proxy::start(Rules {
             allow: allow.clone(),
-            local: local.clone(),
+            gate: gate.clone(),
             refused: refused.clone(),
             keep: REFUSED_KEEP,
         })
@@ -104,13 +104,13 @@ impl Session {
             .as_str()
             .ok_or("the browser gave no session for its page")?
             .to_string();
+        gate.set_main(&target_id);
         tokio::spawn(watch(
             Arc::downgrade(&chromium),
             events,
             Page {
                 session: page.clone(),
-                target: target_id.clone(),
-                local: local.clone(),
+                gate: gate.clone(),
             },
             allow,
             console.clone(),
@@ -119,7 +119,7 @@ impl Session {
         let s = Session {
             chromium,
             page,
-            local,
+            gate,
             console,
             refused,
             _proxy: proxy,
@@ -164,9 +164,15 @@ impl Session {
 
     /// Go to `url` and wait (at most `limit`) for the page to load.
     pub async fn open(&self, url: &str, limit: Duration) -> Result<(), String> {
-        // Loopback serves the page only if it is itself on loopback (the dev server).
-        self.local
-            .store(guard::is_loopback_page(url).await, Ordering::SeqCst);
+        // A loopback URL's navigation may reach loopback while it is under way; what the
+        // page then does is judged by what it shows (see `gate`).
+        self.gate.opening(reqwest::Url::parse(url).ok().as_ref());
+        let opened = self.navigate(url, limit).await;
+        self.gate.opening(None);
+        opened
+    }
+
+    async fn navigate(&self, url: &str, limit: Duration) -> Result<(), String> {
         let mut events = self.chromium.subscribe();
         let nav = self.call("Page.navigate", json!({"url": url})).await?;
         if let Some(err) = nav.get("errorText").and_then(Value::as_str) {
@@ -255,12 +261,11 @@ impl Session {
     }
 }
 
-/// The page `watch` looks after: its session, its target (whose id its main frame
-/// shares), and whether it may reach loopback.
+/// The page `watch` looks after: its session, and the record of which of its frames
+/// show loopback pages.
 struct Page {
     session: String,
-    target: String,
-    local: Arc<AtomicBool>,
+    gate: Arc<LoopbackGate>,
 }
 
 /// Judge the page's paused requests and collect its console, until the browser is gone.
@@ -294,6 +299,12 @@ async fn watch(
                     // guarded. Anything else that cannot be guarded stays paused, never run.
                     let guarded = browser.call(s, "Fetch.enable", fetch, COMMAND_LIMIT).await;
                     let kind = event.params["targetInfo"]["type"].as_str().unwrap_or("");
+                    if matches!(kind, "iframe" | "page") {
+                        // Its frames' pages, for the loopback gate.
+                        let _ = browser
+                            .call(s, "Page.enable", json!({}), COMMAND_LIMIT)
+                            .await;
+                    }
                     let _ = browser
                         .call(s, "Target.setAutoAttach", auto_attach(), COMMAND_LIMIT)
                         .await;
@@ -321,16 +332,15 @@ async fn watch(
                 let session = event.session.clone();
                 let allow = allow.clone();
                 let refused = refused.clone();
-                let main_document = event.params["resourceType"] == "Document"
-                    && event.params["frameId"].as_str() == Some(page.target.as_str());
-                let local = page.local.clone();
+                // Decided now, in event order: the frame's page as committed so far.
+                let local = reqwest::Url::parse(&url).is_ok_and(|u| {
+                    page.gate.for_request(
+                        event.params["frameId"].as_str(),
+                        event.params["resourceType"] == "Document",
+                        &u,
+                    )
+                });
                 tokio::spawn(async move {
-                    if main_document && !guard::is_loopback_page(&url).await {
-                        // The page leaves loopback (a link to another site): from here on
-                        // it may not reach this machine, until a loopback page is opened.
-                        local.store(false, Ordering::SeqCst);
-                    }
-                    let local = local.load(Ordering::SeqCst);
                     let (method, params) = match guard::check(&url, &allow, local).await {
                         Ok(()) => ("Fetch.continueRequest", json!({"requestId": id})),
                         Err(why) => {
@@ -345,6 +355,25 @@ async fn watch(
                         .call(session.as_deref(), method, params, COMMAND_LIMIT)
                         .await;
                 });
+            }
+            "Page.frameNavigated" => {
+                let frame = &event.params["frame"];
+                if let (Some(id), Some(url)) = (frame["id"].as_str(), frame["url"].as_str()) {
+                    page.gate.committed(id, frame["parentId"].as_str(), url);
+                }
+            }
+            "Page.frameAttached" => {
+                if let (Some(id), Some(parent)) = (
+                    event.params["frameId"].as_str(),
+                    event.params["parentFrameId"].as_str(),
+                ) {
+                    page.gate.attached(id, parent);
+                }
+            }
+            "Page.frameDetached" => {
+                if let Some(id) = event.params["frameId"].as_str() {
+                    page.gate.detached(id);
+                }
             }
             "Runtime.consoleAPICalled"
                 if event.session.as_deref() == Some(page.session.as_str()) =>
@@ -438,3 +467,7 @@ mod tests {
         assert!(base64_decode("a$==").is_none());
     }
 }
+
+#[cfg(test)]
+#[path = "session_tests.rs"]
+mod review_regressions;

@@ -1,0 +1,183 @@
+//! Which of the browser's requests may reach this machine's loopback (the dev server).
+//!
+//! Loopback serves a request only when the frame that makes it shows a page on loopback:
+//! the page as committed, not the URL the model asked for (a navigation that never commits
+//! leaves the old page with no loopback), judged per frame (a foreign frame or a popup in
+//! a loopback page gets none), and by the URL's host as written — `localhost`,
+//! `*.localhost`, `127.0.0.0/8` or `[::1]` — never by a DNS answer (a name that resolves
+//! to 127.0.0.1 once and elsewhere later would otherwise open loopback to its own page).
+//!
+//! The one navigation that needs loopback before anything is committed there is the
+//! model's own `open` of a loopback URL: it is let through to that host and port only,
+//! while the open is under way.
+//!
+//! Connections (the proxy) cannot be told apart by frame: they get loopback while the main
+//! frame shows a loopback page, or for the host and port being opened.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use reqwest::Url;
+
+/// Most frames remembered (detached ones are forgotten; this bounds a page that attaches
+/// frames without end).
+const MAX_FRAMES: usize = 4096;
+
+/// Whether `url` is a page on this machine by its host as written.
+pub fn is_loopback_url(url: &Url) -> bool {
+    if !matches!(url.scheme(), "http" | "https" | "ws" | "wss") {
+        return false;
+    }
+    let Some(host) = url.host_str() else {
+        return false;
+    };
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    match host.parse::<std::net::IpAddr>() {
+        Ok(ip) => ip.is_loopback(),
+        Err(_) => {
+            let d = host.trim_end_matches('.').to_ascii_lowercase();
+            d == "localhost" || d.ends_with(".localhost")
+        }
+    }
+}
+
+#[derive(Debug, Default)]
+struct State {
+    /// The main frame's id.
+    main: String,
+    /// Frames that committed a document: whether it is on loopback.
+    frames: HashMap<String, bool>,
+    /// Each attached frame's parent.
+    parents: HashMap<String, String>,
+    /// The host and port of a loopback URL the model is opening.
+    opening: Option<(String, u16)>,
+}
+
+impl State {
+    fn frame_loopback(&self, id: &str) -> Option<bool> {
+        self.frames.get(id).copied()
+    }
+}
+
+/// The per-session record of which frames show loopback pages.
+#[derive(Debug, Default)]
+pub struct LoopbackGate {
+    state: Mutex<State>,
+}
+
+/// A URL's host (lowercase, no brackets) and port, as a connection names them.
+fn host_port(url: &Url) -> Option<(String, u16)> {
+    let host = url
+        .host_str()?
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .to_ascii_lowercase();
+    Some((host, url.port_or_known_default()?))
+}
+
+impl LoopbackGate {
+    /// A gate for a page whose main frame is `main` (its target id).
+    pub fn new(main: &str) -> LoopbackGate {
+        LoopbackGate {
+            state: Mutex::new(State {
+                main: main.to_string(),
+                ..State::default()
+            }),
+        }
+    }
+
+    /// The main frame is `main` (known once the page's target exists).
+    pub fn set_main(&self, main: &str) {
+        self.lock().main = main.to_string();
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A frame was attached under `parent`.
+    pub fn attached(&self, frame: &str, parent: &str) {
+        let mut s = self.lock();
+        if s.parents.len() < MAX_FRAMES {
+            s.parents.insert(frame.to_string(), parent.to_string());
+        }
+    }
+
+    /// A frame went away.
+    pub fn detached(&self, frame: &str) {
+        let mut s = self.lock();
+        s.parents.remove(frame);
+        s.frames.remove(frame);
+    }
+
+    /// `frame` (child of `parent`, if any) committed a document at `url`. An `about:`
+    /// document (a new frame's blank page, `srcdoc`) is its parent's content.
+    pub fn committed(&self, frame: &str, parent: Option<&str>, url: &str) {
+        let mut s = self.lock();
+        if let Some(p) = parent
+            && s.parents.len() < MAX_FRAMES
+        {
+            s.parents.insert(frame.to_string(), p.to_string());
+        }
+        let loopback = match Url::parse(url) {
+            Ok(u) if u.scheme() == "about" => parent.and_then(|p| s.frame_loopback(p)),
+            Ok(u) => Some(is_loopback_url(&u)),
+            Err(_) => Some(false),
+        };
+        if s.frames.len() < MAX_FRAMES || s.frames.contains_key(frame) {
+            s.frames
+                .insert(frame.to_string(), loopback.unwrap_or(false));
+        }
+    }
+
+    /// The model's `open` of `url` begins (`Some`) or is over (`None`).
+    pub fn opening(&self, url: Option<&Url>) {
+        self.lock().opening = url.filter(|u| is_loopback_url(u)).and_then(host_port);
+    }
+
+    /// Whether the main frame shows a loopback page.
+    pub fn main_on_loopback(&self) -> bool {
+        let s = self.lock();
+        s.frame_loopback(&s.main).unwrap_or(false)
+    }
+
+    /// Whether a request for `url` made by `frame` (a navigation of that frame when
+    /// `document`) may reach loopback.
+    pub fn for_request(&self, frame: Option<&str>, document: bool, url: &Url) -> bool {
+        let s = self.lock();
+        let Some(frame) = frame.filter(|f| !f.is_empty()) else {
+            return false;
+        };
+        if !document {
+            return s.frame_loopback(frame).unwrap_or(false);
+        }
+        if frame == s.main {
+            return s.frame_loopback(frame).unwrap_or(false)
+                || (s.opening.is_some() && s.opening == host_port(url));
+        }
+        // A frame's navigation: judged by what it shows, or, before it showed anything, by
+        // the frame that holds it.
+        match s.frame_loopback(frame) {
+            Some(l) => l,
+            None => s
+                .parents
+                .get(frame)
+                .and_then(|p| s.frame_loopback(p))
+                .unwrap_or(false),
+        }
+    }
+
+    /// Whether a connection to `host`:`port` (the proxy's view) may reach loopback.
+    pub fn for_connection(&self, host: &str, port: u16) -> bool {
+        let s = self.lock();
+        let host = host
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .to_ascii_lowercase();
+        s.frame_loopback(&s.main).unwrap_or(false) || s.opening.as_ref() == Some(&(host, port))
+    }
+}
+
+#[cfg(test)]
+#[path = "gate_tests.rs"]
+mod tests;

@@ -1,0 +1,96 @@
+use super::*;
+
+fn url(s: &str) -> Url {
+    Url::parse(s).unwrap()
+}
+
+#[test]
+fn loopback_pages_are_known_by_their_host_as_written() {
+    for yes in [
+        "http://localhost:5173/",
+        "http://LOCALHOST./x",
+        "http://app.localhost:3000/",
+        "https://127.0.0.1/",
+        "http://127.9.9.9:8080/",
+        "http://[::1]:3000/",
+        "ws://localhost:5173/hmr",
+    ] {
+        assert!(is_loopback_url(&url(yes)), "{yes}");
+    }
+    for no in [
+        "http://10.0.0.1/",
+        "http://example.com/",
+        "http://localhost.example.com/",
+        "http://[::ffff:127.0.0.1]/",
+        "file:///etc/passwd",
+        "about:blank",
+        "data:text/html,x",
+    ] {
+        assert!(!is_loopback_url(&url(no)), "{no}");
+    }
+}
+
+/// Regression (review): loopback opened when the model asked for a loopback URL, before
+/// anything loaded; the public page still showing reached loopback meanwhile, and for good
+/// when the navigation never committed. Now only the navigation itself passes, to that
+/// host and port, while the open is under way.
+#[test]
+fn opening_a_loopback_url_lets_only_that_navigation_through() {
+    let g = LoopbackGate::new("main");
+    g.committed("main", None, "http://192.0.2.2/evil");
+    let dev = url("http://127.0.0.1:5173/");
+    g.opening(Some(&dev));
+    assert!(g.for_request(Some("main"), true, &dev), "the navigation");
+    assert!(
+        !g.for_request(Some("main"), false, &url("http://127.0.0.1:9000/secret")),
+        "the old page's fetch()"
+    );
+    assert!(g.for_connection("127.0.0.1", 5173));
+    assert!(!g.for_connection("127.0.0.1", 9000), "another service");
+    g.opening(None);
+    assert!(!g.for_request(Some("main"), true, &dev), "the open is over");
+    assert!(!g.for_connection("127.0.0.1", 5173));
+    assert!(!g.main_on_loopback(), "nothing committed there");
+}
+
+/// Regression (review): one flag served every frame; a foreign frame in a loopback page
+/// (or a popup) reached loopback. Each frame is judged by the page it shows.
+#[test]
+fn each_frame_is_judged_by_the_page_it_shows() {
+    let g = LoopbackGate::new("main");
+    g.committed("main", None, "http://localhost:5173/");
+    assert!(g.main_on_loopback());
+    let api = url("http://127.0.0.1:3000/api");
+    assert!(
+        g.for_request(Some("main"), false, &api),
+        "the dev page's own call"
+    );
+    g.attached("ad", "main");
+    assert!(
+        g.for_request(Some("ad"), true, &url("http://localhost:5173/embed")),
+        "a new frame of a loopback page may load from loopback"
+    );
+    g.committed("ad", Some("main"), "https://ads.example/frame");
+    assert!(
+        !g.for_request(Some("ad"), false, &api),
+        "a foreign frame's fetch()"
+    );
+    assert!(!g.for_request(Some("ad"), true, &api), "nor navigate there");
+    g.committed("blank", Some("main"), "about:blank");
+    assert!(
+        g.for_request(Some("blank"), false, &api),
+        "about:blank is its parent's"
+    );
+    assert!(
+        !g.for_request(Some("popup"), false, &api),
+        "a frame nothing is known of (a popup) gets none"
+    );
+    assert!(!g.for_request(None, false, &api));
+    g.detached("ad");
+    g.committed("main", None, "https://docs.example/");
+    assert!(
+        !g.for_request(Some("main"), false, &api),
+        "the page left loopback"
+    );
+    assert!(!g.for_connection("127.0.0.1", 3000));
+}

@@ -1,0 +1,297 @@
+//! The holes a security review found in the browser's loopback rule and network
+//! confinement, each replayed against a real Chromium: a page on this machine's LAN
+//! address (listed in `allow_private`, standing in for a public site) tries to reach a
+//! service on 127.0.0.1 or to send UDP. Every test fails on the code before the fix.
+
+use std::net::{IpAddr, SocketAddr};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpListener;
+
+use super::Session;
+use crate::tools::web::guard::AllowPrivate;
+
+/// The request lines a server saw.
+type Seen = Arc<Mutex<Vec<String>>>;
+
+/// This machine's non-loopback address, and a Chromium; `None` (with the reason printed)
+/// where either is missing. On CI (which installs Chromium) a missing one fails.
+fn setup(test: &str) -> Option<(IpAddr, std::path::PathBuf)> {
+    let Some(exe) = super::super::cdp::find(None) else {
+        assert!(std::env::var_os("CI").is_none(), "CI installs Chromium");
+        eprintln!("{test}: skipped, no Chromium on PATH");
+        return None;
+    };
+    let lan = (|| {
+        let s = std::net::UdpSocket::bind("0.0.0.0:0").ok()?;
+        s.connect("198.51.100.1:9").ok()?;
+        let ip = s.local_addr().ok()?.ip();
+        (!ip.is_loopback() && !ip.is_unspecified()).then_some(ip)
+    })();
+    let Some(lan) = lan else {
+        eprintln!("{test}: skipped, this machine has no address besides loopback");
+        return None;
+    };
+    Some((lan, exe))
+}
+
+/// Serve `page` (or, when `status` is given, an empty answer with it) on `ip`, after
+/// `delay`; logs request lines.
+async fn serve(
+    ip: IpAddr,
+    page: String,
+    delay: Duration,
+    status: Option<&'static str>,
+) -> (SocketAddr, Seen) {
+    let listener = TcpListener::bind((ip, 0)).await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let seen: Seen = Arc::default();
+    let log = seen.clone();
+    tokio::spawn(async move {
+        while let Ok((mut s, _)) = listener.accept().await {
+            let (page, log) = (page.clone(), log.clone());
+            tokio::spawn(async move {
+                let mut buf = vec![0u8; 8192];
+                let n = s.read(&mut buf).await.unwrap_or(0);
+                let head = String::from_utf8_lossy(&buf[..n]).to_string();
+                log.lock()
+                    .unwrap()
+                    .push(head.lines().next().unwrap_or("").to_string());
+                tokio::time::sleep(delay).await;
+                let reply = match status {
+                    Some(status) => format!("HTTP/1.1 {status}\r\nconnection: close\r\n\r\n"),
+                    None => format!(
+                        "HTTP/1.1 200 OK\r\ncontent-type: text/html\r\n\
+                         access-control-allow-origin: *\r\ncontent-length: {}\r\n\
+                         connection: close\r\n\r\n{page}",
+                        page.len()
+                    ),
+                };
+                let _ = s.write_all(reply.as_bytes()).await;
+            });
+        }
+    });
+    (addr, seen)
+}
+
+/// A page script that keeps calling `target` every 25 ms.
+fn prober(target: SocketAddr, tag: &str) -> String {
+    format!(
+        r#"<title>elsewhere</title><script>
+setInterval(() => fetch('http://{target}/{tag}?' + Date.now(), {{mode: 'no-cors'}}).catch(() => {{}}), 25);
+</script>"#
+    )
+}
+
+async fn start(exe: &std::path::Path, lan: IpAddr) -> Session {
+    let allow = AllowPrivate::parse(&[lan.to_string()]).unwrap();
+    Session::start(exe, allow, true).await.unwrap()
+}
+
+/// Regression: loopback opened when the model asked for a loopback URL, before it loaded;
+/// the page still showing (not on loopback) reached this machine's services meanwhile.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_old_page_gets_no_loopback_while_a_loopback_page_loads() {
+    let Some((lan, exe)) = setup("browser") else {
+        return;
+    };
+    let (secret, secret_seen) = serve(
+        "127.0.0.1".parse().unwrap(),
+        "secret".into(),
+        Duration::ZERO,
+        None,
+    )
+    .await;
+    let (dev, _) = serve(
+        "127.0.0.1".parse().unwrap(),
+        "<title>dev</title>dev".into(),
+        Duration::from_millis(1500),
+        None,
+    )
+    .await;
+    let (elsewhere, _) = serve(lan, prober(secret, "from-old-page"), Duration::ZERO, None).await;
+    let s = start(&exe, lan).await;
+    s.open(&format!("http://{elsewhere}/"), Duration::from_secs(10))
+        .await
+        .unwrap();
+    s.open(&format!("http://{dev}/"), Duration::from_secs(10))
+        .await
+        .unwrap();
+    let hits = secret_seen.lock().unwrap().clone();
+    assert!(
+        hits.is_empty(),
+        "{} requests reached loopback, e.g. {:?}",
+        hits.len(),
+        hits.first()
+    );
+}
+
+/// Regression: when the loopback URL never became the page (here a 204), loopback stayed
+/// open to the page that was still showing.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_loopback_open_that_never_commits_leaves_loopback_closed() {
+    let Some((lan, exe)) = setup("browser") else {
+        return;
+    };
+    let (secret, secret_seen) = serve(
+        "127.0.0.1".parse().unwrap(),
+        "secret".into(),
+        Duration::ZERO,
+        None,
+    )
+    .await;
+    let (nothing, _) = serve(
+        "127.0.0.1".parse().unwrap(),
+        String::new(),
+        Duration::ZERO,
+        Some("204 No Content"),
+    )
+    .await;
+    let (elsewhere, _) = serve(lan, prober(secret, "after-204"), Duration::ZERO, None).await;
+    let s = start(&exe, lan).await;
+    s.open(&format!("http://{elsewhere}/"), Duration::from_secs(10))
+        .await
+        .unwrap();
+    let _ = s
+        .open(&format!("http://{nothing}/ping"), Duration::from_secs(3))
+        .await;
+    secret_seen.lock().unwrap().clear();
+    tokio::time::sleep(Duration::from_millis(1000)).await;
+    let hits = secret_seen.lock().unwrap().clone();
+    assert!(
+        hits.is_empty(),
+        "{} requests reached loopback after the open",
+        hits.len()
+    );
+}
+
+/// Regression: a frame from elsewhere inside a loopback page (an embed, an ad) reached
+/// every service on loopback, because the page as a whole was on loopback.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_foreign_frame_in_a_loopback_page_gets_no_loopback() {
+    let Some((lan, exe)) = setup("browser") else {
+        return;
+    };
+    let (secret, secret_seen) = serve(
+        "127.0.0.1".parse().unwrap(),
+        "secret".into(),
+        Duration::ZERO,
+        None,
+    )
+    .await;
+    let (frame, frame_seen) = serve(lan, prober(secret, "from-frame"), Duration::ZERO, None).await;
+    let (dev, _) = serve(
+        "127.0.0.1".parse().unwrap(),
+        format!(r#"<title>dev</title><iframe src="http://{frame}/"></iframe>"#),
+        Duration::ZERO,
+        None,
+    )
+    .await;
+    let s = start(&exe, lan).await;
+    s.open(&format!("http://{dev}/"), Duration::from_secs(10))
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(1000)).await;
+    assert!(!frame_seen.lock().unwrap().is_empty(), "the frame loaded");
+    let hits = secret_seen.lock().unwrap().clone();
+    assert!(
+        hits.is_empty(),
+        "the frame reached loopback: {:?}",
+        hits.first()
+    );
+}
+
+/// Regression: WebRTC sent STUN and TURN packets (UDP, which no proxy carries and Landlock
+/// cannot rule) to any address a page named, private ones included.
+#[tokio::test(flavor = "multi_thread")]
+async fn no_udp_leaves_the_browser() {
+    let Some((lan, exe)) = setup("browser") else {
+        return;
+    };
+    let got: Seen = Arc::default();
+    let mut targets = Vec::new();
+    for ip in ["127.0.0.1".parse().unwrap(), lan] {
+        let u = Arc::new(tokio::net::UdpSocket::bind((ip, 0)).await.unwrap());
+        targets.push(u.local_addr().unwrap());
+        let got = got.clone();
+        tokio::spawn(async move {
+            let mut b = [0u8; 2048];
+            while let Ok((n, from)) = u.recv_from(&mut b).await {
+                got.lock().unwrap().push(format!("{n} bytes from {from}"));
+            }
+        });
+    }
+    let page = format!(
+        r#"<title>udp</title><script>
+for (const s of ['stun:{a}', 'stun:{b}', 'turn:{b}?transport=udp']) {{
+  const pc = new RTCPeerConnection({{iceServers: [{{urls: s, username: 'u', credential: 'c'}}]}});
+  pc.createDataChannel('x');
+  pc.createOffer().then(o => pc.setLocalDescription(o));
+}}
+</script>"#,
+        a = targets[0],
+        b = targets[1]
+    );
+    let (elsewhere, _) = serve(lan, page, Duration::ZERO, None).await;
+    let s = start(&exe, lan).await;
+    s.open(&format!("http://{elsewhere}/"), Duration::from_secs(10))
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let got = got.lock().unwrap().clone();
+    assert!(got.is_empty(), "UDP left the browser: {got:?}");
+}
+
+/// Regression: a popup a page from elsewhere opened lived on, and got loopback as soon as
+/// the model opened the dev server in the main tab (one flag served every page).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_popup_of_another_page_gets_no_loopback_when_the_main_page_is_local() {
+    let Some((lan, exe)) = setup("browser") else {
+        return;
+    };
+    let (secret, secret_seen) = serve(
+        "127.0.0.1".parse().unwrap(),
+        "secret".into(),
+        Duration::ZERO,
+        None,
+    )
+    .await;
+    let (dev, _) = serve(
+        "127.0.0.1".parse().unwrap(),
+        "<title>dev</title>dev".into(),
+        Duration::ZERO,
+        None,
+    )
+    .await;
+    let (popup, popup_seen) = serve(lan, prober(secret, "from-popup"), Duration::ZERO, None).await;
+    let opener = format!(
+        r#"<title>elsewhere</title>
+<input id=q oninput="window.open('http://{popup}/', '_blank')">"#
+    );
+    let (elsewhere, _) = serve(lan, opener, Duration::ZERO, None).await;
+    let s = start(&exe, lan).await;
+    s.open(&format!("http://{elsewhere}/"), Duration::from_secs(10))
+        .await
+        .unwrap();
+    // The tool's `type` (focus, then typed text) is a user gesture: the popup opens.
+    s.eval("document.getElementById('q').focus()")
+        .await
+        .unwrap();
+    s.call("Input.insertText", serde_json::json!({"text": "hi"}))
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(1000)).await;
+    assert!(!popup_seen.lock().unwrap().is_empty(), "the popup opened");
+    s.open(&format!("http://{dev}/"), Duration::from_secs(10))
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(1000)).await;
+    let hits = secret_seen.lock().unwrap().clone();
+    assert!(
+        hits.is_empty(),
+        "the popup reached loopback: {:?}",
+        hits.first()
+    );
+}
