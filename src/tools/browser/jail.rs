@@ -28,7 +28,7 @@ use landlock::{
 };
 
 use crate::policy::isolate::Isolation;
-use crate::policy::sandbox::kernel_abi;
+use crate::policy::sandbox::{kernel_abi, mount_namespaces_allowed};
 
 /// What confines a browser, as set up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -152,7 +152,14 @@ pub fn install(
     } else {
         None
     };
-    let isolation = Isolation::for_child(Vec::<CString>::new(), Vec::new());
+    let mut isolation = Isolation::for_child(Vec::<CString>::new(), Vec::new());
+    let root = isolation.root;
+    // Root's capabilities (raw sockets, the host's network settings, …) would follow it
+    // into Chromium: as root too, the browser gets a user namespace (root mapped to itself)
+    // where the system allows one, so they count only inside it.
+    if root && mount_namespaces_allowed(false, |p| std::fs::read_to_string(p).ok()) {
+        isolation.root = false;
+    }
     let confinement = Confinement {
         namespaces: isolation.namespaces,
         files: landlock.is_some(),
@@ -161,8 +168,9 @@ pub fn install(
     };
     // Chromium's own sandbox, outside root, enters a user namespace of its own and must
     // write its `/proc/PID/uid_map`; the fresh `/proc` exists only in the child, so its rule
-    // is added there. Root runs Chromium without its sandbox and gets no such rule.
-    let proc_writes = isolation.namespaces && !isolation.root;
+    // is added there. Root runs Chromium without its sandbox and gets no such rule (root
+    // mapped to itself could write `/proc/sys`).
+    let proc_writes = isolation.namespaces && !root;
     let slot = Mutex::new(landlock.map(|(r, _)| r));
     // SAFETY: the closure runs in the child between fork and exec and makes only system
     // calls on data prepared here (the landlock crate's wrappers allocate nothing new on

@@ -52,6 +52,7 @@ echo "home $HOME"
 echo "tmp $TMPDIR"
 echo "pid $$"
 echo "ns $(readlink /proc/self/ns/pid)"
+echo "userns $(readlink /proc/self/ns/user)"
 "#,
         profile = profile.path().display(),
         elsewhere = elsewhere.path().display(),
@@ -87,6 +88,17 @@ echo "ns $(readlink /proc/self/ns/pid)"
     assert_eq!(line("tmp"), profile.path().display().to_string());
     assert_eq!(line("pid"), "1", "PID 1 of its own namespace: {out}");
     assert_ne!(line("ns"), pid_namespace(), "{out}");
+    let own_userns = std::fs::read_link("/proc/self/ns/user")
+        .map(|p| p.display().to_string())
+        .unwrap_or_default();
+    if crate::policy::sandbox::mount_namespaces_allowed(false, |p| std::fs::read_to_string(p).ok())
+    {
+        assert_ne!(
+            line("userns"),
+            own_userns,
+            "a user namespace of its own, root included (its capabilities stay inside): {out}"
+        );
+    }
     assert!(!elsewhere.path().join("f").exists());
 }
 
