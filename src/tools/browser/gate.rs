@@ -49,6 +49,8 @@ struct State {
     frames: HashMap<String, bool>,
     /// Each attached frame's parent.
     parents: HashMap<String, String>,
+    /// Frames whose state is their parent's (a blank page), not a page of their own.
+    inherited: std::collections::HashSet<String>,
     /// The host and port of a loopback URL the model is opening.
     opening: Option<(String, u16)>,
 }
@@ -108,6 +110,7 @@ impl LoopbackGate {
         let mut s = self.lock();
         s.parents.remove(frame);
         s.frames.remove(frame);
+        s.inherited.remove(frame);
     }
 
     /// `frame` (child of `parent`, if any) committed a document at `url`. An `about:`
@@ -119,14 +122,37 @@ impl LoopbackGate {
         {
             s.parents.insert(frame.to_string(), p.to_string());
         }
-        let loopback = match Url::parse(url) {
-            Ok(u) if u.scheme() == "about" => parent.and_then(|p| s.frame_loopback(p)),
-            Ok(u) => Some(is_loopback_url(&u)),
-            Err(_) => Some(false),
+        let (loopback, inherited) = match Url::parse(url) {
+            Ok(u) if u.scheme() == "about" => {
+                (parent.and_then(|p| s.frame_loopback(p)), parent.is_some())
+            }
+            Ok(u) => (Some(is_loopback_url(&u)), false),
+            Err(_) => (Some(false), false),
         };
         if s.frames.len() < MAX_FRAMES || s.frames.contains_key(frame) {
             s.frames
                 .insert(frame.to_string(), loopback.unwrap_or(false));
+            if inherited {
+                s.inherited.insert(frame.to_string());
+            } else {
+                s.inherited.remove(frame);
+            }
+        }
+    }
+
+    /// `frame` moved into a process of its own (another site), attached with `url`
+    /// (often empty: its commit may be reported before or after). A real URL is its page;
+    /// without one it keeps a page it already committed, but not a blank page's inherited
+    /// loopback.
+    pub fn own_process(&self, frame: &str, url: &str) {
+        if Url::parse(url).is_ok_and(|u| u.scheme() != "about") {
+            return self.committed(frame, None, url);
+        }
+        let mut s = self.lock();
+        let known = s.frames.contains_key(frame) && !s.inherited.contains(frame);
+        if !known && (s.frames.len() < MAX_FRAMES || s.frames.contains_key(frame)) {
+            s.frames.insert(frame.to_string(), false);
+            s.inherited.remove(frame);
         }
     }
 

@@ -76,6 +76,24 @@ fn each_frame_is_judged_by_the_page_it_shows() {
         "a foreign frame's fetch()"
     );
     assert!(!g.for_request(Some("ad"), true, &api), "nor navigate there");
+    g.committed("oopif", Some("main"), "about:blank");
+    assert!(
+        g.for_request(Some("oopif"), false, &api),
+        "blank: its parent's"
+    );
+    g.own_process("oopif", "");
+    assert!(
+        !g.for_request(Some("oopif"), false, &api),
+        "moved to its own process with no URL: not its parent's any more"
+    );
+    g.committed("oopif", Some("main"), "http://localhost:4000/");
+    g.own_process("oopif", "");
+    assert!(
+        g.for_request(Some("oopif"), false, &api),
+        "a page it committed itself is kept when its process attaches afterwards"
+    );
+    g.own_process("oopif", "https://elsewhere.example/");
+    assert!(!g.for_request(Some("oopif"), false, &api));
     g.committed("blank", Some("main"), "about:blank");
     assert!(
         g.for_request(Some("blank"), false, &api),

@@ -164,9 +164,18 @@ impl Session {
 
     /// Go to `url` and wait (at most `limit`) for the page to load.
     pub async fn open(&self, url: &str, limit: Duration) -> Result<(), String> {
+        let target = reqwest::Url::parse(url).ok();
+        if target.as_ref().is_some_and(super::gate::is_loopback_url)
+            && !self.gate.main_on_loopback()
+        {
+            // The page showing is not on loopback, and its requests in flight when the
+            // loopback page commits could be judged as that page's: end it first (a blank
+            // page runs nothing), so nothing of it is left to race the commit.
+            self.navigate("about:blank", Duration::from_secs(5)).await?;
+        }
         // A loopback URL's navigation may reach loopback while it is under way; what the
         // page then does is judged by what it shows (see `gate`).
-        self.gate.opening(reqwest::Url::parse(url).ok().as_ref());
+        self.gate.opening(target.as_ref());
         let opened = self.navigate(url, limit).await;
         self.gate.opening(None);
         opened
@@ -291,6 +300,15 @@ async fn watch(
                 let Some(child) = event.params["sessionId"].as_str().map(str::to_string) else {
                     continue;
                 };
+                let info = &event.params["targetInfo"];
+                if info["type"] == "iframe"
+                    && let Some(frame) = info["targetId"].as_str()
+                {
+                    // A frame in a process of its own (another site): judged by its own
+                    // page, never by the blank page it replaced (see `gate`).
+                    page.gate
+                        .own_process(frame, info["url"].as_str().unwrap_or(""));
+                }
                 tokio::spawn(async move {
                     let s = Some(child.as_str());
                     let fetch = json!({"patterns": [{"urlPattern": "*"}]});
@@ -370,7 +388,8 @@ async fn watch(
                     page.gate.attached(id, parent);
                 }
             }
-            "Page.frameDetached" => {
+            // A frame moving to another process ("swap") lives on there.
+            "Page.frameDetached" if event.params["reason"] != "swap" => {
                 if let Some(id) = event.params["frameId"].as_str() {
                     page.gate.detached(id);
                 }

@@ -295,3 +295,47 @@ async fn a_popup_of_another_page_gets_no_loopback_when_the_main_page_is_local() 
         hits.first()
     );
 }
+
+/// What the per-frame rule must still allow: a dev page on 127.0.0.1 framing another
+/// local app on `localhost` (another site, so a frame in a process of its own), whose
+/// script calls a local API.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_loopback_frame_in_a_loopback_page_reaches_loopback() {
+    let Some((lan, exe)) = setup("browser") else {
+        return;
+    };
+    let (api, api_seen) = serve(
+        "127.0.0.1".parse().unwrap(),
+        "ok".into(),
+        Duration::ZERO,
+        None,
+    )
+    .await;
+    let (inner, _) = serve(
+        "127.0.0.1".parse().unwrap(),
+        prober(api, "from-local-frame"),
+        Duration::ZERO,
+        None,
+    )
+    .await;
+    let (dev, _) = serve(
+        "127.0.0.1".parse().unwrap(),
+        format!(
+            r#"<title>dev</title><iframe src="http://localhost:{}/"></iframe>"#,
+            inner.port()
+        ),
+        Duration::ZERO,
+        None,
+    )
+    .await;
+    let s = start(&exe, lan).await;
+    s.open(&format!("http://{dev}/"), Duration::from_secs(10))
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(1000)).await;
+    assert!(
+        !api_seen.lock().unwrap().is_empty(),
+        "the local frame's calls got through; refused: {:?}",
+        s.take_refused()
+    );
+}
