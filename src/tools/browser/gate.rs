@@ -9,7 +9,9 @@
 //!
 //! The one navigation that needs loopback before anything is committed there is the
 //! model's own `open` of a loopback URL: it is let through to that host and port only,
-//! while the open is under way.
+//! while the open is under way. When the page showing is not on loopback, the session
+//! shows a blank page first, so none of its requests still in flight can be judged after
+//! the loopback page commits.
 //!
 //! Connections (the proxy) cannot be told apart by frame: they get loopback while the main
 //! frame shows a loopback page, or for the host and port being opened.
