@@ -13,8 +13,10 @@
 //! shows a blank page first, so none of its requests still in flight can be judged after
 //! the loopback page commits.
 //!
-//! Connections (the proxy) cannot be told apart by frame: they get loopback while the main
-//! frame shows a loopback page, or for the host and port being opened.
+//! Connections (the proxy) cannot be told apart by frame: they get loopback for the host
+//! and port being opened, and, while the main frame shows a loopback page, for the hosts
+//! and ports that loopback frames' requests were let reach ([`LoopbackGate::ticket`]). A
+//! WebSocket, which only the proxy sees, can so reach the dev server but no other service.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -55,6 +57,9 @@ struct State {
     inherited: std::collections::HashSet<String>,
     /// The host and port of a loopback URL the model is opening.
     opening: Option<(String, u16)>,
+    /// Hosts and ports that frames on loopback pages were let reach (the proxy's
+    /// loopback tickets), while the main frame stays on loopback.
+    tickets: std::collections::HashSet<(String, u16)>,
 }
 
 impl State {
@@ -131,6 +136,10 @@ impl LoopbackGate {
             Ok(u) => (Some(is_loopback_url(&u)), false),
             Err(_) => (Some(false), false),
         };
+        if frame == s.main && loopback != Some(true) {
+            // The page left loopback: what it was let reach is not the next one's.
+            s.tickets.clear();
+        }
         if s.frames.len() < MAX_FRAMES || s.frames.contains_key(frame) {
             s.frames
                 .insert(frame.to_string(), loopback.unwrap_or(false));
@@ -195,14 +204,32 @@ impl LoopbackGate {
         }
     }
 
-    /// Whether a connection to `host`:`port` (the proxy's view) may reach loopback.
+    /// A request for `url` that may reach loopback was let through: its host and port
+    /// become a ticket for the proxy (the connection for it comes next).
+    pub fn ticket(&self, url: &Url) {
+        let mut s = self.lock();
+        if s.tickets.len() < MAX_FRAMES
+            && let Some(hp) = host_port(url)
+        {
+            s.tickets.insert(hp);
+        }
+    }
+
+    /// Whether a connection to `host`:`port` (the proxy's view) may reach loopback: the
+    /// host and port being opened, or, while the main frame shows a loopback page, one a
+    /// loopback frame's request was let reach. A connection the proxy cannot attribute (a
+    /// WebSocket, which request interception never sees) thus reaches only what the dev
+    /// page itself uses, never another service on this machine.
     pub fn for_connection(&self, host: &str, port: u16) -> bool {
         let s = self.lock();
-        let host = host
-            .trim_start_matches('[')
-            .trim_end_matches(']')
-            .to_ascii_lowercase();
-        s.frame_loopback(&s.main).unwrap_or(false) || s.opening.as_ref() == Some(&(host, port))
+        let wanted = (
+            host.trim_start_matches('[')
+                .trim_end_matches(']')
+                .to_ascii_lowercase(),
+            port,
+        );
+        s.opening.as_ref() == Some(&wanted)
+            || (s.frame_loopback(&s.main).unwrap_or(false) && s.tickets.contains(&wanted))
     }
 }
 

@@ -104,6 +104,16 @@ fn each_frame_is_judged_by_the_page_it_shows() {
         "a frame nothing is known of (a popup) gets none"
     );
     assert!(!g.for_request(None, false, &api));
+    assert!(
+        !g.for_connection("127.0.0.1", 3000),
+        "a connection nothing on the page was let reach (a WebSocket)"
+    );
+    g.ticket(&api);
+    assert!(
+        g.for_connection("127.0.0.1", 3000),
+        "the dev page's own API"
+    );
+    assert!(!g.for_connection("127.0.0.1", 6379), "another service");
     g.detached("ad");
     g.committed("main", None, "https://docs.example/");
     assert!(
@@ -111,4 +121,9 @@ fn each_frame_is_judged_by_the_page_it_shows() {
         "the page left loopback"
     );
     assert!(!g.for_connection("127.0.0.1", 3000));
+    g.committed("main", None, "http://localhost:5173/");
+    assert!(
+        !g.for_connection("127.0.0.1", 3000),
+        "tickets end with the page"
+    );
 }

@@ -155,9 +155,17 @@ async fn a_tunnel_to_a_refused_address_gets_403_and_is_reported() {
     assert!(refused[0].contains("169.254.169.254:80"), "{refused:?}");
 }
 
-/// Loopback is reached only while the page is on loopback, through the tunnel it opens.
+/// A ticket for 127.0.0.1:`port`, as a loopback frame's request there leaves.
+fn ticket(r: &Rules, port: u16) {
+    r.gate
+        .ticket(&reqwest::Url::parse(&format!("http://127.0.0.1:{port}/")).unwrap());
+}
+
+/// Loopback is reached only while the page is on loopback, and only for what the page's
+/// own requests were let reach (a WebSocket of a foreign frame to another local service
+/// is refused), through the tunnel it opens.
 #[tokio::test]
-async fn loopback_tunnels_follow_the_page() {
+async fn loopback_tunnels_follow_the_page_and_its_requests() {
     let (addr, seen) = upstream("pong").await;
     let r = rules(false);
     let proxy = Proxy::start(r.clone()).await.unwrap();
@@ -171,9 +179,22 @@ async fn loopback_tunnels_follow_the_page() {
     );
 
     r.gate.committed("main", None, "http://127.0.0.1:5173/");
+    let refused = through(&proxy, connect.as_bytes()).await;
+    assert!(
+        refused.starts_with("HTTP/1.1 403"),
+        "no request of the page went there: {refused}"
+    );
+    ticket(&r, addr.port());
     let answer = through(&proxy, connect.as_bytes()).await;
     assert_eq!(answer, "HTTP/1.1 200 Connection Established\r\n\r\npong");
     assert_eq!(seen.lock().unwrap().as_slice(), ["ping"]);
+    r.gate.committed("main", None, "https://docs.example/");
+    r.gate.committed("main", None, "http://127.0.0.1:5173/");
+    let refused = through(&proxy, connect.as_bytes()).await;
+    assert!(
+        refused.starts_with("HTTP/1.1 403"),
+        "tickets end when the page leaves loopback: {refused}"
+    );
 }
 
 /// A plain-HTTP request reaches the server in origin form, its body after it, and the
@@ -181,7 +202,9 @@ async fn loopback_tunnels_follow_the_page() {
 #[tokio::test]
 async fn plain_http_is_forwarded_to_the_vetted_server() {
     let (addr, seen) = upstream("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok").await;
-    let proxy = Proxy::start(rules(true)).await.unwrap();
+    let r = rules(true);
+    ticket(&r, addr.port());
+    let proxy = Proxy::start(r).await.unwrap();
     let request = format!(
         "POST http://127.0.0.1:{0}/form HTTP/1.1\r\nHost: 127.0.0.1:{0}\r\n\
          Proxy-Connection: keep-alive\r\nContent-Length: 2\r\n\r\nhi",
@@ -205,6 +228,9 @@ async fn bad_requests_get_400_and_unreachable_servers_502() {
         .unwrap()
         .local_addr()
         .unwrap();
+    let r = rules(true);
+    ticket(&r, free.port());
+    let proxy = Proxy::start(r).await.unwrap();
     let connect = format!("CONNECT 127.0.0.1:{} HTTP/1.1\r\n\r\n", free.port());
     let answer = through(&proxy, connect.as_bytes()).await;
     assert!(answer.starts_with("HTTP/1.1 502"), "{answer}");

@@ -358,9 +358,15 @@ async fn watch(
                         &u,
                     )
                 });
+                let gate = page.gate.clone();
                 tokio::spawn(async move {
                     let (method, params) = match guard::check(&url, &allow, local).await {
-                        Ok(()) => ("Fetch.continueRequest", json!({"requestId": id})),
+                        Ok(()) => {
+                            if local && let Ok(u) = reqwest::Url::parse(&url) {
+                                gate.ticket(&u);
+                            }
+                            ("Fetch.continueRequest", json!({"requestId": id}))
+                        }
                         Err(why) => {
                             push_bounded(&refused, format!("{url}: {why}"), REFUSED_KEEP);
                             (

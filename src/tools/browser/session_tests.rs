@@ -339,3 +339,78 @@ async fn a_loopback_frame_in_a_loopback_page_reaches_loopback() {
         s.take_refused()
     );
 }
+
+/// Regression: the proxy let every connection reach loopback while the main page was on
+/// loopback, so a foreign frame inside the dev page could open a WebSocket (which request
+/// interception never sees) to any service on this machine. Now a connection reaches only
+/// what the loopback page's own requests were let reach.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_foreign_frame_cannot_open_a_websocket_to_another_local_service() {
+    let Some((lan, exe)) = setup("browser") else {
+        return;
+    };
+    let service = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let service_addr = service.local_addr().unwrap();
+    let reached: Seen = Arc::default();
+    let log = reached.clone();
+    tokio::spawn(async move {
+        while let Ok((_, from)) = service.accept().await {
+            log.lock().unwrap().push(from.to_string());
+        }
+    });
+    let frame = format!(
+        r#"<script>setInterval(() => {{ try {{ new WebSocket('ws://{service_addr}/'); }} catch (e) {{}} }}, 100);</script>"#
+    );
+    let (frame_addr, frame_seen) = serve(lan, frame, Duration::ZERO, None).await;
+    let (dev, _) = serve(
+        "127.0.0.1".parse().unwrap(),
+        format!(r#"<title>dev</title><iframe src="http://{frame_addr}/"></iframe>"#),
+        Duration::ZERO,
+        None,
+    )
+    .await;
+    let s = start(&exe, lan).await;
+    s.open(&format!("http://{dev}/"), Duration::from_secs(10))
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert!(!frame_seen.lock().unwrap().is_empty(), "the frame loaded");
+    let reached = reached.lock().unwrap().clone();
+    assert!(
+        reached.is_empty(),
+        "WebSockets reached the service: {reached:?}"
+    );
+    let refused = s.take_refused().join("\n");
+    assert!(
+        refused.contains(&format!("connection to {service_addr}")),
+        "{refused}"
+    );
+}
+
+/// What the ticket rule must still allow: the dev page's own WebSocket to its server (hot
+/// reload), which request interception never sees either.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_dev_pages_own_websocket_reaches_its_server() {
+    let Some((lan, exe)) = setup("browser") else {
+        return;
+    };
+    let (dev, dev_seen) = serve(
+        "127.0.0.1".parse().unwrap(),
+        "<title>dev</title><script>new WebSocket('ws://' + location.host + '/hmr');</script>"
+            .into(),
+        Duration::ZERO,
+        None,
+    )
+    .await;
+    let s = start(&exe, lan).await;
+    s.open(&format!("http://{dev}/"), Duration::from_secs(10))
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(1000)).await;
+    let seen = dev_seen.lock().unwrap().clone();
+    assert!(
+        seen.iter().any(|l| l.starts_with("GET /hmr")),
+        "the handshake reached the dev server: {seen:?}; refused: {:?}",
+        s.take_refused()
+    );
+}
