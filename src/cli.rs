@@ -135,7 +135,7 @@ pub struct GlobalArgs {
 /// What `loom sessions` can do besides listing.
 #[derive(Debug, Subcommand)]
 pub enum SessionsAction {
-    /// Remove a session: its transcript and its undo journal.
+    /// Remove a session: its transcript, its undo journal and its sub-agents' transcripts.
     Rm {
         /// The session id (as `loom sessions` lists it).
         id: String,

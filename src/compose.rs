@@ -54,6 +54,9 @@ pub struct AgentFactory {
     /// The model the session talks to now (`/model` switches it): the top agent's editing
     /// tool and oracle follow it; a sub-agent starts with it.
     model: CurrentModel,
+    /// Where sub-agents' transcripts go (the session's own directory beside its file);
+    /// `None` when the session is not recorded.
+    transcripts: Option<std::path::PathBuf>,
 }
 
 impl AgentFactory {
@@ -79,6 +82,10 @@ impl AgentFactory {
             cron: files.cron.clone(),
             changelog: files.changelog.clone(),
             mcp: setup::mcp_servers(config),
+            transcripts: files
+                .log
+                .as_ref()
+                .and_then(|log| Some(log.path().parent()?.join(log.id()))),
             model: CurrentModel::new(match provider {
                 Provider::Ready { settings, .. } => settings.model.as_str(),
                 Provider::Missing { .. } => config.model.as_deref().unwrap_or(""),
@@ -215,8 +222,11 @@ impl AgentFactory {
                 // result lists the files the sub-agent changed).
                 hooks = crate::hooks::HookChain::new();
                 conversation = Vec::new();
-                session = None;
-                save_errors = Vec::new();
+                (session, save_errors) = match self.sub_transcript(&spec, &root, &model.get()) {
+                    Some(Ok(log)) => (Some(log), Vec::new()),
+                    Some(Err(e)) => (None, vec![e]),
+                    None => (None, Vec::new()),
+                };
             }
         }
         Ok(RunnerParts {
@@ -238,6 +248,48 @@ impl AgentFactory {
             parent_turn,
             current_model: top.then_some(model),
         })
+    }
+
+    /// A transcript for the sub-agent of `spec`, in the session's directory (so `loom
+    /// sessions` lists only sessions a person started): `sub-TURN-CALL.jsonl`, titled with
+    /// its task. `None` when the session is not recorded; an error says why it cannot be.
+    fn sub_transcript(
+        &self,
+        spec: &SubAgentSpec,
+        root: &std::path::Path,
+        model: &str,
+    ) -> Option<Result<crate::session::SessionLog, String>> {
+        let dir = self.transcripts.as_ref()?;
+        let call: String = spec
+            .call
+            .chars()
+            .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_'))
+            .take(64)
+            .collect();
+        let title = crate::session::title(&spec.task);
+        let mut last = None;
+        for n in 1..=20 {
+            let id = match n {
+                1 => format!("sub-{}-{call}", spec.turn),
+                n => format!("sub-{}-{call}-{n}", spec.turn),
+            };
+            match crate::session::SessionLog::create_titled(dir, &id, root, model, Some(&title)) {
+                Ok(log) => return Some(Ok(log)),
+                // A call id a model reused in the same turn: the next name.
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some(e),
+                Err(e) => {
+                    return Some(Err(format!(
+                        "the sub-agent's transcript cannot be saved in {}: {e}",
+                        dir.display()
+                    )));
+                }
+            }
+        }
+        Some(Err(format!(
+            "the sub-agent's transcript cannot be saved in {}: {}",
+            dir.display(),
+            last.map(|e| e.to_string()).unwrap_or_default()
+        )))
     }
 
     /// The oracle's client: `[oracle]` over the session's provider (its server, model and
@@ -322,6 +374,8 @@ mod tests {
                 parent_autonomy: Autonomy::FullAuto,
                 label: "sub-agent of c1".into(),
                 turn: 1,
+                call: "c1".into(),
+                task: "run".into(),
             }))
             .unwrap();
         let now = Instant::now();

@@ -69,6 +69,10 @@ pub struct SubAgentSpec {
     /// The parent's turn: the sub-agent's changes are recorded under it, so undoing that
     /// turn takes them back with the parent's.
     pub turn: u64,
+    /// The parent's call that started it, for its transcript's name.
+    pub call: String,
+    /// Its task, for its transcript's title.
+    pub task: String,
 }
 
 /// Builds sub-agents; the composition root implements it.
@@ -295,6 +299,8 @@ impl Tool for DelegateTool {
             parent_autonomy: self.hub.autonomy(),
             label: format!("sub-agent of {parent_id}"),
             turn: ctx.turn,
+            call: parent_id.clone(),
+            task: a.task.clone(),
         };
         let parts = match self.factory.clone().sub_agent(spec) {
             Ok(p) => p,

@@ -10,6 +10,8 @@ fn spec(tools: Option<&[&str]>, parent: Autonomy) -> SubAgentSpec {
         parent_autonomy: parent,
         label: "sub-agent of d1".into(),
         turn: 1,
+        call: "d1".into(),
+        task: "look".into(),
     }
 }
 

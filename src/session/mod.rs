@@ -376,6 +376,8 @@ pub fn remove(data_dir: &Path, id: &str) -> Result<(), String> {
     let path =
         path_of(&dir, id).ok_or_else(|| format!("no session {id:?}; see `loom sessions`"))?;
     std::fs::remove_file(&path).map_err(|e| format!("cannot remove {}: {e}", path.display()))?;
+    // Its sub-agents' transcripts.
+    let _ = std::fs::remove_dir_all(dir.join(id));
     let changes = data_dir.join("changes").join(id);
     match std::fs::remove_dir_all(&changes) {
         Ok(()) => Ok(()),

@@ -120,6 +120,34 @@ async fn a_sub_agent_reads_two_files_and_the_parent_gets_its_summary() {
         .filter(|e| e.get("parent_id").is_none())
         .count();
     assert_eq!(top_done, 1);
+
+    // The sub-agent's own conversation is kept, beside the session, not listed as one.
+    let sessions = dir.path().join(".home/.local/share/loom/sessions");
+    let top: Vec<_> = std::fs::read_dir(&sessions)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "jsonl"))
+        .collect();
+    assert_eq!(top.len(), 1, "one session file");
+    let id = top[0]
+        .path()
+        .file_stem()
+        .unwrap()
+        .to_string_lossy()
+        .to_string();
+    let transcript = std::fs::read_to_string(sessions.join(&id).join("sub-1-d1.jsonl"))
+        .expect("the sub-agent's transcript");
+    assert!(
+        transcript.contains("Read a.txt and b.txt and say what they say.")
+            && transcript.contains("a.txt says 1 and b.txt says 2.")
+            && transcript.contains("\"s2\""),
+        "its task, its calls and its answer: {transcript}"
+    );
+    let listed = crate::exec::loom_in(dir.path(), &["sessions"]).await;
+    assert!(!listed.1.contains("sub-1-d1"), "{}", listed.1);
+    let removed = crate::exec::loom_in(dir.path(), &["sessions", "rm", &id]).await;
+    assert_eq!(removed.0, 0, "{}", removed.2);
+    assert!(!sessions.join(&id).exists(), "removed with its session");
 }
 
 #[tokio::test(flavor = "multi_thread")]
