@@ -47,6 +47,7 @@ try elsewhere 'echo x > "{elsewhere}/f"'
 try proxy 'exec 3<>/dev/tcp/127.0.0.1/{proxy}'
 try other 'exec 3<>/dev/tcp/127.0.0.1/{other}'
 try udp 'exec 3<>/dev/udp/127.0.0.1/{other}'
+try mptcp 'python3 -c "import socket; socket.socket(socket.AF_INET, socket.SOCK_STREAM, 262).connect((\"127.0.0.1\", {other}))"'
 echo "key ${{LOOM_TEST_API_KEY:-none}}"
 echo "home $HOME"
 echo "tmp $TMPDIR"
@@ -82,6 +83,9 @@ echo "userns $(readlink /proc/self/ns/user)"
     assert_eq!(line("other"), "no", "{out}");
     if super::super::no_udp::available() {
         assert_eq!(line("udp"), "no", "no UDP socket: {out}");
+        // Regression (second review): an MPTCP stream socket connected past Landlock's TCP
+        // rules (plain TCP to the same port was refused).
+        assert_eq!(line("mptcp"), "no", "no MPTCP socket: {out}");
     }
     assert_eq!(line("key"), "none", "Loom's environment stays out: {out}");
     assert_eq!(line("home"), profile.path().display().to_string());

@@ -1,8 +1,10 @@
-//! A seccomp filter that leaves the browser no way around its proxy below TCP: no UDP
-//! sockets (WebRTC would send STUN and TURN packets to any address a page names, and
-//! Landlock has no rule for UDP), no raw sockets and no packet sockets. `socket()` for
-//! those fails with `EACCES`, and so does every way around the check: another ABI's
-//! system calls (i386 compat, x32) and `io_uring` (which can make sockets itself).
+//! A seccomp filter that leaves the browser no way around its proxy below TCP: `socket()`
+//! makes only Unix and netlink sockets and plain TCP ones (which Landlock confines to the
+//! proxy's port). No UDP (WebRTC would send STUN and TURN packets to any address a page
+//! names, and Landlock has no rule for UDP), no raw or packet sockets, no MPTCP or SCTP
+//! (stream sockets Landlock's TCP rules do not cover) and no other family: those fail with
+//! `EACCES`, and so does every way around the check: another ABI's system calls (i386
+//! compat, x32) and `io_uring` (which can make sockets itself).
 //! Everything else is untouched, and Chromium's own seccomp sandbox stacks on top of it.
 //!
 //! Only for x86_64 and aarch64, whose `socket` system call numbers are known here; on
@@ -40,6 +42,7 @@ mod filter {
     const ARCH_AT: u32 = 4;
     const ARG0: u32 = 16;
     const ARG1: u32 = 24;
+    const ARG2: u32 = 32;
     /// x86_64's x32 system calls carry this bit in their number (same arch value).
     const X32_BIT: u32 = 0x4000_0000;
 
@@ -52,24 +55,27 @@ mod filter {
 
     /// The program. A jump goes to the instruction after it plus its offset; the index of
     /// each instruction is in its comment.
-    pub static PROGRAM: [libc::sock_filter; 17] = [
-        op(LD_W_ABS, 0, 0, ARCH_AT),                      // 0
-        op(JEQ_K, 1, 0, ARCH),                            // 1: native ABI: 3
-        op(RET_K, 0, 0, DENY),                            // 2: another ABI (i386 compat): nothing
-        op(LD_W_ABS, 0, 0, NR),                           // 3
-        op(JGE_K, 10, 0, X32_BIT),                        // 4: an x32 call: 15
-        op(JEQ_K, 9, 0, libc::SYS_io_uring_setup as u32), // 5: io_uring makes sockets too: 15
-        op(JEQ_K, 0, 9, libc::SYS_socket as u32),         // 6: not socket(): 16
-        op(LD_W_ABS, 0, 0, ARG0),                         // 7
-        op(JEQ_K, 6, 0, libc::AF_PACKET as u32),          // 8: packet socket: 15
-        op(JEQ_K, 1, 0, libc::AF_INET as u32),            // 9: 11
-        op(JEQ_K, 0, 5, libc::AF_INET6 as u32),           // 10: another family: 16
-        op(LD_W_ABS, 0, 0, ARG1),                         // 11
-        op(AND_K, 0, 0, 0xf),                             // 12: the type without its flags
-        op(JEQ_K, 1, 0, libc::SOCK_DGRAM as u32),         // 13: 15
-        op(JEQ_K, 0, 1, libc::SOCK_RAW as u32),           // 14: 15, else 16
-        op(RET_K, 0, 0, DENY),                            // 15
-        op(RET_K, 0, 0, ALLOW),                           // 16
+    pub static PROGRAM: [libc::sock_filter; 20] = [
+        op(LD_W_ABS, 0, 0, ARCH_AT),                       // 0
+        op(JEQ_K, 1, 0, ARCH),                             // 1: native ABI: 3
+        op(RET_K, 0, 0, DENY),                             // 2: another ABI (i386 compat): nothing
+        op(LD_W_ABS, 0, 0, NR),                            // 3
+        op(JGE_K, 13, 0, X32_BIT),                         // 4: an x32 call: 18
+        op(JEQ_K, 12, 0, libc::SYS_io_uring_setup as u32), // 5: io_uring makes sockets too: 18
+        op(JEQ_K, 0, 12, libc::SYS_socket as u32),         // 6: not socket(): 19
+        op(LD_W_ABS, 0, 0, ARG0),                          // 7: the family
+        op(JEQ_K, 10, 0, libc::AF_UNIX as u32),            // 8: 19
+        op(JEQ_K, 9, 0, libc::AF_NETLINK as u32),          // 9: 19
+        op(JEQ_K, 1, 0, libc::AF_INET as u32),             // 10: 12
+        op(JEQ_K, 0, 6, libc::AF_INET6 as u32),            // 11: any other family: 18
+        op(LD_W_ABS, 0, 0, ARG1),                          // 12
+        op(AND_K, 0, 0, 0xf),                              // 13: the type without its flags
+        op(JEQ_K, 0, 3, libc::SOCK_STREAM as u32),         // 14: not a stream: 18
+        op(LD_W_ABS, 0, 0, ARG2),                          // 15: the protocol
+        op(JEQ_K, 2, 0, 0),                                // 16: the default (TCP): 19
+        op(JEQ_K, 1, 0, libc::IPPROTO_TCP as u32),         // 17: TCP: 19 (not MPTCP, SCTP)
+        op(RET_K, 0, 0, DENY),                             // 18
+        op(RET_K, 0, 0, ALLOW),                            // 19
     ];
 
     #[cfg(test)]
@@ -128,12 +134,13 @@ mod tests {
     use nix::libc;
 
     /// Run the program on one system call, as the kernel would.
-    fn run(arch: u32, nr: u32, arg0: u32, arg1: u32) -> u32 {
+    fn run(arch: u32, nr: u32, arg0: u32, arg1: u32, arg2: u32) -> u32 {
         let word = |at: u32| match at {
             0 => nr,
             4 => arch,
             16 => arg0,
             24 => arg1,
+            32 => arg2,
             _ => panic!("the program reads offset {at}"),
         };
         let (mut acc, mut pc) = (0u32, 0usize);
@@ -158,10 +165,10 @@ mod tests {
     }
 
     /// Invariant: every system call from another ABI, every x32 call and io_uring_setup
-    /// are refused; socket() is refused exactly for UDP, raw and packet sockets; every
-    /// other call passes. Checked by running the program, so a wrong jump offset fails.
+    /// are refused; socket() makes only Unix, netlink and plain TCP sockets; every other
+    /// call passes. Checked by running the program, so a wrong jump offset fails.
     #[test]
-    fn the_filter_refuses_udp_raw_packet_and_every_way_around() {
+    fn the_filter_allows_only_tcp_unix_and_netlink_sockets() {
         let native = NATIVE_ARCH;
         let socket = libc::SYS_socket as u32;
         let (inet, inet6) = (libc::AF_INET as u32, libc::AF_INET6 as u32);
@@ -170,51 +177,59 @@ mod tests {
             libc::SOCK_DGRAM as u32,
             libc::SOCK_RAW as u32,
         );
-        let cloexec = libc::SOCK_CLOEXEC as u32 | libc::SOCK_NONBLOCK as u32;
+        let flags = libc::SOCK_CLOEXEC as u32 | libc::SOCK_NONBLOCK as u32;
+        let tcp = libc::IPPROTO_TCP as u32;
         for (what, call, want) in [
-            ("tcp", (native, socket, inet, stream), ALLOW),
+            ("tcp", (native, socket, inet, stream, 0), ALLOW),
             (
-                "tcp6 with flags",
-                (native, socket, inet6, stream | cloexec),
+                "tcp6, flags, IPPROTO_TCP",
+                (native, socket, inet6, stream | flags, tcp),
                 ALLOW,
             ),
             (
                 "unix datagram",
-                (native, socket, libc::AF_UNIX as u32, dgram),
+                (native, socket, libc::AF_UNIX as u32, dgram, 0),
                 ALLOW,
             ),
             (
                 "netlink",
-                (native, socket, libc::AF_NETLINK as u32, raw),
+                (native, socket, libc::AF_NETLINK as u32, raw, 0),
                 ALLOW,
             ),
-            ("udp", (native, socket, inet, dgram), DENY),
+            ("udp", (native, socket, inet, dgram, 0), DENY),
             (
                 "udp6 with flags",
-                (native, socket, inet6, dgram | cloexec),
+                (native, socket, inet6, dgram | flags, 0),
                 DENY,
             ),
-            ("raw", (native, socket, inet, raw), DENY),
+            ("raw", (native, socket, inet, raw, 0), DENY),
+            ("mptcp", (native, socket, inet, stream, 262), DENY),
+            ("sctp", (native, socket, inet6, stream, 132), DENY),
             (
                 "packet",
-                (native, socket, libc::AF_PACKET as u32, stream),
+                (native, socket, libc::AF_PACKET as u32, stream, 0),
                 DENY,
             ),
+            ("vsock", (native, socket, 40, stream, 0), DENY),
             (
                 "io_uring",
-                (native, libc::SYS_io_uring_setup as u32, 8, 0),
+                (native, libc::SYS_io_uring_setup as u32, 8, 0, 0),
                 DENY,
             ),
             (
                 "x32 socket",
-                (native, socket | 0x4000_0000, inet, dgram),
+                (native, socket | 0x4000_0000, inet, dgram, 0),
                 DENY,
             ),
-            ("another ABI", (0x4000_0003, 102, 1, 0), DENY),
-            ("read", (native, libc::SYS_read as u32, 3, 0), ALLOW),
-            ("connect", (native, libc::SYS_connect as u32, 3, 0), ALLOW),
+            ("another ABI", (0x4000_0003, 102, 1, 0, 0), DENY),
+            ("read", (native, libc::SYS_read as u32, 3, 0, 0), ALLOW),
+            (
+                "connect",
+                (native, libc::SYS_connect as u32, 3, 0, 0),
+                ALLOW,
+            ),
         ] {
-            assert_eq!(run(call.0, call.1, call.2, call.3), want, "{what}");
+            assert_eq!(run(call.0, call.1, call.2, call.3, call.4), want, "{what}");
         }
     }
 }
