@@ -53,8 +53,10 @@ struct State {
     frames: HashMap<String, bool>,
     /// Each attached frame's parent.
     parents: HashMap<String, String>,
-    /// Frames whose state is their parent's (a blank page), not a page of their own.
-    inherited: std::collections::HashSet<String>,
+    /// Frames showing a blank page (`about:blank`, `about:srcdoc`), judged by the origin
+    /// of its script context when that is created: a blank page takes the origin of
+    /// whoever navigated the frame there, not its parent's.
+    blank: std::collections::HashSet<String>,
     /// The host and port of a loopback URL the model is opening.
     opening: Option<(String, u16)>,
     /// Hosts and ports that frames on loopback pages were let reach (the proxy's
@@ -112,16 +114,24 @@ impl LoopbackGate {
         }
     }
 
+    /// Events were lost: no frame keeps loopback (or its tickets) until it commits again.
+    pub fn forget(&self) {
+        let mut s = self.lock();
+        s.frames.clear();
+        s.blank.clear();
+        s.tickets.clear();
+    }
+
     /// A frame went away.
     pub fn detached(&self, frame: &str) {
         let mut s = self.lock();
         s.parents.remove(frame);
         s.frames.remove(frame);
-        s.inherited.remove(frame);
+        s.blank.remove(frame);
     }
 
     /// `frame` (child of `parent`, if any) committed a document at `url`. An `about:`
-    /// document (a new frame's blank page, `srcdoc`) is its parent's content.
+    /// document has no loopback until its context's origin says so ([`Self::context`]).
     pub fn committed(&self, frame: &str, parent: Option<&str>, url: &str) {
         let mut s = self.lock();
         if let Some(p) = parent
@@ -129,41 +139,50 @@ impl LoopbackGate {
         {
             s.parents.insert(frame.to_string(), p.to_string());
         }
-        let (loopback, inherited) = match Url::parse(url) {
-            Ok(u) if u.scheme() == "about" => {
-                (parent.and_then(|p| s.frame_loopback(p)), parent.is_some())
-            }
-            Ok(u) => (Some(is_loopback_url(&u)), false),
-            Err(_) => (Some(false), false),
+        let (loopback, blank) = match Url::parse(url) {
+            Ok(u) if u.scheme() == "about" => (false, true),
+            Ok(u) => (is_loopback_url(&u), false),
+            Err(_) => (false, false),
         };
-        if frame == s.main && loopback != Some(true) {
+        if frame == s.main && !loopback {
             // The page left loopback: what it was let reach is not the next one's.
             s.tickets.clear();
         }
         if s.frames.len() < MAX_FRAMES || s.frames.contains_key(frame) {
-            s.frames
-                .insert(frame.to_string(), loopback.unwrap_or(false));
-            if inherited {
-                s.inherited.insert(frame.to_string());
+            s.frames.insert(frame.to_string(), loopback);
+            if blank {
+                s.blank.insert(frame.to_string());
             } else {
-                s.inherited.remove(frame);
+                s.blank.remove(frame);
             }
+        }
+    }
+
+    /// The default script context of `frame` was created with `origin`: for a blank page
+    /// (or a frame's first, unreported one) that origin decides, as it is the page's.
+    pub fn context(&self, frame: &str, origin: &str) {
+        let mut s = self.lock();
+        let decides = s.blank.contains(frame) || !s.frames.contains_key(frame);
+        if decides && (s.frames.len() < MAX_FRAMES || s.frames.contains_key(frame)) {
+            let loopback = Url::parse(origin).is_ok_and(|u| is_loopback_url(&u));
+            s.frames.insert(frame.to_string(), loopback);
+            // Still a blank page: its verdict goes if it moves to a process of its own.
+            s.blank.insert(frame.to_string());
         }
     }
 
     /// `frame` moved into a process of its own (another site), attached with `url`
     /// (often empty: its commit may be reported before or after). A real URL is its page;
-    /// without one it keeps a page it already committed, but not a blank page's inherited
-    /// loopback.
+    /// without one it keeps a page it already committed, but a blank page's verdict goes.
     pub fn own_process(&self, frame: &str, url: &str) {
         if Url::parse(url).is_ok_and(|u| u.scheme() != "about") {
             return self.committed(frame, None, url);
         }
         let mut s = self.lock();
-        let known = s.frames.contains_key(frame) && !s.inherited.contains(frame);
+        let known = s.frames.contains_key(frame) && !s.blank.contains(frame);
         if !known && (s.frames.len() < MAX_FRAMES || s.frames.contains_key(frame)) {
             s.frames.insert(frame.to_string(), false);
-            s.inherited.remove(frame);
+            s.blank.remove(frame);
         }
     }
 

@@ -77,9 +77,10 @@ fn each_frame_is_judged_by_the_page_it_shows() {
     );
     assert!(!g.for_request(Some("ad"), true, &api), "nor navigate there");
     g.committed("oopif", Some("main"), "about:blank");
+    g.context("oopif", "http://localhost:5173");
     assert!(
         g.for_request(Some("oopif"), false, &api),
-        "blank: its parent's"
+        "blank, the dev page's"
     );
     g.own_process("oopif", "");
     assert!(
@@ -96,8 +97,31 @@ fn each_frame_is_judged_by_the_page_it_shows() {
     assert!(!g.for_request(Some("oopif"), false, &api));
     g.committed("blank", Some("main"), "about:blank");
     assert!(
+        !g.for_request(Some("blank"), false, &api),
+        "a blank page is nobody's until its context says whose"
+    );
+    g.context("blank", "http://localhost:5173");
+    assert!(
         g.for_request(Some("blank"), false, &api),
-        "about:blank is its parent's"
+        "the dev page's blank frame"
+    );
+    // Regression (second review): a foreign frame navigated a sibling to about:blank,
+    // which took the parent's loopback though its page had the foreign origin.
+    g.committed("blank", Some("main"), "about:blank");
+    g.context("blank", "http://192.0.2.2:8000");
+    assert!(
+        !g.for_request(Some("blank"), false, &api),
+        "a foreign blank page"
+    );
+    g.context("main", "http://192.0.2.2:8000");
+    assert!(
+        g.for_request(Some("main"), false, &api),
+        "a page's own URL decides, not a later context"
+    );
+    g.context("new", "http://localhost:5173");
+    assert!(
+        g.for_request(Some("new"), false, &api),
+        "a first, unreported blank page"
     );
     assert!(
         !g.for_request(Some("popup"), false, &api),
@@ -125,5 +149,23 @@ fn each_frame_is_judged_by_the_page_it_shows() {
     assert!(
         !g.for_connection("127.0.0.1", 3000),
         "tickets end with the page"
+    );
+}
+
+/// When events were lost (the watcher lagged), no frame keeps loopback: a commit away from
+/// loopback may have been among them.
+#[test]
+fn lost_events_leave_no_frame_with_loopback() {
+    let g = LoopbackGate::new("main");
+    g.committed("main", None, "http://localhost:5173/");
+    let api = url("http://127.0.0.1:3000/api");
+    g.ticket(&api);
+    g.forget();
+    assert!(!g.for_request(Some("main"), false, &api));
+    assert!(!g.for_connection("127.0.0.1", 3000));
+    g.committed("main", None, "http://localhost:5173/");
+    assert!(
+        g.for_request(Some("main"), false, &api),
+        "until it commits again"
     );
 }

@@ -286,10 +286,16 @@ async fn watch(
     console: Arc<Mutex<Vec<String>>>,
     refused: Arc<Mutex<Vec<String>>>,
 ) {
+    let mut verdicts = Verdicts::default();
     loop {
         let event = match events.recv().await {
             Ok(e) => e,
-            Err(RecvError::Lagged(_)) => continue,
+            Err(RecvError::Lagged(_)) => {
+                // Events were lost (a page flooding the console, say), commits among them
+                // perhaps: no frame keeps loopback until it commits again.
+                page.gate.forget();
+                continue;
+            }
             Err(RecvError::Closed) => return,
         };
         match event.method.as_str() {
@@ -350,14 +356,17 @@ async fn watch(
                 let session = event.session.clone();
                 let allow = allow.clone();
                 let refused = refused.clone();
-                // Decided now, in event order: the frame's page as committed so far.
-                let local = reqwest::Url::parse(&url).is_ok_and(|u| {
+                // Decided now, in event order: the frame's page as committed so far. A
+                // redirect gets no more than its first request did (a request the page
+                // before this one started may be redirected after this one committed).
+                let now = reqwest::Url::parse(&url).is_ok_and(|u| {
                     page.gate.for_request(
                         event.params["frameId"].as_str(),
                         event.params["resourceType"] == "Document",
                         &u,
                     )
                 });
+                let local = verdicts.judge(&event.params, now);
                 let gate = page.gate.clone();
                 tokio::spawn(async move {
                     let (method, params) = match guard::check(&url, &allow, local).await {
@@ -384,6 +393,17 @@ async fn watch(
                 let frame = &event.params["frame"];
                 if let (Some(id), Some(url)) = (frame["id"].as_str(), frame["url"].as_str()) {
                     page.gate.committed(id, frame["parentId"].as_str(), url);
+                }
+            }
+            "Runtime.executionContextCreated"
+                if event.params["context"]["auxData"]["isDefault"] == true =>
+            {
+                let context = &event.params["context"];
+                if let (Some(frame), Some(origin)) = (
+                    context["auxData"]["frameId"].as_str(),
+                    context["origin"].as_str(),
+                ) {
+                    page.gate.context(frame, origin);
                 }
             }
             "Page.frameAttached" => {
@@ -432,6 +452,46 @@ async fn watch(
             }
             _ => {}
         }
+    }
+}
+
+/// What each request was let reach first, so its redirects get no more: by its network id
+/// (the same across redirects) and by its interception id (which a redirect names).
+#[derive(Default)]
+struct Verdicts {
+    seen: std::collections::HashMap<String, bool>,
+    order: std::collections::VecDeque<String>,
+}
+
+impl Verdicts {
+    /// Most verdicts kept; the oldest go first.
+    const KEEP: usize = 8192;
+
+    /// The verdict for the paused request `params`, given what its frame allows `now`.
+    fn judge(&mut self, params: &Value, now: bool) -> bool {
+        let network = params["networkId"].as_str();
+        let earlier = params["redirectedRequestId"]
+            .as_str()
+            .and_then(|r| self.seen.get(r))
+            .or_else(|| network.and_then(|n| self.seen.get(n)))
+            .copied();
+        let redirect = params["redirectedRequestId"].is_string() || earlier.is_some();
+        // A redirect whose first request was forgotten gets nothing.
+        let verdict = now && (!redirect || earlier == Some(true));
+        for key in [params["requestId"].as_str(), network]
+            .into_iter()
+            .flatten()
+        {
+            if self.seen.insert(key.to_string(), verdict).is_none() {
+                self.order.push_back(key.to_string());
+            }
+        }
+        while self.order.len() > Self::KEEP {
+            if let Some(old) = self.order.pop_front() {
+                self.seen.remove(&old);
+            }
+        }
+        verdict
     }
 }
 
@@ -496,3 +556,7 @@ mod tests {
 #[cfg(test)]
 #[path = "session_tests.rs"]
 mod review_regressions;
+
+#[cfg(test)]
+#[path = "attack_tests.rs"]
+mod second_review_regressions;
