@@ -551,6 +551,39 @@ mod tests {
         assert_eq!(base64_decode("aGk=").unwrap(), b"hi");
         assert!(base64_decode("a$==").is_none());
     }
+
+    /// Invariant: a redirect never gets more than the request it answers (nor anything
+    /// when that request was forgotten); a new request is judged on its own.
+    #[test]
+    fn redirects_get_no_more_than_their_first_request() {
+        let mut v = Verdicts::default();
+        let first = json!({"requestId": "i-1.0", "networkId": "n1"});
+        assert!(
+            !v.judge(&first, false),
+            "the old page's request: no loopback"
+        );
+        let hop = json!({"requestId": "i-1.1", "networkId": "n1", "redirectedRequestId": "i-1.0"});
+        assert!(
+            !v.judge(&hop, true),
+            "its redirect, judged after a loopback commit"
+        );
+        let dev = json!({"requestId": "i-2.0", "networkId": "n2"});
+        assert!(v.judge(&dev, true));
+        let dev_hop =
+            json!({"requestId": "i-2.1", "networkId": "n2", "redirectedRequestId": "i-2.0"});
+        assert!(v.judge(&dev_hop, true), "the dev server's own redirect");
+        assert!(
+            !v.judge(&dev_hop, false),
+            "and no more than its frame allows now"
+        );
+        let orphan = json!({"requestId": "i-9.1", "redirectedRequestId": "i-9.0"});
+        assert!(!v.judge(&orphan, true), "a redirect of a forgotten request");
+        let again = json!({"requestId": "j-1.0", "networkId": "n1"});
+        assert!(
+            !v.judge(&again, true),
+            "the same request paused by a second session"
+        );
+    }
 }
 
 #[cfg(test)]
