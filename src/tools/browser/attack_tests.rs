@@ -13,11 +13,11 @@ use tokio::net::TcpListener;
 use super::Session;
 use crate::tools::web::guard::AllowPrivate;
 
-type Seen = Arc<Mutex<Vec<String>>>;
-type Route = Arc<dyn Fn(&str) -> (Duration, String) + Send + Sync>;
+pub(super) type Seen = Arc<Mutex<Vec<String>>>;
+pub(super) type Route = Arc<dyn Fn(&str) -> (Duration, String) + Send + Sync>;
 
 /// This machine's non-loopback address, if it has one.
-fn lan_address() -> Option<IpAddr> {
+pub(super) fn lan_address() -> Option<IpAddr> {
     let s = std::net::UdpSocket::bind("0.0.0.0:0").ok()?;
     s.connect("198.51.100.1:9").ok()?;
     let ip = s.local_addr().ok()?.ip();
@@ -26,7 +26,7 @@ fn lan_address() -> Option<IpAddr> {
 
 /// Whether the test cannot run here (no Chromium, or no address besides loopback); CI
 /// installs Chromium, so there a missing one fails.
-fn skip() -> bool {
+pub(super) fn skip() -> bool {
     if super::super::cdp::find(None).is_none() {
         assert!(std::env::var_os("CI").is_none(), "CI installs Chromium");
         eprintln!("skipped: no Chromium on PATH");
@@ -39,25 +39,25 @@ fn skip() -> bool {
     false
 }
 
-fn lan() -> IpAddr {
+pub(super) fn lan() -> IpAddr {
     lan_address().expect("checked by skip()")
 }
 
-fn exe() -> std::path::PathBuf {
+pub(super) fn exe() -> std::path::PathBuf {
     super::super::cdp::find(None).expect("checked by skip()")
 }
 
-fn html(body: &str) -> String {
+pub(super) fn html(body: &str) -> String {
     format!(
         "HTTP/1.1 200 OK\r\ncontent-type: text/html\r\naccess-control-allow-origin: *\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
         body.len()
     )
 }
-fn redirect(code: &str, to: &str) -> String {
+pub(super) fn redirect(code: &str, to: &str) -> String {
     format!("HTTP/1.1 {code}\r\nlocation: {to}\r\ncontent-length: 0\r\nconnection: close\r\n\r\n")
 }
 
-async fn serve(ip: IpAddr, route: Route) -> (SocketAddr, Seen) {
+pub(super) async fn serve(ip: IpAddr, route: Route) -> (SocketAddr, Seen) {
     let listener = TcpListener::bind((ip, 0)).await.unwrap();
     let addr = listener.local_addr().unwrap();
     let seen: Seen = Arc::default();
@@ -81,11 +81,11 @@ async fn serve(ip: IpAddr, route: Route) -> (SocketAddr, Seen) {
     (addr, seen)
 }
 
-fn page(body: String) -> Route {
+pub(super) fn page(body: String) -> Route {
     Arc::new(move |_| (Duration::ZERO, html(&body)))
 }
 
-async fn start() -> Session {
+pub(super) async fn start() -> Session {
     let allow = AllowPrivate::parse(&[lan().to_string()]).unwrap();
     Session::start(&exe(), allow, true).await.unwrap()
 }

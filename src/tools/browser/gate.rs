@@ -59,6 +59,8 @@ struct State {
     blank: std::collections::HashSet<String>,
     /// The host and port of a loopback URL the model is opening.
     opening: Option<(String, u16)>,
+    /// The host and port of each frame's loopback page.
+    origins: HashMap<String, (String, u16)>,
     /// Hosts and ports that frames on loopback pages were let reach (the proxy's
     /// loopback tickets), while the main frame stays on loopback.
     tickets: std::collections::HashSet<(String, u16)>,
@@ -67,6 +69,17 @@ struct State {
 impl State {
     fn frame_loopback(&self, id: &str) -> Option<bool> {
         self.frames.get(id).copied()
+    }
+
+    fn set_origin(&mut self, frame: &str, origin: Option<(String, u16)>) {
+        match origin {
+            Some(o) if self.origins.len() < MAX_FRAMES || self.origins.contains_key(frame) => {
+                self.origins.insert(frame.to_string(), o);
+            }
+            _ => {
+                self.origins.remove(frame);
+            }
+        }
     }
 }
 
@@ -119,6 +132,7 @@ impl LoopbackGate {
         let mut s = self.lock();
         s.frames.clear();
         s.blank.clear();
+        s.origins.clear();
         s.tickets.clear();
     }
 
@@ -128,6 +142,7 @@ impl LoopbackGate {
         s.parents.remove(frame);
         s.frames.remove(frame);
         s.blank.remove(frame);
+        s.origins.remove(frame);
     }
 
     /// `frame` (child of `parent`, if any) committed a document at `url`. An `about:`
@@ -144,6 +159,11 @@ impl LoopbackGate {
             Ok(u) => (is_loopback_url(&u), false),
             Err(_) => (false, false),
         };
+        let origin = Url::parse(url)
+            .ok()
+            .filter(|_| loopback)
+            .and_then(|u| host_port(&u));
+        s.set_origin(frame, origin);
         if frame == s.main && !loopback {
             // The page left loopback: what it was let reach is not the next one's.
             s.tickets.clear();
@@ -164,8 +184,12 @@ impl LoopbackGate {
         let mut s = self.lock();
         let decides = s.blank.contains(frame) || !s.frames.contains_key(frame);
         if decides && (s.frames.len() < MAX_FRAMES || s.frames.contains_key(frame)) {
-            let loopback = Url::parse(origin).is_ok_and(|u| is_loopback_url(&u));
-            s.frames.insert(frame.to_string(), loopback);
+            let origin = Url::parse(origin)
+                .ok()
+                .filter(is_loopback_url)
+                .and_then(|u| host_port(&u));
+            s.frames.insert(frame.to_string(), origin.is_some());
+            s.set_origin(frame, origin);
             // Still a blank page: its verdict goes if it moves to a process of its own.
             s.blank.insert(frame.to_string());
         }
@@ -199,22 +223,33 @@ impl LoopbackGate {
 
     /// Whether a request for `url` made by `frame` (a navigation of that frame when
     /// `document`) may reach loopback.
+    ///
+    /// Only a URL that names loopback (by its host as written) may reach it: a request for
+    /// any other name (a CDN, the foreign site of a frame) that resolves, or is redirected,
+    /// to this machine gets nothing. A navigation of a frame that shows a loopback page
+    /// stays on that page's host and port (a popup or a foreign frame may start one, with
+    /// the person's click or not); reaching another local service needs the model's `open`.
     pub fn for_request(&self, frame: Option<&str>, document: bool, url: &Url) -> bool {
         let s = self.lock();
         let Some(frame) = frame.filter(|f| !f.is_empty()) else {
             return false;
         };
+        if !is_loopback_url(url) {
+            return false;
+        }
         if !document {
             return s.frame_loopback(frame).unwrap_or(false);
         }
+        let target = host_port(url);
+        let stays =
+            |f: &str| s.frame_loopback(f) == Some(true) && s.origins.get(f) == target.as_ref();
         if frame == s.main {
-            return s.frame_loopback(frame).unwrap_or(false)
-                || (s.opening.is_some() && s.opening == host_port(url));
+            return stays(frame) || (s.opening.is_some() && s.opening == target);
         }
-        // A frame's navigation: judged by what it shows, or, before it showed anything, by
-        // the frame that holds it.
+        // A frame's navigation: judged by what it shows, or, before it showed anything (the
+        // page that holds it asked for the URL), by that page.
         match s.frame_loopback(frame) {
-            Some(l) => l,
+            Some(_) => stays(frame),
             None => s
                 .parents
                 .get(frame)

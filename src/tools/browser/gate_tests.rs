@@ -169,3 +169,47 @@ fn lost_events_leave_no_frame_with_loopback() {
         "until it commits again"
     );
 }
+
+/// Regression (third review): a loopback page's navigation could go anywhere on loopback
+/// (a popup set `opener.location`, a foreign frame set `top.location` on the person's
+/// click), and a name that was not loopback (a foreign frame's site, a CDN) could reach
+/// loopback through a redirect or a DNS answer, and earned the proxy a ticket. Now only a
+/// URL naming loopback reaches it, and a frame's navigation stays on its page's host and
+/// port.
+#[test]
+fn navigations_stay_on_their_page_and_only_loopback_names_reach_loopback() {
+    let g = LoopbackGate::new("main");
+    g.committed("main", None, "http://127.0.0.1:5173/");
+    assert!(g.for_request(Some("main"), true, &url("http://127.0.0.1:5173/next")));
+    assert!(
+        !g.for_request(Some("main"), true, &url("http://127.0.0.1:9000/admin")),
+        "another local service needs the model's open"
+    );
+    assert!(g.for_request(Some("main"), false, &url("http://127.0.0.1:9000/api")));
+    for name in [
+        "http://evil.example/",
+        "http://vm:9000/",
+        "http://cdn.example/logo.png",
+    ] {
+        assert!(
+            !g.for_request(Some("main"), false, &url(name)),
+            "{name}: not a loopback name"
+        );
+    }
+    g.attached("docs", "main");
+    assert!(
+        g.for_request(Some("docs"), true, &url("http://localhost:3000/")),
+        "a frame the page holds, before it shows anything: the page asked for it"
+    );
+    g.committed("docs", Some("main"), "http://localhost:3000/");
+    assert!(g.for_request(Some("docs"), true, &url("http://localhost:3000/b")));
+    assert!(
+        !g.for_request(Some("docs"), true, &url("http://localhost:6379/")),
+        "sent elsewhere by someone else"
+    );
+    g.attached("widget", "main");
+    assert!(
+        !g.for_request(Some("widget"), true, &url("http://foreign.example/widget")),
+        "a foreign frame's first navigation: not a loopback name, so no loopback"
+    );
+}

@@ -593,3 +593,7 @@ mod review_regressions;
 #[cfg(test)]
 #[path = "attack_tests.rs"]
 mod second_review_regressions;
+
+#[cfg(test)]
+#[path = "third_review_tests.rs"]
+mod third_review_regressions;
