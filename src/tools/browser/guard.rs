@@ -99,7 +99,9 @@ pub async fn vet_target(
     for ip in &ips {
         if let Err(why) = vet_browser(allow, local, &host, *ip, port) {
             let loopback = if why == Blocked::Loopback {
-                " (this machine's own addresses serve only pages opened on loopback)"
+                " (this machine's own addresses serve only a page opened on loopback: its \
+                 requests, and its navigations on its own host and port; to look at another \
+                 local service, open its URL)"
             } else {
                 ""
             };
