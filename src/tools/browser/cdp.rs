@@ -139,6 +139,11 @@ impl Chromium {
             cmd.arg("--no-sandbox");
         }
         cmd.arg("about:blank");
+        // Confinement first: its Landlock ruleset is an open descriptor that may well be
+        // numbered 3 or 4, which the pipes below take (the ruleset is used and closed by
+        // then). In the other order a browser started now and then with its ruleset
+        // replaced by a pipe, and failed.
+        let confinement = super::jail::install(&mut cmd, profile.path(), proxy.port(), sandbox)?;
         let (read_fd, write_fd) = (to_child_read.as_raw_fd(), from_child_write.as_raw_fd());
         // SAFETY: between fork and exec only async-signal-safe calls are made (fcntl, dup2).
         unsafe {
@@ -149,7 +154,6 @@ impl Chromium {
                 Ok(())
             });
         }
-        let confinement = super::jail::install(&mut cmd, profile.path(), proxy.port(), sandbox)?;
         let child = crate::tools::reaper::spawn_kept(&mut cmd)
             .map_err(|e| format!("cannot start {}: {e}", executable.display()))?;
         let group = child.id().unwrap_or(0) as i32;

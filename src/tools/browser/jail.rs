@@ -130,8 +130,9 @@ fn ruleset(profile: &Path, proxy_port: u16) -> Result<Option<(RulesetCreated, bo
 }
 
 /// Confine the process `cmd` starts: namespaces always (where allowed); when `sandbox` is
-/// on, Landlock as above. The profile becomes its `HOME` and `TMPDIR`. Call after any
-/// other `pre_exec` the command needs (they run first, outside the namespaces).
+/// on, Landlock as above. The profile becomes its `HOME` and `TMPDIR`. Call before any
+/// other `pre_exec` that moves descriptors to fixed numbers: the Landlock ruleset is an
+/// open descriptor until the child restricts itself.
 pub fn install(
     cmd: &mut tokio::process::Command,
     profile: &Path,
