@@ -61,6 +61,8 @@ struct State {
     opening: Option<(String, u16)>,
     /// The host and port of each frame's loopback page.
     origins: HashMap<String, (String, u16)>,
+    /// The loader of the main frame's document, to tell a new document from a repeat.
+    main_loader: Option<String>,
     /// Hosts and ports that frames on loopback pages were let reach (the proxy's
     /// loopback tickets), while the main frame stays on loopback.
     tickets: std::collections::HashSet<(String, u16)>,
@@ -163,11 +165,14 @@ impl LoopbackGate {
             .ok()
             .filter(|_| loopback)
             .and_then(|u| host_port(&u));
-        s.set_origin(frame, origin);
-        if frame == s.main && !loopback {
-            // The page left loopback: what it was let reach is not the next one's.
-            s.tickets.clear();
+        if frame == s.main {
+            let before = s.origins.get(frame).cloned();
+            if !loopback || before != origin {
+                // Another page: what the last one was let reach is not this one's.
+                s.tickets.clear();
+            }
         }
+        s.set_origin(frame, origin);
         if s.frames.len() < MAX_FRAMES || s.frames.contains_key(frame) {
             s.frames.insert(frame.to_string(), loopback);
             if blank {
@@ -176,6 +181,23 @@ impl LoopbackGate {
                 s.blank.remove(frame);
             }
         }
+    }
+
+    /// `frame` committed the document of `loader`: when that is a new document of the main
+    /// frame, the frames of the last one are gone (a page reloaded again and again must
+    /// not fill the tables with frames that no longer exist). The same commit reported
+    /// twice (the page is attached twice) clears nothing the second time.
+    pub fn document(&self, frame: &str, loader: &str) {
+        let mut s = self.lock();
+        if frame != s.main || s.main_loader.as_deref() == Some(loader) {
+            return;
+        }
+        s.main_loader = Some(loader.to_string());
+        let main = s.main.clone();
+        s.frames.retain(|f, _| *f == main);
+        s.parents.clear();
+        s.blank.retain(|f| *f == main);
+        s.origins.retain(|f, _| *f == main);
     }
 
     /// The default script context of `frame` was created with `origin`: for a blank page
@@ -250,6 +272,9 @@ impl LoopbackGate {
         // page that holds it asked for the URL), by that page.
         match s.frame_loopback(frame) {
             Some(_) => stays(frame),
+            // With the table full, a frame's own page could not have been recorded: no
+            // falling back to its parent's then.
+            None if s.frames.len() >= MAX_FRAMES => false,
             None => s
                 .parents
                 .get(frame)

@@ -213,3 +213,55 @@ fn navigations_stay_on_their_page_and_only_loopback_names_reach_loopback() {
         "a foreign frame's first navigation: not a loopback name, so no loopback"
     );
 }
+
+/// Regression (fourth review): frames of a reloaded page were never forgotten, so a page
+/// could fill the tables, and with the frame table full a new foreign frame's navigation
+/// fell back to its loopback parent's verdict. A new main document forgets the last one's
+/// frames (a repeat of the same commit does not), and a full table gives no fallback.
+#[test]
+fn a_new_document_forgets_old_frames_and_a_full_table_gives_no_fallback() {
+    let g = LoopbackGate::new("main");
+    g.document("main", "L1");
+    g.committed("main", None, "http://localhost:5173/");
+    g.committed("child", Some("main"), "http://localhost:5173/embed");
+    let api = url("http://localhost:5173/api");
+    assert!(g.for_request(Some("child"), false, &api));
+    g.document("main", "L1");
+    assert!(
+        g.for_request(Some("child"), false, &api),
+        "the same commit, twice"
+    );
+    g.document("main", "L2");
+    g.committed("main", None, "http://localhost:5173/");
+    assert!(
+        !g.for_request(Some("child"), false, &api),
+        "gone with its page"
+    );
+    assert!(g.for_request(Some("main"), false, &api));
+
+    for i in 0..MAX_FRAMES {
+        g.committed(&format!("f{i}"), None, "about:blank");
+    }
+    g.attached("widget", "main");
+    assert!(
+        !g.for_request(Some("widget"), true, &url("http://127.0.0.1:9999/csrf")),
+        "a frame the full table could not record is not judged by its parent"
+    );
+}
+
+/// Tickets belong to the page that earned them: the main frame moving to another loopback
+/// host or port (the model opening another local service) clears them.
+#[test]
+fn tickets_end_when_the_main_page_changes_host_or_port() {
+    let g = LoopbackGate::new("main");
+    g.committed("main", None, "http://localhost:5173/");
+    g.ticket(&url("http://localhost:3000/api"));
+    assert!(g.for_connection("localhost", 3000));
+    g.committed("main", None, "http://localhost:5173/other");
+    assert!(
+        g.for_connection("localhost", 3000),
+        "the same page's host and port"
+    );
+    g.committed("main", None, "http://localhost:8080/");
+    assert!(!g.for_connection("localhost", 3000));
+}

@@ -392,6 +392,9 @@ async fn watch(
             "Page.frameNavigated" => {
                 let frame = &event.params["frame"];
                 if let (Some(id), Some(url)) = (frame["id"].as_str(), frame["url"].as_str()) {
+                    if let Some(loader) = frame["loaderId"].as_str() {
+                        page.gate.document(id, loader);
+                    }
                     page.gate.committed(id, frame["parentId"].as_str(), url);
                 }
             }
@@ -405,6 +408,36 @@ async fn watch(
                 ) {
                     page.gate.context(frame, origin);
                 }
+            }
+            // A dialog (alert, confirm, beforeunload) would hold the page, and every later
+            // action, until answered: accept it and tell the model through the console.
+            "Page.javascriptDialogOpening" => {
+                let Some(browser) = chromium.upgrade() else {
+                    return;
+                };
+                let kind = event.params["type"]
+                    .as_str()
+                    .unwrap_or("dialog")
+                    .to_string();
+                let message = event.params["message"].as_str().unwrap_or("").to_string();
+                if event.session.as_deref() == Some(page.session.as_str()) {
+                    push_bounded(
+                        &console,
+                        format!("[{kind} dialog, accepted] {message}"),
+                        CONSOLE_KEEP,
+                    );
+                }
+                let session = event.session.clone();
+                tokio::spawn(async move {
+                    let _ = browser
+                        .call(
+                            session.as_deref(),
+                            "Page.handleJavaScriptDialog",
+                            json!({"accept": true}),
+                            COMMAND_LIMIT,
+                        )
+                        .await;
+                });
             }
             "Page.frameAttached" => {
                 if let (Some(id), Some(parent)) = (

@@ -284,3 +284,32 @@ const ws = new WebSocket('ws://{secret}/ws');
         "secret: {hits:?}; dev: {dev_hits:?}"
     );
 }
+
+/// Regression (fourth review): nothing answered JavaScript dialogs, so a page's `alert` or
+/// `beforeunload` prompt held the page and every later call timed out. Dialogs are
+/// accepted and reported in the console.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_dialog_does_not_hold_the_page() {
+    if skip() {
+        return;
+    }
+    let (dev, _) = serve(
+        "127.0.0.1".parse().unwrap(),
+        page("<title>dev</title><script>alert('hello from the app');</script>".into()),
+    )
+    .await;
+    let s = start().await;
+    s.open(&format!("http://{dev}/"), Duration::from_secs(10))
+        .await
+        .unwrap();
+    let title = tokio::time::timeout(Duration::from_secs(10), s.eval("document.title"))
+        .await
+        .expect("the page answers")
+        .unwrap();
+    assert_eq!(title, "dev");
+    let console = s.take_console().join("\n");
+    assert!(
+        console.contains("[alert dialog, accepted] hello from the app"),
+        "{console}"
+    );
+}
