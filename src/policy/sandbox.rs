@@ -23,8 +23,8 @@ use std::sync::Mutex;
 use super::isolate::Isolation;
 
 use landlock::{
-    ABI, Access, AccessFs, AccessNet, Ruleset, RulesetAttr, RulesetCreated, RulesetCreatedAttr,
-    Scope, path_beneath_rules,
+    ABI, Access, AccessFs, AccessNet, NetPort, Ruleset, RulesetAttr, RulesetCreated,
+    RulesetCreatedAttr, Scope, path_beneath_rules,
 };
 
 /// The sandbox modes a person can choose.
@@ -133,6 +133,75 @@ pub fn availability() -> Availability {
     }
 }
 
+/// Which TCP connections a Landlock domain lets through.
+#[derive(Debug, Clone, Copy)]
+pub enum TcpRule<'a> {
+    /// Every one (TCP is not handled).
+    Open,
+    /// Connections to these ports only (none: no TCP at all); no listening.
+    Only(&'a [u16]),
+}
+
+/// The Landlock domain Loom confines processes with: read everywhere, write only under
+/// `writable` and the harmless devices (`/dev/null`, `/dev/shm`, the terminal's), TCP as
+/// `tcp` says (ABI 4+), and signals and abstract Unix sockets kept inside (ABI 6+). `None`
+/// when this kernel has no Landlock; with the domain, whether its TCP rule is enforced.
+pub fn landlock_ruleset(
+    writable: &[PathBuf],
+    tcp: TcpRule<'_>,
+) -> Result<Option<(RulesetCreated, bool)>, String> {
+    let abi = ABI::from(kernel_abi());
+    if abi == ABI::Unsupported {
+        return Ok(None);
+    }
+    let e = |e: landlock::RulesetError| e.to_string();
+    let ports = match tcp {
+        TcpRule::Only(ports) if abi >= ABI::V4 => Some(ports),
+        _ => None,
+    };
+    let mut ruleset = Ruleset::default()
+        .handle_access(AccessFs::from_all(abi))
+        .map_err(e)?;
+    if ports.is_some() {
+        ruleset = ruleset
+            .handle_access(AccessNet::ConnectTcp | AccessNet::BindTcp)
+            .map_err(e)?;
+    }
+    if abi >= ABI::V6 {
+        ruleset = ruleset
+            .scope(Scope::AbstractUnixSocket | Scope::Signal)
+            .map_err(e)?;
+    }
+    let devices = [
+        "/dev/null",
+        "/dev/zero",
+        "/dev/full",
+        "/dev/tty",
+        "/dev/ptmx",
+        "/dev/pts",
+        "/dev/shm",
+    ];
+    let writable: Vec<&Path> = writable
+        .iter()
+        .map(PathBuf::as_path)
+        .chain(devices.iter().map(Path::new))
+        .filter(|p| p.exists())
+        .collect();
+    let mut created = ruleset
+        .create()
+        .map_err(e)?
+        .add_rules(path_beneath_rules(["/"], AccessFs::from_read(abi)))
+        .map_err(e)?
+        .add_rules(path_beneath_rules(writable, AccessFs::from_all(abi)))
+        .map_err(e)?;
+    for port in ports.into_iter().flatten() {
+        created = created
+            .add_rule(NetPort::new(*port, AccessNet::ConnectTcp))
+            .map_err(e)?;
+    }
+    Ok(Some((created, ports.is_some())))
+}
+
 /// How one command is confined.
 #[derive(Debug, Clone, Default)]
 pub struct SandboxSpec {
@@ -190,47 +259,14 @@ impl SandboxSpec {
     }
 
     fn ruleset(&self) -> Result<RulesetCreated, String> {
-        let abi = ABI::from(kernel_abi());
-        if abi == ABI::Unsupported {
-            return Err("Landlock is not available on this system".into());
-        }
-        let mut ruleset = Ruleset::default()
-            .handle_access(AccessFs::from_all(abi))
-            .map_err(|e| e.to_string())?;
-        if !self.allow_network && abi >= ABI::V4 {
-            ruleset = ruleset
-                .handle_access(AccessNet::ConnectTcp | AccessNet::BindTcp)
-                .map_err(|e| e.to_string())?;
-        }
-        if abi >= ABI::V6 {
-            // Signals and abstract Unix sockets reach only processes inside the sandbox.
-            ruleset = ruleset
-                .scope(Scope::AbstractUnixSocket | Scope::Signal)
-                .map_err(|e| e.to_string())?;
-        }
-        let devices = [
-            "/dev/null",
-            "/dev/zero",
-            "/dev/full",
-            "/dev/tty",
-            "/dev/ptmx",
-            "/dev/pts",
-            "/dev/shm",
-        ];
-        let writable: Vec<&Path> = self
-            .writable
-            .iter()
-            .map(PathBuf::as_path)
-            .chain(devices.iter().map(Path::new))
-            .filter(|p| p.exists())
-            .collect();
-        ruleset
-            .create()
-            .map_err(|e| e.to_string())?
-            .add_rules(path_beneath_rules(["/"], AccessFs::from_read(abi)))
-            .map_err(|e| e.to_string())?
-            .add_rules(path_beneath_rules(writable, AccessFs::from_all(abi)))
-            .map_err(|e| e.to_string())
+        let connect = if self.allow_network {
+            TcpRule::Open
+        } else {
+            TcpRule::Only(&[])
+        };
+        landlock_ruleset(&self.writable, connect)?
+            .map(|(r, _)| r)
+            .ok_or_else(|| "Landlock is not available on this system".to_string())
     }
 
     /// Arrange for the child of `cmd` to be isolated (always) and confined (when the

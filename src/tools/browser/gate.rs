@@ -156,15 +156,10 @@ impl LoopbackGate {
         {
             s.parents.insert(frame.to_string(), p.to_string());
         }
-        let (loopback, blank) = match Url::parse(url) {
-            Ok(u) if u.scheme() == "about" => (false, true),
-            Ok(u) => (is_loopback_url(&u), false),
-            Err(_) => (false, false),
-        };
-        let origin = Url::parse(url)
-            .ok()
-            .filter(|_| loopback)
-            .and_then(|u| host_port(&u));
+        let parsed = Url::parse(url).ok();
+        let blank = parsed.as_ref().is_some_and(|u| u.scheme() == "about");
+        let origin = parsed.filter(is_loopback_url).and_then(|u| host_port(&u));
+        let loopback = origin.is_some();
         if frame == s.main {
             let before = s.origins.get(frame).cloned();
             if !loopback || before != origin {

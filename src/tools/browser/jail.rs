@@ -7,8 +7,10 @@
 //!   `/proc` (Loom and every other process are invisible; killing the browser ends every
 //!   process it started) and mount namespace; it dies with Loom.
 //! - **Files** (Landlock): it reads everywhere (fonts, its own binaries, shared libraries)
-//!   but writes only its temporary profile (which is also its `HOME` and `TMPDIR`) and
-//!   `/dev/shm`. Not the workspace: the browser looks at the app, it never edits it.
+//!   but writes only its temporary profile (which is also its `HOME` and `TMPDIR`),
+//!   `/dev/shm` and the device files a command may write (the sandbox's own domain,
+//!   [`landlock_ruleset`]). Not the workspace: the browser looks at the app, it never
+//!   edits it.
 //! - **Network** (Landlock ABI 4+): TCP connections only to Loom's proxy
 //!   ([`super::proxy`]), which vets every one; no listening sockets. Landlock judges ports,
 //!   not addresses, so "only the proxy" means "only the proxy's port". Landlock has no UDP
@@ -22,20 +24,17 @@ use std::ffi::CString;
 use std::path::Path;
 use std::sync::Mutex;
 
-use landlock::{
-    ABI, Access, AccessFs, AccessNet, NetPort, PathBeneath, Ruleset, RulesetAttr, RulesetCreated,
-    RulesetCreatedAttr, Scope, path_beneath_rules,
-};
+use landlock::{AccessFs, PathBeneath, RulesetCreated, RulesetCreatedAttr};
 
 use crate::policy::isolate::Isolation;
-use crate::policy::sandbox::{kernel_abi, mount_namespaces_allowed};
+use crate::policy::sandbox::{TcpRule, landlock_ruleset, mount_namespaces_allowed};
 
 /// What confines a browser, as set up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Confinement {
     /// Own PID and mount namespaces.
     pub namespaces: bool,
-    /// Writes only in its profile and `/dev/shm`.
+    /// Writes only in its profile, `/dev/shm` and harmless devices.
     pub files: bool,
     /// TCP only to Loom's proxy.
     pub network: bool,
@@ -88,47 +87,6 @@ impl Confinement {
     }
 }
 
-/// Build the Landlock domain: read everything, write `profile` and shared memory, and
-/// connect only to `proxy_port`. `None` when this kernel has no Landlock.
-fn ruleset(profile: &Path, proxy_port: u16) -> Result<Option<(RulesetCreated, bool)>, String> {
-    let abi = ABI::from(kernel_abi());
-    if abi == ABI::Unsupported {
-        return Ok(None);
-    }
-    let e = |e: landlock::RulesetError| e.to_string();
-    let network = abi >= ABI::V4;
-    let mut r = Ruleset::default()
-        .handle_access(AccessFs::from_all(abi))
-        .map_err(e)?;
-    if network {
-        r = r
-            .handle_access(AccessNet::ConnectTcp | AccessNet::BindTcp)
-            .map_err(e)?;
-    }
-    if abi >= ABI::V6 {
-        r = r
-            .scope(Scope::AbstractUnixSocket | Scope::Signal)
-            .map_err(e)?;
-    }
-    let writable: Vec<&Path> = [profile, Path::new("/dev/shm"), Path::new("/dev/null")]
-        .into_iter()
-        .filter(|p| p.exists())
-        .collect();
-    let mut created = r
-        .create()
-        .map_err(e)?
-        .add_rules(path_beneath_rules(["/"], AccessFs::from_read(abi)))
-        .map_err(e)?
-        .add_rules(path_beneath_rules(writable, AccessFs::from_all(abi)))
-        .map_err(e)?;
-    if network {
-        created = created
-            .add_rule(NetPort::new(proxy_port, AccessNet::ConnectTcp))
-            .map_err(e)?;
-    }
-    Ok(Some((created, network)))
-}
-
 /// Confine the process `cmd` starts: namespaces always (where allowed); when `sandbox` is
 /// on, Landlock as above. The profile becomes its `HOME` and `TMPDIR`. Call before any
 /// other `pre_exec` that moves descriptors to fixed numbers: the Landlock ruleset is an
@@ -148,7 +106,8 @@ pub fn install(
         .env("XDG_CACHE_HOME", profile.join(".cache"))
         .env("XDG_DATA_HOME", profile.join(".local/share"));
     let landlock = if sandbox {
-        ruleset(profile, proxy_port)
+        // The sandbox's domain, with only the profile writable and TCP only to the proxy.
+        landlock_ruleset(&[profile.to_path_buf()], TcpRule::Only(&[proxy_port]))
             .map_err(|e| format!("the browser's sandbox could not be set up: {e}"))?
     } else {
         None

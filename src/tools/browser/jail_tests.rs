@@ -1,4 +1,5 @@
 use super::*;
+use crate::policy::sandbox::kernel_abi;
 
 /// Run `script` with bash under the browser's confinement (sandbox on) and return what it
 /// printed and the confinement reported.
