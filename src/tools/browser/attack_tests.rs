@@ -3,92 +3,13 @@
 //! tries to reach, or make the browser reach, a service on 127.0.0.1. The first two
 //! failed before their fixes; the others were tried and found blocked, and stay as
 //! regression tests.
-use std::net::{IpAddr, SocketAddr};
+use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpListener;
-
-use super::Session;
-use crate::tools::web::guard::AllowPrivate;
-
-pub(super) type Seen = Arc<Mutex<Vec<String>>>;
-pub(super) type Route = Arc<dyn Fn(&str) -> (Duration, String) + Send + Sync>;
-
-/// This machine's non-loopback address, if it has one.
-pub(super) fn lan_address() -> Option<IpAddr> {
-    let s = std::net::UdpSocket::bind("0.0.0.0:0").ok()?;
-    s.connect("198.51.100.1:9").ok()?;
-    let ip = s.local_addr().ok()?.ip();
-    (!ip.is_loopback() && !ip.is_unspecified()).then_some(ip)
-}
-
-/// Whether the test cannot run here (no Chromium, or no address besides loopback); CI
-/// installs Chromium, so there a missing one fails.
-pub(super) fn skip() -> bool {
-    if super::super::cdp::find(None).is_none() {
-        assert!(std::env::var_os("CI").is_none(), "CI installs Chromium");
-        eprintln!("skipped: no Chromium on PATH");
-        return true;
-    }
-    if lan_address().is_none() {
-        eprintln!("skipped: this machine has no address besides loopback");
-        return true;
-    }
-    false
-}
-
-pub(super) fn lan() -> IpAddr {
-    lan_address().expect("checked by skip()")
-}
-
-pub(super) fn exe() -> std::path::PathBuf {
-    super::super::cdp::find(None).expect("checked by skip()")
-}
-
-pub(super) fn html(body: &str) -> String {
-    format!(
-        "HTTP/1.1 200 OK\r\ncontent-type: text/html\r\naccess-control-allow-origin: *\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
-        body.len()
-    )
-}
-pub(super) fn redirect(code: &str, to: &str) -> String {
-    format!("HTTP/1.1 {code}\r\nlocation: {to}\r\ncontent-length: 0\r\nconnection: close\r\n\r\n")
-}
-
-pub(super) async fn serve(ip: IpAddr, route: Route) -> (SocketAddr, Seen) {
-    let listener = TcpListener::bind((ip, 0)).await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let seen: Seen = Arc::default();
-    let log = seen.clone();
-    tokio::spawn(async move {
-        while let Ok((mut s, _)) = listener.accept().await {
-            let (route, log) = (route.clone(), log.clone());
-            tokio::spawn(async move {
-                let mut buf = vec![0u8; 16384];
-                let n = s.read(&mut buf).await.unwrap_or(0);
-                let head = String::from_utf8_lossy(&buf[..n]).to_string();
-                let line = head.lines().next().unwrap_or("").to_string();
-                log.lock().unwrap().push(line.clone());
-                let path = line.split(' ').nth(1).unwrap_or("/").to_string();
-                let (delay, reply) = route(&path);
-                tokio::time::sleep(delay).await;
-                let _ = s.write_all(reply.as_bytes()).await;
-            });
-        }
-    });
-    (addr, seen)
-}
-
-pub(super) fn page(body: String) -> Route {
-    Arc::new(move |_| (Duration::ZERO, html(&body)))
-}
-
-pub(super) async fn start() -> Session {
-    let allow = AllowPrivate::parse(&[lan().to_string()]).unwrap();
-    Session::start(&exe(), allow, true).await.unwrap()
-}
+use super::review_support::{
+    Route, html, lan, open_and_wait, page, redirect, serve, skip, start, untouched,
+};
 
 /// Regression: a keepalive request of the page shown before a loopback open outlived the
 /// blank page, and its redirect (307 to 127.0.0.1) was judged as the loopback page's: four
@@ -130,10 +51,7 @@ addEventListener('pagehide', () => {
     s.open(&format!("http://{elsewhere}/"), Duration::from_secs(10))
         .await
         .unwrap();
-    s.open(&format!("http://{dev}/"), Duration::from_secs(10))
-        .await
-        .unwrap();
-    tokio::time::sleep(Duration::from_secs(5)).await;
+    open_and_wait(&s, dev, 5000).await;
     assert!(
         lan_seen
             .lock()
@@ -142,11 +60,7 @@ addEventListener('pagehide', () => {
             .any(|l| l.starts_with("POST /bounce")),
         "the old page's keepalive requests went out"
     );
-    let hits = secret_seen.lock().unwrap().clone();
-    assert!(
-        hits.is_empty(),
-        "old page's keepalive reached loopback: {hits:?}"
-    );
+    untouched(&secret_seen, "old page's keepalive");
 }
 
 /// Regression: two frames of one foreign site in a loopback page: one turned the other
@@ -190,10 +104,7 @@ setTimeout(() => {{
         r#"<title>dev</title><iframe src="http://{frames}/a"></iframe><iframe src="http://{frames}/b"></iframe>"#
     ))).await;
     let s = start().await;
-    s.open(&format!("http://{dev}/"), Duration::from_secs(10))
-        .await
-        .unwrap();
-    tokio::time::sleep(Duration::from_secs(3)).await;
+    open_and_wait(&s, dev, 3000).await;
     let leaked: Vec<String> = lan_seen
         .lock()
         .unwrap()
@@ -202,11 +113,7 @@ setTimeout(() => {{
         .cloned()
         .collect();
     assert!(leaked.is_empty(), "loopback data went home: {leaked:?}");
-    let hits = secret_seen.lock().unwrap().clone();
-    assert!(
-        hits.is_empty(),
-        "a foreign frame reached loopback: {hits:?}"
-    );
+    untouched(&secret_seen, "a foreign frame");
 }
 
 /// A foreign page's frame sent to a loopback URL (refused) gets its own process for the
@@ -232,15 +139,8 @@ setTimeout(() => document.forms[0].submit(), 2500);
     );
     let (elsewhere, _) = serve(lan(), page(body)).await;
     let s = start().await;
-    s.open(&format!("http://{elsewhere}/"), Duration::from_secs(10))
-        .await
-        .unwrap();
-    tokio::time::sleep(Duration::from_secs(4)).await;
-    let hits = secret_seen.lock().unwrap().clone();
-    assert!(
-        hits.is_empty(),
-        "a foreign page's frame reached loopback: {hits:?}"
-    );
+    open_and_wait(&s, elsewhere, 4000).await;
+    untouched(&secret_seen, "a foreign page's frame");
 }
 
 /// A popup of a foreign page navigates its opener, once that shows the dev page, anywhere
@@ -274,14 +174,10 @@ async fn a_popup_cannot_send_its_loopback_opener_elsewhere_on_loopback() {
         .unwrap();
     tokio::time::sleep(Duration::from_millis(1000)).await;
     assert!(!popup_seen.lock().unwrap().is_empty(), "the popup opened");
-    s.open(&format!("http://{dev}/"), Duration::from_secs(10))
-        .await
-        .unwrap();
-    tokio::time::sleep(Duration::from_secs(3)).await;
-    let hits = secret_seen.lock().unwrap().clone();
-    assert!(
-        hits.is_empty(),
-        "the popup sent the main frame to loopback: {hits:?}"
+    open_and_wait(&s, dev, 3000).await;
+    untouched(
+        &secret_seen,
+        "the popup sent the main frame to loopback: {hits:?}",
     );
 }
 
@@ -303,10 +199,7 @@ async fn a_foreign_frame_cannot_send_the_top_to_loopback() {
     )
     .await;
     let s = start().await;
-    s.open(&format!("http://{dev}/"), Duration::from_secs(10))
-        .await
-        .unwrap();
-    tokio::time::sleep(Duration::from_secs(2)).await;
+    open_and_wait(&s, dev, 2000).await;
     let hits = secret_seen.lock().unwrap().clone();
     assert!(
         hits.is_empty(),
@@ -359,10 +252,7 @@ setTimeout(() => {{
     )
     .await;
     let s = start().await;
-    s.open(&format!("http://{dev}/"), Duration::from_secs(10))
-        .await
-        .unwrap();
-    tokio::time::sleep(Duration::from_secs(3)).await;
+    open_and_wait(&s, dev, 3000).await;
     let leaked: Vec<String> = lan_seen
         .lock()
         .unwrap()
@@ -372,8 +262,5 @@ setTimeout(() => {{
         .collect();
     assert!(leaked.is_empty(), "loopback data went home: {leaked:?}");
     let hits = secret_seen.lock().unwrap().clone();
-    assert!(
-        hits.is_empty(),
-        "a foreign frame reached loopback: {hits:?}"
-    );
+    assert!(hits.is_empty(), "a foreign frame");
 }

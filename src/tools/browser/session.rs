@@ -620,6 +620,10 @@ mod tests {
 }
 
 #[cfg(test)]
+#[path = "review_support.rs"]
+mod review_support;
+
+#[cfg(test)]
 #[path = "session_tests.rs"]
 mod review_regressions;
 

@@ -4,37 +4,17 @@
 //! service on 127.0.0.1 or to send UDP. Every test fails on the code before the fix.
 
 use std::net::{IpAddr, SocketAddr};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 
-use super::Session;
-use crate::tools::web::guard::AllowPrivate;
+use super::review_support::{self as support, Seen, html, open_and_wait};
 
-/// The request lines a server saw.
-type Seen = Arc<Mutex<Vec<String>>>;
-
-/// This machine's non-loopback address, and a Chromium; `None` (with the reason printed)
-/// where either is missing. On CI (which installs Chromium) a missing one fails.
-fn setup(test: &str) -> Option<(IpAddr, std::path::PathBuf)> {
-    let Some(exe) = super::super::cdp::find(None) else {
-        assert!(std::env::var_os("CI").is_none(), "CI installs Chromium");
-        eprintln!("{test}: skipped, no Chromium on PATH");
-        return None;
-    };
-    let lan = (|| {
-        let s = std::net::UdpSocket::bind("0.0.0.0:0").ok()?;
-        s.connect("198.51.100.1:9").ok()?;
-        let ip = s.local_addr().ok()?.ip();
-        (!ip.is_loopback() && !ip.is_unspecified()).then_some(ip)
-    })();
-    let Some(lan) = lan else {
-        eprintln!("{test}: skipped, this machine has no address besides loopback");
-        return None;
-    };
-    Some((lan, exe))
+/// This machine's non-loopback address; `None` (with the reason printed) where it or a
+/// Chromium is missing. On CI (which installs Chromium) a missing one fails.
+fn setup() -> Option<IpAddr> {
+    (!support::skip()).then(support::lan)
 }
 
 /// Serve `page` (or, when `status` is given, an empty answer with it) on `ip`, after
@@ -45,35 +25,11 @@ async fn serve(
     delay: Duration,
     status: Option<&'static str>,
 ) -> (SocketAddr, Seen) {
-    let listener = TcpListener::bind((ip, 0)).await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let seen: Seen = Arc::default();
-    let log = seen.clone();
-    tokio::spawn(async move {
-        while let Ok((mut s, _)) = listener.accept().await {
-            let (page, log) = (page.clone(), log.clone());
-            tokio::spawn(async move {
-                let mut buf = vec![0u8; 8192];
-                let n = s.read(&mut buf).await.unwrap_or(0);
-                let head = String::from_utf8_lossy(&buf[..n]).to_string();
-                log.lock()
-                    .unwrap()
-                    .push(head.lines().next().unwrap_or("").to_string());
-                tokio::time::sleep(delay).await;
-                let reply = match status {
-                    Some(status) => format!("HTTP/1.1 {status}\r\nconnection: close\r\n\r\n"),
-                    None => format!(
-                        "HTTP/1.1 200 OK\r\ncontent-type: text/html\r\n\
-                         access-control-allow-origin: *\r\ncontent-length: {}\r\n\
-                         connection: close\r\n\r\n{page}",
-                        page.len()
-                    ),
-                };
-                let _ = s.write_all(reply.as_bytes()).await;
-            });
-        }
-    });
-    (addr, seen)
+    let reply = match status {
+        Some(status) => format!("HTTP/1.1 {status}\r\nconnection: close\r\n\r\n"),
+        None => html(&page),
+    };
+    support::serve(ip, Arc::new(move |_| (delay, reply.clone()))).await
 }
 
 /// A page script that keeps calling `target` every 25 ms.
@@ -85,16 +41,11 @@ setInterval(() => fetch('http://{target}/{tag}?' + Date.now(), {{mode: 'no-cors'
     )
 }
 
-async fn start(exe: &std::path::Path, lan: IpAddr) -> Session {
-    let allow = AllowPrivate::parse(&[lan.to_string()]).unwrap();
-    Session::start(exe, allow, true).await.unwrap()
-}
-
 /// Regression: loopback opened when the model asked for a loopback URL, before it loaded;
 /// the page still showing (not on loopback) reached this machine's services meanwhile.
 #[tokio::test(flavor = "multi_thread")]
 async fn the_old_page_gets_no_loopback_while_a_loopback_page_loads() {
-    let Some((lan, exe)) = setup("browser") else {
+    let Some(lan) = setup() else {
         return;
     };
     let (secret, secret_seen) = serve(
@@ -112,7 +63,7 @@ async fn the_old_page_gets_no_loopback_while_a_loopback_page_loads() {
     )
     .await;
     let (elsewhere, _) = serve(lan, prober(secret, "from-old-page"), Duration::ZERO, None).await;
-    let s = start(&exe, lan).await;
+    let s = support::start().await;
     s.open(&format!("http://{elsewhere}/"), Duration::from_secs(10))
         .await
         .unwrap();
@@ -132,7 +83,7 @@ async fn the_old_page_gets_no_loopback_while_a_loopback_page_loads() {
 /// open to the page that was still showing.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_loopback_open_that_never_commits_leaves_loopback_closed() {
-    let Some((lan, exe)) = setup("browser") else {
+    let Some(lan) = setup() else {
         return;
     };
     let (secret, secret_seen) = serve(
@@ -150,7 +101,7 @@ async fn a_loopback_open_that_never_commits_leaves_loopback_closed() {
     )
     .await;
     let (elsewhere, _) = serve(lan, prober(secret, "after-204"), Duration::ZERO, None).await;
-    let s = start(&exe, lan).await;
+    let s = support::start().await;
     s.open(&format!("http://{elsewhere}/"), Duration::from_secs(10))
         .await
         .unwrap();
@@ -171,7 +122,7 @@ async fn a_loopback_open_that_never_commits_leaves_loopback_closed() {
 /// every service on loopback, because the page as a whole was on loopback.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_foreign_frame_in_a_loopback_page_gets_no_loopback() {
-    let Some((lan, exe)) = setup("browser") else {
+    let Some(lan) = setup() else {
         return;
     };
     let (secret, secret_seen) = serve(
@@ -189,11 +140,8 @@ async fn a_foreign_frame_in_a_loopback_page_gets_no_loopback() {
         None,
     )
     .await;
-    let s = start(&exe, lan).await;
-    s.open(&format!("http://{dev}/"), Duration::from_secs(10))
-        .await
-        .unwrap();
-    tokio::time::sleep(Duration::from_millis(1000)).await;
+    let s = support::start().await;
+    open_and_wait(&s, dev, 1000).await;
     assert!(!frame_seen.lock().unwrap().is_empty(), "the frame loaded");
     let hits = secret_seen.lock().unwrap().clone();
     assert!(
@@ -207,7 +155,7 @@ async fn a_foreign_frame_in_a_loopback_page_gets_no_loopback() {
 /// cannot rule) to any address a page named, private ones included.
 #[tokio::test(flavor = "multi_thread")]
 async fn no_udp_leaves_the_browser() {
-    let Some((lan, exe)) = setup("browser") else {
+    let Some(lan) = setup() else {
         return;
     };
     let got: Seen = Arc::default();
@@ -235,11 +183,8 @@ for (const s of ['stun:{a}', 'stun:{b}', 'turn:{b}?transport=udp']) {{
         b = targets[1]
     );
     let (elsewhere, _) = serve(lan, page, Duration::ZERO, None).await;
-    let s = start(&exe, lan).await;
-    s.open(&format!("http://{elsewhere}/"), Duration::from_secs(10))
-        .await
-        .unwrap();
-    tokio::time::sleep(Duration::from_secs(3)).await;
+    let s = support::start().await;
+    open_and_wait(&s, elsewhere, 3000).await;
     let got = got.lock().unwrap().clone();
     assert!(got.is_empty(), "UDP left the browser: {got:?}");
 }
@@ -248,7 +193,7 @@ for (const s of ['stun:{a}', 'stun:{b}', 'turn:{b}?transport=udp']) {{
 /// the model opened the dev server in the main tab (one flag served every page).
 #[tokio::test(flavor = "multi_thread")]
 async fn a_popup_of_another_page_gets_no_loopback_when_the_main_page_is_local() {
-    let Some((lan, exe)) = setup("browser") else {
+    let Some(lan) = setup() else {
         return;
     };
     let (secret, secret_seen) = serve(
@@ -271,7 +216,7 @@ async fn a_popup_of_another_page_gets_no_loopback_when_the_main_page_is_local() 
 <input id=q oninput="window.open('http://{popup}/', '_blank')">"#
     );
     let (elsewhere, _) = serve(lan, opener, Duration::ZERO, None).await;
-    let s = start(&exe, lan).await;
+    let s = support::start().await;
     s.open(&format!("http://{elsewhere}/"), Duration::from_secs(10))
         .await
         .unwrap();
@@ -284,10 +229,7 @@ async fn a_popup_of_another_page_gets_no_loopback_when_the_main_page_is_local() 
         .unwrap();
     tokio::time::sleep(Duration::from_millis(1000)).await;
     assert!(!popup_seen.lock().unwrap().is_empty(), "the popup opened");
-    s.open(&format!("http://{dev}/"), Duration::from_secs(10))
-        .await
-        .unwrap();
-    tokio::time::sleep(Duration::from_millis(1000)).await;
+    open_and_wait(&s, dev, 1000).await;
     let hits = secret_seen.lock().unwrap().clone();
     assert!(
         hits.is_empty(),
@@ -301,9 +243,9 @@ async fn a_popup_of_another_page_gets_no_loopback_when_the_main_page_is_local() 
 /// script calls a local API.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_loopback_frame_in_a_loopback_page_reaches_loopback() {
-    let Some((lan, exe)) = setup("browser") else {
+    if setup().is_none() {
         return;
-    };
+    }
     let (api, api_seen) = serve(
         "127.0.0.1".parse().unwrap(),
         "ok".into(),
@@ -328,11 +270,8 @@ async fn a_loopback_frame_in_a_loopback_page_reaches_loopback() {
         None,
     )
     .await;
-    let s = start(&exe, lan).await;
-    s.open(&format!("http://{dev}/"), Duration::from_secs(10))
-        .await
-        .unwrap();
-    tokio::time::sleep(Duration::from_millis(1000)).await;
+    let s = support::start().await;
+    open_and_wait(&s, dev, 1000).await;
     assert!(
         !api_seen.lock().unwrap().is_empty(),
         "the local frame's calls got through; refused: {:?}",
@@ -346,7 +285,7 @@ async fn a_loopback_frame_in_a_loopback_page_reaches_loopback() {
 /// what the loopback page's own requests were let reach.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_foreign_frame_cannot_open_a_websocket_to_another_local_service() {
-    let Some((lan, exe)) = setup("browser") else {
+    let Some(lan) = setup() else {
         return;
     };
     let service = TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -369,11 +308,8 @@ async fn a_foreign_frame_cannot_open_a_websocket_to_another_local_service() {
         None,
     )
     .await;
-    let s = start(&exe, lan).await;
-    s.open(&format!("http://{dev}/"), Duration::from_secs(10))
-        .await
-        .unwrap();
-    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let s = support::start().await;
+    open_and_wait(&s, dev, 1500).await;
     assert!(!frame_seen.lock().unwrap().is_empty(), "the frame loaded");
     let reached = reached.lock().unwrap().clone();
     assert!(
@@ -391,9 +327,9 @@ async fn a_foreign_frame_cannot_open_a_websocket_to_another_local_service() {
 /// reload), which request interception never sees either.
 #[tokio::test(flavor = "multi_thread")]
 async fn the_dev_pages_own_websocket_reaches_its_server() {
-    let Some((lan, exe)) = setup("browser") else {
+    if setup().is_none() {
         return;
-    };
+    }
     let (dev, dev_seen) = serve(
         "127.0.0.1".parse().unwrap(),
         "<title>dev</title><script>new WebSocket('ws://' + location.host + '/hmr');</script>"
@@ -402,11 +338,8 @@ async fn the_dev_pages_own_websocket_reaches_its_server() {
         None,
     )
     .await;
-    let s = start(&exe, lan).await;
-    s.open(&format!("http://{dev}/"), Duration::from_secs(10))
-        .await
-        .unwrap();
-    tokio::time::sleep(Duration::from_millis(1000)).await;
+    let s = support::start().await;
+    open_and_wait(&s, dev, 1000).await;
     let seen = dev_seen.lock().unwrap().clone();
     assert!(
         seen.iter().any(|l| l.starts_with("GET /hmr")),

@@ -7,7 +7,9 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use super::second_review_regressions::{Route, html, lan, page, redirect, serve, skip, start};
+use super::review_support::{
+    Route, html, lan, open_and_wait, page, redirect, serve, skip, start, untouched,
+};
 
 /// Regression: a foreign iframe's first navigation was judged by its parent (the dev
 /// page), so the foreign server's 302 to a loopback service passed (no gesture needed).
@@ -31,15 +33,8 @@ async fn a_foreign_frames_redirect_gets_no_loopback() {
     )
     .await;
     let s = start().await;
-    s.open(&format!("http://{dev}/"), Duration::from_secs(10))
-        .await
-        .unwrap();
-    tokio::time::sleep(Duration::from_secs(2)).await;
-    let hits = secret_seen.lock().unwrap().clone();
-    assert!(
-        hits.is_empty(),
-        "a foreign iframe's redirect reached loopback: {hits:?}"
-    );
+    open_and_wait(&s, dev, 2000).await;
+    untouched(&secret_seen, "a foreign iframe's redirect");
 }
 
 /// Regression: the dev page's image from a foreign host, redirected by that host to a
@@ -64,15 +59,8 @@ async fn a_foreign_hosts_redirect_of_a_dev_page_image_gets_no_loopback() {
     )
     .await;
     let s = start().await;
-    s.open(&format!("http://{dev}/"), Duration::from_secs(10))
-        .await
-        .unwrap();
-    tokio::time::sleep(Duration::from_secs(2)).await;
-    let hits = secret_seen.lock().unwrap().clone();
-    assert!(
-        hits.is_empty(),
-        "a foreign host's redirect reached loopback: {hits:?}"
-    );
+    open_and_wait(&s, dev, 2000).await;
+    untouched(&secret_seen, "a foreign host's redirect");
 }
 
 /// Regression: a foreign popup the dev page opened navigated its opener (the loopback main
@@ -129,10 +117,7 @@ async fn a_foreign_frames_host_gets_no_proxy_ticket() {
     )
     .await;
     let s = start().await;
-    s.open(&format!("http://{dev}/"), Duration::from_secs(10))
-        .await
-        .unwrap();
-    tokio::time::sleep(Duration::from_secs(1)).await;
+    open_and_wait(&s, dev, 1000).await;
     assert!(
         !s.gate.for_connection(&frame.ip().to_string(), frame.port()),
         "the foreign frame's host:port is a loopback ticket"
@@ -154,10 +139,7 @@ async fn a_clicked_foreign_frame_cannot_send_the_top_to_another_local_service() 
         r#"<title>dev</title><body style="margin:0"><iframe style="border:0" width=300 height=150 src="http://{frame}/"></iframe></body>"#
     ))).await;
     let s = start().await;
-    s.open(&format!("http://{dev}/"), Duration::from_secs(10))
-        .await
-        .unwrap();
-    tokio::time::sleep(Duration::from_millis(800)).await;
+    open_and_wait(&s, dev, 800).await;
     for t in ["mousePressed", "mouseReleased"] {
         s.call(
             "Input.dispatchMouseEvent",
@@ -259,10 +241,7 @@ const ws = new WebSocket('ws://{secret}/ws');
     .await;
     *dev_addr.lock().unwrap() = Some(dev);
     let s = start().await;
-    s.open(&format!("http://{dev}/"), Duration::from_secs(10))
-        .await
-        .unwrap();
-    tokio::time::sleep(Duration::from_secs(4)).await;
+    open_and_wait(&s, dev, 4000).await;
     assert!(
         lan_seen
             .lock()
