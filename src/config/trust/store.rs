@@ -8,10 +8,8 @@
 //! one. A damaged store is moved aside (`trust.json.damaged`), not overwritten, when the
 //! next change needs a fresh one.
 
-use std::fs::OpenOptions;
 use std::path::{Path, PathBuf};
 
-use nix::fcntl::{Flock, FlockArg};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
@@ -143,7 +141,8 @@ fn update(
         path: store.to_path_buf(),
         source,
     };
-    let _lock = lock(store).map_err(write_err)?;
+    let _lock =
+        crate::lockfile::exclusive(&store.with_extension("json.lock"), true).map_err(write_err)?;
     let (mut s, set_aside) = match load(store) {
         Ok(s) => (s, None),
         Err(StoreError::Damaged { .. }) => {
@@ -163,19 +162,6 @@ fn update(
         had_entry,
         set_aside,
     })
-}
-
-/// An exclusive lock on `<store>.lock`, held until the returned value is dropped.
-fn lock(store: &Path) -> std::io::Result<Flock<std::fs::File>> {
-    if let Some(dir) = store.parent() {
-        std::fs::create_dir_all(dir)?;
-    }
-    let file = OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(store.with_extension("json.lock"))?;
-    Flock::lock(file, FlockArg::LockExclusive).map_err(|(_, errno)| errno.into())
 }
 
 #[cfg(test)]
