@@ -163,8 +163,13 @@ impl LoopbackGate {
         if frame == s.main {
             let before = s.origins.get(frame).cloned();
             if !loopback || before != origin {
-                // Another page: what the last one was let reach is not this one's.
+                // Another page: what the last one was let reach is not this one's; its own
+                // host and port it reached by loading (the ticket of that request must not
+                // go with the last page's, or its hot-reload WebSocket could come first).
                 s.tickets.clear();
+                if let Some(own) = &origin {
+                    s.tickets.insert(own.clone());
+                }
             }
         }
         s.set_origin(frame, origin);

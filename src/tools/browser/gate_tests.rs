@@ -264,4 +264,10 @@ fn tickets_end_when_the_main_page_changes_host_or_port() {
     );
     g.committed("main", None, "http://localhost:8080/");
     assert!(!g.for_connection("localhost", 3000));
+    // Regression (CI): the new page's own ticket went with the old ones, so its
+    // hot-reload WebSocket, coming before any other request, was refused.
+    assert!(
+        g.for_connection("localhost", 8080),
+        "the page's own host and port"
+    );
 }
