@@ -16,6 +16,7 @@
 //! `rm -rf` of `/`, `~` or the workspace, disk formatting, fork bombs, `curl | sh`, and
 //! nesting deeper than Loom analyses.
 
+pub mod coverage;
 pub mod decode;
 pub mod options;
 pub mod parse;
@@ -71,6 +72,10 @@ impl std::fmt::Display for Risk {
 pub struct Segment {
     /// The command as parsed (words joined).
     pub command: String,
+    /// Where in the line it sits, so a person can see why: `command` at the top level,
+    /// else the substitution, heredoc, here-string or payload (`sh -c`, `sed e`) it is in.
+    #[serde(default)]
+    pub part: String,
     /// Its level.
     pub level: Risk,
     /// Why.
@@ -142,9 +147,26 @@ pub const MAX_COMMAND_BYTES: usize = 256 * 1024;
 /// How deep `bash -c '...'` and `eval` nesting is followed; deeper is refused.
 pub const MAX_NESTING: usize = 4;
 
+/// Most command lines one classification may judge (every `sh -c` string, substitution,
+/// payload and argument searched for a forbidden command counts): payloads nest, and
+/// a line built to multiply the work must not stall Loom. Past it the line is refused.
+pub const MAX_ANALYSES: usize = 4096;
+
+thread_local! {
+    /// Analyses left in the classification running on this thread.
+    static ANALYSES_LEFT: std::cell::Cell<usize> = const { std::cell::Cell::new(MAX_ANALYSES) };
+}
+
 /// Classify a command line.
 pub fn classify(command: &str, ctx: &CommandContext) -> Classification {
-    classify_nested(command, ctx, 0)
+    ANALYSES_LEFT.with(|left| left.set(MAX_ANALYSES));
+    let mut c = classify_nested(command, ctx, 0);
+    for s in &mut c.segments {
+        if s.part.is_empty() {
+            s.part = "command".into();
+        }
+    }
+    c
 }
 
 fn classify_nested(command: &str, ctx: &CommandContext, depth: usize) -> Classification {
@@ -160,6 +182,19 @@ fn classify_nested(command: &str, ctx: &CommandContext, depth: usize) -> Classif
             command,
             Risk::Forbidden,
             "the command is too long to analyse; split it into smaller commands",
+        );
+    }
+    let exhausted = ANALYSES_LEFT.with(|left| {
+        let n = left.get();
+        left.set(n.saturating_sub(1));
+        n == 0
+    });
+    if exhausted {
+        return single(
+            command,
+            Risk::Forbidden,
+            "the command holds more nested commands than Loom analyses; split it into smaller \
+             commands",
         );
     }
     if depth > MAX_NESTING {
@@ -227,9 +262,13 @@ fn classify_source(command: &str, ctx: &CommandContext, depth: usize) -> Classif
             if v.command.is_empty() {
                 v.command = display(cmd);
             }
+            if v.part.is_empty() {
+                v.part = cmd.part.clone();
+            }
         }
         segments.extend(verdicts);
     }
+    segments.extend(unseen_parts(&script.coverage, ctx, depth));
     if let Some(reason) = fork_bomb(&script) {
         segments.push(seg(command, Risk::Forbidden, &reason));
     }
@@ -253,6 +292,63 @@ fn classify_source(command: &str, ctx: &CommandContext, depth: usize) -> Classif
     summarize(segments)
 }
 
+/// The substitutions the parser did not produce ([`coverage`]), judged as the commands
+/// they hold: at least medium (the parser read that text as plain text, so nothing about
+/// it is proven), and never less than what they run.
+fn unseen_parts(cov: &coverage::Coverage, ctx: &CommandContext, depth: usize) -> Vec<Segment> {
+    let mut out = Vec::new();
+    for u in &cov.unseen {
+        let inner = classify_nested(&u.command, ctx, depth + 1);
+        let part = format!("substitution {} (read as plain text by the parser)", u.text);
+        let mut s = seg(
+            &u.text,
+            Risk::Medium,
+            &format!(
+                "`{}` runs a command where the parser saw plain text, so it asks",
+                u.text
+            ),
+        );
+        s.part = part.clone();
+        if inner.level > s.level {
+            s.level = inner.level;
+            s.reason = format!("{} runs: {}", u.text, inner.reason);
+        }
+        out.push(s);
+        out.extend(inner.segments.into_iter().map(|mut n| {
+            if n.part.is_empty() {
+                n.part = part.clone();
+            }
+            n.grantable = false;
+            n
+        }));
+    }
+    for at in &cov.unreadable {
+        let mut s = seg(
+            "",
+            Risk::Medium,
+            &format!(
+                "a command substitution at character {} has no end Loom can find, so what \
+                 it runs is unknown",
+                at + 1
+            ),
+        );
+        s.part = "unreadable substitution".into();
+        out.push(s);
+    }
+    for text in &cov.backticks {
+        let inner = classify_nested(text, ctx, depth + 1);
+        out.extend(inner.segments.into_iter().map(|mut n| {
+            n.reason = format!("as the shell reads the backticks (`{text}`): {}", n.reason);
+            if n.part.is_empty() {
+                n.part = format!("backtick substitution `{text}`");
+            }
+            n.grantable = false;
+            n
+        }));
+    }
+    out
+}
+
 /// For command `i`, the literal text the previous pipeline stage prints when that stage is
 /// a plain `echo` or `printf` (so `echo 'rm -rf /' | sh` is judged by what sh will run).
 fn piped_input(script: &Script, i: usize) -> Option<programs::PipedInput> {
@@ -270,6 +366,16 @@ fn piped_input(script: &Script, i: usize) -> Option<programs::PipedInput> {
         let producer = &script.commands[*only];
         let name = program_of(producer);
         let args = producer.words.get(1..).unwrap_or(&[]);
+        if let Some(stdin) = &producer.stdin
+            && name.as_deref() == Some("cat")
+            && args.iter().all(|w| w.text == "-")
+        {
+            return Some(if stdin.expands {
+                programs::PipedInput::Built(stdin.text.clone())
+            } else {
+                programs::PipedInput::Text(stdin.text.clone())
+            });
+        }
         if matches!(name.as_deref(), Some("echo" | "printf")) && args.iter().all(|w| !w.dynamic) {
             let text: Vec<&str> = args
                 .iter()
@@ -304,6 +410,7 @@ pub fn display(cmd: &SimpleCommand) -> String {
 fn seg(command: &str, level: Risk, reason: &str) -> Segment {
     Segment {
         command: command.to_string(),
+        part: String::new(),
         level,
         reason: reason.to_string(),
         prefix: Vec::new(),
@@ -425,3 +532,7 @@ mod table;
 #[cfg(test)]
 #[path = "commands/proof_table.rs"]
 mod proof_table;
+
+#[cfg(test)]
+#[path = "commands/substitution_table.rs"]
+mod substitution_table;

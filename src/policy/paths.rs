@@ -104,11 +104,27 @@ pub enum ForbiddenMatch {
     ComponentNamed(String),
 }
 
+/// Credential directories in a home directory.
+const CREDENTIAL_DIRS: [&str; 3] = [".ssh", ".aws", ".gnupg"];
+
+/// Files and directories that hold the system's secrets.
+const SYSTEM_SECRETS: &[&str] = &[
+    "/etc/shadow",
+    "/etc/shadow-",
+    "/etc/gshadow",
+    "/etc/gshadow-",
+    "/etc/sudoers",
+    "/etc/sudoers.d",
+    "/etc/security/opasswd",
+];
+
 impl ForbiddenRule {
     /// The defaults: `.git` internals and Loom's own project settings (`.loom/`, where a
     /// model could otherwise grant itself approvals or switch the sandbox off for the next
     /// session) are never written by tools, and credential directories in the home
-    /// directory are neither read nor written.
+    /// directory are neither read nor written. Nor are the system's secrets, which only
+    /// root can read (password hashes, sudo rules, ssh host keys, root's own credential
+    /// directories): Loom often runs as root in containers and CI, where they are exposed.
     pub fn defaults(home: Option<&Path>) -> Vec<ForbiddenRule> {
         let mut rules: Vec<ForbiddenRule> = [".git", ".loom"]
             .into_iter()
@@ -119,7 +135,7 @@ impl ForbiddenRule {
             })
             .collect();
         if let Some(home) = home {
-            for dir in [".ssh", ".aws", ".gnupg"] {
+            for dir in CREDENTIAL_DIRS {
                 rules.push(ForbiddenRule {
                     label: format!("~/{dir}"),
                     matcher: ForbiddenMatch::Under(canonical_or_self(&home.join(dir))),
@@ -127,6 +143,28 @@ impl ForbiddenRule {
                 });
             }
         }
+        let root_home = Path::new("/root");
+        let mut system: Vec<PathBuf> = SYSTEM_SECRETS.iter().map(PathBuf::from).collect();
+        if home.is_none_or(|h| canonical_or_self(h) != canonical_or_self(root_home)) {
+            system.extend(CREDENTIAL_DIRS.iter().map(|d| root_home.join(d)));
+        }
+        if let Ok(entries) = std::fs::read_dir("/etc/ssh") {
+            system.extend(
+                entries
+                    .filter_map(Result::ok)
+                    .map(|e| e.path())
+                    .filter(|p| {
+                        p.file_name()
+                            .and_then(|n| n.to_str())
+                            .is_some_and(|n| n.starts_with("ssh_host_") && n.ends_with("_key"))
+                    }),
+            );
+        }
+        rules.extend(system.into_iter().map(|path| ForbiddenRule {
+            label: path.display().to_string(),
+            matcher: ForbiddenMatch::Under(canonical_or_self(&path)),
+            applies_to_reads: true,
+        }));
         rules
     }
 

@@ -9,6 +9,8 @@
 
 use tree_sitter::{Node, Parser};
 
+use super::coverage::{self, Coverage};
+
 /// One decoded word.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Word {
@@ -26,6 +28,22 @@ pub struct Word {
     pub brace: bool,
     /// Indices of commands found inside substitutions in this word.
     pub inner: Vec<usize>,
+    /// Its run-time parts in source order (`$(pwd)`, `$HOME`), for working out values
+    /// Loom can know in advance.
+    pub subs: Vec<Subst>,
+    /// Whether the text is a value Loom worked out from substitutions (`$(pwd)`).
+    pub evaluated: bool,
+}
+
+/// One run-time part of a word.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Subst {
+    /// The part as it appears in [`Word::text`] (`$(pwd)`, `` `pwd` ``, `$HOME`).
+    pub source: String,
+    /// For a command substitution holding one simple command and nothing else, its words.
+    pub command: Option<Vec<Word>>,
+    /// Whether it sits inside double quotes (no word splitting of its value).
+    pub quoted: bool,
 }
 
 impl Word {
@@ -88,8 +106,24 @@ pub struct SimpleCommand {
     pub heredoc_expands: bool,
     /// Its redirects (including those of an enclosing redirected statement).
     pub redirects: Vec<Redirect>,
+    /// What a heredoc or here-string gives it on standard input.
+    pub stdin: Option<Stdin>,
+    /// Where in the line it sits (`command substitution $(pwd)`), empty at the top level.
+    pub part: String,
     /// The source text.
     pub text: String,
+}
+
+/// Text a heredoc (`<<EOF`) or here-string (`<<<`) feeds a command: a shell or an
+/// interpreter reading it runs it as code.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stdin {
+    /// The text as written (expansions left in place, a `<<-` heredoc's leading tabs
+    /// removed).
+    pub text: String,
+    /// Whether the shell expands something in it first (`$x`, `$(…)`, backticks), so the
+    /// text that arrives is only known at run time.
+    pub expands: bool,
 }
 
 /// A parsed script.
@@ -107,6 +141,8 @@ pub struct Script {
     pub has_errors: bool,
     /// Whether nesting went deeper than Loom analyses.
     pub too_deep: bool,
+    /// Substitutions in the raw text that the parser did not produce (see [`coverage`]).
+    pub coverage: Coverage,
 }
 
 /// Deepest syntax nesting analysed (deeper scripts are reported, not recursed into).
@@ -129,8 +165,11 @@ pub fn parse(source: &str) -> Option<Script> {
         script: &mut script,
         depth: 0,
         heredoc_expands: false,
+        stdin: None,
+        parts: Vec::new(),
     };
     walker.visit(root);
+    script.coverage = coverage::check(source, root);
     Some(script)
 }
 
@@ -140,7 +179,14 @@ struct Walker<'a> {
     depth: usize,
     /// Set while reading redirects when an unquoted heredoc body expands something.
     heredoc_expands: bool,
+    /// Set while reading redirects: the text a heredoc or here-string feeds the command.
+    stdin: Option<Stdin>,
+    /// Where the walk is (innermost last), for [`SimpleCommand::part`].
+    parts: Vec<String>,
 }
+
+/// Longest source excerpt a part's label quotes.
+const PART_EXCERPT: usize = 48;
 
 impl Walker<'_> {
     fn text(&self, node: Node<'_>) -> String {
@@ -202,7 +248,15 @@ impl Walker<'_> {
                 if let Some(body) = node.child_by_field_name("body") {
                     self.visit(body);
                 }
+                let owner = self
+                    .script
+                    .commands
+                    .len()
+                    .checked_sub(1)
+                    .filter(|&i| i >= before);
+                let piped_before = self.script.pipelines.len();
                 let outer_heredoc = std::mem::take(&mut self.heredoc_expands);
+                let outer_stdin = self.stdin.take();
                 let mut redirects = Vec::new();
                 let mut cursor = node.walk();
                 for child in node.children_by_field_name("redirect", &mut cursor) {
@@ -211,11 +265,15 @@ impl Walker<'_> {
                 let mut cursor = node.walk();
                 for child in node.named_children(&mut cursor) {
                     if child.kind() == "herestring_redirect" {
-                        self.visit(child);
+                        self.redirect(child, &mut redirects);
                     }
                 }
                 let expands = std::mem::replace(&mut self.heredoc_expands, outer_heredoc);
-                self.attach(before, redirects, node, expands);
+                let stdin = std::mem::replace(&mut self.stdin, outer_stdin);
+                self.attach(before, redirects, node, expands, stdin);
+                if let Some(owner) = owner {
+                    self.heredoc_pipeline(node, piped_before, owner);
+                }
             }
             "pipeline" => {
                 let mut stages = Vec::new();
@@ -268,22 +326,49 @@ impl Walker<'_> {
         redirects: Vec<Redirect>,
         node: Node<'_>,
         heredoc_expands: bool,
+        stdin: Option<Stdin>,
     ) {
-        if redirects.is_empty() && !heredoc_expands {
+        if redirects.is_empty() && !heredoc_expands && stdin.is_none() {
             return;
         }
         if self.script.commands.len() > before {
             let last = self.script.commands.len() - 1;
-            self.script.commands[last].redirects.extend(redirects);
-            self.script.commands[last].heredoc_expands |= heredoc_expands;
+            let cmd = &mut self.script.commands[last];
+            cmd.redirects.extend(redirects);
+            cmd.heredoc_expands |= heredoc_expands;
+            if stdin.is_some() {
+                cmd.stdin = stdin;
+            }
         } else {
             self.script.commands.push(SimpleCommand {
                 redirects,
                 heredoc_expands,
+                stdin,
+                part: self.part(),
                 text: self.text(node),
                 ..SimpleCommand::default()
             });
         }
+    }
+
+    /// The label of the innermost part being walked.
+    fn part(&self) -> String {
+        self.parts.last().cloned().unwrap_or_default()
+    }
+
+    /// Walk `f` inside a part labelled `kind` and an excerpt of `node`'s source.
+    fn within<T>(&mut self, kind: &str, node: Node<'_>, f: impl FnOnce(&mut Self) -> T) -> T {
+        let text = self.text(node);
+        let excerpt: String = text.chars().take(PART_EXCERPT).collect();
+        let more = if excerpt.len() < text.len() {
+            "…"
+        } else {
+            ""
+        };
+        self.parts.push(format!("{kind} {excerpt}{more}"));
+        let out = f(self);
+        self.parts.pop();
+        out
     }
 
     fn redirect(&mut self, node: Node<'_>, out: &mut Vec<Redirect>) {
@@ -307,15 +392,32 @@ impl Walker<'_> {
                 for child in node.children_by_field_name("redirect", &mut cursor) {
                     self.redirect(child, out);
                 }
-                let quoted = node
+                let start = node
                     .named_children(&mut node.walk())
-                    .find(|c| c.kind() == "heredoc_start")
-                    .is_some_and(|start| self.text(start).contains(['\'', '"', '\\']));
+                    .find(|c| c.kind() == "heredoc_start");
+                let quoted =
+                    start.is_some_and(|start| self.text(start).contains(['\'', '"', '\\']));
+                let strip_tabs = self.text(node).starts_with("<<-");
+                let bodies: Vec<Node<'_>> = node
+                    .named_children(&mut node.walk())
+                    .filter(|c| c.kind() == "heredoc_body")
+                    .collect();
+                for body in &bodies {
+                    let raw = self.text(*body);
+                    let text = if strip_tabs {
+                        raw.lines()
+                            .map(|l| l.trim_start_matches('\t'))
+                            .collect::<Vec<_>>()
+                            .join("\n")
+                    } else {
+                        raw
+                    };
+                    self.stdin = Some(Stdin {
+                        expands: !quoted && text.contains(['$', '`']),
+                        text,
+                    });
+                }
                 if !quoted {
-                    let bodies: Vec<Node<'_>> = node
-                        .named_children(&mut node.walk())
-                        .filter(|c| c.kind() == "heredoc_body")
-                        .collect();
                     for body in bodies {
                         let mut cursor = body.walk();
                         let parts: Vec<Node<'_>> = body
@@ -324,7 +426,7 @@ impl Walker<'_> {
                             .collect();
                         for part in parts {
                             self.heredoc_expands = true;
-                            let _ = self.word(part);
+                            let _ = self.within("heredoc text", part, |w| w.word(part));
                         }
                     }
                 }
@@ -342,7 +444,17 @@ impl Walker<'_> {
                     self.visit(child);
                 }
             }
-            "herestring_redirect" => self.visit(node),
+            "herestring_redirect" => {
+                let mut cursor = node.walk();
+                let words: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+                for child in words {
+                    let w = self.within("here-string", child, |w| w.word(child));
+                    self.stdin = Some(Stdin {
+                        text: format!("{}\n", w.text),
+                        expands: w.dynamic,
+                    });
+                }
+            }
             _ => {}
         }
     }
@@ -378,6 +490,8 @@ impl Walker<'_> {
             cmd.words.push(Word::literal(&self.text(keyword)));
         }
         let outer_heredoc = std::mem::take(&mut self.heredoc_expands);
+        let outer_stdin = self.stdin.take();
+        let piped_before = self.script.pipelines.len();
         let mut redirects = Vec::new();
         let mut cursor = node.walk();
         for child in node.named_children(&mut cursor) {
@@ -397,8 +511,29 @@ impl Walker<'_> {
         }
         cmd.redirects = redirects;
         cmd.heredoc_expands = std::mem::replace(&mut self.heredoc_expands, outer_heredoc);
+        cmd.stdin = std::mem::replace(&mut self.stdin, outer_stdin);
+        cmd.part = self.part();
         self.script.commands.push(cmd);
-        self.script.commands.len() - 1
+        let index = self.script.commands.len() - 1;
+        self.heredoc_pipeline(node, piped_before, index);
+        index
+    }
+
+    /// `cat <<EOF | sh`: the parser puts `| sh` inside the heredoc redirect as a pipeline
+    /// of its own; make the command that owns the heredoc its first stage, so what the
+    /// heredoc feeds the pipeline is known.
+    fn heredoc_pipeline(&mut self, node: Node<'_>, piped_before: usize, owner: usize) {
+        let mut cursor = node.walk();
+        let in_heredoc = node
+            .named_children(&mut cursor)
+            .filter(|c| c.kind() == "heredoc_redirect")
+            .any(|h| {
+                let mut c = h.walk();
+                h.named_children(&mut c).any(|n| n.kind() == "pipeline")
+            });
+        if in_heredoc && let Some(stages) = self.script.pipelines.get_mut(piped_before) {
+            stages.insert(0, vec![owner]);
+        }
     }
 
     fn word(&mut self, node: Node<'_>) -> Word {
@@ -462,6 +597,8 @@ impl Walker<'_> {
                             out.text.push_str(&w.text);
                             out.dynamic |= w.dynamic;
                             out.inner.extend(w.inner);
+                            out.subs
+                                .extend(w.subs.into_iter().map(|s| Subst { quoted: true, ..s }));
                         }
                     }
                     pos = child.end_byte().saturating_sub(base);
@@ -486,6 +623,7 @@ impl Walker<'_> {
                     out.ansi_c |= w.ansi_c;
                     out.brace |= w.brace;
                     out.inner.extend(w.inner);
+                    out.subs.extend(w.subs);
                 }
                 if out.text.contains('{') && out.text.contains(',') && out.text.contains('}') {
                     out.brace = true;
@@ -498,14 +636,42 @@ impl Walker<'_> {
             | "expansion"
             | "arithmetic_expansion" => {
                 let before = self.script.commands.len();
+                let kind = match node.kind() {
+                    "command_substitution" => "command substitution",
+                    "process_substitution" => "process substitution",
+                    "arithmetic_expansion" => "arithmetic expansion",
+                    _ => "expansion",
+                };
                 let mut cursor = node.walk();
-                for child in node.named_children(&mut cursor) {
-                    self.visit(child);
-                }
+                let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+                self.within(kind, node, |w| {
+                    for child in children {
+                        w.visit(child);
+                    }
+                });
+                let inner: Vec<usize> = (before..self.script.commands.len()).collect();
+                let command = match inner.split_last() {
+                    Some((last, others)) if node.kind() == "command_substitution" => {
+                        let c = &self.script.commands[*last];
+                        let within = |i: &usize| c.words.iter().any(|w| w.inner.contains(i));
+                        (c.redirects.is_empty()
+                            && c.assignments.is_empty()
+                            && c.stdin.is_none()
+                            && others.iter().all(within))
+                        .then(|| c.words.clone())
+                    }
+                    _ => None,
+                };
+                let text = self.text(node);
                 Word {
-                    text: self.text(node),
+                    subs: vec![Subst {
+                        source: text.clone(),
+                        command,
+                        quoted: false,
+                    }],
+                    text,
                     dynamic: true,
-                    inner: (before..self.script.commands.len()).collect(),
+                    inner,
                     ..Word::default()
                 }
             }
@@ -516,8 +682,18 @@ impl Walker<'_> {
                     self.visit(child);
                 }
                 let inner: Vec<usize> = (before..self.script.commands.len()).collect();
+                let text = self.text(node);
                 Word {
-                    text: self.text(node),
+                    subs: if inner.is_empty() {
+                        Vec::new()
+                    } else {
+                        vec![Subst {
+                            source: text.clone(),
+                            command: None,
+                            quoted: false,
+                        }]
+                    },
+                    text,
                     dynamic: !inner.is_empty(),
                     inner,
                     ..Word::default()

@@ -9,7 +9,7 @@
 use super::super::Risk;
 use super::super::options::{Spec, parse};
 use super::super::parse::Word;
-use super::{Judgement, State, judge, reads};
+use super::{Judgement, State, judge, reads, writes_at};
 
 #[rustfmt::skip]
 pub(super) const SPEC: Spec = Spec {
@@ -136,6 +136,13 @@ pub(super) fn awk(name: &str, args: &[Word], state: &State) -> Judgement {
         {
             j = j.worst(judge(Risk::Medium, why).ungrantable());
             j = j.worst(super::dev::forbidden_in_code(&s.text, state, 0));
+            for target in print_targets(&s.text) {
+                j = j.worst(writes_at(
+                    &Word::literal(&target),
+                    state,
+                    "the awk program writes",
+                ));
+            }
         }
     }
     for w in operands {
@@ -145,6 +152,55 @@ pub(super) fn awk(name: &str, args: &[Word], state: &State) -> Judgement {
         j = j.worst(reads(w, state));
     }
     j
+}
+
+/// The files `print > "FILE"` and `printf >> "FILE"` statements name as string literals.
+fn print_targets(program: &str) -> Vec<String> {
+    let chars: Vec<char> = program.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    let mut in_string = false;
+    while i < chars.len() {
+        let c = chars[i];
+        if in_string {
+            match c {
+                '\\' => i += 1,
+                '"' => in_string = false,
+                _ => {}
+            }
+            i += 1;
+            continue;
+        }
+        if c == '"' {
+            in_string = true;
+            i += 1;
+            continue;
+        }
+        if c == '>' {
+            let mut k = i + 1;
+            while k < chars.len() && (chars[k] == '>' || chars[k] == ' ') {
+                k += 1;
+            }
+            if chars.get(k) == Some(&'"') {
+                let mut target = String::new();
+                k += 1;
+                while k < chars.len() && chars[k] != '"' {
+                    if chars[k] == '\\' {
+                        k += 1;
+                    }
+                    if let Some(&t) = chars.get(k) {
+                        target.push(t);
+                    }
+                    k += 1;
+                }
+                out.push(target);
+                i = k + 1;
+                continue;
+            }
+        }
+        i += 1;
+    }
+    out
 }
 
 #[cfg(test)]
@@ -170,6 +226,14 @@ mod tests {
                 assert_eq!(verdict, None, "{p}");
             }
         }
+    }
+
+    #[test]
+    fn print_targets_are_read_from_string_literals() {
+        assert_eq!(print_targets("{print > \"/etc/x\"}"), vec!["/etc/x"]);
+        assert_eq!(print_targets("{printf \"%s\", $1 >> \"log\"}"), vec!["log"]);
+        assert!(print_targets("{ print ($1 > 5) }").is_empty());
+        assert!(print_targets("{ print \"a > b\" }").is_empty());
     }
 
     #[test]

@@ -85,6 +85,19 @@ pub(super) fn shell(name: &str, args: &[Word], state: &mut State, depth: usize) 
         Some(PipedInput::Text(text)) => {
             nested(&text, state, depth, &format!("`{name}` from its input"))
         }
+        Some(PipedInput::Built(text)) => judge(
+            Risk::High,
+            format!(
+                "`{name}` runs a script the shell builds at run time (expansions in its input)"
+            ),
+        )
+        .ungrantable()
+        .worst(nested(
+            &text,
+            state,
+            depth,
+            &format!("`{name}` from its input"),
+        )),
         Some(PipedInput::Unknown) => judge(
             Risk::High,
             format!("`{name}` runs commands it reads from another program's output"),
@@ -209,8 +222,12 @@ pub(super) fn interpreter(name: &str, args: &[Word], state: &mut State, depth: u
             None => judge(Risk::Low, format!("{name} checks syntax")),
         };
     }
+    let stdin_code = match &state.piped {
+        Some(PipedInput::Text(t) | PipedInput::Built(t)) => Some(t.clone()),
+        _ => None,
+    };
     match rest.first() {
-        Some(script) => {
+        Some(script) if script.text != "-" => {
             let where_ = match state.place(script) {
                 Place::Inside(_) => "from the workspace",
                 _ => "from outside the workspace",
@@ -221,10 +238,17 @@ pub(super) fn interpreter(name: &str, args: &[Word], state: &mut State, depth: u
             )
             .worst(reads(script, state))
         }
-        None => judge(
-            Risk::Medium,
-            format!("`{name}` runs a program from its input"),
-        ),
+        _ => {
+            let j = judge(
+                Risk::Medium,
+                format!("`{name}` runs a program from its input"),
+            )
+            .ungrantable();
+            match stdin_code {
+                Some(code) => j.worst(forbidden_in_code(&code, state, depth)),
+                None => j,
+            }
+        }
     }
 }
 

@@ -91,6 +91,13 @@ pub(super) fn rm(name: &str, args: &[Word], state: &State, extra_dynamic: bool) 
             }
             Place::Harmless => judge(Risk::ReadOnly, "deletes nothing real"),
             Place::SystemRoot(s) => judge(Risk::High, format!("deletes {s}")),
+            Place::Outside(p) if recursive && state.ctx.workspace.starts_with(&p) => judge(
+                Risk::Forbidden,
+                format!(
+                    "rm -r of {} would delete the workspace inside it",
+                    p.display()
+                ),
+            ),
             Place::Outside(p) => judge(
                 Risk::High,
                 format!("deletes outside the workspace ({})", p.display()),
@@ -400,11 +407,31 @@ pub(super) fn find(args: &[Word], state: &mut State, depth: usize) -> Judgement 
 
 /// `tar`: listing is read-only, extracting and creating write; options that run programs
 /// (`--checkpoint-action=exec`, `--to-command`, `-I`) are not recognised.
-pub(super) fn tar(args: &[Word], state: &State) -> Judgement {
+/// tar options whose value is a command tar runs (`--checkpoint-action` only with `exec=`).
+const TAR_RUNS: &[&str] = &[
+    "-I",
+    "--use-compress-program",
+    "--to-command",
+    "--checkpoint-action",
+    "-F",
+    "--info-script",
+    "--new-volume-script",
+    "--rsh-command",
+    "--rmt-command",
+];
+
+pub(super) fn tar(args: &[Word], state: &State, depth: usize) -> Judgement {
     const SPEC: Spec = Spec {
         flags: "ctxruAdvzjJapkUOmhSwWiBGMnloq",
-        valued: "fCTXbgKLNVH",
+        valued: "fCTXbgKLNVHIF",
         long: &[
+            "use-compress-program=",
+            "to-command=",
+            "checkpoint-action=",
+            "info-script=",
+            "new-volume-script=",
+            "rsh-command=",
+            "rmt-command=",
             "list",
             "extract",
             "get",
@@ -527,6 +554,30 @@ pub(super) fn tar(args: &[Word], state: &State) -> Judgement {
     }
     for v in parsed.values(&["-T", "--files-from", "-X", "--exclude-from"]) {
         j = j.worst(reads(&v.word(), state));
+    }
+    for o in parsed
+        .opts
+        .iter()
+        .filter(|o| TAR_RUNS.contains(&o.name.as_str()))
+    {
+        let Some(value) = &o.value else { continue };
+        let word = value.word();
+        let command = if o.name == "--checkpoint-action" {
+            match word.text.strip_prefix("exec=") {
+                Some(cmd) => Word {
+                    text: cmd.to_string(),
+                    ..word.clone()
+                },
+                None => continue,
+            }
+        } else {
+            word
+        };
+        j = j.worst(
+            judge(Risk::Medium, format!("tar {} runs a command", o.name))
+                .ungrantable()
+                .worst(super::nested_shell(&command, state, depth)),
+        );
     }
     j
 }

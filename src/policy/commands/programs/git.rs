@@ -11,7 +11,7 @@
 use super::super::options::{Parsed, Spec, parse};
 use super::super::parse::Word;
 use super::super::{Place, Risk};
-use super::git_config::{config, config_key};
+use super::git_config::{config, config_key, config_payload};
 use super::{Judgement, State, is_flag, judge, nested, reads};
 
 macro_rules! long {
@@ -306,6 +306,11 @@ pub(super) fn git(args: &[Word], state: &State, depth: usize) -> Judgement {
             let key = value.split('=').next().unwrap_or("");
             let (level, reason) = config_key(key);
             floor = floor.at_least(level, format!("git -c {key}: {reason}"));
+            if let Some((_, setting)) = value.split_once('=')
+                && level == Risk::High
+            {
+                floor = floor.worst(config_payload(key, setting, state, depth));
+            }
             i += step;
             continue;
         }
@@ -411,7 +416,7 @@ fn subcommand(sub: &str, rest: &[Word], state: &State, depth: usize) -> Judgemen
         .map(|w| w.text.as_str())
         .collect();
     match sub {
-        "config" => config(rest, state),
+        "config" => config(rest, state, depth),
         "branch" => branch(rest),
         "tag" => tag(rest),
         "remote" => match plain.first().copied() {

@@ -5,7 +5,26 @@
 
 use super::super::Risk;
 use super::super::parse::Word;
-use super::{Judgement, State, judge, reads, writes_at};
+use super::{Judgement, State, judge, nested, reads, writes_at};
+
+/// What setting `key` to `value` makes git run, judged as the shell command it is: an
+/// alias starting with `!` and the program keys (`core.pager`, `core.sshCommand`, …) run
+/// their value through the shell. (The key's own risk is judged by [`config_key`].)
+pub(super) fn config_payload(key: &str, value: &str, state: &State, depth: usize) -> Judgement {
+    let k = key.to_ascii_lowercase();
+    let code = if k.starts_with("alias.") {
+        match value.trim_start().strip_prefix('!') {
+            Some(shell) => shell.to_string(),
+            None => format!("git {value}"),
+        }
+    } else {
+        value.to_string()
+    };
+    if code.trim().is_empty() {
+        return judge(Risk::ReadOnly, "an empty setting");
+    }
+    nested(&code, state, depth, &format!("the git setting {key}"))
+}
 
 /// Why setting the git configuration key `key` is risky, and how much.
 #[rustfmt::skip]
@@ -51,7 +70,7 @@ pub(super) fn config_key(key: &str) -> (Risk, String) {
 
 /// `git config`: reads are read-only; writes are medium, high for keys that run programs
 /// and for the user's or system's configuration.
-pub(super) fn config(rest: &[Word], state: &State) -> Judgement {
+pub(super) fn config(rest: &[Word], state: &State, depth: usize) -> Judgement {
     let mut global = false;
     let mut write = false;
     let mut file: Option<Word> = None;
@@ -78,16 +97,24 @@ pub(super) fn config(rest: &[Word], state: &State) -> Judgement {
         i += 1;
     }
     let new_syntax = operands.first().map(|w| w.text.as_str());
+    let mut setting: Option<&Word> = None;
     let (write, key) = match new_syntax {
         Some("get" | "list") => (false, None),
-        Some("set" | "unset" | "rename-section" | "remove-section") => {
+        Some("set") => {
+            setting = operands.get(2).copied();
+            (true, operands.get(1).map(|w| w.text.clone()))
+        }
+        Some("unset" | "rename-section" | "remove-section") => {
             (true, operands.get(1).map(|w| w.text.clone()))
         }
         Some("edit") => return judge(Risk::High, "git config edit runs an editor"),
-        _ => (
-            write || operands.len() >= 2,
-            operands.first().map(|w| w.text.clone()),
-        ),
+        _ => {
+            setting = operands.get(1).copied();
+            (
+                write || operands.len() >= 2,
+                operands.first().map(|w| w.text.clone()),
+            )
+        }
     };
     if !write {
         return match &file {
@@ -99,6 +126,18 @@ pub(super) fn config(rest: &[Word], state: &State) -> Judgement {
     let (level, reason) = config_key(&key);
     let mut j =
         judge(Risk::Medium, "changes the repository's git configuration").at_least(level, reason);
+    if level == Risk::High
+        && let Some(value) = setting
+    {
+        j = j.worst(if value.dynamic {
+            judge(
+                Risk::High,
+                format!("sets {key} to a value only known at run time"),
+            )
+        } else {
+            config_payload(&key, &value.text, state, depth)
+        });
+    }
     if global {
         j = j.at_least(
             Risk::High,

@@ -11,10 +11,14 @@ mod awk;
 mod build;
 mod builtins;
 mod dev;
+mod editors;
+mod evaluate;
 mod files;
 mod git;
 mod git_config;
+mod machine;
 mod readonly;
+mod remote;
 mod sed;
 mod tables;
 mod wrappers;
@@ -29,8 +33,11 @@ use crate::policy::paths::Access;
 /// What a pipeline feeds a command on its standard input.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PipedInput {
-    /// The literal text an `echo` or `printf` before it prints.
+    /// The literal text an `echo` or `printf` before it prints, or a quoted heredoc holds.
     Text(String),
+    /// Text the shell expands before the command reads it (an unquoted heredoc with `$x`
+    /// or a substitution in it): what is written is known, what arrives is not.
+    Built(String),
     /// Output of a program, only known at run time.
     Unknown,
 }
@@ -150,8 +157,14 @@ pub fn classify_command(
     depth: usize,
     piped: Option<PipedInput>,
 ) -> Vec<Segment> {
-    state.piped = piped;
+    state.piped = match &cmd.stdin {
+        Some(s) if s.expands => Some(PipedInput::Built(s.text.clone())),
+        Some(s) => Some(PipedInput::Text(s.text.clone())),
+        None => piped,
+    };
     let shown = display(cmd);
+    let evaluated = with_known_values(cmd, state);
+    let cmd = evaluated.as_ref().unwrap_or(cmd);
     let redirect = redirects(cmd, state);
     let mut j = if cmd.words.is_empty() {
         judge(Risk::ReadOnly, "only sets variables or redirects")
@@ -162,6 +175,7 @@ pub fn classify_command(
         if let Some(reason) = super::vars::dangerous(&a.name) {
             j = j.at_least(Risk::High, reason);
         }
+        j = j.worst(code_in_value(&a.name, &a.value, state, depth));
     }
     for w in cmd
         .words
@@ -185,6 +199,7 @@ pub fn classify_command(
     state.piped = None;
     let mut out = vec![Segment {
         command: shown,
+        part: String::new(),
         level: j.level,
         reason: j.reason,
         prefix: j.prefix,
@@ -194,6 +209,50 @@ pub fn classify_command(
     }];
     out.extend(j.nested);
     out
+}
+
+/// A variable set to literal text holding a substitution (`x='a[$(rm -rf *)]'`): bash runs
+/// it wherever the variable is read as code, which arithmetic does without `eval`
+/// (`$((x))`, `(( x ))`, `[[ $x -eq 1 ]]`). The text is judged as a command, and asks.
+fn code_in_value(name: &str, value: &Word, state: &State, depth: usize) -> Judgement {
+    if value.dynamic || !(value.text.contains("$(") || value.text.contains('`')) {
+        return judge(Risk::ReadOnly, "a plain value");
+    }
+    judge(
+        Risk::Medium,
+        format!(
+            "the value of {name} holds a command substitution, which runs wherever the \
+             variable is read as code (eval, arithmetic)"
+        ),
+    )
+    .ungrantable()
+    .worst(nested(
+        &format!(": {}", value.text),
+        state,
+        depth,
+        &format!("the value of {name}"),
+    ))
+}
+
+/// `cmd` with the substitutions whose values Loom knows replaced by those values
+/// ([`evaluate`]), or `None` when there are none.
+fn with_known_values(cmd: &SimpleCommand, state: &State) -> Option<SimpleCommand> {
+    let words = evaluate::resolve(&cmd.words, state);
+    let mut redirects = cmd.redirects.clone();
+    let mut changed = words.is_some();
+    for r in &mut redirects {
+        if let Some(mut values) = evaluate::resolve(std::slice::from_ref(&r.target), state)
+            && values.len() == 1
+        {
+            r.target = values.remove(0);
+            changed = true;
+        }
+    }
+    changed.then(|| SimpleCommand {
+        words: words.unwrap_or_else(|| cmd.words.clone()),
+        redirects,
+        ..cmd.clone()
+    })
 }
 
 /// Command substitutions inside a word that the parser kept as plain text (backticks in
@@ -366,8 +425,20 @@ pub(super) fn program(
         );
     }
     let mut j = named_program(words, state, depth, extra_dynamic);
-    if first.ansi_c || first.brace {
+    if j.level >= Risk::Medium && j.level < Risk::Forbidden && !j.grantable && state.scan_unknown {
+        j = j.worst(forbidden_among(&words[1..], state, depth));
+    }
+    if first.ansi_c || first.brace || first.evaluated {
         j = j.ungrantable();
+    }
+    if first.evaluated {
+        j = j.at_least(
+            Risk::High,
+            format!(
+                "the program name `{}` is built by a substitution at run time",
+                first.text
+            ),
+        );
     }
     if first.ansi_c {
         j = j.at_least(
@@ -414,6 +485,12 @@ fn named_program(
     if let Some(j) = dev::runs_in_env(&name, args, state, depth) {
         return j;
     }
+    if let Some(j) = machine::machine(&name, args) {
+        return j;
+    }
+    if let Some(j) = editors::editor(&name, args, state, depth) {
+        return j;
+    }
     match name.as_str() {
         "" => judge(Risk::High, "an empty program name"),
         s if SHELLS.contains(&s) => dev::shell(&name, args, state, depth),
@@ -448,11 +525,18 @@ fn named_program(
         "rmdir" => files::writes(args, state, "removes", Risk::Medium, extra_dynamic),
         "chmod" | "chown" | "chgrp" => files::perms(&name, args, state),
         "dd" => files::dd(args, state),
-        "kill" | "killall" | "pkill" | "skill" | "xkill" => {
+        "killall" | "pkill" | "skill" | "xkill" => {
             judge(Risk::High, format!("`{name}` stops running processes"))
         }
         n if NETWORK_CLIENTS.contains(&n) => {
-            judge(Risk::High, format!("`{name}` uses the network")).net()
+            let mut j = judge(Risk::High, format!("`{name}` uses the network")).net();
+            for command in remote::local_commands(&name, args) {
+                j = j.worst(
+                    nested_shell(&command, state, depth)
+                        .at_least(Risk::High, format!("`{name}` runs a local command")),
+                );
+            }
+            j
         }
         "ping" | "traceroute" | "mtr" => {
             judge(Risk::Medium, format!("`{name}` sends network probes")).net()
@@ -489,7 +573,7 @@ fn named_program(
         ),
         "mktemp" => judge(Risk::Medium, "creates a temporary file"),
         "patch" => judge(Risk::Medium, "applies a patch to files"),
-        "tar" => files::tar(args, state),
+        "tar" => files::tar(args, state, depth),
         "unzip" | "zip" | "7z" | "unrar" | "split" | "csplit" => {
             judge(Risk::Medium, format!("`{name}` writes files"))
         }
@@ -549,10 +633,9 @@ fn unknown(name: &str, first: &Word, args: &[Word], state: &State, depth: usize)
 }
 
 /// The worst of judging each suffix of `args` as a command and each argument as a shell
-/// command string, kept only when forbidden (any other level is already covered by the
-/// caller's floor).
+/// command string (or a payload inside one, see [`payloads`]), kept only when forbidden
+/// (any other level is already covered by the caller's floor).
 pub(super) fn forbidden_among(args: &[Word], state: &State, depth: usize) -> Judgement {
-    let mut j = judge(Risk::ReadOnly, "no forbidden command among the arguments");
     let mut scratch = State::new(state.ctx.clone());
     scratch.scan_unknown = false;
     for start in 0..args.len().min(16) {
@@ -561,17 +644,42 @@ pub(super) fn forbidden_among(args: &[Word], state: &State, depth: usize) -> Jud
             return inner;
         }
         let w = &args[start];
-        if !w.dynamic && w.text.contains(' ') {
-            let nested = classify_nested(&w.text, &state.ctx, depth + 1);
+        if w.dynamic {
+            continue;
+        }
+        for text in payloads(&w.text) {
+            if !text.contains(' ') && text == w.text {
+                continue;
+            }
+            let nested = classify_nested(text, &state.ctx, depth + 1);
             if nested.level == Risk::Forbidden {
-                j = j.worst(judge(
+                return judge(
                     Risk::Forbidden,
-                    format!("may run `{}`: {}", w.text, nested.reason),
-                ));
+                    format!("may run `{text}`: {}", nested.reason),
+                );
             }
         }
     }
-    j
+    judge(Risk::ReadOnly, "no forbidden command among the arguments")
+}
+
+/// Where a command may hide inside one argument: the whole of it, what follows an `=`
+/// (`--checkpoint-action=exec=CMD`, `-oProxyCommand=CMD`, `alias.x=!CMD`), and what follows
+/// a `!` (vim's `-c '!CMD'`, a git alias). At most eight, shortest last.
+pub(super) fn payloads(text: &str) -> Vec<&str> {
+    let mut out = vec![text];
+    for (i, c) in text.char_indices() {
+        if out.len() >= 8 {
+            break;
+        }
+        if matches!(c, '=' | '!') {
+            let rest = text[i + 1..].trim_start_matches(['!', ':', ' ']);
+            if !rest.trim().is_empty() && !out.contains(&rest) {
+                out.push(rest);
+            }
+        }
+    }
+    out
 }
 
 /// Quote a word for a shell, so a joined command line splits back into the same words.
@@ -605,7 +713,16 @@ pub(super) fn nested(text: &str, state: &State, depth: usize, via: &str) -> Judg
         .find(|s| s.level == inner.level)
         .map(|s| s.prefix.clone())
         .unwrap_or_default();
-    j.nested = inner.segments;
+    j.nested = inner
+        .segments
+        .into_iter()
+        .map(|mut s| {
+            if s.part.is_empty() {
+                s.part = format!("run by {via}");
+            }
+            s
+        })
+        .collect();
     j
 }
 

@@ -29,6 +29,9 @@ struct Effects {
     reads: Vec<String>,
     runs: Vec<String>,
     runs_pattern_space: bool,
+    /// Replacements of `s///e` commands: the text that becomes the command run (all of
+    /// it when the pattern matches the whole line, as in `s/.*/CMD/e`).
+    runs_replacement: Vec<String>,
 }
 
 pub(super) fn sed(name: &str, args: &[Word], state: &State, depth: usize) -> Judgement {
@@ -56,7 +59,8 @@ pub(super) fn sed(name: &str, args: &[Word], state: &State, depth: usize) -> Jud
         return judge(
             Risk::Medium,
             "the sed script comes from a file Loom does not read, so it may write files or run commands",
-        );
+        )
+        .ungrantable();
     }
     let mut scripts: Vec<Word> = parsed
         .values(&["-e", "--expression"])
@@ -122,6 +126,9 @@ pub(super) fn sed(name: &str, args: &[Word], state: &State, depth: usize) -> Jud
                 Risk::High,
                 "the sed script runs its input text as a shell command (`e` or `s///e`)",
             );
+        }
+        for r in &effects.runs_replacement {
+            j = j.worst(nested(r, state, depth, "sed's `s///e`"));
         }
     }
     j
@@ -252,13 +259,16 @@ fn read_script(script: &str) -> Result<Effects, String> {
                 }
                 i += 1;
                 delimited(&mut i, delim)?;
+                let replacement_start = i;
                 delimited(&mut i, delim)?;
+                let replacement = unescape_replacement(&chars[replacement_start..i - 1], delim);
                 if cmd == 's' {
                     while i < n {
                         match chars[i] {
                             'g' | 'p' | 'i' | 'I' | 'm' | 'M' | '0'..='9' => i += 1,
                             'e' => {
                                 fx.runs_pattern_space = true;
+                                fx.runs_replacement.push(replacement.clone());
                                 i += 1;
                             }
                             'w' => {
@@ -277,6 +287,29 @@ fn read_script(script: &str) -> Result<Effects, String> {
         }
     }
     Ok(fx)
+}
+
+/// An `s` command's replacement as the text it puts in the pattern space: `\DELIM` and
+/// `\\` unescaped, `\n` a newline; `&` and `\1` (the matched text) stay as written.
+fn unescape_replacement(raw: &[char], delim: char) -> String {
+    let mut out = String::with_capacity(raw.len());
+    let mut it = raw.iter().copied();
+    while let Some(c) = it.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match it.next() {
+            Some('n') => out.push('\n'),
+            Some(n) if n == delim || n == '\\' || n == '\n' => out.push(n),
+            Some(n) => {
+                out.push('\\');
+                out.push(n);
+            }
+            None => out.push('\\'),
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -310,6 +343,10 @@ mod tests {
             vec!["/etc/passwd"]
         );
         assert!(read_script("s/.*/id/e").unwrap().runs_pattern_space);
+        assert_eq!(
+            read_script("s/.*/rm -rf \\/x/e").unwrap().runs_replacement,
+            vec!["rm -rf /x"]
+        );
         assert_eq!(read_script("1e touch x").unwrap().runs, vec!["touch x"]);
         assert!(read_script("/x/ e").unwrap().runs_pattern_space);
         assert!(read_script("k").is_err());

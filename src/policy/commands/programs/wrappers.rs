@@ -451,6 +451,15 @@ fn xargs(args: &[Word], state: &mut State, depth: usize) -> Judgement {
         .first()
         .map(|v| v.text().to_string())
         .or_else(|| opts.has(&["-i", "--replace"]).then(|| "{}".to_string()));
+    if let Some(super::PipedInput::Text(input)) = state.piped.clone() {
+        j = j.worst(with_known_input(
+            rest,
+            &input,
+            replace.as_deref(),
+            state,
+            depth,
+        ));
+    }
     let words: Vec<Word> = rest
         .iter()
         .map(|w| {
@@ -463,6 +472,48 @@ fn xargs(args: &[Word], state: &mut State, depth: usize) -> Judgement {
         .collect();
     j.worst(judge(Risk::Low, "xargs runs a command on its input"))
         .worst(program(&words, state, depth, true))
+}
+
+/// `echo 'rm -rf *' | xargs -I{} sh -c {}`: when the input is literal text, the commands
+/// xargs builds from it are known, and each is judged (a line per command with `-I`,
+/// whitespace-separated words appended otherwise; input with quotes or backslashes,
+/// which xargs reads its own way, is left to the run-time verdict).
+fn with_known_input(
+    command: &[Word],
+    input: &str,
+    replace: Option<&str>,
+    state: &mut State,
+    depth: usize,
+) -> Judgement {
+    let mut j = judge(Risk::ReadOnly, "xargs input");
+    if input.contains(['"', '\'', '\\']) {
+        return j;
+    }
+    match replace {
+        Some(r) => {
+            for line in input
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .take(16)
+            {
+                let words: Vec<Word> = command
+                    .iter()
+                    .map(|w| Word {
+                        text: w.text.replace(r, line),
+                        ..w.clone()
+                    })
+                    .collect();
+                j = j.worst(program(&words, state, depth, false));
+            }
+        }
+        None => {
+            let mut words = command.to_vec();
+            words.extend(input.split_whitespace().take(256).map(Word::literal));
+            j = j.worst(program(&words, state, depth, false));
+        }
+    }
+    j
 }
 
 /// A program name with glob characters (`/bin/r?`): the shell replaces it with the

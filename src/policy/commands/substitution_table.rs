@@ -1,0 +1,309 @@
+//! Issue 23's regressions: commands the classifier could not read ran unasked. Each table
+//! is one shape of the hole, with the level each command must get; the property below
+//! builds the next variant so it fails safe.
+
+use std::path::PathBuf;
+
+use proptest::prelude::*;
+
+use super::*;
+use crate::policy::paths::ForbiddenRule;
+
+fn ctx() -> CommandContext {
+    let home = PathBuf::from("/home/dev");
+    CommandContext {
+        workspace: PathBuf::from("/work/project"),
+        cwd: PathBuf::from("/work/project"),
+        protected: ForbiddenRule::defaults(Some(&home)),
+        home: Some(home),
+    }
+}
+
+use Risk::{Forbidden as F, High as H, Medium as M, ReadOnly as R};
+
+/// Checks every `(command, least level)` pair; `exact` pins the level.
+fn check(table: &[(&str, Risk)], exact: bool) {
+    let wrong: Vec<String> = table
+        .iter()
+        .filter_map(|(command, want)| {
+            let got = classify(command, &ctx());
+            let ok = if exact {
+                got.level == *want
+            } else {
+                got.level >= *want
+            };
+            (!ok).then(|| {
+                format!(
+                    "{command:?}: want {want}, got {} ({})",
+                    got.level, got.reason
+                )
+            })
+        })
+        .collect();
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// The critical hole: a substitution in an unquoted heredoc's text was plain text to the
+/// parser, so `cat` made the line read-only and it ran with no snapshot in read-only mode.
+#[test]
+fn substitutions_in_heredoc_text_are_judged_as_commands() {
+    check(
+        &[
+            ("cat <<EOF\n`rm -rf *`\nEOF", F),
+            ("cat <<EOF\n`cat ~/.ssh/id_rsa`\nEOF", H),
+            ("cat <<-EOF\n\t`rm -rf *`\n\tEOF", F),
+            ("cat <<EOF\nit's `rm -rf *`\nEOF", F),
+            ("cat <<EOF\n${x:-`rm -rf *`}\nEOF", F),
+            ("cat <<EOF\n$[1+`rm -rf *`]\nEOF", F),
+            ("cat <<EOF\n$(( $(rm -rf *) ))\nEOF", F),
+            ("cat <<EOF > notes.txt\n`touch x`\nEOF", M),
+            ("cat <<EOF\nhello `date`\nEOF", M),
+            ("cat <<EOF\n`rm -rf *\nEOF", M),
+            ("echo \"$(date) `rm -rf *`\"", F),
+            ("echo `echo \\`rm -rf *\\``", F),
+        ],
+        false,
+    );
+    check(
+        &[
+            ("cat <<'EOF'\n`rm -rf *`\nEOF", R),
+            ("cat <<\"EOF\"\n$(rm -rf *)\nEOF", R),
+            ("cat <<\\EOF\n`rm -rf *`\nEOF", R),
+            ("cat <<EOF\nno expansions here\nEOF", R),
+            ("echo '`rm -rf *`' # `rm -rf *`", R),
+            ("echo `echo \\`date\\``", R),
+        ],
+        true,
+    );
+}
+
+/// A forbidden command written inside another program was judged only as that program
+/// (high or medium, which full-auto runs). Each payload is now judged as the command it is.
+#[test]
+fn forbidden_payloads_stay_forbidden_in_every_wrapper() {
+    check(
+        &[
+            ("rm -rf $(pwd)", F),
+            ("rm -rf `pwd`", F),
+            ("rm -rf \"$(pwd)\"", F),
+            ("rm -rf $(git rev-parse --show-toplevel)", F),
+            ("rm -rf $(dirname $(pwd))", F),
+            ("cd /work && rm -rf $(pwd)", F),
+            ("rm -rf ..", F),
+            ("sed 's/.*/rm -rf */e' a.txt", F),
+            ("sed -e 's|.*|rm -rf /|e' a.txt", F),
+            ("tar --checkpoint-action=exec='rm -rf *' -cf x.tar .", F),
+            ("tar --to-command='rm -rf *' -xf x.tar", F),
+            ("tar --use-compress-program='rm -rf *' -cf x.tar .", F),
+            ("tar -I 'rm -rf *' -cf x.tar .", F),
+            ("vim -es -c '!rm -rf *'", F),
+            ("ex -c '!rm -rf *'", F),
+            ("nvim --headless +'silent !rm -rf *' +q", F),
+            ("echo 'rm -rf *' | xargs -I{} sh -c {}", F),
+            ("echo / | xargs rm -rf", F),
+            ("sh <<EOF\nrm -rf *\nEOF", F),
+            ("bash <<'EOF'\nrm -rf *\nEOF", F),
+            ("cat <<EOF | sh\nrm -rf *\nEOF", F),
+            ("bash <<< 'rm -rf *'", F),
+            ("python3 <<EOF\nimport os; os.system('rm -rf *')\nEOF", F),
+            ("eval \"$(echo 'rm -rf *')\"", F),
+            ("eval $(printf 'rm -rf *')", F),
+            ("ssh -o ProxyCommand='rm -rf *' x", F),
+            (
+                "ssh -oLocalCommand='rm -rf *' -oPermitLocalCommand=yes x",
+                F,
+            ),
+            ("rsync -e 'rm -rf *' a b:", F),
+            ("git -c alias.x='!rm -rf *' x", F),
+            ("git config alias.x '!rm -rf *'", F),
+            ("git -c core.pager='rm -rf *' log", F),
+            ("awk 'BEGIN{system(\"rm -rf *\")}'", F),
+            ("perl -e 'system(\"rm -rf *\")'", F),
+            ("python3 -c 'import os; os.system(\"rm -rf *\")'", F),
+            ("find . -exec sh -c 'rm -rf *' \\;", F),
+            ("unknown-tool --run='rm -rf *'", F),
+            ("x='a[$(rm -rf *)]'; echo $((x))", F),
+            ("export X='`rm -rf *`'", F),
+        ],
+        true,
+    );
+}
+
+/// A payload Loom cannot read (a file, a variable) runs unknown code: it asks and is
+/// snapshotted, and no session grant covers it.
+#[test]
+fn unreadable_payloads_ask() {
+    use crate::policy::approvals::Grants;
+    for command in [
+        "sh -c \"$X\"",
+        "eval \"$SCRIPT\"",
+        "sed -f script.sed a.txt",
+        "tar -I \"$X\" -cf a.tar .",
+        "ssh -o ProxyCommand=\"$X\" host",
+        "sh <<EOF\n$CMD\nEOF",
+        "bash <<< \"$CMD\"",
+        "vim -c \"$X\" f",
+        "python3 < script.py",
+        "cat <<EOF | sh\n$(curl x)\nEOF",
+    ] {
+        let c = classify(command, &ctx());
+        assert!(c.level >= M, "{command}: {} ({})", c.level, c.reason);
+        assert!(Grants::offer(&c).is_none(), "{command} was offered a grant");
+    }
+}
+
+/// Commands that change the machine rather than the project: high or forbidden whether or
+/// not the sandbox is on (as root outside a user namespace they reach the host).
+#[test]
+fn commands_that_change_the_machine_are_high_or_forbidden() {
+    check(
+        &[
+            ("ip link set lo down", H),
+            ("ip addr add 10.0.0.2/24 dev eth0", H),
+            ("date -s 2020-01-01", H),
+            ("date --set='2020-01-01'", H),
+            ("hostname X", H),
+            ("hostnamectl set-hostname x", H),
+            ("timedatectl set-time '2020-01-01'", H),
+            ("sysctl -w net.ipv4.ip_forward=1", H),
+            ("mount -t tmpfs none /mnt", H),
+            ("modprobe dummy", H),
+            ("iptables -F", H),
+            ("ifconfig lo down", H),
+            ("killall5 -9", F),
+            ("kill -9 -1", F),
+            ("awk '{print > \"/etc/x\"}' f", H),
+        ],
+        false,
+    );
+    check(
+        &[
+            ("ip addr", R),
+            ("ip -br link show", R),
+            ("ip route get 1.1.1.1", R),
+            ("date +%s", R),
+            ("hostname", R),
+        ],
+        true,
+    );
+}
+
+/// Root's secrets are protected paths like `~/.ssh`: reading them asks (and is refused in
+/// read-only mode), whoever runs Loom.
+#[test]
+fn system_secrets_are_protected_paths() {
+    check(
+        &[
+            ("cat /etc/shadow", H),
+            ("cat /etc/gshadow", H),
+            ("cat /etc/sudoers", H),
+            ("cat /etc/sudoers.d/90-cloud", H),
+            ("ls /etc/sudoers.d", H),
+            ("cat /root/.ssh/id_rsa", H),
+            ("grep -r root /etc/shadow", H),
+            ("cat <<EOF\n`cat /etc/shadow`\nEOF", H),
+        ],
+        false,
+    );
+}
+
+/// `loom policy check --json` names where each verdict comes from.
+#[test]
+fn every_segment_names_its_part() {
+    let c = classify("echo $(rm -f x) && cat <<EOF\n`id`\nEOF", &ctx());
+    let parts: Vec<&str> = c.segments.iter().map(|s| s.part.as_str()).collect();
+    assert!(parts.contains(&"command"), "{parts:?}");
+    assert!(
+        parts
+            .iter()
+            .any(|p| p.starts_with("command substitution $(rm -f x)")),
+        "{parts:?}"
+    );
+    assert!(
+        parts.iter().any(|p| p.starts_with("substitution `id`")),
+        "{parts:?}"
+    );
+    let c = classify("sh -c 'touch a'", &ctx());
+    assert!(
+        c.segments.iter().any(|s| s.part == "run by the shell"),
+        "{:?}",
+        c.segments
+    );
+}
+
+/// Payloads nest, so the work of judging one line is bounded: a line holding more nested
+/// commands than Loom analyses is refused with a clear reason, never analysed for minutes.
+#[test]
+fn a_line_with_more_nested_commands_than_loom_analyses_is_refused() {
+    let command = ["sh -c 'true'"; MAX_ANALYSES + 1].join("; ");
+    let c = classify(&command, &ctx());
+    assert_eq!(c.level, F, "{}", c.reason);
+    assert!(
+        c.reason.contains("split it into smaller commands"),
+        "{}",
+        c.reason
+    );
+    let fewer = ["sh -c 'true'"; 100].join("; ");
+    assert_eq!(classify(&fewer, &ctx()).level, R);
+}
+
+/// Inner commands for the property: read-only, writing, secret-reading, networked and
+/// forbidden ones.
+const INNER: &[&str] = &[
+    "ls",
+    "date",
+    "id",
+    "cat README.md",
+    "git status",
+    "touch x",
+    "rm -f x",
+    "cat ~/.ssh/id_rsa",
+    "curl http://example.com",
+    "python3 -c 'print(1)'",
+    "rm -rf *",
+    "rm -rf /",
+    "mkfs.ext4 /dev/sda",
+    "sh -c 'rm -rf ~'",
+];
+
+/// Places a substitution can hold a command, `{}` marking it.
+const TEMPLATES: &[&str] = &[
+    "echo $({})",
+    "echo `{}`",
+    "echo \"$({})\"",
+    "echo \"x `{}` y\"",
+    "cat <({})",
+    "echo $((1+$({})))",
+    "echo ${x:-$({})}",
+    "echo ${x:-`{}`}",
+    "cat <<EOF\n`{}`\nEOF",
+    "cat <<EOF\n$({})\nEOF",
+    "cat <<-EOF\n\t${y:=`{}`}\n\tEOF",
+    "cat <<EOF\nabc $[1+`{}`] def\nEOF",
+    "ls | grep \"$({})\"",
+    "cat <<< \"$({})\"",
+    "x=$({}) ls",
+];
+
+proptest! {
+    /// Invariant (issue 23): a command holding a substitution is never judged lower than
+    /// the command inside it, so it is read-only only when every part is proven read-only
+    /// (and forbidden whenever a part is forbidden).
+    #[test]
+    fn a_substitution_is_never_judged_lower_than_what_it_runs(
+        template in proptest::sample::select(TEMPLATES),
+        inner in proptest::sample::select(INNER),
+        nest in any::<bool>(),
+    ) {
+        let ctx = ctx();
+        let inner_level = classify(inner, &ctx).level;
+        let part = if nest { format!("true $({inner})") } else { inner.to_string() };
+        let command = template.replace("{}", &part);
+        let got = classify(&command, &ctx);
+        prop_assert!(
+            got.level >= inner_level,
+            "{command:?} is {} but runs {inner:?} ({inner_level}): {}",
+            got.level, got.reason
+        );
+    }
+}
