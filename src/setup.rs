@@ -186,12 +186,20 @@ pub fn sandbox_for(root: &Path, config: &Config) -> SandboxStatus {
                          processes a command leaves behind are only reaped, not contained",
                     );
                 }
+                if nix::unistd::geteuid().is_root()
+                    && !config.sandbox_keep_capabilities
+                    && !crate::policy::isolate::root_user_namespace_allowed()
+                {
+                    gaps.push(
+                        "user namespaces are not allowed here, so commands run as this \
+                         machine's root, though without capabilities",
+                    );
+                }
+                let mut spec =
+                    SandboxSpec::workspace_write(root, &config.sandbox_writable, config.network);
+                spec.keep_capabilities = config.sandbox_keep_capabilities;
                 SandboxStatus {
-                    spec: SandboxSpec::workspace_write(
-                        root,
-                        &config.sandbox_writable,
-                        config.network,
-                    ),
+                    spec,
                     label: "workspace-write".into(),
                     notice: (!gaps.is_empty()).then(|| gaps.join("; ")),
                 }
