@@ -220,12 +220,18 @@ impl Isolation {
 
 /// The proxy: let go of every inherited descriptor (the exec-status pipe among them, so
 /// the parent's spawn returns as soon as PID 1 execs; the output pipes, so they close when
-/// the command's processes are gone), wait for PID 1 and exit as it did.
+/// the command's processes are gone), wait for PID 1 and exit as it did. It ignores the
+/// polite signals a process group gets (SIGTERM, SIGINT, SIGHUP): a server asked to stop
+/// that way gets them itself, and the proxy must not die first, or the death signal would
+/// kill the server before it could finish. SIGKILL ends it as ever.
 #[cfg(target_os = "linux")]
 unsafe fn proxy_until_exit(init: nix::libc::pid_t) -> ! {
     use nix::libc;
     // SAFETY: system calls only; this process never returns to Rust code.
     unsafe {
+        for sig in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP] {
+            libc::signal(sig, libc::SIG_IGN);
+        }
         let null = libc::open(c"/dev/null".as_ptr(), libc::O_RDWR);
         if null >= 0 {
             libc::dup2(null, 0);
@@ -335,6 +341,21 @@ unsafe fn write_file(path: &std::ffi::CStr, data: &[u8]) -> bool {
         let n = libc::write(fd, data.as_ptr().cast(), data.len());
         libc::close(fd);
         n == data.len() as isize
+    }
+}
+
+/// Isolate a long-lived child Loom keeps (an MCP server): its own PID namespace where this
+/// system allows one, dying with Loom, so every process it starts, `setsid` included, ends
+/// with it, when it is stopped, when Loom exits and when Loom is killed.
+pub fn install_for_server(cmd: &mut tokio::process::Command) {
+    let isolation = Isolation::for_child(Vec::new(), Vec::new());
+    // SAFETY: the closure runs in the child between fork and exec and makes only system
+    // calls on data prepared here.
+    unsafe {
+        cmd.pre_exec(move || {
+            isolation.enter();
+            Ok(())
+        });
     }
 }
 

@@ -200,6 +200,17 @@ fn plan(
     (doomed, adopted)
 }
 
+/// Kill every descendant of `root` (not `root` itself), for a kept child that is being
+/// stopped: where namespaces are not allowed, what it started with `setsid` is found here
+/// while the tree still holds together. Returns how many were killed.
+pub fn kill_descendants(root: i32) -> usize {
+    let (doomed, _) = plan(&processes(), 0, Some(root), &HashSet::new(), &[], false);
+    for pid in &doomed {
+        let _ = kill(Pid::from_raw(*pid), Signal::SIGKILL);
+    }
+    doomed.len()
+}
+
 /// Kill what a call left behind: descendants of `root` (the call's child), and — when
 /// this process is a subreaper — its children that were not there before the call
 /// (`before`), with their descendants. Returns how many processes were killed.

@@ -1,8 +1,9 @@
 //! Containment that holds when the classifier is wrong (issues 10 and 23): no process
 //! outlives its call (not with `setsid`, not past `kill -9` of Loom), nothing of a killed
-//! command line runs after the call returned, a command cannot read Loom's environment,
-//! git cannot be turned against the person, and Loom's own git never runs what a command
-//! planted. Each drives the real binary or real processes.
+//! command line runs after the call returned, no process of an MCP server outlives Loom, a
+//! command cannot read Loom's environment, git cannot be turned against the person, and
+//! Loom's own git never runs what a command planted. Each drives the real binary or real
+//! processes.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -469,4 +470,74 @@ async fn interrupt_a_sub_agents_command(n: u32) {
         !dir.path().join("after.txt").exists(),
         "the interrupted command line went on"
     );
+}
+
+/// Regression (issue 23): a `setsid` grandchild of an MCP server outlived Loom. The server
+/// now runs in a PID namespace of its own: the grandchild ends when Loom exits and when
+/// Loom is killed with `kill -9`.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_setsid_grandchild_of_an_mcp_server_does_not_outlive_loom() {
+    if !sandbox::protection_available() {
+        eprintln!("skipped: namespaces are not allowed here");
+        return;
+    }
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mcp/list_changed.py");
+    for killed in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let marker = format!("31.{}{}", std::process::id(), killed as u8);
+        let up = dir.path().join("grandchild-up");
+        // The grandchild escapes twice (a subshell that exits, then `setsid`); the server
+        // starts answering only once the grandchild has said it runs.
+        let server = format!(
+            "(setsid sh -c 'echo up > {up}; exec sleep {marker}' </dev/null >/dev/null 2>&1 &); \
+             while [ ! -e {up} ]; do sleep 0.05; done; exec python3 {script}",
+            up = up.display(),
+            script = script.display(),
+        );
+        let home = dir.path().join(".home");
+        std::fs::create_dir_all(home.join(".config/loom")).unwrap();
+        std::fs::write(
+            home.join(".config/loom/config.toml"),
+            format!(
+                "[mcp_servers.g]\ncommand = \"sh\"\nargs = [\"-c\", {}]\n",
+                json!(server)
+            ),
+        )
+        .unwrap();
+        if killed {
+            let mut loom = loom_command(&home)
+                .args(["mcp", "call", "g", "hang", "-C"])
+                .arg(dir.path())
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .unwrap();
+            let started = Instant::now();
+            while !up.exists() && started.elapsed() < Duration::from_secs(20) {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            assert!(up.exists(), "the server started its grandchild");
+            let pid = nix::unistd::Pid::from_raw(loom.id().unwrap() as i32);
+            nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGKILL).unwrap();
+            let _ = loom.wait().await;
+        } else {
+            let out = loom_command(&home)
+                .args(["mcp", "list", "-C"])
+                .arg(dir.path())
+                .output()
+                .await
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "{}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+            assert!(up.exists(), "the server started its grandchild");
+        }
+        assert!(
+            gone_soon(&marker),
+            "the MCP server's setsid grandchild outlived Loom (killed: {killed})"
+        );
+    }
 }
