@@ -173,7 +173,9 @@ pub fn sandbox_for(root: &Path, config: &Config) -> SandboxStatus {
         SandboxMode::WorkspaceWrite => match sandbox::availability() {
             Availability::Available { network, .. } => {
                 let mut gaps = Vec::new();
-                if !network && !config.network {
+                // With namespaces, a command without network has a network namespace of its
+                // own, whatever Landlock can do.
+                if !network && !config.network && !sandbox::protection_available() {
                     gaps.push(
                         "this kernel's Landlock cannot restrict network access; sandboxed \
                          commands can still use the network",
