@@ -268,6 +268,38 @@ mod tests {
         assert!(doomed.is_empty(), "no adoption without being a subreaper");
     }
 
+    /// The kill of a timed-out call aims at PID 1 of its namespace, found through the
+    /// proxy; a plain child is neither a proxy nor has an init below it.
+    #[tokio::test]
+    async fn an_isolated_childs_init_is_found_through_its_proxy() {
+        if !crate::policy::sandbox::protection_available() {
+            eprintln!("skipped: namespaces are not allowed here");
+            return;
+        }
+        let mut cmd = tokio::process::Command::new("sleep");
+        cmd.arg("30").kill_on_drop(true);
+        crate::policy::sandbox::SandboxSpec::off()
+            .install(&mut cmd)
+            .unwrap();
+        let isolated = cmd.spawn().unwrap();
+        let proxy = isolated.id().unwrap() as i32;
+        assert!(is_namespace_proxy(proxy));
+        let init = namespace_init(proxy).expect("the namespace's init is the proxy's child");
+        assert_ne!(init, proxy);
+        let cmdline = std::fs::read(format!("/proc/{init}/cmdline")).unwrap();
+        assert_eq!(cmdline, b"sleep\x0030\x00");
+
+        let mut plain = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .unwrap();
+        let pid = plain.id() as i32;
+        assert!(!is_namespace_proxy(pid));
+        assert_eq!(namespace_init(pid), None);
+        plain.kill().unwrap();
+        plain.wait().unwrap();
+    }
+
     #[test]
     fn descendants_of_a_child_are_found_and_killed() {
         let mut child = std::process::Command::new("sh")

@@ -472,6 +472,38 @@ async fn interrupt_a_sub_agents_command(n: u32) {
     );
 }
 
+/// Regression (found with issue 23): the sweep after a command took every child of Loom
+/// started while it ran, so when two sub-agents ran commands at once, the one that ended
+/// first killed the other's (its proxy was a new child of Loom). A command's PID namespace
+/// now marks it as another call's, and it is spared.
+#[tokio::test(flavor = "multi_thread")]
+async fn parallel_sub_agents_do_not_kill_each_others_commands() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = ScriptedServer::start(vec![
+        support::calls_openai(&[
+            ("d1", "delegate", r#"{"task": "Wait briefly."}"#),
+            ("d2", "delegate", r#"{"task": "Wait longer."}"#),
+        ]),
+        // The first sub-agent to ask gets the short command, the other the long one.
+        support::calls_openai(&[("s", "bash", r#"{"command": "sleep 0.3"}"#)]),
+        support::calls_openai(&[("l", "bash", r#"{"command": "sleep 2; echo survived"}"#)]),
+        support::text_reply("waited"),
+        support::text_reply("waited"),
+        support::text_reply("Both waited."),
+    ])
+    .await;
+    let run = exec(dir.path(), &server, "supervised", "wait twice").await;
+    assert_eq!(run.code, 0, "{}\n{:#?}", run.stderr, run.events);
+    let long = run
+        .of_type("tool_result")
+        .into_iter()
+        .find(|r| r["id"] == "l")
+        .cloned()
+        .unwrap_or_else(|| panic!("no result of the long command: {:#?}", run.events));
+    assert_eq!(long["success"], true, "{long}");
+    assert_eq!(long["data"]["stdout"], "survived\n", "{long}");
+}
+
 /// Regression (issue 23): a `setsid` grandchild of an MCP server outlived Loom. The server
 /// now runs in a PID namespace of its own: the grandchild ends when Loom exits and when
 /// Loom is killed with `kill -9`.
