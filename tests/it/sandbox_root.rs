@@ -72,11 +72,50 @@ fn hostname() -> String {
         .to_string()
 }
 
-/// Runs `what` in a subshell and prints `KEY yes` or `KEY no` by whether it succeeded.
-const TRY: &str =
-    r#"try() { if ( eval "$2" ) >/dev/null 2>&1; then echo "$1 yes"; else echo "$1 no"; fi; }"#;
+/// Tries what root could do to the machine, each by its system call (no tool that may be
+/// missing), and prints `NAME yes`, `NAME denied` (EPERM or EACCES) or `NAME error ...`:
+/// a refusal must be a refusal, not a missing program. What it changes it sets to what is
+/// already there.
+const PROBE: &str = r#"import fcntl, socket, struct, sys, time
 
-const RAW_SOCKET: &str = r#"python3 -c "import socket; socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP)""#;
+def hostname():
+    socket.sethostname(socket.gethostname())
+
+def clock():
+    time.clock_settime(time.CLOCK_REALTIME, time.clock_gettime(time.CLOCK_REALTIME))
+
+def link():
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    name, flags = struct.unpack("16sh22x", fcntl.ioctl(s, 0x8913, struct.pack("16sh22x", b"lo", 0)))
+    fcntl.ioctl(s, 0x8914, struct.pack("16sh22x", b"lo", flags | 1))
+
+def raw():
+    socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP)
+
+def loopback():
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind(("127.0.0.1", 0))
+    s.settimeout(5)
+    s.sendto(b"hi", s.getsockname())
+    assert s.recv(2) == b"hi"
+
+def rename():
+    socket.sethostname("loom-own-name")
+
+for name in sys.argv[1:]:
+    try:
+        globals()[name]()
+        print(name, "yes")
+    except PermissionError:
+        print(name, "denied")
+    except Exception as e:
+        print(name, "error", repr(e))
+"#;
+
+/// Write the probe into `ws`; the command `python3 probe.py NAMES...` runs it.
+fn with_probe(ws: &Path) {
+    std::fs::write(ws.join("probe.py"), PROBE).unwrap();
+}
 
 /// Regression (issue 23): run as root, a sandboxed command kept `CapEff 000001fffeffffff`
 /// in the machine's UTS and network namespaces, so `hostname`, `ip link`, `date -s` and raw
@@ -87,18 +126,14 @@ async fn a_sandboxed_command_holds_no_capability_and_cannot_touch_the_machine() 
         return;
     }
     let ws = tempfile::tempdir().unwrap();
+    with_probe(ws.path());
     let host_name = hostname();
-    let script = format!(
-        "{TRY}\n\
-         grep -E '^(CapInh|CapPrm|CapEff|CapBnd|CapAmb|NoNewPrivs):' /proc/self/status | tr -d ':' | tr '\\t' ' '\n\
-         echo \"uid $(id -u)\"\n\
-         try hostname 'hostname \"$(hostname)\"'\n\
-         try clock 'date -s @$(date +%s)'\n\
-         try link 'ip link set lo up'\n\
-         try raw '{RAW_SOCKET}'\n\
-         try write 'echo in > inside.txt'\n"
-    );
-    let r = bash(&ctx(ws.path(), false, false), &script).await;
+    let script = "grep -E '^(CapInh|CapPrm|CapEff|CapBnd|CapAmb|NoNewPrivs):' /proc/self/status \
+                  | tr -d ':' | tr '\\t' ' '\n\
+                  echo \"uid $(id -u)\"\n\
+                  python3 probe.py hostname clock link raw\n\
+                  echo in > inside.txt && echo 'write yes'\n";
+    let r = bash(&ctx(ws.path(), false, false), script).await;
     let out = stdout(&r);
     for set in ["CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"] {
         assert_eq!(
@@ -111,10 +146,10 @@ async fn a_sandboxed_command_holds_no_capability_and_cannot_touch_the_machine() 
     if is_root() {
         assert_eq!(line(&out, "uid"), "0", "root stays root by name: {out}");
     }
-    assert_eq!(line(&out, "hostname"), "no", "{out}");
-    assert_eq!(line(&out, "clock"), "no", "{out}");
-    assert_eq!(line(&out, "link"), "no", "{out}");
-    assert_eq!(line(&out, "raw"), "no", "no raw socket: {out}");
+    assert_eq!(line(&out, "hostname"), "denied", "{out}");
+    assert_eq!(line(&out, "clock"), "denied", "{out}");
+    assert_eq!(line(&out, "link"), "denied", "{out}");
+    assert_eq!(line(&out, "raw"), "denied", "no raw socket: {out}");
     assert_eq!(
         line(&out, "write"),
         "yes",
@@ -131,26 +166,25 @@ async fn without_network_the_command_has_its_own_network_with_a_working_loopback
         return;
     }
     let ws = tempfile::tempdir().unwrap();
-    let script = format!(
-        "{TRY}\n\
-         echo \"net $(readlink /proc/self/ns/net)\"\n\
-         echo \"uts $(readlink /proc/self/ns/uts)\"\n\
-         try loopback 'python3 -c \"import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind((\\\"127.0.0.1\\\", 0)); s.settimeout(5); s.sendto(b\\\"hi\\\", s.getsockname()); assert s.recv(2) == b\\\"hi\\\"\"'\n\
-         try raw '{RAW_SOCKET}'\n"
-    );
-    let off = stdout(&bash(&ctx(ws.path(), false, false), &script).await);
+    with_probe(ws.path());
+    let script = "echo \"net $(readlink /proc/self/ns/net)\"\n\
+                  echo \"uts $(readlink /proc/self/ns/uts)\"\n\
+                  python3 probe.py loopback raw link\n";
+    let off = stdout(&bash(&ctx(ws.path(), false, false), script).await);
     assert_ne!(line(&off, "net"), own_namespace("net"), "{off}");
     assert_ne!(line(&off, "uts"), own_namespace("uts"), "{off}");
     assert_eq!(line(&off, "loopback"), "yes", "loopback is up: {off}");
+    assert_eq!(line(&off, "link"), "denied", "not even its own: {off}");
 
-    let on = stdout(&bash(&ctx(ws.path(), true, false), &script).await);
+    let on = stdout(&bash(&ctx(ws.path(), true, false), script).await);
     assert_eq!(
         line(&on, "net"),
         own_namespace("net"),
         "network allowed: the machine's network: {on}"
     );
     assert_ne!(line(&on, "uts"), own_namespace("uts"), "{on}");
-    assert_eq!(line(&on, "raw"), "no", "still no raw socket: {on}");
+    assert_eq!(line(&on, "raw"), "denied", "still no raw socket: {on}");
+    assert_eq!(line(&on, "link"), "denied", "{on}");
 }
 
 /// `sandbox_keep_capabilities = true` keeps root's capabilities, yet the hostname and
@@ -163,14 +197,15 @@ async fn keeping_capabilities_still_keeps_the_hostname_and_network_apart() {
         return;
     }
     let ws = tempfile::tempdir().unwrap();
+    with_probe(ws.path());
     let host_name = hostname();
     let host_uts = own_namespace("uts");
     // Renames only where the UTS namespace is not the machine's, whatever the code does.
     let script = format!(
         "echo \"cap $(grep '^CapEff:' /proc/self/status | cut -f2)\"\n\
          echo \"net $(readlink /proc/self/ns/net)\"\n\
-         [ \"$(readlink /proc/self/ns/uts)\" != '{host_uts}' ] && hostname loom-own-name\n\
-         echo \"name $(hostname)\"\n"
+         [ \"$(readlink /proc/self/ns/uts)\" != '{host_uts}' ] && python3 probe.py rename\n\
+         echo \"name $(cat /proc/sys/kernel/hostname)\"\n"
     );
     let out = stdout(&bash(&ctx(ws.path(), false, true), &script).await);
     assert_ne!(
@@ -179,6 +214,7 @@ async fn keeping_capabilities_still_keeps_the_hostname_and_network_apart() {
         "capabilities kept: {out}"
     );
     assert_ne!(line(&out, "net"), own_namespace("net"), "{out}");
+    assert_eq!(line(&out, "rename"), "yes", "{out}");
     assert_eq!(line(&out, "name"), "loom-own-name", "{out}");
     assert_eq!(hostname(), host_name, "the machine's name is untouched");
 }
