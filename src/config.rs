@@ -81,6 +81,9 @@ pub struct FileConfig {
     pub sandbox_writable: Option<Vec<PathBuf>>,
     /// Whether sandboxed commands may open network connections (default false).
     pub network: Option<bool>,
+    /// Whether sandboxed commands run as root keep root's capabilities (default false:
+    /// root in the sandbox is root of its own user namespace, with no capabilities).
+    pub sandbox_keep_capabilities: Option<bool>,
     /// Rounds of tool calls per turn before Loom stops the turn.
     pub max_tool_rounds: Option<u32>,
     /// Model request attempts (first included) before giving up.
@@ -237,6 +240,9 @@ impl FileConfig {
             sandbox: other.sandbox.or(self.sandbox),
             sandbox_writable: other.sandbox_writable.or(self.sandbox_writable),
             network: other.network.or(self.network),
+            sandbox_keep_capabilities: other
+                .sandbox_keep_capabilities
+                .or(self.sandbox_keep_capabilities),
             max_tool_rounds: other.max_tool_rounds.or(self.max_tool_rounds),
             max_retries: other.max_retries.or(self.max_retries),
             theme: other.theme.or(self.theme),
@@ -410,6 +416,8 @@ pub struct Config {
     pub sandbox_writable: Vec<PathBuf>,
     /// Whether sandboxed commands may use the network.
     pub network: bool,
+    /// Whether sandboxed commands run as root keep root's capabilities.
+    pub sandbox_keep_capabilities: bool,
     /// Tool rounds per turn.
     pub max_tool_rounds: u32,
     /// Model request attempts.
@@ -616,6 +624,7 @@ pub fn load(
         sandbox,
         sandbox_writable: merged.sandbox_writable.clone().unwrap_or_default(),
         network: merged.network.unwrap_or(false),
+        sandbox_keep_capabilities: merged.sandbox_keep_capabilities.unwrap_or(false),
         max_tool_rounds: merged.max_tool_rounds.unwrap_or(50).max(1),
         max_retries: merged.max_retries.unwrap_or(5).max(1),
         theme: merged.theme.clone().unwrap_or_else(|| "dark".to_string()),

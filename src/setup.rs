@@ -173,7 +173,9 @@ pub fn sandbox_for(root: &Path, config: &Config) -> SandboxStatus {
         SandboxMode::WorkspaceWrite => match sandbox::availability() {
             Availability::Available { network, .. } => {
                 let mut gaps = Vec::new();
-                if !network && !config.network {
+                // With namespaces, a command without network has a network namespace of its
+                // own, whatever Landlock can do.
+                if !network && !config.network && !sandbox::protection_available() {
                     gaps.push(
                         "this kernel's Landlock cannot restrict network access; sandboxed \
                          commands can still use the network",
@@ -186,12 +188,20 @@ pub fn sandbox_for(root: &Path, config: &Config) -> SandboxStatus {
                          processes a command leaves behind are only reaped, not contained",
                     );
                 }
+                if nix::unistd::geteuid().is_root()
+                    && !config.sandbox_keep_capabilities
+                    && !crate::policy::isolate::root_user_namespace_allowed()
+                {
+                    gaps.push(
+                        "user namespaces are not allowed here, so commands run as this \
+                         machine's root, though without capabilities",
+                    );
+                }
+                let mut spec =
+                    SandboxSpec::workspace_write(root, &config.sandbox_writable, config.network);
+                spec.keep_capabilities = config.sandbox_keep_capabilities;
                 SandboxStatus {
-                    spec: SandboxSpec::workspace_write(
-                        root,
-                        &config.sandbox_writable,
-                        config.network,
-                    ),
+                    spec,
                     label: "workspace-write".into(),
                     notice: (!gaps.is_empty()).then(|| gaps.join("; ")),
                 }

@@ -5,8 +5,11 @@
 //! A stdio server is a program the person configured, run like one they start themselves:
 //! not in the command sandbox, but with an allowlisted environment (the harmless base
 //! variables, the names in `env_vars`, and its `env` table), stdin and stdout for the
-//! protocol, and stderr kept as its last lines for the status. Its whole process group is
-//! killed when the connection ends, and Loom's sweeps after commands leave it alone
+//! protocol, and stderr kept as its last lines for the status. It runs in a PID namespace
+//! of its own where the system allows one ([`crate::policy::isolate::install_for_server`]),
+//! so every process it starts ends with it and with Loom, `kill -9` of Loom included; its
+//! whole process group (and, without namespaces, every descendant) is killed when the
+//! connection ends, and Loom's sweeps after commands leave it alone
 //! ([`crate::tools::reaper::spawn_kept`]).
 
 use std::collections::HashMap;
@@ -82,7 +85,9 @@ impl ClientHandler for Handler {
     }
 }
 
-/// A server's process group, killed when this is dropped.
+/// A server's process group, killed when this is dropped. With namespaces its leader is
+/// the namespace's proxy and the server its PID 1: the kernel ends everything else in the
+/// namespace with them.
 #[derive(Debug)]
 pub struct ProcessGroup {
     pid: u32,
@@ -128,6 +133,7 @@ impl ProcessGroup {
 
 impl Drop for ProcessGroup {
     fn drop(&mut self) {
+        reaper::kill_descendants(self.pid as i32);
         let _ = killpg(self.group(), Signal::SIGKILL);
         reaper::release(self.pid);
     }
@@ -206,6 +212,7 @@ pub async fn open(server: &McpServer, stderr: Arc<Mutex<StderrTail>>) -> Result<
                 .stderr(Stdio::piped())
                 .process_group(0)
                 .kill_on_drop(true);
+            crate::policy::isolate::install_for_server(&mut cmd);
             let mut child = reaper::spawn_kept(&mut cmd).map_err(|e| {
                 let hint = if e.kind() == std::io::ErrorKind::NotFound {
                     if cwd.is_dir() {

@@ -1,15 +1,23 @@
 //! Process isolation for commands (Linux): no process a command starts outlives it, and
-//! none can see Loom.
+//! none can see Loom; a sandboxed command cannot reach the machine as root either.
 //!
 //! Between fork and exec ([`Isolation::enter`], called from the sandbox's `pre_exec`) the
 //! child asks to die with its parent (`PR_SET_PDEATHSIG`), then enters new user (when not
-//! root), mount and PID namespaces and forks once more: the grandchild is PID 1 of the new
-//! PID namespace, mounts a fresh `/proc` (so Loom and every other process outside are
-//! invisible: `/proc/$PPID/environ` has nothing to show) and goes on to exec the command;
-//! the child stays behind as a proxy that waits for it and exits the same way. When PID 1
-//! of a namespace dies the kernel kills everything else in it, so killing the proxy (on
-//! timeout, on Esc, or because Loom itself died, through the death signal) ends every
-//! process the command started, `setsid` or not.
+//! root, or as root when confined), mount and PID namespaces (and, when confined, UTS and,
+//! without network, network namespaces) and forks once more: the grandchild is PID 1 of
+//! the new PID namespace, mounts a fresh `/proc` (so Loom and every other process outside
+//! are invisible: `/proc/$PPID/environ` has nothing to show) and goes on to exec the
+//! command; the child stays behind as a proxy that waits for it and exits the same way.
+//! When PID 1 of a namespace dies the kernel kills everything else in it, and its parent
+//! learns of its death only once all of them are gone; so killing PID 1 (on timeout, on
+//! Esc), or the proxy (through the death signal, because Loom itself died), ends every
+//! process the command started, `setsid` or not, and the proxy's exit proves it.
+//!
+//! A confined command ([`Isolation::confined`]) has, besides, its own hostname and (without
+//! network) its own network namespace with only a loopback interface, and no capability
+//! at all ([`super::privileges`], applied by [`Isolation::drop_privileges`] last before
+//! exec): root inside is root of its own user namespace only, mapped to itself, and holds
+//! nothing there either.
 //!
 //! Everything here runs in the child between fork and exec, so it makes only system calls
 //! on data prepared by the parent. Where namespaces are not allowed it does nothing and
@@ -22,10 +30,20 @@ use std::ffi::CString;
 pub struct Isolation {
     /// Whether to enter new namespaces (user namespaces may be refused here).
     pub namespaces: bool,
-    /// Whether the process is root (no user namespace needed).
+    /// Whether the process is root.
     pub root: bool,
-    /// uid_map and gid_map lines for a user namespace.
+    /// Whether to enter a new user namespace: always when not root (the other namespaces
+    /// need one); as root only when asked ([`Isolation::root_in_user_namespace`]) and
+    /// allowed here. Root falls back to entering the others without one.
+    pub user_namespace: bool,
+    /// uid_map and gid_map lines for a user namespace (the user mapped to itself).
     pub maps: (String, String),
+    /// Whether the command gets a UTS namespace of its own (its hostname is its own).
+    pub own_hostname: bool,
+    /// Whether the command gets a network namespace of its own, with loopback only.
+    pub own_network: bool,
+    /// Whether every capability is dropped and `no_new_privs` set before exec.
+    pub drop_capabilities: bool,
     /// Paths to bind read-only inside the new mount namespace.
     pub read_only: Vec<CString>,
     /// Paths to bind onto themselves (read-write) so they cannot be renamed or replaced.
@@ -35,20 +53,65 @@ pub struct Isolation {
 }
 
 impl Isolation {
-    /// Isolation for a child of this process: namespaces when this system allows them.
+    /// Isolation for a child of this process: PID and mount namespaces when this system
+    /// allows them (in a user namespace of its own when not root).
     pub fn for_child(read_only: Vec<CString>, pinned: Vec<CString>) -> Isolation {
         let ids = (nix::unistd::getuid(), nix::unistd::getgid());
         Isolation {
             namespaces: super::sandbox::protection_available(),
             root: ids.0.is_root(),
+            user_namespace: !ids.0.is_root(),
             maps: (
                 format!("{0} {0} 1\n", ids.0.as_raw()),
                 format!("{0} {0} 1\n", ids.1.as_raw()),
             ),
+            own_hostname: false,
+            own_network: false,
+            drop_capabilities: false,
             read_only,
             pinned,
             parent: std::process::id() as i32,
         }
+    }
+
+    /// As root too, a user namespace of its own (root mapped to itself) where this system
+    /// allows unprivileged ones, so whatever capabilities root keeps count only inside it:
+    /// not on the machine's hostname, clock, network or devices.
+    pub fn root_in_user_namespace(mut self) -> Isolation {
+        if self.root && root_user_namespace_allowed() {
+            self.user_namespace = true;
+        }
+        self
+    }
+
+    /// The isolation of a sandboxed command: its own user namespace (root included), its
+    /// own hostname, its own network namespace unless `network` is allowed, and no
+    /// capabilities unless `keep_capabilities` (the `sandbox_keep_capabilities` opt-out,
+    /// which keeps root as root in the machine's user namespace, as before).
+    pub fn confined(self, network: bool, keep_capabilities: bool) -> Isolation {
+        let mut isolation = if keep_capabilities {
+            self
+        } else {
+            self.root_in_user_namespace()
+        };
+        isolation.own_hostname = true;
+        isolation.own_network = !network;
+        isolation.drop_capabilities = !keep_capabilities;
+        isolation
+    }
+
+    /// Last thing before exec, in the process that execs (after Landlock): drop every
+    /// capability and set `no_new_privs` when confined. An error stops the command.
+    ///
+    /// # Safety
+    /// Only call between fork and exec (from `pre_exec`).
+    pub unsafe fn drop_privileges(&self) -> std::io::Result<()> {
+        #[cfg(target_os = "linux")]
+        if self.drop_capabilities {
+            // SAFETY: the caller runs this between fork and exec.
+            return unsafe { super::privileges::drop_all() };
+        }
+        Ok(())
     }
 
     /// Run in the child between fork and exec. Returns in the process that will exec the
@@ -80,17 +143,28 @@ impl Isolation {
             // the uid_map write below; the command execs right after and is dumpable
             // again anyway.
             libc::prctl(libc::PR_SET_DUMPABLE, 1, 0, 0, 0);
-            let flags = libc::CLONE_NEWNS | libc::CLONE_NEWPID;
-            let entered = if self.root {
+            let mut flags = libc::CLONE_NEWNS | libc::CLONE_NEWPID;
+            if self.own_hostname {
+                flags |= libc::CLONE_NEWUTS;
+            }
+            if self.own_network {
+                flags |= libc::CLONE_NEWNET;
+            }
+            let entered = if !self.user_namespace {
                 libc::unshare(flags) == 0
-            } else {
-                libc::unshare(libc::CLONE_NEWUSER | flags) == 0
-                    && write_file(c"/proc/self/setgroups", b"deny")
+            } else if libc::unshare(libc::CLONE_NEWUSER | flags) == 0 {
+                write_file(c"/proc/self/setgroups", b"deny")
                     && write_file(c"/proc/self/uid_map", self.maps.0.as_bytes())
                     && write_file(c"/proc/self/gid_map", self.maps.1.as_bytes())
+            } else {
+                // User namespaces refused after all: root still gets the others.
+                self.root && libc::unshare(flags) == 0
             };
             if !entered {
                 return false;
+            }
+            if self.own_network {
+                super::privileges::loopback_up();
             }
             if libc::mount(
                 std::ptr::null(),
@@ -146,12 +220,18 @@ impl Isolation {
 
 /// The proxy: let go of every inherited descriptor (the exec-status pipe among them, so
 /// the parent's spawn returns as soon as PID 1 execs; the output pipes, so they close when
-/// the command's processes are gone), wait for PID 1 and exit as it did.
+/// the command's processes are gone), wait for PID 1 and exit as it did. It ignores the
+/// polite signals a process group gets (SIGTERM, SIGINT, SIGHUP): a server asked to stop
+/// that way gets them itself, and the proxy must not die first, or the death signal would
+/// kill the server before it could finish. SIGKILL ends it as ever.
 #[cfg(target_os = "linux")]
 unsafe fn proxy_until_exit(init: nix::libc::pid_t) -> ! {
     use nix::libc;
     // SAFETY: system calls only; this process never returns to Rust code.
     unsafe {
+        for sig in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP] {
+            libc::signal(sig, libc::SIG_IGN);
+        }
         let null = libc::open(c"/dev/null".as_ptr(), libc::O_RDWR);
         if null >= 0 {
             libc::dup2(null, 0);
@@ -228,6 +308,27 @@ unsafe fn bind(p: &CString, read_only: bool) {
     }
 }
 
+/// Whether root's children can have a user namespace of their own here: user namespaces
+/// are allowed, and root may map itself into one.
+pub fn root_user_namespace_allowed() -> bool {
+    super::sandbox::mount_namespaces_allowed(false, |p| std::fs::read_to_string(p).ok())
+        && can_map_root_to_itself()
+}
+
+/// Whether this process may map root to itself in a user namespace it creates: the kernel
+/// asks that its creator held `CAP_SETFCAP` (some containers drop it). Without it the map
+/// would fail after the namespace exists, and the command would lose every namespace.
+fn can_map_root_to_itself() -> bool {
+    const CAP_SETFCAP: u32 = 31;
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|status| {
+            let hex = status.lines().find_map(|l| l.strip_prefix("CapEff:"))?;
+            u64::from_str_radix(hex.trim(), 16).ok()
+        })
+        .is_some_and(|effective| effective & (1 << CAP_SETFCAP) != 0)
+}
+
 #[cfg(target_os = "linux")]
 unsafe fn write_file(path: &std::ffi::CStr, data: &[u8]) -> bool {
     use nix::libc;
@@ -240,6 +341,21 @@ unsafe fn write_file(path: &std::ffi::CStr, data: &[u8]) -> bool {
         let n = libc::write(fd, data.as_ptr().cast(), data.len());
         libc::close(fd);
         n == data.len() as isize
+    }
+}
+
+/// Isolate a long-lived child Loom keeps (an MCP server): its own PID namespace where this
+/// system allows one, dying with Loom, so every process it starts, `setsid` included, ends
+/// with it, when it is stopped, when Loom exits and when Loom is killed.
+pub fn install_for_server(cmd: &mut tokio::process::Command) {
+    let isolation = Isolation::for_child(Vec::new(), Vec::new());
+    // SAFETY: the closure runs in the child between fork and exec and makes only system
+    // calls on data prepared here.
+    unsafe {
+        cmd.pre_exec(move || {
+            isolation.enter();
+            Ok(())
+        });
     }
 }
 

@@ -16,6 +16,8 @@ pub mod limits;
 pub mod mcp;
 pub mod network;
 pub mod paths;
+#[cfg(target_os = "linux")]
+pub mod privileges;
 pub mod sandbox;
 pub mod schedule;
 

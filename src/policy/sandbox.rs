@@ -12,6 +12,12 @@
 //! planted by a command would otherwise run on the person's next `git commit`. Objects,
 //! refs and the index stay writable, so `git add` and `git commit` work.
 //!
+//! Run as root, a sandboxed command is root of its own user namespace only, with its own
+//! hostname, its own network namespace when the network is off, and no capabilities
+//! ([`Isolation::confined`]): it cannot rename the machine, set its clock, reconfigure its
+//! network or open raw sockets. `sandbox_keep_capabilities = true` opts out of the user
+//! namespace and the dropped capabilities.
+//!
 //! Everything that can fail is prepared in the parent; the child (in `pre_exec`, between
 //! fork and exec) only makes system calls. Where Landlock is missing, [`availability`] says
 //! so and Loom falls back to approvals alone.
@@ -214,8 +220,12 @@ pub struct SandboxSpec {
     /// Directories bound onto themselves so they cannot be renamed, replaced or removed
     /// (the workspace's `.git`).
     pub pinned: Vec<PathBuf>,
-    /// Whether TCP connect and bind are allowed.
+    /// Whether TCP connect and bind are allowed (and the host's network namespace kept).
     pub allow_network: bool,
+    /// Whether root keeps its capabilities (the `sandbox_keep_capabilities` opt-out): no
+    /// user namespace of its own for root and no capabilities dropped. Hostname and
+    /// network namespaces stay the command's own.
+    pub keep_capabilities: bool,
 }
 
 impl SandboxSpec {
@@ -250,6 +260,7 @@ impl SandboxSpec {
             ],
             pinned: vec![workspace.join(".git")],
             allow_network,
+            keep_capabilities: false,
         }
     }
 
@@ -304,7 +315,10 @@ impl SandboxSpec {
         } else {
             (Vec::new(), Vec::new())
         };
-        let isolation = Isolation::for_child(read_only, pinned);
+        let mut isolation = Isolation::for_child(read_only, pinned);
+        if self.is_active() {
+            isolation = isolation.confined(self.allow_network, self.keep_capabilities);
+        }
         let slot = Mutex::new(ruleset);
         // SAFETY: the closure runs in the child between fork and exec. It performs only
         // system calls on data prepared in the parent (no allocation besides what the
@@ -317,7 +331,7 @@ impl SandboxSpec {
                     rs.restrict_self()
                         .map_err(|e| std::io::Error::other(e.to_string()))?;
                 }
-                Ok(())
+                isolation.drop_privileges()
             });
         }
         Ok(())

@@ -3,9 +3,14 @@
 //! environment, output captured within bounds, and every process it started ended when
 //! the call ends — by timeout, cancellation, or simply because the command finished.
 //!
-//! Kill sequence: SIGTERM to the group, a short grace period, then SIGKILL to the group
-//! and a sweep of whatever escaped it ([`super::reaper`]). Output captured before a kill
-//! is kept: a timed-out call returns within about a second of its limit with what the
+//! Kill sequence (timeout, cancellation): SIGKILL to PID 1 of the command's namespace,
+//! whereupon the kernel kills every other process in it; the proxy outside exits only
+//! once the last one is gone, and the call returns only after that exit was observed, so
+//! nothing of the command line runs after the call reported it killed. No SIGTERM first:
+//! the shell, as PID 1, ignores it, and went on with the rest of its command line as soon
+//! as the child that did die let it. Without namespaces: SIGKILL to the whole process
+//! group at once, then a sweep of whatever escaped it ([`super::reaper`]). Output captured
+//! before a kill is kept: a timed-out call returns right after its limit with what the
 //! command printed so far.
 
 use std::path::PathBuf;
@@ -13,7 +18,7 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use nix::sys::signal::{Signal, killpg};
+use nix::sys::signal::{Signal, kill, killpg};
 use nix::unistd::Pid;
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio_util::sync::CancellationToken;
@@ -23,8 +28,6 @@ use crate::policy::sandbox::SandboxSpec;
 
 /// Bytes captured per stream (head and tail halves kept beyond this).
 pub const CAPTURE_BYTES: usize = 256 * 1024;
-/// Time between SIGTERM and SIGKILL.
-const KILL_GRACE: Duration = Duration::from_millis(400);
 /// How long to wait for pipes to close after the main process exited.
 const LINGER: Duration = Duration::from_millis(300);
 /// How long to wait for the output pipes once everything was killed, before returning
@@ -98,6 +101,21 @@ impl Drop for GroupGuard {
     fn drop(&mut self) {
         if let Some(pgid) = self.pgid.take() {
             let _ = killpg(pgid, Signal::SIGKILL);
+            super::reaper::release(pgid.as_raw() as u32);
+        }
+    }
+}
+
+/// End every process of a run at once: PID 1 of its namespace when it has one (see
+/// [`crate::policy::isolate`]), else its whole process group. `leader` is the child Loom
+/// started: the namespace's proxy, or the command itself.
+fn kill_everything(leader: Pid) {
+    match super::reaper::namespace_init(leader.as_raw()) {
+        Some(init) => {
+            let _ = kill(Pid::from_raw(init), Signal::SIGKILL);
+        }
+        None => {
+            let _ = killpg(leader, Signal::SIGKILL);
         }
     }
 }
@@ -142,8 +160,17 @@ pub async fn run(
         .kill_on_drop(true);
     spec.sandbox.install(&mut cmd)?;
     let before = super::reaper::children();
-    let mut child = cmd.spawn()?;
+    // Without namespaces, kept while it runs, so the sweep after a call running at the
+    // same time (parallel sub-agents) leaves this one alone; isolated calls are recognised
+    // by their namespace instead, and spawn without waiting for each other.
+    let mut child = if crate::policy::sandbox::protection_available() {
+        cmd.spawn()?
+    } else {
+        super::reaper::spawn_kept(&mut cmd)?
+    };
     let pgid = child.id().map(|id| Pid::from_raw(id as i32));
+    // Isolated: nothing it started can escape its namespace, so there is nothing to sweep.
+    let isolated = pgid.is_some_and(|p| super::reaper::is_namespace_proxy(p.as_raw()));
     let mut guard = GroupGuard { pgid };
     let out_sink = Arc::new(Mutex::new(HeadTail::new(CAPTURE_BYTES)));
     let err_sink = Arc::new(Mutex::new(HeadTail::new(CAPTURE_BYTES)));
@@ -177,24 +204,21 @@ pub async fn run(
         Some(s) => s,
         None => {
             if let Some(pgid) = pgid {
-                let _ = killpg(pgid, Signal::SIGTERM);
+                kill_everything(pgid);
             }
-            let status = match tokio::time::timeout(KILL_GRACE, child.wait()).await {
-                Ok(s) => s?,
-                Err(_) => {
-                    if let Some(pgid) = pgid {
-                        let _ = killpg(pgid, Signal::SIGKILL);
-                    }
-                    child.wait().await?
-                }
-            };
-            // Grandchildren may have ignored SIGTERM; the group must go.
+            // The proxy exits only after every process of its namespace is gone.
+            let status = child.wait().await?;
+            // Without namespaces: whatever of the group is still there.
             if let Some(pgid) = pgid {
                 let _ = killpg(pgid, Signal::SIGKILL);
             }
             status
         }
     };
+    // Reaped: its pid may be reused from now on.
+    if let Some(pgid) = pgid {
+        super::reaper::release(pgid.as_raw() as u32);
+    }
 
     let mut stopped_background = false;
     let both = async { ((&mut out_task).await, (&mut err_task).await) };
@@ -203,18 +227,22 @@ pub async fn run(
         if let Some(pgid) = pgid {
             let _ = killpg(pgid, Signal::SIGKILL);
         }
-        let before = before.clone();
-        let _ = tokio::task::spawn_blocking(move || super::reaper::sweep(None, &before)).await;
+        if !isolated {
+            let before = before.clone();
+            let _ = tokio::task::spawn_blocking(move || super::reaper::sweep(None, &before)).await;
+        }
         let both = async { ((&mut out_task).await, (&mut err_task).await) };
         if tokio::time::timeout(DRAIN_AFTER_KILL, both).await.is_err() {
             out_task.abort();
             err_task.abort();
         }
     }
-    let swept = tokio::task::spawn_blocking(move || super::reaper::sweep(None, &before))
-        .await
-        .unwrap_or(0);
-    stopped_background |= swept > 0;
+    if !isolated {
+        let swept = tokio::task::spawn_blocking(move || super::reaper::sweep(None, &before))
+            .await
+            .unwrap_or(0);
+        stopped_background |= swept > 0;
+    }
     guard.pgid = None;
     use std::os::unix::process::ExitStatusExt;
     Ok(CommandOutcome {

@@ -5,10 +5,12 @@
 //! escapes its command's process group (`setsid`, double fork) is re-parented to Loom
 //! rather than to init. After a call, [`sweep`] kills every descendant of the call's
 //! child still alive and every child of Loom that appeared during the call, and reaps the
-//! ones that became Loom's children. In Loom's normal operation only one command runs at a
-//! time, so a new child of Loom during a call can only come from that call — except the
-//! long-lived children Loom starts for itself (MCP servers), which are spawned through
-//! [`spawn_kept`] and never swept.
+//! ones that became Loom's children. A new child of Loom during a call comes from that call,
+//! except the long-lived children Loom starts for itself (MCP servers, the browser), which
+//! are spawned through [`spawn_kept`] and never swept, and the proxies of other isolated
+//! calls running at the same time, which are recognised by their PID namespace and spared.
+//! A call run without namespaces is spawned through [`spawn_kept`] while it runs, so
+//! another call's sweep spares it too.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Mutex;
@@ -61,6 +63,62 @@ fn processes() -> Vec<Proc> {
             Some(Proc { pid, ppid })
         })
         .collect()
+}
+
+/// The children of `pid`: from `/proc/PID/task/PID/children` where the kernel offers it,
+/// else by scanning every process.
+fn children_of(pid: i32) -> Vec<i32> {
+    match std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")) {
+        Ok(list) => list
+            .split_whitespace()
+            .filter_map(|p| p.parse().ok())
+            .collect(),
+        Err(_) => processes()
+            .into_iter()
+            .filter(|p| p.ppid == pid)
+            .map(|p| p.pid)
+            .collect(),
+    }
+}
+
+/// Whether `pid` is PID 1 of a PID namespace below this process's: the last of its
+/// `NSpid` numbers (one per namespace, from this one down to its own) is 1.
+fn is_namespace_init(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|status| {
+            let ids: Vec<String> = status
+                .lines()
+                .find_map(|l| l.strip_prefix("NSpid:"))?
+                .split_whitespace()
+                .map(String::from)
+                .collect();
+            Some(ids.len() > 1 && ids.last().is_some_and(|last| last == "1"))
+        })
+        .unwrap_or(false)
+}
+
+/// The PID 1 of the namespace an isolated command's proxy started (see
+/// [`crate::policy::isolate`]): the proxy's child that is a namespace's init. `None` when
+/// `proxy` is the command itself (no namespaces here) or its init has already exited.
+pub fn namespace_init(proxy: i32) -> Option<i32> {
+    children_of(proxy)
+        .into_iter()
+        .find(|child| is_namespace_init(*child))
+}
+
+/// Whether `pid` is the proxy of an isolated child: it made a PID namespace for its
+/// children other than this process's. Such a child needs no sweeping (everything it
+/// started dies with its namespace), and must not be swept by another call's sweep.
+pub fn is_namespace_proxy(pid: i32) -> bool {
+    let link = |path: String| std::fs::read_link(path).ok();
+    match (
+        link(format!("/proc/{pid}/ns/pid_for_children")),
+        link("/proc/self/ns/pid_for_children".into()),
+    ) {
+        (Some(theirs), Some(ours)) => theirs != ours,
+        _ => false,
+    }
 }
 
 /// Whether this process adopts orphaned descendants.
@@ -142,13 +200,32 @@ fn plan(
     (doomed, adopted)
 }
 
+/// Kill every descendant of `root` (not `root` itself), for a kept child that is being
+/// stopped: where namespaces are not allowed, what it started with `setsid` is found here
+/// while the tree still holds together. Returns how many were killed.
+pub fn kill_descendants(root: i32) -> usize {
+    let (doomed, _) = plan(&processes(), 0, Some(root), &HashSet::new(), &[], false);
+    for pid in &doomed {
+        let _ = kill(Pid::from_raw(*pid), Signal::SIGKILL);
+    }
+    doomed.len()
+}
+
 /// Kill what a call left behind: descendants of `root` (the call's child), and — when
 /// this process is a subreaper — its children that were not there before the call
 /// (`before`), with their descendants. Returns how many processes were killed.
 pub fn sweep(root: Option<i32>, before: &HashSet<i32>) -> usize {
     let me = std::process::id() as i32;
+    let all = processes();
     let kept = kept();
-    let (doomed, adopted) = plan(&processes(), me, root, before, &kept, is_subreaper());
+    // Isolated calls running at the same time (parallel sub-agents) are left alone too.
+    let mut spared = kept.clone();
+    spared.extend(
+        all.iter()
+            .filter(|p| p.ppid == me && !before.contains(&p.pid) && is_namespace_proxy(p.pid))
+            .map(|p| p.pid),
+    );
+    let (doomed, adopted) = plan(&all, me, root, before, &spared, is_subreaper());
     drop(kept);
     for pid in &doomed {
         let _ = kill(Pid::from_raw(*pid), Signal::SIGKILL);
@@ -189,6 +266,38 @@ mod tests {
         assert_eq!(adopted, [3]);
         let (doomed, _) = plan(&all, 1, None, &before, &[], false);
         assert!(doomed.is_empty(), "no adoption without being a subreaper");
+    }
+
+    /// The kill of a timed-out call aims at PID 1 of its namespace, found through the
+    /// proxy; a plain child is neither a proxy nor has an init below it.
+    #[tokio::test]
+    async fn an_isolated_childs_init_is_found_through_its_proxy() {
+        if !crate::policy::sandbox::protection_available() {
+            eprintln!("skipped: namespaces are not allowed here");
+            return;
+        }
+        let mut cmd = tokio::process::Command::new("sleep");
+        cmd.arg("30").kill_on_drop(true);
+        crate::policy::sandbox::SandboxSpec::off()
+            .install(&mut cmd)
+            .unwrap();
+        let isolated = cmd.spawn().unwrap();
+        let proxy = isolated.id().unwrap() as i32;
+        assert!(is_namespace_proxy(proxy));
+        let init = namespace_init(proxy).expect("the namespace's init is the proxy's child");
+        assert_ne!(init, proxy);
+        let cmdline = std::fs::read(format!("/proc/{init}/cmdline")).unwrap();
+        assert_eq!(cmdline, b"sleep\x0030\x00");
+
+        let mut plain = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .unwrap();
+        let pid = plain.id() as i32;
+        assert!(!is_namespace_proxy(pid));
+        assert_eq!(namespace_init(pid), None);
+        plain.kill().unwrap();
+        plain.wait().unwrap();
     }
 
     #[test]

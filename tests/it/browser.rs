@@ -447,3 +447,71 @@ async fn a_text_only_model_gets_the_screenshot_path_and_the_turn_goes_on() {
         run.events
     );
 }
+
+/// Issue 23: the browser runs under the same containment as commands and MCP servers, so
+/// no Chromium process outlives Loom, not even after `kill -9` of Loom in the middle of a
+/// call. Loom gets a temp dir of its own, which names the browser's profile, to find them.
+#[tokio::test(flavor = "multi_thread")]
+async fn no_browser_process_outlives_kill_9_of_loom() {
+    if !chromium_or_skip("no_browser_process_outlives_kill_9_of_loom") {
+        return;
+    }
+    // A page that never answers keeps the call (and Loom) busy; its first request says
+    // the browser is up and loading.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let (requested, mut loading) = tokio::sync::mpsc::unbounded_channel();
+    tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((stream, _)) = listener.accept().await {
+            held.push(stream);
+            let _ = requested.send(());
+        }
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let tmp = dir.path().join("tmp");
+    let home = dir.path().join(".home");
+    std::fs::create_dir_all(&tmp).unwrap();
+    std::fs::create_dir_all(&home).unwrap();
+    let marker = tmp.display().to_string();
+    let url = format!("http://127.0.0.1:{port}/");
+    let mut loom = crate::exec::loom_command(&home)
+        .env("TMPDIR", &tmp)
+        .args(["tool", "run", "browser", "--args"])
+        .arg(serde_json::json!({"action": "open", "url": url}).to_string())
+        .arg("-C")
+        .arg(dir.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let browsers = || processes_naming(&marker);
+    let loaded = tokio::time::timeout(std::time::Duration::from_secs(30), loading.recv()).await;
+    assert!(
+        matches!(loaded, Ok(Some(()))),
+        "the browser asked for the page"
+    );
+    assert!(browsers() > 1, "the browser's processes run");
+    let pid = nix::unistd::Pid::from_raw(loom.id().unwrap() as i32);
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGKILL).unwrap();
+    let _ = loom.wait().await;
+    let killed = std::time::Instant::now();
+    while browsers() > 0 && killed.elapsed() < std::time::Duration::from_secs(10) {
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert_eq!(browsers(), 0, "browser processes outlived Loom");
+}
+
+/// How many live processes (any PID namespace) name `text` in their command line.
+fn processes_naming(text: &str) -> usize {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name().to_string_lossy().parse::<u32>().is_ok())
+        .filter(|e| {
+            let cmdline = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
+            let stat = std::fs::read_to_string(e.path().join("stat")).unwrap_or_default();
+            String::from_utf8_lossy(&cmdline).contains(text) && !stat.contains(") Z")
+        })
+        .count()
+}

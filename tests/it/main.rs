@@ -24,6 +24,7 @@ mod project_trust;
 mod provider_bounds;
 mod replay;
 mod sandbox;
+mod sandbox_root;
 mod sessions;
 mod tool_cli;
 mod trust;

@@ -81,7 +81,10 @@ fn exec_args(ws: &Path, server: &ScriptedServer, approval: &str) -> Vec<String> 
 }
 
 async fn exec_events(home: &Path, args: Vec<String>) -> (i32, Vec<Value>, String) {
-    let out = loom_command(home).args(args).output().await.unwrap();
+    exec_output(loom_command(home).args(args).output().await.unwrap())
+}
+
+fn exec_output(out: std::process::Output) -> (i32, Vec<Value>, String) {
     let events = String::from_utf8_lossy(&out.stdout)
         .lines()
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
@@ -255,11 +258,9 @@ async fn a_hanging_call_times_out() {
     let Some(d) = deps("a_hanging_call_times_out") else {
         return;
     };
-    let pids = tempfile::NamedTempFile::new().unwrap();
     let config = format!(
-        "[mcp_servers.ev]\ncommand = \"sh\"\nargs = [\"-c\", \"echo $$ >> {}; exec node {} stdio\"]\ncall_timeout_secs = 2\n",
-        pids.path().display(),
-        d.everything.display()
+        "[mcp_servers.ev]\ncommand = \"node\"\nargs = [{}, \"stdio\"]\ncall_timeout_secs = 2\n",
+        quoted(&d.everything)
     );
     let (_dir, ws, home) = setup(&config);
     let server = ScriptedServer::start(vec![
@@ -273,7 +274,15 @@ async fn a_hanging_call_times_out() {
     ])
     .await;
     let started = Instant::now();
-    let (code, events, stderr) = exec_events(&home, exec_args(&ws, &server, "full-auto")).await;
+    let loom = loom_command(&home)
+        .args(exec_args(&ws, &server, "full-auto"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = the_server(loom.id().unwrap(), &d.everything.display().to_string()).await;
+    let out = loom.wait_with_output().await.unwrap();
+    let (code, events, stderr) = exec_output(out);
     assert!(
         started.elapsed() < Duration::from_secs(60),
         "{:?}",
@@ -296,7 +305,6 @@ async fn a_hanging_call_times_out() {
         "the server still answers: {}",
         results[1]
     );
-    let pid = pid_lines(pids.path())[0];
     wait_gone(pid).await;
 }
 
@@ -306,6 +314,54 @@ fn pid_lines(path: &Path) -> Vec<i32> {
         .lines()
         .filter_map(|l| l.trim().parse().ok())
         .collect()
+}
+
+/// The live processes below `ancestor` whose command line contains `needle`. A server runs
+/// in a PID namespace of its own, where its own pid is 1, so tests find it from outside.
+fn descendants_running(ancestor: u32, needle: &str) -> Vec<i32> {
+    let mut parent_of = std::collections::HashMap::new();
+    let mut matching = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().filter_map(Result::ok) {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+        let Some(rest) = stat.rsplit_once(')').map(|(_, r)| r.to_string()) else {
+            continue;
+        };
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        if let Some(ppid) = fields.get(1).and_then(|p| p.parse::<i32>().ok()) {
+            parent_of.insert(pid, ppid);
+        }
+        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+        if fields.first() != Some(&"Z") && String::from_utf8_lossy(&cmdline).contains(needle) {
+            matching.push(pid);
+        }
+    }
+    matching
+        .into_iter()
+        .filter(|pid| {
+            let mut at = *pid;
+            while let Some(parent) = parent_of.get(&at).copied() {
+                if parent == ancestor as i32 {
+                    return true;
+                }
+                at = parent;
+            }
+            false
+        })
+        .collect()
+}
+
+/// The one live server below `loom`, waited for.
+async fn the_server(loom: u32, needle: &str) -> i32 {
+    for _ in 0..400 {
+        if let [pid] = descendants_running(loom, needle)[..] {
+            return pid;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    panic!("no single server process running {needle} below {loom}");
 }
 
 async fn wait_gone(pid: i32) {
@@ -358,6 +414,7 @@ async fn a_killed_server_is_restarted_once_on_the_next_call() {
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
+    let loom_pid = child.id().unwrap();
     let mut lines = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
     let mut results = Vec::new();
     let mut gates = [first_kill.clone(), second_kill.clone()].into_iter();
@@ -374,7 +431,7 @@ async fn a_killed_server_is_restarted_once_on_the_next_call() {
         results.push(event);
         if let Some(gate) = gates.next() {
             // Kill the server that answered, then let the model's next call go.
-            let pid = *pid_lines(&pids).last().expect("the server wrote its pid");
+            let pid = the_server(loom_pid, &d.everything.display().to_string()).await;
             nix::sys::signal::kill(
                 nix::unistd::Pid::from_raw(pid),
                 nix::sys::signal::Signal::SIGKILL,

@@ -181,6 +181,12 @@ pub const CLASSIFICATION: &[KeyClass] = &[
     ),
     row("network", L, "true, unless yours is", "network = true"),
     row(
+        "sandbox_keep_capabilities",
+        L,
+        "true, unless yours is: commands run as root would keep root's power over the machine",
+        "sandbox_keep_capabilities = true",
+    ),
+    row(
         "tools.output_budget",
         N,
         "how much tool output the model sees at once",
@@ -395,6 +401,7 @@ pub fn split(user: &FileConfig, project: FileConfig) -> (FileConfig, Vec<Looseni
         sandbox,
         sandbox_writable,
         network,
+        sandbox_keep_capabilities,
         max_tool_rounds,
         max_retries,
         theme,
@@ -474,6 +481,13 @@ pub fn split(user: &FileConfig, project: FileConfig) -> (FileConfig, Vec<Looseni
             "lets sandboxed commands use the network",
         )),
         other => kept.network = other,
+    }
+    match sandbox_keep_capabilities {
+        Some(true) if user.sandbox_keep_capabilities != Some(true) => loose.push(loosening(
+            "sandbox_keep_capabilities",
+            "lets sandboxed commands run as root keep root's capabilities",
+        )),
+        other => kept.sandbox_keep_capabilities = other,
     }
     kept.tools = tools.map(|t| split_tools(user, t, &mut loose));
     match auto_commit {

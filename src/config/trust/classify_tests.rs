@@ -31,6 +31,7 @@ fn every_config_key_has_a_row_in_the_classification() {
         sandbox,
         sandbox_writable,
         network,
+        sandbox_keep_capabilities,
         max_tool_rounds,
         max_retries,
         theme,
@@ -99,6 +100,10 @@ fn every_config_key_has_a_row_in_the_classification() {
         ("sandbox", sandbox.is_some()),
         ("sandbox_writable", sandbox_writable.is_some()),
         ("network", network.is_some()),
+        (
+            "sandbox_keep_capabilities",
+            sandbox_keep_capabilities.is_some(),
+        ),
         ("max_tool_rounds", max_tool_rounds.is_some()),
         ("max_retries", max_retries.is_some()),
         ("theme", theme.is_some()),

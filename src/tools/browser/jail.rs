@@ -27,7 +27,7 @@ use std::sync::Mutex;
 use landlock::{AccessFs, PathBeneath, RulesetCreated, RulesetCreatedAttr};
 
 use crate::policy::isolate::Isolation;
-use crate::policy::sandbox::{TcpRule, landlock_ruleset, mount_namespaces_allowed};
+use crate::policy::sandbox::{TcpRule, landlock_ruleset};
 
 /// What confines a browser, as set up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -112,14 +112,12 @@ pub fn install(
     } else {
         None
     };
-    let mut isolation = Isolation::for_child(Vec::<CString>::new(), Vec::new());
-    let root = isolation.root;
     // Root's capabilities (raw sockets, the host's network settings, …) would follow it
     // into Chromium: as root too, the browser gets a user namespace (root mapped to itself)
     // where the system allows one, so they count only inside it.
-    if root && mount_namespaces_allowed(false, |p| std::fs::read_to_string(p).ok()) {
-        isolation.root = false;
-    }
+    let isolation =
+        Isolation::for_child(Vec::<CString>::new(), Vec::new()).root_in_user_namespace();
+    let root = isolation.root;
     let confinement = Confinement {
         namespaces: isolation.namespaces,
         files: landlock.is_some(),
