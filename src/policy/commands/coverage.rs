@@ -9,9 +9,11 @@
 //! So after parsing, the raw text is scanned for every place a shell could start a command
 //! substitution (`` ` ``, `$(`, `<(`, `>(`), skipping only text the parser showed to be
 //! literal (single quotes, `$'…'`, comments, quoted heredocs) or escaped. Each such place
-//! must be the start of a substitution the parser produced; one that is not is **unseen**:
-//! its text is cut out and judged as a command on its own, and when it cannot be cut out
-//! the line is unproven. Backtick substitutions that hold backslashes are judged once more
+//! must be the start of a substitution the parser produced *and* the walk of the tree
+//! turned into commands (a parser node the walk skipped — in an array subscript, after
+//! `10#`, on a function's redirect — proves nothing); one that is not is **unseen**: its
+//! text is cut out and judged as a command on its own, and when it cannot be cut out the
+//! line is unproven. Backtick substitutions that hold backslashes are judged once more
 //! with the backslashes removed, as the shell reads them.
 
 use std::ops::Range;
@@ -51,14 +53,17 @@ struct Spans {
     quoted: Vec<Range<usize>>,
     /// Bodies of unquoted heredocs: where an unseen substitution's text ends at the latest.
     heredocs: Vec<Range<usize>>,
-    /// Byte offsets where a parsed substitution begins (and where a backtick one ends).
-    parsed: Vec<usize>,
+    /// The substitutions the parser produced.
+    parsed: Vec<Range<usize>>,
     /// Raw contents of backtick substitutions that hold a backslash.
     escaped_backticks: Vec<String>,
+    /// Literal text shaped like an array subscript holding a substitution, with where.
+    subscripts: Vec<(usize, String)>,
 }
 
-/// Scan `src`, parsed as `root`, for substitutions the parser did not produce.
-pub fn check(src: &str, root: Node<'_>) -> Coverage {
+/// Scan `src`, parsed as `root`, for substitutions the walk did not turn into commands;
+/// `walked` holds the byte offsets of those it did.
+pub fn check(src: &str, root: Node<'_>, walked: &[usize]) -> Coverage {
     let spans = collect(src, root);
     let mut out = Coverage {
         backticks: spans
@@ -69,6 +74,13 @@ pub fn check(src: &str, root: Node<'_>) -> Coverage {
             .collect(),
         ..Coverage::default()
     };
+    for (at, text) in &spans.subscripts {
+        out.unseen.push(Unseen {
+            at: *at,
+            command: format!(": {text}"),
+            text: text.clone(),
+        });
+    }
     let bytes = src.as_bytes();
     let mut i = 0;
     while i < bytes.len() {
@@ -84,7 +96,29 @@ pub fn check(src: &str, root: Node<'_>) -> Coverage {
             }
             _ => false,
         };
-        if !opener || escaped(bytes, i) || spans.parsed.contains(&i) {
+        if !opener || escaped(bytes, i) {
+            i += 1;
+            continue;
+        }
+        if let Some(node) = spans.parsed.iter().find(|r| r.start == i) {
+            if !walked.contains(&i) {
+                let text = src[node.clone()].to_string();
+                out.unseen.push(Unseen {
+                    at: i,
+                    command: format!(": {text}"),
+                    text,
+                });
+                i = node.end.max(i + 1);
+                continue;
+            }
+            i += 1;
+            continue;
+        }
+        let closes_walked_backtick = bytes[i] == b'`'
+            && spans.parsed.iter().any(|r| {
+                r.end == i + 1 && src[r.clone()].starts_with('`') && walked.contains(&r.start)
+            });
+        if closes_walked_backtick {
             i += 1;
             continue;
         }
@@ -127,8 +161,28 @@ fn collect(src: &str, root: Node<'_>) -> Spans {
         let mut descend = true;
         match node.kind() {
             "raw_string" | "ansi_c_string" | "comment" => {
+                if node.kind() != "comment" {
+                    let raw = &src[range.clone()];
+                    let text = match node.kind() {
+                        "ansi_c_string" => super::parse::ansi_c(
+                            raw.strip_prefix("$'")
+                                .and_then(|s| s.strip_suffix('\''))
+                                .unwrap_or(raw),
+                        ),
+                        _ => raw.trim_matches('\'').to_string(),
+                    };
+                    if subscript_substitution(&text) {
+                        spans.subscripts.push((range.start, text));
+                    }
+                }
                 spans.literal.push(range);
                 descend = false;
+            }
+            "word" | "string_content" => {
+                let text = unescape_backslashes(&src[range.clone()]);
+                if subscript_substitution(&text) {
+                    spans.subscripts.push((range.start, text));
+                }
             }
             "string" | "translated_string" => spans.quoted.push(range),
             "heredoc_body" => {
@@ -141,10 +195,9 @@ fn collect(src: &str, root: Node<'_>) -> Spans {
                 }
             }
             "command_substitution" | "process_substitution" | "arithmetic_expansion" => {
-                spans.parsed.push(range.start);
+                spans.parsed.push(range.clone());
                 let text = &src[range.clone()];
                 if let Some(inner) = text.strip_prefix('`') {
-                    spans.parsed.push(range.end.saturating_sub(1));
                     let inner = inner.strip_suffix('`').unwrap_or(inner);
                     if inner.contains('\\') {
                         spans.escaped_backticks.push(inner.to_string());
@@ -165,6 +218,43 @@ fn collect(src: &str, root: Node<'_>) -> Spans {
             }
         }
     }
+}
+
+/// Whether literal text looks like an array element whose subscript holds a command
+/// substitution (`x[$(cmd)]`, ``x[`cmd`]``): bash evaluates such text as arithmetic in many
+/// places without `eval` (`(( x ))`, `let`, `test -v`, `[[ $v -eq 1 ]]`, `printf -v`,
+/// `read`), and runs the substitution.
+fn subscript_substitution(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let mut open: Option<usize> = None;
+    for (i, &b) in bytes.iter().enumerate() {
+        match b {
+            b'[' if i > 0 && (bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_') => {
+                open = Some(i);
+            }
+            b']' => open = None,
+            b'`' if open.is_some() => return true,
+            b'$' if open.is_some() && bytes.get(i + 1) == Some(&b'(') => return true,
+            _ => {}
+        }
+    }
+    false
+}
+
+/// Text with every backslash escape removed (`\$` is `$`).
+fn unescape_backslashes(raw: &str) -> String {
+    let mut out = String::with_capacity(raw.len());
+    let mut chars = raw.chars();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            if let Some(n) = chars.next() {
+                out.push(n);
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// Whether a heredoc body belongs to a redirect whose delimiter is quoted (`<<'EOF'`,
@@ -261,12 +351,7 @@ mod tests {
     use super::*;
 
     fn coverage(src: &str) -> Coverage {
-        let mut parser = Parser::new();
-        parser
-            .set_language(&tree_sitter_bash::LANGUAGE.into())
-            .unwrap();
-        let tree = parser.parse(src, None).unwrap();
-        check(src, tree.root_node())
+        super::super::parse::parse(src).unwrap().coverage
     }
 
     fn unseen(src: &str) -> Vec<String> {

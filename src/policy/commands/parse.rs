@@ -141,8 +141,11 @@ pub struct Script {
     pub has_errors: bool,
     /// Whether nesting went deeper than Loom analyses.
     pub too_deep: bool,
-    /// Substitutions in the raw text that the parser did not produce (see [`coverage`]).
+    /// Substitutions in the raw text that the walk did not turn into commands (see
+    /// [`coverage`]).
     pub coverage: Coverage,
+    /// Byte offsets of the substitutions the walk turned into commands.
+    pub walked: Vec<usize>,
 }
 
 /// Deepest syntax nesting analysed (deeper scripts are reported, not recursed into).
@@ -169,7 +172,7 @@ pub fn parse(source: &str) -> Option<Script> {
         parts: Vec::new(),
     };
     walker.visit(root);
-    script.coverage = coverage::check(source, root);
+    script.coverage = coverage::check(source, root, &script.walked);
     Some(script)
 }
 
@@ -294,8 +297,55 @@ impl Walker<'_> {
                 if let Some(body) = node.child_by_field_name("body") {
                     self.visit(body);
                 }
+                let mut redirects = Vec::new();
+                let mut cursor = node.walk();
+                let targets: Vec<Node<'_>> = node
+                    .children_by_field_name("redirect", &mut cursor)
+                    .collect();
+                for child in targets {
+                    self.redirect(child, &mut redirects);
+                }
+                if !redirects.is_empty() {
+                    // Applied each time the function is called.
+                    self.script.commands.push(SimpleCommand {
+                        redirects,
+                        part: format!("redirect of function {name}"),
+                        text: self.text(node),
+                        ..SimpleCommand::default()
+                    });
+                }
                 let body = (before..self.script.commands.len()).collect();
                 self.script.functions.push((name, body));
+            }
+            "command_substitution" | "process_substitution" | "arithmetic_expansion" => {
+                // Outside a word (in `(( … ))`, say): walked as one, so it counts as seen.
+                let _ = self.word(node);
+            }
+            "for_statement" => {
+                // `for NAME in WORDS`: NAME is assigned each word, as `NAME=WORD` would.
+                let name = node
+                    .child_by_field_name("variable")
+                    .map(|n| self.text(n))
+                    .unwrap_or_default();
+                let mut cursor = node.walk();
+                let values: Vec<Node<'_>> =
+                    node.children_by_field_name("value", &mut cursor).collect();
+                let assignments = values
+                    .into_iter()
+                    .map(|v| Assignment {
+                        name: name.clone(),
+                        value: self.word(v),
+                    })
+                    .collect::<Vec<_>>();
+                self.script.commands.push(SimpleCommand {
+                    assignments,
+                    part: self.part(),
+                    text: format!("for {name} in …"),
+                    ..SimpleCommand::default()
+                });
+                if let Some(body) = node.child_by_field_name("body") {
+                    self.visit(body);
+                }
             }
             _ => {
                 let mut cursor = node.walk();
@@ -468,10 +518,12 @@ impl Walker<'_> {
             }
             return;
         }
-        let name = node
-            .child_by_field_name("name")
-            .map(|n| self.text(n))
-            .unwrap_or_default();
+        let name_node = node.child_by_field_name("name");
+        let name = name_node.map(|n| self.text(n)).unwrap_or_default();
+        if let Some(index) = name_node.and_then(|n| n.child_by_field_name("index")) {
+            // `a[$(cmd)]=1`: the subscript is expanded (and runs) before the assignment.
+            let _ = self.within("array subscript", index, |w| w.word(index));
+        }
         let value = match node.child_by_field_name("value") {
             Some(v) => self.word(v),
             None => Word::default(),
@@ -546,6 +598,30 @@ impl Walker<'_> {
                 Some(child) => self.word(child),
                 None => plain(self.text(node)),
             },
+            "number" if node.named_child_count() > 0 => {
+                // `10#$(cmd)`: a base prefix glued to an expansion.
+                let mut out = plain(String::new());
+                let mut cursor = node.walk();
+                let parts: Vec<Node<'_>> = node.children(&mut cursor).collect();
+                let mut pos = node.start_byte();
+                for part in parts {
+                    if part.start_byte() > pos {
+                        out.text
+                            .push_str(&String::from_utf8_lossy(&self.src[pos..part.start_byte()]));
+                    }
+                    let w = if part.is_named() {
+                        self.word(part)
+                    } else {
+                        plain(self.text(part))
+                    };
+                    out.text.push_str(&w.text);
+                    out.dynamic |= w.dynamic;
+                    out.inner.extend(w.inner);
+                    out.subs.extend(w.subs);
+                    pos = part.end_byte();
+                }
+                out
+            }
             "word" | "number" => {
                 let raw = self.text(node);
                 Word {
@@ -636,6 +712,7 @@ impl Walker<'_> {
             | "expansion"
             | "arithmetic_expansion" => {
                 let before = self.script.commands.len();
+                self.script.walked.push(node.start_byte());
                 let kind = match node.kind() {
                     "command_substitution" => "command substitution",
                     "process_substitution" => "process substitution",
@@ -646,7 +723,19 @@ impl Walker<'_> {
                 let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
                 self.within(kind, node, |w| {
                     for child in children {
-                        w.visit(child);
+                        if child.kind() == "file_redirect" {
+                            // `$(< file)`: bash reads the file with no command at all.
+                            let mut redirects = Vec::new();
+                            w.redirect(child, &mut redirects);
+                            w.script.commands.push(SimpleCommand {
+                                redirects,
+                                part: w.part(),
+                                text: w.text(child),
+                                ..SimpleCommand::default()
+                            });
+                        } else {
+                            w.visit(child);
+                        }
                     }
                 });
                 let inner: Vec<usize> = (before..self.script.commands.len()).collect();

@@ -129,6 +129,57 @@ fn forbidden_payloads_stay_forbidden_in_every_wrapper() {
     );
 }
 
+/// A review of the first fix (issue 23, red team round 1): the coverage proof checked the
+/// parser's tree, not the walk, so substitutions the walk skipped (an array subscript in an
+/// assignment's name, `10#$(…)`, a function definition's redirect) still ran unjudged; and
+/// bash runs substitutions held in literal text, prompts and callbacks.
+#[test]
+fn substitutions_the_walk_skipped_or_bash_evaluates_later_are_judged() {
+    check(
+        &[
+            ("a[$(rm -rf ~)]=1", F),
+            ("a[$(rm -rf *)]+=x", F),
+            ("x[$(rm -rf ~)]=1 ls", F),
+            ("declare a[$(rm -rf ~)]=1", F),
+            ("echo 10#$(rm -rf ~)", F),
+            (": 8#$(rm -rf *)", F),
+            ("cat < 2#`cat /etc/shadow >&2`", H),
+            ("ls() { :; } > $(rm -rf ~); ls", F),
+            ("(( x + $(rm -rf ~) ))", F),
+            ("sed ':x e rm -rf ~' f", F),
+            ("sed 'v 4.2 e rm -rf ~' f", F),
+            ("sed -n ':a e cat ~/.ssh/id_rsa' f", H),
+            ("awk 'BEGIN { if (/\"/) {} ; system(\"rm -rf ~\") }'", F),
+            ("awk 'BEGIN{ARGV[1]=\"/etc/shadow\";ARGC=2}1'", M),
+            ("test -v 'x[$(rm -rf ~)]'", F),
+            ("let 'x[$(rm -rf ~)]'", F),
+            ("[[ 'x[$(rm -rf ~)]' -eq 1 ]]", F),
+            ("printf -v 'x[`rm -rf ~`]' %s", F),
+            ("for x in 'a[$(rm -rf ~)]'; do (( x )); done", F),
+            ("for PATH in dir; do ls; done", H),
+            ("echo ${x@P}", M),
+            ("echo ${!x}", M),
+            ("mapfile -C 'rm -rf ~' x < f", F),
+            ("set -k; git diff", H),
+            ("source /dev/stdin <<< 'rm -rf ~'", F),
+            ("sh /dev/stdin <<< 'rm -rf ~'", F),
+            ("x=$(< ~/.ssh/id_rsa); echo \"$x\"", H),
+            ("echo \"$(< /etc/shadow)\"", H),
+        ],
+        false,
+    );
+    check(
+        &[
+            ("echo $((1+2))", R),
+            ("(( x + $(date) ))", R),
+            ("for x in a b; do echo $x; done", R),
+            ("awk '/x|y/ { n++ }' f", R),
+            ("echo \"$(< README.md)\"", R),
+        ],
+        true,
+    );
+}
+
 /// A payload Loom cannot read (a file, a variable) runs unknown code: it asks and is
 /// snapshotted, and no session grant covers it.
 #[test]

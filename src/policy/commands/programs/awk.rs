@@ -25,6 +25,9 @@ pub(super) const SPEC: Spec = Spec {
 /// Why an awk program may do more than print, or `None` when it only prints.
 pub(super) fn danger(program: &str) -> Option<&'static str> {
     let code = strip_strings(program);
+    if code.contains("ARGV") || code.contains("ARGC") {
+        return Some("the awk program chooses the files it reads (ARGV)");
+    }
     if code.contains("system") {
         return Some("the awk program runs commands with system()");
     }
@@ -43,29 +46,85 @@ pub(super) fn danger(program: &str) -> Option<&'static str> {
     None
 }
 
-/// The program with the contents of string literals blanked out.
+/// The program with the contents of string literals, regular expression literals and
+/// comments blanked out. When the program's literals cannot be told apart (one is left
+/// open), the program is returned whole, so a `"` in a regex or a comment cannot hide
+/// `system(…)` from the checks: they see too much rather than too little.
 fn strip_strings(program: &str) -> String {
-    let mut out = String::with_capacity(program.len());
-    let mut in_string = false;
-    let mut escaped = false;
-    for c in program.chars() {
-        if in_string {
-            if escaped {
-                escaped = false;
-            } else if c == '\\' {
-                escaped = true;
-            } else if c == '"' {
-                in_string = false;
-                out.push('"');
-            }
-            continue;
-        }
-        if c == '"' {
-            in_string = true;
-        }
-        out.push(c);
+    #[derive(PartialEq)]
+    enum In {
+        Code,
+        String,
+        Regex { bracket: bool },
+        Comment,
     }
-    out
+    let mut out = String::with_capacity(program.len());
+    let mut state = In::Code;
+    let mut escaped = false;
+    // The last significant character of code: a `/` starts a regular expression only
+    // where an operand cannot end (after `(`, `,`, `{`, `;`, an operator or the start);
+    // anywhere else it divides. Taking a regex for a division shows more code, never less.
+    let mut last = '\n';
+    for c in program.chars() {
+        match state {
+            In::String | In::Regex { .. } if escaped => escaped = false,
+            In::String | In::Regex { .. } if c == '\\' => escaped = true,
+            In::String if c == '"' => {
+                state = In::Code;
+                out.push('"');
+                last = '"';
+            }
+            In::Regex { bracket: false } if c == '[' => state = In::Regex { bracket: true },
+            In::Regex { bracket: true } if c == ']' => state = In::Regex { bracket: false },
+            In::Regex { bracket: false } if c == '/' => {
+                state = In::Code;
+                out.push('/');
+                last = '/';
+            }
+            In::Comment if c == '\n' => {
+                state = In::Code;
+                out.push('\n');
+                last = '\n';
+            }
+            In::String | In::Regex { .. } | In::Comment => {}
+            In::Code => {
+                out.push(c);
+                match c {
+                    '"' => state = In::String,
+                    '#' => {
+                        out.pop();
+                        state = In::Comment;
+                    }
+                    '/' if matches!(
+                        last,
+                        '\n' | '('
+                            | ','
+                            | '{'
+                            | '}'
+                            | ';'
+                            | '!'
+                            | '~'
+                            | '&'
+                            | '|'
+                            | '?'
+                            | ':'
+                            | '='
+                    ) =>
+                    {
+                        state = In::Regex { bracket: false };
+                    }
+                    _ => {}
+                }
+                if !c.is_whitespace() {
+                    last = c;
+                }
+            }
+        }
+    }
+    match state {
+        In::Code | In::Comment => out,
+        In::String | In::Regex { .. } => program.to_string(),
+    }
 }
 
 /// Whether a `print`/`printf` statement has a `>` outside parentheses (a redirection).
@@ -219,13 +278,26 @@ mod tests {
             "{ printf \"%s > %s\\n\", $1, $2 }",
             "/x|y/ { n++ }",
         ] {
-            let verdict = danger(p);
-            if p.contains("x|y") {
-                assert!(verdict.is_some(), "regex alternation asks, conservatively");
-            } else {
-                assert_eq!(verdict, None, "{p}");
-            }
+            assert_eq!(danger(p), None, "{p}");
         }
+    }
+
+    /// Issue 23 regression: a `"` in a regex or a comment made the rest of the program
+    /// look like a string, and `system(…)` after it went unseen.
+    #[test]
+    fn quotes_in_regexes_and_comments_hide_nothing() {
+        for p in [
+            "BEGIN { if (/\"/) {} ; system(\"rm -rf ~\") }",
+            "BEGIN { # \"\n system(\"id\") }",
+            "/a\"b/ { print | \"sh\" }",
+            "BEGIN { x = \"open; system(\"id\")",
+            "{ x++ / 1; print | \"sh\"; y = 1 / 1 }",
+            "BEGIN{ARGV[1]=\"/etc/shadow\";ARGC=2}1",
+        ] {
+            assert!(danger(p).is_some(), "{p}");
+        }
+        assert_eq!(danger("{ n = $1 / 2; print n }"), None);
+        assert_eq!(danger("/x\"y/ { print $1 }"), None);
     }
 
     #[test]

@@ -7,7 +7,7 @@
 use super::super::options::{Spec, parse};
 use super::super::parse::Word;
 use super::super::{Risk, vars};
-use super::{Judgement, State, is_flag, judge, nested};
+use super::{Judgement, PipedInput, State, is_flag, judge, nested, nested_shell};
 
 /// Judge `name` if it is a shell builtin Loom has rules for.
 pub(super) fn builtin(
@@ -51,6 +51,23 @@ pub(super) fn builtin(
         }
         "read" | "mapfile" | "readarray" | "getopts" | "let" => {
             let mut j = judge(Risk::ReadOnly, format!("`{name}` sets shell variables"));
+            if matches!(name, "mapfile" | "readarray") {
+                // `-C CALLBACK` is shell code run for every few lines read.
+                for (i, w) in args.iter().enumerate() {
+                    let callback = match w.text.strip_prefix("-C") {
+                        Some("") => args.get(i + 1).cloned(),
+                        Some(glued) => Some(Word::literal(glued).with_dynamic(w.dynamic)),
+                        None => None,
+                    };
+                    if let Some(code) = callback {
+                        j = j.worst(
+                            judge(Risk::Medium, format!("`{name} -C` runs a callback"))
+                                .ungrantable()
+                                .worst(nested_shell(&code, state, depth)),
+                        );
+                    }
+                }
+            }
             for w in args.iter().filter(|w| !is_flag(w)) {
                 let var = w
                     .text
@@ -62,6 +79,19 @@ pub(super) fn builtin(
                 }
             }
             j
+        }
+        "set"
+            if args.iter().enumerate().any(|(i, w)| {
+                (w.text.starts_with('-') && !w.text.starts_with("--") && w.text[1..].contains('k'))
+                    || (w.text == "-o" && args.get(i + 1).is_some_and(|n| n.text == "keyword"))
+            }) =>
+        {
+            judge(
+                Risk::High,
+                "`set -k` makes NAME=value arguments of later commands environment variables \
+                 (a pager or editor a program then runs)",
+            )
+            .ungrantable()
         }
         "unset" | "set" | "shift" | "exit" | "return" | ":" | "wait" | "jobs" | "dirs"
         | "times" | "ulimit" | "umask" | "help" | "caller" | "disown" | "bg" | "fg" | "history"
@@ -118,7 +148,23 @@ pub(super) fn builtin(
                 nested(&text.join(" "), state, depth, "eval")
             }
         }
-        "source" | "." => judge(Risk::Medium, "runs a script in the current shell"),
+        "source" | "." => {
+            let reads_stdin = args.first().is_some_and(|w| {
+                matches!(
+                    w.text.as_str(),
+                    "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0" | "-"
+                )
+            });
+            let base = judge(Risk::Medium, "runs a script in the current shell").ungrantable();
+            let via = format!("`{name}` from its input");
+            match (&state.piped, reads_stdin) {
+                (Some(PipedInput::Text(t)), true) => base.worst(nested(t, state, depth, &via)),
+                (Some(PipedInput::Built(t)), true) => base
+                    .at_least(Risk::High, "runs a script the shell builds at run time")
+                    .worst(nested(t, state, depth, &via)),
+                _ => base,
+            }
+        }
         "enable" => {
             if args
                 .iter()

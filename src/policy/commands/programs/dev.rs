@@ -70,7 +70,12 @@ pub(super) fn shell(name: &str, args: &[Word], state: &mut State, depth: usize) 
         }
         break;
     }
-    let operand = args.get(i);
+    let operand = args.get(i).filter(|w| {
+        !matches!(
+            w.text.as_str(),
+            "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0"
+        )
+    });
     if with_c {
         return match operand {
             Some(code) => nested_shell(code, state, depth),
@@ -111,15 +116,21 @@ pub(super) fn shell(name: &str, args: &[Word], state: &mut State, depth: usize) 
 
 /// Forbidden shell commands hidden in the string literals of inline code
 /// (`os.system('rm -rf /')`): each literal, and all of them joined, are judged as shell
-/// commands; only a forbidden verdict is kept.
+/// commands; only a forbidden verdict is kept. Which quote starts a literal depends on the
+/// language (a `"` in an awk regex or a Perl `q{…}` is not one), so the text from every
+/// quote character to the next of the same kind is taken, whatever came before it, as are
+/// Perl and Ruby quote operators (`q{…}`, `qx(…)`, `%x[…]`).
 pub(super) fn forbidden_in_code(code: &str, state: &State, depth: usize) -> Judgement {
     let mut literals: Vec<String> = Vec::new();
-    let mut chars = code.chars();
-    while let Some(c) = chars.next() {
-        if c == '"' || c == '\'' || c == '`' {
+    let chars: Vec<char> = code.chars().collect();
+    for (i, &c) in chars.iter().enumerate() {
+        if literals.len() >= 256 {
+            break;
+        }
+        if matches!(c, '"' | '\'' | '`') {
             let mut lit = String::new();
             let mut escaped = false;
-            for n in chars.by_ref() {
+            for &n in &chars[i + 1..] {
                 if escaped {
                     lit.push(n);
                     escaped = false;
@@ -133,10 +144,26 @@ pub(super) fn forbidden_in_code(code: &str, state: &State, depth: usize) -> Judg
             }
             literals.push(lit);
         }
+        let operator = matches!(c, 'q' | 'x' | 'Q')
+            && chars
+                .get(i.wrapping_sub(1))
+                .is_none_or(|p| !p.is_alphanumeric() || *p == 'q' || *p == '%');
+        if operator && let Some(&open) = chars.get(i + 1) {
+            let close = match open {
+                '{' => '}',
+                '(' => ')',
+                '[' => ']',
+                '<' => '>',
+                '/' | '|' | '!' | '#' => open,
+                _ => continue,
+            };
+            let lit: String = chars[i + 2..].iter().take_while(|&&n| n != close).collect();
+            literals.push(lit);
+        }
     }
     let mut candidates = literals.clone();
     candidates.push(literals.join(" "));
-    for text in candidates.iter().filter(|t| !t.trim().is_empty()).take(64) {
+    for text in candidates.iter().filter(|t| !t.trim().is_empty()) {
         let c = super::super::classify_nested(text, &state.ctx, depth + 1);
         if c.level == Risk::Forbidden {
             return judge(

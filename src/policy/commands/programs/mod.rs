@@ -177,12 +177,24 @@ pub fn classify_command(
         }
         j = j.worst(code_in_value(&a.name, &a.value, state, depth));
     }
-    for w in cmd
+    let words = cmd
         .words
         .iter()
-        .chain(cmd.redirects.iter().map(|r| &r.target))
-    {
-        j = j.worst(hidden_substitutions(w, state, depth));
+        .chain(cmd.redirects.iter().map(|r| &r.target));
+    for w in words.chain(cmd.assignments.iter().map(|a| &a.value)) {
+        if w.subs.iter().any(|s| expands_value_as_code(&s.source)) {
+            j = j.worst(
+                judge(
+                    Risk::Medium,
+                    format!(
+                        "`{}` expands a variable's value as code (prompt expansion or an \
+                         indirect name), which runs substitutions in it",
+                        w.text
+                    ),
+                )
+                .ungrantable(),
+            );
+        }
     }
     if cmd.heredoc_expands {
         j = j.worst(
@@ -209,6 +221,12 @@ pub fn classify_command(
     }];
     out.extend(j.nested);
     out
+}
+
+/// `${x@P}` (prompt expansion) and `${!x}` (indirection, which evaluates a subscript in
+/// x's value) run command substitutions held in a variable's value.
+fn expands_value_as_code(source: &str) -> bool {
+    source.starts_with("${") && (source.contains("@P") || source.starts_with("${!"))
 }
 
 /// A variable set to literal text holding a substitution (`x='a[$(rm -rf *)]'`): bash runs
@@ -253,35 +271,6 @@ fn with_known_values(cmd: &SimpleCommand, state: &State) -> Option<SimpleCommand
         redirects,
         ..cmd.clone()
     })
-}
-
-/// Command substitutions inside a word that the parser kept as plain text (backticks in
-/// `${x:-`cmd`}`): they run when the word is expanded, so they ask, and what they run is
-/// judged.
-fn hidden_substitutions(w: &Word, state: &State, depth: usize) -> Judgement {
-    let mut j = judge(Risk::ReadOnly, "no hidden command substitution");
-    if !w.dynamic || !w.inner.is_empty() {
-        return j;
-    }
-    let text = &w.text;
-    let mut found: Vec<&str> = Vec::new();
-    if let Some(start) = text.find("$(") {
-        let inner = &text[start + 2..];
-        found.push(inner.rfind(')').map(|end| &inner[..end]).unwrap_or(inner));
-    }
-    let ticks: Vec<&str> = text.split('`').collect();
-    found.extend(ticks.iter().skip(1).step_by(2).copied());
-    for code in found.into_iter().filter(|c| !c.trim().is_empty()) {
-        j = j.worst(
-            judge(
-                Risk::Medium,
-                format!("the expansion `{text}` runs a command when it is expanded"),
-            )
-            .ungrantable()
-            .worst(nested(code, state, depth, "the expansion")),
-        );
-    }
-    j
 }
 
 pub(super) fn redirects(cmd: &SimpleCommand, state: &State) -> Judgement {

@@ -235,7 +235,12 @@ fn read_script(script: &str) -> Result<Effects, String> {
                 }
             }
             ':' | 'b' | 't' | 'T' | 'v' => {
-                while i < n && chars[i] != '\n' && chars[i] != ';' && chars[i] != '}' {
+                // GNU sed ends a label (and `v`'s version) at whitespace too, and reads the
+                // next command right after it: `:x e CMD` runs CMD.
+                while i < n && chars[i] == ' ' {
+                    i += 1;
+                }
+                while i < n && !chars[i].is_whitespace() && chars[i] != ';' && chars[i] != '}' {
                     i += 1;
                 }
             }
@@ -348,6 +353,12 @@ mod tests {
             vec!["rm -rf /x"]
         );
         assert_eq!(read_script("1e touch x").unwrap().runs, vec!["touch x"]);
+        assert_eq!(read_script(":x e touch x").unwrap().runs, vec!["touch x"]);
+        assert_eq!(
+            read_script("v 4.2 e touch x").unwrap().runs,
+            vec!["touch x"]
+        );
+        assert_eq!(read_script("b end; e id").unwrap().runs, vec!["id"]);
         assert!(read_script("/x/ e").unwrap().runs_pattern_space);
         assert!(read_script("k").is_err());
     }
