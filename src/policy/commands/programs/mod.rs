@@ -9,18 +9,27 @@
 
 mod awk;
 mod build;
+mod build_tools;
 mod builtins;
 mod dev;
+mod disks;
 mod editors;
 mod evaluate;
 mod files;
+mod find;
 mod git;
 mod git_config;
 mod machine;
+mod make;
+mod packages;
+mod power;
 mod readonly;
+mod readonly_table;
 mod remote;
 mod sed;
+mod stdin_code;
 mod tables;
+mod tar;
 mod wrappers;
 
 use tables::*;
@@ -311,7 +320,13 @@ pub(super) fn write_to(p: &Place, shown: &str, verb: &str) -> Judgement {
 /// Writing at a path word: where it is, and whether it is protected (`.git/`, `.loom/`,
 /// credentials).
 pub(super) fn writes_at(w: &Word, state: &State, verb: &str) -> Judgement {
-    let j = write_to(&state.place(w), &w.text, verb);
+    let at = state.place(w);
+    if let Place::Outside(path) = &at
+        && let Some(reason) = power::power_file(&path.to_string_lossy())
+    {
+        return judge(Risk::Forbidden, reason);
+    }
+    let j = write_to(&at, &w.text, verb);
     match protected(w, &state.ctx, Access::Write) {
         Some(reason) => j.at_least(Risk::High, reason),
         None => j,
@@ -471,13 +486,16 @@ fn named_program(
     if let Some(j) = builtins::builtin(&name, args, state, depth) {
         return j;
     }
-    if let Some(j) = dev::runs_in_env(&name, args, state, depth) {
+    if let Some(j) = packages::runs_in_env(&name, args, state, depth) {
         return j;
     }
     if let Some(j) = machine::machine(&name, args) {
         return j;
     }
     if let Some(j) = editors::editor(&name, args, state, depth) {
+        return j;
+    }
+    if let Some(j) = stdin_code::command_reader(&name, args, state, depth) {
         return j;
     }
     match name.as_str() {
@@ -494,29 +512,10 @@ fn named_program(
         "init" | "telinit" if args.iter().any(|w| w.text == "0" || w.text == "6") => {
             judge(Risk::Forbidden, "switches the machine off or restarts it")
         }
-        "systemctl" => match args.iter().find(|w| !is_flag(w)).map(|w| w.text.as_str()) {
-            Some(
-                "poweroff" | "reboot" | "halt" | "kexec" | "suspend" | "hibernate" | "emergency"
-                | "rescue",
-            ) => judge(Risk::Forbidden, "stops or restarts the machine"),
-            Some(
-                "status" | "list-units" | "list-unit-files" | "show" | "cat" | "is-active"
-                | "is-enabled",
-            ) if args
-                .iter()
-                .all(|w| !w.text.starts_with('-') || w.text == "--no-pager") =>
-            {
-                judge(Risk::ReadOnly, "shows service state")
-            }
-            _ => judge(Risk::High, "changes system services"),
-        },
         "rm" | "unlink" | "shred" | "srm" => files::rm(&name, args, state, extra_dynamic),
         "rmdir" => files::writes(args, state, "removes", Risk::Medium, extra_dynamic),
         "chmod" | "chown" | "chgrp" => files::perms(&name, args, state),
         "dd" => files::dd(args, state),
-        "killall" | "pkill" | "skill" | "xkill" => {
-            judge(Risk::High, format!("`{name}` stops running processes"))
-        }
         n if NETWORK_CLIENTS.contains(&n) => {
             let mut j = judge(Risk::High, format!("`{name}` uses the network")).net();
             for command in remote::local_commands(&name, args) {
@@ -524,6 +523,9 @@ fn named_program(
                     nested_shell(&command, state, depth)
                         .at_least(Risk::High, format!("`{name}` runs a local command")),
                 );
+            }
+            if name == "rsync" {
+                j = j.worst(remote::rsync_deletes(args, state));
             }
             j
         }
@@ -545,13 +547,13 @@ fn named_program(
                 judge(Risk::High, "changes mounted filesystems")
             }
         }
-        p if PACKAGE_MANAGERS.contains(&p) => dev::system_packages(&name, args),
-        "find" => files::find(args, state, depth),
+        p if PACKAGE_MANAGERS.contains(&p) => packages::system_packages(&name, args),
+        "find" => find::find(args, state, depth),
         "sed" | "gsed" => sed::sed(&name, args, state, depth),
         "awk" | "gawk" | "mawk" | "nawk" => awk::awk(&name, args, state),
         "tee" => files::writes(args, state, "writes", Risk::ReadOnly, false),
         "cp" => files::copy(args, state, extra_dynamic),
-        "mv" => files::writes(args, state, "moves", Risk::Medium, extra_dynamic),
+        "mv" => files::moves(args, state, extra_dynamic),
         "ln" | "link" => files::link(args, state),
         "mkdir" | "touch" | "truncate" | "mkfifo" | "mknod" | "install" => files::writes(
             args,
@@ -562,7 +564,7 @@ fn named_program(
         ),
         "mktemp" => judge(Risk::Medium, "creates a temporary file"),
         "patch" => judge(Risk::Medium, "applies a patch to files"),
-        "tar" => files::tar(args, state, depth),
+        "tar" => tar::tar(args, state, depth),
         "unzip" | "zip" | "7z" | "unrar" | "split" | "csplit" => {
             judge(Risk::Medium, format!("`{name}` writes files"))
         }
@@ -571,23 +573,23 @@ fn named_program(
         }
         "git" => git::git(args, state, depth),
         "cargo" => build::cargo(args, state),
-        "npm" | "pnpm" | "yarn" | "bun" => dev::js_packages(&name, args),
+        "npm" | "pnpm" | "yarn" | "bun" => packages::js_packages(&name, args),
         "npx" | "bunx" | "pnpx" => judge(
             Risk::Medium,
             format!("`{name}` downloads and runs a package"),
         )
         .net(),
         "pip" | "pip3" | "uv" | "poetry" | "pipenv" | "conda" | "mamba" | "pipx" | "gem"
-        | "bundle" | "composer" => dev::lang_packages(&name, args),
-        "go" => build::go(args, state),
-        "make" | "gmake" => build::make(args, state),
-        f if FORMATTERS_WRITING.contains(&f) => build::formatter(&name, args),
-        b if BUILD_TEST.contains(&b) => build::build_tool(&name, args, state),
+        | "bundle" | "composer" => packages::lang_packages(&name, args),
+        "go" => build::go(args, state, depth),
+        "make" | "gmake" => make::make(args, state, depth),
+        f if FORMATTERS_WRITING.contains(&f) => build_tools::formatter(&name, args),
+        b if BUILD_TEST.contains(&b) => build_tools::build_tool(&name, args, state, depth),
         "python" | "python2" | "python3" | "node" | "ruby" | "perl" | "php" | "deno" | "lua"
         | "Rscript" | "julia" => dev::interpreter(&name, args, state, depth),
         n if n.starts_with("python3.") => dev::interpreter(&name, args, state, depth),
         _ => match readonly::lookup(&name) {
-            Some(ro) => readonly::judge_read_only(&name, &ro, args, state),
+            Some(ro) => readonly::judge_read_only(&name, &ro, args, state, extra_dynamic),
             None => unknown(&name, first, args, state, depth),
         },
     }
@@ -613,6 +615,12 @@ fn unknown(name: &str, first: &Word, args: &[Word], state: &State, depth: usize)
         if let Some(reason) = protected(w, &state.ctx, Access::Read) {
             j = j.at_least(Risk::High, reason);
         }
+        if w.text.len() > 1 && w.text.starts_with('@') {
+            j = j.worst(readonly::response_file(name, w, state));
+        }
+    }
+    if let Some(disk) = disks::disk_operand(args, state) {
+        j = j.worst(disk);
     }
     if state.scan_unknown {
         j.worst(forbidden_among(args, state, depth))
