@@ -169,6 +169,11 @@ fn a12_python_modules_that_write_or_run_workspace_code() {
     check(&[
         ("python3 -m json.tool in.json /home/dev/.bashrc", Min(H)),
         ("python3 -m json.tool a.json b.json", Min(M)),
+        (
+            "python3 -m json.tool --sort-keys --indent 2 a.json ~/.bashrc",
+            Min(H),
+        ),
+        ("python3 -m json.tool --sort-keys a.json", Is(R)),
         ("python3 -m pydoc /tmp/evil.py", Min(M)),
         ("python3 -m pydoc evil", Min(M)),
         ("python3 -m pydoc -w json", Min(M)),
@@ -290,6 +295,12 @@ fn low_verdicts_that_run_code_or_read_secrets_ask() {
         ("bun test", Is(L)),
         ("mix test", Is(L)),
         ("gcc -O2 -Wall -c src/main.c -o build/main.o", Is(L)),
+        (
+            "gcc -I/usr/local/include -I /usr/include/x -c src/main.c",
+            Is(L),
+        ),
+        ("gcc -E -I ~/.ssh -c src/main.c", Min(H)),
+        ("mvn -e package", Is(L)),
         ("shellcheck scripts/ci.sh", Is(L)),
         ("pytest tests/test_x.py", Is(L)),
     ]);
@@ -527,6 +538,7 @@ fn c_writes_outside_network_reads_and_credentials() {
         ("brew search jq", Min(L)),
         ("npm config get //registry.npmjs.org/:_authToken", Min(H)),
         ("npm config get _auth", Min(H)),
+        ("npm get //registry.npmjs.org/:_authToken", Min(H)),
         ("npm config get registry", Is(R)),
         ("npm ls", Is(R)),
     ]);

@@ -150,7 +150,7 @@ pub(super) fn build_tool(name: &str, args: &[Word], state: &mut State, depth: us
         ))
 }
 
-/// Code given on the command line: `-e CODE`/`--eval CODE` (elixir, ghc, clj, nim) and
+/// Code given on the command line: `-e CODE`/`--eval CODE` (elixir, ghc, clj, nim, mix) and
 /// the evaluating subcommands of crystal, stack, sbt and mix.
 fn evaluated(name: &str, args: &[Word], state: &mut State, depth: usize) -> Judgement {
     let mut j = judge(
@@ -167,13 +167,15 @@ fn evaluated(name: &str, args: &[Word], state: &mut State, depth: usize) -> Judg
         )
         .worst(forbidden_in_code(code, state, depth))
     };
+    let evaluates_e = matches!(name, "elixir" | "ghc" | "clj" | "nim" | "mix");
     for (i, w) in args.iter().enumerate() {
         let t = w.text.as_str();
         let code = match t {
-            "-e" | "--eval" | "-eval" => args.get(i + 1).map(|v| v.text.as_str()),
-            _ => t
+            "-e" | "--eval" | "-eval" if evaluates_e => args.get(i + 1).map(|v| v.text.as_str()),
+            _ if evaluates_e => t
                 .strip_prefix("--eval=")
                 .or_else(|| t.strip_prefix("--eval:")),
+            _ => None,
         };
         if let Some(code) = code {
             j = inline(j, code, state);
@@ -220,29 +222,41 @@ fn evaluated(name: &str, args: &[Word], state: &mut State, depth: usize) -> Judg
     j
 }
 
-/// Files a tool is given: a protected one is a protected read (a compiler or checker
-/// prints it, or quotes it in its errors), and code from outside the workspace asks.
+/// Files a tool is given: a protected one (an operand, an option's value, an include
+/// directory) is a protected read, since a compiler or checker prints it or quotes it in
+/// its errors; an operand outside the workspace is code from elsewhere, which asks.
 fn given_paths(name: &str, args: &[Word], state: &State) -> Judgement {
     let mut j = judge(Risk::ReadOnly, "reads only project files");
-    let mut words: Vec<Word> = Vec::new();
+    let mut read: Vec<Word> = Vec::new();
     for w in args {
         let t = w.text.as_str();
         if !is_flag(w) {
-            words.push(w.clone());
+            read.push(w.clone());
         } else if let Some((_, value)) = t.split_once('=') {
-            words.push(Word::literal(value).with_dynamic(w.dynamic));
+            read.push(Word::literal(value).with_dynamic(w.dynamic));
         } else if let Some(dir) = ["-I", "-L", "-include", "-isystem", "-iquote", "-idirafter"]
             .iter()
             .find_map(|p| t.strip_prefix(p).filter(|d| !d.is_empty()))
         {
-            words.push(Word::literal(dir).with_dynamic(w.dynamic));
+            read.push(Word::literal(dir).with_dynamic(w.dynamic));
         }
     }
-    for w in &words {
+    for w in &read {
         if let Some(reason) = protected(w, &state.ctx, Access::Read) {
             j = j.at_least(Risk::High, reason);
-            continue;
         }
+    }
+    let operands: Vec<Word> = match build_options(name) {
+        Some(spec) => {
+            let words = lenient(name, args);
+            match parse(&spec, &words, false) {
+                Ok(p) => p.operands.into_iter().cloned().collect(),
+                Err(_) => return j,
+            }
+        }
+        None => args.iter().filter(|w| !is_flag(w)).cloned().collect(),
+    };
+    for w in &operands {
         if w.dynamic || !(w.text.contains('/') || w.text.starts_with('~')) {
             continue;
         }
@@ -267,6 +281,35 @@ fn given_paths(name: &str, args: &[Word], state: &State) -> Judgement {
         }
     }
     j
+}
+
+/// The words of a call as its table reads them: gcc's families of harmless options
+/// (`-Wall`, `-O2`, `-std=c17`, `-fPIC`, `-march=native`) stand in as `-c`.
+fn lenient(name: &str, args: &[Word]) -> Vec<Word> {
+    let gcc_like = matches!(name, "gcc" | "g++" | "cc" | "c++" | "clang" | "clang++");
+    args.iter()
+        .map(|w| {
+            let t = w.text.as_str();
+            let safe_prefix = gcc_like
+                && (t.starts_with("-W")
+                    && !t.starts_with("-Wl,")
+                    && !t.starts_with("-Wp,")
+                    && !t.starts_with("-Wa,")
+                    || t.starts_with("-O")
+                    || t.starts_with("-std=")
+                    || t.starts_with("-f") && !t.starts_with("-fplugin")
+                    || t.starts_with("-m") && !t.contains("plugin")
+                    || t == "-pedantic"
+                    || t == "-pthread"
+                    || t == "-shared"
+                    || t == "-static");
+            if safe_prefix {
+                Word::literal("-c")
+            } else {
+                w.clone()
+            }
+        })
+        .collect()
 }
 
 /// A build or test tool's own options: proven against its table where Loom has one.
@@ -319,31 +362,7 @@ fn tool_options(name: &str, args: &[Word], state: &State) -> Judgement {
             None => base,
         };
     };
-    let lenient: Vec<Word> = args
-        .iter()
-        .map(|w| {
-            let t = w.text.as_str();
-            let gcc_like = matches!(name, "gcc" | "g++" | "cc" | "c++" | "clang" | "clang++");
-            let safe_prefix = gcc_like
-                && (t.starts_with("-W")
-                    && !t.starts_with("-Wl,")
-                    && !t.starts_with("-Wp,")
-                    && !t.starts_with("-Wa,")
-                    || t.starts_with("-O")
-                    || t.starts_with("-std=")
-                    || t.starts_with("-f") && !t.starts_with("-fplugin")
-                    || t.starts_with("-m") && !t.contains("plugin")
-                    || t == "-pedantic"
-                    || t == "-pthread"
-                    || t == "-shared"
-                    || t == "-static");
-            if safe_prefix {
-                Word::literal("-c")
-            } else {
-                w.clone()
-            }
-        })
-        .collect();
+    let lenient = lenient(name, args);
     match parse(&spec, &lenient, false) {
         Ok(p) => {
             let mut j = base;

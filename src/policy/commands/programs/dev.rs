@@ -215,13 +215,19 @@ pub(super) fn interpreter(name: &str, args: &[Word], state: &mut State, depth: u
             numeric: false,
         }
     };
-    let lead = match super::super::options::parse_leading(&spec, args) {
+    let lead = if python {
+        let (end, rest) = python_options_end(args);
+        let (end, rest) = (end.min(args.len()), rest.min(args.len()));
+        super::super::options::parse(&spec, &args[..end], false).map(|p| (p, &args[rest..]))
+    } else {
+        super::super::options::parse_leading(&spec, args)
+    };
+    let (opts, rest) = match lead {
         Ok(x) => x,
         Err(e) => {
             return super::unproven(e, name).worst(forbidden_among(args, state, depth));
         }
     };
-    let (opts, rest) = lead;
     if let Some(module) = opts.values(&["-m"]).first() {
         let isolated = opts.has(&["-I", "-P"]);
         return python_module(name, module.text(), rest, state, depth, isolated);
@@ -282,6 +288,46 @@ pub(super) fn interpreter(name: &str, args: &[Word], state: &mut State, depth: u
     }
 }
 
+/// Where python's own options end and what follows them starts: after the value of `-c`
+/// or `-m` (the words after it belong to the code or module, `python -m json.tool
+/// --sort-keys`), at `--` (skipped), or at the first operand (the script).
+fn python_options_end(args: &[Word]) -> (usize, usize) {
+    let mut i = 0;
+    while let Some(w) = args.get(i) {
+        let t = w.text.as_str();
+        if t == "--" {
+            return (i, i + 1);
+        }
+        if t == "-" || !t.starts_with('-') {
+            return (i, i);
+        }
+        i += 1;
+        if t.starts_with("--") {
+            if t == "--check-hash-based-pycs" {
+                i += 1;
+            }
+            continue;
+        }
+        for (k, c) in t[1..].char_indices() {
+            let glued = k + 1 < t.len() - 1;
+            match c {
+                'c' | 'm' => {
+                    let end = if glued { i } else { i + 1 };
+                    return (end, end);
+                }
+                'W' | 'X' => {
+                    if !glued {
+                        i += 1;
+                    }
+                    break;
+                }
+                _ => {}
+            }
+        }
+    }
+    (args.len(), args.len())
+}
+
 /// What the working directory holds that `python -m MODULE` would import instead of the
 /// real module (`MODULE.py`, a `MODULE/` package, a compiled `MODULE.*.so`), if anything.
 fn shadowing_module(module: &str, state: &State) -> Option<String> {
@@ -337,15 +383,35 @@ fn python_module(
             Risk::Medium,
             "pydoc imports (runs) the modules and files it documents",
         ),
-        "json.tool" if rest.iter().all(|w| !is_flag(w)) => {
-            let mut j = judge(Risk::ReadOnly, format!("`{name} -m json.tool` only prints"));
-            if let Some(input) = rest.first() {
-                j = j.worst(reads(input, state));
+        "json.tool" => {
+            const SPEC: Spec = Spec {
+                flags: "h",
+                valued: "",
+                long: &[
+                    "sort-keys",
+                    "no-ensure-ascii",
+                    "json-lines",
+                    "indent=",
+                    "tab",
+                    "no-indent",
+                    "compact",
+                    "help",
+                ],
+                numeric: false,
+            };
+            match super::super::options::parse(&SPEC, rest, false) {
+                Ok(p) => {
+                    let mut j = judge(Risk::ReadOnly, format!("`{name} -m json.tool` only prints"));
+                    if let Some(input) = p.operands.first() {
+                        j = j.worst(reads(input, state));
+                    }
+                    for out in p.operands.iter().skip(1) {
+                        j = j.worst(writes_at(out, state, "writes"));
+                    }
+                    j
+                }
+                Err(e) => super::unproven(e, "python -m json.tool"),
             }
-            for out in rest.iter().skip(1) {
-                j = j.worst(writes_at(out, state, "writes"));
-            }
-            j
         }
         "tokenize" | "this" | "sysconfig" | "site" | "platform"
             if rest.iter().all(|w| !is_flag(w)) =>
@@ -371,4 +437,24 @@ fn python_module(
 pub(super) fn with_prefix(mut j: Judgement, prefix: Vec<String>) -> Judgement {
     j.prefix = prefix;
     j
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn python_options_end_after_the_module_or_code_value() {
+        let w = |s: &str| -> Vec<Word> { s.split_whitespace().map(Word::literal).collect() };
+        assert_eq!(python_options_end(&w("-m json.tool --sort-keys a")), (2, 2));
+        assert_eq!(python_options_end(&w("-I -mjson.tool --x")), (2, 2));
+        assert_eq!(python_options_end(&w("-W ignore -c code -x")), (4, 4));
+        assert_eq!(python_options_end(&w("-u -- script.py -c")), (1, 2));
+        assert_eq!(
+            python_options_end(&w("--check-hash-based-pycs always -c x y")),
+            (4, 4)
+        );
+        assert_eq!(python_options_end(&w("script.py -m x")), (0, 0));
+        assert_eq!(python_options_end(&w("-m")), (2, 2));
+    }
 }

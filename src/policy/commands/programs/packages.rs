@@ -81,6 +81,29 @@ fn pacman(args: &[Word]) -> Judgement {
     }
 }
 
+/// Options that change a package manager's configuration for the call (`apt -o
+/// APT::Update::Pre-Invoke::=CMD`, `dnf --setopt`, another config file or root).
+fn sets_configuration(name: &str, t: &str) -> bool {
+    let options: &[&str] = match name {
+        "apt" | "apt-get" | "apt-cache" => &["-o", "--option", "-c", "--config-file"],
+        "dnf" | "yum" => &[
+            "--setopt",
+            "-c",
+            "--config",
+            "--installroot",
+            "--pluginpath",
+        ],
+        "zypper" => &["-c", "--config", "--root", "-R"],
+        "apk" => &["-p", "--root", "--repositories-file", "-X", "--repository"],
+        _ => &[],
+    };
+    options.iter().any(|o| {
+        t == *o
+            || (o.starts_with("--") && t.starts_with(&format!("{o}=")))
+            || (!o.starts_with("--") && t.len() > 2 && t.starts_with(o))
+    })
+}
+
 /// System package managers: listing and searching read (some over the network); any
 /// other subcommand, or one Loom cannot be sure of, installs or removes packages.
 pub(super) fn system_packages(name: &str, args: &[Word]) -> Judgement {
@@ -94,6 +117,16 @@ pub(super) fn system_packages(name: &str, args: &[Word]) -> Judgement {
     .net();
     if args.iter().any(|w| w.dynamic) {
         return installs;
+    }
+    if let Some(w) = args.iter().find(|w| sets_configuration(name, &w.text)) {
+        return judge(
+            Risk::High,
+            format!(
+                "{name} {} changes its configuration, which can name programs it runs",
+                w.text
+            ),
+        )
+        .net();
     }
     if name == "nix-env" {
         return if args
@@ -177,14 +210,18 @@ pub(super) fn js_packages(name: &str, args: &[Word]) -> Judgement {
             format!("{name} {sub} asks the package registry over the network"),
         )
         .net(),
-        "config"
-            if after
-                .first()
-                .is_some_and(|w| matches!(w.text.as_str(), "get" | "list" | "ls")) =>
+        "config" | "get"
+            if sub == "get"
+                || after
+                    .first()
+                    .is_some_and(|w| matches!(w.text.as_str(), "get" | "list" | "ls")) =>
         {
-            match after
-                .get(1..)
-                .unwrap_or(&[])
+            let keys = if sub == "get" {
+                after
+            } else {
+                after.get(1..).unwrap_or(&[])
+            };
+            match keys
                 .iter()
                 .find(|w| !is_flag(w) && (w.dynamic || credential_key(&w.text)))
             {
@@ -439,6 +476,8 @@ mod tests {
         assert_eq!(level("dnf", "list installed"), Risk::Low);
         assert_eq!(level("apt", "-q list --installed"), Risk::ReadOnly);
         assert_eq!(level("apt", "-o Dir=x list"), Risk::High);
+        assert_eq!(level("apt", "show -o APT::x=y curl"), Risk::High);
+        assert_eq!(level("dnf", "list --setopt=pluginpath=/tmp"), Risk::High);
         assert_eq!(level("pacman", "-Qi bash"), Risk::ReadOnly);
         assert_eq!(level("pacman", "-Sl"), Risk::ReadOnly);
         assert_eq!(level("pacman", "-Ss x -S y"), Risk::High);

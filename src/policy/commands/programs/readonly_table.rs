@@ -94,7 +94,7 @@ const SUMS: ReadOnly = ro(
 pub(super) fn lookup(name: &str) -> Option<ReadOnly> {
     Some(match name {
         "ls" | "dir" | "vdir" => ro(
-            "aAbBcCdDfFgGhHiklLmnNopqQrRsStuUvwxXZ1",
+            "aAbBcCdDfFgGhHiklLmnNopqQrRsStuUvxXZ1",
             "ITw",
             LS_LONG,
             Paths,
@@ -262,7 +262,7 @@ pub(super) fn lookup(name: &str) -> Option<ReadOnly> {
             Paths,
         ),
         "basename" => ro(
-            "asz",
+            "az",
             "s",
             &["multiple", "suffix=", "zero", "help", "version"],
             Text,
@@ -497,7 +497,7 @@ pub(super) fn lookup(name: &str) -> Option<ReadOnly> {
             Paths,
         ),
         "ps" => ro(
-            "AaedfFHjlLMNrTuvwxXyZcm",
+            "AaedfFHjlLMNrTvwxXyZcm",
             "opsuUgGCtkO",
             &[
                 "forest", "headers", "no-headers", "sort=", "format=", "pid=", "ppid=", "user=",
@@ -506,7 +506,7 @@ pub(super) fn lookup(name: &str) -> Option<ReadOnly> {
             Text,
         ),
         "free" => ro(
-            "bkmghlstwv",
+            "bkmghltwv",
             "sc",
             &[
                 "bytes", "kilo", "mega", "giga", "tera", "kibi", "mebi", "gibi", "tebi", "human",
@@ -521,7 +521,7 @@ pub(super) fn lookup(name: &str) -> Option<ReadOnly> {
         "lscpu" => ro("abcJxyBhV", "C?e?p?s", &["help", "version", "json"], Text),
         "lsblk" => ro("abdDfJlmnprstSOAMPyzihV", "oxeEIwT?", &["help", "version", "json"], Text),
         "pgrep" => reads(ro(
-            "lacdfinovwxA",
+            "lacfinovwxA",
             "gGPstuUFdr",
             &[
                 "list-name", "list-full", "count", "full", "newest", "oldest", "exact", "help",
@@ -616,4 +616,41 @@ pub(super) fn lookup(name: &str) -> Option<ReadOnly> {
         )),
         _ => return None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every program in the table.
+    #[rustfmt::skip]
+    const NAMES: &[&str] = &[
+        "ls", "dir", "vdir", "cat", "head", "tail", "wc", "grep", "egrep", "fgrep", "rg", "pwd",
+        "echo", "printf", "which", "whereis", "type", "file", "stat", "du", "df", "tree", "cut",
+        "tr", "diff", "cmp", "comm", "basename", "dirname", "realpath", "readlink", "date",
+        "printenv", "whoami", "id", "uname", "seq", "jq", "nl", "fold", "fmt", "column",
+        "paste", "join", "expand", "unexpand", "rev", "tac", "od", "hexdump", "hd", "xxd",
+        "md5sum", "sha256sum", "cksum", "sum", "base64", "base32", "basenc", "sort", "uniq",
+        "shuf", "strings", "zcat", "bzcat", "xzcat", "zstdcat", "lz4cat", "ps", "free",
+        "uptime", "w", "who", "lscpu", "lsblk", "pgrep", "pstree", "top", "vmstat", "iostat",
+        "lsof", "hostname", "locale", "expr", "bc", "numfmt", "nm", "readelf", "objdump",
+        "size", "eza", "exa", "fd", "fdfind", "bat", "batcat",
+    ];
+
+    /// Invariant: a short option letter is a flag or takes a value, never both (a table
+    /// listing both reads it as valued, and a flag read as valued swallows the word after
+    /// it unchecked, as `strings -o FILE` did).
+    #[test]
+    fn no_letter_is_both_a_flag_and_valued() {
+        let mut both = Vec::new();
+        for name in NAMES {
+            let ro = lookup(name).unwrap_or_else(|| panic!("{name} is not in the table"));
+            for c in ro.spec.flags.chars() {
+                if ro.spec.short_value(c).is_some() {
+                    both.push(format!("{name} -{c}"));
+                }
+            }
+        }
+        assert!(both.is_empty(), "{both:?}");
+    }
 }
