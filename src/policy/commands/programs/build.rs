@@ -491,7 +491,14 @@ fn go_build(sub: &str, rest: &[Word], state: &State, depth: usize, base: Judgeme
                     format!("go {sub} {name} runs {} on the build's tools", program.text),
                 )
                 .ungrantable()
-                .worst(super::nested_shell(&program, state, depth)),
+                .worst(if program.dynamic {
+                    judge(
+                        Risk::High,
+                        format!("go {sub} {name} runs a program only known at run time"),
+                    )
+                } else {
+                    super::nested(&program.text, state, depth, &format!("go {sub} {name}"))
+                }),
             );
             continue;
         }

@@ -184,7 +184,11 @@ fn evaluated(name: &str, args: &[Word], state: &mut State, depth: usize) -> Judg
     let sub_at = args.iter().position(|w| !is_flag(w));
     let sub = sub_at.map(|k| args[k].text.as_str()).unwrap_or("");
     let after = sub_at.map(|k| &args[k + 1..]).unwrap_or(&[]);
-    let joined = super::join_words(after);
+    let joined = after
+        .iter()
+        .map(|w| w.text.as_str())
+        .collect::<Vec<_>>()
+        .join(" ");
     match (name, sub) {
         ("crystal", "eval" | "i" | "play") | ("stack" | "cabal", "eval" | "ghci" | "repl") => {
             j = inline(j, &joined, state);
