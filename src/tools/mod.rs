@@ -22,6 +22,7 @@ pub mod diff;
 pub mod edit_choice;
 pub mod edit_file;
 pub mod edit_match;
+pub mod fit;
 pub mod list_files;
 pub mod memory;
 pub mod oracle;
@@ -264,11 +265,10 @@ impl ToolResult {
         self
     }
 
-    /// The JSON text the model receives as the tool message.
-    pub fn to_model_json(&self) -> String {
-        serde_json::to_string(self).unwrap_or_else(|e| {
-            format!(r#"{{"success":false,"output":"","error":"unserialisable result: {e}"}}"#)
-        })
+    /// The JSON text the model receives as the tool message, fitted into `budget` bytes
+    /// ([`fit::model_json`]).
+    pub fn to_model_json(&self, budget: usize) -> String {
+        fit::model_json(self, budget)
     }
 }
 

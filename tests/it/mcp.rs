@@ -528,3 +528,82 @@ async fn a_call_given_up_is_cancelled_at_the_server() {
         .unwrap_or_else(|| panic!("no cancellation was sent: {received:#?}"));
     assert_eq!(cancelled["params"]["requestId"], call["id"], "{cancelled}");
 }
+
+/// Issue 23: everything an MCP server answers goes through the one output budget. A 300 KB
+/// file read with its `structuredContent` twin put 320,655 characters into the model's
+/// context under `output_budget = 8192`; structured content alone, embedded resources and
+/// an error message are bounded the same way, in what the model reads and in the events.
+#[tokio::test(flavor = "multi_thread")]
+async fn large_mcp_answers_reach_the_model_within_the_output_budget() {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mcp/big_output.py");
+    let config = format!(
+        "[tools]\noutput_budget = 8192\n\n[mcp_servers.big]\ncommand = \"python3\"\nargs = [{}]\n",
+        quoted(&script)
+    );
+    let (_dir, ws, home) = setup(&config);
+    let tools = ["read_big", "structured_only", "big_resource", "big_error"];
+    let calls: Vec<(String, String)> = tools
+        .iter()
+        .map(|t| (format!("c_{t}"), format!("mcp__big__{t}")))
+        .collect();
+    let calls: Vec<(&str, &str, &str)> = calls
+        .iter()
+        .map(|(id, name)| (id.as_str(), name.as_str(), "{}"))
+        .collect();
+    let server = ScriptedServer::start(vec![
+        support::calls_openai(&calls),
+        support::text_reply("ok"),
+    ])
+    .await;
+    let (code, events, stderr) = exec_events(&home, exec_args(&ws, &server, "full-auto")).await;
+    assert_eq!(code, 0, "{stderr}\n{events:#?}");
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2, "{stderr}");
+    let messages = requests[1]["messages"].as_array().unwrap();
+    let tool_messages: Vec<&Value> = messages.iter().filter(|m| m["role"] == "tool").collect();
+    assert_eq!(tool_messages.len(), 4);
+    for m in &tool_messages {
+        let content = m["content"].as_str().unwrap();
+        assert!(
+            content.len() <= 8192,
+            "{}: {} bytes reached the model",
+            m["tool_call_id"],
+            content.len()
+        );
+        assert!(content.contains("omitted"), "{content}");
+    }
+    let by_id: std::collections::HashMap<String, Value> =
+        support::tool_messages(&requests[1]).into_iter().collect();
+    let read = &by_id["c_read_big"];
+    assert!(
+        read["output"].as_str().unwrap().starts_with("line 00000"),
+        "{read}"
+    );
+    assert!(
+        read.get("data").is_none(),
+        "structured content is not sent twice: {read}"
+    );
+    let listed = by_id["c_structured_only"]["output"].as_str().unwrap();
+    assert!(listed.contains("src/file0000.rs"), "{listed}");
+    let resources = by_id["c_big_resource"]["output"].as_str().unwrap();
+    assert!(
+        resources.starts_with("[resource file:///a.txt]"),
+        "{resources}"
+    );
+    let error = &by_id["c_big_error"];
+    assert_eq!(error["success"], false);
+    assert!(
+        error["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("failed: line 00000")
+    );
+    for e in of_type(&events, "tool_result") {
+        let size = e.to_string().len();
+        assert!(
+            size <= 8192 + 512,
+            "an event carried {size} bytes: {}",
+            e["name"]
+        );
+    }
+}
