@@ -32,6 +32,10 @@ use super::retry::parse_retry_after;
 use super::text_calls::TextCallFilter;
 use super::wire::{Chunk, error_message};
 
+/// The most of an error status's body that is read: its message is in the first bytes,
+/// and an endless body must not fill the memory.
+const ERROR_BODY_CAP: usize = 64 << 10;
+
 /// A non-success HTTP status, with what is needed to decide about a retry.
 #[derive(Debug, Error, Clone)]
 #[error("HTTP {status}: {message}")]
@@ -160,6 +164,7 @@ struct StatusService {
     http: reqwest::Client,
     idle: Duration,
     raw_cap: u64,
+    line_cap: u64,
     slot: LimitSlot,
 }
 
@@ -174,7 +179,8 @@ impl tower::Service<HttpRequestFactory> for StatusService {
 
     fn call(&mut self, factory: HttpRequestFactory) -> Self::Future {
         let http = self.http.clone();
-        let (idle, raw_cap, slot) = (self.idle, self.raw_cap, self.slot.clone());
+        let (idle, raw_cap, line_cap, slot) =
+            (self.idle, self.raw_cap, self.line_cap, self.slot.clone());
         Box::pin(async move {
             let request = factory.build().await?;
             let response = match tokio::time::timeout(idle, http.execute(request)).await {
@@ -192,7 +198,7 @@ impl tower::Service<HttpRequestFactory> for StatusService {
                 if let Some(h) = builder.headers_mut() {
                     *h = response.headers().clone();
                 }
-                let body = bounded(response.bytes_stream(), idle, raw_cap, slot);
+                let body = bounded(response.bytes_stream(), idle, raw_cap, line_cap, slot);
                 let rebuilt = builder
                     .body(reqwest::Body::wrap_stream(body))
                     .map_err(|e| OpenAIError::Boxed(Box::new(std::io::Error::other(e))))?;
@@ -209,7 +215,8 @@ impl tower::Service<HttpRequestFactory> for StatusService {
                 header("retry-after").as_deref(),
                 header("retry-after-ms").as_deref(),
             );
-            let body = response.text().await.unwrap_or_default();
+            let (body, _) = super::bounded::read_capped(response, ERROR_BODY_CAP).await;
+            let body = String::from_utf8_lossy(&body).into_owned();
             let overflow = super::overflow::detect(status.as_u16(), &body);
             let message = serde_json::from_str::<Value>(&body)
                 .ok()
@@ -328,10 +335,18 @@ impl LlmClient {
             .max_response_bytes
             .saturating_mul(16)
             .saturating_add(1 << 20);
+        // One event carries one piece of the answer, at most all of it: twice the text cap
+        // leaves room for JSON escapes, and bounds what is held of a line not yet ended.
+        let line_cap = settings
+            .max_response_bytes
+            .saturating_mul(2)
+            .saturating_add(64 << 10)
+            .min(raw_cap);
         let inner = Client::with_config(config).with_http_service(StatusService {
             http,
             idle,
             raw_cap,
+            line_cap,
             slot: slot.clone(),
         });
         Ok(LlmClient {
@@ -402,6 +417,12 @@ impl LlmClient {
                 "the server sent more than {raw} bytes for one response, the most that \
                  {} bytes of text ({BYTES_KEY}) may take with their framing; raise \
                  {BYTES_KEY} in the config if the answer really is that long",
+                limits.max_response_bytes
+            )),
+            Some(LimitHit::Line(line)) => LlmError::Limit(format!(
+                "the server sent a line of more than {line} bytes, more than one piece of \
+                 {} bytes of text ({BYTES_KEY}) takes; raise {BYTES_KEY} in the config if \
+                 the answer really is that long",
                 limits.max_response_bytes
             )),
             None => classify(e),
