@@ -1,9 +1,15 @@
-//! Bounded provider input (issue 10): an endless stream, an endless line, a response with
-//! 200 tool calls and a server that never answers each end with a clear error naming the
-//! limit, in bounded time and memory; the silent case is retried like a cut stream.
+//! Bounded provider input (issues 10 and 23): an endless stream, an endless line, a
+//! response with 200 tool calls and a server that never answers each end with a clear error
+//! naming the limit, in bounded time and memory; the silent case is retried like a cut
+//! stream; the model probes and a reader that stops reading cost bounded memory.
 
 use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
+
+use loom::llm::{ChatRequest, LlmClient, Message, ProviderSettings, StreamEvent};
+use tokio_util::sync::CancellationToken;
 
 use crate::exec::{Run, exec};
 use crate::support::{self, Reply, ScriptedServer};
@@ -237,5 +243,60 @@ async fn endless_answers_to_the_model_probes_cost_bounded_memory() {
     assert!(
         peak_kib < PEAK_LIMIT_KIB,
         "peak memory {peak_kib} KiB while probing"
+    );
+}
+
+/// Regression (issue 23): the response is read only as fast as Loom takes its events. The
+/// stream was parsed by a task of its own into an unbounded queue, so a reader that paused
+/// (a busy machine) let the queue take the whole body's cap (65 MiB at the defaults, about
+/// a kilobyte of memory per small event once parsed). Here the reader stops at the first
+/// piece of text; what the server gets rid of meanwhile is what sockets buffer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 3)]
+async fn a_response_is_not_read_ahead_of_its_reader() {
+    let taken = Arc::new(AtomicU64::new(0));
+    let server =
+        ScriptedServer::start(vec![Reply::EndlessCounted("x".repeat(8000), taken.clone())]).await;
+    let client =
+        LlmClient::new(ProviderSettings::new(&server.base_url(), "scripted-model")).unwrap();
+    let (release, paused) = std::sync::mpsc::channel::<()>();
+    let cancel = CancellationToken::new();
+    let reader = tokio::spawn({
+        let cancel = cancel.clone();
+        async move {
+            let mut first = true;
+            // The reader's thread stops here, as a busy reader would.
+            let mut sink = move |_: StreamEvent| {
+                if std::mem::take(&mut first) {
+                    let _ = paused.recv();
+                }
+            };
+            let messages = [Message::User {
+                content: "go".into(),
+                images: Vec::new(),
+            }];
+            let request = ChatRequest {
+                messages: &messages,
+                tools: &[],
+            };
+            client.stream(request, &cancel, &mut sink).await.is_ok()
+        }
+    });
+    // Wait until the server's bytes stop being taken (half a second without progress), or
+    // far more than sockets hold was taken.
+    let (mut last, mut still_since) = (0, Instant::now());
+    while still_since.elapsed() < Duration::from_millis(500) && last < 64 << 20 {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        let now = taken.load(Ordering::SeqCst);
+        if now != last {
+            (last, still_since) = (now, Instant::now());
+        }
+    }
+    let _ = release.send(());
+    cancel.cancel();
+    let _ = reader.await;
+    eprintln!("taken while the reader paused: {} KiB", last / 1024);
+    assert!(
+        last < 24 << 20,
+        "{last} bytes were read ahead of a reader that stopped"
     );
 }

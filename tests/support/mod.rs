@@ -48,6 +48,8 @@ pub enum Reply {
     Endless,
     /// An SSE stream that repeats this text delta without end.
     EndlessDeltas(String),
+    /// The same, counting the bytes the connection took from the server.
+    EndlessCounted(String, Arc<std::sync::atomic::AtomicU64>),
     /// One SSE line that never ends (bytes without a newline, forever).
     EndlessLine,
     /// Accept the request and never answer (no headers, no bytes).
@@ -218,6 +220,20 @@ async fn chat(
             ));
             let stream =
                 futures::stream::repeat_with(move || Ok::<_, std::io::Error>(piece.clone()));
+            Response::builder()
+                .header("content-type", "text/event-stream")
+                .body(Body::from_stream(stream))
+                .unwrap()
+        }
+        Reply::EndlessCounted(text, taken) => {
+            let piece = Bytes::from(format!(
+                "data: {}\n\n",
+                chunk(json!({"content": text}), None)
+            ));
+            let stream = futures::stream::repeat_with(move || {
+                taken.fetch_add(piece.len() as u64, std::sync::atomic::Ordering::SeqCst);
+                Ok::<_, std::io::Error>(piece.clone())
+            });
             Response::builder()
                 .header("content-type", "text/event-stream")
                 .body(Body::from_stream(stream))
