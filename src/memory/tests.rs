@@ -327,3 +327,28 @@ fn memory_commands_parse_like_the_usage_says() {
         );
     }
 }
+
+/// Issue 23: the database, its WAL and its shared-memory file were made with the umask
+/// (0644): every local user could read the memories. They are 0600, in a 0700 directory.
+#[test]
+fn the_database_and_its_wal_and_shm_files_are_private() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let m = open(&dir, "/ws");
+    m.store("k", "v", Category::Core, ScopeKind::Workspace)
+        .unwrap();
+    let mode = |name: &str| {
+        let p = dir.path().join("data").join(name);
+        std::fs::metadata(&p)
+            .unwrap_or_else(|e| panic!("{name}: {e}"))
+            .permissions()
+            .mode()
+            & 0o777
+    };
+    // The connection is open, so SQLite's side files exist.
+    assert_eq!(mode("memory.sqlite"), 0o600);
+    assert_eq!(mode("memory.sqlite-wal"), 0o600);
+    assert_eq!(mode("memory.sqlite-shm"), 0o600);
+    assert_eq!(mode(""), 0o700);
+    drop(m);
+}

@@ -12,7 +12,6 @@
 
 pub mod apply_patch;
 pub mod args;
-pub mod atomic;
 pub mod bash;
 pub mod beneath;
 pub mod browser;

@@ -19,6 +19,7 @@ mod images;
 mod mcp;
 mod memory;
 mod oracle;
+mod private_files;
 mod project_trust;
 mod provider_bounds;
 mod replay;
