@@ -18,6 +18,7 @@ pub mod lockfile;
 pub mod mcp;
 pub mod memory;
 pub mod policy;
+pub mod printable;
 pub mod private;
 pub mod session;
 pub mod setup;

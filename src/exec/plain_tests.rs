@@ -262,6 +262,27 @@ fn control_characters_from_the_model_are_shown_escaped_on_stderr() {
     );
 }
 
+/// Issue 23: the model's answer went to stdout as it came, escape sequences and all: it
+/// could clear the screen, set the clipboard (OSC 52), ring the bell or overwrite a line
+/// with a carriage return. They are shown escaped, split across deltas or not.
+#[test]
+fn control_characters_in_the_answer_are_shown_escaped_on_stdout() {
+    let p = print(&[
+        delta("Done.\u{1b}[2J\u{1b}]52;c;cm0gLXJmIH4=\u{7}"),
+        delta("\u{1b}"),
+        delta("[31mred\rhidden\r"),
+        delta("\nnext\r\nline\t\u{9b}0m\u{0}"),
+        done(),
+    ]);
+    for c in ['\u{1b}', '\u{7}', '\r', '\u{9b}', '\u{0}'] {
+        assert!(!p.stdout.contains(c), "{c:?} in {:?}", p.stdout);
+    }
+    assert_eq!(
+        p.stdout,
+        "Done.\\u{1b}[2J\\u{1b}]52;c;cm0gLXJmIH4=\\u{7}\\u{1b}[31mred\\rhidden\nnext\nline\t\\u{9b}0m\\u{0}\n"
+    );
+}
+
 #[test]
 fn a_long_command_line_is_cut() {
     let long = "echo ".to_string() + &"x".repeat(500);

@@ -233,6 +233,7 @@ impl Memory {
         scope: ScopeKind,
     ) -> Result<bool, MemoryError> {
         let key = check_key(key)?;
+        let content = &super::normalise_content(content);
         if content.trim().is_empty() || content.len() > super::MAX_CONTENT_BYTES {
             return Err(MemoryError::BadContent);
         }

@@ -352,3 +352,29 @@ fn the_database_and_its_wal_and_shm_files_are_private() {
     assert_eq!(mode(""), 0o700);
     drop(m);
 }
+
+/// Issue 23: content may hold line and paragraph separators (U+2028/U+2029), NEL, VT or FF,
+/// which split the system prompt's one-line-per-entry list. They are stored as `\n`, and the
+/// prompt shows each entry on one line whatever an older Loom stored.
+#[test]
+fn every_kind_of_line_break_is_normalised_and_the_prompt_keeps_one_line_per_entry() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = open(&dir, "/ws");
+    let hostile = "a\u{2028}b\u{2029}c\u{85}d\u{0B}e\u{0C}f\rg\r\nh\ni";
+    m.store("seps", hostile, Category::Core, ScopeKind::Workspace)
+        .unwrap();
+    let stored = m.list(None, 10).unwrap();
+    assert_eq!(stored[0].content, "a\nb\nc\nd\ne\nf\ng\nh\ni");
+    let older = Entry {
+        content: hostile.to_string(),
+        ..stored[0].clone()
+    };
+    let section = prompt_section(&[stored[0].clone(), older.clone()]).unwrap();
+    assert_eq!(
+        section.lines().count(),
+        3,
+        "a heading and one line per entry: {section:?}"
+    );
+    assert!(!section.chars().any(|c| is_line_break(c) && c != '\n'));
+    assert!(!older.line().chars().any(is_line_break), "{}", older.line());
+}

@@ -11,6 +11,7 @@ mod containment;
 mod context;
 mod cron;
 mod delegate;
+mod escapes;
 mod exec;
 mod exec_plain;
 mod files_beneath;
