@@ -20,6 +20,7 @@ pub mod memory;
 pub mod policy;
 pub mod printable;
 pub mod private;
+pub mod secrets;
 pub mod session;
 pub mod setup;
 pub mod tools;

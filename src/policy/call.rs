@@ -210,6 +210,27 @@ impl CallIntent {
         }
     }
 
+    /// The intent as it may be recorded and shown in events: the credentials in its command
+    /// line, MCP summary and job prompt masked ([`crate::secrets::mask_text`]). The policy
+    /// judges the intent itself: a masked value could hide what a command runs.
+    pub fn shown(&self) -> CallIntent {
+        let mask = |s: &str| crate::secrets::mask_text(s).into_owned();
+        let mut shown = self.clone();
+        if let Some(c) = &mut shown.command {
+            c.command = mask(&c.command);
+        }
+        if let Some(m) = &mut shown.mcp {
+            m.summary = mask(&m.summary);
+        }
+        if let Some(s) = &mut shown.schedule {
+            match s.as_mut() {
+                ScheduleIntent::Add { prompt, .. } => *prompt = mask(prompt),
+                ScheduleIntent::Remove { job, .. } => *job = mask(job),
+            }
+        }
+        shown
+    }
+
     /// A one-line summary for tool rows: the command, or the paths touched.
     pub fn summary(&self) -> String {
         if let Some(c) = &self.command {

@@ -324,9 +324,11 @@ pub trait Tool: Send + Sync {
     /// unknown facts.
     fn describe(&self, args: &Value) -> Result<CallIntent, ToolError>;
     /// The arguments as they may be shown and recorded (events, transcript, screen):
-    /// credentials masked. The call itself runs with the arguments as given.
+    /// credentials masked ([`crate::secrets::mask_json`]: fields named like credentials,
+    /// form bodies, JSON fields and headers in text). The call itself runs with the
+    /// arguments as given.
     fn redact(&self, args: &Value) -> Value {
-        args.clone()
+        crate::secrets::mask_json(args)
     }
     /// How long a call may take before it is cancelled.
     fn default_timeout(&self) -> Duration;

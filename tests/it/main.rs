@@ -17,6 +17,7 @@ mod exec_plain;
 mod files_beneath;
 mod full_disk;
 mod images;
+mod masking;
 mod mcp;
 mod memory;
 mod oracle;

@@ -170,7 +170,7 @@ impl Tool for Browser {
         Ok(CallIntent::network(intent))
     }
     fn redact(&self, args: &Value) -> Value {
-        crate::tools::web::secrets::mask_args(args)
+        crate::secrets::mask_json(&crate::tools::web::secrets::mask_args(args))
     }
     fn default_timeout(&self) -> Duration {
         LOAD_LIMIT + MAX_WAIT
