@@ -476,7 +476,7 @@ impl Machine {
                 } else {
                     Value::String(c.call.arguments.clone())
                 },
-                intent: c.intent.as_ref().map(CallIntent::shown),
+                intent: c.intent.as_ref().map(|i| Box::new(i.shown())),
             }));
         }
         self.round += 1;
@@ -632,7 +632,7 @@ impl Machine {
                 name: c.call.name.clone(),
                 arguments: serde_json::from_str(&c.call.arguments)
                     .unwrap_or_else(|_| c.args.clone()),
-                intent: c.intent.as_ref().map(CallIntent::shown),
+                intent: c.intent.as_ref().map(|i| Box::new(i.shown())),
             }));
             let result = ToolResult::err(&not_run);
             out.push(Action::Emit(AgentEvent::ToolResult {

@@ -21,6 +21,7 @@ fn call(id: &str, name: &str, kind: ToolKind) -> ProposedCall {
             network: None,
             mcp: None,
             schedule: None,
+            global_memory: None,
         }),
         invalid: None,
     }

@@ -81,7 +81,11 @@ impl<O: Write, E: Write> Plain<O, E> {
                 name,
                 arguments,
                 intent,
-            } => self.call("", id.clone(), &call_line(name, arguments, intent.as_ref())),
+            } => self.call(
+                "",
+                id.clone(),
+                &call_line(name, arguments, intent.as_deref()),
+            ),
             AgentEvent::ToolResult {
                 id,
                 name,
@@ -159,7 +163,11 @@ impl<O: Write, E: Write> Plain<O, E> {
                 name,
                 arguments,
                 intent,
-            } => self.call(&pad, key(id), &call_line(name, arguments, intent.as_ref())),
+            } => self.call(
+                &pad,
+                key(id),
+                &call_line(name, arguments, intent.as_deref()),
+            ),
             AgentEvent::ToolResult {
                 id,
                 name,

@@ -46,7 +46,7 @@ impl Runner {
             id: id.clone(),
             name: "bash".into(),
             arguments: prepared.shown.clone(),
-            intent: Some(prepared.intent.shown()),
+            intent: Some(Box::new(prepared.intent.shown())),
         });
         let workspace = self.ctx.workspace.as_deref().map(|c| c.root());
         let now = Instant::now();
