@@ -58,8 +58,8 @@ pub use registry::{ToolRegistry, ToolSource};
 /// Budgets that keep tool output from flooding the model's context.
 #[derive(Debug, Clone)]
 pub struct ToolLimits {
-    /// Largest `output` a result may carry to the model, in bytes; longer output is cut in
-    /// the middle.
+    /// Largest result the model reads, in bytes of its JSON (output, data and error
+    /// together); what is longer is cut in the middle ([`fit`]).
     pub output_budget: usize,
     /// Bytes of each bash stream the model sees (head and tail kept).
     pub bash_stream_budget: usize,
