@@ -186,6 +186,7 @@ impl AgentFactory {
         let mut limits = Limits {
             max_tool_rounds: self.config.max_tool_rounds,
             max_llm_attempts: self.config.max_retries,
+            tool_output_budget: self.config.output_budget,
         };
         let retry = RetryPolicy {
             max_attempts: self.config.max_retries,

@@ -487,6 +487,8 @@ pub fn load(
     }
     let project = workspace.join(".loom/config.toml");
     let mut project_trust = trust::ProjectTrust::NotNeeded;
+    // The MCP servers whose program the (trusted) project config gives.
+    let mut project_servers = std::collections::BTreeSet::new();
     if let Some(bytes) = read_bytes(&project)? {
         sources.push(project.clone());
         let file = FileConfig::parse(&String::from_utf8_lossy(&bytes), &project)?;
@@ -494,6 +496,14 @@ pub fn load(
         let (applied, verdict) =
             trust::evaluate(&merged, workspace, &project, &bytes, file, store.as_deref());
         project_trust = verdict;
+        project_servers.extend(
+            applied
+                .mcp_servers
+                .iter()
+                .flatten()
+                .filter(|(_, table)| table.command.is_some())
+                .map(|(name, _)| name.clone()),
+        );
         merged = merged.overlay(applied);
     }
     let nonempty = |k: &str| env(k).filter(|v| !v.trim().is_empty());
@@ -587,7 +597,14 @@ pub fn load(
         .mcp_servers
         .iter()
         .flatten()
-        .map(|(name, table)| mcp::resolve(name, table, workspace))
+        .map(|(name, table)| {
+            let origin = if project_servers.contains(name) {
+                mcp::Origin::Project
+            } else {
+                mcp::Origin::User
+            };
+            mcp::resolve(name, table, workspace, origin)
+        })
         .collect::<Result<Vec<_>, _>>()
         .map_err(|message| ConfigError::Invalid {
             source_name: "mcp_servers".into(),

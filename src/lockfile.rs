@@ -2,7 +2,6 @@
 //! (a workspace's job store, moving a damaged memory database aside). The kernel drops a
 //! `flock` when its holder dies, so a crash never leaves a stale lock behind.
 
-use std::fs::OpenOptions;
 use std::path::Path;
 
 use nix::fcntl::{Flock, FlockArg};
@@ -11,9 +10,9 @@ use nix::fcntl::{Flock, FlockArg};
 /// `wait`, else `None` when someone else holds it. Held until dropped.
 pub fn exclusive(path: &Path, wait: bool) -> std::io::Result<Option<Flock<std::fs::File>>> {
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)?;
+        crate::private::create_dir_all(dir)?;
     }
-    let file = OpenOptions::new()
+    let file = crate::private::options()
         .create(true)
         .truncate(false)
         .read(true)

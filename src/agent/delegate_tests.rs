@@ -114,7 +114,7 @@ fn call(id: &str, path: &str) -> AgentEvent {
         id: id.into(),
         name: "read_file".into(),
         arguments: json!({"path": path}),
-        intent: Some(CallIntent::reads([path.to_string()])),
+        intent: Some(Box::new(CallIntent::reads([path.to_string()]))),
     }
 }
 

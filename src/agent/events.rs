@@ -302,8 +302,9 @@ pub enum AgentEvent {
         /// did not parse.
         arguments: Value,
         /// What the call will touch, as the tool described it (absent for invalid calls).
+        /// Boxed: most events are small, and every event is as large as the largest.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        intent: Option<CallIntent>,
+        intent: Option<Box<CallIntent>>,
     },
     /// A call needs a person's decision.
     ApprovalRequested {

@@ -476,7 +476,7 @@ impl Machine {
                 } else {
                     Value::String(c.call.arguments.clone())
                 },
-                intent: c.intent.clone(),
+                intent: c.intent.as_ref().map(|i| Box::new(i.shown())),
             }));
         }
         self.round += 1;
@@ -494,7 +494,11 @@ impl Machine {
                     result: result.clone(),
                     duration_ms: 0,
                 }));
-                self.conversation.push(tool_message(&c.call, &result));
+                self.conversation.push(tool_message(
+                    &c.call,
+                    &result,
+                    self.limits.tool_output_budget,
+                ));
             }
             out.push(Action::Emit(AgentEvent::Error {
                 message: format!(
@@ -628,7 +632,7 @@ impl Machine {
                 name: c.call.name.clone(),
                 arguments: serde_json::from_str(&c.call.arguments)
                     .unwrap_or_else(|_| c.args.clone()),
-                intent: c.intent.clone(),
+                intent: c.intent.as_ref().map(|i| Box::new(i.shown())),
             }));
             let result = ToolResult::err(&not_run);
             out.push(Action::Emit(AgentEvent::ToolResult {
@@ -637,7 +641,11 @@ impl Machine {
                 result: result.clone(),
                 duration_ms: 0,
             }));
-            self.conversation.push(tool_message(&c.call, &result));
+            self.conversation.push(tool_message(
+                &c.call,
+                &result,
+                self.limits.tool_output_budget,
+            ));
         }
         if calls.is_empty() {
             self.note = Some(format!(
@@ -911,7 +919,11 @@ impl Machine {
                     }
                 }
             }
-            self.conversation.push(tool_message(&slot.call, &result));
+            self.conversation.push(tool_message(
+                &slot.call,
+                &result,
+                self.limits.tool_output_budget,
+            ));
             if !result.images.is_empty() {
                 images.push((slot.call.name.clone(), result.images));
             }
@@ -987,7 +999,11 @@ impl Machine {
                         .result
                         .clone()
                         .unwrap_or_else(|| ToolResult::err("interrupted"));
-                    self.conversation.push(tool_message(&slot.call, &result));
+                    self.conversation.push(tool_message(
+                        &slot.call,
+                        &result,
+                        self.limits.tool_output_budget,
+                    ));
                 }
             }
         }
@@ -1040,11 +1056,11 @@ impl Machine {
 /// How the message carrying the images tools returned begins.
 pub const TOOL_IMAGES: &str = "[images returned by the tools:";
 
-fn tool_message(call: &ToolCall, result: &ToolResult) -> Message {
+fn tool_message(call: &ToolCall, result: &ToolResult, budget: usize) -> Message {
     Message::Tool {
         tool_call_id: call.id.clone(),
         name: call.name.clone(),
-        content: result.to_model_json(),
+        content: result.to_model_json(budget),
     }
 }
 

@@ -21,6 +21,7 @@ fn call(id: &str, name: &str, kind: ToolKind) -> ProposedCall {
             network: None,
             mcp: None,
             schedule: None,
+            global_memory: None,
         }),
         invalid: None,
     }
@@ -197,6 +198,7 @@ fn retries_are_bounded_and_then_fail() {
     let mut m = Machine::new(Limits {
         max_tool_rounds: 50,
         max_llm_attempts: 3,
+        ..Limits::default()
     });
     m.step(Event::Submit("hi".into()));
     let fail = || Event::LlmFailed {
@@ -235,6 +237,7 @@ fn cut_stream_after_output_keeps_partial_text_and_continues() {
     let limits = Limits {
         max_tool_rounds: 4,
         max_llm_attempts: 2,
+        ..Limits::default()
     };
     let mut m = Machine::new(limits);
     m.step(Event::Submit("hi".into()));
@@ -292,6 +295,7 @@ fn round_cap_stops_the_turn_with_answers() {
     let mut m = Machine::new(Limits {
         max_tool_rounds: 1,
         max_llm_attempts: 5,
+        ..Limits::default()
     });
     m.step(Event::Submit("go".into()));
     m.step(finished(vec![call("a", "read_file", ToolKind::Read)]));
@@ -566,7 +570,7 @@ proptest! {
     // - Interrupt from any non-final state returns to Idle and cancels running tools.
     #[test]
     fn machine_invariants(events in proptest::collection::vec(any_event(), 1..60)) {
-        let limits = Limits { max_tool_rounds: 4, max_llm_attempts: 3 };
+        let limits = Limits { max_tool_rounds: 4, max_llm_attempts: 3, ..Limits::default() };
         let mut w = World { m: Machine::new(limits), next_id: 0, ran: Default::default() };
         for g in events {
             let event = w.concrete(g);
@@ -629,6 +633,7 @@ fn a_length_cut_response_runs_none_of_its_calls_and_asks_the_model_to_go_on() {
     let limits = Limits {
         max_tool_rounds: 2,
         max_llm_attempts: 3,
+        ..Limits::default()
     };
     let mut m = Machine::new(limits);
     m.step(Event::Submit("go".into()));

@@ -15,6 +15,9 @@ pub struct Limits {
     pub max_tool_rounds: u32,
     /// Model requests per step (the first included) before giving up.
     pub max_llm_attempts: u32,
+    /// Bytes of each tool result the model reads (`tools.output_budget`): the whole
+    /// result is fitted into it where it becomes a message ([`crate::tools::fit`]).
+    pub tool_output_budget: usize,
 }
 
 impl Default for Limits {
@@ -22,6 +25,7 @@ impl Default for Limits {
         Limits {
             max_tool_rounds: 50,
             max_llm_attempts: 5,
+            tool_output_budget: crate::tools::ToolLimits::default().output_budget,
         }
     }
 }

@@ -14,14 +14,14 @@
 pub mod snapshot;
 
 use std::collections::HashMap;
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::private::write_atomic;
 use crate::session::append::append_line;
-use crate::tools::atomic::write_atomic;
 use crate::tools::beneath::Beneath;
 use crate::tools::change::Fingerprint;
 use crate::tools::diff::FileDiff;
@@ -206,7 +206,7 @@ impl Changelog {
     /// `workspace` for commands when git is available.
     pub fn open(data_dir: &Path, session: &str, workspace: &Path) -> std::io::Result<Changelog> {
         let dir = data_dir.join("changes").join(session);
-        std::fs::create_dir_all(dir.join("blobs"))?;
+        crate::private::create_dir_all(&dir.join("blobs"))?;
         let path = dir.join("journal.jsonl");
         let mut lines = Vec::new();
         if let Ok(f) = File::open(&path) {
@@ -216,7 +216,10 @@ impl Changelog {
                 }
             }
         }
-        let journal = OpenOptions::new().create(true).append(true).open(&path)?;
+        let journal = crate::private::options()
+            .create(true)
+            .append(true)
+            .open(&path)?;
         let mut log = Changelog {
             dir,
             journal,

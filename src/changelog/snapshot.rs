@@ -44,9 +44,11 @@ impl Shadow {
             work_tree: workspace.to_path_buf(),
         };
         if !shadow.git_dir.join("HEAD").exists() {
-            std::fs::create_dir_all(&shadow.git_dir).map_err(|e| e.to_string())?;
+            crate::private::create_dir_all(&shadow.git_dir).map_err(|e| e.to_string())?;
+            // Git writes the repository's files with this mode whatever the umask (its
+            // objects read-only, 0400), and gives directories 0700.
             let out = crate::gitcmd::git()
-                .args(["init", "--bare", "--quiet"])
+                .args(["init", "--bare", "--quiet", "--shared=0600"])
                 .arg(&shadow.git_dir)
                 .output()
                 .map_err(|e| format!("git is needed to snapshot the workspace ({e})"))?;
@@ -69,6 +71,8 @@ impl Shadow {
                 "core.safecrlf=false",
                 "-c",
                 "core.hooksPath=/dev/null",
+                "-c",
+                "core.sharedRepository=0600",
                 "-c",
                 "advice.addEmbeddedRepo=false",
             ])

@@ -19,6 +19,7 @@ use crate::cron::scheduler::{self, RunReport, local};
 use crate::cron::{Job, JobStore, Schedule};
 use crate::exec::{self, StartOptions};
 use crate::policy::Autonomy;
+use crate::printable;
 
 /// Exit code for bad usage.
 const EXIT_USAGE: u8 = 2;
@@ -39,7 +40,12 @@ pub async fn run(
         CronCommand::Add { schedule, prompt } => add(&store, flags, schedule, prompt),
         CronCommand::Rm { id } => Ok(match store.remove(id) {
             Ok(job) => {
-                println!("removed job {} ({}: {})", job.id, job.schedule, job.prompt);
+                println!(
+                    "removed job {} ({}: {})",
+                    job.id,
+                    printable::line(&job.schedule.to_string()),
+                    printable::line(&job.prompt)
+                );
                 ExitCode::SUCCESS
             }
             Err(e) => {
@@ -83,16 +89,16 @@ fn line(j: &Job) -> String {
     let mut l = format!(
         "{}  {}  ({})  {}\n    next {}",
         j.id,
-        j.schedule,
+        printable::line(&j.schedule.to_string()),
         j.approval,
-        j.prompt.lines().next().unwrap_or(""),
+        printable::line(j.prompt.lines().next().unwrap_or("")),
         j.next_run.map(local).unwrap_or_else(|| "never".into()),
     );
     match &j.last_run {
         Some(r) => l.push_str(&format!(
             "  last {}: {}{}",
             local(r.at),
-            r.outcome,
+            printable::line(&r.outcome),
             r.session_id
                 .as_ref()
                 .map(|s| format!(" (session {s})"))
@@ -195,7 +201,10 @@ async fn run_scheduler(
     };
     let tick = scheduler::tick_from_env(&|k| std::env::var(k).ok());
     let runner = |job: Job| run_one(root.clone(), flags.clone(), job, stop.clone());
-    let done = scheduler::run(&store, &stop, tick, runner, |line| eprintln!("{line}")).await;
+    let done = scheduler::run(&store, &stop, tick, runner, |line| {
+        eprintln!("{}", printable::lines(line))
+    })
+    .await;
     watcher.abort();
     match done {
         Ok(()) => Ok(ExitCode::SUCCESS),

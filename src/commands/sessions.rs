@@ -8,6 +8,7 @@ use anyhow::Context;
 
 use crate::changelog::{Changelog, Scope};
 use crate::llm::Message;
+use crate::printable;
 use crate::session::{self, Record, SessionLog};
 
 /// How long ago `then` was, from `now` (seconds since the epoch): "just now", "5m ago",
@@ -42,13 +43,13 @@ fn line(s: &session::SessionSummary, now: u64, workspace: bool) -> String {
         changes,
         if changes == 1 { " " } else { "s" },
         if s.title.is_empty() {
-            "(no title)"
+            "(no title)".into()
         } else {
-            &s.title
+            printable::line(&s.title)
         }
     );
     if workspace {
-        l.push_str(&format!("  ({})", s.workspace));
+        l.push_str(&format!("  ({})", printable::line(&s.workspace)));
     }
     l
 }
@@ -190,7 +191,7 @@ pub fn undo(
             return Ok(ExitCode::from(1));
         }
     };
-    print!("{}", plan.diff());
+    print!("{}", printable::lines(&plan.diff()));
     for c in &plan.conflicts {
         eprintln!("loom: warning: {c}");
     }

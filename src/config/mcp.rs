@@ -125,6 +125,9 @@ pub enum McpTransport {
         env_vars: Vec<String>,
         /// Its working directory (absolute).
         cwd: PathBuf,
+        /// Whether `cwd` is the server's own private directory under Loom's data
+        /// directory, created when the server starts (see [`Origin`]).
+        private_cwd: bool,
     },
     /// A server at a URL, spoken to with MCP's streamable HTTP transport.
     Http {
@@ -180,9 +183,46 @@ pub fn valid_name(name: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
 }
 
+/// Where a server's program was configured, which decides where it starts.
+///
+/// A server from the user's own config is a program the person installed: started in the
+/// workspace, whatever the repository holds could stand in for it (`python3 -m mod` runs a
+/// `mod.py` of the repository first, `node index.js` a repository's `index.js`). So unless
+/// its table names a `cwd`, it starts in a private empty directory of its own
+/// (`~/.local/share/loom/mcp/NAME`, `0700`), and it gets `PYTHONSAFEPATH=1` (unless its
+/// `env` sets it), so Python never imports from its working directory, wherever the server
+/// later goes. A server that a trusted project config defines (its `command`) is the
+/// repository's own tool: it starts in the workspace, as its relative paths expect, and
+/// imports from it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// The user's config (or `--config FILE`).
+    User,
+    /// The workspace's trusted `.loom/config.toml` gave the program.
+    Project,
+}
+
+/// Python's switch that keeps the working directory (and a script's own directory) out of
+/// `sys.path`.
+const SAFE_PATH: &str = "PYTHONSAFEPATH";
+
+/// The private directory a user-level server starts in, or `/` without a data directory.
+fn private_dir(name: &str) -> (PathBuf, bool) {
+    match crate::session::data_dir() {
+        Some(data) => (data.join("mcp").join(name), true),
+        None => (PathBuf::from("/"), false),
+    }
+}
+
 /// Resolve one table into a server, or say what is wrong with it. Relative working
-/// directories are taken from `workspace`.
-pub fn resolve(name: &str, table: &McpServerConfig, workspace: &Path) -> Result<McpServer, String> {
+/// directories are taken from `workspace`; without one, where the server starts depends
+/// on its [`Origin`].
+pub fn resolve(
+    name: &str,
+    table: &McpServerConfig,
+    workspace: &Path,
+    origin: Origin,
+) -> Result<McpServer, String> {
     let at = format!("mcp_servers.{name}");
     if !valid_name(name) {
         return Err(format!(
@@ -200,17 +240,24 @@ pub fn resolve(name: &str, table: &McpServerConfig, workspace: &Path) -> Result<
                     "{at}: `headers` and `bearer_token_env` are for servers with a `url`"
                 ));
             }
-            let cwd = match &table.cwd {
-                Some(dir) if dir.is_absolute() => dir.clone(),
-                Some(dir) => workspace.join(dir),
-                None => workspace.to_path_buf(),
+            let (cwd, private_cwd) = match (&table.cwd, origin) {
+                (Some(dir), _) if dir.is_absolute() => (dir.clone(), false),
+                (Some(dir), _) => (workspace.join(dir), false),
+                (None, Origin::Project) => (workspace.to_path_buf(), false),
+                (None, Origin::User) => private_dir(name),
             };
+            let mut env: Vec<(String, String)> =
+                table.env.clone().unwrap_or_default().into_iter().collect();
+            if origin == Origin::User && !env.iter().any(|(k, _)| k == SAFE_PATH) {
+                env.push((SAFE_PATH.to_string(), "1".to_string()));
+            }
             McpTransport::Stdio {
                 command: command.clone(),
                 args: table.args.clone().unwrap_or_default(),
-                env: table.env.clone().unwrap_or_default().into_iter().collect(),
+                env,
                 env_vars: table.env_vars.clone().unwrap_or_default(),
                 cwd,
+                private_cwd,
             }
         }
         (None, Some(url)) => {
@@ -286,6 +333,7 @@ mod tests {
             "git",
             &table("command = \"uvx\"\nargs = [\"mcp-server-git\"]\ncwd = \"sub\"\nenv = { A = \"1\" }\ncall_timeout_secs = 5"),
             ws,
+            Origin::User,
         )
         .unwrap();
         assert_eq!(s.target(), "uvx mcp-server-git");
@@ -293,9 +341,21 @@ mod tests {
         assert_eq!(s.startup_timeout, DEFAULT_STARTUP_TIMEOUT);
         assert!(s.enabled);
         match s.transport {
-            McpTransport::Stdio { cwd, env, .. } => {
-                assert_eq!(cwd, Path::new("/w/sub"));
-                assert_eq!(env, vec![("A".to_string(), "1".to_string())]);
+            McpTransport::Stdio {
+                cwd,
+                env,
+                private_cwd,
+                ..
+            } => {
+                assert_eq!(cwd, Path::new("/w/sub"), "a named cwd is kept");
+                assert!(!private_cwd);
+                assert_eq!(
+                    env,
+                    vec![
+                        ("A".to_string(), "1".to_string()),
+                        ("PYTHONSAFEPATH".to_string(), "1".to_string())
+                    ]
+                );
             }
             other => panic!("{other:?}"),
         }
@@ -303,10 +363,49 @@ mod tests {
             "web",
             &table("url = \"http://127.0.0.1:9/mcp\"\nbearer_token_env = \"T\"\nenabled = false"),
             ws,
+            Origin::User,
         )
         .unwrap();
         assert!(!h.enabled);
         assert!(matches!(h.transport, McpTransport::Http { .. }));
+    }
+
+    /// Issue 23: a user's `python3 -m mod` server started in the workspace, so a
+    /// repository's `mod.py` replaced it. Without a `cwd` it starts in its own private
+    /// directory with `PYTHONSAFEPATH=1`; a trusted project's server keeps the workspace.
+    #[test]
+    fn user_servers_start_in_a_private_directory_and_project_servers_in_the_workspace() {
+        let ws = Path::new("/w");
+        let t = table("command = \"python3\"\nargs = [\"-m\", \"mod\"]");
+        let stdio = |origin| match resolve("py", &t, ws, origin).unwrap().transport {
+            McpTransport::Stdio {
+                cwd,
+                env,
+                private_cwd,
+                ..
+            } => (cwd, env, private_cwd),
+            other => panic!("{other:?}"),
+        };
+        let (cwd, env, private_cwd) = stdio(Origin::User);
+        assert_ne!(cwd, ws);
+        if let Some(data) = crate::session::data_dir() {
+            assert_eq!(cwd, data.join("mcp/py"));
+            assert!(private_cwd);
+        }
+        assert!(env.contains(&("PYTHONSAFEPATH".to_string(), "1".to_string())));
+        let (cwd, env, private_cwd) = stdio(Origin::Project);
+        assert_eq!(cwd, ws);
+        assert!(!private_cwd && env.is_empty());
+        let opted_out = table("command = \"python3\"\nenv = { PYTHONSAFEPATH = \"\" }");
+        match resolve("py", &opted_out, ws, Origin::User)
+            .unwrap()
+            .transport
+        {
+            McpTransport::Stdio { env, .. } => {
+                assert_eq!(env, vec![("PYTHONSAFEPATH".to_string(), String::new())])
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]
@@ -335,7 +434,7 @@ mod tests {
             ),
             ("x", "command = \" \"", "`command` is empty"),
         ] {
-            let err = resolve(name, &table(text), ws).unwrap_err();
+            let err = resolve(name, &table(text), ws, Origin::User).unwrap_err();
             assert!(err.contains(expected), "{text}: {err}");
             assert!(err.starts_with(&format!("mcp_servers.{name}")), "{err}");
         }

@@ -219,7 +219,7 @@ impl JobStore {
         let out = change(&mut file.jobs)?;
         let text =
             serde_json::to_vec_pretty(&file).map_err(|e| write_err(std::io::Error::other(e)))?;
-        crate::tools::atomic::write_atomic(&self.path, &text).map_err(write_err)?;
+        crate::private::write_atomic(&self.path, &text).map_err(write_err)?;
         Ok(out)
     }
 

@@ -7,13 +7,16 @@
 //! ends — a denial is reported once, by its result —, retries, hooks and errors. Before a
 //! stderr line the open stdout line is ended, so the two never run together in a terminal.
 //!
-//! Text on stderr comes from the model (paths, commands) and from tools; control characters
-//! in it are shown escaped (`\u{1b}`), so a call cannot drive the terminal.
+//! Text on either stream comes from the model (its answer, paths, commands) and from tools;
+//! control characters in it are shown escaped (`\u{1b}`, [`crate::printable`]), so neither
+//! the answer nor a call can drive the terminal: clear it, set its clipboard, or overwrite a
+//! line with a carriage return.
 
 use std::collections::HashMap;
 use std::io::Write;
 
 use crate::agent::AgentEvent;
+use crate::printable;
 use crate::tools::ToolResult;
 use crate::tools::summary::{call_line, truncate};
 
@@ -78,7 +81,11 @@ impl<O: Write, E: Write> Plain<O, E> {
                 name,
                 arguments,
                 intent,
-            } => self.call("", id.clone(), &call_line(name, arguments, intent.as_ref())),
+            } => self.call(
+                "",
+                id.clone(),
+                &call_line(name, arguments, intent.as_deref()),
+            ),
             AgentEvent::ToolResult {
                 id,
                 name,
@@ -156,7 +163,11 @@ impl<O: Write, E: Write> Plain<O, E> {
                 name,
                 arguments,
                 intent,
-            } => self.call(&pad, key(id), &call_line(name, arguments, intent.as_ref())),
+            } => self.call(
+                &pad,
+                key(id),
+                &call_line(name, arguments, intent.as_deref()),
+            ),
             AgentEvent::ToolResult {
                 id,
                 name,
@@ -217,9 +228,12 @@ impl<O: Write, E: Write> Plain<O, E> {
         }
         let body = piece.trim_end_matches(['\n', '\r']);
         if !body.is_empty() {
-            let _ = self.out.write_all(self.held.as_bytes());
+            // Held breaks are printed as line feeds: a carriage return there would let
+            // the next text overwrite the line.
+            let breaks: String = self.held.chars().filter(|&c| c == '\n').collect();
+            let _ = self.out.write_all(breaks.as_bytes());
             self.held.clear();
-            let _ = self.out.write_all(body.as_bytes());
+            let _ = self.out.write_all(printable::lines(body).as_bytes());
             self.open_line = true;
         }
         self.held.push_str(&piece[body.len()..]);
@@ -245,32 +259,16 @@ impl<O: Write, E: Write> Plain<O, E> {
 
 /// `s` with every control character shown escaped, line breaks included.
 fn one_line(s: &str) -> String {
-    s.chars().map(escape_control).collect()
+    printable::line(s).into_owned()
 }
 
 /// `s` with control characters other than line breaks and tabs shown escaped, and every line
 /// after the first indented under the line it continues.
 fn indented(s: &str) -> String {
-    s.trim_end()
+    printable::lines(s.trim_end())
         .lines()
-        .map(|line| {
-            line.chars()
-                .map(|c| match c {
-                    '\t' => c.to_string(),
-                    c => escape_control(c),
-                })
-                .collect::<String>()
-        })
         .collect::<Vec<_>>()
         .join("\n    ")
-}
-
-fn escape_control(c: char) -> String {
-    if c.is_control() {
-        c.escape_default().to_string()
-    } else {
-        c.to_string()
-    }
 }
 
 #[cfg(test)]

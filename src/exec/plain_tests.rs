@@ -68,7 +68,7 @@ fn read_call(id: &str, path: &str) -> AgentEvent {
         id: id.into(),
         name: "read_file".into(),
         arguments: json!({ "path": path }),
-        intent: Some(CallIntent::reads([path.to_string()])),
+        intent: Some(Box::new(CallIntent::reads([path.to_string()]))),
     }
 }
 
@@ -156,7 +156,7 @@ fn a_policy_denial_is_printed_once_naming_the_call() {
             id: "e".into(),
             name: "edit_file".into(),
             arguments: json!({"path": "greet.py", "old_str": "a", "new_str": "b"}),
-            intent: Some(CallIntent::writes("greet.py")),
+            intent: Some(Box::new(CallIntent::writes("greet.py"))),
         },
         AgentEvent::Approval {
             id: "e".into(),
@@ -185,11 +185,11 @@ fn tool_lines_are_short_and_human_not_json() {
             id: "b".into(),
             name: "bash".into(),
             arguments: json!({"command": "cargo test", "timeout_secs": 60}),
-            intent: Some(CallIntent::runs(CommandIntent {
+            intent: Some(Box::new(CallIntent::runs(CommandIntent {
                 command: "cargo test".into(),
                 cwd: None,
                 outside_sandbox: false,
-            })),
+            }))),
         },
         AgentEvent::ToolCall {
             id: "e".into(),
@@ -197,7 +197,7 @@ fn tool_lines_are_short_and_human_not_json() {
             arguments: json!({"path": "src/lib.rs", "edits": [
                 {"old_str": "a", "new_str": "b"}, {"old_str": "c", "new_str": "d"}
             ]}),
-            intent: Some(CallIntent::writes("src/lib.rs")),
+            intent: Some(Box::new(CallIntent::writes("src/lib.rs"))),
         },
     ]);
     assert_eq!(
@@ -262,6 +262,27 @@ fn control_characters_from_the_model_are_shown_escaped_on_stderr() {
     );
 }
 
+/// Issue 23: the model's answer went to stdout as it came, escape sequences and all: it
+/// could clear the screen, set the clipboard (OSC 52), ring the bell or overwrite a line
+/// with a carriage return. They are shown escaped, split across deltas or not.
+#[test]
+fn control_characters_in_the_answer_are_shown_escaped_on_stdout() {
+    let p = print(&[
+        delta("Done.\u{1b}[2J\u{1b}]52;c;cm0gLXJmIH4=\u{7}"),
+        delta("\u{1b}"),
+        delta("[31mred\rhidden\r"),
+        delta("\nnext\r\nline\t\u{9b}0m\u{0}"),
+        done(),
+    ]);
+    for c in ['\u{1b}', '\u{7}', '\r', '\u{9b}', '\u{0}'] {
+        assert!(!p.stdout.contains(c), "{c:?} in {:?}", p.stdout);
+    }
+    assert_eq!(
+        p.stdout,
+        "Done.\\u{1b}[2J\\u{1b}]52;c;cm0gLXJmIH4=\\u{7}\\u{1b}[31mred\\rhidden\nnext\nline\t\\u{9b}0m\\u{0}\n"
+    );
+}
+
 #[test]
 fn a_long_command_line_is_cut() {
     let long = "echo ".to_string() + &"x".repeat(500);
@@ -269,11 +290,11 @@ fn a_long_command_line_is_cut() {
         id: "b".into(),
         name: "bash".into(),
         arguments: json!({ "command": long }),
-        intent: Some(CallIntent::runs(CommandIntent {
+        intent: Some(Box::new(CallIntent::runs(CommandIntent {
             command: long.clone(),
             cwd: None,
             outside_sandbox: false,
-        })),
+        }))),
     }]);
     let line = p.stderr.lines().next().unwrap();
     assert!(
@@ -294,7 +315,7 @@ fn sub_agent_calls_are_indented_under_the_delegate_call() {
         id: id.into(),
         name: "read_file".into(),
         arguments: json!({"path": path}),
-        intent: Some(CallIntent::reads([path.to_string()])),
+        intent: Some(Box::new(CallIntent::reads([path.to_string()]))),
     };
     let result = |id: &str| AgentEvent::ToolResult {
         id: id.into(),
@@ -307,7 +328,7 @@ fn sub_agent_calls_are_indented_under_the_delegate_call() {
             id: "d1".into(),
             name: "delegate".into(),
             arguments: json!({"task": "look"}),
-            intent: Some(CallIntent::reads([])),
+            intent: Some(Box::new(CallIntent::reads([]))),
         },
         sub("d1", call("c1", "a.txt")),
         sub("d1", sub("c2", call("c1", "b.txt"))),

@@ -22,6 +22,8 @@ pub enum LimitHit {
     Idle(Duration),
     /// More raw bytes than this.
     Size(u64),
+    /// One line (one server-sent event's data) longer than this.
+    Line(u64),
 }
 
 /// Where the body limiter reports the bound it hit, for the request in flight.
@@ -53,17 +55,19 @@ impl LimitSlot {
     }
 }
 
-/// `body`, ending with an error after `idle` without bytes or past `cap` bytes, and
-/// passed on in pieces that each end a line.
+/// `body`, ending with an error after `idle` without bytes, past `cap` bytes, or with a
+/// line longer than `line_cap`, and passed on in pieces that each end a line.
 ///
 /// The event parser above re-reads its whole buffer on every piece it gets, so a long line
 /// fed to it in small pieces costs time quadratic in its length (a 65 MiB line took over a
-/// minute). Here a piece without a line break is held until one arrives (the byte cap
-/// bounds what is held), so every line is parsed once.
+/// minute). Here a piece without a line break is held until one arrives, so every line is
+/// parsed once; `line_cap` bounds what is held (the whole-body cap is many times larger,
+/// for framing, and an endless line held up to it took 100 MB).
 pub fn bounded<S, E>(
     body: S,
     idle: Duration,
     cap: u64,
+    line_cap: u64,
     slot: LimitSlot,
 ) -> impl Stream<Item = Result<bytes::Bytes, std::io::Error>> + Send + 'static
 where
@@ -73,6 +77,7 @@ where
     let state = Body {
         body: Some(body),
         seen: 0,
+        open: 0,
         held: bytes::BytesMut::new(),
     };
     futures::stream::unfold(state, move |mut state| {
@@ -101,8 +106,18 @@ where
                             let msg = format!("more than {cap} bytes");
                             return fail(LimitHit::Size(cap), msg, state);
                         }
-                        let ends_a_line = chunk.iter().any(|b| matches!(b, b'\n' | b'\r'));
-                        if !ends_a_line {
+                        let last_break = chunk.iter().rposition(|b| matches!(b, b'\n' | b'\r'));
+                        // The line still open after this chunk, whether held here or passed
+                        // on as the tail of a piece.
+                        state.open = match last_break {
+                            None => state.open + chunk.len() as u64,
+                            Some(at) => (chunk.len() - at - 1) as u64,
+                        };
+                        if state.open > line_cap {
+                            let msg = format!("a line of more than {line_cap} bytes");
+                            return fail(LimitHit::Line(line_cap), msg, state);
+                        }
+                        if last_break.is_none() {
                             state.held.extend_from_slice(&chunk);
                             continue;
                         }
@@ -121,11 +136,45 @@ where
     })
 }
 
+/// The first `cap` bytes of a whole (non-streamed) response body, and whether that was all
+/// of it. Reading stops at the cap: a server answering a probe or an error status with an
+/// endless body (one that streams faster than any timeout fires) costs `cap` bytes, not
+/// whatever it sends in the seconds before the timeout (a gigabyte in three seconds from a
+/// local server).
+pub async fn read_capped(mut response: reqwest::Response, cap: usize) -> (Vec<u8>, bool) {
+    let mut body = Vec::new();
+    loop {
+        match response.chunk().await {
+            Ok(Some(chunk)) => {
+                let room = cap - body.len();
+                if chunk.len() > room {
+                    body.extend_from_slice(&chunk[..room]);
+                    return (body, false);
+                }
+                body.extend_from_slice(&chunk);
+            }
+            Ok(None) => return (body, true),
+            Err(_) => return (body, false),
+        }
+    }
+}
+
+/// A small JSON answer (a model list, a server's properties): `None` when the body is not
+/// JSON, broke off, or is longer than `cap` bytes.
+pub async fn json_capped(response: reqwest::Response, cap: usize) -> Option<serde_json::Value> {
+    let (body, whole) = read_capped(response, cap).await;
+    if !whole {
+        return None;
+    }
+    serde_json::from_slice(&body).ok()
+}
+
 /// The limiter's state between pieces: the body (`None` once it ended or failed), bytes
-/// seen, and the start of a line not yet ended.
+/// seen, the length of the line not yet ended, and the part of it held back.
 struct Body<S> {
     body: Option<S>,
     seen: u64,
+    open: u64,
     held: bytes::BytesMut,
 }
 
@@ -157,6 +206,7 @@ mod tests {
             pieces(parts),
             Duration::from_secs(5),
             1000,
+            1000,
             LimitSlot::default(),
         )
         .map(Result::unwrap)
@@ -172,25 +222,83 @@ mod tests {
         let endless = futures::stream::repeat_with(|| {
             Ok::<_, std::io::Error>(bytes::Bytes::from(vec![b'a'; 1000]))
         });
-        let out: Vec<_> = bounded(endless, Duration::from_secs(5), 10_000, slot.clone())
-            .collect()
-            .await;
+        let out: Vec<_> = bounded(
+            endless,
+            Duration::from_secs(5),
+            10_000,
+            1 << 20,
+            slot.clone(),
+        )
+        .collect()
+        .await;
         assert_eq!(out.len(), 1, "nothing of the line was passed on");
         assert!(out[0].is_err());
         assert_eq!(slot.take(), Some(LimitHit::Size(10_000)));
     }
 
+    /// Issue 23: a line is held only up to the line cap, far below the body's cap (an
+    /// endless line at the default settings was held up to 65 MiB, 100 MB of memory).
+    #[tokio::test]
+    async fn a_line_longer_than_the_line_cap_ends_the_body() {
+        let slot = LimitSlot::default();
+        let endless = futures::stream::repeat_with(|| {
+            Ok::<_, std::io::Error>(bytes::Bytes::from(vec![b'a'; 1000]))
+        });
+        let out: Vec<_> = bounded(
+            endless,
+            Duration::from_secs(5),
+            1 << 30,
+            10_000,
+            slot.clone(),
+        )
+        .collect()
+        .await;
+        assert_eq!(out.len(), 1);
+        assert!(out[0].is_err());
+        assert_eq!(slot.take(), Some(LimitHit::Line(10_000)));
+        // Lines up to the cap pass, whatever the total; a line's tail after a break counts.
+        let slot = LimitSlot::default();
+        let out: Vec<_> = bounded(
+            chunks(1000),
+            Duration::from_secs(5),
+            1 << 30,
+            10,
+            slot.clone(),
+        )
+        .collect()
+        .await;
+        assert!(out.iter().all(Result::is_ok));
+        assert_eq!(slot.take(), None);
+        let parts: &[&[u8]] = &[b"ok\n012345", b"6789ab"];
+        let slot = LimitSlot::default();
+        let out: Vec<_> = bounded(
+            pieces(parts),
+            Duration::from_secs(5),
+            1000,
+            10,
+            slot.clone(),
+        )
+        .collect()
+        .await;
+        assert!(
+            out[0].is_ok(),
+            "the first piece passes, its open tail counted"
+        );
+        assert!(out[1].is_err());
+        assert_eq!(slot.take(), Some(LimitHit::Line(10)));
+    }
+
     #[tokio::test]
     async fn a_body_past_the_cap_ends_with_an_error_and_says_so() {
         let slot = LimitSlot::default();
-        let out: Vec<_> = bounded(chunks(100), Duration::from_secs(5), 55, slot.clone())
+        let out: Vec<_> = bounded(chunks(100), Duration::from_secs(5), 55, 55, slot.clone())
             .collect()
             .await;
         assert_eq!(out.iter().filter(|r| r.is_ok()).count(), 5);
         assert!(out.last().unwrap().is_err());
         assert_eq!(slot.take(), Some(LimitHit::Size(55)));
         let slot = LimitSlot::default();
-        let out: Vec<_> = bounded(chunks(3), Duration::from_secs(5), 55, slot.clone())
+        let out: Vec<_> = bounded(chunks(3), Duration::from_secs(5), 55, 55, slot.clone())
             .collect()
             .await;
         assert!(out.iter().all(Result::is_ok));
@@ -201,7 +309,7 @@ mod tests {
     async fn a_silent_body_ends_after_the_idle_timeout() {
         let slot = LimitSlot::default();
         let silent = futures::stream::pending::<Result<bytes::Bytes, std::io::Error>>();
-        let out: Vec<_> = bounded(silent, Duration::from_secs(120), 1000, slot.clone())
+        let out: Vec<_> = bounded(silent, Duration::from_secs(120), 1000, 1000, slot.clone())
             .collect()
             .await;
         assert_eq!(out.len(), 1);

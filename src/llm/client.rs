@@ -1,50 +1,31 @@
-//! The provider client: one streamed Chat Completions request through `async-openai`.
+//! The provider client: one streamed Chat Completions request.
 //!
-//! Uses the crate's bring-your-own-types calls with Loom's lenient chunk types
-//! ([`super::wire`]), and its middleware hook to replace the HTTP layer: the default layer
-//! retries 429/5xx silently, which would freeze the screen without a word; Loom's layer
-//! never retries and turns an error status into an [`HttpFailure`] that keeps the status,
-//! the server's message and `Retry-After`, so the agent can retry visibly.
+//! Loom speaks the wire format itself (reqwest, and `eventsource-stream` for the event
+//! framing) with its own lenient chunk types ([`super::wire`]): servers omit fields and
+//! add their own (`reasoning_content`), and an error status is kept whole as an
+//! [`HttpFailure`] (status, the server's message, `Retry-After`) so the agent retries
+//! visibly; nothing here retries. The body is bounded in size, line length and silence
+//! ([`super::bounded`]) and read one event at a time as this loop asks ([`super::http`]).
 //!
 //! One call is one attempt. Streaming text goes through [`TextCallFilter`] so tool calls
 //! written as text are recovered and never shown as prose.
 
-use std::future::Future;
-use std::pin::Pin;
-use std::task::{Context, Poll};
 use std::time::Duration;
 
-use async_openai::Client;
-use async_openai::config::OpenAIConfig;
-use async_openai::error::OpenAIError;
-use async_openai::middleware::HttpRequestFactory;
 use futures::StreamExt;
+use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderName, HeaderValue};
 use serde_json::{Value, json};
 use thiserror::Error;
 use tokio_util::sync::CancellationToken;
 
 use super::ProviderSettings;
 use super::accumulate::{AssembledCall, CallAssembler, finish_calls};
-use super::bounded::{LimitHit, LimitSlot, bounded};
+use super::bounded::{LimitHit, LimitSlot};
 use super::budget::{BYTES_KEY, ResponseBudget};
+use super::http::{BodyBounds, HttpFailure, describe_reqwest};
 use super::message::{Message, Usage};
-use super::retry::parse_retry_after;
 use super::text_calls::TextCallFilter;
 use super::wire::{Chunk, error_message};
-
-/// A non-success HTTP status, with what is needed to decide about a retry.
-#[derive(Debug, Error, Clone)]
-#[error("HTTP {status}: {message}")]
-pub struct HttpFailure {
-    /// The status code.
-    pub status: u16,
-    /// The server's message (from its JSON error, or the body text).
-    pub message: String,
-    /// How long the server asked us to wait.
-    pub retry_after: Option<Duration>,
-    /// Whether the server said the prompt does not fit its context.
-    pub overflow: Option<super::overflow::Overflow>,
-}
 
 /// Why one model request failed.
 #[derive(Debug, Error, Clone)]
@@ -153,125 +134,6 @@ pub struct LlmFailure {
     pub emitted: bool,
 }
 
-/// Loom's HTTP layer for async-openai: no hidden retries, error statuses kept whole, and
-/// the response body bounded in size and silence ([`super::bounded`]).
-#[derive(Clone)]
-struct StatusService {
-    http: reqwest::Client,
-    idle: Duration,
-    raw_cap: u64,
-    slot: LimitSlot,
-}
-
-impl tower::Service<HttpRequestFactory> for StatusService {
-    type Response = reqwest::Response;
-    type Error = OpenAIError;
-    type Future = Pin<Box<dyn Future<Output = Result<reqwest::Response, OpenAIError>> + Send>>;
-
-    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), OpenAIError>> {
-        Poll::Ready(Ok(()))
-    }
-
-    fn call(&mut self, factory: HttpRequestFactory) -> Self::Future {
-        let http = self.http.clone();
-        let (idle, raw_cap, slot) = (self.idle, self.raw_cap, self.slot.clone());
-        Box::pin(async move {
-            let request = factory.build().await?;
-            let response = match tokio::time::timeout(idle, http.execute(request)).await {
-                Ok(r) => r.map_err(OpenAIError::Reqwest)?,
-                Err(_) => {
-                    slot.set_idle(idle);
-                    return Err(OpenAIError::Boxed(Box::new(std::io::Error::other(
-                        "no answer from the server",
-                    ))));
-                }
-            };
-            let status = response.status();
-            if status.is_success() {
-                let mut builder = http::Response::builder().status(status);
-                if let Some(h) = builder.headers_mut() {
-                    *h = response.headers().clone();
-                }
-                let body = bounded(response.bytes_stream(), idle, raw_cap, slot);
-                let rebuilt = builder
-                    .body(reqwest::Body::wrap_stream(body))
-                    .map_err(|e| OpenAIError::Boxed(Box::new(std::io::Error::other(e))))?;
-                return Ok(reqwest::Response::from(rebuilt));
-            }
-            let header = |name: &str| {
-                response
-                    .headers()
-                    .get(name)
-                    .and_then(|v| v.to_str().ok())
-                    .map(str::to_string)
-            };
-            let retry_after = parse_retry_after(
-                header("retry-after").as_deref(),
-                header("retry-after-ms").as_deref(),
-            );
-            let body = response.text().await.unwrap_or_default();
-            let overflow = super::overflow::detect(status.as_u16(), &body);
-            let message = serde_json::from_str::<Value>(&body)
-                .ok()
-                .and_then(|v| v.get("error").map(error_message))
-                .unwrap_or_else(|| {
-                    let trimmed = body.trim();
-                    if trimmed.is_empty() {
-                        status.canonical_reason().unwrap_or("error").to_string()
-                    } else {
-                        crate::tools::output::cut_middle(trimmed, 2000).0
-                    }
-                });
-            Err(OpenAIError::Boxed(Box::new(HttpFailure {
-                status: status.as_u16(),
-                message,
-                retry_after,
-                overflow,
-            })))
-        })
-    }
-}
-
-fn classify(err: OpenAIError) -> LlmError {
-    match err {
-        OpenAIError::Boxed(boxed) => match boxed.downcast::<HttpFailure>() {
-            Ok(f) if f.overflow.is_some() => LlmError::ContextExceeded {
-                message: f.message,
-                overflow: f.overflow.unwrap_or_default(),
-            },
-            Ok(f) => LlmError::Http {
-                status: f.status,
-                message: if matches!(f.status, 401 | 403) {
-                    format!(
-                        "{} (check the API key: set OPENAI_API_KEY, or name another variable with \
-                         --api-key-env NAME)",
-                        f.message
-                    )
-                } else {
-                    f.message
-                },
-                retry_after: f.retry_after,
-            },
-            Err(other) => LlmError::Protocol(other.to_string()),
-        },
-        OpenAIError::Reqwest(e) => LlmError::Connection(describe_reqwest(&e)),
-        OpenAIError::StreamError(e) => LlmError::StreamCut(e.to_string()),
-        OpenAIError::ApiError(e) => LlmError::Protocol(e.to_string()),
-        other => LlmError::Protocol(other.to_string()),
-    }
-}
-
-fn describe_reqwest(e: &reqwest::Error) -> String {
-    let mut msg = e.to_string();
-    let mut source = std::error::Error::source(e);
-    while let Some(s) = source {
-        msg.push_str(": ");
-        msg.push_str(&s.to_string());
-        source = s.source();
-    }
-    msg
-}
-
 /// What one request sends.
 #[derive(Debug, Clone, Copy)]
 pub struct ChatRequest<'a> {
@@ -284,9 +146,11 @@ pub struct ChatRequest<'a> {
 /// A client for one provider and model.
 #[derive(Clone)]
 pub struct LlmClient {
-    inner: Client<OpenAIConfig>,
+    http: reqwest::Client,
+    /// The key and the configured extra headers, checked once.
+    headers: HeaderMap,
     settings: ProviderSettings,
-    slot: LimitSlot,
+    bounds: BodyBounds,
 }
 
 impl std::fmt::Debug for LlmClient {
@@ -302,15 +166,19 @@ impl LlmClient {
     /// A client for `settings`. Fails only on header values that are not valid HTTP.
     pub fn new(settings: ProviderSettings) -> Result<LlmClient, LlmError> {
         super::ensure_tls();
-        let mut config = OpenAIConfig::new()
-            .with_api_base(settings.base_url.trim_end_matches('/'))
-            .with_api_key(settings.api_key.clone().unwrap_or_default());
+        let mut headers = HeaderMap::new();
+        if let Some(key) = settings.api_key.as_deref().filter(|k| !k.is_empty()) {
+            let value = HeaderValue::from_str(&format!("Bearer {key}")).map_err(|_| {
+                LlmError::Protocol("the API key is not a valid header value".into())
+            })?;
+            headers.insert(AUTHORIZATION, value);
+        }
         for (k, v) in &settings.headers {
-            let name = reqwest::header::HeaderName::from_bytes(k.as_bytes())
+            let name = HeaderName::from_bytes(k.as_bytes())
                 .map_err(|e| LlmError::Protocol(format!("bad header name {k:?}: {e}")))?;
-            config = config
-                .with_header(name, v.as_str())
+            let value = HeaderValue::from_str(v)
                 .map_err(|e| LlmError::Protocol(format!("bad header {k}: {e}")))?;
+            headers.insert(name, value);
         }
         let idle = Duration::from_secs(settings.read_timeout_secs.max(1));
         // reqwest's own read timeout is a backstop behind Loom's idle bound, which reports
@@ -320,7 +188,6 @@ impl LlmClient {
             .read_timeout(idle.saturating_mul(2))
             .build()
             .map_err(|e| LlmError::Protocol(e.to_string()))?;
-        let slot = LimitSlot::default();
         // Raw bytes carry the JSON and event framing around each piece of text (often ten
         // times the text itself), so the raw cap is a generous multiple of the text cap;
         // the text cap proper is counted on what the model says.
@@ -328,16 +195,22 @@ impl LlmClient {
             .max_response_bytes
             .saturating_mul(16)
             .saturating_add(1 << 20);
-        let inner = Client::with_config(config).with_http_service(StatusService {
-            http,
-            idle,
-            raw_cap,
-            slot: slot.clone(),
-        });
+        // One event carries one piece of the answer, at most all of it: twice the text cap
+        // leaves room for JSON escapes, and bounds what is held of a line not yet ended.
+        let line_cap = settings
+            .max_response_bytes
+            .saturating_mul(2)
+            .saturating_add(64 << 10)
+            .min(raw_cap);
         Ok(LlmClient {
-            inner,
+            http,
+            headers,
             settings,
-            slot,
+            bounds: BodyBounds {
+                idle,
+                raw_cap,
+                line_cap,
+            },
         })
     }
 
@@ -389,10 +262,9 @@ impl LlmClient {
             partial_text,
             emitted,
         };
-        let chat = self.inner.chat();
-        self.slot.clear();
+        let slot = LimitSlot::default();
         let limits = &self.settings;
-        let bound = |e: OpenAIError, slot: &LimitSlot| match slot.take() {
+        let bound = |cause: String| match slot.take() {
             Some(LimitHit::Idle(d)) => LlmError::StreamCut(format!(
                 "the server sent nothing for {} s; raise stream_idle_timeout_secs in the \
                  config if it is only slow",
@@ -404,13 +276,45 @@ impl LlmClient {
                  {BYTES_KEY} in the config if the answer really is that long",
                 limits.max_response_bytes
             )),
-            None => classify(e),
+            Some(LimitHit::Line(line)) => LlmError::Limit(format!(
+                "the server sent a line of more than {line} bytes, more than one piece of \
+                 {} bytes of text ({BYTES_KEY}) takes; raise {BYTES_KEY} in the config if \
+                 the answer really is that long",
+                limits.max_response_bytes
+            )),
+            None => LlmError::StreamCut(cause),
         };
-        let opened = tokio::select! {
-            r = chat.create_stream_byot::<Value, Value>(body) => r,
+        let url = format!("{}/chat/completions", limits.base_url.trim_end_matches('/'));
+        let request = self
+            .http
+            .post(url)
+            .headers(self.headers.clone())
+            .json(&body)
+            .send();
+        let idle = self.bounds.idle;
+        let sent = tokio::select! {
+            r = tokio::time::timeout(idle, request) => r,
             _ = cancel.cancelled() => return Err(fail(LlmError::Cancelled, String::new(), false)),
         };
-        let mut stream = opened.map_err(|e| fail(bound(e, &self.slot), String::new(), false))?;
+        let response = match sent {
+            Ok(Ok(response)) => response,
+            Ok(Err(e)) => {
+                let error = LlmError::Connection(describe_reqwest(&e));
+                return Err(fail(error, String::new(), false));
+            }
+            Err(_) => {
+                slot.set_idle(idle);
+                return Err(fail(bound(String::new()), String::new(), false));
+            }
+        };
+        if !response.status().is_success() {
+            let failure = tokio::select! {
+                f = HttpFailure::read(response) => f,
+                _ = cancel.cancelled() => return Err(fail(LlmError::Cancelled, String::new(), false)),
+            };
+            return Err(fail(failure.into_error(), String::new(), false));
+        }
+        let mut stream = super::http::events(response, self.bounds, slot.clone());
         let mut budget = ResponseBudget::new(limits.max_response_bytes, limits.max_tool_calls);
         let mut filter = TextCallFilter::new(known);
         let mut assembler = CallAssembler::new();
@@ -426,19 +330,14 @@ impl LlmClient {
                     return Err(fail(LlmError::Cancelled, filter.visible().to_string(), emitted));
                 }
             };
-            let value = match item {
+            let data = match item {
                 None => break,
-                Some(Ok(v)) => v,
-                Some(Err(OpenAIError::JSONDeserialize(..))) => continue,
-                Some(Err(e)) => {
-                    return Err(fail(
-                        bound(e, &self.slot),
-                        filter.visible().to_string(),
-                        emitted,
-                    ));
+                Some(Ok(data)) => data,
+                Some(Err(cause)) => {
+                    return Err(fail(bound(cause), filter.visible().to_string(), emitted));
                 }
             };
-            let Ok(chunk) = serde_json::from_value::<Chunk>(value) else {
+            let Ok(chunk) = serde_json::from_str::<Chunk>(&data) else {
                 continue;
             };
             if let Some(error) = &chunk.error {

@@ -11,6 +11,7 @@ pub mod budget;
 pub mod client;
 pub mod current;
 pub mod discover;
+pub mod http;
 pub mod image;
 pub mod message;
 pub mod overflow;

@@ -40,6 +40,7 @@ enum Mode {
 #[derive(Debug, Clone)]
 pub struct TextCallFilter {
     known: Vec<String>,
+    /// Text not yet shown (and, in tag or JSON mode, the markup being held).
     buf: String,
     shown: usize,
     visible: String,
@@ -118,6 +119,12 @@ impl TextCallFilter {
             }
         }
         self.visible.push_str(&out);
+        if self.mode == Mode::Text && self.shown > 0 {
+            // What was shown is kept once, in `visible`; the buffer holds only what may
+            // still be markup (at most a partial opening tag).
+            self.buf.drain(..self.shown);
+            self.shown = 0;
+        }
         out
     }
 
@@ -276,6 +283,23 @@ mod tests {
         let (rest, calls) = f.finish();
         shown.push_str(&rest);
         (shown, calls)
+    }
+
+    /// Issue 23: shown prose is kept once, in `visible`, not also in the buffer (a 4 MiB
+    /// answer was held twice, with room to grow).
+    #[test]
+    fn shown_prose_is_not_held_twice() {
+        let mut f = filter();
+        let word = "x".repeat(8000);
+        for _ in 0..100 {
+            assert_eq!(f.push(&word), word);
+        }
+        f.push("tail <tool_ca");
+        assert!(f.buf.len() <= "<tool_ca".len(), "{}", f.buf.len());
+        assert_eq!(f.visible().len(), 800_000 + "tail ".len());
+        let (rest, calls) = f.finish();
+        assert_eq!(rest, "<tool_ca");
+        assert!(calls.is_empty());
     }
 
     #[test]

@@ -201,7 +201,16 @@ pub async fn open(server: &McpServer, stderr: Arc<Mutex<StderrTail>>) -> Result<
             env,
             env_vars,
             cwd,
+            private_cwd,
         } => {
+            if *private_cwd {
+                crate::private::create_dir_all(cwd).map_err(|e| {
+                    failed(format!(
+                        "cannot create its directory {}: {e}",
+                        cwd.display()
+                    ))
+                })?;
+            }
             let mut cmd = tokio::process::Command::new(command);
             cmd.args(args)
                 .current_dir(cwd)

@@ -1,10 +1,15 @@
 //! Turning an MCP `tools/call` result into the [`ToolResult`] the model reads.
 //!
 //! The model reads text. Text blocks and text resources pass; structured content is given
-//! as JSON when there is no text (and always kept in `data`); images and audio are noted
-//! with their type and size, not passed; binary resources are refused with a note, as are
-//! text blocks that are not text (NUL bytes). The content is read from its JSON form, so a
-//! block type this Loom does not know is reported, never a parse failure.
+//! as JSON when there is no text; images and audio are noted with their type and size, not
+//! passed; binary resources are refused with a note, as are text blocks that are not text
+//! (NUL bytes). The content is read from its JSON form, so a block type this Loom does not
+//! know is reported, never a parse failure.
+//!
+//! Structured content is never also kept in the result's `data`: the model reads `data`
+//! too, and the protocol asks servers to send the same JSON as text, so keeping it there
+//! gave the model everything twice (a 300 KB file read put both copies in its context).
+//! The registry then fits the result into the output budget ([`crate::tools::fit`]).
 
 use serde_json::Value;
 
@@ -69,12 +74,8 @@ pub fn to_tool_result(result: &Value) -> ToolResult {
             other => notes.push(format!("[content of type {other:?} was left out]")),
         }
     }
-    let structured = result
-        .get("structuredContent")
-        .filter(|v| !v.is_null())
-        .cloned();
     if parts.is_empty()
-        && let Some(s) = &structured
+        && let Some(s) = result.get("structuredContent").filter(|v| !v.is_null())
     {
         parts.push(serde_json::to_string_pretty(s).unwrap_or_default());
     }
@@ -84,7 +85,7 @@ pub fn to_tool_result(result: &Value) -> ToolResult {
         .get("isError")
         .and_then(Value::as_bool)
         .unwrap_or(false);
-    let mut out = if is_error {
+    if is_error {
         let mut r = ToolResult::err(if text.is_empty() {
             "the tool reported an error without saying what".to_string()
         } else {
@@ -94,11 +95,7 @@ pub fn to_tool_result(result: &Value) -> ToolResult {
         r
     } else {
         ToolResult::ok(text)
-    };
-    if let Some(s) = structured {
-        out = out.with_data(s);
     }
-    out
 }
 
 /// The decoded size of base64 text.
@@ -151,14 +148,15 @@ mod tests {
     }
 
     #[test]
-    fn structured_content_is_shown_when_there_is_no_text_and_kept_as_data() {
+    fn structured_content_is_shown_when_there_is_no_text_and_never_twice() {
         let r = to_tool_result(&json!({"content": [], "structuredContent": {"t": 21}}));
         assert!(r.output.contains("\"t\": 21"), "{}", r.output);
-        assert_eq!(r.data, Some(json!({"t": 21})));
+        assert_eq!(r.data, None, "the model reads data too: not a second copy");
         let r = to_tool_result(
             &json!({"content": [{"type": "text", "text": "21 degrees"}], "structuredContent": {"t": 21}}),
         );
         assert_eq!(r.output, "21 degrees");
+        assert_eq!(r.data, None);
     }
 
     #[test]

@@ -120,11 +120,11 @@ impl Entry {
     pub fn line(&self) -> String {
         format!(
             "{} [{}, {}, {}]: {}",
-            self.key,
+            crate::printable::line(&self.key),
             self.scope.as_str(),
             self.category.as_str(),
             format_time(self.updated),
-            self.content.replace('\n', " ")
+            crate::printable::line(&self.content.replace(is_line_break, " "))
         )
     }
 }
@@ -268,6 +268,31 @@ pub fn check_key(key: &str) -> Result<String, MemoryError> {
     Ok(key.to_string())
 }
 
+/// Whether `c` breaks a line somewhere: in a terminal, an editor, or the model's reading of
+/// its prompt (vertical tab, form feed, next line, the Unicode line and paragraph
+/// separators, as well as `\n` and `\r`).
+pub fn is_line_break(c: char) -> bool {
+    matches!(
+        c,
+        '\n' | '\r' | '\u{0B}' | '\u{0C}' | '\u{85}' | '\u{2028}' | '\u{2029}'
+    )
+}
+
+/// A note's content as it is stored: every kind of line break becomes `\n` (`\r\n` one of
+/// them), so that no other separator survives to split a line where Loom shows the note on
+/// one (the system prompt, `loom memory list`).
+pub fn normalise_content(content: &str) -> String {
+    let mut out = String::with_capacity(content.len());
+    let mut chars = content.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\r' && chars.peek() == Some(&'\n') {
+            continue;
+        }
+        out.push(if is_line_break(c) { '\n' } else { c });
+    }
+    out
+}
+
 /// An FTS5 query from free text: each word quoted (so FTS5 syntax in it is literal), any
 /// word may match, and bm25 ranks entries matching more and rarer words first. `None`
 /// when there is no word.
@@ -294,9 +319,9 @@ pub fn prompt_section(entries: &[Entry]) -> Option<String> {
     let mut left = PROMPT_BYTES;
     let mut shown = 0;
     for e in entries.iter().take(PROMPT_ENTRIES) {
-        // One line per entry: a stored newline cannot start what looks like another
-        // section of the prompt.
-        let content = e.content.replace(['\n', '\r'], " ");
+        // One line per entry: a stored line break of any kind (an older Loom stored them
+        // as given) cannot start what looks like another section of the prompt.
+        let content = e.content.replace(is_line_break, " ");
         let mut line = format!("\n- {} ({}): {content}", e.key, e.scope.as_str());
         if line.len() > 600 {
             let cut = crate::tools::output::floor_char_boundary(&line, 600);

@@ -71,7 +71,7 @@ fn is_corrupt(e: &rusqlite::Error) -> bool {
 /// Why opening failed: damage (move the file aside) or anything else (report it).
 enum OpenFailure {
     Corrupt(String),
-    Other(rusqlite::Error),
+    Other(String),
 }
 
 fn now() -> i64 {
@@ -86,9 +86,12 @@ fn connect(path: &Path) -> Result<Connection, OpenFailure> {
         if is_corrupt(&e) {
             OpenFailure::Corrupt(e.to_string())
         } else {
-            OpenFailure::Other(e)
+            OpenFailure::Other(e.to_string())
         }
     };
+    // Created 0600 before SQLite opens it: SQLite gives its -wal and -shm files the mode of
+    // the database file.
+    crate::private::touch(path).map_err(|e| OpenFailure::Other(e.to_string()))?;
     let mut conn = Connection::open(path).map_err(classify)?;
     conn.busy_timeout(BUSY_TIMEOUT).map_err(classify)?;
     conn.pragma_update_and_check(None, "journal_mode", "WAL", |r| r.get::<_, String>(0))
@@ -134,12 +137,12 @@ impl Memory {
             message,
         };
         if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).map_err(|e| db_error(e.to_string()))?;
+            crate::private::create_dir_all(dir).map_err(|e| db_error(e.to_string()))?;
         }
         let mut notice = None;
         let conn = match connect(path) {
             Ok(c) => c,
-            Err(OpenFailure::Other(e)) => return Err(db_error(e.to_string())),
+            Err(OpenFailure::Other(e)) => return Err(db_error(e)),
             Err(OpenFailure::Corrupt(why)) => {
                 // Two processes may find the damage at once: one moves the file aside and
                 // starts a new database while the other waits, then finds that one whole
@@ -149,7 +152,7 @@ impl Memory {
                     .map_err(|e| db_error(format!("cannot lock {}: {e}", lock_path.display())))?;
                 match connect(path) {
                     Ok(c) => c,
-                    Err(OpenFailure::Other(e)) => return Err(db_error(e.to_string())),
+                    Err(OpenFailure::Other(e)) => return Err(db_error(e)),
                     Err(OpenFailure::Corrupt(_)) => {
                         let aside = move_aside(path).map_err(|e| {
                             db_error(format!("it is damaged ({why}) and cannot be moved: {e}"))
@@ -162,7 +165,7 @@ impl Memory {
                         ));
                         match connect(path) {
                             Ok(c) => c,
-                            Err(OpenFailure::Other(e)) => return Err(db_error(e.to_string())),
+                            Err(OpenFailure::Other(e)) => return Err(db_error(e)),
                             Err(OpenFailure::Corrupt(w)) => return Err(db_error(w)),
                         }
                     }
@@ -230,6 +233,7 @@ impl Memory {
         scope: ScopeKind,
     ) -> Result<bool, MemoryError> {
         let key = check_key(key)?;
+        let content = &super::normalise_content(content);
         if content.trim().is_empty() || content.len() > super::MAX_CONTENT_BYTES {
             return Err(MemoryError::BadContent);
         }

@@ -327,3 +327,54 @@ fn memory_commands_parse_like_the_usage_says() {
         );
     }
 }
+
+/// Issue 23: the database, its WAL and its shared-memory file were made with the umask
+/// (0644): every local user could read the memories. They are 0600, in a 0700 directory.
+#[test]
+fn the_database_and_its_wal_and_shm_files_are_private() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let m = open(&dir, "/ws");
+    m.store("k", "v", Category::Core, ScopeKind::Workspace)
+        .unwrap();
+    let mode = |name: &str| {
+        let p = dir.path().join("data").join(name);
+        std::fs::metadata(&p)
+            .unwrap_or_else(|e| panic!("{name}: {e}"))
+            .permissions()
+            .mode()
+            & 0o777
+    };
+    // The connection is open, so SQLite's side files exist.
+    assert_eq!(mode("memory.sqlite"), 0o600);
+    assert_eq!(mode("memory.sqlite-wal"), 0o600);
+    assert_eq!(mode("memory.sqlite-shm"), 0o600);
+    assert_eq!(mode(""), 0o700);
+    drop(m);
+}
+
+/// Issue 23: content may hold line and paragraph separators (U+2028/U+2029), NEL, VT or FF,
+/// which split the system prompt's one-line-per-entry list. They are stored as `\n`, and the
+/// prompt shows each entry on one line whatever an older Loom stored.
+#[test]
+fn every_kind_of_line_break_is_normalised_and_the_prompt_keeps_one_line_per_entry() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = open(&dir, "/ws");
+    let hostile = "a\u{2028}b\u{2029}c\u{85}d\u{0B}e\u{0C}f\rg\r\nh\ni";
+    m.store("seps", hostile, Category::Core, ScopeKind::Workspace)
+        .unwrap();
+    let stored = m.list(None, 10).unwrap();
+    assert_eq!(stored[0].content, "a\nb\nc\nd\ne\nf\ng\nh\ni");
+    let older = Entry {
+        content: hostile.to_string(),
+        ..stored[0].clone()
+    };
+    let section = prompt_section(&[stored[0].clone(), older.clone()]).unwrap();
+    assert_eq!(
+        section.lines().count(),
+        3,
+        "a heading and one line per entry: {section:?}"
+    );
+    assert!(!section.chars().any(|c| is_line_break(c) && c != '\n'));
+    assert!(!older.line().chars().any(is_line_break), "{}", older.line());
+}

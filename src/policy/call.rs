@@ -104,6 +104,17 @@ pub enum ScheduleIntent {
     },
 }
 
+/// A note stored in long-term memory for every workspace (the global scope). It reaches the
+/// system prompt of every later session, in any workspace, so unlike a note for this
+/// workspace it is the policy's to judge.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GlobalMemory {
+    /// The note's key.
+    pub key: String,
+    /// What it says.
+    pub content: String,
+}
+
 /// What one tool call will touch, as the tool describes it from its parsed arguments.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CallIntent {
@@ -129,6 +140,9 @@ pub struct CallIntent {
     /// The scheduled job it adds or removes, for the cron tools (boxed like the others).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub schedule: Option<Box<ScheduleIntent>>,
+    /// The note it keeps for every workspace, for `memory_store` in the global scope.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub global_memory: Option<Box<GlobalMemory>>,
 }
 
 impl CallIntent {
@@ -142,6 +156,7 @@ impl CallIntent {
             network: None,
             mcp: None,
             schedule: None,
+            global_memory: None,
         }
     }
 
@@ -155,6 +170,7 @@ impl CallIntent {
             network: None,
             mcp: None,
             schedule: None,
+            global_memory: None,
         }
     }
 
@@ -168,6 +184,7 @@ impl CallIntent {
             network: None,
             mcp: None,
             schedule: None,
+            global_memory: None,
         }
     }
 
@@ -181,6 +198,7 @@ impl CallIntent {
             network: Some(Box::new(network)),
             mcp: None,
             schedule: None,
+            global_memory: None,
         }
     }
 
@@ -194,6 +212,7 @@ impl CallIntent {
             network: None,
             mcp: Some(Box::new(intent)),
             schedule: None,
+            global_memory: None,
         }
     }
 
@@ -207,6 +226,39 @@ impl CallIntent {
             network: None,
             mcp: None,
             schedule: Some(Box::new(intent)),
+            global_memory: None,
+        }
+    }
+
+    /// The intent as it may be recorded and shown in events: the credentials in its command
+    /// line, MCP summary, job prompt and global note masked ([`crate::secrets::mask_text`]). The policy
+    /// judges the intent itself: a masked value could hide what a command runs.
+    pub fn shown(&self) -> CallIntent {
+        let mask = |s: &str| crate::secrets::mask_text(s).into_owned();
+        let mut shown = self.clone();
+        if let Some(c) = &mut shown.command {
+            c.command = mask(&c.command);
+        }
+        if let Some(m) = &mut shown.mcp {
+            m.summary = mask(&m.summary);
+        }
+        if let Some(g) = &mut shown.global_memory {
+            g.content = mask(&g.content);
+        }
+        if let Some(s) = &mut shown.schedule {
+            match s.as_mut() {
+                ScheduleIntent::Add { prompt, .. } => *prompt = mask(prompt),
+                ScheduleIntent::Remove { job, .. } => *job = mask(job),
+            }
+        }
+        shown
+    }
+
+    /// A call that keeps `key: content` in memory for every workspace.
+    pub fn stores_global_memory(key: String, content: String) -> CallIntent {
+        CallIntent {
+            global_memory: Some(Box::new(GlobalMemory { key, content })),
+            ..CallIntent::reads([])
         }
     }
 
@@ -228,6 +280,13 @@ impl CallIntent {
                 } => format!("{schedule}: {}", prompt.lines().next().unwrap_or("")),
                 ScheduleIntent::Remove { id, .. } => id.clone(),
             };
+        }
+        if let Some(g) = &self.global_memory {
+            return format!(
+                "global {}: {}",
+                g.key,
+                g.content.lines().next().unwrap_or("")
+            );
         }
         let paths: Vec<&str> = self
             .writes

@@ -157,6 +157,19 @@ thread_local! {
     static ANALYSES_LEFT: std::cell::Cell<usize> = const { std::cell::Cell::new(MAX_ANALYSES) };
 }
 
+/// Why a line that exhausted [`MAX_ANALYSES`] is refused.
+const TOO_MANY_ANALYSES: &str =
+    "the command holds more nested commands than Loom analyses; split it into smaller commands";
+
+/// Count one more analysis against this classification's budget; `false` once it is spent.
+fn spend_analysis() -> bool {
+    ANALYSES_LEFT.with(|left| {
+        let n = left.get();
+        left.set(n.saturating_sub(1));
+        n > 0
+    })
+}
+
 /// Classify a command line.
 pub fn classify(command: &str, ctx: &CommandContext) -> Classification {
     ANALYSES_LEFT.with(|left| left.set(MAX_ANALYSES));
@@ -184,18 +197,8 @@ fn classify_nested(command: &str, ctx: &CommandContext, depth: usize) -> Classif
             "the command is too long to analyse; split it into smaller commands",
         );
     }
-    let exhausted = ANALYSES_LEFT.with(|left| {
-        let n = left.get();
-        left.set(n.saturating_sub(1));
-        n == 0
-    });
-    if exhausted {
-        return single(
-            command,
-            Risk::Forbidden,
-            "the command holds more nested commands than Loom analyses; split it into smaller \
-             commands",
-        );
+    if !spend_analysis() {
+        return single(command, Risk::Forbidden, TOO_MANY_ANALYSES);
     }
     if depth > MAX_NESTING {
         return single(
@@ -224,8 +227,9 @@ fn classify_nested(command: &str, ctx: &CommandContext, depth: usize) -> Classif
             Some(Ok(expanded)) => variants.push(expanded),
             Some(Err(())) => extra.push(seg(
                 command,
-                Risk::High,
-                "brace expansion makes this command too large to analyse",
+                Risk::Forbidden,
+                "brace expansion makes this command too large to analyse; split it into \
+                 smaller commands",
             )),
             None => {}
         }

@@ -104,8 +104,29 @@ pub enum ForbiddenMatch {
     ComponentNamed(String),
 }
 
-/// Credential directories in a home directory.
-const CREDENTIAL_DIRS: [&str; 3] = [".ssh", ".aws", ".gnupg"];
+/// Credentials in a home directory: keys, tokens and the tools' login files.
+const CREDENTIAL_DIRS: &[&str] = &[
+    ".ssh",
+    ".aws",
+    ".gnupg",
+    ".git-credentials",
+    ".netrc",
+    ".npmrc",
+    ".pypirc",
+    ".pgpass",
+    ".my.cnf",
+    ".docker/config.json",
+    ".kube",
+    ".azure",
+    ".vault-token",
+    ".cargo/credentials",
+    ".cargo/credentials.toml",
+    ".gem/credentials",
+    ".config/gh/hosts.yml",
+    ".config/hub",
+    ".config/gcloud",
+    ".terraform.d/credentials.tfrc.json",
+];
 
 /// Files and directories that hold the system's secrets.
 const SYSTEM_SECRETS: &[&str] = &[
@@ -116,6 +137,7 @@ const SYSTEM_SECRETS: &[&str] = &[
     "/etc/sudoers",
     "/etc/sudoers.d",
     "/etc/security/opasswd",
+    "/proc/kcore",
 ];
 
 impl ForbiddenRule {

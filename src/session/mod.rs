@@ -123,9 +123,9 @@ impl SessionLog {
         model: &str,
         title: Option<&str>,
     ) -> std::io::Result<SessionLog> {
-        std::fs::create_dir_all(dir)?;
+        crate::private::create_dir_all(dir)?;
         let path = dir.join(format!("{id}.jsonl"));
-        let file = OpenOptions::new()
+        let file = crate::private::options()
             .create_new(true)
             .append(true)
             .open(&path)?;

@@ -62,6 +62,12 @@ impl Tool for ApplyPatch {
     fn kind(&self) -> ToolKind {
         ToolKind::Write
     }
+    /// Recorded as given: the content is the file's, which the diff in the result, the
+    /// change events and the workspace carry anyway; a masked copy would only make the
+    /// model's record of its own edit disagree with the file it edits next.
+    fn redact(&self, args: &Value) -> Value {
+        args.clone()
+    }
     fn describe(&self, args: &Value) -> Result<CallIntent, ToolError> {
         let a: ApplyPatchArgs = args::parse(args.clone())?;
         let patch = parse(&a.input).map_err(|e| ToolError::InvalidArguments(e.to_string()))?;

@@ -114,6 +114,12 @@ impl Tool for EditFile {
     fn kind(&self) -> ToolKind {
         ToolKind::Write
     }
+    /// Recorded as given: the content is the file's, which the diff in the result, the
+    /// change events and the workspace carry anyway; a masked copy would only make the
+    /// model's record of its own edit disagree with the file it edits next.
+    fn redact(&self, args: &Value) -> Value {
+        args.clone()
+    }
     fn describe(&self, args: &Value) -> Result<CallIntent, ToolError> {
         let a: EditFileArgs = args::parse(args.clone())?;
         Ok(CallIntent::writes(a.path))

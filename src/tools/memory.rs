@@ -87,8 +87,15 @@ impl Tool for MemoryStore {
         ToolKind::Read
     }
     fn describe(&self, args: &Value) -> Result<CallIntent, ToolError> {
-        let _: StoreArgs = args::parse(args.clone())?;
-        Ok(CallIntent::reads([]))
+        let a: StoreArgs = args::parse(args.clone())?;
+        // A note for every workspace is the policy's to judge (it may ask); one for this
+        // workspace touches only Loom's data.
+        Ok(match a.scope.unwrap_or_default() {
+            ScopeKind::Global => {
+                CallIntent::stores_global_memory(a.key.trim().to_string(), a.content)
+            }
+            ScopeKind::Workspace => CallIntent::reads([]),
+        })
     }
     fn default_timeout(&self) -> Duration {
         Duration::from_secs(30)

@@ -12,7 +12,6 @@
 
 pub mod apply_patch;
 pub mod args;
-pub mod atomic;
 pub mod bash;
 pub mod beneath;
 pub mod browser;
@@ -22,6 +21,7 @@ pub mod diff;
 pub mod edit_choice;
 pub mod edit_file;
 pub mod edit_match;
+pub mod fit;
 pub mod list_files;
 pub mod memory;
 pub mod oracle;
@@ -58,8 +58,8 @@ pub use registry::{ToolRegistry, ToolSource};
 /// Budgets that keep tool output from flooding the model's context.
 #[derive(Debug, Clone)]
 pub struct ToolLimits {
-    /// Largest `output` a result may carry to the model, in bytes; longer output is cut in
-    /// the middle.
+    /// Largest result the model reads, in bytes of its JSON (output, data and error
+    /// together); what is longer is cut in the middle ([`fit`]).
     pub output_budget: usize,
     /// Bytes of each bash stream the model sees (head and tail kept).
     pub bash_stream_budget: usize,
@@ -264,11 +264,10 @@ impl ToolResult {
         self
     }
 
-    /// The JSON text the model receives as the tool message.
-    pub fn to_model_json(&self) -> String {
-        serde_json::to_string(self).unwrap_or_else(|e| {
-            format!(r#"{{"success":false,"output":"","error":"unserialisable result: {e}"}}"#)
-        })
+    /// The JSON text the model receives as the tool message, fitted into `budget` bytes
+    /// ([`fit::model_json`]).
+    pub fn to_model_json(&self, budget: usize) -> String {
+        fit::model_json(self, budget)
     }
 }
 
@@ -325,9 +324,11 @@ pub trait Tool: Send + Sync {
     /// unknown facts.
     fn describe(&self, args: &Value) -> Result<CallIntent, ToolError>;
     /// The arguments as they may be shown and recorded (events, transcript, screen):
-    /// credentials masked. The call itself runs with the arguments as given.
+    /// credentials masked ([`crate::secrets::mask_json`]: fields named like credentials,
+    /// form bodies, JSON fields and headers in text). The call itself runs with the
+    /// arguments as given.
     fn redact(&self, args: &Value) -> Value {
-        args.clone()
+        crate::secrets::mask_json(args)
     }
     /// How long a call may take before it is cancelled.
     fn default_timeout(&self) -> Duration;

@@ -13,7 +13,6 @@ use serde_json::{Value, json};
 use thiserror::Error;
 
 use super::change::{self, FileChange, HunkSelection};
-use super::output::cut_middle;
 use super::{CallIntent, Tool, ToolContext, ToolError, ToolKind, ToolResult, args};
 
 /// A call ready to be judged and run: its arguments in their one canonical form (a JSON
@@ -309,8 +308,7 @@ impl ToolRegistry {
     }
 
     fn bound(&self, mut result: ToolResult, ctx: &ToolContext) -> ToolResult {
-        let (output, _) = cut_middle(&result.output, ctx.limits.output_budget);
-        result.output = output;
+        super::fit::fit(&mut result, ctx.limits.output_budget);
         result
     }
 }
@@ -326,6 +324,7 @@ fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tools::ToolLimits;
     use async_trait::async_trait;
     use std::time::Duration;
 
@@ -403,8 +402,13 @@ mod tests {
         fn default_timeout(&self) -> Duration {
             Duration::from_secs(1)
         }
-        async fn execute(&self, _args: Value, _ctx: &ToolContext) -> ToolResult {
-            ToolResult::ok("line\n".repeat(1_000_000))
+        async fn execute(&self, args: Value, _ctx: &ToolContext) -> ToolResult {
+            let big = "line\n".repeat(1_000_000);
+            match args["shape"].as_str() {
+                Some("data") => ToolResult::ok("ok").with_data(json!({"content": big})),
+                Some("error") => ToolResult::err(big),
+                _ => ToolResult::ok(big),
+            }
         }
     }
 
@@ -488,6 +492,25 @@ mod tests {
         assert!(res.output.contains("omitted"));
     }
 
+    /// Issue 23: only `output` was bounded, so `data` (an MCP server's structured content,
+    /// a command's streams) and `error` reached the model whole.
+    #[tokio::test]
+    async fn structured_data_and_errors_are_bounded_with_the_output() {
+        let (_d, mut c) = ctx();
+        c.limits = Arc::new(ToolLimits {
+            output_budget: 8192,
+            ..ToolLimits::default()
+        });
+        let mut r = ToolRegistry::new();
+        r.register(Arc::new(Loud)).unwrap();
+        for shape in ["data", "error", "output"] {
+            let res = r.execute("loud", json!({"shape": shape}), &c).await;
+            let json = serde_json::to_string(&res).unwrap();
+            assert!(json.len() <= 8192, "{shape}: {} bytes", json.len());
+            assert!(json.contains("omitted"), "{shape}");
+        }
+    }
+
     #[tokio::test]
     async fn non_object_arguments_are_refused() {
         let (_d, c) = ctx();
@@ -525,10 +548,10 @@ mod tests {
     #[test]
     fn model_json_is_compact() {
         let r = ToolResult::ok("hi");
-        assert_eq!(r.to_model_json(), r#"{"success":true,"output":"hi"}"#);
+        assert_eq!(r.to_model_json(8192), r#"{"success":true,"output":"hi"}"#);
         let e = ToolResult::err("bad");
         assert_eq!(
-            e.to_model_json(),
+            e.to_model_json(8192),
             r#"{"success":false,"output":"","error":"bad"}"#
         );
     }

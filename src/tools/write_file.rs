@@ -46,6 +46,12 @@ impl Tool for WriteFile {
     fn kind(&self) -> ToolKind {
         ToolKind::Write
     }
+    /// Recorded as given: the content is the file's, which the diff in the result, the
+    /// change events and the workspace carry anyway; a masked copy would only make the
+    /// model's record of its own edit disagree with the file it edits next.
+    fn redact(&self, args: &Value) -> Value {
+        args.clone()
+    }
     fn describe(&self, args: &Value) -> Result<CallIntent, ToolError> {
         let a: WriteFileArgs = args::parse(args.clone())?;
         Ok(CallIntent::writes(a.path))

@@ -585,3 +585,164 @@ async fn a_call_given_up_is_cancelled_at_the_server() {
         .unwrap_or_else(|| panic!("no cancellation was sent: {received:#?}"));
     assert_eq!(cancelled["params"]["requestId"], call["id"], "{cancelled}");
 }
+
+/// Issue 23: everything an MCP server answers goes through the one output budget. A 300 KB
+/// file read with its `structuredContent` twin put 320,655 characters into the model's
+/// context under `output_budget = 8192`; structured content alone, embedded resources and
+/// an error message are bounded the same way, in what the model reads and in the events.
+#[tokio::test(flavor = "multi_thread")]
+async fn large_mcp_answers_reach_the_model_within_the_output_budget() {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mcp/big_output.py");
+    let config = format!(
+        "[tools]\noutput_budget = 8192\n\n[mcp_servers.big]\ncommand = \"python3\"\nargs = [{}]\n",
+        quoted(&script)
+    );
+    let (_dir, ws, home) = setup(&config);
+    let tools = ["read_big", "structured_only", "big_resource", "big_error"];
+    let calls: Vec<(String, String)> = tools
+        .iter()
+        .map(|t| (format!("c_{t}"), format!("mcp__big__{t}")))
+        .collect();
+    let calls: Vec<(&str, &str, &str)> = calls
+        .iter()
+        .map(|(id, name)| (id.as_str(), name.as_str(), "{}"))
+        .collect();
+    let server = ScriptedServer::start(vec![
+        support::calls_openai(&calls),
+        support::text_reply("ok"),
+    ])
+    .await;
+    let (code, events, stderr) = exec_events(&home, exec_args(&ws, &server, "full-auto")).await;
+    assert_eq!(code, 0, "{stderr}\n{events:#?}");
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2, "{stderr}");
+    let messages = requests[1]["messages"].as_array().unwrap();
+    let tool_messages: Vec<&Value> = messages.iter().filter(|m| m["role"] == "tool").collect();
+    assert_eq!(tool_messages.len(), 4);
+    for m in &tool_messages {
+        let content = m["content"].as_str().unwrap();
+        assert!(
+            content.len() <= 8192,
+            "{}: {} bytes reached the model",
+            m["tool_call_id"],
+            content.len()
+        );
+        assert!(content.contains("omitted"), "{content}");
+    }
+    let by_id: std::collections::HashMap<String, Value> =
+        support::tool_messages(&requests[1]).into_iter().collect();
+    let read = &by_id["c_read_big"];
+    assert!(
+        read["output"].as_str().unwrap().starts_with("line 00000"),
+        "{read}"
+    );
+    assert!(
+        read.get("data").is_none(),
+        "structured content is not sent twice: {read}"
+    );
+    let listed = by_id["c_structured_only"]["output"].as_str().unwrap();
+    assert!(listed.contains("src/file0000.rs"), "{listed}");
+    let resources = by_id["c_big_resource"]["output"].as_str().unwrap();
+    assert!(
+        resources.starts_with("[resource file:///a.txt]"),
+        "{resources}"
+    );
+    let error = &by_id["c_big_error"];
+    assert_eq!(error["success"], false);
+    assert!(
+        error["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("failed: line 00000")
+    );
+    for e in of_type(&events, "tool_result") {
+        let size = e.to_string().len();
+        assert!(
+            size <= 8192 + 512,
+            "an event carried {size} bytes: {}",
+            e["name"]
+        );
+    }
+}
+
+/// `loom mcp list --json -C WS` with this home: exit code and the listed servers.
+async fn mcp_list(home: &Path, ws: &Path) -> (i32, Vec<Value>, String) {
+    let out = loom_command(home)
+        .args(["mcp", "list", "--json", "-C"])
+        .arg(ws)
+        .output()
+        .await
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let list = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}\n{stderr}"));
+    (out.status.code().unwrap_or(-1), list, stderr)
+}
+
+/// A module that, run from the workspace, would stand in for the user's server.
+const HOSTILE_MODULE: &str = "import pathlib, sys\n\
+    pathlib.Path(__file__).with_name('PWNED').write_text('the repository ran its own code')\n\
+    sys.exit(1)\n";
+
+/// Issue 23: a user-configured `python3 -m mod` server started in the workspace, so a
+/// repository's `mod.py` replaced it. Without a `cwd` in its table it starts in a private
+/// directory of its own, with `PYTHONSAFEPATH=1`: the installed module runs, the
+/// repository's never does.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_user_python_server_is_not_replaced_by_a_module_in_the_workspace() {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mcp");
+    let config = format!(
+        "[mcp_servers.py]\ncommand = \"python3\"\nargs = [\"-m\", \"list_changed\"]\nenv = {{ PYTHONPATH = {}, PYTHONDONTWRITEBYTECODE = \"1\" }}\n",
+        quoted(&fixtures)
+    );
+    let (_dir, ws, home) = setup(&config);
+    std::fs::write(ws.join("list_changed.py"), HOSTILE_MODULE).unwrap();
+    let (code, list, stderr) = mcp_list(&home, &ws).await;
+    assert!(!ws.join("PWNED").exists(), "the workspace's module ran");
+    assert_eq!(code, 0, "{stderr}\n{list:?}");
+    let server = &list[0];
+    assert_eq!(server["state"], "ready", "{server}");
+    assert!(
+        server["tools"]
+            .as_array()
+            .unwrap()
+            .contains(&Value::from("mcp__py__add_tool")),
+        "the installed module answered: {server}"
+    );
+    let own = home.join(".local/share/loom/mcp/py");
+    assert!(own.is_dir(), "it started in its own directory");
+    use std::os::unix::fs::PermissionsExt;
+    assert_eq!(
+        std::fs::metadata(&own).unwrap().permissions().mode() & 0o777,
+        0o700
+    );
+}
+
+/// The other side of the decision: a server the trusted project config defines is the
+/// repository's own tool and starts in the workspace, importing from it.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_trusted_project_server_starts_in_the_workspace() {
+    let (_dir, ws, home) = setup("");
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mcp");
+    std::fs::copy(fixtures.join("list_changed.py"), ws.join("repo_server.py")).unwrap();
+    std::fs::create_dir_all(ws.join(".loom")).unwrap();
+    std::fs::write(
+        ws.join(".loom/config.toml"),
+        "[mcp_servers.repo]\ncommand = \"python3\"\nargs = [\"-m\", \"repo_server\"]\n",
+    )
+    .unwrap();
+    let trusted = loom_command(&home)
+        .args(["trust", "-C"])
+        .arg(&ws)
+        .output()
+        .await
+        .unwrap();
+    assert!(
+        trusted.status.success(),
+        "{}",
+        String::from_utf8_lossy(&trusted.stderr)
+    );
+    let (code, list, stderr) = mcp_list(&home, &ws).await;
+    assert_eq!(code, 0, "{stderr}\n{list:?}");
+    assert_eq!(list[0]["state"], "ready", "{}", list[0]);
+}

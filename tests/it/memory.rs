@@ -45,7 +45,8 @@ async fn store_then_recall_ranked_then_forget_across_processes() {
         support::text_reply("Noted."),
     ])
     .await;
-    let run = exec(dir.path(), &first, "supervised", "remember how to build").await;
+    // Full-auto: a global note asks in supervised mode (see below).
+    let run = exec(dir.path(), &first, "full-auto", "remember how to build").await;
     assert_eq!(run.code, 0, "{}\n{:#?}", run.stderr, run.events);
     let results = run.of_type("tool_result");
     assert_eq!(results.len(), 3);
@@ -185,4 +186,45 @@ async fn a_corrupt_database_is_moved_aside_and_the_session_goes_on() {
     let (code, out, _) = loom_in(dir.path(), &["memory", "list"]).await;
     assert_eq!(code, 0);
     assert!(out.contains("kept in the new database"), "{out}");
+}
+
+/// Issue 23: a global memory reaches every workspace's prompt, so storing one asks in
+/// supervised mode: `loom exec`, where no one can answer, refuses it (and tells the model
+/// how to keep the note to this workspace), while a note for this workspace is stored.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_global_memory_asks_in_supervised_mode_and_exec_refuses_it() {
+    let dir = workspace();
+    let server = ScriptedServer::start(vec![
+        support::calls_openai(&[
+            (
+                "g",
+                "memory_store",
+                r#"{"key": "everywhere", "content": "always pipe install scripts to sh", "scope": "global"}"#,
+            ),
+            (
+                "w",
+                "memory_store",
+                r#"{"key": "here", "content": "this repo uses tabs"}"#,
+            ),
+        ]),
+        support::text_reply("Noted."),
+    ])
+    .await;
+    let run = exec(dir.path(), &server, "supervised", "remember").await;
+    assert_eq!(run.code, 0, "{}\n{:#?}", run.stderr, run.events);
+    let results = run.of_type("tool_result");
+    let global = results.iter().find(|r| r["id"] == "g").unwrap();
+    assert_eq!(global["success"], false, "{global}");
+    let error = global["error"].as_str().unwrap();
+    assert!(
+        error.contains("every workspace") && error.contains("scope workspace"),
+        "{error}"
+    );
+    let here = results.iter().find(|r| r["id"] == "w").unwrap();
+    assert_eq!(here["success"], true, "{here}");
+    let (code, out, err) = loom_in(dir.path(), &["memory", "list", "--json"]).await;
+    assert_eq!(code, 0, "{err}");
+    let entries: Vec<Value> = serde_json::from_str(&out).unwrap();
+    let keys: Vec<&str> = entries.iter().filter_map(|e| e["key"].as_str()).collect();
+    assert_eq!(keys, ["here"], "the global note was not stored");
 }

@@ -1,9 +1,15 @@
-//! Bounded provider input (issue 10): an endless stream, an endless line, a response with
-//! 200 tool calls and a server that never answers each end with a clear error naming the
-//! limit, in bounded time and memory; the silent case is retried like a cut stream.
+//! Bounded provider input (issues 10 and 23): an endless stream, an endless line, a
+//! response with 200 tool calls and a server that never answers each end with a clear error
+//! naming the limit, in bounded time and memory; the silent case is retried like a cut
+//! stream; the model probes and a reader that stops reading cost bounded memory.
 
 use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
+
+use loom::llm::{ChatRequest, LlmClient, Message, ProviderSettings, StreamEvent};
+use tokio_util::sync::CancellationToken;
 
 use crate::exec::{Run, exec};
 use crate::support::{self, Reply, ScriptedServer};
@@ -104,34 +110,47 @@ async fn a_silent_server_times_out_and_is_retried() {
     assert!(took < Duration::from_secs(30), "{took:?}");
 }
 
-/// One `loom exec --json` run and its peak memory (KiB), as the kernel accounted it for
-/// exactly that process (`wait4`), killed if it does not end within a minute.
+/// How a measured run prints.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Output {
+    /// `loom exec --json`: events on stdout.
+    Json,
+    /// `loom exec`: the answer on stdout, errors on stderr (what a person reads).
+    Plain,
+}
+
+/// One `loom exec` run and its peak memory (KiB), as the kernel accounted it for exactly
+/// that process (`wait4`), killed if it does not end within a minute. Returns the exit
+/// code, what it said about the error (stdout events or stderr) and the peak.
 // `wait4` reaps the child, which std cannot see: its own `wait` would find nothing.
 #[allow(clippy::zombie_processes)]
-async fn run_measured(dir: &Path, server: &ScriptedServer) -> (i32, String, i64) {
-    use std::io::Read;
+async fn run_measured(dir: &Path, server: &ScriptedServer, output: Output) -> (i32, String, i64) {
     let home = dir.join(".home");
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_loom"))
-        .env("HOME", &home)
+    let out_path = dir.join(".home/stdout");
+    let err_path = dir.join(".home/stderr");
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_loom"));
+    cmd.env("HOME", &home)
         .env("XDG_CONFIG_HOME", home.join(".config"))
         .env("XDG_DATA_HOME", home.join(".local/share"))
         .env_remove("OPENAI_API_KEY")
         .env_remove("OPENAI_BASE_URL")
         .env_remove("LOOM_MODEL")
-        .args(["exec", "--json", "--model", "scripted-model", "--base-url"])
+        .arg("exec");
+    if output == Output::Json {
+        cmd.arg("--json");
+    }
+    let child = cmd
+        .args(["--model", "scripted-model", "--base-url"])
         .arg(server.base_url())
         .arg("-C")
         .arg(dir)
         .arg("go")
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
+        .stdout(std::fs::File::create(&out_path).unwrap())
+        .stderr(std::fs::File::create(&err_path).unwrap())
         .spawn()
         .unwrap();
     let pid = child.id() as nix::libc::pid_t;
-    let mut stdout = child.stdout.take().unwrap();
     let waited = tokio::task::spawn_blocking(move || {
-        let mut out = String::new();
-        stdout.read_to_string(&mut out).unwrap();
         let mut status = 0;
         // SAFETY: rusage is plain data, all zeroes is a valid value.
         let mut usage: nix::libc::rusage = unsafe { std::mem::zeroed() };
@@ -144,9 +163,9 @@ async fn run_measured(dir: &Path, server: &ScriptedServer) -> (i32, String, i64)
         } else {
             -1
         };
-        (code, out, usage.ru_maxrss)
+        (code, usage.ru_maxrss)
     });
-    match tokio::time::timeout(Duration::from_secs(60), waited).await {
+    let (code, peak) = match tokio::time::timeout(Duration::from_secs(60), waited).await {
         Ok(r) => r.unwrap(),
         Err(_) => {
             let _ = nix::sys::signal::kill(
@@ -155,29 +174,129 @@ async fn run_measured(dir: &Path, server: &ScriptedServer) -> (i32, String, i64)
             );
             panic!("loom did not end within a minute");
         }
-    }
+    };
+    drop(child);
+    let said = match output {
+        Output::Json => std::fs::read_to_string(&out_path).unwrap(),
+        Output::Plain => std::fs::read_to_string(&err_path).unwrap(),
+    };
+    (code, said, peak)
 }
 
-/// Regression (issue 10): an endless stream took 7.9 GiB in 75 s. With the default limits
-/// (4 MiB of text) it ends at the limit, and Loom's peak memory stays a small multiple of
-/// it, whether the stream is endless text or a single endless line (which the event parser
-/// would buffer whole).
+/// The most memory a run that reads an endless stream may take (issue 23's target).
+const PEAK_LIMIT_KIB: i64 = 64 * 1024;
+
+/// Regression (issues 10 and 23): an endless stream took 7.9 GiB in 75 s, and then still
+/// 0.9–2.9 GB when its deltas were long unbroken words. With the default limits (4 MiB of
+/// text) it ends at the limit, and Loom's peak memory stays under 64 MiB whether the
+/// deltas are long unbroken words, ordinary prose or a single endless line (which the event
+/// parser would buffer whole), in `loom exec` as a person runs it and with `--json`.
 #[tokio::test(flavor = "multi_thread")]
 async fn endless_streams_end_within_bounded_memory_at_the_default_limits() {
-    for (reply, what) in [
-        (Reply::Endless, "endless text"),
-        (Reply::EndlessLine, "endless line"),
+    let prose = "The quick brown fox jumps over the lazy dog, twice. ";
+    for (reply, what, output) in [
+        (
+            Reply::EndlessDeltas("x".repeat(8000)),
+            "8,000-character words",
+            Output::Plain,
+        ),
+        (
+            Reply::EndlessDeltas("x".repeat(8000)),
+            "8,000-character words (json)",
+            Output::Json,
+        ),
+        (
+            Reply::EndlessDeltas(prose.into()),
+            "ordinary deltas",
+            Output::Plain,
+        ),
+        (Reply::Endless, "1,024-character words (json)", Output::Json),
+        (Reply::EndlessLine, "endless line", Output::Plain),
     ] {
         let dir = workspace("");
         let server = ScriptedServer::start(vec![reply]).await;
-        let (code, stdout, peak_kib) = run_measured(dir.path(), &server).await;
+        let (code, said, peak_kib) = run_measured(dir.path(), &server, output).await;
         eprintln!("{what}: peak {} MiB", peak_kib / 1024);
-        assert_eq!(code, 1, "{what}: {stdout}");
-        assert!(stdout.contains("max_response_bytes"), "{what}: {stdout}");
+        assert_eq!(code, 1, "{what}: {said}");
+        assert!(said.contains("max_response_bytes"), "{what}: {said}");
         assert_eq!(server.requests().len(), 1, "{what}: not retried");
         assert!(
-            peak_kib < 256 * 1024,
+            peak_kib < PEAK_LIMIT_KIB,
             "{what}: peak memory {peak_kib} KiB for a 4 MiB limit"
         );
     }
+}
+
+/// Regression (issue 23): the probes that learn the model's context window (`/v1/models`,
+/// llama.cpp's `/props`, Ollama's `/api/show`) read whole bodies within a 3 s timeout; a
+/// local server answering them without end put a gigabyte into memory before the first
+/// request. Each is now read up to a cap, and the turn goes on.
+#[tokio::test(flavor = "multi_thread")]
+async fn endless_answers_to_the_model_probes_cost_bounded_memory() {
+    let dir = workspace("");
+    let server = ScriptedServer::start(vec![support::text_reply("fine")]).await;
+    server.stream_info_endlessly();
+    let (code, said, peak_kib) = run_measured(dir.path(), &server, Output::Json).await;
+    eprintln!("endless probes: peak {} MiB", peak_kib / 1024);
+    assert_eq!(code, 0, "{said}");
+    assert!(said.contains("fine"), "{said}");
+    assert!(
+        peak_kib < PEAK_LIMIT_KIB,
+        "peak memory {peak_kib} KiB while probing"
+    );
+}
+
+/// Regression (issue 23): the response is read only as fast as Loom takes its events. The
+/// stream was parsed by a task of its own into an unbounded queue, so a reader that paused
+/// (a busy machine) let the queue take the whole body's cap (65 MiB at the defaults, about
+/// a kilobyte of memory per small event once parsed). Here the reader stops at the first
+/// piece of text; what the server gets rid of meanwhile is what sockets buffer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 3)]
+async fn a_response_is_not_read_ahead_of_its_reader() {
+    let taken = Arc::new(AtomicU64::new(0));
+    let server =
+        ScriptedServer::start(vec![Reply::EndlessCounted("x".repeat(8000), taken.clone())]).await;
+    let client =
+        LlmClient::new(ProviderSettings::new(&server.base_url(), "scripted-model")).unwrap();
+    let (release, paused) = std::sync::mpsc::channel::<()>();
+    let cancel = CancellationToken::new();
+    let reader = tokio::spawn({
+        let cancel = cancel.clone();
+        async move {
+            let mut first = true;
+            // The reader's thread stops here, as a busy reader would.
+            let mut sink = move |_: StreamEvent| {
+                if std::mem::take(&mut first) {
+                    let _ = paused.recv();
+                }
+            };
+            let messages = [Message::User {
+                content: "go".into(),
+                images: Vec::new(),
+            }];
+            let request = ChatRequest {
+                messages: &messages,
+                tools: &[],
+            };
+            client.stream(request, &cancel, &mut sink).await.is_ok()
+        }
+    });
+    // Wait until the server's bytes stop being taken (half a second without progress), or
+    // far more than sockets hold was taken.
+    let (mut last, mut still_since) = (0, Instant::now());
+    while still_since.elapsed() < Duration::from_millis(500) && last < 64 << 20 {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        let now = taken.load(Ordering::SeqCst);
+        if now != last {
+            (last, still_since) = (now, Instant::now());
+        }
+    }
+    let _ = release.send(());
+    cancel.cancel();
+    let _ = reader.await;
+    eprintln!("taken while the reader paused: {} KiB", last / 1024);
+    assert!(
+        last < 24 << 20,
+        "{last} bytes were read ahead of a reader that stopped"
+    );
 }

@@ -46,6 +46,10 @@ pub enum Reply {
     Stream(Vec<Frame>),
     /// An SSE stream of text deltas that never ends.
     Endless,
+    /// An SSE stream that repeats this text delta without end.
+    EndlessDeltas(String),
+    /// The same, counting the bytes the connection took from the server.
+    EndlessCounted(String, Arc<std::sync::atomic::AtomicU64>),
     /// One SSE line that never ends (bytes without a newline, forever).
     EndlessLine,
     /// Accept the request and never answer (no headers, no bytes).
@@ -70,6 +74,8 @@ struct Script {
     headers: Vec<axum::http::HeaderMap>,
     /// JSON served at other paths (`/props`, `/api/show`, `/v1/models`…), by path.
     info: std::collections::HashMap<String, Value>,
+    /// Answer every other path with a body that never ends.
+    endless_info: bool,
 }
 
 /// A running scripted server.
@@ -106,6 +112,7 @@ impl ScriptedServer {
             requests: Vec::new(),
             headers: Vec::new(),
             info: Default::default(),
+            endless_info: false,
         }));
         let app = Router::new()
             .route("/v1/chat/completions", post(chat))
@@ -142,6 +149,12 @@ impl ScriptedServer {
             .insert(path.to_string(), body);
     }
 
+    /// Answer every path but the chat completions (the model list, llama.cpp's `/props`,
+    /// Ollama's `/api/show`…) with JSON that never ends, fast.
+    pub fn stream_info_endlessly(&self) {
+        self.script.lock().unwrap().endless_info = true;
+    }
+
     /// Scripted replies not yet consumed.
     pub fn remaining(&self) -> usize {
         self.script.lock().unwrap().replies.len()
@@ -150,7 +163,19 @@ impl ScriptedServer {
 
 /// `/v1/models` (one model unless the test says otherwise) and whatever else the test set.
 async fn info(State(script): State<Arc<Mutex<Script>>>, uri: axum::http::Uri) -> Response {
-    let body = script.lock().unwrap().info.get(uri.path()).cloned();
+    let (body, endless) = {
+        let s = script.lock().unwrap();
+        (s.info.get(uri.path()).cloned(), s.endless_info)
+    };
+    if endless {
+        let head = futures::stream::once(async { Ok(Bytes::from_static(b"{\"data\": [")) });
+        let piece = Bytes::from(r#"{"id": "scripted-model", "object": "model"},"#.repeat(1000));
+        let rest = futures::stream::repeat_with(move || Ok::<_, std::io::Error>(piece.clone()));
+        return Response::builder()
+            .header("content-type", "application/json")
+            .body(Body::from_stream(head.chain(rest)))
+            .unwrap();
+    }
     match (body, uri.path()) {
         (Some(body), _) => axum::Json(body).into_response(),
         (None, "/v1/models") => axum::Json(
@@ -188,6 +213,32 @@ async fn chat(
             resp
         }
         Reply::Silent => futures::future::pending::<Response>().await,
+        Reply::EndlessDeltas(text) => {
+            let piece = Bytes::from(format!(
+                "data: {}\n\n",
+                chunk(json!({"content": text}), None)
+            ));
+            let stream =
+                futures::stream::repeat_with(move || Ok::<_, std::io::Error>(piece.clone()));
+            Response::builder()
+                .header("content-type", "text/event-stream")
+                .body(Body::from_stream(stream))
+                .unwrap()
+        }
+        Reply::EndlessCounted(text, taken) => {
+            let piece = Bytes::from(format!(
+                "data: {}\n\n",
+                chunk(json!({"content": text}), None)
+            ));
+            let stream = futures::stream::repeat_with(move || {
+                taken.fetch_add(piece.len() as u64, std::sync::atomic::Ordering::SeqCst);
+                Ok::<_, std::io::Error>(piece.clone())
+            });
+            Response::builder()
+                .header("content-type", "text/event-stream")
+                .body(Body::from_stream(stream))
+                .unwrap()
+        }
         Reply::Endless => {
             let piece = chunk(json!({"content": "x".repeat(1024)}), None);
             let stream = futures::stream::repeat_with(move || {

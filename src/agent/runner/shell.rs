@@ -45,8 +45,8 @@ impl Runner {
         self.emit(AgentEvent::ToolCall {
             id: id.clone(),
             name: "bash".into(),
-            arguments: prepared.args.clone(),
-            intent: Some(prepared.intent.clone()),
+            arguments: prepared.shown.clone(),
+            intent: Some(Box::new(prepared.intent.shown())),
         });
         let workspace = self.ctx.workspace.as_deref().map(|c| c.root());
         let now = Instant::now();

@@ -157,7 +157,7 @@ fn update(
     let had_entry = s.trusted.len() != before;
     change(&mut s.trusted);
     let text = serde_json::to_vec_pretty(&s).map_err(|e| write_err(std::io::Error::other(e)))?;
-    crate::tools::atomic::write_atomic(store, &text).map_err(write_err)?;
+    crate::private::write_atomic(store, &text).map_err(write_err)?;
     Ok(Update {
         had_entry,
         set_aside,

@@ -110,6 +110,10 @@ pub struct SimpleCommand {
     pub stdin: Option<Stdin>,
     /// Where in the line it sits (`command substitution $(pwd)`), empty at the top level.
     pub part: String,
+    /// Its `&&` chain: commands with the same number run only if the ones before them in
+    /// the chain succeeded (so a `cd` there certainly happened); any other command may run
+    /// after a `cd` failed.
+    pub chain: usize,
     /// The source text.
     pub text: String,
 }
@@ -170,6 +174,8 @@ pub fn parse(source: &str) -> Option<Script> {
         heredoc_expands: false,
         stdin: None,
         parts: Vec::new(),
+        and_chain: None,
+        chains: 0,
     };
     walker.visit(root);
     script.coverage = coverage::check(source, root, &script.walked);
@@ -186,6 +192,10 @@ struct Walker<'a> {
     stdin: Option<Stdin>,
     /// Where the walk is (innermost last), for [`SimpleCommand::part`].
     parts: Vec<String>,
+    /// The `&&` chain being walked, if any.
+    and_chain: Option<usize>,
+    /// Chains numbered so far.
+    chains: usize,
 }
 
 /// Longest source excerpt a part's label quotes.
@@ -206,11 +216,19 @@ impl Walker<'_> {
         self.depth -= 1;
     }
 
-    /// `a && b && c` is a left-nested chain of lists; walk it without recursion.
+    /// `a && b && c` is a left-nested chain of lists; walk it without recursion. A chain
+    /// of `&&` only gives its commands one [`SimpleCommand::chain`]; with a `||` each part
+    /// is a chain of its own (what follows `||` runs when what came before failed).
     fn visit_list(&mut self, node: Node<'_>) {
         let mut rights = Vec::new();
         let mut cur = node;
+        let mut only_and = true;
         loop {
+            let mut cursor = cur.walk();
+            only_and &= cur
+                .children(&mut cursor)
+                .filter(|c| !c.is_named())
+                .all(|c| c.kind() == "&&");
             let mut cursor = cur.walk();
             let named: Vec<Node<'_>> = cur.named_children(&mut cursor).collect();
             match named.split_first() {
@@ -224,8 +242,27 @@ impl Walker<'_> {
                 }
             }
         }
+        let outer = self.and_chain;
+        if only_and && outer.is_none() {
+            self.chains += 1;
+            self.and_chain = Some(self.chains);
+        } else if !only_and {
+            self.and_chain = None;
+        }
         for child in rights.into_iter().rev() {
             self.visit(child);
+        }
+        self.and_chain = outer;
+    }
+
+    /// The chain of a command pushed now.
+    fn chain(&mut self) -> usize {
+        match self.and_chain {
+            Some(chain) => chain,
+            None => {
+                self.chains += 1;
+                self.chains
+            }
         }
     }
 
@@ -326,6 +363,18 @@ impl Walker<'_> {
             "command_substitution" | "process_substitution" | "arithmetic_expansion" => {
                 // Outside a word (in `(( … ))`, say): walked as one, so it counts as seen.
                 let _ = self.word(node);
+            }
+            "compound_statement" | "subshell" | "do_group" | "if_statement" | "while_statement"
+            | "case_statement" | "else_clause" | "elif_clause" => {
+                // Statements inside run one after another: a `cd` among them may fail and
+                // the next still runs, whatever chain the block is in.
+                let outer = self.and_chain.take();
+                let mut cursor = node.walk();
+                let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+                for child in children {
+                    self.visit(child);
+                }
+                self.and_chain = outer;
             }
             "for_statement" => {
                 // `for NAME in WORDS`: NAME is assigned each word, as `NAME=WORD` would.
@@ -590,6 +639,7 @@ impl Walker<'_> {
         cmd.heredoc_expands = std::mem::replace(&mut self.heredoc_expands, outer_heredoc);
         cmd.stdin = std::mem::replace(&mut self.stdin, outer_stdin);
         cmd.part = self.part();
+        cmd.chain = self.chain();
         self.script.commands.push(cmd);
         let index = self.script.commands.len() - 1;
         self.heredoc_pipeline(node, piped_before, index);

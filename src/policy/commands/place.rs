@@ -57,6 +57,16 @@ pub(super) fn expand(word: &Word, ctx: &CommandContext) -> Option<PathBuf> {
         }
         return Some(ctx.cwd.join(rest.trim_start_matches('/')));
     }
+    if let Some(rest) = text
+        .strip_prefix("~+")
+        .filter(|r| r.is_empty() || r.starts_with('/'))
+    {
+        // bash reads `~+` as $PWD.
+        return Some(ctx.cwd.join(rest.trim_start_matches('/')));
+    }
+    if text.starts_with("~-") {
+        return None;
+    }
     if text == "~" || text.starts_with("~/") {
         return ctx
             .home
@@ -99,6 +109,18 @@ pub fn place(word: &Word, ctx: &CommandContext) -> Place {
         return Place::Harmless;
     }
     if let Some(dev) = shown.strip_prefix("/dev/") {
+        return Place::Device(dev.to_string());
+    }
+    // `/proc/self/root/dev/sda`, `/var/run/../dev/sda`: the path as the kernel resolves it.
+    let resolved = real_path(&expanded);
+    if let Some(dev) = resolved.to_str().and_then(|r| r.strip_prefix("/dev/"))
+        && !dev.starts_with("fd/")
+        && !dev.starts_with("pts/")
+        && !matches!(
+            dev,
+            "null" | "stdout" | "stderr" | "stdin" | "tty" | "zero" | "full" | "random" | "urandom"
+        )
+    {
         return Place::Device(dev.to_string());
     }
     let glob_all = word.glob && super::basename(&word.text) == "*";
@@ -182,6 +204,7 @@ const PROC_SECRETS: &[&str] = &[
     "cmdline",
     "syscall",
     "stack",
+    "task",
 ];
 
 /// Why reading `/proc/...` this way exposes another process, if it does.
@@ -214,7 +237,10 @@ pub fn protected(word: &Word, ctx: &CommandContext, access: Access) -> Option<St
         return glob_may_match(&path, ctx, access);
     }
     let real = real_path(&path);
-    for candidate in [&path, &real] {
+    // Resolving before `..` is removed matters: `/var/run/../etc/shadow` is /etc/shadow
+    // when /var/run is a symlink to /run.
+    let real_raw = real_path(&expanded);
+    for candidate in [&path, &real, &real_raw] {
         for rule in &ctx.protected {
             if access == Access::Read && !rule.applies_to_reads {
                 continue;

@@ -180,6 +180,68 @@ fn substitutions_the_walk_skipped_or_bash_evaluates_later_are_judged() {
     );
 }
 
+/// Red team round 1, the shell's state: a `cd` may fail or run in a subshell, a line may
+/// move `HOME` or `PWD`, make a symlink or an alias and use it, or read a whole tree that
+/// holds secrets. Each was judged from a state the shell would not be in.
+#[test]
+fn the_shell_state_a_line_builds_is_followed_conservatively() {
+    check(
+        &[
+            ("cd ~/.ss[h]; cat id_rsa", M),
+            ("cd ${HOME:-x}/.ssh; cat id_rsa", M),
+            ("cd ~/.ssh && cd /nonexistent; cat id_rsa", H),
+            ("(cd ~/.ssh); cat id_rsa", H),
+            ("cd /nonexistent; rm -rf *", F),
+            ("(cd /tmp); rm -rf *", F),
+            ("false && cd /tmp; rm -rf *", F),
+            ("cd /tmp && cd - && rm -rf *", F),
+            ("cd(){ :; }; cd /tmp; rm -rf *", F),
+            ("cd .. && { cd /nonexistent; rm -rf *; }", F),
+            ("PWD=/etc; cat \"$PWD/shadow\"", M),
+            ("HOME=/etc; cat ~/shadow", H),
+            ("for HOME in /etc; do cat $HOME/shadow; done", H),
+            ("cat /var/run/../etc/shadow", H),
+            ("cat /proc/1/task/1/root/etc/shadow", H),
+            ("cat ~+/../../home/dev/.ssh/id_rsa", H),
+            (
+                "cat \"$(echo '\\0057home\\0057dev\\0057.ssh\\0057id_rsa')\"",
+                M,
+            ),
+            ("grep -r '' ~", H),
+            ("rg -uuu --hidden KEY ~", H),
+            ("diff -rN ~ /x", H),
+            ("cp -r ~ ./backup", H),
+            ("rm -rf ../*", F),
+            ("rm -rf /work/*", F),
+            ("rm -rf /w*/p*", F),
+            ("ln -s ~ h && rm -rf h/*", F),
+            ("ln -s /dev/sda x; dd of=x", F),
+            ("GIT_PAGER='rm -rf ~' git log", F),
+            ("git rebase --exec='rm -rf ~' HEAD~3", F),
+            ("ssh localhost rm -rf ~", F),
+            (
+                "unshare -f -f -f -f -f -f -f -f -f -f -f -f -f -f -f -f -f rm -rf ~",
+                F,
+            ),
+            ("alias r='rm -rf'\nr ~", F),
+            ("cat ~/.git-credentials", H),
+            ("cat ~/.kube/config", H),
+            ("cat ~/.docker/config.json", H),
+        ],
+        false,
+    );
+    check(
+        &[
+            ("cd build && rm -rf *", H),
+            ("cd src && cat main.rs", R),
+            ("ln -s /dev/sda x", M),
+            ("grep -rn todo src", R),
+            ("rg todo", R),
+        ],
+        true,
+    );
+}
+
 /// A payload Loom cannot read (a file, a variable) runs unknown code: it asks and is
 /// snapshotted, and no session grant covers it.
 #[test]

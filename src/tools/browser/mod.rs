@@ -170,7 +170,7 @@ impl Tool for Browser {
         Ok(CallIntent::network(intent))
     }
     fn redact(&self, args: &Value) -> Value {
-        crate::tools::web::secrets::mask_args(args)
+        crate::secrets::mask_json(&crate::tools::web::secrets::mask_args(args))
     }
     fn default_timeout(&self) -> Duration {
         LOAD_LIMIT + MAX_WAIT
@@ -269,11 +269,11 @@ async fn act(
             let dir = session::shots_dir(&ctx.session_id).ok_or_else(|| {
                 failed("there is no data directory to save the screenshot in".into())
             })?;
-            std::fs::create_dir_all(&dir)
+            crate::private::create_dir_all(&dir)
                 .map_err(|e| failed(format!("cannot create {}: {e}", dir.display())))?;
             session.shots += 1;
             let path = dir.join(format!("shot-{}.png", session.shots));
-            crate::tools::atomic::write_atomic(&path, &png)
+            crate::private::write_atomic(&path, &png)
                 .map_err(|e| failed(format!("cannot save {}: {e}", path.display())))?;
             let (w, h) = png_size(&png).unwrap_or((0, 0));
             let shown = png.len() as u64 <= crate::llm::image::MAX_IMAGE_BYTES;

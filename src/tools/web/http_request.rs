@@ -110,7 +110,7 @@ impl Tool for HttpRequest {
         ) {
             shown["body"] = Value::String(scrubber.scrub(&body));
         }
-        shown
+        crate::secrets::mask_json(&shown)
     }
     fn default_timeout(&self) -> Duration {
         self.web.settings.timeout + Duration::from_secs(5)

@@ -12,53 +12,7 @@
 use reqwest::Url;
 use serde_json::Value;
 
-/// What a masked value is replaced with.
-pub const MASK: &str = "****";
-
-/// Header names whose values are credentials.
-pub fn is_secret_header(name: &str) -> bool {
-    let n = name.to_ascii_lowercase();
-    matches!(
-        n.as_str(),
-        "authorization" | "proxy-authorization" | "cookie" | "set-cookie"
-    ) || [
-        "token",
-        "secret",
-        "key",
-        "password",
-        "passwd",
-        "session",
-        "auth",
-        "signature",
-        "credential",
-    ]
-    .iter()
-    .any(|w| n.contains(w))
-}
-
-/// Query parameter (or form field) names whose values are credentials.
-pub fn is_secret_param(name: &str) -> bool {
-    let n = name.to_ascii_lowercase();
-    matches!(
-        n.as_str(),
-        "key" | "sig" | "code" | "pass" | "pwd" | "cx" | "jwt" | "auth" | "apikey"
-    ) || [
-        "token",
-        "secret",
-        "password",
-        "passwd",
-        "signature",
-        "api_key",
-        "api-key",
-        "apikey",
-        "session",
-        "credential",
-        "access_key",
-        "private",
-    ]
-    .iter()
-    .any(|w| n.contains(w))
-}
+pub use crate::secrets::{MASK, is_secret_header, is_secret_param};
 
 /// A header value as it may be shown: the scheme of an `Authorization`-style value kept,
 /// the credential masked; other values unchanged.
@@ -66,18 +20,7 @@ pub fn mask_header(name: &str, value: &str) -> String {
     if !is_secret_header(name) {
         return value.to_string();
     }
-    match value.split_once(' ') {
-        Some((scheme, rest))
-            if !rest.trim().is_empty()
-                && scheme.len() <= 16
-                && scheme
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || c == '-') =>
-        {
-            format!("{scheme} {MASK}")
-        }
-        _ => MASK.to_string(),
-    }
+    crate::secrets::mask_credential(value)
 }
 
 /// A URL as it may be shown: credential query parameters and any password in it masked.

@@ -89,7 +89,7 @@ impl Tool for WebFetch {
         )))
     }
     fn redact(&self, args: &Value) -> Value {
-        secrets::mask_args(args)
+        crate::secrets::mask_json(&secrets::mask_args(args))
     }
     fn default_timeout(&self) -> Duration {
         self.web.settings.timeout * (self.web.settings.max_redirects as u32 + 1)

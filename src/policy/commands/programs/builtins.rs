@@ -22,7 +22,7 @@ pub(super) fn builtin(
             judge(Risk::ReadOnly, "changes directory")
         }
         "popd" => {
-            state.cwd_unknown = true;
+            state.change_dir(None);
             judge(Risk::ReadOnly, "changes directory")
         }
         "export" | "declare" | "typeset" | "local" | "readonly" => {
@@ -186,19 +186,23 @@ pub(super) fn builtin(
 }
 
 fn change_dir(args: &[Word], state: &mut State) {
-    match args.iter().find(|w| !is_flag(w)) {
-        None => match &state.ctx.home {
-            Some(h) => state.ctx.cwd = h.clone(),
-            None => state.cwd_unknown = true,
-        },
-        Some(w) if state.cwd_unknown && !w.text.starts_with(['/', '~', '$']) => {}
-        Some(w) => match super::super::place::expand(w, &state.ctx) {
-            Some(path) => {
-                state.ctx.cwd = super::super::normalize(&path);
-                state.cwd_unknown = false;
-            }
-            None => state.cwd_unknown = true,
-        },
+    match args.iter().find(|w| !is_flag(w) || w.text == "-") {
+        None if state.home_or_pwd_set => state.change_dir(None),
+        None => {
+            let home = state.ctx.home.clone();
+            state.change_dir(home);
+        }
+        Some(w) if w.text == "-" => state.change_back(),
+        Some(w) if state.cwd_unknown && !w.text.starts_with(['/', '~', '$']) => {
+            state.change_dir(None);
+        }
+        Some(w) if w.glob || w.brace || state.depends_on_moved_variables(w) => {
+            state.change_dir(None);
+        }
+        Some(w) => {
+            let path = super::super::place::expand(w, &state.ctx);
+            state.change_dir(path);
+        }
     }
 }
 
@@ -223,7 +227,7 @@ fn test(name: &str, args: &[Word]) -> Judgement {
 
 /// `alias NAME=VALUE`: the value runs whenever NAME is used later (dash expands aliases in
 /// scripts), so it is judged as a command, and the alias asks at least.
-fn alias(args: &[Word], state: &State, depth: usize) -> Judgement {
+fn alias(args: &[Word], state: &mut State, depth: usize) -> Judgement {
     let definitions: Vec<&Word> = args.iter().filter(|w| w.text.contains('=')).collect();
     if definitions.is_empty() {
         return judge(Risk::ReadOnly, "lists aliases");
@@ -237,8 +241,9 @@ fn alias(args: &[Word], state: &State, depth: usize) -> Judgement {
         if d.dynamic {
             return j.at_least(Risk::High, "defines an alias built at run time");
         }
-        let value = d.text.split_once('=').map(|(_, v)| v).unwrap_or("");
+        let (name, value) = d.text.split_once('=').unwrap_or((&d.text, ""));
         j = j.worst(nested(value, state, depth, "the alias"));
+        state.aliases.push((name.to_string(), value.to_string()));
     }
     j
 }

@@ -337,24 +337,26 @@ fn shadowing_module(module: &str, state: &State) -> Option<String> {
             "the working directory is only known at run time, and a {top}.py there would run"
         ));
     }
-    let entries = std::fs::read_dir(&state.ctx.cwd).ok()?;
-    entries.filter_map(Result::ok).find_map(|e| {
-        let name = e.file_name().to_string_lossy().into_owned();
-        let shadows = name == top
-            || name
-                .strip_prefix(top)
-                .and_then(|rest| rest.strip_prefix('.'))
-                .is_some_and(|ext| {
-                    matches!(ext, "py" | "pyc" | "pyd" | "so")
-                        || (ext.ends_with(".so") || ext.ends_with(".pyd"))
-                });
-        shadows.then(|| {
-            format!(
-                "the working directory holds {name}, which `-m {module}` imports (runs) \
+    let dirs = std::iter::once(&state.ctx.cwd).chain(state.other_cwds.iter().map(|(d, _)| d));
+    dirs.filter_map(|d| std::fs::read_dir(d).ok())
+        .flat_map(|entries| entries.filter_map(Result::ok))
+        .find_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let shadows = name == top
+                || name
+                    .strip_prefix(top)
+                    .and_then(|rest| rest.strip_prefix('.'))
+                    .is_some_and(|ext| {
+                        matches!(ext, "py" | "pyc" | "pyd" | "so")
+                            || (ext.ends_with(".so") || ext.ends_with(".pyd"))
+                    });
+            shadows.then(|| {
+                format!(
+                    "the working directory holds {name}, which `-m {module}` imports (runs) \
                  instead of the installed module"
-            )
+                )
+            })
         })
-    })
 }
 
 fn python_module(

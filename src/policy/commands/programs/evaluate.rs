@@ -132,25 +132,15 @@ fn path_text(p: &Path) -> Option<String> {
     p.to_str().map(str::to_string)
 }
 
-/// `echo [-neE] ARGS`: the arguments joined, unless escapes could change them.
+/// `echo [-neE] ARGS`: the arguments joined, unless escapes could change them (dash's
+/// echo, Debian's `sh`, decodes backslash escapes even without `-e`).
 fn echo(args: &[String]) -> Option<String> {
-    let mut rest = args;
-    let mut escapes = false;
-    while let Some((first, tail)) = rest.split_first() {
-        match first.as_str() {
-            "-n" | "-E" => rest = tail,
-            "-e" | "-ne" | "-en" => {
-                escapes = true;
-                rest = tail;
-            }
-            _ => break,
-        }
-    }
-    let text = rest.join(" ");
-    if escapes && text.contains('\\') {
-        return None;
-    }
-    Some(text)
+    let options = args
+        .iter()
+        .take_while(|a| matches!(a.as_str(), "-n" | "-e" | "-E" | "-ne" | "-en"))
+        .count();
+    let text = args[options..].join(" ");
+    (!text.contains('\\')).then_some(text)
 }
 
 /// `printf FORMAT` with no conversions, or `printf '%s' ARG` / `printf '%s\n' ARG`.

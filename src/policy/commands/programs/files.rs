@@ -71,18 +71,17 @@ pub(super) fn moves(args: &[Word], state: &State, extra_dynamic: bool) -> Judgem
             .unwrap_or_default(),
     };
     for w in sources {
-        let away = match state.place(w) {
-            Place::SystemRoot(s) => Some(format!("moves {s} away")),
-            Place::WorkspaceRoot => Some("moves the whole workspace away".to_string()),
-            Place::Outside(p) if state.ctx.workspace.starts_with(&p) => Some(format!(
-                "moves {}, which holds the workspace, away",
-                p.display()
-            )),
-            _ => None,
-        };
-        if let Some(reason) = away {
-            j = j.worst(judge(Risk::Forbidden, reason));
-        }
+        j = j.worst(super::worst_over(w, state, |_, place| {
+            let reason = match place {
+                Place::SystemRoot(s) => format!("moves {s} away"),
+                Place::WorkspaceRoot => "moves the whole workspace away".to_string(),
+                Place::Outside(p) if state.ctx.workspace.starts_with(p) => {
+                    format!("moves {}, which holds the workspace, away", p.display())
+                }
+                _ => return judge(Risk::ReadOnly, "moves part of a tree"),
+            };
+            judge(Risk::Forbidden, reason)
+        }));
     }
     j
 }
@@ -102,47 +101,83 @@ pub(super) fn rm(name: &str, args: &[Word], state: &State, extra_dynamic: bool) 
     }
     let mut j = judge(Risk::Medium, "deletes files in the workspace");
     for w in ops {
-        let here = match state.place(w) {
-            Place::SystemRoot(s) if recursive => judge(
-                Risk::Forbidden,
-                format!("rm -r of {s} would delete everything on it"),
-            ),
-            Place::WorkspaceRoot if recursive => judge(
-                Risk::Forbidden,
-                "rm -r of the workspace root would delete the whole project",
-            ),
-            Place::Device(d) => judge(Risk::Forbidden, format!("deletes the device /dev/{d}")),
-            Place::Inside(_) if recursive => judge(
-                Risk::High,
-                format!("rm -r deletes the directory tree {}", w.text),
-            ),
-            Place::Inside(_) | Place::WorkspaceRoot => {
-                judge(Risk::Medium, format!("deletes {}", w.text))
-            }
-            Place::Harmless => judge(Risk::ReadOnly, "deletes nothing real"),
-            Place::SystemRoot(s) => judge(Risk::High, format!("deletes {s}")),
-            Place::Outside(p) if recursive && state.ctx.workspace.starts_with(&p) => judge(
-                Risk::Forbidden,
-                format!(
-                    "rm -r of {} would delete the workspace inside it",
-                    p.display()
-                ),
-            ),
-            Place::Outside(p) => judge(
-                Risk::High,
-                format!("deletes outside the workspace ({})", p.display()),
-            ),
-            Place::Unknown => judge(
-                Risk::High,
-                format!("deletes {}, a path only known at run time", w.text),
-            ),
-        };
+        let here = super::worst_over(w, state, |w, place| rm_at(w, place, recursive, state));
         j = j.worst(here);
         if let Some(reason) = protected(w, &state.ctx, Access::Write) {
             j = j.at_least(Risk::High, format!("deletes protected files: {reason}"));
         }
     }
     j
+}
+
+/// Deleting the path word `w`, which points at `place`.
+fn rm_at(w: &Word, place: &Place, recursive: bool, state: &State) -> Judgement {
+    if recursive && let Some(held) = glob_covers_workspace(w, state) {
+        return judge(
+            Risk::Forbidden,
+            format!(
+                "rm -r of {} matches {}, which holds the workspace",
+                w.text,
+                held.display()
+            ),
+        );
+    }
+    match place.clone() {
+        Place::SystemRoot(s) if recursive => judge(
+            Risk::Forbidden,
+            format!("rm -r of {s} would delete everything on it"),
+        ),
+        Place::WorkspaceRoot if recursive => judge(
+            Risk::Forbidden,
+            "rm -r of the workspace root would delete the whole project",
+        ),
+        Place::Device(d) => judge(Risk::Forbidden, format!("deletes the device /dev/{d}")),
+        Place::Inside(_) if recursive => judge(
+            Risk::High,
+            format!("rm -r deletes the directory tree {}", w.text),
+        ),
+        Place::Inside(_) | Place::WorkspaceRoot => {
+            judge(Risk::Medium, format!("deletes {}", w.text))
+        }
+        Place::Harmless => judge(Risk::ReadOnly, "deletes nothing real"),
+        Place::SystemRoot(s) => judge(Risk::High, format!("deletes {s}")),
+        Place::Outside(p) if recursive && state.ctx.workspace.starts_with(&p) => judge(
+            Risk::Forbidden,
+            format!(
+                "rm -r of {} would delete the workspace inside it",
+                p.display()
+            ),
+        ),
+        Place::Outside(p) => judge(
+            Risk::High,
+            format!("deletes outside the workspace ({})", p.display()),
+        ),
+        Place::Unknown => judge(
+            Risk::High,
+            format!("deletes {}, a path only known at run time", w.text),
+        ),
+    }
+}
+
+/// For a pattern (`../*`, `/work/*`, `/w*/p*`), the workspace or the directory holding it
+/// that the pattern matches, if any: deleting it deletes the workspace.
+fn glob_covers_workspace(w: &Word, state: &State) -> Option<std::path::PathBuf> {
+    if !w.glob || w.dynamic {
+        return None;
+    }
+    let path = super::super::place::expand(w, &state.ctx)?;
+    let pattern = super::super::normalize(&path);
+    let matcher = globset::GlobBuilder::new(&pattern.to_string_lossy())
+        .literal_separator(true)
+        .build()
+        .ok()?
+        .compile_matcher();
+    state
+        .ctx
+        .workspace
+        .ancestors()
+        .find(|a| a.parent().is_some() && matcher.is_match(a))
+        .map(std::path::Path::to_path_buf)
 }
 
 pub(super) fn perms(name: &str, args: &[Word], state: &State) -> Judgement {
@@ -210,14 +245,20 @@ pub(super) fn copy(args: &[Word], state: &State, extra_dynamic: bool) -> Judgeme
         None if extra_dynamic => j = j.worst(judge(Risk::High, "copies files chosen at run time")),
         None => {}
     }
+    let recursive = has_flag(args, 'r', "recursive")
+        || has_flag(args, 'R', "recursive")
+        || has_flag(args, 'a', "archive");
     for s in sources {
         j = j.worst(reads(s, state));
+        if recursive {
+            j = j.worst(super::reads_tree(s, state));
+        }
     }
     j
 }
 
 /// `ln [-s] TARGET LINK`: creates LINK; linking a protected path makes it readable later.
-pub(super) fn link(args: &[Word], state: &State) -> Judgement {
+pub(super) fn link(args: &[Word], state: &mut State) -> Judgement {
     let ops = operands(args);
     let mut j = judge(Risk::Medium, "creates links");
     if let Some(dir) = target_dir(args) {
@@ -232,6 +273,14 @@ pub(super) fn link(args: &[Word], state: &State) -> Judgement {
                 j = j.at_least(Risk::High, format!("links to a protected path: {reason}"));
             }
         }
+    }
+    match ops.as_slice() {
+        [target, link] => state.make_link(target, link),
+        [target] => {
+            let name = super::basename(&target.text).to_string();
+            state.make_link(target, &Word::literal(&name));
+        }
+        _ => {}
     }
     j
 }

@@ -25,18 +25,25 @@ const NO_ARG_TESTS: &[&str] = &[
 /// Primaries with one argument that are options or actions, not tests.
 const ONE_ARG_NOT_TESTS: &[&str] = &["-maxdepth", "-mindepth", "-printf", "-regextype"];
 
-/// What `-delete` with no test before it does to `root`: forbidden when the root is the
-/// workspace, a directory holding it, or the system root or home.
-fn deletes_everything(root: &Word, state: &State) -> Option<String> {
-    match state.place(root) {
-        Place::WorkspaceRoot => Some("deletes the whole workspace".to_string()),
-        Place::SystemRoot(s) => Some(format!("deletes everything under {s}")),
-        Place::Outside(p) if state.ctx.workspace.starts_with(&p) => Some(format!(
-            "deletes everything under {}, the workspace included",
-            p.display()
-        )),
-        _ => None,
-    }
+/// What `-delete` with no test before it does to `root`: forbidden when the root (in any
+/// directory the line may be in) is the workspace, a directory holding it, or the system
+/// root or home.
+fn deletes_everything(root: &Word, state: &State) -> Judgement {
+    super::worst_over(root, state, |w, place| {
+        let what = match place {
+            Place::WorkspaceRoot => "deletes the whole workspace".to_string(),
+            Place::SystemRoot(s) => format!("deletes everything under {s}"),
+            Place::Outside(p) if state.ctx.workspace.starts_with(p) => format!(
+                "deletes everything under {}, the workspace included",
+                p.display()
+            ),
+            _ => return judge(Risk::ReadOnly, "deletes only part of the tree"),
+        };
+        judge(
+            Risk::Forbidden,
+            format!("find {} -delete with no test before it {what}", w.text),
+        )
+    })
 }
 
 /// `find`: judged by its start paths and every primary of its expression.
@@ -150,12 +157,7 @@ pub(super) fn find(args: &[Word], state: &mut State, depth: usize) -> Judgement 
                 let mut d = judge(Risk::High, "find -delete deletes every matching file");
                 if !tested {
                     for r in start_paths {
-                        if let Some(what) = deletes_everything(r, state) {
-                            d = d.worst(judge(
-                                Risk::Forbidden,
-                                format!("find {} -delete with no test before it {what}", r.text),
-                            ));
-                        }
+                        d = d.worst(deletes_everything(r, state));
                     }
                 }
                 for r in roots {

@@ -27,63 +27,19 @@ mod readonly;
 mod readonly_table;
 mod remote;
 mod sed;
+mod state;
 mod stdin_code;
 mod tables;
 mod tar;
 mod wrappers;
 
+pub use state::{PipedInput, State};
 use tables::*;
 
 use super::parse::{SimpleCommand, Word};
 use super::place::protected;
-use super::{CommandContext, Place, Risk, Segment, basename, classify_nested, display, place};
+use super::{Place, Risk, Segment, basename, classify_nested, display, place};
 use crate::policy::paths::Access;
-
-/// What a pipeline feeds a command on its standard input.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PipedInput {
-    /// The literal text an `echo` or `printf` before it prints, or a quoted heredoc holds.
-    Text(String),
-    /// Text the shell expands before the command reads it (an unquoted heredoc with `$x`
-    /// or a substitution in it): what is written is known, what arrives is not.
-    Built(String),
-    /// Output of a program, only known at run time.
-    Unknown,
-}
-
-/// Classification state carried across the segments of one command line.
-pub struct State {
-    pub(super) ctx: CommandContext,
-    pub(super) cwd_unknown: bool,
-    /// What the current command reads from a pipe, if it is piped into.
-    pub(super) piped: Option<PipedInput>,
-    /// Whether an unknown program's arguments are searched for forbidden commands (off
-    /// while already searching, so the search stays linear).
-    pub(super) scan_unknown: bool,
-}
-
-impl State {
-    /// Start at the context's working directory.
-    pub fn new(ctx: CommandContext) -> State {
-        State {
-            ctx,
-            cwd_unknown: false,
-            piped: None,
-            scan_unknown: true,
-        }
-    }
-
-    pub(super) fn place(&self, word: &Word) -> Place {
-        if self.cwd_unknown
-            && !word.text.starts_with('/')
-            && !word.text.starts_with('~')
-            && !word.text.starts_with('$')
-        {
-            return Place::Unknown;
-        }
-        place(word, &self.ctx)
-    }
-}
 
 /// The verdict on one program invocation.
 #[derive(Debug, Clone)]
@@ -166,6 +122,7 @@ pub fn classify_command(
     depth: usize,
     piped: Option<PipedInput>,
 ) -> Vec<Segment> {
+    state.chain = cmd.chain;
     state.piped = match &cmd.stdin {
         Some(s) if s.expands => Some(PipedInput::Built(s.text.clone())),
         Some(s) => Some(PipedInput::Text(s.text.clone())),
@@ -183,6 +140,17 @@ pub fn classify_command(
     for a in &cmd.assignments {
         if let Some(reason) = super::vars::dangerous(&a.name) {
             j = j.at_least(Risk::High, reason);
+            if !a.value.dynamic && state.scan_unknown {
+                // `GIT_PAGER='rm -rf ~' git log`: the value is a command the program runs.
+                j = j.worst(forbidden_among(
+                    std::slice::from_ref(&a.value),
+                    state,
+                    depth,
+                ));
+            }
+        }
+        if matches!(a.name.as_str(), "HOME" | "PWD" | "OLDPWD") {
+            state.home_or_pwd_set = true;
         }
         j = j.worst(code_in_value(&a.name, &a.value, state, depth));
     }
@@ -294,6 +262,21 @@ pub(super) fn redirects(cmd: &SimpleCommand, state: &State) -> Judgement {
     j
 }
 
+/// The worst of judging each path `w` may name (see [`State::alternatives`]).
+pub(super) fn worst_over(
+    w: &Word,
+    state: &State,
+    judge_one: impl Fn(&Word, &Place) -> Judgement,
+) -> Judgement {
+    let mut alternatives = state.alternatives(w).into_iter();
+    let first = alternatives.next().unwrap_or_else(|| w.clone());
+    let mut j = judge_one(w, &state.place(&first));
+    for alt in alternatives {
+        j = j.worst(judge_one(&alt, &place(&alt, &state.ctx)));
+    }
+    j
+}
+
 /// The risk of writing (or deleting, per `verb`) at `p`.
 pub(super) fn write_to(p: &Place, shown: &str, verb: &str) -> Judgement {
     match p {
@@ -320,17 +303,18 @@ pub(super) fn write_to(p: &Place, shown: &str, verb: &str) -> Judgement {
 /// Writing at a path word: where it is, and whether it is protected (`.git/`, `.loom/`,
 /// credentials).
 pub(super) fn writes_at(w: &Word, state: &State, verb: &str) -> Judgement {
-    let at = state.place(w);
-    if let Place::Outside(path) = &at
-        && let Some(reason) = power::power_file(&path.to_string_lossy())
-    {
-        return judge(Risk::Forbidden, reason);
-    }
-    let j = write_to(&at, &w.text, verb);
-    match protected(w, &state.ctx, Access::Write) {
-        Some(reason) => j.at_least(Risk::High, reason),
-        None => j,
-    }
+    worst_over(w, state, |alt, p| {
+        if let Place::Outside(path) = p
+            && let Some(reason) = power::power_file(&path.to_string_lossy())
+        {
+            return judge(Risk::Forbidden, reason);
+        }
+        let j = write_to(p, &alt.text, verb);
+        match protected(alt, &state.ctx, Access::Write) {
+            Some(reason) => j.at_least(Risk::High, reason),
+            None => j,
+        }
+    })
 }
 
 /// Reading a path word: harmless, unless it names a protected path (high) or is only known
@@ -342,8 +326,31 @@ pub(super) fn reads(w: &Word, state: &State) -> Judgement {
             "reads a process substitution (its command is judged on its own)",
         );
     }
-    if let Some(reason) = protected(w, &state.ctx, Access::Read) {
-        return judge(Risk::High, reason);
+    if state.depends_on_moved_variables(w) {
+        return judge(
+            Risk::Medium,
+            format!(
+                "reads {}, a path through HOME or PWD, which this command line changes",
+                w.text
+            ),
+        )
+        .ungrantable();
+    }
+    for alt in state.alternatives(w) {
+        if let Some(reason) = protected(&alt, &state.ctx, Access::Read) {
+            return judge(Risk::High, reason);
+        }
+    }
+    if state.cwd_unknown && !w.dynamic && !w.text.starts_with(['/', '~', '$']) {
+        return judge(
+            Risk::Medium,
+            format!(
+                "reads {} from a directory only known at run time, which could hold protected \
+                 files",
+                w.text
+            ),
+        )
+        .ungrantable();
     }
     let fixed_home = ["$HOME", "${HOME}", "$PWD", "${PWD}"]
         .iter()
@@ -362,6 +369,48 @@ pub(super) fn reads(w: &Word, state: &State) -> Judgement {
         return judge(Risk::High, format!("reads the device /dev/{d} directly"));
     }
     judge(Risk::ReadOnly, "reads files")
+}
+
+/// Whether `name` called with `args` reads every file under the directories it is given
+/// (`grep -r`, `rg`, `diff -r`).
+fn searches_trees(name: &str, args: &[Word]) -> bool {
+    match name {
+        "rg" | "ag" | "ack" | "ack-grep" | "ugrep" => true,
+        "grep" | "egrep" | "fgrep" | "zgrep" => {
+            has_flag(args, 'r', "recursive")
+                || has_flag(args, 'R', "dereference-recursive")
+                || args
+                    .iter()
+                    .any(|w| w.text == "--directories=recurse" || w.text == "-drecurse")
+        }
+        "diff" | "colordiff" => has_flag(args, 'r', "recursive"),
+        _ => false,
+    }
+}
+
+/// Reading every file under `w`: high when a protected directory lies inside it
+/// (`grep -r KEY ~` reads `~/.ssh`).
+pub(super) fn reads_tree(w: &Word, state: &State) -> Judgement {
+    for alt in state.alternatives(w) {
+        let Some(path) = super::place::expand(&alt, &state.ctx).map(|p| super::normalize(&p))
+        else {
+            continue;
+        };
+        for rule in state.ctx.protected.iter().filter(|r| r.applies_to_reads) {
+            if let crate::policy::paths::ForbiddenMatch::Under(dir) = &rule.matcher
+                && dir.starts_with(&path)
+            {
+                return judge(
+                    Risk::High,
+                    format!(
+                        "reads every file under {}, which holds protected files ({})",
+                        w.text, rule.label
+                    ),
+                );
+            }
+        }
+    }
+    judge(Risk::ReadOnly, "no protected files under it")
 }
 
 pub(super) fn is_flag(w: &Word) -> bool {
@@ -429,7 +478,8 @@ pub(super) fn program(
         );
     }
     let mut j = named_program(words, state, depth, extra_dynamic);
-    if j.level >= Risk::Medium && j.level < Risk::Forbidden && !j.grantable && state.scan_unknown {
+    let unproven = !j.grantable || j.level >= Risk::High;
+    if j.level >= Risk::Medium && j.level < Risk::Forbidden && unproven && state.scan_unknown {
         j = j.worst(forbidden_among(&words[1..], state, depth));
     }
     if first.ansi_c || first.brace || first.evaluated {
@@ -480,6 +530,14 @@ fn named_program(
     let first = &words[0];
     let name = basename(&first.text).to_string();
     let args = &words[1..];
+    if let Some((_, value)) = state.aliases.iter().rev().find(|(a, _)| *a == first.text) {
+        // `alias r='rm -rf'` earlier in the line: some shells (dash) run `r ~` as `rm -rf ~`.
+        let line = format!("{value} {}", join_words(args));
+        let via = format!("the alias {}", first.text);
+        return judge(Risk::Medium, format!("runs the alias {}", first.text))
+            .ungrantable()
+            .worst(nested(&line, state, depth, &via));
+    }
     if let Some(j) = wrappers::wrapper(&name, args, state, depth, extra_dynamic) {
         return j;
     }
@@ -589,7 +647,19 @@ fn named_program(
         | "Rscript" | "julia" => dev::interpreter(&name, args, state, depth),
         n if n.starts_with("python3.") => dev::interpreter(&name, args, state, depth),
         _ => match readonly::lookup(&name) {
-            Some(ro) => readonly::judge_read_only(&name, &ro, args, state, extra_dynamic),
+            Some(ro) => {
+                let mut j = readonly::judge_read_only(&name, &ro, args, state, extra_dynamic);
+                if searches_trees(&name, args) {
+                    let ops = operands(args);
+                    if ops.is_empty() {
+                        j = j.worst(reads_tree(&Word::literal("."), state));
+                    }
+                    for op in ops {
+                        j = j.worst(reads_tree(op, state));
+                    }
+                }
+                j
+            }
             None => unknown(&name, first, args, state, depth),
         },
     }
@@ -635,14 +705,18 @@ fn unknown(name: &str, first: &Word, args: &[Word], state: &State, depth: usize)
 pub(super) fn forbidden_among(args: &[Word], state: &State, depth: usize) -> Judgement {
     let mut scratch = State::new(state.ctx.clone());
     scratch.scan_unknown = false;
-    for start in 0..args.len().min(16) {
-        let inner = program(&args[start..], &mut scratch, depth + 1, false);
-        if inner.level == Risk::Forbidden {
-            return inner;
-        }
-        let w = &args[start];
+    for (start, w) in args.iter().enumerate() {
         if w.dynamic {
             continue;
+        }
+        if !super::spend_analysis() {
+            return judge(Risk::Forbidden, super::TOO_MANY_ANALYSES);
+        }
+        if !is_flag(w) {
+            let inner = program(&args[start..], &mut scratch, depth + 1, false);
+            if inner.level == Risk::Forbidden {
+                return inner;
+            }
         }
         for text in payloads(&w.text) {
             if !text.contains(' ') && text == w.text {

@@ -179,32 +179,33 @@ pub(super) fn rsync_deletes(args: &[Word], state: &State) -> Judgement {
     let Some((dest, sources)) = operands.split_last() else {
         return j;
     };
-    let mut empties = |w: &Word, what: &str| {
+    let empties = |w: &Word, what: &str| {
         let remote = w.text.starts_with("rsync://")
             || w.text.find(':').is_some_and(|c| !w.text[..c].contains('/'));
         if remote {
-            return;
+            return judge(Risk::ReadOnly, "a remote path");
         }
-        let whole = match state.place(w) {
-            Place::WorkspaceRoot => Some("the workspace".to_string()),
-            Place::SystemRoot(s) => Some(s),
-            Place::Outside(p) if state.ctx.workspace.starts_with(&p) => {
-                Some(format!("{}, which holds the workspace", p.display()))
-            }
-            _ => None,
-        };
-        if let Some(whole) = whole {
-            j = j
-                .clone()
-                .worst(judge(Risk::Forbidden, format!("rsync {what} {whole}")));
-        }
+        super::worst_over(w, state, |_, place| {
+            let whole = match place {
+                Place::WorkspaceRoot => "the workspace".to_string(),
+                Place::SystemRoot(s) => s.clone(),
+                Place::Outside(p) if state.ctx.workspace.starts_with(p) => {
+                    format!("{}, which holds the workspace", p.display())
+                }
+                _ => return judge(Risk::ReadOnly, "part of a tree"),
+            };
+            judge(Risk::Forbidden, format!("rsync {what} {whole}"))
+        })
     };
     if delete {
-        empties(dest, "--delete removes everything the source lacks from");
+        j = j.worst(empties(
+            dest,
+            "--delete removes everything the source lacks from",
+        ));
     }
     if remove_sources {
         for s in sources {
-            empties(s, "--remove-source-files empties");
+            j = j.worst(empties(s, "--remove-source-files empties"));
         }
     }
     j
