@@ -380,6 +380,12 @@ fn piped_input(script: &Script, i: usize) -> Option<programs::PipedInput> {
                 programs::PipedInput::Text(stdin.text.clone())
             });
         }
+        if name.as_deref() == Some("printf")
+            && args.iter().all(|w| !w.dynamic)
+            && let Some(text) = printf_output(args)
+        {
+            return Some(programs::PipedInput::Text(text));
+        }
         if matches!(name.as_deref(), Some("echo" | "printf")) && args.iter().all(|w| !w.dynamic) {
             let text: Vec<&str> = args
                 .iter()
@@ -389,6 +395,45 @@ fn piped_input(script: &Script, i: usize) -> Option<programs::PipedInput> {
             return Some(programs::PipedInput::Text(text.join(" ")));
         }
         return Some(programs::PipedInput::Unknown);
+    }
+    None
+}
+
+/// What `printf FORMAT ARG...` prints, for the formats Loom can read: the escapes `\n`,
+/// `\t`, `\\`, `\"`, `\'`, and `%s`, `%b`, `%%` directives (the format repeats while
+/// arguments are left, as printf does). `None` for any other directive or escape.
+fn printf_output(args: &[Word]) -> Option<String> {
+    let (format, mut rest) = args.split_first()?;
+    let format = format.text.as_str();
+    let mut out = String::new();
+    for _ in 0..256 {
+        let mut used = false;
+        let mut chars = format.chars();
+        while let Some(c) = chars.next() {
+            match c {
+                '\\' => out.push(match chars.next()? {
+                    'n' => '\n',
+                    't' => '\t',
+                    c @ ('\\' | '"' | '\'') => c,
+                    _ => return None,
+                }),
+                '%' => match chars.next()? {
+                    '%' => out.push('%'),
+                    's' | 'b' => {
+                        used = true;
+                        if let Some((arg, left)) = rest.split_first() {
+                            out.push_str(&arg.text);
+                            rest = left;
+                        }
+                    }
+                    _ => return None,
+                },
+                c => out.push(c),
+            }
+        }
+        if rest.is_empty() || !used {
+            return Some(out);
+        }
     }
     None
 }
@@ -540,3 +585,7 @@ mod proof_table;
 #[cfg(test)]
 #[path = "commands/substitution_table.rs"]
 mod substitution_table;
+
+#[cfg(test)]
+#[path = "commands/review_table.rs"]
+mod review_table;

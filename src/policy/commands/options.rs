@@ -15,7 +15,9 @@ use super::parse::Word;
 pub struct Spec {
     /// Short options without a value, e.g. `"alhR"`.
     pub flags: &'static str,
-    /// Short options that take a value, glued (`-n5`) or as the next word (`-n 5`).
+    /// Short options that take a value, glued (`-n5`) or as the next word (`-n 5`). A
+    /// letter followed by `?` takes an optional value, only glued (`-w` or `-w16`, as
+    /// getopt's `w::`), so the next word is never its value.
     pub valued: &'static str,
     /// Long options: `"name"` takes no value, `"name="` needs one (`--name=v` or
     /// `--name v`), `"name?"` takes an optional value (`--name` or `--name=v` only).
@@ -25,6 +27,21 @@ pub struct Spec {
 }
 
 impl Spec {
+    /// How the short option `c` takes a value: `None` when it takes none, `Some(true)`
+    /// when it needs one, `Some(false)` when a value may only be glued to it.
+    pub fn short_value(&self, c: char) -> Option<bool> {
+        if c == '?' {
+            return None;
+        }
+        let mut chars = self.valued.chars().peekable();
+        while let Some(v) = chars.next() {
+            if v == c {
+                return Some(chars.peek() != Some(&'?'));
+            }
+        }
+        None
+    }
+
     /// A program with no options at all.
     pub const NONE: Spec = Spec {
         flags: "",
@@ -156,8 +173,9 @@ pub fn parse_leading<'a>(
             !long.contains('=') && spec.long.iter().any(|e| e.strip_suffix('=') == Some(long))
         } else {
             let chars: Vec<char> = t[1..].chars().collect();
-            let first_valued = chars.iter().position(|c| spec.valued.contains(*c));
+            let first_valued = chars.iter().position(|c| spec.short_value(*c).is_some());
             first_valued == Some(chars.len() - 1)
+                && spec.short_value(chars[chars.len() - 1]) == Some(true)
         };
         end += if takes_value { 2 } else { 1 };
     }
@@ -238,26 +256,25 @@ pub fn parse<'a>(spec: &Spec, args: &'a [Word], inert: bool) -> Result<Parsed<'a
             while k < chars.len() {
                 let c = chars[k];
                 let name = format!("-{c}");
-                if spec.valued.contains(c) {
+                if let Some(required) = spec.short_value(c) {
                     let rest: String = chars[k + 1..].iter().collect();
                     let value = if !rest.is_empty() {
-                        OptValue::Glued {
+                        Some(OptValue::Glued {
                             text: rest,
                             dynamic: w.dynamic,
-                        }
+                        })
+                    } else if !required {
+                        None
                     } else {
                         match args.get(i) {
                             Some(next) => {
                                 i += 1;
-                                OptValue::Word(next)
+                                Some(OptValue::Word(next))
                             }
                             None => return Err(Unproven::MissingValue(name)),
                         }
                     };
-                    out.opts.push(Opt {
-                        name,
-                        value: Some(value),
-                    });
+                    out.opts.push(Opt { name, value });
                     break;
                 }
                 if spec.flags.contains(c) {
@@ -330,6 +347,29 @@ mod tests {
         );
         assert!(parse(&HEAD, &words(&["--color"]), true).is_ok());
         assert!(parse(&HEAD, &words(&["--color=always"]), true).is_ok());
+    }
+
+    /// A letter with an optional value (`w?`, getopt's `w::`) takes only a glued value:
+    /// the next word stays an operand (`od -w FILE` reads FILE).
+    #[test]
+    fn optional_short_values_are_only_glued() {
+        const OD: Spec = Spec {
+            flags: "c",
+            valued: "w?t",
+            long: &[],
+            numeric: false,
+        };
+        let a = words(&["-cw", "secret", "-w16", "-tx1"]);
+        let p = parse(&OD, &a, true).unwrap();
+        let ops: Vec<&str> = p.operands.iter().map(|w| w.text.as_str()).collect();
+        assert_eq!(ops, vec!["secret"]);
+        assert_eq!(p.values(&["-w"])[0].text(), "16");
+        assert_eq!(p.values(&["-t"])[0].text(), "x1");
+        let lead = words(&["-w", "cmd", "x"]);
+        let (opts, rest) = parse_leading(&OD, &lead).unwrap();
+        assert!(opts.has(&["-w"]));
+        assert_eq!(rest[0].text, "cmd");
+        assert_eq!(OD.short_value('?'), None);
     }
 
     #[test]

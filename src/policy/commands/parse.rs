@@ -285,7 +285,8 @@ impl Walker<'_> {
             }
             "redirected_statement" => {
                 let before = self.script.commands.len();
-                if let Some(body) = node.child_by_field_name("body") {
+                let body = node.child_by_field_name("body");
+                if let Some(body) = body {
                     self.visit(body);
                 }
                 let owner = self
@@ -294,6 +295,11 @@ impl Walker<'_> {
                     .len()
                     .checked_sub(1)
                     .filter(|&i| i >= before);
+                if let (Some(body), Some(owner)) = (body, owner)
+                    && body.kind() == "command"
+                {
+                    self.dropped_dashes(node, body, owner);
+                }
                 let piped_before = self.script.pipelines.len();
                 let outer_heredoc = std::mem::take(&mut self.heredoc_expands);
                 let outer_stdin = self.stdin.take();
@@ -447,6 +453,25 @@ impl Walker<'_> {
                 text: self.text(node),
                 ..SimpleCommand::default()
             });
+        }
+    }
+
+    /// `cat - <<EOF`, `rm - 2>x`: tree-sitter-bash drops a lone `-` word before a redirect
+    /// (no node covers it), so the command would be judged without its operand. The text
+    /// between the command and its first redirect is read back: each `-` there is a word.
+    fn dropped_dashes(&mut self, statement: Node<'_>, body: Node<'_>, owner: usize) {
+        let mut cursor = statement.walk();
+        let first_redirect = statement
+            .named_children(&mut cursor)
+            .filter(|c| c.start_byte() >= body.end_byte())
+            .map(|c| c.start_byte())
+            .min();
+        let Some(end) = first_redirect else { return };
+        let gap = String::from_utf8_lossy(&self.src[body.end_byte()..end]).into_owned();
+        for token in gap.split_whitespace() {
+            if token.chars().all(|c| c == '-') {
+                self.script.commands[owner].words.push(Word::literal(token));
+            }
         }
     }
 
@@ -1017,6 +1042,26 @@ mod tests {
             .map(|r| r.target.text.as_str())
             .collect();
         assert_eq!(writes, vec!["out.log"]);
+    }
+
+    /// The parser drops a lone `-` before a redirect; the walker puts it back.
+    #[test]
+    fn a_dash_before_a_redirect_is_a_word() {
+        for (src, words) in [
+            ("cat - <<EOF\nx\nEOF", vec!["cat", "-"]),
+            ("make -f - <<'EOF'\nall:\nEOF", vec!["make", "-f", "-"]),
+            ("rm - 2>/dev/null", vec!["rm", "-"]),
+            ("cat -n <<EOF\nx\nEOF", vec!["cat", "-n"]),
+            ("x - - <<EOF\nx\nEOF", vec!["x", "-", "-"]),
+        ] {
+            let s = parse(src).unwrap();
+            let got: Vec<&str> = s.commands[0]
+                .words
+                .iter()
+                .map(|w| w.text.as_str())
+                .collect();
+            assert_eq!(got, words, "{src:?}");
+        }
     }
 
     #[test]

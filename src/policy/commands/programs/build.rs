@@ -9,7 +9,7 @@
 
 use super::super::options::{Spec, Unproven, parse};
 use super::super::parse::Word;
-use super::super::{Place, Risk, vars};
+use super::super::{Place, Risk};
 use super::dev::with_prefix;
 use super::{Judgement, State, judge, reads, writes_at};
 
@@ -164,7 +164,7 @@ fn long_of(list: &'static [&'static str]) -> &'static [&'static str] {
 
 /// A build's output path: fine inside the workspace; high outside it or when it names a
 /// protected path (a build writing `.git/hooks/pre-commit`).
-fn outside_output(w: &Word, state: &State) -> Judgement {
+pub(super) fn outside_output(w: &Word, state: &State) -> Judgement {
     match state.place(w) {
         Place::Inside(_) | Place::WorkspaceRoot | Place::Harmless => {
             match super::super::place::protected(w, &state.ctx, crate::policy::paths::Access::Write)
@@ -273,7 +273,9 @@ fn cargo_build(sub: &str, rest: &[Word], state: &State) -> Judgement {
     j
 }
 
-pub(super) fn go(args: &[Word], state: &State) -> Judgement {
+/// `go`: judged by its subcommand; builds and tests by their flags, and `-toolexec`,
+/// `-exec` and `-vettool` by the program they run.
+pub(super) fn go(args: &[Word], state: &State, depth: usize) -> Judgement {
     let mut i = 0;
     while args.get(i).is_some_and(|w| w.text == "-C") {
         i += 2;
@@ -281,12 +283,19 @@ pub(super) fn go(args: &[Word], state: &State) -> Judgement {
     let sub = args.get(i).map(|w| w.text.as_str()).unwrap_or("");
     let rest = args.get(i + 1..).unwrap_or(&[]);
     let j = match sub {
-        "" | "version" | "env" | "list" | "doc" | "help"
+        "" | "version" | "env" | "doc" | "help"
             if rest.iter().all(|w| w.text != "-w" && w.text != "-u") =>
         {
             judge(Risk::ReadOnly, format!("go {sub} only reads"))
         }
-        "build" | "test" | "vet" | "run" => go_build(sub, rest, state),
+        "list" => go_list(rest, state, depth),
+        "build" | "test" | "vet" | "run" => go_build(
+            sub,
+            rest,
+            state,
+            depth,
+            judge(Risk::Low, format!("go {sub} builds or tests the project")),
+        ),
         "fmt" | "generate" | "fix" => judge(
             Risk::Medium,
             format!("go {sub} writes files in the workspace"),
@@ -311,7 +320,76 @@ pub(super) fn go(args: &[Word], state: &State) -> Judgement {
     with_prefix(j, vec!["go".into(), sub.to_string()])
 }
 
-fn go_build(sub: &str, rest: &[Word], state: &State) -> Judgement {
+/// `go list`: its own flags (`-f`, `-json`, `-m`, …) only read, except `-export` and
+/// `-compiled`, which compile (so `-toolexec` runs), and `-u`/`-versions`, which ask the
+/// module proxy; the build flags it also takes are judged as for `go build`.
+fn go_list(rest: &[Word], state: &State, depth: usize) -> Judgement {
+    const BOOL: &[&str] = &["-json", "-m", "-e", "-deps", "-test", "-find", "-retracted"];
+    let mut base = judge(Risk::ReadOnly, "go list only reads");
+    let mut build_flags: Vec<Word> = Vec::new();
+    let mut i = 0;
+    while i < rest.len() {
+        let w = &rest[i];
+        i += 1;
+        let t = w.text.as_str();
+        if !t.starts_with('-') {
+            continue;
+        }
+        let (name, glued) = match t.split_once('=') {
+            Some((n, v)) => (
+                n.strip_prefix('-')
+                    .filter(|n| n.starts_with('-'))
+                    .unwrap_or(n),
+                Some(v),
+            ),
+            None => (
+                t.strip_prefix('-')
+                    .filter(|n| n.starts_with('-'))
+                    .unwrap_or(t),
+                None,
+            ),
+        };
+        match name {
+            _ if BOOL.contains(&name) => {}
+            "-compiled" | "-export" => {
+                base = base.at_least(Risk::Low, format!("go list {name} compiles the packages"));
+            }
+            "-u" | "-versions" => {
+                base = base
+                    .at_least(
+                        Risk::Medium,
+                        format!("go list {name} asks the module proxy"),
+                    )
+                    .net();
+            }
+            "-f" | "-reuse" => {
+                let value = match glued {
+                    Some(v) => Word::literal(v),
+                    None => {
+                        i += 1;
+                        rest.get(i - 1).cloned().unwrap_or_default()
+                    }
+                };
+                if name == "-reuse" {
+                    base = base.worst(reads(&value, state));
+                }
+            }
+            _ => {
+                build_flags.push(w.clone());
+                if glued.is_none()
+                    && let Some(next) = rest.get(i).filter(|n| !n.text.starts_with('-'))
+                {
+                    build_flags.push(next.clone());
+                    i += 1;
+                }
+            }
+        }
+    }
+    go_build("list", &build_flags, state, depth, base)
+}
+
+/// The build flags of `go build`, `test`, `vet`, `run` (and `list`), on top of `base`.
+fn go_build(sub: &str, rest: &[Word], state: &State, depth: usize, base: Judgement) -> Judgement {
     let split = rest
         .iter()
         .position(|w| w.text == "-args" || w.text == "--args")
@@ -379,7 +457,7 @@ fn go_build(sub: &str, rest: &[Word], state: &State) -> Judgement {
         "-trace",
         "-outputdir",
     ];
-    let mut j = judge(Risk::Low, format!("go {sub} builds or tests the project"));
+    let mut j = base;
     let mut i = 0;
     while i < split {
         let t = rest[i].text.as_str();
@@ -396,10 +474,35 @@ fn go_build(sub: &str, rest: &[Word], state: &State) -> Judgement {
             i += 1;
             continue;
         }
-        if matches!(
-            name,
-            "-toolexec" | "-exec" | "-overlay" | "-modfile" | "-pkgdir"
-        ) {
+        if matches!(name, "-toolexec" | "-exec" | "-vettool") {
+            let program = match glued {
+                Some(v) => {
+                    i += 1;
+                    Word::literal(v).with_dynamic(rest[i - 1].dynamic)
+                }
+                None => {
+                    i += 2;
+                    rest.get(i - 1).cloned().unwrap_or_default()
+                }
+            };
+            j = j.worst(
+                judge(
+                    Risk::Medium,
+                    format!("go {sub} {name} runs {} on the build's tools", program.text),
+                )
+                .ungrantable()
+                .worst(if program.dynamic {
+                    judge(
+                        Risk::High,
+                        format!("go {sub} {name} runs a program only known at run time"),
+                    )
+                } else {
+                    super::nested(&program.text, state, depth, &format!("go {sub} {name}"))
+                }),
+            );
+            continue;
+        }
+        if matches!(name, "-overlay" | "-modfile" | "-pkgdir") {
             return j.at_least(
                 Risk::Medium,
                 format!("go {sub} {name} names a program or files outside the project"),
@@ -436,325 +539,4 @@ fn go_build(sub: &str, rest: &[Word], state: &State) -> Judgement {
         }
     }
     j
-}
-
-/// `make`: runs the project's recipes (low); reading a makefile from elsewhere, evaluating
-/// make code, overriding variables that name programs, or install targets ask.
-pub(super) fn make(args: &[Word], state: &State) -> Judgement {
-    let spec = Spec {
-        flags: "bBdeikLnpqrRsStvwO",
-        valued: "fCIjloWE",
-        long: &[
-            "always-make",
-            "debug?",
-            "environment-overrides",
-            "ignore-errors",
-            "keep-going",
-            "check-symlink-times",
-            "just-print",
-            "dry-run",
-            "recon",
-            "print-data-base",
-            "question",
-            "no-builtin-rules",
-            "no-builtin-variables",
-            "silent",
-            "quiet",
-            "no-keep-going",
-            "stop",
-            "touch",
-            "trace",
-            "version",
-            "print-directory",
-            "no-print-directory",
-            "warn-undefined-variables",
-            "file=",
-            "makefile=",
-            "directory=",
-            "include-dir=",
-            "jobs?",
-            "load-average?",
-            "max-load?",
-            "old-file=",
-            "assume-old=",
-            "what-if=",
-            "new-file=",
-            "assume-new=",
-            "output-sync?",
-            "eval=",
-            "help",
-        ],
-        numeric: false,
-    };
-    let words: Vec<Word> = args
-        .iter()
-        .map(|w| {
-            let t = w.text.as_str();
-            if t.len() > 2
-                && (t.starts_with("-j") || t.starts_with("-O") || t.starts_with("-l"))
-                && t[2..]
-                    .chars()
-                    .all(|c| c.is_ascii_digit() || c.is_ascii_alphabetic())
-            {
-                Word::literal(&t[..2])
-            } else {
-                w.clone()
-            }
-        })
-        .collect();
-    let parsed = match parse(&spec, &words, false) {
-        Ok(p) => p,
-        Err(Unproven::MissingValue(o)) if o == "-j" => {
-            return judge(Risk::Low, "runs the project's make recipes");
-        }
-        Err(e) => return unproven(e, "make"),
-    };
-    let mut j = judge(Risk::Low, "runs the project's make recipes");
-    if parsed.has(&["-E", "--eval"]) {
-        j = j.at_least(
-            Risk::Medium,
-            "make --eval runs make code given on the command line",
-        );
-    }
-    if parsed.has(&["-t", "--touch"]) {
-        j = j.at_least(Risk::Medium, "make --touch changes file timestamps");
-    }
-    for v in parsed.values(&["-f", "--file", "--makefile"]) {
-        let w = v.word();
-        if w.text == "-" || w.dynamic {
-            j = j.at_least(
-                Risk::Medium,
-                "make reads its makefile from its input or a run-time path",
-            );
-        } else if !matches!(state.place(&w), Place::Inside(_)) {
-            j = j.at_least(
-                Risk::Medium,
-                format!("runs the recipes of {}, outside the workspace", w.text),
-            );
-        }
-    }
-    for v in parsed.values(&["-C", "--directory", "-I", "--include-dir"]) {
-        if !matches!(
-            state.place(&v.word()),
-            Place::Inside(_) | Place::WorkspaceRoot
-        ) {
-            j = j.at_least(
-                Risk::Medium,
-                format!("make uses {}, outside the workspace", v.text()),
-            );
-        }
-    }
-    for w in &parsed.operands {
-        if let Some((var, _)) = w.text.split_once('=') {
-            let danger = vars::dangerous(var).or_else(|| {
-                matches!(var, "SHELL" | "MAKE" | ".SHELLFLAGS" | "MAKESHELL")
-                    .then(|| format!("sets {var}, which changes what make runs"))
-            });
-            if let Some(reason) = danger {
-                j = j.at_least(Risk::High, reason);
-            }
-        } else if matches!(
-            w.text.as_str(),
-            "install" | "uninstall" | "deploy" | "publish" | "release"
-        ) {
-            j = j.at_least(
-                Risk::High,
-                "runs an install or deploy recipe that may write outside the workspace",
-            );
-        }
-    }
-    j
-}
-
-pub(super) fn formatter(name: &str, args: &[Word]) -> Judgement {
-    if args.iter().any(|w| {
-        matches!(
-            w.text.as_str(),
-            "--check" | "--diff" | "-l" | "-d" | "--list"
-        )
-    }) {
-        judge(Risk::Low, format!("`{name}` checks formatting"))
-    } else {
-        judge(Risk::Medium, format!("`{name}` rewrites files"))
-    }
-}
-
-/// Options of common build and test tools that are known not to write outside the
-/// workspace, run other programs or load code from elsewhere.
-#[rustfmt::skip]
-fn build_options(name: &str) -> Option<Spec> {
-    Some(match name {
-        "pytest" | "py.test" => Spec {
-            flags: "xqvsrlh",
-            valued: "kmn",
-            long: &[
-                "exitfirst", "quiet", "verbose", "tb=", "maxfail=", "lf", "last-failed", "ff",
-                "failed-first", "nf", "new-first", "sw", "stepwise", "co", "collect-only",
-                "durations=", "disable-warnings", "no-header", "no-summary", "showlocals",
-                "capture=", "runxfail", "strict-markers", "color=", "cov?", "cov-report=",
-                "numprocesses=", "ignore=", "deselect=", "rootdir=", "import-mode=", "timeout=",
-                "doctest-modules", "help", "version", "full-trace", "log-level=",
-                "log-cli-level=", "pdb",
-            ],
-            numeric: false,
-        },
-        "mypy" | "pyright" | "flake8" | "pylint" | "ruff" | "black" | "isort" => Spec {
-            flags: "qv",
-            valued: "",
-            long: &[
-                "strict", "ignore-missing-imports", "check", "diff", "quiet", "verbose",
-                "show-error-codes", "no-error-summary", "pretty", "config-file=", "select=",
-                "ignore=", "max-line-length=", "output-format=", "statistics", "exclude=",
-                "python-version=", "fix", "no-fix", "unsafe-fixes", "show-fixes", "help",
-                "version", "follow-imports=", "extend-select=", "extend-ignore=", "line-length=",
-                "count",
-            ],
-            numeric: false,
-        },
-        "tsc" => Spec {
-            flags: "bpw",
-            valued: "p",
-            long: &[
-                "noEmit", "project=", "build", "strict", "pretty", "incremental", "listFiles",
-                "noEmitOnError", "skipLibCheck", "declaration", "emitDeclarationOnly", "target=",
-                "module=", "jsx=", "lib=", "watch", "help", "version", "showConfig",
-                "extendedDiagnostics",
-            ],
-            numeric: false,
-        },
-        "eslint" | "prettier" | "biome" | "stylua" => Spec {
-            flags: "c",
-            valued: "",
-            long: &[
-                "check", "list-different", "ext=", "max-warnings=", "quiet", "format=", "cache",
-                "no-cache", "color", "no-color", "fix", "write", "ignore-path=",
-                "no-error-on-unmatched-pattern", "report-unused-disable-directives", "help",
-                "version",
-            ],
-            numeric: false,
-        },
-        "jest" | "vitest" | "mocha" => Spec {
-            flags: "ut",
-            valued: "t",
-            long: &[
-                "coverage", "ci", "runInBand", "silent", "verbose", "passWithNoTests", "watch",
-                "watchAll", "testNamePattern=", "bail?", "run", "reporter=", "update", "grep=",
-                "onlyChanged", "detectOpenHandles", "forceExit", "maxWorkers=", "help",
-                "version",
-            ],
-            numeric: false,
-        },
-        "gcc" | "g++" | "cc" | "c++" | "clang" | "clang++" => Spec {
-            flags: "cSEgswvpP",
-            valued: "oIDULlx",
-            long: &["help", "version"],
-            numeric: false,
-        },
-        "mvn" | "mvnw" => Spec {
-            flags: "qBeXoUNV",
-            valued: "DPTl",
-            long: &[
-                "batch-mode", "quiet", "offline", "errors", "also-make", "projects=",
-                "fail-at-end", "no-transfer-progress", "version", "help",
-            ],
-            numeric: false,
-        },
-        "gradle" | "gradlew" => Spec {
-            flags: "qiswd",
-            valued: "xPD",
-            long: &[
-                "no-daemon", "daemon", "info", "stacktrace", "scan", "offline", "parallel",
-                "build-cache", "continue", "console=", "warning-mode=", "quiet", "help",
-                "version",
-            ],
-            numeric: false,
-        },
-        _ => return None,
-    })
-}
-
-pub(super) fn build_tool(name: &str, args: &[Word], state: &State) -> Judgement {
-    let writes = match name {
-        "prettier" => args
-            .iter()
-            .any(|w| matches!(w.text.as_str(), "--write" | "-w")),
-        "eslint" | "stylua" | "biome" => args
-            .iter()
-            .any(|w| w.text.starts_with("--fix") || w.text == "--write" || w.text == "format"),
-        "ruff" => {
-            args.first().is_some_and(|w| w.text == "format")
-                && !args
-                    .iter()
-                    .any(|w| w.text == "--check" || w.text == "--diff")
-                || args.iter().any(|w| w.text == "--fix")
-        }
-        "black" | "isort" => !args
-            .iter()
-            .any(|w| w.text == "--check" || w.text == "--diff"),
-        "rubocop" => args.iter().any(|w| {
-            matches!(
-                w.text.as_str(),
-                "-a" | "-A" | "--autocorrect" | "--autocorrect-all"
-            )
-        }),
-        "clang-format" => args.iter().any(|w| w.text == "-i"),
-        _ => false,
-    };
-    if writes {
-        return judge(Risk::Medium, format!("`{name}` rewrites files"));
-    }
-    let base = judge(
-        Risk::Low,
-        format!("`{name}` builds, tests or checks the project"),
-    );
-    let Some(spec) = build_options(name) else {
-        return match args.iter().find(|w| {
-            w.text.starts_with('-')
-                && !matches!(
-                    w.text.as_str(),
-                    "--version" | "--help" | "-h" | "-v" | "-q" | "--verbose" | "--quiet"
-                )
-        }) {
-            Some(w) => judge(
-                Risk::Medium,
-                format!("unrecognised option {} for {name}", w.text),
-            ),
-            None => base,
-        };
-    };
-    let lenient: Vec<Word> = args
-        .iter()
-        .map(|w| {
-            let t = w.text.as_str();
-            let gcc_like = matches!(name, "gcc" | "g++" | "cc" | "c++" | "clang" | "clang++");
-            let safe_prefix = gcc_like
-                && (t.starts_with("-W")
-                    && !t.starts_with("-Wl,")
-                    && !t.starts_with("-Wp,")
-                    && !t.starts_with("-Wa,")
-                    || t.starts_with("-O")
-                    || t.starts_with("-std=")
-                    || t.starts_with("-f") && !t.starts_with("-fplugin")
-                    || t.starts_with("-m") && !t.contains("plugin")
-                    || t == "-pedantic"
-                    || t == "-pthread"
-                    || t == "-shared"
-                    || t == "-static");
-            if safe_prefix {
-                Word::literal("-c")
-            } else {
-                w.clone()
-            }
-        })
-        .collect();
-    match parse(&spec, &lenient, false) {
-        Ok(p) => {
-            let mut j = base;
-            for v in p.values(&["-o"]) {
-                j = j.worst(outside_output(&v.word(), state));
-            }
-            j
-        }
-        Err(e) => unproven(e, name),
-    }
 }

@@ -1,13 +1,15 @@
-//! Shells, interpreters and package managers: judged by the code they run (`sh -c`, a
-//! piped `echo`, inline code), the scripts they start and the packages they install.
+//! Shells and interpreters: judged by the code they run (`sh -c`, a piped `echo`, inline
+//! code), the scripts they start, and for `python -m` the module (which the working
+//! directory can replace: python puts it first on `sys.path`).
 
 use super::super::options::Spec;
 use super::super::parse::Word;
 use super::super::{Place, Risk};
-use super::build::{build_tool, formatter};
+use super::build_tools::{build_tool, formatter};
+use super::packages::lang_packages;
 use super::{
-    Judgement, PipedInput, State, forbidden_among, is_flag, judge, nested, nested_shell, program,
-    reads,
+    Judgement, PipedInput, State, forbidden_among, is_flag, judge, nested, nested_shell, reads,
+    writes_at,
 };
 
 /// `sh`, `bash`, ...: judged by the code they run (`-c`, a piped `echo`), a script they
@@ -213,15 +215,22 @@ pub(super) fn interpreter(name: &str, args: &[Word], state: &mut State, depth: u
             numeric: false,
         }
     };
-    let lead = match super::super::options::parse_leading(&spec, args) {
+    let lead = if python {
+        let (end, rest) = python_options_end(args);
+        let (end, rest) = (end.min(args.len()), rest.min(args.len()));
+        super::super::options::parse(&spec, &args[..end], false).map(|p| (p, &args[rest..]))
+    } else {
+        super::super::options::parse_leading(&spec, args)
+    };
+    let (opts, rest) = match lead {
         Ok(x) => x,
         Err(e) => {
             return super::unproven(e, name).worst(forbidden_among(args, state, depth));
         }
     };
-    let (opts, rest) = lead;
     if let Some(module) = opts.values(&["-m"]).first() {
-        return python_module(name, module.text(), rest, state);
+        let isolated = opts.has(&["-I", "-P"]);
+        return python_module(name, module.text(), rest, state, depth, isolated);
     }
     let code: Vec<String> = opts
         .values(&["-c", "-e", "-E", "-r", "--eval", "--print", "--require"])
@@ -279,12 +288,90 @@ pub(super) fn interpreter(name: &str, args: &[Word], state: &mut State, depth: u
     }
 }
 
-fn python_module(name: &str, module: &str, rest: &[Word], state: &mut State) -> Judgement {
+/// Where python's own options end and what follows them starts: after the value of `-c`
+/// or `-m` (the words after it belong to the code or module, `python -m json.tool
+/// --sort-keys`), at `--` (skipped), or at the first operand (the script).
+fn python_options_end(args: &[Word]) -> (usize, usize) {
+    let mut i = 0;
+    while let Some(w) = args.get(i) {
+        let t = w.text.as_str();
+        if t == "--" {
+            return (i, i + 1);
+        }
+        if t == "-" || !t.starts_with('-') {
+            return (i, i);
+        }
+        i += 1;
+        if t.starts_with("--") {
+            if t == "--check-hash-based-pycs" {
+                i += 1;
+            }
+            continue;
+        }
+        for (k, c) in t[1..].char_indices() {
+            let glued = k + 1 < t.len() - 1;
+            match c {
+                'c' | 'm' => {
+                    let end = if glued { i } else { i + 1 };
+                    return (end, end);
+                }
+                'W' | 'X' => {
+                    if !glued {
+                        i += 1;
+                    }
+                    break;
+                }
+                _ => {}
+            }
+        }
+    }
+    (args.len(), args.len())
+}
+
+/// What the working directory holds that `python -m MODULE` would import instead of the
+/// real module (`MODULE.py`, a `MODULE/` package, a compiled `MODULE.*.so`), if anything.
+fn shadowing_module(module: &str, state: &State) -> Option<String> {
+    let top = module.split('.').next().unwrap_or(module);
+    if state.cwd_unknown {
+        return Some(format!(
+            "the working directory is only known at run time, and a {top}.py there would run"
+        ));
+    }
+    let dirs = std::iter::once(&state.ctx.cwd).chain(state.other_cwds.iter().map(|(d, _)| d));
+    dirs.filter_map(|d| std::fs::read_dir(d).ok())
+        .flat_map(|entries| entries.filter_map(Result::ok))
+        .find_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let shadows = name == top
+                || name
+                    .strip_prefix(top)
+                    .and_then(|rest| rest.strip_prefix('.'))
+                    .is_some_and(|ext| {
+                        matches!(ext, "py" | "pyc" | "pyd" | "so")
+                            || (ext.ends_with(".so") || ext.ends_with(".pyd"))
+                    });
+            shadows.then(|| {
+                format!(
+                    "the working directory holds {name}, which `-m {module}` imports (runs) \
+                 instead of the installed module"
+                )
+            })
+        })
+}
+
+fn python_module(
+    name: &str,
+    module: &str,
+    rest: &[Word],
+    state: &mut State,
+    depth: usize,
+    isolated: bool,
+) -> Judgement {
     let mut j = match module {
         "pytest" | "unittest" | "mypy" | "pyflakes" | "pylint" | "flake8" | "doctest" | "ruff" => {
             let mut words = vec![Word::literal(module)];
             words.extend(rest.iter().cloned());
-            build_tool(module, &words[1..], state)
+            build_tool(module, &words[1..], state, depth)
         }
         "compileall" | "py_compile" => judge(
             Risk::Low,
@@ -294,7 +381,41 @@ fn python_module(name: &str, module: &str, rest: &[Word], state: &mut State) -> 
         "black" | "isort" | "autopep8" => formatter(module, rest),
         "http.server" => judge(Risk::Medium, "starts a web server").net(),
         "venv" | "virtualenv" => judge(Risk::Medium, "creates a virtual environment"),
-        "json.tool" | "tokenize" | "pydoc" | "this" | "sysconfig" | "site" | "platform"
+        "pydoc" => judge(
+            Risk::Medium,
+            "pydoc imports (runs) the modules and files it documents",
+        ),
+        "json.tool" => {
+            const SPEC: Spec = Spec {
+                flags: "h",
+                valued: "",
+                long: &[
+                    "sort-keys",
+                    "no-ensure-ascii",
+                    "json-lines",
+                    "indent=",
+                    "tab",
+                    "no-indent",
+                    "compact",
+                    "help",
+                ],
+                numeric: false,
+            };
+            match super::super::options::parse(&SPEC, rest, false) {
+                Ok(p) => {
+                    let mut j = judge(Risk::ReadOnly, format!("`{name} -m json.tool` only prints"));
+                    if let Some(input) = p.operands.first() {
+                        j = j.worst(reads(input, state));
+                    }
+                    for out in p.operands.iter().skip(1) {
+                        j = j.worst(writes_at(out, state, "writes"));
+                    }
+                    j
+                }
+                Err(e) => super::unproven(e, "python -m json.tool"),
+            }
+        }
+        "tokenize" | "this" | "sysconfig" | "site" | "platform"
             if rest.iter().all(|w| !is_flag(w)) =>
         {
             let mut j = judge(Risk::ReadOnly, format!("`{name} -m {module}` only prints"));
@@ -305,6 +426,12 @@ fn python_module(name: &str, module: &str, rest: &[Word], state: &mut State) -> 
         }
         _ => judge(Risk::Medium, format!("runs the module {module}")),
     };
+    if j.level < Risk::Medium
+        && !isolated
+        && let Some(reason) = shadowing_module(module, state)
+    {
+        j = j.at_least(Risk::Medium, reason).ungrantable();
+    }
     j.prefix = vec![name.to_string(), "-m".into(), module.to_string()];
     j
 }
@@ -314,198 +441,22 @@ pub(super) fn with_prefix(mut j: Judgement, prefix: Vec<String>) -> Judgement {
     j
 }
 
-pub(super) fn js_packages(name: &str, args: &[Word]) -> Judgement {
-    let rest = skip_js_options(args);
-    let sub = rest
-        .first()
-        .map(|w| w.text.as_str())
-        .unwrap_or(if name == "yarn" { "install" } else { "" });
-    let after = rest.get(1..).unwrap_or(&[]);
-    let j = match sub {
-        "" | "-v" | "--version" | "help" | "ls" | "list" | "view" | "info" | "outdated" | "why"
-        | "prefix" | "root" | "bin" => judge(Risk::ReadOnly, format!("{name} {sub} only reads")),
-        "config"
-            if after
-                .first()
-                .is_some_and(|w| matches!(w.text.as_str(), "get" | "list" | "ls")) =>
-        {
-            judge(Risk::ReadOnly, format!("{name} config only reads"))
-        }
-        "config" | "set" => judge(
-            Risk::High,
-            format!("{name} config changes settings that can run programs (script-shell)"),
-        ),
-        "test" | "t" | "run" | "run-script" | "start" | "build" | "lint" | "typecheck" | "tsc"
-        | "jest" | "vitest" => {
-            let script = if matches!(sub, "run" | "run-script") {
-                after.first().map(|w| w.text.clone())
-            } else {
-                None
-            };
-            let mut j = judge(Risk::Low, format!("{name} {sub} runs a project script"));
-            if let Some(s) = script {
-                j.prefix = vec![name.to_string(), sub.to_string(), s];
-            }
-            j
-        }
-        "install" | "i" | "ci" | "add" | "remove" | "rm" | "uninstall" | "un" | "update" | "up"
-        | "upgrade" | "dedupe" | "prune" | "link" | "rebuild" | "audit" => judge(
-            Risk::Medium,
-            format!("{name} {sub} installs packages (their install scripts run)"),
-        )
-        .net(),
-        "exec" | "x" | "dlx" | "create" | "init" => judge(
-            Risk::Medium,
-            format!("{name} {sub} downloads and runs a package"),
-        )
-        .net(),
-        "publish" | "adduser" | "login" | "logout" | "deprecate" | "unpublish" | "owner"
-        | "access" | "token" | "dist-tag" => judge(
-            Risk::High,
-            format!("{name} {sub} publishes to or changes the registry"),
-        )
-        .net(),
-        _ if name == "yarn" || name == "pnpm" || name == "bun" => {
-            judge(Risk::Low, format!("{name} {sub} runs a project script"))
-        }
-        _ => judge(
-            Risk::Medium,
-            format!("`{name} {sub}` is not a command Loom knows"),
-        ),
-    };
-    if j.prefix.is_empty() {
-        with_prefix(j, vec![name.to_string(), sub.to_string()])
-    } else {
-        j
-    }
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-fn skip_js_options(args: &[Word]) -> &[Word] {
-    let mut i = 0;
-    while let Some(w) = args.get(i) {
-        match w.text.as_str() {
-            "--prefix" | "-C" | "--dir" | "--cwd" | "--filter" | "-w" | "--workspace" => i += 2,
-            "--silent" | "-s" | "--quiet" | "-q" | "--workspaces" | "--if-present"
-            | "--recursive" | "-r" => i += 1,
-            t if t.starts_with("--prefix=")
-                || t.starts_with("--workspace=")
-                || t.starts_with("--filter=") =>
-            {
-                i += 1
-            }
-            _ => break,
-        }
-    }
-    &args[i.min(args.len())..]
-}
-
-pub(super) fn lang_packages(name: &str, args: &[Word]) -> Judgement {
-    let mut i = 0;
-    while let Some(w) = args.get(i) {
-        match w.text.as_str() {
-            "--python" | "-p" | "--directory" | "--project" => i += 2,
-            "-q" | "--quiet" | "-v" | "--verbose" | "--no-cache" | "--offline" | "--frozen"
-            | "--locked" => i += 1,
-            _ => break,
-        }
-    }
-    let first = args.get(i).map(|w| w.text.as_str());
-    let rest = args.get(i + 1..).unwrap_or(&[]);
-    let (sub, name_shown) = if name == "uv" && first == Some("pip") {
-        (
-            rest.iter()
-                .find(|w| !is_flag(w))
-                .map(|w| w.text.as_str())
-                .unwrap_or(""),
-            "uv pip".to_string(),
-        )
-    } else {
-        (first.unwrap_or(""), name.to_string())
-    };
-    let j = match sub {
-        "" | "list" | "show" | "freeze" | "check" | "--version" | "help" | "info" | "outdated"
-        | "tree" | "env"
-            if rest.iter().all(|w| !w.text.starts_with("--target")) =>
-        {
-            judge(Risk::ReadOnly, format!("{name_shown} {sub} only reads"))
-        }
-        "run" | "exec" | "test" => judge(
-            Risk::Low,
-            format!("{name_shown} {sub} runs a project command"),
-        ),
-        "install" | "uninstall" | "add" | "remove" | "sync" | "lock" | "update" | "upgrade"
-        | "download" | "venv" | "build" | "inject" | "search" => judge(
-            Risk::Medium,
-            format!("{name_shown} {sub} installs or changes packages"),
-        )
-        .net(),
-        "publish" | "upload" | "push" | "yank" | "owner" => {
-            judge(Risk::High, format!("{name_shown} {sub} publishes packages")).net()
-        }
-        _ => judge(
-            Risk::Medium,
-            format!("{name_shown} {sub} may change packages"),
-        ),
-    };
-    with_prefix(j, vec![name.to_string(), sub.to_string()])
-}
-
-/// `uv run CMD`, `poetry run CMD`, `bundle exec CMD`: the command is judged as well.
-pub(super) fn runs_in_env(
-    name: &str,
-    args: &[Word],
-    state: &mut State,
-    depth: usize,
-) -> Option<Judgement> {
-    let sub_at = args.iter().position(|w| !is_flag(w))?;
-    let sub = args[sub_at].text.as_str();
-    let runs = match name {
-        "uv" | "poetry" | "pipenv" | "conda" | "mamba" | "pdm" | "hatch" | "rye" => sub == "run",
-        "bundle" => sub == "exec",
-        "npm" | "pnpm" => sub == "exec",
-        _ => false,
-    };
-    if !runs {
-        return None;
-    }
-    let rest = &args[sub_at + 1..];
-    let start = rest
-        .iter()
-        .position(|w| !is_flag(w) || w.text == "--")
-        .unwrap_or(rest.len());
-    let inner = if rest.get(start).is_some_and(|w| w.text == "--") {
-        &rest[start + 1..]
-    } else {
-        &rest[start..]
-    };
-    let base = lang_packages(name, args);
-    if inner.is_empty() {
-        return Some(base);
-    }
-    let j = base.worst(program(inner, state, depth, false));
-    Some(with_prefix(j, vec![name.to_string(), sub.to_string()]))
-}
-
-pub(super) fn system_packages(name: &str, args: &[Word]) -> Judgement {
-    let sub = args.iter().find(|w| !is_flag(w)).map(|w| w.text.as_str());
-    match sub.unwrap_or("") {
-        "list" | "search" | "show" | "info" | "policy" | "madison" => judge(
-            Risk::ReadOnly,
-            format!("{name} only reads package information"),
-        ),
-        _ if args
-            .first()
-            .is_some_and(|w| matches!(w.text.as_str(), "-Q" | "-Ss" | "-Si" | "-Qi" | "-Ql")) =>
-        {
-            judge(
-                Risk::ReadOnly,
-                format!("{name} only reads package information"),
-            )
-        }
-        _ => judge(
-            Risk::High,
-            format!("`{name}` installs or removes system packages"),
-        )
-        .net(),
+    #[test]
+    fn python_options_end_after_the_module_or_code_value() {
+        let w = |s: &str| -> Vec<Word> { s.split_whitespace().map(Word::literal).collect() };
+        assert_eq!(python_options_end(&w("-m json.tool --sort-keys a")), (2, 2));
+        assert_eq!(python_options_end(&w("-I -mjson.tool --x")), (2, 2));
+        assert_eq!(python_options_end(&w("-W ignore -c code -x")), (4, 4));
+        assert_eq!(python_options_end(&w("-u -- script.py -c")), (1, 2));
+        assert_eq!(
+            python_options_end(&w("--check-hash-based-pycs always -c x y")),
+            (4, 4)
+        );
+        assert_eq!(python_options_end(&w("script.py -m x")), (0, 0));
+        assert_eq!(python_options_end(&w("-m")), (2, 2));
     }
 }

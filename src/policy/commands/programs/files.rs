@@ -1,11 +1,10 @@
-//! File-changing programs: deletion, permissions, copies, links, `dd`, `find`, `tar` and
+//! File-changing programs: deletion, permissions, copies, moves, links, `dd` and
 //! compressors, judged by where their targets are and what they read.
 
-use super::super::options::{Spec, parse};
 use super::super::parse::Word;
 use super::super::place::protected;
 use super::super::{Place, Risk};
-use super::{Judgement, State, has_flag, judge, operands, program, reads, writes_at};
+use super::{Judgement, State, has_flag, judge, operands, reads, writes_at};
 use crate::policy::paths::Access;
 
 /// The value of `-t DIR` / `--target-directory=DIR` (glued or not, also inside combined
@@ -53,6 +52,36 @@ pub(super) fn writes(
     }
     for w in ops {
         j = j.worst(writes_at(w, state, verb));
+    }
+    j
+}
+
+/// `mv SOURCE... DEST` (or `-t DIR`): writes every operand; moving the workspace, a
+/// directory holding it, home or `/` away (`mv ~ /tmp/x`, `mv * /tmp/`) empties the
+/// workspace as surely as `rm -rf` does, so it is forbidden.
+pub(super) fn moves(args: &[Word], state: &State, extra_dynamic: bool) -> Judgement {
+    let mut j = writes(args, state, "moves", Risk::Medium, extra_dynamic);
+    let target = target_dir(args);
+    let ops = operands(args);
+    let sources: Vec<&Word> = match &target {
+        Some(t) => ops.into_iter().filter(|w| w.text != t.text).collect(),
+        None => ops
+            .split_last()
+            .map(|(_, rest)| rest.to_vec())
+            .unwrap_or_default(),
+    };
+    for w in sources {
+        j = j.worst(super::worst_over(w, state, |_, place| {
+            let reason = match place {
+                Place::SystemRoot(s) => format!("moves {s} away"),
+                Place::WorkspaceRoot => "moves the whole workspace away".to_string(),
+                Place::Outside(p) if state.ctx.workspace.starts_with(p) => {
+                    format!("moves {}, which holds the workspace, away", p.display())
+                }
+                _ => return judge(Risk::ReadOnly, "moves part of a tree"),
+            };
+            judge(Risk::Forbidden, reason)
+        }));
     }
     j
 }
@@ -279,355 +308,6 @@ pub(super) fn compress(name: &str, args: &[Word], state: &State) -> Judgement {
         if !to_stdout {
             j = j.worst(writes_at(w, state, "replaces"));
         }
-    }
-    j
-}
-
-/// `find`: every primary must be known; `-delete`, `-exec` and `-fprint` are judged.
-pub(super) fn find(args: &[Word], state: &mut State, depth: usize) -> Judgement {
-    const NO_ARG: &[&str] = &[
-        "-empty",
-        "-executable",
-        "-false",
-        "-nogroup",
-        "-nouser",
-        "-readable",
-        "-true",
-        "-writable",
-        "-print",
-        "-print0",
-        "-ls",
-        "-prune",
-        "-quit",
-        "-depth",
-        "-d",
-        "-mount",
-        "-xdev",
-        "-follow",
-        "-noleaf",
-        "-ignore_readdir_race",
-        "-noignore_readdir_race",
-        "-daystart",
-        "-not",
-        "!",
-        "(",
-        ")",
-        ",",
-        "-a",
-        "-and",
-        "-o",
-        "-or",
-        "-nowarn",
-        "-warn",
-    ];
-    const ONE_ARG: &[&str] = &[
-        "-name",
-        "-iname",
-        "-path",
-        "-ipath",
-        "-wholename",
-        "-iwholename",
-        "-regex",
-        "-iregex",
-        "-type",
-        "-xtype",
-        "-size",
-        "-mtime",
-        "-mmin",
-        "-atime",
-        "-amin",
-        "-ctime",
-        "-cmin",
-        "-newer",
-        "-anewer",
-        "-cnewer",
-        "-perm",
-        "-user",
-        "-group",
-        "-uid",
-        "-gid",
-        "-links",
-        "-inum",
-        "-samefile",
-        "-maxdepth",
-        "-mindepth",
-        "-printf",
-        "-regextype",
-        "-fstype",
-        "-lname",
-        "-ilname",
-        "-used",
-        "-context",
-    ];
-    let mut i = 0;
-    while i < args.len() && matches!(args[i].text.as_str(), "-H" | "-L" | "-P") {
-        i += 1;
-    }
-    let start = args[i..]
-        .iter()
-        .position(|w| w.text.starts_with('-') || w.text == "(" || w.text == "!")
-        .map(|p| p + i)
-        .unwrap_or(args.len());
-    let roots = &args[i..start];
-    let mut j = judge(Risk::ReadOnly, "find only lists files");
-    for r in roots {
-        j = j.worst(reads(r, state));
-    }
-    let mut i = start;
-    while i < args.len() {
-        let w = &args[i];
-        let t = w.text.as_str();
-        if w.dynamic {
-            return j.at_least(
-                Risk::Medium,
-                format!("the find expression word `{t}` is only known at run time"),
-            );
-        }
-        match t {
-            "-delete" => {
-                let mut d = judge(Risk::High, "find -delete deletes every matching file");
-                for r in roots {
-                    match state.place(r) {
-                        Place::SystemRoot(s) => {
-                            d = d.worst(judge(
-                                Risk::Forbidden,
-                                format!("find {s} -delete would delete everything"),
-                            ))
-                        }
-                        Place::Outside(p) => {
-                            d = d.worst(judge(
-                                Risk::High,
-                                format!("deletes files outside the workspace ({})", p.display()),
-                            ))
-                        }
-                        _ => {}
-                    }
-                }
-                j = j.worst(d);
-            }
-            "-exec" | "-execdir" | "-ok" | "-okdir" => {
-                let end = args[i + 1..]
-                    .iter()
-                    .position(|w| w.text == ";" || w.text == "+")
-                    .map(|p| i + 1 + p)
-                    .unwrap_or(args.len());
-                let words: Vec<Word> = args[i + 1..end]
-                    .iter()
-                    .map(|w| {
-                        let mut w = w.clone();
-                        if w.text.contains("{}") {
-                            w.dynamic = true;
-                        }
-                        w
-                    })
-                    .collect();
-                let inner = program(&words, state, depth, true);
-                j = j.worst(
-                    judge(Risk::Medium, "find -exec runs a command on every match").worst(inner),
-                );
-                i = end;
-            }
-            "-fprint" | "-fprint0" | "-fls" | "-fprintf" => {
-                if let Some(target) = args.get(i + 1) {
-                    j = j.worst(writes_at(target, state, "writes"));
-                }
-                i += if t == "-fprintf" { 2 } else { 1 };
-            }
-            "-files0-from" => {
-                if let Some(file) = args.get(i + 1) {
-                    j = j.worst(reads(file, state));
-                }
-                i += 1;
-            }
-            _ if NO_ARG.contains(&t) => {}
-            _ if ONE_ARG.contains(&t) || (t.starts_with("-newer") && t.len() == 8) => i += 1,
-            _ if t.starts_with("-O") || t == "-D" => {
-                if t == "-D" {
-                    i += 1;
-                }
-            }
-            _ => {
-                return j.at_least(Risk::Medium, format!("unrecognised find primary {t}"));
-            }
-        }
-        i += 1;
-    }
-    j
-}
-
-/// `tar`: listing is read-only, extracting and creating write; options that run programs
-/// (`--checkpoint-action=exec`, `--to-command`, `-I`) are not recognised.
-/// tar options whose value is a command tar runs (`--checkpoint-action` only with `exec=`).
-const TAR_RUNS: &[&str] = &[
-    "-I",
-    "--use-compress-program",
-    "--to-command",
-    "--checkpoint-action",
-    "-F",
-    "--info-script",
-    "--new-volume-script",
-    "--rsh-command",
-    "--rmt-command",
-];
-
-pub(super) fn tar(args: &[Word], state: &State, depth: usize) -> Judgement {
-    const SPEC: Spec = Spec {
-        flags: "ctxruAdvzjJapkUOmhSwWiBGMnloq",
-        valued: "fCTXbgKLNVHIF",
-        long: &[
-            "use-compress-program=",
-            "to-command=",
-            "checkpoint-action=",
-            "info-script=",
-            "new-volume-script=",
-            "rsh-command=",
-            "rmt-command=",
-            "list",
-            "extract",
-            "get",
-            "create",
-            "append",
-            "update",
-            "diff",
-            "compare",
-            "file=",
-            "directory=",
-            "gzip",
-            "gunzip",
-            "bzip2",
-            "xz",
-            "zstd",
-            "lzma",
-            "lzip",
-            "auto-compress",
-            "verbose",
-            "exclude=",
-            "exclude-from=",
-            "files-from=",
-            "strip-components=",
-            "wildcards",
-            "no-wildcards",
-            "no-same-owner",
-            "no-same-permissions",
-            "same-permissions",
-            "preserve-permissions",
-            "keep-old-files",
-            "skip-old-files",
-            "keep-newer-files",
-            "overwrite",
-            "to-stdout",
-            "owner=",
-            "group=",
-            "mode=",
-            "mtime=",
-            "sort=",
-            "numeric-owner",
-            "transform=",
-            "xform=",
-            "show-transformed-names",
-            "one-file-system",
-            "dereference",
-            "ignore-failed-read",
-            "totals?",
-            "warning=",
-            "anchored",
-            "no-anchored",
-            "exclude-vcs",
-            "exclude-vcs-ignores",
-            "null",
-            "recursion",
-            "no-recursion",
-            "label=",
-            "format=",
-            "posix",
-            "blocking-factor=",
-            "checkpoint?",
-            "help",
-            "version",
-        ],
-        numeric: false,
-    };
-    let mut words: Vec<Word> = Vec::new();
-    let mut rest = args;
-    if let Some(first) = args.first()
-        && !first.text.starts_with('-')
-        && !first.dynamic
-        && first.text.chars().all(|c| c.is_ascii_alphabetic())
-    {
-        let mut k = 1;
-        for c in first.text.chars() {
-            words.push(Word::literal(&format!("-{c}")));
-            if SPEC.valued.contains(c)
-                && let Some(v) = args.get(k)
-            {
-                words.push(v.clone());
-                k += 1;
-            }
-        }
-        rest = &args[k.min(args.len())..];
-    }
-    words.extend(rest.iter().cloned());
-    let parsed = match parse(&SPEC, &words, false) {
-        Ok(p) => p,
-        Err(e) => return super::unproven(e, "tar"),
-    };
-    let archive: Vec<Word> = parsed
-        .values(&["-f", "--file"])
-        .into_iter()
-        .map(|v| v.word())
-        .collect();
-    let listing = parsed.has(&["-t", "--list", "-d", "--diff", "--compare"]);
-    let extracting = parsed.has(&["-x", "--extract", "--get"]);
-    let mut j = if listing && !extracting {
-        judge(Risk::ReadOnly, "tar lists an archive")
-    } else if extracting {
-        judge(Risk::Medium, "tar extracts files")
-    } else {
-        judge(Risk::Medium, "tar writes an archive")
-    };
-    for a in &archive {
-        j = if listing || extracting {
-            j.worst(reads(a, state))
-        } else {
-            j.worst(writes_at(a, state, "writes"))
-        };
-    }
-    for d in parsed.values(&["-C", "--directory"]) {
-        if extracting {
-            j = j.worst(writes_at(&d.word(), state, "extracts into"));
-        }
-    }
-    if !listing && !extracting {
-        for w in &parsed.operands {
-            j = j.worst(reads(w, state));
-        }
-    }
-    for v in parsed.values(&["-T", "--files-from", "-X", "--exclude-from"]) {
-        j = j.worst(reads(&v.word(), state));
-    }
-    for o in parsed
-        .opts
-        .iter()
-        .filter(|o| TAR_RUNS.contains(&o.name.as_str()))
-    {
-        let Some(value) = &o.value else { continue };
-        let word = value.word();
-        let command = if o.name == "--checkpoint-action" {
-            match word.text.strip_prefix("exec=") {
-                Some(cmd) => Word {
-                    text: cmd.to_string(),
-                    ..word.clone()
-                },
-                None => continue,
-            }
-        } else {
-            word
-        };
-        j = j.worst(
-            judge(Risk::Medium, format!("tar {} runs a command", o.name))
-                .ungrantable()
-                .worst(super::nested_shell(&command, state, depth)),
-        );
     }
     j
 }

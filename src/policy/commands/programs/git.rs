@@ -11,8 +11,8 @@
 use super::super::options::{Parsed, Spec, parse};
 use super::super::parse::Word;
 use super::super::{Place, Risk};
-use super::git_config::{config, config_key, config_payload};
-use super::{Judgement, State, is_flag, judge, nested, reads};
+use super::git_config::{config, config_key, config_payload, config_writes};
+use super::{Judgement, State, is_flag, judge, nested, reads, writes_at};
 
 macro_rules! long {
     ($($list:expr),* $(,)?) => {{
@@ -306,10 +306,13 @@ pub(super) fn git(args: &[Word], state: &State, depth: usize) -> Judgement {
             let key = value.split('=').next().unwrap_or("");
             let (level, reason) = config_key(key);
             floor = floor.at_least(level, format!("git -c {key}: {reason}"));
-            if let Some((_, setting)) = value.split_once('=')
-                && level == Risk::High
-            {
-                floor = floor.worst(config_payload(key, setting, state, depth));
+            if let Some((_, setting)) = value.split_once('=') {
+                if level == Risk::High {
+                    floor = floor.worst(config_payload(key, setting, state, depth));
+                }
+                if let Some(write) = config_writes(key, setting, state) {
+                    floor = floor.worst(write);
+                }
             }
             i += step;
             continue;
@@ -508,11 +511,14 @@ fn subcommand(sub: &str, rest: &[Word], state: &State, depth: usize) -> Judgemen
         | "reflog-expire" | "maintenance" | "prune-packed" => {
             judge(Risk::High, format!("git {sub} rewrites or prunes history"))
         }
-        "daemon" | "send-email" | "request-pull" | "http-backend" | "instaweb" | "archive"
-            if sub != "archive" || has("--remote") =>
-        {
+        "daemon" | "send-email" | "request-pull" | "http-backend" | "instaweb" => {
             judge(Risk::High, format!("git {sub} uses the network")).net()
         }
+        "archive" => archive(rest, state),
+        "rm" if (short('f') || has("--force")) && !has("--cached") => judge(
+            Risk::High,
+            "git rm -f deletes files even with uncommitted changes, which are lost",
+        ),
         "difftool" | "mergetool" | "web--browse" | "credential" | "credential-store"
         | "credential-cache" => judge(
             Risk::High,
@@ -520,12 +526,13 @@ fn subcommand(sub: &str, rest: &[Word], state: &State, depth: usize) -> Judgemen
         ),
         "add" | "commit" | "checkout" | "switch" | "restore" | "reset" | "merge" | "rebase"
         | "cherry-pick" | "revert" | "mv" | "rm" | "init" | "apply" | "am" | "format-patch"
-        | "archive" | "bisect" | "notes" | "sparse-checkout" | "clean" | "stage"
-        | "update-index" | "read-tree" | "write-tree" | "commit-tree" | "hash-object"
-        | "pack-refs" | "repack" | "fsck" | "range-diff" | "cherry" | "merge-tree" | "mktag"
-        | "mktree" | "citool" | "gui" | "rerere" | "fast-import" | "fast-export" | "bundle"
-        | "unpack-objects" | "checkout-index" | "interpret-trailers" | "mailinfo" | "mailsplit"
-        | "stripspace" => judge(Risk::Medium, format!("git {sub} changes repository state")),
+        | "bisect" | "notes" | "sparse-checkout" | "clean" | "stage" | "update-index"
+        | "read-tree" | "write-tree" | "commit-tree" | "hash-object" | "pack-refs" | "repack"
+        | "fsck" | "range-diff" | "cherry" | "merge-tree" | "mktag" | "mktree" | "citool"
+        | "gui" | "rerere" | "fast-import" | "fast-export" | "bundle" | "unpack-objects"
+        | "checkout-index" | "interpret-trailers" | "mailinfo" | "mailsplit" | "stripspace" => {
+            judge(Risk::Medium, format!("git {sub} changes repository state"))
+        }
         "reflog" => judge(Risk::Medium, "git reflog changes the reflog"),
         _ => judge(
             Risk::Medium,
@@ -534,6 +541,41 @@ fn subcommand(sub: &str, rest: &[Word], state: &State, depth: usize) -> Judgemen
             ),
         ),
     }
+}
+
+/// `git archive`: writes the archive to its output (`-o FILE`, `--output=FILE`) or prints
+/// it; `--remote` fetches it over the network.
+fn archive(rest: &[Word], state: &State) -> Judgement {
+    let mut j = judge(Risk::Medium, "git archive writes an archive");
+    let mut i = 0;
+    while i < rest.len() {
+        let t = rest[i].text.as_str();
+        if t == "--" {
+            break;
+        }
+        let output = match t {
+            "-o" | "--output" => {
+                i += 1;
+                rest.get(i).cloned()
+            }
+            _ if t.starts_with("--output=") => Some(Word::literal(&t[9..])),
+            _ if t.starts_with("-o") => Some(Word::literal(&t[2..])),
+            _ => None,
+        };
+        if let Some(out) = output {
+            j = j.worst(writes_at(&out, state, "writes the archive to"));
+        }
+        if t == "--remote" || t.starts_with("--remote=") {
+            j = j
+                .at_least(
+                    Risk::High,
+                    "git archive --remote fetches from another machine",
+                )
+                .net();
+        }
+        i += 1;
+    }
+    j
 }
 
 /// A read-only subcommand with recognised options: what it reads.

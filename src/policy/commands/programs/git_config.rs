@@ -7,6 +7,24 @@ use super::super::Risk;
 use super::super::parse::Word;
 use super::{Judgement, State, judge, nested, reads, writes_at};
 
+/// What setting `key` to `value` makes git write: the `trace2.*Target` keys append git's
+/// trace to the file their value names (an absolute path; other values mean standard
+/// error, a file descriptor or a socket), so that file is judged as a write.
+pub(super) fn config_writes(key: &str, value: &str, state: &State) -> Option<Judgement> {
+    let k = key.to_ascii_lowercase();
+    if !(k.starts_with("trace2.") && k.ends_with("target")) {
+        return None;
+    }
+    let path = value.trim();
+    (path.starts_with('/') || path.starts_with('~')).then(|| {
+        writes_at(
+            &Word::literal(path),
+            state,
+            &format!("{key} writes git's trace to"),
+        )
+    })
+}
+
 /// What setting `key` to `value` makes git run, judged as the shell command it is: an
 /// alias starting with `!` and the program keys (`core.pager`, `core.sshCommand`, …) run
 /// their value through the shell. (The key's own risk is judged by [`config_key`].)
@@ -36,6 +54,7 @@ pub(super) fn config_key(key: &str) -> (Risk, String) {
         ".gitproxy", ".path", "receivepack", "uploadpack", "packobjectshook", ".external",
         ".viewer", ".browser", ".insteadof", ".pushinsteadof", ".update", "difffilter", ".proxy",
         ".worktree", ".alternaterefscommand", ".attributesfile", ".excludesfile", ".templatedir",
+        ".tunnel", ".vcs", ".httpd", ".template", ".smtpserver", ".tocmd", ".cccmd",
     ];
     const RUNS_PREFIX: &[&str] = &[
         "alias.", "include", "pager.", "filter.", "credential", "gpg", "sequence.", "difftool.",
@@ -126,6 +145,12 @@ pub(super) fn config(rest: &[Word], state: &State, depth: usize) -> Judgement {
     let (level, reason) = config_key(&key);
     let mut j =
         judge(Risk::Medium, "changes the repository's git configuration").at_least(level, reason);
+    if let Some(value) = setting
+        && !value.dynamic
+        && let Some(write) = config_writes(&key, &value.text, state)
+    {
+        j = j.worst(write);
+    }
     if level == Risk::High
         && let Some(value) = setting
     {
@@ -172,6 +197,11 @@ mod tests {
             "sequence.editor",
             "pager.log",
             "url.x.insteadOf",
+            "imap.tunnel",
+            "remote.origin.vcs",
+            "instaweb.httpd",
+            "commit.template",
+            "sendemail.toCmd",
         ] {
             assert_eq!(config_key(key).0, Risk::High, "{key}");
         }

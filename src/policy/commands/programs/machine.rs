@@ -4,6 +4,7 @@
 //! inside one a person should see them before they run.
 
 use super::super::Risk;
+use super::super::options::{Spec, parse};
 use super::super::parse::Word;
 use super::{Judgement, is_flag, judge};
 
@@ -14,7 +15,7 @@ const MACHINE: &[&str] = &[
     "ifconfig", "route", "nmcli", "tc", "brctl", "ethtool", "hwclock", "timedatectl",
     "hostnamectl", "resolvectl", "systemd-resolve", "rfkill", "arp", "iwconfig", "setenforce",
     "auditctl", "udevadm", "sysctl", "ip6tables-restore", "iptables-restore", "ebtables",
-    "ipset", "wg", "tunctl", "vconfig", "ntpdate", "chronyc", "adjtimex", "setpci", "kexec",
+    "ipset", "wg", "tunctl", "vconfig", "ntpdate", "chronyc", "adjtimex", "setpci",
 ];
 
 /// Judge `name` when it changes the machine; `None` for every other program.
@@ -25,6 +26,7 @@ pub(super) fn machine(name: &str, args: &[Word]) -> Option<Judgement> {
             "`killall5` signals every process on the machine",
         ),
         "kill" => kill(args),
+        "pkill" | "killall" | "skill" | "xkill" => kill_by_name(name, args),
         "ip" => ip(args),
         "date" if args.iter().any(|w| sets_date(&w.text)) => {
             judge(Risk::High, "`date -s` sets the machine's clock")
@@ -39,18 +41,153 @@ pub(super) fn machine(name: &str, args: &[Word]) -> Option<Judgement> {
                 )
             }
         }
-        _ => return None,
+        _ => {
+            return super::power::power(name, args).or_else(|| super::disks::disk_tool(name, args));
+        }
     })
 }
 
-/// `-s`, `--set`, `--set=…`, or short flags holding `s` (`-us`).
+/// Whether a process-name pattern (an extended regular expression matched anywhere in
+/// the name) matches every process: only `.`, `*`, `+`, `?` and parentheses once anchors
+/// are removed (`.`, `.*`, `^.*$`, the empty pattern), in one of its alternatives.
+fn matches_every_name(pattern: &str) -> bool {
+    pattern.split('|').any(|alt| {
+        alt.trim_start_matches('^')
+            .trim_end_matches('$')
+            .chars()
+            .all(|c| matches!(c, '.' | '*' | '+' | '?' | '(' | ')'))
+    })
+}
+
+/// `pkill`, `killall`, `skill`, `xkill`: high; forbidden when what they match is every
+/// process (`pkill -f .`, `killall -r '.*'`) or every process of a user (`pkill -u dev`,
+/// `killall -u dev` with no name), as `kill -9 -1` is.
+fn kill_by_name(name: &str, args: &[Word]) -> Judgement {
+    let high = judge(Risk::High, format!("`{name}` stops running processes"));
+    let every = |what: &str| {
+        judge(
+            Risk::Forbidden,
+            format!("`{name}` {what}, like `kill -9 -1`"),
+        )
+    };
+    let signal_free: Vec<Word> = args
+        .iter()
+        .filter(|w| {
+            let t = w.text.as_str();
+            let sig = t.strip_prefix('-').unwrap_or("");
+            !(t.starts_with('-')
+                && !sig.is_empty()
+                && (sig.chars().all(|c| c.is_ascii_digit())
+                    || (sig.len() >= 2
+                        && sig.starts_with(|c: char| c.is_ascii_uppercase())
+                        && sig
+                            .chars()
+                            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit()))))
+        })
+        .cloned()
+        .collect();
+    let spec = match name {
+        "pkill" => Spec {
+            flags: "efinoxcLAvwhVHe",
+            valued: "gGPstuUFOrqd",
+            long: &[
+                "signal=",
+                "echo",
+                "full",
+                "ignore-case",
+                "newest",
+                "oldest",
+                "exact",
+                "count",
+                "pgroup=",
+                "group=",
+                "parent=",
+                "session=",
+                "terminal=",
+                "euid=",
+                "uid=",
+                "pidfile=",
+                "logpidfile",
+                "older=",
+                "runstates=",
+                "ignore-ancestors",
+                "queue=",
+                "require-handler",
+                "inverse",
+                "help",
+                "version",
+                "ns=",
+                "nslist=",
+                "cgroup=",
+                "env=",
+            ],
+            numeric: false,
+        },
+        "killall" => Spec {
+            flags: "eIgiqrvwlVh",
+            valued: "suyoZn",
+            long: &[
+                "exact",
+                "ignore-case",
+                "process-group",
+                "interactive",
+                "list",
+                "quiet",
+                "regexp",
+                "signal=",
+                "user=",
+                "verbose",
+                "version",
+                "wait",
+                "younger-than=",
+                "older-than=",
+                "context=",
+                "ns=",
+                "help",
+            ],
+            numeric: false,
+        },
+        _ => return high,
+    };
+    let Ok(parsed) = parse(&spec, &signal_free, false) else {
+        return high;
+    };
+    if parsed.operands.iter().any(|w| w.dynamic) {
+        return high;
+    }
+    let by_user = parsed.has(&["-u", "--euid", "-U", "--uid", "--user", "-G", "--group"]);
+    let patterns: Vec<&str> = parsed.operands.iter().map(|w| w.text.as_str()).collect();
+    if by_user && patterns.is_empty() {
+        return every("signals every process of a user");
+    }
+    if name == "pkill" && parsed.has(&["-v", "--inverse"]) {
+        return every("signals every process but the ones it names");
+    }
+    let regex = name == "pkill" || parsed.has(&["-r", "--regexp"]);
+    if regex && patterns.iter().any(|p| matches_every_name(p)) {
+        return every("matches every process");
+    }
+    high
+}
+
+/// `-s`, `--set`, `--set=…`, or `s` among short flags (`-us`) before a letter whose value
+/// takes the rest of the word (`-Iseconds` is `-I seconds`, `-d@0` is a date).
 fn sets_date(t: &str) -> bool {
-    t == "--set"
-        || t.starts_with("--set=")
-        || (t.starts_with('-')
-            && !t.starts_with("--")
-            && t[1..].chars().all(|c| c.is_ascii_alphabetic())
-            && t.contains('s'))
+    if t == "--set" || t.starts_with("--set=") {
+        return true;
+    }
+    let Some(letters) = t.strip_prefix('-').filter(|l| !l.starts_with('-')) else {
+        return false;
+    };
+    for c in letters.chars() {
+        match c {
+            's' => return true,
+            'd' | 'f' | 'r' | 'I' => return false,
+            c if c.is_ascii_alphabetic() => {}
+            _ => return false,
+        }
+    }
+    false
 }
 
 /// `kill`: high; forbidden when its target is `-1` (every process it may signal).
@@ -188,6 +325,8 @@ mod tests {
         assert_eq!(level("date", "-s 2020-01-01"), Risk::High);
         assert_eq!(level("date", "--set=2020-01-01"), Risk::High);
         assert_eq!(level("date", "-us 2020-01-01"), Risk::High);
+        assert_eq!(level("date", "-Iseconds"), Risk::ReadOnly);
+        assert_eq!(level("date", "-d@5"), Risk::ReadOnly);
         assert_eq!(level("hostnamectl", "set-hostname x"), Risk::High);
         assert_eq!(level("hostnamectl", ""), Risk::ReadOnly);
         assert_eq!(level("sysctl", "-w kernel.x=1"), Risk::High);
@@ -195,6 +334,26 @@ mod tests {
         assert_eq!(level("sysctl", "-a"), Risk::ReadOnly);
         assert_eq!(level("ifconfig", "lo down"), Risk::High);
         assert_eq!(level("ifconfig", "-a"), Risk::ReadOnly);
+    }
+
+    #[test]
+    fn killing_every_process_by_name_or_user_is_forbidden() {
+        assert_eq!(level("pkill", "-9 ."), Risk::Forbidden);
+        assert_eq!(level("pkill", "-SIGKILL -f ^.*$"), Risk::Forbidden);
+        assert_eq!(level("pkill", "-f x|."), Risk::Forbidden);
+        assert_eq!(level("pkill", "-U 1000"), Risk::Forbidden);
+        assert_eq!(level("pkill", "-v -f firefox"), Risk::Forbidden);
+        assert_eq!(level("killall", "-9 -r (.*)"), Risk::Forbidden);
+        assert_eq!(level("killall", "-u dev"), Risk::Forbidden);
+        assert_eq!(level("killall", "-u dev node"), Risk::High);
+        assert_eq!(
+            level("killall", "."),
+            Risk::High,
+            "without -r names are exact"
+        );
+        assert_eq!(level("pkill", "-f node.server"), Risk::High);
+        assert_eq!(level("pkill", "-P 1234"), Risk::High);
+        assert_eq!(level("xkill", ""), Risk::High);
     }
 
     #[test]

@@ -9,23 +9,32 @@
 
 mod awk;
 mod build;
+mod build_tools;
 mod builtins;
 mod dev;
+mod disks;
+mod dispatch;
 mod editors;
 mod evaluate;
 mod files;
+mod find;
 mod git;
 mod git_config;
 mod machine;
+mod make;
+mod packages;
+mod power;
 mod readonly;
+mod readonly_table;
 mod remote;
 mod sed;
 mod state;
+mod stdin_code;
 mod tables;
+mod tar;
 mod wrappers;
 
 pub use state::{PipedInput, State};
-use tables::*;
 
 use super::parse::{SimpleCommand, Word};
 use super::place::protected;
@@ -295,6 +304,11 @@ pub(super) fn write_to(p: &Place, shown: &str, verb: &str) -> Judgement {
 /// credentials).
 pub(super) fn writes_at(w: &Word, state: &State, verb: &str) -> Judgement {
     worst_over(w, state, |alt, p| {
+        if let Place::Outside(path) = p
+            && let Some(reason) = power::power_file(&path.to_string_lossy())
+        {
+            return judge(Risk::Forbidden, reason);
+        }
         let j = write_to(p, &alt.text, verb);
         match protected(alt, &state.ctx, Access::Write) {
             Some(reason) => j.at_least(Risk::High, reason),
@@ -463,7 +477,7 @@ pub(super) fn program(
             ),
         );
     }
-    let mut j = named_program(words, state, depth, extra_dynamic);
+    let mut j = dispatch::named_program(words, state, depth, extra_dynamic);
     let unproven = !j.grantable || j.level >= Risk::High;
     if j.level >= Risk::Medium && j.level < Risk::Forbidden && unproven && state.scan_unknown {
         j = j.worst(forbidden_among(&words[1..], state, depth));
@@ -505,191 +519,6 @@ pub(super) fn program(
             .collect();
     }
     j
-}
-
-fn named_program(
-    words: &[Word],
-    state: &mut State,
-    depth: usize,
-    extra_dynamic: bool,
-) -> Judgement {
-    let first = &words[0];
-    let name = basename(&first.text).to_string();
-    let args = &words[1..];
-    if let Some((_, value)) = state.aliases.iter().rev().find(|(a, _)| *a == first.text) {
-        // `alias r='rm -rf'` earlier in the line: some shells (dash) run `r ~` as `rm -rf ~`.
-        let line = format!("{value} {}", join_words(args));
-        let via = format!("the alias {}", first.text);
-        return judge(Risk::Medium, format!("runs the alias {}", first.text))
-            .ungrantable()
-            .worst(nested(&line, state, depth, &via));
-    }
-    if let Some(j) = wrappers::wrapper(&name, args, state, depth, extra_dynamic) {
-        return j;
-    }
-    if let Some(j) = builtins::builtin(&name, args, state, depth) {
-        return j;
-    }
-    if let Some(j) = dev::runs_in_env(&name, args, state, depth) {
-        return j;
-    }
-    if let Some(j) = machine::machine(&name, args) {
-        return j;
-    }
-    if let Some(j) = editors::editor(&name, args, state, depth) {
-        return j;
-    }
-    match name.as_str() {
-        "" => judge(Risk::High, "an empty program name"),
-        s if SHELLS.contains(&s) => dev::shell(&name, args, state, depth),
-        d if DISK_DESTROYERS.contains(&d) || d.starts_with("mkfs.") => judge(
-            Risk::Forbidden,
-            format!("`{name}` formats or repartitions disks"),
-        ),
-        p if POWER.contains(&p) => judge(
-            Risk::Forbidden,
-            format!("`{name}` stops or restarts the machine"),
-        ),
-        "init" | "telinit" if args.iter().any(|w| w.text == "0" || w.text == "6") => {
-            judge(Risk::Forbidden, "switches the machine off or restarts it")
-        }
-        "systemctl" => match args.iter().find(|w| !is_flag(w)).map(|w| w.text.as_str()) {
-            Some(
-                "poweroff" | "reboot" | "halt" | "kexec" | "suspend" | "hibernate" | "emergency"
-                | "rescue",
-            ) => judge(Risk::Forbidden, "stops or restarts the machine"),
-            Some(
-                "status" | "list-units" | "list-unit-files" | "show" | "cat" | "is-active"
-                | "is-enabled",
-            ) if args
-                .iter()
-                .all(|w| !w.text.starts_with('-') || w.text == "--no-pager") =>
-            {
-                judge(Risk::ReadOnly, "shows service state")
-            }
-            _ => judge(Risk::High, "changes system services"),
-        },
-        "rm" | "unlink" | "shred" | "srm" => files::rm(&name, args, state, extra_dynamic),
-        "rmdir" => files::writes(args, state, "removes", Risk::Medium, extra_dynamic),
-        "chmod" | "chown" | "chgrp" => files::perms(&name, args, state),
-        "dd" => files::dd(args, state),
-        "killall" | "pkill" | "skill" | "xkill" => {
-            judge(Risk::High, format!("`{name}` stops running processes"))
-        }
-        n if NETWORK_CLIENTS.contains(&n) => {
-            let mut j = judge(Risk::High, format!("`{name}` uses the network")).net();
-            for command in remote::local_commands(&name, args) {
-                j = j.worst(
-                    nested_shell(&command, state, depth)
-                        .at_least(Risk::High, format!("`{name}` runs a local command")),
-                );
-            }
-            j
-        }
-        "ping" | "traceroute" | "mtr" => {
-            judge(Risk::Medium, format!("`{name}` sends network probes")).net()
-        }
-        i if INFRA.contains(&i) => judge(
-            Risk::High,
-            format!("`{name}` controls containers or infrastructure"),
-        )
-        .net(),
-        a if SYSTEM_ADMIN.contains(&a) => {
-            judge(Risk::High, format!("`{name}` changes system configuration"))
-        }
-        "mount" | "umount" => {
-            if args.is_empty() {
-                judge(Risk::ReadOnly, "lists mounts")
-            } else {
-                judge(Risk::High, "changes mounted filesystems")
-            }
-        }
-        p if PACKAGE_MANAGERS.contains(&p) => dev::system_packages(&name, args),
-        "find" => files::find(args, state, depth),
-        "sed" | "gsed" => sed::sed(&name, args, state, depth),
-        "awk" | "gawk" | "mawk" | "nawk" => awk::awk(&name, args, state),
-        "tee" => files::writes(args, state, "writes", Risk::ReadOnly, false),
-        "cp" => files::copy(args, state, extra_dynamic),
-        "mv" => files::writes(args, state, "moves", Risk::Medium, extra_dynamic),
-        "ln" | "link" => files::link(args, state),
-        "mkdir" | "touch" | "truncate" | "mkfifo" | "mknod" | "install" => files::writes(
-            args,
-            state,
-            "creates or changes",
-            Risk::Medium,
-            extra_dynamic,
-        ),
-        "mktemp" => judge(Risk::Medium, "creates a temporary file"),
-        "patch" => judge(Risk::Medium, "applies a patch to files"),
-        "tar" => files::tar(args, state, depth),
-        "unzip" | "zip" | "7z" | "unrar" | "split" | "csplit" => {
-            judge(Risk::Medium, format!("`{name}` writes files"))
-        }
-        "gzip" | "gunzip" | "bzip2" | "bunzip2" | "xz" | "unxz" | "zstd" | "unzstd" | "lz4" => {
-            files::compress(&name, args, state)
-        }
-        "git" => git::git(args, state, depth),
-        "cargo" => build::cargo(args, state),
-        "npm" | "pnpm" | "yarn" | "bun" => dev::js_packages(&name, args),
-        "npx" | "bunx" | "pnpx" => judge(
-            Risk::Medium,
-            format!("`{name}` downloads and runs a package"),
-        )
-        .net(),
-        "pip" | "pip3" | "uv" | "poetry" | "pipenv" | "conda" | "mamba" | "pipx" | "gem"
-        | "bundle" | "composer" => dev::lang_packages(&name, args),
-        "go" => build::go(args, state),
-        "make" | "gmake" => build::make(args, state),
-        f if FORMATTERS_WRITING.contains(&f) => build::formatter(&name, args),
-        b if BUILD_TEST.contains(&b) => build::build_tool(&name, args, state),
-        "python" | "python2" | "python3" | "node" | "ruby" | "perl" | "php" | "deno" | "lua"
-        | "Rscript" | "julia" => dev::interpreter(&name, args, state, depth),
-        n if n.starts_with("python3.") => dev::interpreter(&name, args, state, depth),
-        _ => match readonly::lookup(&name) {
-            Some(ro) => {
-                let mut j = readonly::judge_read_only(&name, &ro, args, state);
-                if searches_trees(&name, args) {
-                    let ops = operands(args);
-                    if ops.is_empty() {
-                        j = j.worst(reads_tree(&Word::literal("."), state));
-                    }
-                    for op in ops {
-                        j = j.worst(reads_tree(op, state));
-                    }
-                }
-                j
-            }
-            None => unknown(&name, first, args, state, depth),
-        },
-    }
-}
-
-/// A program Loom has no rules for: it may do anything, so it is medium at least; and
-/// since it may run its arguments as a command (as `strace`, `fakeroot` or a custom
-/// wrapper do), a forbidden command among them makes it forbidden.
-fn unknown(name: &str, first: &Word, args: &[Word], state: &State, depth: usize) -> Judgement {
-    let base = if first.text.contains('/') {
-        judge(
-            Risk::Medium,
-            format!("runs `{}`, a program Loom cannot inspect", first.text),
-        )
-    } else {
-        judge(
-            Risk::Medium,
-            format!("`{name}` is not a program Loom knows, so it may change files"),
-        )
-    };
-    let mut j = base;
-    for w in args.iter().filter(|w| !is_flag(w)) {
-        if let Some(reason) = protected(w, &state.ctx, Access::Read) {
-            j = j.at_least(Risk::High, reason);
-        }
-    }
-    if state.scan_unknown {
-        j.worst(forbidden_among(args, state, depth))
-    } else {
-        j
-    }
 }
 
 /// The worst of judging each suffix of `args` as a command and each argument as a shell

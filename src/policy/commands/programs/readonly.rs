@@ -6,11 +6,19 @@
 //! `tree -o`, `file -C`, `xxd -r`), the operands it reads name no protected path, and the
 //! few operands that write (`uniq IN OUT`, `xxd IN OUT`, `sort -o FILE`) are judged as
 //! writes. Anything else is at least medium, with the unrecognised word named.
+//!
+//! Two shapes read files the operands do not show, so they ask: a list of names read from
+//! input or a file (`sort --files0-from=-`, `file -f LIST`, and any read-only program run
+//! by `xargs`, which appends paths only known at run time), and binutils' response files
+//! (`strings @FILE` reads FILE and takes its words as options). The table itself is in
+//! [`super::readonly_table`].
 
 use super::super::options::{Spec, parse};
 use super::super::parse::Word;
 use super::super::{Risk, place};
 use super::{Judgement, State, judge, write_to};
+
+pub(super) use super::readonly_table::lookup;
 
 /// How a program treats its operands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -35,9 +43,15 @@ pub(super) struct ReadOnly {
     pub operands: Operands,
     /// Options whose value is a file the program reads.
     pub read_values: &'static [&'static str],
+    /// Options whose value is a file (or `-`, the input) holding the names of the files to
+    /// read: those names are unknown, so the call asks.
+    pub name_lists: &'static [&'static str],
+    /// The program expands `@FILE` arguments into options read from FILE (binutils).
+    pub response_files: bool,
 }
 
-const fn ro(
+/// A read-only program with these options and operands, inert, reading no option values.
+pub(super) const fn ro(
     flags: &'static str,
     valued: &'static str,
     long: &'static [&'static str],
@@ -53,627 +67,109 @@ const fn ro(
         inert: true,
         operands,
         read_values: &[],
+        name_lists: &[],
+        response_files: false,
     }
 }
 
-const fn numeric(mut r: ReadOnly) -> ReadOnly {
+/// The same program, also taking `-NUM` (`head -5`).
+pub(super) const fn numeric(mut r: ReadOnly) -> ReadOnly {
     r.spec.numeric = true;
     r
 }
 
-const fn reads(mut r: ReadOnly, values: &'static [&'static str]) -> ReadOnly {
+/// The same program, whose `values` options name files it reads.
+pub(super) const fn reads(mut r: ReadOnly, values: &'static [&'static str]) -> ReadOnly {
     r.read_values = values;
     r
 }
 
-const fn not_inert(mut r: ReadOnly) -> ReadOnly {
+/// The same program, which has options (recognised or not) that write, run or connect.
+pub(super) const fn not_inert(mut r: ReadOnly) -> ReadOnly {
     r.inert = false;
     r
 }
 
-use Operands::{Paths, PatternThenPaths, Text};
+/// The same program, whose `values` options name a list of the files to read.
+pub(super) const fn name_lists(mut r: ReadOnly, values: &'static [&'static str]) -> ReadOnly {
+    r.name_lists = values;
+    r
+}
 
-const HV: &[&str] = &["help", "version"];
-
-#[rustfmt::skip]
-const LS_LONG: &[&str] = &[
-    "all", "almost-all", "author", "escape", "block-size=", "ignore-backups", "color?",
-    "colour?", "directory", "dired", "classify?", "file-type", "format=", "full-time",
-    "group-directories-first", "no-group", "human-readable", "si", "dereference-command-line",
-    "dereference-command-line-symlink-to-dir", "hide=", "hyperlink?", "indicator-style=",
-    "inode", "ignore=", "kibibytes", "dereference", "numeric-uid-gid", "literal",
-    "hide-control-chars", "show-control-chars", "quote-name", "quoting-style=", "reverse",
-    "recursive", "size", "sort=", "time=", "time-style=", "tabsize=", "width=", "context",
-    "zero", "help", "version",
-];
-
-#[rustfmt::skip]
-const GREP_LONG: &[&str] = &[
-    "extended-regexp", "fixed-strings", "basic-regexp", "perl-regexp", "regexp=", "file=",
-    "ignore-case", "no-ignore-case", "word-regexp", "line-regexp", "null-data", "no-messages",
-    "invert-match", "version", "help", "max-count=", "byte-offset", "line-number",
-    "no-line-number", "line-buffered", "with-filename", "no-filename", "label=", "only-matching",
-    "quiet", "silent", "binary-files=", "text", "directories=", "devices=", "recursive",
-    "dereference-recursive", "include=", "exclude=", "exclude-from=", "exclude-dir=",
-    "files-without-match", "files-with-matches", "count", "initial-tab", "null",
-    "before-context=", "after-context=", "context=", "color?", "colour?", "binary",
-];
-
-#[rustfmt::skip]
-const RG_LONG: &[&str] = &[
-    "after-context=", "before-context=", "context=", "binary", "no-binary", "block-buffered",
-    "byte-offset", "case-sensitive", "color=", "colors=", "column", "no-column", "count",
-    "count-matches", "crlf", "dfa-size-limit=", "encoding=", "engine=", "file=", "files",
-    "files-with-matches", "files-without-match", "fixed-strings", "follow", "glob=",
-    "glob-case-insensitive", "heading", "no-heading", "help", "hidden", "no-hidden", "iglob=",
-    "ignore-case", "ignore-file=", "ignore-file-case-insensitive", "include-zero",
-    "invert-match", "json", "line-buffered", "line-number", "no-line-number", "line-regexp",
-    "max-columns=", "max-columns-preview", "max-count=", "max-depth=", "max-filesize=", "mmap",
-    "no-mmap", "multiline", "multiline-dotall", "no-config", "no-filename", "no-ignore",
-    "no-ignore-dot", "no-ignore-exclude", "no-ignore-files", "no-ignore-global",
-    "no-ignore-messages", "no-ignore-parent", "no-ignore-vcs", "no-messages", "no-pcre2-unicode",
-    "no-require-git", "no-unicode", "null", "null-data", "one-file-system", "only-matching",
-    "passthru", "path-separator=", "pcre2", "pretty", "quiet", "regex-size-limit=", "regexp=",
-    "replace=", "search-zip", "smart-case", "sort=", "sortr=", "stats", "text", "threads=",
-    "trim", "type=", "type-add=", "type-clear=", "type-list", "type-not=", "unrestricted",
-    "vimgrep", "with-filename", "word-regexp", "version",
-];
-
-#[rustfmt::skip]
-const DIFF_LONG: &[&str] = &[
-    "brief", "report-identical-files", "context?", "unified?", "ed", "normal", "rcs",
-    "side-by-side", "width=", "left-column", "suppress-common-lines", "expand-tabs",
-    "initial-tab", "tabsize=", "suppress-blank-empty", "label=", "show-c-function",
-    "show-function-line=", "recursive", "no-dereference", "new-file", "unidirectional-new-file",
-    "ignore-file-name-case", "no-ignore-file-name-case", "exclude=", "exclude-from=",
-    "starting-file=", "from-file=", "to-file=", "ignore-case", "ignore-tab-expansion",
-    "ignore-trailing-space", "ignore-space-change", "ignore-all-space", "ignore-blank-lines",
-    "ignore-matching-lines=", "text", "strip-trailing-cr", "minimal", "horizon-lines=",
-    "speed-large-files", "color?", "palette=", "line-format=", "old-line-format=",
-    "new-line-format=", "unchanged-line-format=", "old-group-format=", "new-group-format=",
-    "changed-group-format=", "unchanged-group-format=", "help", "version",
-];
-
-#[rustfmt::skip]
-const SORT_LONG: &[&str] = &[
-    "ignore-leading-blanks", "dictionary-order", "ignore-case", "general-numeric-sort",
-    "ignore-nonprinting", "month-sort", "human-numeric-sort", "numeric-sort", "random-sort",
-    "random-source=", "reverse", "sort=", "version-sort", "batch-size=", "check?", "debug",
-    "files0-from=", "key=", "merge", "output=", "stable", "buffer-size=", "field-separator=",
-    "temporary-directory=", "parallel=", "unique", "zero-terminated", "help", "version",
-];
-
-#[rustfmt::skip]
-const SUMS: ReadOnly = ro(
-    "bctwz",
-    "",
-    &[
-        "binary", "check", "tag", "text", "zero", "ignore-missing", "quiet", "status", "strict",
-        "warn", "help", "version",
-    ],
-    Paths,
-);
-
-/// The table: what Loom knows about each read-only program, or `None`.
-#[rustfmt::skip]
-pub(super) fn lookup(name: &str) -> Option<ReadOnly> {
-    Some(match name {
-        "ls" | "dir" | "vdir" => ro(
-            "aAbBcCdDfFgGhHiklLmnNopqQrRsStuUvwxXZ1",
-            "ITw",
-            LS_LONG,
-            Paths,
-        ),
-        "cat" => ro(
-            "AbeEnstTuv",
-            "",
-            &[
-                "show-all", "number-nonblank", "show-ends", "number", "squeeze-blank",
-                "show-tabs", "show-nonprinting", "help", "version",
-            ],
-            Paths,
-        ),
-        "head" => numeric(ro(
-            "qvz",
-            "cn",
-            &[
-                "bytes=", "lines=", "quiet", "silent", "verbose", "zero-terminated", "help",
-                "version",
-            ],
-            Paths,
-        )),
-        "tail" => numeric(ro(
-            "fFqvz",
-            "cns",
-            &[
-                "bytes=", "lines=", "follow?", "retry", "pid=", "max-unchanged-stats=",
-                "sleep-interval=", "quiet", "silent", "verbose", "zero-terminated", "help",
-                "version",
-            ],
-            Paths,
-        )),
-        "wc" => reads(
-            ro(
-                "cmlLw",
-                "",
-                &[
-                    "bytes", "chars", "lines", "max-line-length", "words", "files0-from=",
-                    "total=", "help", "version",
-                ],
-                Paths,
-            ),
-            &["--files0-from"],
-        ),
-        "grep" | "egrep" | "fgrep" => reads(
-            numeric(ro(
-                "EFGPiyvwxczLlHhnbsqoTUZaIrR",
-                "efmABCdD",
-                GREP_LONG,
-                PatternThenPaths,
-            )),
-            &["-f", "--file", "--exclude-from"],
-        ),
-        "rg" => reads(
-            not_inert(ro(
-                "abcFHhiIlLnNopPqSsuUvVwxz0.",
-                "ABCEefgjMmrtTd",
-                RG_LONG,
-                PatternThenPaths,
-            )),
-            &["-f", "--file", "--ignore-file"],
-        ),
-        "pwd" => ro("LP", "", &["logical", "physical", "help", "version"], Text),
-        "echo" => ro("neE", "", &["help", "version"], Text),
-        "printf" => ro("", "v", HV, Text),
-        "which" => ro("as", "", &["all"], Text),
-        "whereis" => ro("bmsul", "BMSf", &[], Text),
-        "type" => ro("afptP", "", &[], Text),
-        "file" => reads(
-            not_inert(ro(
-                "bcdEhiklLNnprsSvzZ0",
-                "emfFP",
-                &[
-                    "brief", "mime", "mime-type", "mime-encoding", "keep-going",
-                    "no-dereference", "dereference", "no-pad", "raw", "special-files",
-                    "uncompress", "uncompress-noreport", "separator=", "files-from=", "exclude=",
-                    "extension", "apple", "print0", "help", "version",
-                ],
-                Paths,
-            )),
-            &["-f", "--files-from", "-m"],
-        ),
-        "stat" => ro(
-            "LfSt",
-            "c",
-            &[
-                "dereference", "file-system", "format=", "printf=", "terse", "cached=", "help",
-                "version",
-            ],
-            Paths,
-        ),
-        "du" => reads(
-            ro(
-                "0abcDhHklLmPsSx",
-                "BdtX",
-                &[
-                    "null", "all", "apparent-size", "block-size=", "bytes", "total",
-                    "dereference-args", "human-readable", "inodes", "dereference", "count-links",
-                    "max-depth=", "no-dereference", "separate-dirs", "si", "summarize",
-                    "threshold=", "time?", "time-style=", "exclude-from=", "exclude=",
-                    "one-file-system", "files0-from=", "help", "version",
-                ],
-                Paths,
-            ),
-            &["-X", "--exclude-from", "--files0-from"],
-        ),
-        "df" => ro(
-            "aHhiklPTv",
-            "Btx",
-            &[
-                "all", "block-size=", "human-readable", "si", "inodes", "local", "no-sync",
-                "output?", "portability", "print-type", "sync", "total", "type=",
-                "exclude-type=", "help", "version",
-            ],
-            Paths,
-        ),
-        "tree" => not_inert(ro(
-            "adlfxpsughDFqNQrtvUCASnJX",
-            "LPI",
-            &[
-                "dirsfirst", "filelimit=", "noreport", "charset=", "gitignore", "du", "prune",
-                "matchdirs", "ignore-case", "sort=", "timefmt=", "inodes", "device", "si",
-                "info", "metafirst", "help", "version",
-            ],
-            Paths,
-        )),
-        "cut" => ro(
-            "nsz",
-            "bcdf",
-            &[
-                "bytes=", "characters=", "delimiter=", "fields=", "complement", "only-delimited",
-                "output-delimiter=", "zero-terminated", "help", "version",
-            ],
-            Paths,
-        ),
-        "tr" => ro(
-            "cCdst",
-            "",
-            &[
-                "complement", "delete", "squeeze-repeats", "truncate-set1", "help", "version",
-            ],
-            Text,
-        ),
-        "diff" => reads(
-            numeric(ro("qscuenyltTrNiEZbwBadpP", "CUWxXSIDFL", DIFF_LONG, Paths)),
-            &["-X", "--exclude-from", "--from-file", "--to-file"],
-        ),
-        "cmp" => ro(
-            "bls",
-            "in",
-            &[
-                "print-bytes", "ignore-initial=", "verbose", "bytes=", "quiet", "silent", "help",
-                "version",
-            ],
-            Paths,
-        ),
-        "comm" => ro(
-            "123iz",
-            "",
-            &[
-                "check-order", "nocheck-order", "output-delimiter=", "total", "zero-terminated",
-                "help", "version",
-            ],
-            Paths,
-        ),
-        "basename" => ro(
-            "asz",
-            "s",
-            &["multiple", "suffix=", "zero", "help", "version"],
-            Text,
-        ),
-        "dirname" => ro("z", "", &["zero", "help", "version"], Text),
-        "realpath" => ro(
-            "eEmLPqsz",
-            "",
-            &[
-                "canonicalize-existing", "canonicalize-missing", "logical", "physical", "quiet",
-                "relative-to=", "relative-base=", "strip", "no-symlinks", "zero", "help",
-                "version",
-            ],
-            Text,
-        ),
-        "readlink" => ro(
-            "efmnqsvz",
-            "",
-            &[
-                "canonicalize", "canonicalize-existing", "canonicalize-missing", "no-newline",
-                "quiet", "silent", "verbose", "zero", "help", "version",
-            ],
-            Text,
-        ),
-        "date" => reads(
-            ro(
-                "IRu",
-                "dfr",
-                &[
-                    "date=", "file=", "iso-8601?", "rfc-email", "rfc-3339=", "reference=", "utc",
-                    "universal", "debug", "help", "version",
-                ],
-                Text,
-            ),
-            &["-f", "--file", "-r", "--reference"],
-        ),
-        "printenv" => ro("0", "", &["null", "help", "version"], Text),
-        "whoami" | "groups" | "tty" | "nproc" | "arch" | "logname" | "true" | "false" | "clear"
-        | "getconf" | "tput" | "sleep" | "yes" | "cal" | "ncal" => {
-            ro("", "", &["help", "version", "all"], Text)
-        }
-        "id" => ro(
-            "agGnrzZu",
-            "",
-            &[
-                "context", "group", "groups", "name", "real", "user", "zero", "help", "version",
-            ],
-            Text,
-        ),
-        "uname" => ro(
-            "asnrvmpio",
-            "",
-            &[
-                "all", "kernel-name", "nodename", "kernel-release", "kernel-version", "machine",
-                "processor", "hardware-platform", "operating-system", "help", "version",
-            ],
-            Text,
-        ),
-        "seq" => numeric(ro(
-            "w",
-            "fs",
-            &["format=", "separator=", "equal-width", "help", "version"],
-            Text,
-        )),
-        "jq" => reads(
-            ro(
-                "nrjacsSCMehRV",
-                "fL",
-                &[
-                    "null-input", "raw-input", "slurp", "compact-output", "raw-output",
-                    "raw-output0", "join-output", "ascii-output", "sort-keys", "color-output",
-                    "monochrome-output", "tab", "indent=", "unbuffered", "stream",
-                    "stream-errors", "seq", "exit-status", "arg=", "argjson=", "slurpfile=",
-                    "rawfile=", "args", "jsonargs", "from-file=", "help", "version",
-                ],
-                Paths,
-            ),
-            &["-f", "--from-file", "--slurpfile", "--rawfile"],
-        ),
-        "nl" => ro(
-            "p",
-            "bdfhilnsvw",
-            &[
-                "body-numbering=", "section-delimiter=", "footer-numbering=",
-                "header-numbering=", "line-increment=", "join-blank-lines=", "number-format=",
-                "no-renumber", "number-separator=", "starting-line-number=", "number-width=",
-                "help", "version",
-            ],
-            Paths,
-        ),
-        "fold" => ro(
-            "bs",
-            "w",
-            &["bytes", "spaces", "width=", "help", "version"],
-            Paths,
-        ),
-        "fmt" => numeric(ro(
-            "cstu",
-            "pgw",
-            &[
-                "crown-margin", "prefix=", "split-only", "tagged-paragraph", "uniform-spacing",
-                "width=", "goal=", "help", "version",
-            ],
-            Paths,
-        )),
-        "column" => ro(
-            "tnxedJLr",
-            "socNRHOETWlr",
-            &[
-                "table", "separator=", "output-separator=", "columns=", "fillrows", "json",
-                "table-columns=", "table-right=", "help", "version",
-            ],
-            Paths,
-        ),
-        "paste" => ro(
-            "sz",
-            "d",
-            &[
-                "serial", "delimiters=", "zero-terminated", "help", "version",
-            ],
-            Paths,
-        ),
-        "join" => ro(
-            "iz",
-            "aejotv12",
-            &[
-                "ignore-case", "check-order", "nocheck-order", "header", "zero-terminated",
-                "help", "version",
-            ],
-            Paths,
-        ),
-        "expand" | "unexpand" => numeric(ro(
-            "ia",
-            "t",
-            &["initial", "all", "first-only", "tabs=", "help", "version"],
-            Paths,
-        )),
-        "rev" => ro("0", "", &["zero", "help", "version"], Paths),
-        "tac" => ro(
-            "br",
-            "s",
-            &["before", "regex", "separator=", "help", "version"],
-            Paths,
-        ),
-        "od" => ro(
-            "bcdfiloxsv",
-            "AjNtwS",
-            &[
-                "address-radix=", "endian=", "skip-bytes=", "read-bytes=", "format=",
-                "output-duplicates", "width?", "strings?", "help", "version",
-            ],
-            Paths,
-        ),
-        "hexdump" | "hd" => ro("bcCdovx", "enfsL", &["help", "version"], Paths),
-        "xxd" => not_inert(ro(
-            "aEipuCdh",
-            "cglosn",
-            &["autoskip", "help", "version"],
-            Paths,
-        )),
-        "md5sum" | "sha1sum" | "sha224sum" | "sha256sum" | "sha384sum" | "sha512sum" | "b2sum"
-        | "shasum" => SUMS,
-        "cksum" | "sum" => ro(
-            "rs",
-            "a",
-            &["algorithm=", "untagged", "base64", "raw", "help", "version"],
-            Paths,
-        ),
-        "base64" | "base32" | "basenc" => ro(
-            "di",
-            "w",
-            &[
-                "decode", "ignore-garbage", "wrap=", "base64", "base64url", "base32",
-                "base32hex", "base16", "help", "version",
-            ],
-            Paths,
-        ),
-        "sort" => reads(
-            not_inert(ro("bdfgiMhnRrVcCmsuz", "kotTS", SORT_LONG, Paths)),
-            &["--random-source", "--files0-from"],
-        ),
-        "uniq" => not_inert(numeric(ro(
-            "cdDiuz",
-            "fsw",
-            &[
-                "count", "repeated", "all-repeated?", "skip-fields=", "group?", "ignore-case",
-                "skip-chars=", "unique", "zero-terminated", "check-chars=", "help", "version",
-            ],
-            Paths,
-        ))),
-        "shuf" => reads(
-            not_inert(ro(
-                "erz",
-                "inoN",
-                &[
-                    "echo", "input-range=", "head-count=", "output=", "random-source=", "repeat",
-                    "zero-terminated", "help", "version",
-                ],
-                Paths,
-            )),
-            &["--random-source"],
-        ),
-        "strings" => ro(
-            "afw",
-            "nteoTsd",
-            &[
-                "all", "bytes=", "radix=", "encoding=", "print-file-name",
-                "include-all-whitespace", "help", "version",
-            ],
-            Paths,
-        ),
-        "zcat" | "bzcat" | "xzcat" | "zstdcat" | "lz4cat" => ro(
-            "fqvtlc",
-            "",
-            &["force", "quiet", "verbose", "help", "version"],
-            Paths,
-        ),
-        "ps" => ro(
-            "AaedfFHjlLMNrTuvwxXyZcm",
-            "opsuUgGCtkO",
-            &[
-                "forest", "headers", "no-headers", "sort=", "format=", "pid=", "ppid=", "user=",
-                "cols=", "columns=", "width=", "help", "version",
-            ],
-            Text,
-        ),
-        "free" => ro(
-            "bkmghlstwv",
-            "sc",
-            &[
-                "bytes", "kilo", "mega", "giga", "tera", "kibi", "mebi", "gibi", "tebi", "human",
-                "si", "lohi", "total", "wide", "seconds=", "count=", "help", "version",
-            ],
-            Text,
-        ),
-        "uptime" => ro("psh", "", &["pretty", "since", "help", "version"], Text),
-        "w" => ro("hiosfu", "", &["help", "version"], Text),
-        "who" => ro("abdHlmpqrsTtu", "", &["all", "help", "version"], Text),
-        "lscpu" => ro("aebcpJxyBC", "", &["help", "version", "json"], Text),
-        "lsblk" => ro("abdDfJlmnprstSO", "oxe", &["help", "version", "json"], Text),
-        "pgrep" => ro(
-            "lacdfinovwxA",
-            "gGPstuUFdr",
-            &[
-                "list-name", "list-full", "count", "full", "newest", "oldest", "exact", "help",
-            ],
-            Text,
-        ),
-        "pstree" => ro("aAcGhlpsSnNtuUZT", "", &["help", "version"], Text),
-        "top" => ro("bcHiSs", "dnpuUoOw", &["help", "version"], Text),
-        "vmstat" | "iostat" => numeric(ro("adfmsSDtwxyzhkN", "", &["help", "version"], Text)),
-        "lsof" => ro("nPlitVbhRw", "pucgadsFKE", &["help"], Text),
-        "hostname" => ro("adfiIsAy", "", &["help", "version"], Text),
-        "locale" => ro("akcmv", "", &["help", "version"], Text),
-        "expr" => ro("", "", &["help", "version"], Text),
-        "bc" => ro(
-            "hilqsvw",
-            "",
-            &["help", "version", "mathlib", "quiet"],
-            Paths,
-        ),
-        "numfmt" => ro(
-            "z",
-            "d",
-            &[
-                "from=", "to=", "padding=", "format=", "suffix=", "field=", "header?", "grouping",
-                "invalid=", "round=", "help", "version",
-            ],
-            Text,
-        ),
-        "nm" => ro(
-            "aABCDgPpsuvrVSlnoe",
-            "ft",
-            &["help", "version", "demangle"],
-            Paths,
-        ),
-        "readelf" => ro(
-            "ahlSgetesnrudVADIWHLTcwR",
-            "xp",
-            &[
-                "all", "file-header", "sections", "symbols", "dynamic", "help", "version",
-            ],
-            Paths,
-        ),
-        "objdump" => ro(
-            "adDfhpstrRxgeGlSwWzCFLiTVH",
-            "jbmME",
-            &[
-                "help", "version", "disassemble", "demangle", "syms", "section-headers",
-            ],
-            Paths,
-        ),
-        "eza" | "exa" => ro(
-            "1lGxRTFahdDfrsSuUmHigntTXZ@Bb",
-            "LIs",
-            &[
-                "long", "oneline", "grid", "across", "recurse", "tree", "classify", "all",
-                "level=", "sort=", "reverse", "header", "git", "icons", "no-icons",
-                "group-directories-first", "only-dirs", "only-files", "ignore-glob=",
-                "git-ignore", "color?", "colour?", "help", "version",
-            ],
-            Paths,
-        ),
-        "fd" | "fdfind" => not_inert(ro(
-            "HIsiFgapLlRuq0",
-            "detEcjS",
-            &[
-                "hidden", "no-ignore", "no-ignore-vcs", "case-sensitive", "ignore-case", "glob",
-                "regex", "fixed-strings", "absolute-path", "list-details", "follow", "full-path",
-                "print0", "max-depth=", "min-depth=", "exact-depth=", "type=", "extension=",
-                "exclude=", "size=", "changed-within=", "changed-before=", "max-results=",
-                "color=", "quiet", "help", "version",
-            ],
-            PatternThenPaths,
-        )),
-        "bat" | "batcat" => not_inert(ro(
-            "AplnPu",
-            "rHLm",
-            &[
-                "show-all", "plain", "language=", "line-range=", "highlight-line=", "number",
-                "color=", "style=", "theme=", "paging=", "wrap=", "decorations=",
-                "list-languages", "list-themes", "help", "version",
-            ],
-            Paths,
-        )),
-        _ => return None,
-    })
+/// The same program, which expands `@FILE` arguments (binutils).
+pub(super) const fn binutils(mut r: ReadOnly) -> ReadOnly {
+    r.response_files = true;
+    r
 }
 
 /// Judge a call of a read-only program: its options against the table, protected paths
-/// among what it reads, and the operands or options that write.
+/// among what it reads, and the operands or options that write. `extra_dynamic`: `xargs`
+/// (or `find -exec … +`) appends arguments only known at run time.
 pub(super) fn judge_read_only(
     name: &str,
     ro: &ReadOnly,
     args: &[Word],
     state: &State,
+    extra_dynamic: bool,
 ) -> Judgement {
-    let parsed = match parse(&ro.spec, args, ro.inert) {
-        Ok(p) => p,
-        Err(e) => return super::unproven(e, name),
-    };
     let mut j = judge(Risk::ReadOnly, format!("`{name}` only reads"));
-    let read_words: Vec<Word> = parsed
+    let mut args: Vec<Word> = args.to_vec();
+    if ro.response_files {
+        let (files, rest): (Vec<Word>, Vec<Word>) = args
+            .into_iter()
+            .partition(|w| w.text.len() > 1 && w.text.starts_with('@'));
+        args = rest;
+        for f in files {
+            j = j.worst(response_file(name, &f, state));
+        }
+    }
+    if name == "xxd" {
+        args = args.iter().map(xxd_word).collect();
+    }
+    let parsed = match parse(&ro.spec, &args, ro.inert) {
+        Ok(p) => p,
+        Err(e) => return super::unproven(e, name).worst(j),
+    };
+    if extra_dynamic && ro.operands != Operands::Text {
+        j = j.worst(
+            judge(
+                Risk::Medium,
+                format!(
+                    "`{name}` is given paths only known at run time (xargs), which could name \
+                     protected files"
+                ),
+            )
+            .ungrantable(),
+        );
+    }
+    for list in parsed.values(ro.name_lists) {
+        j = j.worst(
+            judge(
+                Risk::Medium,
+                format!(
+                    "`{name}` reads the names of the files it reads from {}, so what it reads \
+                     is only known at run time",
+                    if list.text() == "-" {
+                        "its input"
+                    } else {
+                        list.text()
+                    }
+                ),
+            )
+            .ungrantable(),
+        );
+        if list.text() != "-" {
+            j = j.worst(super::reads(&list.word(), state));
+        }
+    }
+    let mut read_words: Vec<Word> = parsed
         .values(ro.read_values)
         .into_iter()
         .map(|v| v.word())
         .collect();
+    if name == "file" {
+        read_words = read_words.iter().flat_map(magic_files).collect();
+    }
     let skip = usize::from(
         ro.operands == Operands::PatternThenPaths
             && !parsed.has(&["-e", "--regexp", "-f", "--file"]),
@@ -725,4 +221,62 @@ pub(super) fn judge_read_only(
         _ => {}
     }
     j
+}
+
+/// `@FILE` (binutils, gcc): FILE is read, and its words become options Loom cannot see
+/// (`--plugin` loads code), so the call asks; a protected FILE is a protected read.
+pub(super) fn response_file(name: &str, arg: &Word, state: &State) -> Judgement {
+    let path = &arg.text[1..];
+    let path = if path.starts_with('~') {
+        format!("./{path}")
+    } else {
+        path.to_string()
+    };
+    let file = Word {
+        text: path,
+        ..arg.clone()
+    };
+    judge(
+        Risk::Medium,
+        format!(
+            "`{name}` reads more options from {}, which Loom cannot see",
+            file.text
+        ),
+    )
+    .ungrantable()
+    .worst(super::reads(&file, state))
+}
+
+/// xxd reads an option by its first letter (`-ps` is `-p`, `-cols 8` is `-c 8`), not as a
+/// getopt cluster: each word is rewritten to the getopt form the table reads, so `-ps`
+/// cannot pass for `-p -s` and swallow the file that follows as the value of `-s`.
+fn xxd_word(w: &Word) -> Word {
+    const LONG: &[(&str, &str)] = &[
+        ("-cols", "-c"),
+        ("-groupsize", "-g"),
+        ("-len", "-l"),
+        ("-name", "-n"),
+        ("-offset", "-o"),
+        ("-seek", "-s"),
+    ];
+    let t = w.text.as_str();
+    if w.dynamic || !t.starts_with('-') || t.starts_with("--") || t.len() <= 2 {
+        return w.clone();
+    }
+    if let Some((_, short)) = LONG.iter().find(|(long, _)| *long == t) {
+        return Word::literal(short);
+    }
+    let first = t[1..].chars().next().unwrap_or('-');
+    match lookup("xxd") {
+        Some(ro) if ro.spec.flags.contains(first) => Word::literal(&format!("-{first}")),
+        _ => w.clone(),
+    }
+}
+
+/// `file -m A:B`: the magic files in a colon-separated list.
+fn magic_files(w: &Word) -> Vec<Word> {
+    if w.dynamic || !w.text.contains(':') {
+        return vec![w.clone()];
+    }
+    w.text.split(':').map(Word::literal).collect()
 }

@@ -36,13 +36,12 @@ pub(super) const INFRA: &[&str] = &[
 pub(super) const SYSTEM_ADMIN: &[&str] = &[
     "useradd", "userdel", "usermod", "passwd", "chpasswd", "groupadd", "groupdel", "visudo",
     "iptables", "ip6tables", "nft", "ufw", "sysctl", "modprobe", "insmod", "rmmod", "swapon",
-    "swapoff", "losetup", "crontab", "at", "batch", "chroot", "setcap", "chattr", "launchctl",
-    "service",
+    "swapoff", "losetup", "chroot", "setcap", "chattr", "launchctl", "service",
 ];
 #[rustfmt::skip]
 pub(super) const PACKAGE_MANAGERS: &[&str] = &[
-    "apt", "apt-get", "dnf", "yum", "pacman", "apk", "brew", "snap", "flatpak", "zypper", "port",
-    "emerge", "nix-env",
+    "apt", "apt-get", "apt-cache", "dnf", "yum", "pacman", "apk", "brew", "snap", "flatpak",
+    "zypper", "port", "emerge", "nix-env",
 ];
 #[rustfmt::skip]
 pub(super) const SHELLS: &[&str] = &[
