@@ -291,6 +291,7 @@ impl App {
                         row.result = result;
                     }
                     self.mark(tool_call_id);
+                    self.show_output(tool_call_id);
                 }
                 Message::System { .. } => {}
             }
@@ -405,6 +406,19 @@ impl App {
         if let Some(row) = self.tools.rows.iter().rev().find(|r| r.id == id) {
             let (icon, style, _) = status_mark(&row.status, self.now, &self.theme);
             self.transcript.mark_tool(id, ToolMark { icon, style });
+        }
+    }
+
+    /// A finished command's output goes under its row in the chat.
+    fn show_output(&mut self, id: &str) {
+        let Some(row) = self.tools.rows.iter().rev().find(|r| r.id == id) else {
+            return;
+        };
+        if let (true, Some(result), ToolStatus::Done { ms, .. }) =
+            (row.name == "bash", &row.result, &row.status)
+        {
+            let output = super::command_output::CommandOutput::from_result(result, *ms);
+            self.transcript.set_output(id, output);
         }
     }
 
@@ -693,6 +707,7 @@ impl App {
                     row.result = Some(result);
                 }
                 self.mark(&id);
+                self.show_output(&id);
                 self.resolve_review(&id);
                 self.layers.retain(|l| l.call_id() != Some(id.as_str()));
                 self.sync_details();

@@ -1,8 +1,10 @@
 //! The full-screen front end: one consumer of the agent's events and producer of its ops.
 
+pub mod ansi;
 pub mod app;
 pub mod attachments;
 pub mod clipboard;
+pub mod command_output;
 pub mod composer;
 pub mod contrast;
 pub mod diff_pane;
@@ -36,6 +38,8 @@ mod diff_snapshot_tests;
 mod input_tests;
 #[cfg(test)]
 mod mcp_snapshot_tests;
+#[cfg(test)]
+mod output_snapshot_tests;
 #[cfg(test)]
 mod patch_review_tests;
 #[cfg(test)]

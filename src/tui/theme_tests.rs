@@ -361,9 +361,12 @@ fn every_syntax_colour_is_made_legible_on_every_code_background() {
 /// on 256-colour terminals and takes the nearest of the 16 on the others.
 #[test]
 fn command_output_in_256_colours_is_not_turned_light_grey() {
-    use super::tools_pane::ansi_lines;
+    use super::ansi::{parse, themed};
     let text = "\x1b[38;5;27mblue\x1b[0m";
-    let fg = |depth| ansi_lines(text, 20, depth)[0].spans[0].style.fg;
+    let fg = |depth| {
+        let theme = Theme::load("light", depth).unwrap();
+        themed(&parse(text)[0], &theme).spans[0].style.fg
+    };
     assert_eq!(fg(ColorDepth::Ansi256), Some(Color::Indexed(27)));
     assert_eq!(fg(ColorDepth::Ansi16), Some(Color::Blue));
     assert_eq!(fg(ColorDepth::TrueColor), Some(Color::Indexed(27)));

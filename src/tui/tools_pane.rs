@@ -1,9 +1,8 @@
 //! The tool-call pane: one row per call — name, a one-line summary, status with a spinner
 //! and elapsed time while running, duration when done — and, for the selected row, its
-//! full arguments and output. Command output is run through a terminal emulator (vt100) so
-//! its colours show as colours, not escape codes.
+//! full arguments and output. Command output goes through `ansi.rs`, so its colours show as
+//! colours and its other control sequences do nothing.
 
-use std::num::NonZeroU16;
 use std::time::Instant;
 
 use ratatui::buffer::Buffer;
@@ -12,7 +11,7 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use serde_json::Value;
 
-use super::theme::{ColorDepth, Theme, adapt, nearest_ansi, xterm_rgb};
+use super::theme::Theme;
 use super::wrap::{StyledLine, truncate, wrap};
 use crate::tools::ToolResult;
 
@@ -405,7 +404,9 @@ fn build_detail(row: &ToolRow, width: u16, theme: &Theme) -> Vec<Line<'static>> 
                 }
                 out.push(Line::default());
                 out.extend(wrap(&heading(stream, theme), width));
-                out.extend(ansi_lines(text, width, theme.depth));
+                for line in super::ansi::parse(text) {
+                    out.extend(wrap(&super::ansi::themed(&line, theme), width));
+                }
             }
         } else if let Some(diff) = data.get("diff").and_then(Value::as_str) {
             out.push(Line::default());
@@ -438,107 +439,10 @@ fn build_detail(row: &ToolRow, width: u16, theme: &Theme) -> Vec<Line<'static>> 
     out
 }
 
-fn vt_color(c: vt100::Color, depth: ColorDepth) -> Option<Color> {
-    match c {
-        vt100::Color::Default => None,
-        vt100::Color::Idx(i) if i < 16 => Some(
-            [
-                Color::Black,
-                Color::Red,
-                Color::Green,
-                Color::Yellow,
-                Color::Blue,
-                Color::Magenta,
-                Color::Cyan,
-                Color::Gray,
-                Color::DarkGray,
-                Color::LightRed,
-                Color::LightGreen,
-                Color::LightYellow,
-                Color::LightBlue,
-                Color::LightMagenta,
-                Color::LightCyan,
-                Color::White,
-            ][i as usize],
-        ),
-        // Beyond 16 colours, the nearest of the 16 (not a fixed light grey, which
-        // vanished on a light terminal).
-        vt100::Color::Idx(i) if depth == ColorDepth::Ansi16 => {
-            xterm_rgb(i).map(|(r, g, b)| nearest_ansi(r, g, b))
-        }
-        vt100::Color::Idx(i) => Some(Color::Indexed(i)),
-        vt100::Color::Rgb(r, g, b) => Some(adapt(Color::Rgb(r, g, b), depth, false)),
-    }
-}
-
-/// Render text that may contain ANSI escape codes to styled lines, through a terminal
-/// emulator of the given width.
-pub fn ansi_lines(text: &str, width: u16, depth: ColorDepth) -> Vec<Line<'static>> {
-    let width = width.max(1);
-    let rows_needed: usize = text
-        .lines()
-        .map(|l| (super::wrap::width(l) / width as usize) + 1)
-        .sum::<usize>()
-        .clamp(1, 5000);
-    let rows = NonZeroU16::new(rows_needed as u16).unwrap_or(NonZeroU16::MIN);
-    let cols = NonZeroU16::new(width).unwrap_or(NonZeroU16::MIN);
-    let mut parser = vt100::Parser::new(rows, cols, 0);
-    parser.process(text.replace('\n', "\r\n").as_bytes());
-    let screen = parser.screen();
-    let mut out = Vec::new();
-    for r in 0..rows.get() {
-        let mut spans: Vec<Span<'static>> = Vec::new();
-        for c in 0..width {
-            let Some(cell) = screen.cell(r, c) else {
-                continue;
-            };
-            if cell.is_wide_continuation() {
-                continue;
-            }
-            let mut style = Style::default();
-            if let Some(fg) = vt_color(cell.fgcolor(), depth) {
-                style = style.fg(fg);
-            }
-            if let Some(bg) = vt_color(cell.bgcolor(), depth) {
-                style = style.bg(bg);
-            }
-            if cell.bold() {
-                style = style.add_modifier(Modifier::BOLD);
-            }
-            if cell.italic() {
-                style = style.add_modifier(Modifier::ITALIC);
-            }
-            if cell.underline() {
-                style = style.add_modifier(Modifier::UNDERLINED);
-            }
-            if cell.inverse() {
-                style = style.add_modifier(Modifier::REVERSED);
-            }
-            let content = if cell.has_contents() {
-                cell.contents().to_string()
-            } else {
-                " ".to_string()
-            };
-            match spans.last_mut() {
-                Some(last) if last.style == style => last.content.to_mut().push_str(&content),
-                _ => spans.push(Span::styled(content, style)),
-            }
-        }
-        if let Some(last) = spans.last_mut() {
-            let trimmed = last.content.trim_end().to_string();
-            last.content = trimmed.into();
-        }
-        out.push(Line::from(spans));
-    }
-    while out.last().is_some_and(|l| l.width() == 0) {
-        out.pop();
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tui::theme::ColorDepth;
     use serde_json::json;
 
     fn bash_row(id: &str, lines: usize) -> ToolRow {
@@ -641,23 +545,25 @@ mod tests {
         assert_eq!(heading_fg(&mut pane, &light), Some(light.accent));
     }
 
+    /// Regression (issue 25): the Details pane dropped the first line of every command's
+    /// output (`!echo a; echo b` showed only `b`; one line showed nothing).
     #[test]
-    fn ansi_colours_become_styles_not_escapes() {
-        let lines = ansi_lines(
-            "\x1b[31mred\x1b[0m plain\n\x1b[1mbold\x1b[0m",
-            20,
-            ColorDepth::TrueColor,
-        );
-        assert_eq!(lines.len(), 2);
-        let first: String = lines[0].spans.iter().map(|s| s.content.as_ref()).collect();
-        assert_eq!(first, "red plain");
-        assert_eq!(lines[0].spans[0].style.fg, Some(Color::Red));
-        assert!(
-            lines[1].spans[0]
-                .style
-                .add_modifier
-                .contains(Modifier::BOLD)
-        );
-        assert!(!first.contains('\x1b'));
+    fn the_details_show_every_line_of_a_commands_output() {
+        let dark = theme("dark");
+        let mut pane = ToolsPane::new();
+        let mut row = bash_row("a", 0);
+        row.result = Some(ToolResult::ok("exit code 0").with_data(json!({
+            "exit_code": 0,
+            "stdout": "hello world\n5\n20\n",
+            "stderr": "only line\n",
+        })));
+        pane.add(row);
+        let details = text_of(pane.detail_lines(40, &dark));
+        for line in ["hello world", "5", "20", "only line"] {
+            assert!(
+                details.lines().any(|l| l == line),
+                "{line:?} missing:\n{details}"
+            );
+        }
     }
 }

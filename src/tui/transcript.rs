@@ -15,6 +15,7 @@ use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 
+use super::command_output::CommandOutput;
 use super::markdown::MarkdownStream;
 use super::theme::Theme;
 use super::wrap::{StyledLine, wrap};
@@ -81,6 +82,10 @@ pub struct Transcript {
     flushed: usize,
     /// The source of the last answer handed to the scrollback (for `/copy`).
     flushed_answer: Option<String>,
+    /// Finished commands' output, shown under their rows (`command_output.rs`).
+    outputs: HashMap<String, CommandOutput>,
+    /// Whether outputs are shown whole (Ctrl+O) rather than their last lines.
+    expand_outputs: bool,
 }
 
 /// Answers re-rendered per frame beyond the visible ones, so a theme switch in a
@@ -104,6 +109,8 @@ impl Transcript {
             restyling: 0,
             flushed: 0,
             flushed_answer: None,
+            outputs: HashMap::new(),
+            expand_outputs: false,
         }
     }
 
@@ -278,6 +285,27 @@ impl Transcript {
             return;
         }
         self.marks.insert(id.to_string(), mark);
+        self.invalidate_tool(id);
+    }
+
+    /// Show a finished command's output under its row.
+    pub fn set_output(&mut self, id: &str, output: CommandOutput) {
+        self.outputs.insert(id.to_string(), output);
+        self.invalidate_tool(id);
+    }
+
+    /// Show outputs whole or by their last lines (Ctrl+O); returns whether they are whole.
+    pub fn toggle_outputs(&mut self) -> bool {
+        self.expand_outputs = !self.expand_outputs;
+        for e in &mut self.entries {
+            if matches!(&e.kind, Kind::Tool { id, .. } if self.outputs.contains_key(id)) {
+                e.width = 0;
+            }
+        }
+        self.expand_outputs
+    }
+
+    fn invalidate_tool(&mut self, id: &str) {
         for e in self.entries.iter_mut().rev().take(200) {
             if matches!(&e.kind, Kind::Tool { id: eid, .. } if eid == id) {
                 e.width = 0;
@@ -289,6 +317,7 @@ impl Transcript {
     /// Remove everything.
     pub fn clear(&mut self) {
         self.entries.clear();
+        self.outputs.clear();
         self.restyling = 0;
         self.streaming = None;
         self.marks.clear();
@@ -359,14 +388,18 @@ impl Transcript {
                     icon: "○".into(),
                     style: Style::default().fg(t.dim),
                 });
-                vec![StyledLine {
+                let mut lines = vec![StyledLine {
                     spans: vec![
                         Span::styled(format!("  {} ", mark.icon), mark.style),
                         Span::styled(summary.clone(), Style::default().fg(t.dim)),
                     ],
                     continuation: vec![Span::raw("    ")],
                     fill: None,
-                }]
+                }];
+                if let Some(output) = self.outputs.get(id) {
+                    lines.extend(output.rows(self.expand_outputs, t));
+                }
+                lines
             }
         }
     }
@@ -479,6 +512,7 @@ impl Transcript {
             }
             if let Kind::Tool { id, .. } = &e.kind {
                 self.marks.remove(id);
+                self.outputs.remove(id);
             }
         }
         self.heights.drain(..n.min(self.heights.len()));

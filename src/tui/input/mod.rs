@@ -42,6 +42,10 @@ impl App {
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         match key.code {
             KeyCode::Char('c') if ctrl => return self.ctrl_c(),
+            KeyCode::Char('o') if ctrl => {
+                self.transcript.toggle_outputs();
+                return;
+            }
             KeyCode::Char('d') if ctrl && self.composer.is_empty() => {
                 self.quit = true;
                 return;
