@@ -10,13 +10,11 @@ use tokio::sync::mpsc::UnboundedSender;
 
 use super::composer::Composer;
 use super::diff_view::DiffView;
-use super::layers::{
-    Action, CommandApproval, Layer, McpApproval, NetworkApproval, ScheduleApproval, UndoConfirm,
-};
+use super::layers::{Action, Layer, UndoConfirm};
 use super::theme::Theme;
 use super::tools_pane::{ToolRow, ToolStatus, ToolsPane, status_mark, summarize};
 use super::transcript::{NoticeLevel, ToolMark, Transcript};
-use crate::agent::{AgentEvent, ApprovalPreview, Phase, TurnEnd, UserOp};
+use crate::agent::{AgentEvent, Phase, TurnEnd, UserOp};
 use crate::changelog::Scope;
 use crate::llm::{Message, Usage};
 use crate::policy::Autonomy;
@@ -205,6 +203,14 @@ pub struct App {
     pub(crate) layout: super::view::Areas,
     /// The call whose diff the diff view holds (so a frame never compares diffs).
     pub(crate) diff_call: Option<String>,
+    /// Whether a question box in front has the keys (else the message box has them; Tab
+    /// switches; see `approvals.rs`).
+    pub(crate) answering: bool,
+    /// When the last key that did not answer a question arrived (someone typing).
+    pub(crate) last_key: Option<Instant>,
+    /// Until when keys count as typed ahead while Loom starts, when a question (the trust
+    /// prompt) is on screen from the first frame: they go to the message box.
+    pub(crate) typeahead_until: Option<Instant>,
 }
 
 impl App {
@@ -243,6 +249,9 @@ impl App {
             highlight_ready: super::highlight::ready(),
             layout: super::view::Areas::default(),
             diff_call: None,
+            answering: true,
+            last_key: None,
+            typeahead_until: None,
             theme,
         }
     }
@@ -371,6 +380,7 @@ impl App {
     pub fn animating(&self) -> bool {
         self.busy()
             || self.quit_pending()
+            || self.typeahead_window()
             || self.tools.animating()
             || self.files_pending.is_some()
             || (!self.highlight_ready && super::highlight::ready())
@@ -402,7 +412,7 @@ impl App {
         let _ = self.ops.send(self.routed(op));
     }
 
-    fn mark(&mut self, id: &str) {
+    pub(crate) fn mark(&mut self, id: &str) {
         if let Some(row) = self.tools.rows.iter().rev().find(|r| r.id == id) {
             let (icon, style, _) = status_mark(&row.status, self.now, &self.theme);
             self.transcript.mark_tool(id, ToolMark { icon, style });
@@ -537,133 +547,7 @@ impl App {
                 name,
                 reason,
                 preview,
-            } => {
-                if let Some(row) = self.tools.row_mut(&id) {
-                    row.status = ToolStatus::Awaiting;
-                }
-                self.mark(&id);
-                if let Some(i) = self.tools.rows.iter().rposition(|r| r.id == id) {
-                    self.tools.selected = i;
-                }
-                match preview {
-                    ApprovalPreview::FileChange {
-                        path,
-                        diff,
-                        creates,
-                        notes,
-                        ..
-                    } => {
-                        self.diffs.insert(
-                            id.clone(),
-                            CallDiff::single(
-                                path.clone(),
-                                std::sync::Arc::new(diff.hunks.clone()),
-                                notes.clone(),
-                                creates,
-                            ),
-                        );
-                        self.diff
-                            .show_diff(&path, &diff, Some(id.clone()), notes, creates);
-                        self.diff_call = Some(id.clone());
-                        self.focus = Focus::Details;
-                    }
-                    ApprovalPreview::Files { files } => {
-                        let files: Vec<DiffFile> = files
-                            .into_iter()
-                            .map(|f| DiffFile {
-                                path: f.path,
-                                hunks: std::sync::Arc::new(f.diff.hunks),
-                                notes: f.notes,
-                                creates: f.creates,
-                                deletes: f.deletes,
-                                moved_from: f.moved_from,
-                            })
-                            .collect();
-                        self.diff.show_files(&files, Some(id.clone()));
-                        self.diffs.insert(id.clone(), CallDiff { files });
-                        self.diff_call = Some(id.clone());
-                        self.focus = Focus::Details;
-                    }
-                    ApprovalPreview::Command {
-                        command,
-                        cwd,
-                        risk,
-                        risk_reason,
-                        grant_prefix,
-                        network,
-                        outside_sandbox,
-                        ..
-                    } => {
-                        self.layers.push(Box::new(CommandApproval {
-                            id,
-                            command,
-                            cwd,
-                            risk,
-                            risk_reason,
-                            reason,
-                            grant_prefix,
-                            network,
-                            outside_sandbox,
-                            scroll: 0,
-                            max_scroll: Default::default(),
-                        }));
-                    }
-                    ApprovalPreview::Network {
-                        method,
-                        url,
-                        domain,
-                        risk,
-                        risk_reason,
-                    } => {
-                        self.layers.push(Box::new(NetworkApproval {
-                            id,
-                            tool: name,
-                            method,
-                            url,
-                            domain,
-                            risk,
-                            risk_reason,
-                            reason,
-                        }));
-                    }
-                    ApprovalPreview::McpTool {
-                        server,
-                        tool,
-                        arguments,
-                        read_only_hint,
-                        grant_offered,
-                    } => {
-                        self.layers.push(Box::new(McpApproval {
-                            id,
-                            server,
-                            tool,
-                            arguments,
-                            read_only_hint,
-                            reason,
-                            grant_offered,
-                        }));
-                    }
-                    ApprovalPreview::Schedule { change } => {
-                        self.layers
-                            .push(Box::new(ScheduleApproval { id, change, reason }));
-                    }
-                    ApprovalPreview::Other { arguments } => {
-                        self.layers.push(Box::new(CommandApproval {
-                            id,
-                            command: format!("{name} {arguments}"),
-                            cwd: ".".into(),
-                            risk: "unknown".into(),
-                            risk_reason: reason.clone(),
-                            reason,
-                            grant_prefix: None,
-                            network: false,
-                            outside_sandbox: false,
-                            scroll: 0,
-                            max_scroll: Default::default(),
-                        }));
-                    }
-                }
-            }
+            } => self.on_approval_request(id, name, reason, preview),
             AgentEvent::Approval {
                 id,
                 approved,

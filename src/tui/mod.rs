@@ -2,6 +2,7 @@
 
 pub mod ansi;
 pub mod app;
+pub mod approvals;
 pub mod attachments;
 pub mod clipboard;
 pub mod command_output;
@@ -30,6 +31,8 @@ pub mod transcript;
 pub mod view;
 pub mod wrap;
 
+#[cfg(test)]
+mod approval_focus_tests;
 #[cfg(test)]
 mod cron_snapshot_tests;
 #[cfg(test)]

@@ -179,8 +179,9 @@ pub async fn run(opts: TuiOptions) -> anyhow::Result<ExitCode> {
             .strip_prefix(&opts.workspace)
             .map(|p| p.display().to_string())
             .unwrap_or_else(|_| file.display().to_string());
-        app.layers
-            .push(Box::new(TrustPrompt::new(&shown, ignored.clone())));
+        app.push_question(Box::new(TrustPrompt::new(&shown, ignored.clone())));
+        // Keys typed while Loom starts were meant for the message box, not this prompt.
+        app.typeahead_until = Some(std::time::Instant::now() + super::approvals::QUESTION_GRACE);
     }
 
     let previous = std::panic::take_hook();

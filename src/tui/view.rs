@@ -165,13 +165,19 @@ impl App {
         let cursor = self.render_composer(areas.composer, buf);
         self.render_status(areas.status, buf);
         self.render_slash_popup(areas.composer, buf);
-        for layer in &self.layers {
-            layer.render(area, buf, &self.theme);
+        let waits = self.question_waits() || self.typeahead_window();
+        let front = self.layers.len().saturating_sub(1);
+        for (i, layer) in self.layers.iter().enumerate() {
+            if i == front && waits {
+                layer.render_waiting(area, buf, &self.theme);
+            } else {
+                layer.render(area, buf, &self.theme);
+            }
         }
         let layer_cursor = self.layers.last().and_then(|l| l.cursor(area));
         match (self.layers.last(), layer_cursor) {
             (Some(_), Some(pos)) => frame.set_cursor_position(pos),
-            (None, _) if self.focus == Focus::Composer => frame.set_cursor_position(cursor),
+            _ if self.composer_has_keys() => frame.set_cursor_position(cursor),
             _ => {}
         }
     }
@@ -327,9 +333,16 @@ impl App {
         }
     }
 
+    /// Whether typing goes to the message box now.
+    fn composer_has_keys(&self) -> bool {
+        self.focus == Focus::Composer && (self.layers.is_empty() || self.question_waits())
+    }
+
     fn render_composer(&self, area: Rect, buf: &mut Buffer) -> Position {
-        let focused = self.focus == Focus::Composer && self.layers.is_empty();
-        let title = if self.diff.reviewing.is_some() {
+        let focused = self.composer_has_keys();
+        let title = if self.question_waits() {
+            "Message (a question waits for your answer: Tab answers it)"
+        } else if self.diff.reviewing.is_some() {
             "Message (a change waits for your review: Tab returns to it)"
         } else if self.busy() {
             "Message (queued until the turn ends)"

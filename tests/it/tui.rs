@@ -462,7 +462,9 @@ async fn the_trust_prompt_lists_what_the_project_loosens_and_t_applies_it() {
     let dir = loose_workspace();
     let server = ScriptedServer::start(vec![]).await;
     let mut tui = Tui::start(dir.path(), &server, 140, 40);
-    let screen = tui.wait_for("Trust this project's Loom settings?").await;
+    tui.wait_for("Trust this project's Loom settings?").await;
+    // The prompt's keys show once keys typed ahead while Loom started no longer count.
+    let screen = tui.wait_for("t trust and apply").await;
     assert!(
         screen.contains("switches the command sandbox off  (sandbox)"),
         "{screen}"
@@ -493,7 +495,7 @@ async fn n_at_the_trust_prompt_goes_on_without_the_loosening_settings() {
     let dir = loose_workspace();
     let server = ScriptedServer::start(vec![]).await;
     let mut tui = Tui::start(dir.path(), &server, 200, 40);
-    tui.wait_for("Trust this project's Loom settings?").await;
+    tui.wait_for("t trust and apply").await;
     tui.send("n");
     let screen = tui.wait_for("were ignored").await;
     assert!(!screen.contains("Trust this project"), "{screen}");
@@ -511,7 +513,7 @@ async fn a_project_config_changed_behind_the_prompt_is_not_what_gets_trusted() {
     let dir = loose_workspace();
     let server = ScriptedServer::start(vec![]).await;
     let mut tui = Tui::start(dir.path(), &server, 200, 40);
-    tui.wait_for("Trust this project's Loom settings?").await;
+    tui.wait_for("t trust and apply").await;
     let swapped = format!("{LOOSE_PROJECT}network = true\n");
     std::fs::write(dir.path().join(".loom/config.toml"), &swapped).unwrap();
     tui.send("t");

@@ -36,3 +36,97 @@ async fn the_first_line_of_a_commands_output_shows_in_the_chat_and_in_details() 
     assert!(screen.contains("││only-line"), "{screen}");
     tui.quit().await;
 }
+
+/// The model's reply, held until the test lets it go on (the box appears when it says).
+fn held(
+    reply: crate::support::Reply,
+    gate: &std::sync::Arc<tokio::sync::Notify>,
+) -> crate::support::Reply {
+    let crate::support::Reply::Stream(frames) = reply else {
+        unreachable!("a scripted call streams")
+    };
+    let mut held = vec![crate::support::Frame::Until(gate.clone())];
+    held.extend(frames);
+    crate::support::Reply::Stream(held)
+}
+
+/// Regression (issue 25): typing "also add a test" as a command box appeared answered it:
+/// the `a` allowed the command's prefix for the session and the command ran. Keys typed in
+/// the 500 ms before a box appears go on to the message box, the box waits (saying so), and
+/// only Tab brings the keys to it.
+#[tokio::test(flavor = "multi_thread")]
+async fn typing_as_a_command_box_appears_answers_nothing() {
+    let dir = workspace();
+    let gate = std::sync::Arc::new(tokio::sync::Notify::new());
+    let server = ScriptedServer::start(vec![
+        held(
+            crate::support::calls_openai(&[(
+                "b1",
+                "bash",
+                r#"{"command": "touch made-by-loom.txt"}"#,
+            )]),
+            &gate,
+        ),
+        crate::support::text_reply("Done."),
+    ])
+    .await;
+    let mut tui = Tui::start(dir.path(), &server, 140, 40);
+    tui.wait_for("Ask Loom").await;
+    tui.type_line("make the file").await;
+    tui.wait_for("thinking").await;
+    let typed = "also add a test, and a second one after it";
+    for (i, c) in typed.chars().enumerate() {
+        if i == 5 {
+            gate.notify_one();
+        }
+        tui.send(&c.to_string());
+        tokio::time::sleep(std::time::Duration::from_millis(40)).await;
+    }
+    let screen = tui.wait_for("Run this command? (waiting)").await;
+    assert!(
+        screen.contains(typed),
+        "every key went to the message box:\n{screen}"
+    );
+    assert!(screen.contains("Tab answers this"), "{screen}");
+    assert!(!dir.path().join("made-by-loom.txt").exists(), "nothing ran");
+    assert_eq!(server.requests().len(), 1, "the model was not answered");
+    // Tab brings the keys to the box, on purpose; `y` now runs it.
+    tui.send("\t");
+    tui.wait_for("y run · n refuse · a allow for session").await;
+    tui.send("y");
+    tui.wait_for("Done.").await;
+    assert!(dir.path().join("made-by-loom.txt").exists());
+    tui.quit().await;
+}
+
+/// Regression (issue 25): `Tab` then `y` ran the command, though the README says Tab
+/// reaches the message box: every key went to the box. Now Tab moves between the box and
+/// the message box, and what is typed there stays there.
+#[tokio::test(flavor = "multi_thread")]
+async fn tab_takes_the_keys_to_the_message_box_and_back() {
+    let dir = workspace();
+    let server = ScriptedServer::start(vec![
+        crate::support::calls_openai(&[("b1", "bash", r#"{"command": "touch made.txt"}"#)]),
+        crate::support::text_reply("Refused, fine."),
+    ])
+    .await;
+    let mut tui = Tui::start(dir.path(), &server, 140, 40);
+    tui.wait_for("Ask Loom").await;
+    tui.type_line("make the file").await;
+    tui.wait_for("y run · n refuse · a allow for session · Esc stop · Tab message box")
+        .await;
+    tui.send("\t");
+    tui.wait_for("Run this command? (waiting)").await;
+    tui.send("y");
+    tui.send("a");
+    let screen = tui.wait_for("│ya").await;
+    assert!(!dir.path().join("made.txt").exists(), "{screen}");
+    tui.send("\t");
+    tui.wait_for("Tab message box").await;
+    tui.send("n");
+    tui.wait_for("Tell the model why").await;
+    tui.send("\r");
+    tui.wait_for("Refused, fine.").await;
+    assert!(!dir.path().join("made.txt").exists());
+    tui.quit().await;
+}

@@ -27,7 +27,18 @@ impl App {
         if key.kind == KeyEventKind::Release {
             return;
         }
-        if let Some(layer) = self.layers.last_mut() {
+        let to_layer = match self.layers.last() {
+            None => false,
+            Some(l) if l.is_question() => match self.question_key(&key) {
+                None => return,
+                Some(answering) => answering,
+            },
+            Some(_) => true,
+        };
+        if !to_layer {
+            self.last_key = Some(std::time::Instant::now());
+        }
+        if to_layer && let Some(layer) = self.layers.last_mut() {
             let outcome = layer.handle_key(key);
             if outcome.close {
                 self.layers.pop();

@@ -95,6 +95,15 @@ pub trait Layer {
     fn cursor(&self, _area: Rect) -> Option<ratatui::layout::Position> {
         None
     }
+    /// Whether this is a question the agent (or Loom, at start) asks: it takes keys only
+    /// when it has focus, and `Tab` moves between it and the message box (`approvals.rs`).
+    fn is_question(&self) -> bool {
+        false
+    }
+    /// Draw while the message box has the keys: the same box, marked as waiting.
+    fn render_waiting(&self, area: Rect, buf: &mut Buffer, theme: &Theme) {
+        self.render(area, buf, theme);
+    }
 }
 
 /// The keys every approval box answers alike: `y` approves this call, `a` approves it for
@@ -178,6 +187,32 @@ pub(crate) fn frame(
         ));
     let inner = block.inner(area);
     block.render(area, buf);
+    inner
+}
+
+/// A question's frame ([`frame`]); while the message box has the keys (`waiting`) it is
+/// drawn in the border colour with a line on its bottom edge saying how to answer.
+pub(crate) fn question_frame(
+    area: Rect,
+    buf: &mut Buffer,
+    title: &str,
+    color: ratatui::style::Color,
+    waiting: bool,
+    theme: &Theme,
+) -> Rect {
+    if !waiting {
+        return frame(area, buf, title, color);
+    }
+    let inner = frame(area, buf, &format!("{title} (waiting)"), theme.border);
+    let label = Line::from(vec![Span::styled(
+        " typing goes to the message box · Tab answers this ",
+        Style::default()
+            .fg(theme.warning)
+            .add_modifier(Modifier::BOLD),
+    )]);
+    let width = (label.width() as u16).min(area.width.saturating_sub(2));
+    let x = area.x + area.width.saturating_sub(width) / 2;
+    buf.set_line(x, area.bottom().saturating_sub(1), &label, width);
     inner
 }
 
