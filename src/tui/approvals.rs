@@ -97,6 +97,7 @@ impl App {
                     outside_sandbox,
                     scroll: 0,
                     max_scroll: Default::default(),
+                    shown: Default::default(),
                 }));
             }
             ApprovalPreview::Network {
@@ -150,6 +151,7 @@ impl App {
                     outside_sandbox: false,
                     scroll: 0,
                     max_scroll: Default::default(),
+                    shown: Default::default(),
                 }));
             }
         }

@@ -31,6 +31,8 @@ pub struct Areas {
     pub status: Rect,
     /// Whether the narrow layout is in use.
     pub narrow: bool,
+    /// The rows the details pane's diff or output showed (without the review's keys).
+    pub details_rows: u16,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -90,6 +92,7 @@ impl App {
                 composer,
                 status,
                 narrow: false,
+                details_rows: details.height.saturating_sub(2),
             }
         } else {
             let body = Rect::new(
@@ -111,6 +114,7 @@ impl App {
                 composer,
                 status,
                 narrow: true,
+                details_rows: details.height.saturating_sub(2),
             }
         }
     }
@@ -263,11 +267,14 @@ impl App {
                 );
                 let rows = (keys.len() as u16).min(det_in.height);
                 let diff_area = Rect::new(det_in.x, det_in.y, det_in.width, det_in.height - rows);
+                self.layout.details_rows = diff_area.height;
+                self.diff.viewport = diff_area.height as usize;
                 self.diff.render(diff_area, buf, &self.theme);
                 for (i, l) in keys.iter().take(rows as usize).enumerate() {
                     buf.set_line(det_in.x, diff_area.bottom() + i as u16, l, det_in.width);
                 }
             } else if self.diff_visible() {
+                self.diff.viewport = det_in.height as usize;
                 self.diff.render(det_in, buf, &self.theme);
             } else {
                 let lines =

@@ -130,3 +130,78 @@ async fn tab_takes_the_keys_to_the_message_box_and_back() {
     assert!(!dir.path().join("made.txt").exists());
     tui.quit().await;
 }
+
+/// The numbers N of the removed `old N` lines the screen shows, top to bottom.
+fn old_lines(screen: &str) -> Vec<usize> {
+    screen
+        .lines()
+        .filter_map(|l| {
+            let at = l.find("- old ")?;
+            let digits: String = l[at + 6..]
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect();
+            digits.parse().ok()
+        })
+        .collect()
+}
+
+/// Wait until the review shows a first `old` line other than `not`, and return the
+/// numbers shown.
+async fn scrolled_from(tui: &Tui, not: usize) -> Vec<usize> {
+    let start = std::time::Instant::now();
+    loop {
+        let shown = old_lines(&tui.screen());
+        if shown.first().is_some_and(|f| *f != not) {
+            return shown;
+        }
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(10),
+            "the review did not scroll:\n{}",
+            tui.screen()
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
+
+/// Regression (issue 25): PgUp/PgDn in the review used the chat's page size: at 80×24 each
+/// PgDn moved a 3,000-line diff by one line; at 120×40 it jumped 34 rows of a 22-row pane,
+/// skipping 12. A page is now the rows the review shows: the line after the last one shown
+/// comes first, none skipped, and PgUp goes back exactly.
+#[tokio::test(flavor = "multi_thread")]
+async fn page_down_in_the_review_moves_by_the_review_panes_height() {
+    for (cols, rows) in [(80, 24), (120, 40)] {
+        let dir = workspace();
+        let old: String = (1..=1500).map(|i| format!("old {i}\n")).collect();
+        let new: String = (1..=1500).map(|i| format!("new {i}\n")).collect();
+        std::fs::write(dir.path().join("big.txt"), &old).unwrap();
+        let args = serde_json::json!({"path": "big.txt", "content": new}).to_string();
+        let server = ScriptedServer::start(vec![crate::support::calls_openai(&[(
+            "w1",
+            "write_file",
+            &args,
+        )])])
+        .await;
+        let mut tui = Tui::start(dir.path(), &server, cols, rows);
+        tui.wait_for("Ask Loom").await;
+        tui.type_line("rewrite it").await;
+        tui.wait_for("Review the change").await;
+        let first = scrolled_from(&tui, 0).await;
+        tui.send("\x1b[6~");
+        let second = scrolled_from(&tui, first[0]).await;
+        assert_eq!(
+            second[0],
+            first.last().unwrap() + 1,
+            "{cols}x{rows}: PgDn shows the line after the last one shown:\n{}",
+            tui.screen()
+        );
+        tui.send("\x1b[6~");
+        let third = scrolled_from(&tui, second[0]).await;
+        assert_eq!(third[0], second.last().unwrap() + 1, "{cols}x{rows}");
+        assert_eq!(third.len(), second.len(), "{cols}x{rows}: a page is a page");
+        tui.send("\x1b[5~");
+        let back = scrolled_from(&tui, third[0]).await;
+        assert_eq!(back, second, "{cols}x{rows}: PgUp goes back exactly");
+        tui.quit().await;
+    }
+}

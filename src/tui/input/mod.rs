@@ -109,8 +109,15 @@ impl App {
         }
     }
 
+    /// The rows a page key moves: the rows the pane it scrolls showed in the last frame
+    /// (the review's diff without its key lines; the chat when the message box has focus).
     fn page(&self) -> usize {
-        (self.layout.chat.height as usize).saturating_sub(2).max(1)
+        let rows = match self.focus {
+            Focus::Details => self.layout.details_rows,
+            Focus::Tools => self.layout.tools.height.saturating_sub(2),
+            Focus::Chat | Focus::Composer => self.layout.chat.height.saturating_sub(2),
+        };
+        (rows as usize).max(1)
     }
 
     fn ctrl_c(&mut self) {
@@ -161,7 +168,10 @@ impl App {
                     self.tools.scroll_details(lines);
                 }
             }
-            Focus::Tools => self.tools.select(lines.signum() * 5),
+            Focus::Tools => {
+                self.tools.select(lines);
+                self.sync_details();
+            }
             _ => {
                 if lines < 0 {
                     self.transcript.scroll_up(lines.unsigned_abs());

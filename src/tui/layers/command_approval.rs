@@ -37,6 +37,8 @@ pub struct CommandApproval {
     /// The furthest `scroll` can go, as the last drawing found (so scrolling past the end
     /// does not pile up presses that Up must undo).
     pub max_scroll: std::cell::Cell<usize>,
+    /// How many command lines the last drawing showed (a page key moves by that many).
+    pub shown: std::cell::Cell<usize>,
 }
 
 /// The most rows a command takes in its approval box; a longer one scrolls.
@@ -161,6 +163,7 @@ impl CommandApproval {
             self.max_scroll.set(total - keep);
             command = command.split_off(first);
             command.truncate(keep);
+            self.shown.set(keep);
             if room >= 2 {
                 command.push(Line::from(Span::styled(
                     format!(
@@ -195,11 +198,12 @@ impl Layer for CommandApproval {
                 Outcome::consumed()
             }
             KeyCode::PageDown => {
-                self.scroll = (self.scroll + 10).min(self.max_scroll.get());
+                let page = self.shown.get().max(1);
+                self.scroll = (self.scroll + page).min(self.max_scroll.get());
                 Outcome::consumed()
             }
             KeyCode::PageUp => {
-                self.scroll = self.scroll.saturating_sub(10);
+                self.scroll = self.scroll.saturating_sub(self.shown.get().max(1));
                 Outcome::consumed()
             }
             _ => approval_key(&self.id, key, self.grant_prefix.is_some()),
