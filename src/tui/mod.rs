@@ -4,6 +4,7 @@ pub mod ansi;
 pub mod app;
 pub mod approvals;
 pub mod attachments;
+pub mod background;
 pub mod clipboard;
 pub mod command_output;
 pub mod composer;

@@ -121,7 +121,16 @@ fn short_path(path: &std::path::Path) -> String {
 pub async fn run(opts: TuiOptions) -> anyhow::Result<ExitCode> {
     super::highlight::preload();
     let depth = ColorDepth::detect();
-    let (theme, theme_error) = match Theme::load(&opts.config.theme, depth) {
+    // With no theme named, the terminal is asked for its background once it is in raw mode
+    // (below); until then `COLORFGBG` is the best guess.
+    let auto = opts.config.theme == super::theme::AUTO;
+    let colorfgbg = std::env::var("COLORFGBG").ok();
+    let name = if auto {
+        super::theme::for_background(super::background::decide(None, colorfgbg.as_deref()))
+    } else {
+        opts.config.theme.as_str()
+    };
+    let (theme, theme_error) = match Theme::load(name, depth) {
         Ok(t) => (t, None),
         Err(e) => (Theme::fallback(depth), Some(e)),
     };
@@ -191,6 +200,9 @@ pub async fn run(opts: TuiOptions) -> anyhow::Result<ExitCode> {
     }));
     let inline = opts.inline;
     enter(inline)?;
+    if auto {
+        pick_theme_for_the_terminal(&mut app, depth, colorfgbg.as_deref());
+    }
     // No `Terminal::clear()` here or on resize: it asks the terminal for the cursor position
     // and waits up to two seconds for an answer some terminals never send. The alternate
     // screen starts blank, and `resize` clears and forces a full redraw without asking.
@@ -247,6 +259,25 @@ pub async fn run(opts: TuiOptions) -> anyhow::Result<ExitCode> {
         let _ = out.flush();
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Ask the terminal for its background and switch to the theme made for it; keys typed
+/// meanwhile go to the message box.
+fn pick_theme_for_the_terminal(app: &mut App, depth: ColorDepth, colorfgbg: Option<&str>) {
+    let answer = super::background::query(super::background::TIMEOUT).unwrap_or_default();
+    let name = super::theme::for_background(super::background::decide(answer.rgb, colorfgbg));
+    if name != app.theme.name
+        && let Ok(theme) = Theme::load(name, depth)
+    {
+        app.set_theme(theme);
+    }
+    let typed: String = String::from_utf8_lossy(&answer.typed)
+        .chars()
+        .filter(|c| !c.is_control())
+        .collect();
+    if !typed.is_empty() {
+        app.composer.insert(&typed);
+    }
 }
 
 /// Everything the agent needs to start, kept until the trust prompt is answered.

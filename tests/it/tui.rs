@@ -35,6 +35,22 @@ impl Tui {
         args: &[&str],
         env: &[(&str, &str)],
     ) -> Tui {
+        Tui::start_on(dir, server, cols, rows, args, env, None)
+    }
+
+    /// Start on a terminal that answers the background question (OSC 11) with `background`
+    /// (`rgb:ffff/ffff/ffff`), or stays silent about it (`None`). Either way it answers the
+    /// device-attributes question, as every terminal does.
+    pub(crate) fn start_on(
+        dir: &Path,
+        server: &ScriptedServer,
+        cols: u16,
+        rows: u16,
+        args: &[&str],
+        env: &[(&str, &str)],
+        background: Option<&str>,
+    ) -> Tui {
+        let background = background.map(str::to_string);
         let pty = native_pty_system();
         let pair = pty
             .openpty(PtySize {
@@ -94,6 +110,20 @@ impl Tui {
                 raw_sink.lock().unwrap().extend_from_slice(&buf[..n]);
                 let mut parser = sink.lock().unwrap();
                 parser.process(&buf[..n]);
+                // Answer the background and device-attributes questions as a terminal
+                // would (Loom asks at start when no theme is named).
+                if let Some(bg) = &background
+                    && buf[..n].windows(6).any(|w| w == b"\x1b]11;?")
+                {
+                    let mut w = answer.lock().unwrap();
+                    let _ = w.write_all(format!("\x1b]11;{bg}\x1b\\").as_bytes());
+                    let _ = w.flush();
+                }
+                if buf[..n].windows(3).any(|w| w == b"\x1b[c") {
+                    let mut w = answer.lock().unwrap();
+                    let _ = w.write_all(b"\x1b[?62;22c");
+                    let _ = w.flush();
+                }
                 // Answer "where is the cursor?" as a terminal would (inline mode asks).
                 if buf[..n].windows(4).any(|w| w == b"\x1b[6n") {
                     let (row, col) = parser.screen().cursor_position();
@@ -111,6 +141,24 @@ impl Tui {
             master: pair.master,
             child,
         }
+    }
+
+    /// Every cell of the screen that shows something: its text and colours.
+    pub(crate) fn cells(&self) -> Vec<(String, vt100::Color, vt100::Color)> {
+        let parser = self.parser.lock().unwrap();
+        let screen = parser.screen();
+        let (rows, cols) = screen.size();
+        let mut out = Vec::new();
+        for r in 0..rows.get() {
+            for c in 0..cols.get() {
+                if let Some(cell) = screen.cell(r, c)
+                    && !cell.contents().trim().is_empty()
+                {
+                    out.push((cell.contents().to_string(), cell.fgcolor(), cell.bgcolor()));
+                }
+            }
+        }
+        out
     }
 
     pub(crate) fn screen(&self) -> String {

@@ -205,3 +205,131 @@ async fn page_down_in_the_review_moves_by_the_review_panes_height() {
         tui.quit().await;
     }
 }
+
+/// A terminal colour as RGB on a white terminal (VS Code's light defaults, the palette the
+/// theme tests use), as text (`false`) or background (`true`).
+fn on_white(color: vt100::Color, background: bool) -> Option<(u8, u8, u8)> {
+    use ratatui::style::Color;
+    const NAMED: [Color; 16] = [
+        Color::Black,
+        Color::Red,
+        Color::Green,
+        Color::Yellow,
+        Color::Blue,
+        Color::Magenta,
+        Color::Cyan,
+        Color::Gray,
+        Color::DarkGray,
+        Color::LightRed,
+        Color::LightGreen,
+        Color::LightYellow,
+        Color::LightBlue,
+        Color::LightMagenta,
+        Color::LightCyan,
+        Color::White,
+    ];
+    let color = match color {
+        vt100::Color::Default => Color::Reset,
+        vt100::Color::Idx(i) if i < 16 => NAMED[i as usize],
+        vt100::Color::Idx(i) => Color::Indexed(i),
+        vt100::Color::Rgb(r, g, b) => Color::Rgb(r, g, b),
+    };
+    loom::tui::contrast::rgb(color, loom::tui::contrast::LIGHT, background)
+}
+
+/// What on the screen falls short on a white terminal: 4.5:1 for text, 3:1 for borders and
+/// the theme's dim colour; and no text in the terminal's own colour on a colour Loom chose.
+fn audit_on_white(tui: &Tui) -> Vec<String> {
+    use loom::tui::contrast::{NON_TEXT, TEXT, ratio};
+    let light =
+        loom::tui::theme::Theme::load("light", loom::tui::theme::ColorDepth::Ansi256).unwrap();
+    let dim = match light.dim {
+        ratatui::style::Color::Indexed(i) => vt100::Color::Idx(i),
+        other => panic!("the light theme's dim colour at 256 colours is {other:?}"),
+    };
+    let mut short = std::collections::BTreeMap::<String, String>::new();
+    for (text, fg, bg) in tui.cells() {
+        let border = text.chars().all(|c| ('\u{2500}'..='\u{257f}').contains(&c));
+        let min = if border || fg == dim { NON_TEXT } else { TEXT };
+        let problem = if fg == vt100::Color::Default && bg != vt100::Color::Default {
+            Some(format!("the terminal's foreground on {bg:?}"))
+        } else {
+            match (on_white(fg, false), on_white(bg, true)) {
+                (Some(f), Some(b)) if ratio(f, b) >= min => None,
+                (Some(f), Some(b)) => Some(format!(
+                    "{fg:?} on {bg:?} is {:.2}:1, needs {min}",
+                    ratio(f, b)
+                )),
+                _ => Some(format!("{fg:?} on {bg:?}: unknown colour")),
+            }
+        };
+        if let Some(p) = problem {
+            let seen = short.entry(p).or_default();
+            if seen.chars().count() < 30 {
+                seen.push_str(&text);
+            }
+        }
+    }
+    short
+        .into_iter()
+        .map(|(p, text)| format!("{p} ({text:?})"))
+        .collect()
+}
+
+/// Regression (issue 25): with no theme named, Loom drew its dark theme on a white
+/// terminal (the status line at 1.65:1). It asks the terminal for its background: a reply
+/// of white picks the light theme, and every glyph of the screens met in a first session
+/// (welcome, a command's coloured output, an answer with code, a command waiting for
+/// approval) reads on white. A terminal that does not answer gets the dark theme, which
+/// this audit fails on white: the check can fail, and the answer is what decides.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_white_background_reply_picks_the_light_theme_and_every_glyph_reads() {
+    let dir = workspace();
+    let server = ScriptedServer::start(vec![
+        crate::support::text_reply(
+            "## Plan\n\nRun `make` in **src**:\n\n```rust\nfn main() { let n = 42; }\n```\n",
+        ),
+        crate::support::calls_openai(&[("b1", "bash", r#"{"command": "touch made.txt"}"#)]),
+    ])
+    .await;
+    let mut tui = Tui::start_on(
+        dir.path(),
+        &server,
+        120,
+        40,
+        &[],
+        &[],
+        Some("rgb:ffff/ffff/ffff"),
+    );
+    tui.wait_for("Ask Loom").await;
+    let mut failures = Vec::new();
+    let mut check = |tui: &Tui, scene: &str| {
+        for f in audit_on_white(tui) {
+            failures.push(format!("{scene}: {f}"));
+        }
+    };
+    check(&tui, "welcome");
+    tui.type_line("!printf '\\033[33mwarning:\\033[0m unused\\n\\033[32mok\\033[0m\\n'")
+        .await;
+    tui.wait_for("└ exit 0").await;
+    check(&tui, "command output");
+    tui.type_line("plan it").await;
+    tui.wait_for("fn main").await;
+    tui.wait_for("● ready").await;
+    check(&tui, "answer with code");
+    tui.type_line("make the file").await;
+    tui.wait_for("allow `touch` for this session").await;
+    check(&tui, "command approval");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    tui.quit().await;
+
+    let dir = workspace();
+    let server = ScriptedServer::start(vec![]).await;
+    let tui = Tui::start_on(dir.path(), &server, 120, 40, &[], &[], None);
+    tui.wait_for("Ask Loom").await;
+    assert!(
+        !audit_on_white(&tui).is_empty(),
+        "without an answer Loom keeps the dark theme, which does not read on white"
+    );
+    tui.quit().await;
+}

@@ -191,7 +191,7 @@ pub(crate) fn frame(
 }
 
 /// A question's frame ([`frame`]); while the message box has the keys (`waiting`) it is
-/// drawn in the border colour with a line on its bottom edge saying how to answer.
+/// drawn in the dim colour with a line on its bottom edge saying how to answer.
 pub(crate) fn question_frame(
     area: Rect,
     buf: &mut Buffer,
@@ -203,7 +203,7 @@ pub(crate) fn question_frame(
     if !waiting {
         return frame(area, buf, title, color);
     }
-    let inner = frame(area, buf, &format!("{title} (waiting)"), theme.border);
+    let inner = frame(area, buf, &format!("{title} (waiting)"), theme.dim);
     let label = Line::from(vec![Span::styled(
         " typing goes to the message box · Tab answers this ",
         Style::default()
