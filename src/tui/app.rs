@@ -190,8 +190,9 @@ pub struct App {
     pub(crate) files: Option<Vec<String>>,
     /// A listing being made off the UI thread (a big workspace takes a while to walk).
     pub(crate) files_pending: Option<std::sync::mpsc::Receiver<Vec<String>>>,
-    /// Text `/copy` put on the clipboard, for the event loop to send to the terminal.
-    pub clipboard: Option<String>,
+    /// Text to put on the clipboard (`/copy`, a mouse selection), for the event loop, which
+    /// copies it and says where it went.
+    pub clipboard: Option<super::clipboard::Pending>,
     /// Why the server's models could not be listed, if so.
     pub models_error: Option<String>,
     /// The highlighted line of the slash popup.

@@ -536,13 +536,9 @@ async fn event_loop(
             start.spawn();
             dirty = true;
         }
-        if let Some(text) = app.clipboard.take()
-            && let Err(e) = super::clipboard::copy(&text, &mut std::io::stdout())
-        {
-            app.transcript.push_notice(
-                super::transcript::NoticeLevel::Error,
-                &format!("could not copy: {e}"),
-            );
+        if let Some(pending) = app.clipboard.take() {
+            let result = super::clipboard::copy(&pending.text, &mut std::io::stdout());
+            app.copied(&pending.what, result);
             dirty = true;
         }
         if app.mouse_capture != mouse {

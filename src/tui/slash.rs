@@ -553,7 +553,7 @@ fn copy(app: &mut App, arg: &str) {
             let what = if count == 1 {
                 "the code block".to_string()
             } else {
-                format!("code block {index} of {count} (/copy code N picks another)")
+                format!("code block {index} of {count}")
             };
             (blocks[index - 1].clone(), what)
         }
@@ -568,12 +568,19 @@ fn copy(app: &mut App, arg: &str) {
         return app.say(NoticeLevel::Error, &msg);
     }
     let lines = text.lines().count();
-    app.clipboard = Some(text);
-    let msg = format!(
-        "copied {what} ({lines} line{})",
-        if lines == 1 { "" } else { "s" }
-    );
-    app.say(NoticeLevel::Info, &msg);
+    // The event loop copies it and says where it went (or why it could not).
+    app.clipboard = Some(super::clipboard::Pending {
+        what: format!(
+            "{what} ({lines} line{}{})",
+            if lines == 1 { "" } else { "s" },
+            if what.starts_with("code block ") {
+                "; /copy code N picks another"
+            } else {
+                ""
+            }
+        ),
+        text,
+    });
 }
 
 #[cfg(test)]

@@ -333,3 +333,113 @@ async fn a_white_background_reply_picks_the_light_theme_and_every_glyph_reads() 
     );
     tui.quit().await;
 }
+
+/// A tmux server of the test's own (its own socket, tmux's default options), killed when
+/// the test ends however it ends.
+struct TmuxServer {
+    socket: String,
+}
+
+impl TmuxServer {
+    fn tmux(&self, args: &[&str]) -> std::process::Output {
+        std::process::Command::new("tmux")
+            .arg("-L")
+            .arg(&self.socket)
+            .args(args)
+            .output()
+            .expect("tmux is installed (.ci/run installs it)")
+    }
+
+    fn screen(&self) -> String {
+        String::from_utf8_lossy(&self.tmux(&["capture-pane", "-p", "-t", "loom"]).stdout)
+            .into_owned()
+    }
+
+    async fn wait_for(&self, needle: &str) -> String {
+        let start = std::time::Instant::now();
+        loop {
+            let screen = self.screen();
+            if screen.contains(needle) {
+                return screen;
+            }
+            assert!(
+                start.elapsed() < std::time::Duration::from_secs(20),
+                "timed out waiting for {needle:?} in tmux:\n{screen}"
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+    }
+
+    fn type_line(&self, text: &str) {
+        self.tmux(&["send-keys", "-t", "loom", "-l", text]);
+        self.tmux(&["send-keys", "-t", "loom", "Enter"]);
+    }
+}
+
+impl Drop for TmuxServer {
+    fn drop(&mut self) {
+        let _ = self.tmux(&["kill-server"]);
+    }
+}
+
+/// Regression (issue 25): inside tmux 3.3 with its defaults, `/copy` said "copied" but
+/// nothing arrived: Loom wrapped OSC 52 in tmux's passthrough, which tmux drops unless
+/// `allow-passthrough` is on. Loom runs here inside a real tmux server started with no
+/// configuration at all, and what `/copy` copies is in `tmux show-buffer`.
+#[tokio::test(flavor = "multi_thread")]
+async fn copy_inside_a_real_tmux_with_its_defaults_lands_in_its_paste_buffer() {
+    let dir = workspace();
+    let answer = "The value is forty-two.\n\n```sh\necho 42\n```\n";
+    let server = ScriptedServer::start(vec![crate::support::text_reply(answer)]).await;
+    let home = dir.path().join(".home");
+    std::fs::create_dir_all(&home).unwrap();
+    let tmux = TmuxServer {
+        socket: format!("loom-test-{}-{}", std::process::id(), fastrand_suffix()),
+    };
+    let loom = format!(
+        "'{}' --model scripted-model --base-url '{}' -C '{}'",
+        env!("CARGO_BIN_EXE_loom"),
+        server.base_url(),
+        dir.path().display()
+    );
+    let started = std::process::Command::new("tmux")
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", &home)
+        .env("XDG_CONFIG_HOME", home.join(".config"))
+        .env("XDG_DATA_HOME", home.join(".local/share"))
+        .env("TERM", "xterm-256color")
+        .args(["-L", &tmux.socket, "-f", "/dev/null"])
+        .args(["new-session", "-d", "-s", "loom", "-x", "120", "-y", "40"])
+        .arg(&loom)
+        .status()
+        .expect("tmux is installed (.ci/run installs it)");
+    assert!(started.success());
+    let options = tmux.tmux(&["show-options", "-gv", "set-clipboard"]);
+    assert_eq!(
+        String::from_utf8_lossy(&options.stdout).trim(),
+        "external",
+        "tmux's default, which ignores a program's own OSC 52"
+    );
+    tmux.wait_for("Ask Loom").await;
+    tmux.type_line("what is the value");
+    tmux.wait_for("forty-two").await;
+    tmux.type_line("/copy");
+    let screen = tmux.wait_for("copied the last answer").await;
+    assert!(screen.contains("tmux's paste buffer"), "{screen}");
+    let buffer = tmux.tmux(&["show-buffer"]);
+    assert_eq!(String::from_utf8_lossy(&buffer.stdout), answer);
+    tmux.type_line("/copy code");
+    tmux.wait_for("copied the code block").await;
+    let buffer = tmux.tmux(&["show-buffer"]);
+    assert_eq!(String::from_utf8_lossy(&buffer.stdout), "echo 42\n");
+}
+
+/// A few random letters, so parallel runs do not share a tmux socket.
+fn fastrand_suffix() -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0);
+    format!("{nanos:x}")
+}

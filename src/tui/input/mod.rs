@@ -277,13 +277,27 @@ impl App {
             return;
         }
         let lines = text.lines().count();
-        self.clipboard = Some(text);
-        let msg = format!(
-            "copied {count} message{} ({lines} line{}, as written: no wrapping or borders)",
-            if count == 1 { "" } else { "s" },
-            if lines == 1 { "" } else { "s" }
-        );
-        self.transcript.push_notice(NoticeLevel::Info, &msg);
+        // The event loop copies it and says where it went (or why it could not).
+        self.clipboard = Some(crate::tui::clipboard::Pending {
+            what: format!(
+                "{count} message{} ({lines} line{}, as written: no wrapping or borders)",
+                if count == 1 { "" } else { "s" },
+                if lines == 1 { "" } else { "s" }
+            ),
+            text,
+        });
+    }
+
+    /// Say where a copy went, or why it could go nowhere.
+    pub fn copied(&mut self, what: &str, result: Result<String, String>) {
+        match result {
+            Ok(how) => self
+                .transcript
+                .push_notice(NoticeLevel::Info, &format!("copied {what} to {how}")),
+            Err(why) => self
+                .transcript
+                .push_notice(NoticeLevel::Error, &format!("could not copy {what}: {why}")),
+        }
     }
 
     /// Switch themes everywhere.
