@@ -207,6 +207,9 @@ pub struct App {
     /// Whether a question box in front has the keys (else the message box has them; Tab
     /// switches; see `approvals.rs`).
     pub(crate) answering: bool,
+    /// The session picked in the resume picker (`Some(None)`: a new one, at start), for
+    /// the event loop to start the agent on.
+    pub resume_choice: Option<Option<String>>,
     /// When the last key that did not answer a question arrived (someone typing).
     pub(crate) last_key: Option<Instant>,
     /// Until when keys count as typed ahead while Loom starts, when a question (the trust
@@ -251,6 +254,7 @@ impl App {
             layout: super::view::Areas::default(),
             diff_call: None,
             answering: true,
+            resume_choice: None,
             last_key: None,
             typeahead_until: None,
             theme,
@@ -382,6 +386,7 @@ impl App {
         self.busy()
             || self.quit_pending()
             || self.typeahead_window()
+            || self.layers.iter().any(|l| l.waiting())
             || self.tools.animating()
             || self.files_pending.is_some()
             || (!self.highlight_ready && super::highlight::ready())
@@ -390,6 +395,9 @@ impl App {
     /// Called before each frame: advance the clock and pick up late-loading highlighting.
     pub fn tick(&mut self, now: Instant) {
         self.now = now;
+        for layer in &mut self.layers {
+            layer.tick();
+        }
         if !self.highlight_ready && super::highlight::ready() {
             self.highlight_ready = true;
             self.transcript.rerender();
@@ -475,6 +483,7 @@ impl App {
                 .push(Box::new(super::layers::ReasonPrompt::new(&id))),
             Action::Trust(trust) => self.trust_answer = Some(trust),
             Action::SetModel(model) => self.set_model(&model),
+            Action::Resume(choice) => self.resume_choice = Some(choice),
         }
     }
 

@@ -19,6 +19,7 @@ pub mod layers;
 pub mod markdown;
 pub mod mention;
 pub mod progress;
+pub mod resume;
 pub mod run;
 pub mod scroll;
 pub mod scrollback;
@@ -46,6 +47,8 @@ mod mcp_snapshot_tests;
 mod output_snapshot_tests;
 #[cfg(test)]
 mod patch_review_tests;
+#[cfg(test)]
+mod resume_snapshot_tests;
 #[cfg(test)]
 mod snapshot_tests;
 #[cfg(test)]

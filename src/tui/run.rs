@@ -105,6 +105,9 @@ pub struct TuiOptions {
     /// Draw at the bottom of the normal screen, finished messages going to the scrollback
     /// (`--inline`, `inline = true`; see `inline.rs`).
     pub inline: bool,
+    /// Open with the resume picker (`--resume` without an id); the agent starts once a
+    /// session is picked (or a new one, on Esc).
+    pub pick_session: bool,
 }
 
 fn short_path(path: &std::path::Path) -> String {
@@ -183,6 +186,9 @@ pub async fn run(opts: TuiOptions) -> anyhow::Result<ExitCode> {
         app.composer.remember(p);
         app.submit(p);
     }
+    if opts.pick_session {
+        app.open_resume_picker(true);
+    }
     if let ProjectTrust::Untrusted { ignored, file, .. } = &opts.config.project_trust {
         let shown = file
             .strip_prefix(&opts.workspace)
@@ -241,6 +247,8 @@ pub async fn run(opts: TuiOptions) -> anyhow::Result<ExitCode> {
     }
     restore();
     result?;
+    // `/resume` may have switched sessions.
+    let session_id = app.status.session_id.clone();
     if inline {
         if app.transcript.flushed() > 0 {
             println!("Session {session_id} saved. Resume it with: loom --resume {session_id}");
@@ -278,6 +286,15 @@ fn pick_theme_for_the_terminal(app: &mut App, depth: ColorDepth, colorfgbg: Opti
     if !typed.is_empty() {
         app.composer.insert(&typed);
     }
+}
+
+/// The session `id` read from disk, or why it cannot be.
+fn load_session(id: &str) -> Result<LoadedSession, String> {
+    let dir =
+        crate::session::sessions_dir().ok_or("no data directory, so no sessions are recorded")?;
+    let path = crate::session::path_of(&dir, id)
+        .ok_or_else(|| format!("no session {id:?}; see `loom sessions`"))?;
+    crate::session::load(&path).map_err(|e| format!("cannot read session {id}: {e}"))
 }
 
 /// Everything the agent needs to start, kept until the trust prompt is answered.
@@ -450,11 +467,11 @@ async fn event_loop(
         events_tx,
         provider_tx,
     });
-    if !matches!(opts.config.project_trust, ProjectTrust::Untrusted { .. })
-        && let Some(start) = pending.take()
-    {
-        start.spawn();
-    }
+    // The agent also waits while the person picks a session to resume (`--resume`).
+    let mut trusting = matches!(opts.config.project_trust, ProjectTrust::Untrusted { .. });
+    let mut picking = opts.pick_session;
+    // The configuration the running agent has (the trusted one, once trusted).
+    let mut agent_config = opts.config.clone();
 
     loop {
         let deadline = last_frame + FRAME;
@@ -512,8 +529,9 @@ async fn event_loop(
             return Ok(());
         }
         if let Some(trusted) = app.trust_answer.take()
-            && let Some(mut start) = pending.take()
+            && let Some(start) = pending.as_mut()
         {
+            trusting = false;
             let (config, message) = answer_trust(
                 trusted,
                 &opts.config.project_trust,
@@ -533,8 +551,56 @@ async fn event_loop(
             }
             app.status.autonomy = start.config.autonomy;
             app.status.sandbox = setup::sandbox_for(&start.workspace, &start.config).label;
-            start.spawn();
+            agent_config = start.config.clone();
             dirty = true;
+        }
+        if let Some(choice) = app.resume_choice.take() {
+            picking = false;
+            dirty = true;
+            match choice.map(|id| load_session(&id)) {
+                None => {}
+                Some(Err(message)) => app
+                    .transcript
+                    .push_notice(super::transcript::NoticeLevel::Error, &message),
+                Some(Ok(loaded)) => {
+                    app.start_over(&loaded);
+                    match pending.as_mut() {
+                        // Nothing runs yet (`--resume`): the agent starts on it.
+                        Some(start) => {
+                            start.session_id = loaded.id.clone();
+                            start.resume = Some(loaded);
+                        }
+                        // `/resume`: the agent of the last session stops, one starts on
+                        // this one, with channels of its own (the old one's late events go
+                        // nowhere).
+                        None => {
+                            let _ = app.ops.send(UserOp::Shutdown);
+                            let (ops_tx, ops_rx) = mpsc::unbounded_channel::<UserOp>();
+                            app.ops = ops_tx;
+                            let (events_tx, fresh) = mpsc::unbounded_channel::<AgentEvent>();
+                            events = fresh;
+                            let (provider_tx, fresh) = tokio::sync::oneshot::channel();
+                            provider_rx = fresh;
+                            provider_known = false;
+                            pending = Some(AgentStart {
+                                config: agent_config.clone(),
+                                workspace: opts.workspace.clone(),
+                                session_id: loaded.id.clone(),
+                                resume: Some(loaded),
+                                ops_rx,
+                                events_tx,
+                                provider_tx,
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        if !trusting
+            && !picking
+            && let Some(start) = pending.take()
+        {
+            start.spawn();
         }
         if let Some(pending) = app.clipboard.take() {
             let result = super::clipboard::copy(&pending.text, &mut std::io::stdout());

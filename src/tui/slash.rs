@@ -96,6 +96,14 @@ pub const COMMANDS: &[SlashCommand] = &[
         run: clear,
     },
     SlashCommand {
+        name: "resume",
+        aliases: &["sessions"],
+        args: "",
+        help: "go back to an earlier session: a list to filter by typing, Enter opens",
+        values: none,
+        run: resume,
+    },
+    SlashCommand {
         name: "compact",
         aliases: &[],
         args: "",
@@ -332,6 +340,16 @@ fn clear(app: &mut App, _: &str) {
     }
     app.transcript.clear();
     app.send(UserOp::Clear);
+}
+
+fn resume(app: &mut App, _: &str) {
+    if app.busy() {
+        return app.say(
+            NoticeLevel::Error,
+            "finish or interrupt (Esc) the current turn first",
+        );
+    }
+    app.open_resume_picker(false);
 }
 
 fn model(app: &mut App, arg: &str) {

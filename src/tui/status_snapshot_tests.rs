@@ -233,7 +233,7 @@ fn command_approval_keys_stay_visible_at_60x20_and_a_long_command_scrolls() {
         .collect();
     ask_to_run(&mut app, &command);
     insta::assert_snapshot!("command_approval_at_60x20", text(&mut app, 60, 20));
-    for _ in 0..30 {
+    for _ in 0..40 {
         app.on_key(KeyEvent::from(KeyCode::Down));
     }
     let screen = text(&mut app, 60, 20);

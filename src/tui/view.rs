@@ -171,11 +171,25 @@ impl App {
         self.render_slash_popup(areas.composer, buf);
         let waits = self.question_waits() || self.typeahead_window();
         let front = self.layers.len().saturating_sub(1);
+        // A question stands above the message box, not over it: the person may be typing
+        // there while it waits (a row is left for the blank around the box). On a tiny
+        // screen it takes what there is: the command it asks about must show.
+        let above = areas.composer.y.saturating_sub(area.y + 1);
+        let question_room = if above >= 12 {
+            Rect::new(area.x, area.y, area.width, above)
+        } else {
+            area
+        };
         for (i, layer) in self.layers.iter().enumerate() {
-            if i == front && waits {
-                layer.render_waiting(area, buf, &self.theme);
+            let room = if layer.is_question() {
+                question_room
             } else {
-                layer.render(area, buf, &self.theme);
+                area
+            };
+            if i == front && waits {
+                layer.render_waiting(room, buf, &self.theme);
+            } else {
+                layer.render(room, buf, &self.theme);
             }
         }
         let layer_cursor = self.layers.last().and_then(|l| l.cursor(area));
