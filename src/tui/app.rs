@@ -277,8 +277,12 @@ impl App {
                         self.transcript.push_answer(content);
                     }
                     for c in tool_calls {
-                        let args: Value = serde_json::from_str(&c.arguments).unwrap_or(Value::Null);
-                        let summary = summarize(&c.name, &args);
+                        let args: Value = serde_json::from_str(&c.arguments)
+                            .unwrap_or_else(|_| Value::String(c.arguments.clone()));
+                        let summary = match super::tools_pane::readable_args(&args) {
+                            Some(args) => summarize(&c.name, &args),
+                            None => "(arguments that are not JSON)".to_string(),
+                        };
                         self.transcript
                             .push_tool(&c.id, &format!("{} {summary}", c.name));
                         names.insert(c.id.clone(), c.name.clone());
@@ -538,7 +542,10 @@ impl App {
             } => {
                 let summary = match intent.as_ref().and_then(|i| i.command.as_ref()) {
                     Some(c) => c.command.lines().next().unwrap_or("").to_string(),
-                    None => summarize(&name, &arguments),
+                    None => match super::tools_pane::readable_args(&arguments) {
+                        Some(args) => summarize(&name, &args),
+                        None => "(arguments that are not JSON)".to_string(),
+                    },
                 };
                 self.transcript.push_tool(&id, &format!("{name} {summary}"));
                 self.tools.add(ToolRow {
@@ -684,7 +691,14 @@ impl App {
                         .push_notice(NoticeLevel::Info, &figures.describe());
                 }
                 if !unsent.is_empty() {
-                    let mut text = unsent.join("\n\n");
+                    // Attachments come back as chips, not as tagged blocks in the box.
+                    let mut texts = Vec::new();
+                    for sent in &unsent {
+                        let (text, attachments) = super::attachments::take_back(sent);
+                        texts.push(text);
+                        self.attachments.extend(attachments);
+                    }
+                    let mut text = texts.join("\n\n");
                     if !self.composer.is_empty() {
                         text = format!("{}\n\n{text}", self.composer.text());
                     }

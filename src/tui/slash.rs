@@ -354,6 +354,23 @@ fn resume(app: &mut App, _: &str) {
 
 fn model(app: &mut App, arg: &str) {
     if !arg.is_empty() {
+        // What the agent would refuse is refused here, before the status line says it:
+        // there is no model to switch with no server, and a server that lists its models
+        // does not serve one it does not list.
+        if app.welcome.is_some() {
+            let msg = format!(
+                "no model server is connected, so there is no model to switch to; {arg} is not \
+                 in use (connect one and start Loom again)"
+            );
+            return app.say(NoticeLevel::Error, &msg);
+        }
+        if !app.models.is_empty() && !app.models.iter().any(|m| m == arg) {
+            let msg = format!(
+                "the server does not offer {arg}; it offers {} (/model lists them)",
+                app.models.join(", ")
+            );
+            return app.say(NoticeLevel::Error, &msg);
+        }
         return app.set_model(arg);
     }
     if app.models.is_empty() {
@@ -634,6 +651,31 @@ mod tests {
             ["/model qwen2.5-coder:14b"],
             "the configured model is offered"
         );
+    }
+
+    /// Regression (issue 25): `/model foo` was refused, yet the status line then showed
+    /// `foo`. A model the server does not list, or any model with no server, is refused
+    /// before anything changes.
+    #[test]
+    fn a_refused_model_never_reaches_the_status_line() {
+        let (mut app, mut rx) = crate::tui::snapshot_tests::app("dark");
+        app.models = vec!["alpha-7b".into(), "beta-13b".into()];
+        app.submit("/model foo");
+        assert_eq!(app.status.model, "qwen2.5-coder:14b");
+        assert!(rx.try_recv().is_err(), "nothing sent to the agent");
+        app.submit("/model beta-13b");
+        assert_eq!(app.status.model, "beta-13b");
+        assert_eq!(
+            rx.try_recv().ok(),
+            Some(UserOp::SetModel {
+                model: "beta-13b".into()
+            })
+        );
+        let (mut app, mut rx) = crate::tui::snapshot_tests::app("dark");
+        app.welcome = Some(crate::llm::discover::how_to_configure());
+        app.submit("/model foo");
+        assert_ne!(app.status.model, "foo");
+        assert!(rx.try_recv().is_err());
     }
 
     /// Regression (issue 11): `/undo`'s usage differed between its error and `/help`.

@@ -289,12 +289,14 @@ impl ToolsPane {
             let name_w = 12usize;
             let tail_w = tail.chars().count() + 1;
             let summary_w = (area.width as usize)
-                .saturating_sub(2 + name_w + tail_w + 1 + indent.chars().count());
+                .saturating_sub(2 + name_w + 1 + tail_w + 1 + indent.chars().count());
             let mut spans = vec![
                 Span::styled(indent, Style::default().fg(theme.dim)),
                 Span::styled(format!("{icon} "), style),
                 Span::styled(
-                    format!("{:<name_w$}", truncate(&row.name, name_w)),
+                    // A column between name and summary, even for a 12-letter name
+                    // (`search_files/def /` ran together).
+                    format!("{:<name_w$} ", truncate(&row.name, name_w)),
                     Style::default().fg(theme.text).add_modifier(Modifier::BOLD),
                 ),
                 Span::styled(
@@ -349,14 +351,43 @@ fn heading(text: &str, theme: &Theme) -> StyledLine {
     )
 }
 
+/// A call's arguments as the screen shows them: arguments that arrived as text (a string
+/// holding JSON, the way some models send them) are shown parsed; `None` when that text is
+/// not JSON at all (then it is shown as the model sent it).
+pub fn readable_args(args: &Value) -> Option<Value> {
+    match args {
+        Value::String(raw) => serde_json::from_str::<Value>(raw)
+            .ok()
+            .filter(|v| v.is_object() || v.is_array()),
+        other => Some(other.clone()),
+    }
+}
+
 fn build_detail(row: &ToolRow, width: u16, theme: &Theme) -> Vec<Line<'static>> {
-    let mut logical: Vec<StyledLine> = vec![
-        heading(&format!("{} {}", row.name, row.id), theme),
-        heading("arguments", theme),
-    ];
-    let args = serde_json::to_string_pretty(&row.args).unwrap_or_default();
-    for l in args.lines() {
-        logical.push(StyledLine::plain(l, Style::default().fg(theme.text)));
+    // The call's summary, not its id (a fragment of `call_9f8e…` said nothing).
+    let mut logical: Vec<StyledLine> = vec![heading(
+        &format!("{} {}", row.name, row.summary)
+            .trim_end()
+            .to_string(),
+        theme,
+    )];
+    match readable_args(&row.args) {
+        Some(args) => {
+            logical.push(heading("arguments", theme));
+            let args = serde_json::to_string_pretty(&args).unwrap_or_default();
+            for l in args.lines() {
+                logical.push(StyledLine::plain(l, Style::default().fg(theme.text)));
+            }
+        }
+        None => {
+            logical.push(heading(
+                "arguments (not valid JSON: as the model sent them)",
+                theme,
+            ));
+            for l in row.args.as_str().unwrap_or("").lines() {
+                logical.push(StyledLine::plain(l, Style::default().fg(theme.text)));
+            }
+        }
     }
     let mut out: Vec<Line<'static>> = logical.iter().flat_map(|l| wrap(l, width)).collect();
     let Some(result) = &row.result else {
@@ -505,6 +536,28 @@ mod tests {
         assert!(!details.contains("**"), "emphasis is rendered: {details}");
     }
 
+    /// Regression (issue 25): a 12-letter tool name ran into its summary
+    /// (`search_files/def /`).
+    #[test]
+    fn a_long_tool_name_keeps_a_gap_before_its_summary() {
+        let dark = theme("dark");
+        let mut pane = ToolsPane::new();
+        let args = json!({"pattern": "def "});
+        pane.add(ToolRow {
+            id: "s".into(),
+            name: "search_files".into(),
+            summary: summarize("search_files", &args),
+            args,
+            status: ToolStatus::Done { ok: true, ms: 3 },
+            result: None,
+        });
+        let area = Rect::new(0, 0, 50, 1);
+        let mut buf = Buffer::empty(area);
+        pane.render_list(area, &mut buf, &dark, Instant::now(), false);
+        let row: String = (0..50).map(|x| buf[(x, 0)].symbol().to_string()).collect();
+        assert!(row.contains("search_files /def /"), "{row}");
+    }
+
     #[test]
     fn detail_scroll_stops_at_the_last_screen_and_resets_on_a_new_selection() {
         let dark = theme("dark");
@@ -543,6 +596,47 @@ mod tests {
         assert_eq!(heading_fg(&mut pane, &dark), Some(dark.accent));
         pane.restyle();
         assert_eq!(heading_fg(&mut pane, &light), Some(light.accent));
+    }
+
+    /// Regression (issue 25): the arguments of a call that arrived as text showed as an
+    /// escaped JSON string (`"{\"path\": …}"`), and the header a fragment of the call id.
+    #[test]
+    fn arguments_sent_as_text_are_shown_as_arguments_and_no_call_id() {
+        let dark = theme("dark");
+        let mut pane = ToolsPane::new();
+        for (id, raw) in [
+            (
+                "call_9f8e7d6c5b4a",
+                r#"{"path": "src/main.rs", "line_range": [1, 5]}"#,
+            ),
+            (
+                "call_0a1b2c3d4e5f",
+                r#"{"path": "src/main.rs", "line_range": [1,"#,
+            ),
+        ] {
+            pane.add(ToolRow {
+                id: id.into(),
+                name: "read_file".into(),
+                summary: "src/main.rs".into(),
+                args: Value::String(raw.into()),
+                status: ToolStatus::Done { ok: false, ms: 1 },
+                result: Some(ToolResult::err("arguments are not valid JSON")),
+            });
+            let details = text_of(pane.detail_lines(60, &dark));
+            assert!(!details.contains("\\\""), "escaped: {details}");
+            assert!(!details.contains("call_"), "a call id: {details}");
+            assert!(details.contains("read_file src/main.rs"), "{details}");
+        }
+        pane.select(-1);
+        let parsed = text_of(pane.detail_lines(60, &dark));
+        assert!(parsed.contains("  \"path\": \"src/main.rs\","), "{parsed}");
+        pane.select(1);
+        let raw = text_of(pane.detail_lines(60, &dark));
+        assert!(raw.contains("not valid JSON"), "{raw}");
+        assert!(
+            raw.contains(r#"{"path": "src/main.rs", "line_range": [1,"#),
+            "{raw}"
+        );
     }
 
     /// Regression (issue 25): the Details pane dropped the first line of every command's
