@@ -204,6 +204,9 @@ pub struct App {
     pub(crate) layout: super::view::Areas,
     /// The call whose diff the diff view holds (so a frame never compares diffs).
     pub(crate) diff_call: Option<String>,
+    /// Errors of several lines already shown in full (by fingerprint): said again, they
+    /// take one line.
+    pub(crate) shown_errors: std::collections::HashSet<u64>,
     /// Whether a question box in front has the keys (else the message box has them; Tab
     /// switches; see `approvals.rs`).
     pub(crate) answering: bool,
@@ -253,6 +256,7 @@ impl App {
             highlight_ready: super::highlight::ready(),
             layout: super::view::Areas::default(),
             diff_call: None,
+            shown_errors: Default::default(),
             answering: true,
             resume_choice: None,
             last_key: None,
@@ -314,48 +318,6 @@ impl App {
                 Message::System { .. } => {}
             }
         }
-    }
-
-    /// A `!command` finished: its output goes with the next message (as a chip).
-    fn attach_shell_output(&mut self, id: &str) {
-        let Some(row) = self.tools.rows.iter().rev().find(|r| r.id == id) else {
-            return;
-        };
-        let Some(result) = &row.result else { return };
-        if row.status == ToolStatus::Denied {
-            return;
-        }
-        let command = row.args["command"].as_str().unwrap_or(&row.summary);
-        let data = result.data.as_ref();
-        let field = |k: &str| data.and_then(|d| d[k].as_str()).unwrap_or("").to_string();
-        let mut text = format!("$ {command}\n");
-        let (stdout, stderr) = (field("stdout"), field("stderr"));
-        if data.is_none() {
-            text.push_str(result.error.as_deref().unwrap_or(&result.output));
-        }
-        text.push_str(&stdout);
-        if !stderr.is_empty() {
-            if !text.ends_with('\n') {
-                text.push('\n');
-            }
-            text.push_str("[stderr]\n");
-            text.push_str(&stderr);
-        }
-        if data.is_some() {
-            if !text.ends_with('\n') {
-                text.push('\n');
-            }
-            text.push_str(&format!("[{}]", result.output.lines().next().unwrap_or("")));
-        }
-        let (text, _) = crate::tools::output::cut_middle(&text, SHELL_ATTACH_BUDGET);
-        self.attachments.push(super::attachments::Attachment {
-            name: format!("!{}", crate::tui::wrap::truncate(command, 40)),
-            text,
-        });
-        self.transcript.push_notice(
-            NoticeLevel::Info,
-            "the output goes with your next message (Backspace in an empty message box drops it)",
-        );
     }
 
     /// Switch to `model` for later requests (the agent confirms in one line).
@@ -429,19 +391,6 @@ impl App {
         if let Some(row) = self.tools.rows.iter().rev().find(|r| r.id == id) {
             let (icon, style, _) = status_mark(&row.status, self.now, &self.theme);
             self.transcript.mark_tool(id, ToolMark { icon, style });
-        }
-    }
-
-    /// A finished command's output goes under its row in the chat.
-    fn show_output(&mut self, id: &str) {
-        let Some(row) = self.tools.rows.iter().rev().find(|r| r.id == id) else {
-            return;
-        };
-        if let (true, Some(result), ToolStatus::Done { ms, .. }) =
-            (row.name == "bash", &row.result, &row.status)
-        {
-            let output = super::command_output::CommandOutput::from_result(result, *ms);
-            self.transcript.set_output(id, output);
         }
     }
 
@@ -712,9 +661,7 @@ impl App {
                     self.diff.invalidate();
                 }
             }
-            AgentEvent::Error { message } => {
-                self.transcript.push_notice(NoticeLevel::Error, &message)
-            }
+            AgentEvent::Error { message } => self.show_error(&message),
             AgentEvent::Compacted { .. } => {
                 if let Some(report) = event_report {
                     self.transcript

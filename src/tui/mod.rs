@@ -19,6 +19,7 @@ pub mod layers;
 pub mod markdown;
 pub mod mention;
 pub mod progress;
+pub mod results;
 pub mod resume;
 pub mod run;
 pub mod scroll;
