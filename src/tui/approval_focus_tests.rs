@@ -97,8 +97,11 @@ fn trust(app: &mut App) {
     )));
 }
 
+/// A name and how to reach it.
+type Scene = (&'static str, fn(&mut App));
+
 /// Every kind of question box, by name.
-const QUESTIONS: &[(&str, fn(&mut App))] = &[
+const QUESTIONS: &[Scene] = &[
     ("command", command),
     ("network", network),
     ("mcp", mcp),

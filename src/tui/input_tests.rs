@@ -460,7 +460,8 @@ fn an_interrupted_queue_gives_back_text_and_images() {
 #[test]
 fn modal_boxes_leave_no_pane_fragments_beside_them() {
     use super::layers::resume_picker::{ResumePicker, SessionItem};
-    let boxes: [(&str, fn(&mut App)); 4] = [
+    type Opened = (&'static str, fn(&mut App));
+    let boxes: [Opened; 4] = [
         ("Run this command?", |app| {
             ev(
                 app,

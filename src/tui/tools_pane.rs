@@ -366,9 +366,7 @@ pub fn readable_args(args: &Value) -> Option<Value> {
 fn build_detail(row: &ToolRow, width: u16, theme: &Theme) -> Vec<Line<'static>> {
     // The call's summary, not its id (a fragment of `call_9f8e…` said nothing).
     let mut logical: Vec<StyledLine> = vec![heading(
-        &format!("{} {}", row.name, row.summary)
-            .trim_end()
-            .to_string(),
+        format!("{} {}", row.name, row.summary).trim_end(),
         theme,
     )];
     match readable_args(&row.args) {
