@@ -4,14 +4,15 @@
 //! Details pane has the rest). Every line of the output counts, the first included; the
 //! program's colours are kept and its other control sequences neutralised (`ansi.rs`).
 //!
-//! The output is parsed once, when the result arrives, into the program's own styles; the
-//! rows are laid out from it with the theme of the moment, so a theme switch restyles them.
+//! What is kept is the program's own text (the last [`KEPT_LINES`] lines, not styled
+//! lines: a session holds many outputs); the rows are laid out from it when the chat wraps
+//! the entry, with the theme of the moment, so a theme switch restyles them.
 
 use ratatui::style::{Modifier, Style};
 use ratatui::text::Span;
 use serde_json::Value;
 
-use super::ansi::{self, RawLine};
+use super::ansi;
 use super::theme::Theme;
 use super::wrap::StyledLine;
 use crate::tools::ToolResult;
@@ -24,14 +25,29 @@ pub const KEPT_LINES: usize = 1000;
 /// What a command printed and how it ended, ready to show under its row.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CommandOutput {
-    /// The last [`KEPT_LINES`] lines: stdout, then stderr.
-    lines: Vec<RawLine>,
-    /// Lines before those kept.
-    earlier: usize,
+    /// The last [`KEPT_LINES`] lines of stdout then stderr, as printed (escapes and all).
+    tail: String,
+    /// Lines in the whole output.
+    total: usize,
     /// How it ended: "exit 0 · 1.2s".
     ending: String,
     /// Whether it succeeded (the ending's colour).
     ok: bool,
+}
+
+/// How many lines `text` has (a final newline ends the last line, it does not start one).
+fn count_lines(text: &str) -> usize {
+    let breaks = text.bytes().filter(|b| *b == b'\n').count();
+    breaks + usize::from(!text.is_empty() && !text.ends_with('\n'))
+}
+
+/// The last `keep` lines of `text`.
+fn last_lines(text: &str, keep: usize) -> &str {
+    let body = text.strip_suffix('\n').unwrap_or(text);
+    match body.rmatch_indices('\n').nth(keep.saturating_sub(1)) {
+        Some((at, _)) if keep > 0 => &text[at + 1..],
+        _ => text,
+    }
 }
 
 /// "1.2s", "340ms", "2m05s".
@@ -52,21 +68,20 @@ impl CommandOutput {
         let Some(data) = result.data.as_ref() else {
             // It never ran (refused arguments, a sandbox that could not start, stopped).
             let why = result.error.as_deref().unwrap_or(&result.output);
-            let lines: Vec<RawLine> = why
-                .lines()
-                .map(|l| vec![Span::raw(l.to_string())])
-                .collect();
-            let earlier = lines.len().saturating_sub(KEPT_LINES);
             return CommandOutput {
-                lines: lines.into_iter().skip(earlier).collect(),
-                earlier,
+                tail: last_lines(why, KEPT_LINES).to_string(),
+                total: count_lines(why),
                 ending: format!("not run · {}", took(ms)),
                 ok: false,
             };
         };
         let field = |k: &str| data.get(k).and_then(Value::as_str).unwrap_or("");
-        let mut lines = ansi::parse(field("stdout"));
-        lines.extend(ansi::parse(field("stderr")));
+        let mut text = field("stdout").to_string();
+        let stderr = field("stderr");
+        if !text.is_empty() && !stderr.is_empty() && !text.ends_with('\n') {
+            text.push('\n');
+        }
+        text.push_str(stderr);
         let ms = data
             .get("duration_ms")
             .and_then(Value::as_u64)
@@ -79,11 +94,9 @@ impl CommandOutput {
                 None => format!("killed · {}", took(ms)),
             }
         };
-        let earlier = lines.len().saturating_sub(KEPT_LINES);
-        lines.drain(..earlier);
         CommandOutput {
-            lines,
-            earlier,
+            tail: last_lines(&text, KEPT_LINES).to_string(),
+            total: count_lines(&text),
             ending,
             ok: result.success,
         }
@@ -91,7 +104,7 @@ impl CommandOutput {
 
     /// How many lines the output has.
     pub fn total(&self) -> usize {
-        self.earlier + self.lines.len()
+        self.total
     }
 
     /// The rows under the command's row: the last [`PREVIEW_LINES`] lines (every kept one
@@ -99,13 +112,14 @@ impl CommandOutput {
     pub fn rows(&self, expanded: bool, theme: &Theme) -> Vec<StyledLine> {
         let gutter = Style::default().fg(theme.border);
         let dim = Style::default().fg(theme.dim);
+        let lines = ansi::parse(&self.tail);
         let shown = if expanded {
-            self.lines.len()
+            lines.len()
         } else {
-            PREVIEW_LINES.min(self.lines.len())
+            PREVIEW_LINES.min(lines.len())
         };
-        let first = self.lines.len() - shown;
-        let mut rows: Vec<StyledLine> = self.lines[first..]
+        let first = lines.len() - shown;
+        let mut rows: Vec<StyledLine> = lines[first..]
             .iter()
             .map(|line| {
                 let mut row = ansi::themed(line, theme);
@@ -224,6 +238,23 @@ mod tests {
         let all = shown(&o.rows(true, &theme));
         assert_eq!(all[0], "    │ 51");
         assert!(all.last().unwrap().ends_with("50 earlier lines in Details"));
+    }
+
+    #[test]
+    fn lines_are_counted_and_cut_as_the_output_has_them() {
+        assert_eq!(count_lines(""), 0);
+        assert_eq!(count_lines("a"), 1);
+        assert_eq!(count_lines("a\n"), 1);
+        assert_eq!(count_lines("a\nb"), 2);
+        assert_eq!(last_lines("a\nb\nc\n", 2), "b\nc\n");
+        assert_eq!(last_lines("a\nb\nc", 2), "b\nc");
+        assert_eq!(last_lines("a\nb\n", 5), "a\nb\n");
+        let o = CommandOutput::from_result(&bash("out", "err\n", 1), 0);
+        assert_eq!(
+            o.total(),
+            2,
+            "stdout without a final newline is its own line"
+        );
     }
 
     #[test]

@@ -286,7 +286,9 @@ async fn submit_see_the_diff_press_y_and_the_file_changes() {
     let mut tui = Tui::start(dir.path(), &server, 140, 40);
     tui.wait_for("Ask Loom").await;
     tui.type_line("make it greet the world").await;
-    let screen = tui.wait_for("Review the change").await;
+    tui.wait_for("Review the change").await;
+    // The pane's lines may come a read after its title.
+    let screen = tui.wait_for("print('hello, world')").await;
     assert!(screen.contains("+ print('hello, world')"), "{screen}");
     // The status line may come a frame after the review (a read can fall between).
     tui.wait_for("waiting for you").await;

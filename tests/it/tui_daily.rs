@@ -204,9 +204,21 @@ async fn the_model_picker_lists_the_servers_models_and_switches() {
     );
     let mut tui = Tui::start(dir.path(), &server, 120, 40);
     tui.wait_for("Ask Loom").await;
-    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
-    tui.type_line("/model").await;
-    let screen = tui.wait_for("Pick a model").await;
+    // The server's list arrives in the background: ask until it is there (a fixed pause
+    // was too short on a busy machine).
+    let start = std::time::Instant::now();
+    let screen = loop {
+        tui.type_line("/model").await;
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        let screen = tui.screen();
+        if screen.contains("Pick a model") {
+            break tui.wait_for("beta-13b").await;
+        }
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(15),
+            "the server's models never came:\n{screen}"
+        );
+    };
     assert!(
         screen.contains("scripted-model  in use, not offered by the server")
             && screen.contains("alpha-7b")
