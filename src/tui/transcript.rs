@@ -15,7 +15,6 @@ use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 
-use super::command_output::CommandOutput;
 use super::markdown::MarkdownStream;
 use super::theme::Theme;
 use super::wrap::{StyledLine, wrap};
@@ -82,9 +81,8 @@ pub struct Transcript {
     flushed: usize,
     /// The source of the last answer handed to the scrollback (for `/copy`).
     flushed_answer: Option<String>,
-    /// Finished commands' output, shown under their rows (`command_output.rs`).
-    outputs: HashMap<String, CommandOutput>,
-    /// Whether outputs are shown whole (Ctrl+O) rather than their last lines.
+    /// Finished commands' output under their rows, and whether shown whole (Ctrl+O).
+    outputs: HashMap<String, super::command_output::CommandOutput>,
     expand_outputs: bool,
 }
 
@@ -289,20 +287,19 @@ impl Transcript {
     }
 
     /// Show a finished command's output under its row.
-    pub fn set_output(&mut self, id: &str, output: CommandOutput) {
+    pub fn set_output(&mut self, id: &str, output: super::command_output::CommandOutput) {
         self.outputs.insert(id.to_string(), output);
         self.invalidate_tool(id);
     }
 
-    /// Show outputs whole or by their last lines (Ctrl+O); returns whether they are whole.
-    pub fn toggle_outputs(&mut self) -> bool {
+    /// Show outputs whole, or by their last lines again (Ctrl+O).
+    pub fn toggle_outputs(&mut self) {
         self.expand_outputs = !self.expand_outputs;
-        for e in &mut self.entries {
-            if matches!(&e.kind, Kind::Tool { id, .. } if self.outputs.contains_key(id)) {
-                e.width = 0;
-            }
-        }
-        self.expand_outputs
+        let tools = self
+            .entries
+            .iter_mut()
+            .filter(|e| matches!(e.kind, Kind::Tool { .. }));
+        tools.for_each(|e| e.width = 0);
     }
 
     fn invalidate_tool(&mut self, id: &str) {
@@ -388,18 +385,17 @@ impl Transcript {
                     icon: "○".into(),
                     style: Style::default().fg(t.dim),
                 });
-                let mut lines = vec![StyledLine {
+                let output = self.outputs.get(id).map(|o| o.rows(self.expand_outputs, t));
+                std::iter::once(StyledLine {
                     spans: vec![
                         Span::styled(format!("  {} ", mark.icon), mark.style),
                         Span::styled(summary.clone(), Style::default().fg(t.dim)),
                     ],
                     continuation: vec![Span::raw("    ")],
                     fill: None,
-                }];
-                if let Some(output) = self.outputs.get(id) {
-                    lines.extend(output.rows(self.expand_outputs, t));
-                }
-                lines
+                })
+                .chain(output.into_iter().flatten())
+                .collect()
             }
         }
     }

@@ -370,6 +370,10 @@ async fn approve_one_of_two_hunks() {
     );
     assert!(output.contains("+1 -1 lines"), "what was written: {output}");
     let data = &answered[0].1["data"];
+    // Regression (issue 25): `new_bytes` was the proposal's size (the rejected hunk's
+    // bytes included) beside `bytes_written`.
+    assert_eq!(data["new_bytes"], serde_json::json!(now.len()), "{data}");
+    assert_eq!(data["bytes_written"], data["new_bytes"], "{data}");
     assert_eq!(data["hunks_applied"], serde_json::json!([1]));
     assert_eq!(data["hunks_rejected"], serde_json::json!([2]));
     assert!(data.get("edits_applied").is_none(), "{data}");
