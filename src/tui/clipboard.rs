@@ -14,8 +14,8 @@
 //!
 //! What to copy (the last answer, a code block of it) is found here from the answer's
 //! markdown source, so the copy is the clean text: no wrapping, borders or line styling.
-//! Building the sequences and choosing the paths is pure; [`copy`] is the one effect,
-//! called by the event loop, and its answer is what the chat says.
+//! Building the sequences and choosing the paths is pure; [`prepare`] is the effect (run
+//! off the UI thread: it may wait on `tmux`), and its answer is what the chat says.
 
 use std::io::Write;
 use std::path::Path;
@@ -352,19 +352,25 @@ fn ask_tmux(text: &str) -> Tmux {
     }
 }
 
-/// Put `text` on the clipboard by every path that can work here: tmux's buffer, the right
-/// OSC 52 sequence to `out` (the terminal), the desktop tool (in a thread: it may wait for
-/// its display). Returns where it went, in words, or why it could go nowhere.
-pub fn copy(text: &str, out: &mut impl Write) -> Result<String, String> {
+/// A copy made ready: the bytes for the terminal (OSC 52 in whatever wrapping the place
+/// needs; the event loop writes them between frames) and where the text went, in words.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Prepared {
+    /// For the terminal; may be empty.
+    pub sequence: String,
+    /// Where the text went.
+    pub how: String,
+}
+
+/// Put `text` on the clipboard by every path that can work here — tmux's buffer, the
+/// desktop tool (in a thread: it may wait for its display) — and make the sequence for the
+/// terminal; or say why it can go nowhere. It may wait on `tmux` (a bounded time), so the
+/// event loop runs it off the UI thread.
+pub fn prepare(text: &str) -> Result<Prepared, String> {
     let place = Place::here();
     let tmux = place.tmux.then(|| ask_tmux(text));
     let tool = system_tool();
     let plan = plan(text, &place, tmux.as_ref(), tool.map(|(name, _)| name));
-    if !plan.sequence.is_empty() {
-        out.write_all(plan.sequence.as_bytes())
-            .and_then(|()| out.flush())
-            .map_err(|e| format!("cannot write to the terminal: {e}"))?;
-    }
     if let Some((name, args)) = tool {
         let text = text.to_string();
         std::thread::spawn(move || {
@@ -382,7 +388,11 @@ pub fn copy(text: &str, out: &mut impl Write) -> Result<String, String> {
             }
         });
     }
-    plan.how.ok_or(plan.why_not)
+    let how = plan.how.ok_or(plan.why_not)?;
+    Ok(Prepared {
+        sequence: plan.sequence,
+        how,
+    })
 }
 
 /// Text waiting to be copied by the event loop, and what it is ("the last answer").

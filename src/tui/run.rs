@@ -467,6 +467,9 @@ async fn event_loop(
         events_tx,
         provider_tx,
     });
+    // Copies made ready off the UI thread: what was copied, and how or why not.
+    type Copied = (String, Result<super::clipboard::Prepared, String>);
+    let (copies_tx, mut copies) = mpsc::unbounded_channel::<Copied>();
     // The agent also waits while the person picks a session to resume (`--resume`).
     let mut trusting = matches!(opts.config.project_trust, ProjectTrust::Untrusted { .. });
     let mut picking = opts.pick_session;
@@ -518,6 +521,18 @@ async fn event_loop(
                 let Ok((model, missing)) = resolved else { continue };
                 app.status.model = model;
                 app.welcome = missing;
+                dirty = true;
+            }
+            Some((what, prepared)) = copies.recv() => {
+                // The sequence goes to the terminal here, between frames.
+                let result = prepared.and_then(|p| {
+                    let mut out = std::io::stdout();
+                    out.write_all(p.sequence.as_bytes())
+                        .and_then(|()| out.flush())
+                        .map(|()| p.how)
+                        .map_err(|e| format!("cannot write to the terminal: {e}"))
+                });
+                app.copied(&what, result);
                 dirty = true;
             }
             _ = sigterm.recv() => app.quit = true,
@@ -603,9 +618,12 @@ async fn event_loop(
             start.spawn();
         }
         if let Some(pending) = app.clipboard.take() {
-            let result = super::clipboard::copy(&pending.text, &mut std::io::stdout());
-            app.copied(&pending.what, result);
-            dirty = true;
+            // tmux may be slow to answer: the copy is made ready off the UI thread.
+            let done = copies_tx.clone();
+            tokio::task::spawn_blocking(move || {
+                let prepared = super::clipboard::prepare(&pending.text);
+                let _ = done.send((pending.what, prepared));
+            });
         }
         if app.mouse_capture != mouse {
             mouse = app.mouse_capture;
