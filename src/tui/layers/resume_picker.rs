@@ -43,6 +43,8 @@ pub struct ResumePicker {
     selected: usize,
     /// Opened at start (`loom --resume`): Esc starts a new session instead of closing.
     at_start: bool,
+    /// The list rows the last drawing showed (a page key moves by that many).
+    rows: std::cell::Cell<usize>,
 }
 
 impl ResumePicker {
@@ -54,6 +56,7 @@ impl ResumePicker {
             query: String::new(),
             selected: 0,
             at_start,
+            rows: std::cell::Cell::new(1),
         }
     }
 
@@ -65,6 +68,7 @@ impl ResumePicker {
             query: String::new(),
             selected: 0,
             at_start,
+            rows: std::cell::Cell::new(1),
         }
     }
 
@@ -110,7 +114,14 @@ impl Layer for ResumePicker {
                 self.selected = (self.selected + 1).min(n.saturating_sub(1));
                 Outcome::consumed()
             }
-            KeyCode::PageUp | KeyCode::PageDown => Outcome::consumed(),
+            KeyCode::PageUp => {
+                self.selected = self.selected.saturating_sub(self.rows.get());
+                Outcome::consumed()
+            }
+            KeyCode::PageDown => {
+                self.selected = (self.selected + self.rows.get()).min(n.saturating_sub(1));
+                Outcome::consumed()
+            }
             KeyCode::Enter => match self.shown().get(self.selected) {
                 Some(s) => Outcome::close(vec![Action::Resume(Some(s.id.clone()))]),
                 None => Outcome::consumed(),
@@ -193,6 +204,7 @@ impl Layer for ResumePicker {
         if let Some(message) = empty {
             buf.set_stringn(list.x, list.y, message, list.width as usize, dim);
         }
+        self.rows.set((list.height as usize).max(1));
         let first = self
             .selected
             .saturating_sub((list.height as usize).saturating_sub(1));
