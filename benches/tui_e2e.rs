@@ -7,7 +7,7 @@
 #[path = "../tests/support/mod.rs"]
 mod support;
 
-use std::io::Read;
+use std::io::{Read, Write};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -17,10 +17,22 @@ use support::{Frame, Reply, ScriptedServer};
 
 struct Running {
     parser: Arc<Mutex<vt100::Parser>>,
-    writer: Box<dyn std::io::Write + Send>,
+    writer: SharedWriter,
     child: Box<dyn portable_pty::Child + Send + Sync>,
     _master: Box<dyn portable_pty::MasterPty + Send>,
     started: Instant,
+}
+
+/// The pty's writer, shared with the thread that answers the terminal's questions.
+struct SharedWriter(Arc<Mutex<Box<dyn std::io::Write + Send>>>);
+
+impl std::io::Write for SharedWriter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().write(buf)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.lock().unwrap().flush()
+    }
 }
 
 fn spawn(base_url: &str, home: &std::path::Path, ws: &std::path::Path) -> Running {
@@ -49,6 +61,8 @@ fn spawn(base_url: &str, home: &std::path::Path, ws: &std::path::Path) -> Runnin
     )));
     let mut reader = pair.master.try_clone_reader().unwrap();
     let sink = parser.clone();
+    let writer = Arc::new(Mutex::new(pair.master.take_writer().unwrap()));
+    let answer = writer.clone();
     std::thread::spawn(move || {
         let mut buf = [0u8; 16384];
         while let Ok(n) = reader.read(&mut buf) {
@@ -56,9 +70,19 @@ fn spawn(base_url: &str, home: &std::path::Path, ws: &std::path::Path) -> Runnin
                 break;
             }
             sink.lock().unwrap().process(&buf[..n]);
+            // Answer the background and device-attributes questions as a terminal does
+            // (Loom asks before its first frame when no theme is named).
+            let mut w = answer.lock().unwrap();
+            if buf[..n].windows(6).any(|w| w == b"\x1b]11;?") {
+                let _ = w.write_all(b"\x1b]11;rgb:1e1e/1e1e/1e1e\x1b\\");
+            }
+            if buf[..n].windows(3).any(|w| w == b"\x1b[c") {
+                let _ = w.write_all(b"\x1b[?62;22c");
+            }
+            let _ = w.flush();
         }
     });
-    let writer = pair.master.take_writer().unwrap();
+    let writer = SharedWriter(writer);
     Running {
         parser,
         writer,

@@ -422,7 +422,7 @@ pub struct Config {
     pub max_tool_rounds: u32,
     /// Model request attempts.
     pub max_retries: u32,
-    /// Theme name.
+    /// Theme name; `auto` (the default): dark or light, after the terminal's background.
     pub theme: String,
     /// Tool output budget.
     pub output_budget: usize,
@@ -644,7 +644,10 @@ pub fn load(
         sandbox_keep_capabilities: merged.sandbox_keep_capabilities.unwrap_or(false),
         max_tool_rounds: merged.max_tool_rounds.unwrap_or(50).max(1),
         max_retries: merged.max_retries.unwrap_or(5).max(1),
-        theme: merged.theme.clone().unwrap_or_else(|| "dark".to_string()),
+        theme: merged
+            .theme
+            .clone()
+            .unwrap_or_else(|| crate::tui::theme::AUTO.to_string()),
         output_budget: tools.output_budget.unwrap_or(128 * 1024).max(1024),
         bash_output_budget: tools.bash_output_budget.unwrap_or(16 * 1024).max(256),
         env: tools.env.unwrap_or_default(),

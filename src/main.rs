@@ -260,12 +260,17 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
                 Ok(c) => c,
                 Err(code) => return Ok(code),
             };
-            let resume = match resume_target(&cli, &workspace) {
-                Ok(r) => r,
-                Err(message) => {
-                    eprintln!("loom: {message}");
-                    return Ok(ExitCode::from(2));
-                }
+            // `--resume` without an id opens the TUI's resume picker.
+            let pick_session = cli.global.resume.as_deref() == Some("");
+            let resume = match pick_session {
+                true => None,
+                false => match resume_target(&cli, &workspace) {
+                    Ok(r) => r,
+                    Err(message) => {
+                        eprintln!("loom: {message}");
+                        return Ok(ExitCode::from(2));
+                    }
+                },
             };
             if !std::io::IsTerminal::is_terminal(&std::io::stdout()) {
                 eprintln!(
@@ -287,6 +292,7 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
                 },
                 resume,
                 flags: cli.global.flag_config(),
+                pick_session,
             })
             .await
         }

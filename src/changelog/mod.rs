@@ -637,9 +637,21 @@ impl Changelog {
                 Some((bytes, mode)) => beneath
                     .write_atomic(rel, bytes, Some(*mode))
                     .map_err(|e| format!("{}: {e}", step.display))?,
-                None => beneath
-                    .remove_file(rel)
-                    .map_err(|e| format!("{}: {e}", step.display))?,
+                None => {
+                    beneath
+                        .remove_file(rel)
+                        .map_err(|e| format!("{}: {e}", step.display))?;
+                    // A file the change created may have come with its directories
+                    // (`mkdir -p out && …`, a write to a new path): those it leaves empty
+                    // go too, up to the first that holds something else.
+                    for dir in rel.ancestors().skip(1) {
+                        if dir.as_os_str().is_empty()
+                            || !beneath.remove_empty_dir(dir).unwrap_or(false)
+                        {
+                            break;
+                        }
+                    }
+                }
             }
         }
         let line = if plan.redo {

@@ -207,6 +207,44 @@ fn shell_changes_are_undone_from_snapshots() {
     );
 }
 
+/// Regression (issue 25): `/undo` of a command that made a directory and a file in it
+/// removed the file and left the empty directory; a directory holding anything else stays.
+#[test]
+fn undoing_a_command_removes_the_directories_it_made_and_left_empty() {
+    let mut f = fixture();
+    std::fs::create_dir(f.path("kept")).unwrap();
+    std::fs::write(f.path("kept/mine.txt"), "mine\n").unwrap();
+    let before = f.log.snapshot("s1-1-before").unwrap();
+    let status = Command::new("sh")
+        .args([
+            "-c",
+            "mkdir -p out/deep && echo r > out/deep/run.txt && echo k > kept/new.txt",
+        ])
+        .current_dir(f.ws.path())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let after = f.log.snapshot("s1-1-after").unwrap();
+    f.log
+        .record_command(1, "c1", "mkdir …", &before, &after)
+        .unwrap();
+    let plan = f.log.plan_undo(Scope::Last).unwrap();
+    f.log.apply(&plan, false).unwrap();
+    assert!(!f.path("out").exists(), "the directories it made are gone");
+    assert!(!f.path("kept/new.txt").exists());
+    assert_eq!(
+        std::fs::read_to_string(f.path("kept/mine.txt")).unwrap(),
+        "mine\n",
+        "a directory holding something else stays"
+    );
+    let redo = f.log.plan_redo().unwrap();
+    f.log.apply(&redo, false).unwrap();
+    assert_eq!(
+        std::fs::read_to_string(f.path("out/deep/run.txt")).unwrap(),
+        "r\n"
+    );
+}
+
 #[test]
 fn snapshots_leave_the_users_repository_alone() {
     let mut f = fixture();

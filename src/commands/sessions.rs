@@ -259,6 +259,9 @@ mod tests {
             session::title("look\n\n<attachment name=\"@a.rs\">\nfn a() {}\n</attachment>"),
             "look"
         );
+        // Regression (issue 25): the /init session was titled with the whole /init prompt.
+        assert_eq!(session::title(crate::tui::slash::INIT_PROMPT), "/init");
+        assert_eq!(session::title("/tmp/x: what is it?"), "/tmp/x: what is it?");
         let long = "word ".repeat(30);
         let t = session::title(&long);
         assert!(

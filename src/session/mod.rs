@@ -361,6 +361,17 @@ pub fn title(first_prompt: &str) -> String {
         .map(str::trim)
         .find(|l| !l.is_empty())
         .unwrap_or("");
+    // A slash command that sends a prompt of its own (`/init: write an AGENTS.md …`) is
+    // titled with the command the person typed.
+    if let Some((command, _)) = line.split_once(':')
+        && command.starts_with('/')
+        && command.len() > 1
+        && command[1..]
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c == '-')
+    {
+        return command.to_string();
+    }
     if line.chars().count() > TITLE_CHARS {
         let cut: String = line.chars().take(TITLE_CHARS - 1).collect();
         format!("{}…", cut.trim_end())

@@ -322,6 +322,21 @@ impl Beneath {
         Ok(())
     }
 
+    /// Remove the directory `rel` if it is empty; `Ok(false)` when it holds something or is
+    /// already gone (never removes a file or follows a symlink).
+    pub fn remove_empty_dir(&self, rel: &Path) -> std::io::Result<bool> {
+        let (dir, name) = match self.parent(rel, false) {
+            Ok(x) => x,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
+            Err(e) => return Err(e),
+        };
+        match unlinkat(dir.as_fd(), name, UnlinkatFlags::RemoveDir) {
+            Ok(()) => Ok(true),
+            Err(Errno::ENOTEMPTY | Errno::EEXIST | Errno::ENOENT | Errno::ENOTDIR) => Ok(false),
+            Err(e) => Err(std::io::Error::from(e)),
+        }
+    }
+
     /// Remove the file `rel` (not a directory); a file already gone is not an error.
     pub fn remove_file(&self, rel: &Path) -> std::io::Result<()> {
         let (dir, name) = match self.parent(rel, false) {

@@ -340,8 +340,9 @@ pub fn apply(change: &FileChange, selection: &HunkSelection) -> Result<ToolResul
         data.insert("diff_cut".into(), json!(true));
     }
     if let Some((applied, rejected)) = &hunks_applied {
-        // A count of edits would describe the proposal, not what was written.
+        // A count of edits, or the proposal's size, would describe the proposal.
         data.remove("edits_applied");
+        (data.entry("new_bytes")).and_modify(|n| *n = json!(content.len()));
         data.insert("hunks_applied".into(), json!(applied));
         data.insert("hunks_rejected".into(), json!(rejected));
     }

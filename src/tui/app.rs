@@ -10,13 +10,11 @@ use tokio::sync::mpsc::UnboundedSender;
 
 use super::composer::Composer;
 use super::diff_view::DiffView;
-use super::layers::{
-    Action, CommandApproval, Layer, McpApproval, NetworkApproval, ScheduleApproval, UndoConfirm,
-};
+use super::layers::{Action, Layer, UndoConfirm};
 use super::theme::Theme;
 use super::tools_pane::{ToolRow, ToolStatus, ToolsPane, status_mark, summarize};
 use super::transcript::{NoticeLevel, ToolMark, Transcript};
-use crate::agent::{AgentEvent, ApprovalPreview, Phase, TurnEnd, UserOp};
+use crate::agent::{AgentEvent, Phase, TurnEnd, UserOp};
 use crate::changelog::Scope;
 use crate::llm::{Message, Usage};
 use crate::policy::Autonomy;
@@ -192,8 +190,9 @@ pub struct App {
     pub(crate) files: Option<Vec<String>>,
     /// A listing being made off the UI thread (a big workspace takes a while to walk).
     pub(crate) files_pending: Option<std::sync::mpsc::Receiver<Vec<String>>>,
-    /// Text `/copy` put on the clipboard, for the event loop to send to the terminal.
-    pub clipboard: Option<String>,
+    /// Text to put on the clipboard (`/copy`, a mouse selection), for the event loop, which
+    /// copies it and says where it went.
+    pub clipboard: Option<super::clipboard::Pending>,
     /// Why the server's models could not be listed, if so.
     pub models_error: Option<String>,
     /// The highlighted line of the slash popup.
@@ -205,6 +204,20 @@ pub struct App {
     pub(crate) layout: super::view::Areas,
     /// The call whose diff the diff view holds (so a frame never compares diffs).
     pub(crate) diff_call: Option<String>,
+    /// Errors of several lines already shown in full (by fingerprint): said again, they
+    /// take one line.
+    pub(crate) shown_errors: std::collections::HashSet<u64>,
+    /// Whether a question box in front has the keys (else the message box has them; Tab
+    /// switches; see `approvals.rs`).
+    pub(crate) answering: bool,
+    /// The session picked in the resume picker (`Some(None)`: a new one, at start), for
+    /// the event loop to start the agent on.
+    pub resume_choice: Option<Option<String>>,
+    /// When the last key that did not answer a question arrived (someone typing).
+    pub(crate) last_key: Option<Instant>,
+    /// Until when keys count as typed ahead while Loom starts, when a question (the trust
+    /// prompt) is on screen from the first frame: they go to the message box.
+    pub(crate) typeahead_until: Option<Instant>,
 }
 
 impl App {
@@ -243,6 +256,11 @@ impl App {
             highlight_ready: super::highlight::ready(),
             layout: super::view::Areas::default(),
             diff_call: None,
+            shown_errors: Default::default(),
+            answering: true,
+            resume_choice: None,
+            last_key: None,
+            typeahead_until: None,
             theme,
         }
     }
@@ -263,8 +281,12 @@ impl App {
                         self.transcript.push_answer(content);
                     }
                     for c in tool_calls {
-                        let args: Value = serde_json::from_str(&c.arguments).unwrap_or(Value::Null);
-                        let summary = summarize(&c.name, &args);
+                        let args: Value = serde_json::from_str(&c.arguments)
+                            .unwrap_or_else(|_| Value::String(c.arguments.clone()));
+                        let summary = match super::tools_pane::readable_args(&args) {
+                            Some(args) => summarize(&c.name, &args),
+                            None => "(arguments that are not JSON)".to_string(),
+                        };
                         self.transcript
                             .push_tool(&c.id, &format!("{} {summary}", c.name));
                         names.insert(c.id.clone(), c.name.clone());
@@ -291,52 +313,11 @@ impl App {
                         row.result = result;
                     }
                     self.mark(tool_call_id);
+                    self.show_output(tool_call_id);
                 }
                 Message::System { .. } => {}
             }
         }
-    }
-
-    /// A `!command` finished: its output goes with the next message (as a chip).
-    fn attach_shell_output(&mut self, id: &str) {
-        let Some(row) = self.tools.rows.iter().rev().find(|r| r.id == id) else {
-            return;
-        };
-        let Some(result) = &row.result else { return };
-        if row.status == ToolStatus::Denied {
-            return;
-        }
-        let command = row.args["command"].as_str().unwrap_or(&row.summary);
-        let data = result.data.as_ref();
-        let field = |k: &str| data.and_then(|d| d[k].as_str()).unwrap_or("").to_string();
-        let mut text = format!("$ {command}\n");
-        let (stdout, stderr) = (field("stdout"), field("stderr"));
-        if data.is_none() {
-            text.push_str(result.error.as_deref().unwrap_or(&result.output));
-        }
-        text.push_str(&stdout);
-        if !stderr.is_empty() {
-            if !text.ends_with('\n') {
-                text.push('\n');
-            }
-            text.push_str("[stderr]\n");
-            text.push_str(&stderr);
-        }
-        if data.is_some() {
-            if !text.ends_with('\n') {
-                text.push('\n');
-            }
-            text.push_str(&format!("[{}]", result.output.lines().next().unwrap_or("")));
-        }
-        let (text, _) = crate::tools::output::cut_middle(&text, SHELL_ATTACH_BUDGET);
-        self.attachments.push(super::attachments::Attachment {
-            name: format!("!{}", crate::tui::wrap::truncate(command, 40)),
-            text,
-        });
-        self.transcript.push_notice(
-            NoticeLevel::Info,
-            "the output goes with your next message (Backspace in an empty message box drops it)",
-        );
     }
 
     /// Switch to `model` for later requests (the agent confirms in one line).
@@ -370,6 +351,8 @@ impl App {
     pub fn animating(&self) -> bool {
         self.busy()
             || self.quit_pending()
+            || self.typeahead_window()
+            || self.layers.iter().any(|l| l.waiting())
             || self.tools.animating()
             || self.files_pending.is_some()
             || (!self.highlight_ready && super::highlight::ready())
@@ -378,6 +361,9 @@ impl App {
     /// Called before each frame: advance the clock and pick up late-loading highlighting.
     pub fn tick(&mut self, now: Instant) {
         self.now = now;
+        for layer in &mut self.layers {
+            layer.tick();
+        }
         if !self.highlight_ready && super::highlight::ready() {
             self.highlight_ready = true;
             self.transcript.rerender();
@@ -401,7 +387,7 @@ impl App {
         let _ = self.ops.send(self.routed(op));
     }
 
-    fn mark(&mut self, id: &str) {
+    pub(crate) fn mark(&mut self, id: &str) {
         if let Some(row) = self.tools.rows.iter().rev().find(|r| r.id == id) {
             let (icon, style, _) = status_mark(&row.status, self.now, &self.theme);
             self.transcript.mark_tool(id, ToolMark { icon, style });
@@ -450,6 +436,7 @@ impl App {
                 .push(Box::new(super::layers::ReasonPrompt::new(&id))),
             Action::Trust(trust) => self.trust_answer = Some(trust),
             Action::SetModel(model) => self.set_model(&model),
+            Action::Resume(choice) => self.resume_choice = Some(choice),
         }
     }
 
@@ -504,7 +491,10 @@ impl App {
             } => {
                 let summary = match intent.as_ref().and_then(|i| i.command.as_ref()) {
                     Some(c) => c.command.lines().next().unwrap_or("").to_string(),
-                    None => summarize(&name, &arguments),
+                    None => match super::tools_pane::readable_args(&arguments) {
+                        Some(args) => summarize(&name, &args),
+                        None => "(arguments that are not JSON)".to_string(),
+                    },
                 };
                 self.transcript.push_tool(&id, &format!("{name} {summary}"));
                 self.tools.add(ToolRow {
@@ -523,133 +513,7 @@ impl App {
                 name,
                 reason,
                 preview,
-            } => {
-                if let Some(row) = self.tools.row_mut(&id) {
-                    row.status = ToolStatus::Awaiting;
-                }
-                self.mark(&id);
-                if let Some(i) = self.tools.rows.iter().rposition(|r| r.id == id) {
-                    self.tools.selected = i;
-                }
-                match preview {
-                    ApprovalPreview::FileChange {
-                        path,
-                        diff,
-                        creates,
-                        notes,
-                        ..
-                    } => {
-                        self.diffs.insert(
-                            id.clone(),
-                            CallDiff::single(
-                                path.clone(),
-                                std::sync::Arc::new(diff.hunks.clone()),
-                                notes.clone(),
-                                creates,
-                            ),
-                        );
-                        self.diff
-                            .show_diff(&path, &diff, Some(id.clone()), notes, creates);
-                        self.diff_call = Some(id.clone());
-                        self.focus = Focus::Details;
-                    }
-                    ApprovalPreview::Files { files } => {
-                        let files: Vec<DiffFile> = files
-                            .into_iter()
-                            .map(|f| DiffFile {
-                                path: f.path,
-                                hunks: std::sync::Arc::new(f.diff.hunks),
-                                notes: f.notes,
-                                creates: f.creates,
-                                deletes: f.deletes,
-                                moved_from: f.moved_from,
-                            })
-                            .collect();
-                        self.diff.show_files(&files, Some(id.clone()));
-                        self.diffs.insert(id.clone(), CallDiff { files });
-                        self.diff_call = Some(id.clone());
-                        self.focus = Focus::Details;
-                    }
-                    ApprovalPreview::Command {
-                        command,
-                        cwd,
-                        risk,
-                        risk_reason,
-                        grant_prefix,
-                        network,
-                        outside_sandbox,
-                        ..
-                    } => {
-                        self.layers.push(Box::new(CommandApproval {
-                            id,
-                            command,
-                            cwd,
-                            risk,
-                            risk_reason,
-                            reason,
-                            grant_prefix,
-                            network,
-                            outside_sandbox,
-                            scroll: 0,
-                            max_scroll: Default::default(),
-                        }));
-                    }
-                    ApprovalPreview::Network {
-                        method,
-                        url,
-                        domain,
-                        risk,
-                        risk_reason,
-                    } => {
-                        self.layers.push(Box::new(NetworkApproval {
-                            id,
-                            tool: name,
-                            method,
-                            url,
-                            domain,
-                            risk,
-                            risk_reason,
-                            reason,
-                        }));
-                    }
-                    ApprovalPreview::McpTool {
-                        server,
-                        tool,
-                        arguments,
-                        read_only_hint,
-                        grant_offered,
-                    } => {
-                        self.layers.push(Box::new(McpApproval {
-                            id,
-                            server,
-                            tool,
-                            arguments,
-                            read_only_hint,
-                            reason,
-                            grant_offered,
-                        }));
-                    }
-                    ApprovalPreview::Schedule { change } => {
-                        self.layers
-                            .push(Box::new(ScheduleApproval { id, change, reason }));
-                    }
-                    ApprovalPreview::Other { arguments } => {
-                        self.layers.push(Box::new(CommandApproval {
-                            id,
-                            command: format!("{name} {arguments}"),
-                            cwd: ".".into(),
-                            risk: "unknown".into(),
-                            risk_reason: reason.clone(),
-                            reason,
-                            grant_prefix: None,
-                            network: false,
-                            outside_sandbox: false,
-                            scroll: 0,
-                            max_scroll: Default::default(),
-                        }));
-                    }
-                }
-            }
+            } => self.on_approval_request(id, name, reason, preview),
             AgentEvent::Approval {
                 id,
                 approved,
@@ -693,6 +557,7 @@ impl App {
                     row.result = Some(result);
                 }
                 self.mark(&id);
+                self.show_output(&id);
                 self.resolve_review(&id);
                 self.layers.retain(|l| l.call_id() != Some(id.as_str()));
                 self.sync_details();
@@ -775,7 +640,14 @@ impl App {
                         .push_notice(NoticeLevel::Info, &figures.describe());
                 }
                 if !unsent.is_empty() {
-                    let mut text = unsent.join("\n\n");
+                    // Attachments come back as chips, not as tagged blocks in the box.
+                    let mut texts = Vec::new();
+                    for sent in &unsent {
+                        let (text, attachments) = super::attachments::take_back(sent);
+                        texts.push(text);
+                        self.attachments.extend(attachments);
+                    }
+                    let mut text = texts.join("\n\n");
                     if !self.composer.is_empty() {
                         text = format!("{}\n\n{text}", self.composer.text());
                     }
@@ -789,9 +661,7 @@ impl App {
                     self.diff.invalidate();
                 }
             }
-            AgentEvent::Error { message } => {
-                self.transcript.push_notice(NoticeLevel::Error, &message)
-            }
+            AgentEvent::Error { message } => self.show_error(&message),
             AgentEvent::Compacted { .. } => {
                 if let Some(report) = event_report {
                     self.transcript

@@ -48,6 +48,9 @@ pub struct DiffView {
     pub reviewing: Option<String>,
     /// First visible line.
     pub scroll: usize,
+    /// The rows the diff was last drawn in (scrolling stops at the last screen; a page is
+    /// this many rows).
+    pub viewport: usize,
     /// Notes shown above the diff (e.g. a tolerant match).
     pub notes: Vec<String>,
     /// Whether the file would be created.
@@ -321,9 +324,15 @@ impl DiffView {
         format!("+{added} -{removed} · {lines} lines")
     }
 
-    /// Scroll by lines.
+    /// Scroll by lines, stopping at the last screen (so one key up after running past
+    /// the end moves the view at once).
     pub fn scroll_by(&mut self, delta: isize) {
-        self.scroll = (self.scroll as isize + delta).max(0) as usize;
+        let next = self.scroll.saturating_add_signed(delta);
+        let last = match &self.cache {
+            Some((_, (lines, _))) if self.viewport > 0 => lines.len().saturating_sub(self.viewport),
+            _ => usize::MAX,
+        };
+        self.scroll = next.min(last);
     }
 
     fn build(&self, width: u16, theme: &Theme) -> (Vec<Line<'static>>, Vec<usize>) {

@@ -11,10 +11,12 @@ use super::app::App;
 use super::tools_pane::ToolStatus;
 use super::wrap::wrap;
 
-/// Rows of the live region at the bottom, for a terminal `rows` high: two fifths, at
-/// least 14 (a review needs room), at most the screen.
+/// Rows of the live region at the bottom, for a terminal `rows` high: two thirds, at
+/// least 18, at most the screen. The region cannot grow once drawn, and it holds the
+/// reviews and question boxes: at 14 rows an 80×24 review showed five diff lines and a
+/// command box spilled over the message box.
 pub fn viewport_rows(rows: u16) -> u16 {
-    (rows * 2 / 5).max(14).min(rows)
+    (rows * 2 / 3).max(18).min(rows)
 }
 
 impl App {
@@ -91,9 +93,58 @@ mod tests {
     }
 
     #[test]
-    fn the_live_region_is_two_fifths_within_bounds() {
-        assert_eq!(viewport_rows(50), 20);
-        assert_eq!(viewport_rows(24), 14);
+    fn the_live_region_is_two_thirds_within_bounds() {
+        assert_eq!(viewport_rows(50), 33);
+        assert_eq!(viewport_rows(24), 18);
         assert_eq!(viewport_rows(10), 10);
+    }
+
+    /// Regression (issue 25): `--inline` at 80×24 kept a region too small for a review (5
+    /// diff lines) and a command box spilled over the message box. The region of an 80×24
+    /// terminal now shows at least 10 diff lines, and a command box above the message box.
+    #[test]
+    fn the_live_region_of_an_80x24_terminal_holds_a_review_and_a_command_box() {
+        use crate::tui::snapshot_tests::{awaiting_diff, text};
+        let rows = viewport_rows(24);
+        let (mut reviewing, _rx) = app("dark");
+        awaiting_diff(&mut reviewing);
+        let screen = text(&mut reviewing, 80, rows);
+        let lines: Vec<&str> = screen.lines().collect();
+        let title = lines.iter().position(|l| l.contains("Review the change"));
+        let keys = lines.iter().position(|l| l.contains("y apply · n refuse"));
+        let diff_rows = keys.zip(title).map_or(0, |(k, t)| k - t - 1);
+        assert!(diff_rows >= 10, "{diff_rows} rows of diff:\n{screen}");
+        let (mut app, _rx) = app("dark");
+        ev(
+            &mut app,
+            AgentEvent::ApprovalRequested {
+                id: "b1".into(),
+                name: "bash".into(),
+                reason: "asks".into(),
+                preview: crate::agent::ApprovalPreview::Command {
+                    command: "cargo test --workspace".into(),
+                    cwd: ".".into(),
+                    risk: "medium".into(),
+                    risk_reason: "builds and runs code".into(),
+                    grant_offered: true,
+                    grant_prefix: Some("cargo test".into()),
+                    network: false,
+                    outside_sandbox: false,
+                },
+            },
+        );
+        let screen = text(&mut app, 80, rows);
+        let lines: Vec<&str> = screen.lines().collect();
+        let box_bottom = lines
+            .iter()
+            .rposition(|l| l.trim_start().starts_with('└') && !l.starts_with('└'))
+            .unwrap_or_else(|| panic!("no command box:\n{screen}"));
+        let message = lines
+            .iter()
+            .position(|l| l.starts_with("┌ Message"))
+            .unwrap_or_else(|| panic!("the message box is covered:\n{screen}"));
+        assert!(box_bottom < message, "{screen}");
+        assert!(screen.contains("$ cargo test --workspace"), "{screen}");
+        assert!(screen.contains("y run"), "{screen}");
     }
 }

@@ -404,7 +404,13 @@ fn a_mouse_selection_copies_the_clean_text_of_the_messages() {
     };
     app.on_mouse(mouse(MouseEventKind::Down(MouseButton::Left), first));
     app.on_mouse(mouse(MouseEventKind::Up(MouseButton::Left), last));
-    let copied = app.clipboard.clone().expect("something was copied");
+    let pending = app.clipboard.take().expect("something was copied");
+    // The event loop copies it and says where it went.
+    app.copied(
+        &pending.what,
+        Ok("the terminal's clipboard (OSC 52, if the terminal allows it)".into()),
+    );
+    let copied = pending.text;
     assert!(
         copied.starts_with(long),
         "one line, unwrapped, no marker: {copied}"
@@ -446,4 +452,99 @@ fn an_interrupted_queue_gives_back_text_and_images() {
             images: vec![shot]
         }
     );
+}
+
+/// Regression (issue 25): modal boxes left fragments of the panes beside them (the tail of
+/// "select a tool call to see its details" next to a trust prompt, a pane's corner beside a
+/// picker). The rows a box stands on, and one above and below, hold nothing but the box.
+#[test]
+fn modal_boxes_leave_no_pane_fragments_beside_them() {
+    use super::layers::resume_picker::{ResumePicker, SessionItem};
+    type Opened = (&'static str, fn(&mut App));
+    let boxes: [Opened; 4] = [
+        ("Run this command?", |app| {
+            ev(
+                app,
+                AgentEvent::ApprovalRequested {
+                    id: "b1".into(),
+                    name: "bash".into(),
+                    reason: "asks".into(),
+                    preview: crate::agent::ApprovalPreview::Command {
+                        command: "touch x".into(),
+                        cwd: ".".into(),
+                        risk: "medium".into(),
+                        risk_reason: "creates files".into(),
+                        grant_offered: true,
+                        grant_prefix: Some("touch".into()),
+                        network: false,
+                        outside_sandbox: false,
+                    },
+                },
+            )
+        }),
+        ("Trust this project", |app| {
+            app.push_question(Box::new(super::layers::trust_prompt::TrustPrompt::new(
+                ".loom/config.toml",
+                Vec::new(),
+            )))
+        }),
+        ("Resume a session", |app| {
+            let item = SessionItem {
+                id: "1".into(),
+                title: "an old question".into(),
+                age: "2d ago".into(),
+                messages: 4,
+                changes: 0,
+                workspace: None,
+            };
+            app.layers
+                .push(Box::new(ResumePicker::with_items(vec![item], false)));
+        }),
+        ("Help", |app| app.submit("/help")),
+    ];
+    for (title, open) in boxes {
+        for (w, h) in [(60u16, 20u16), (80, 24), (120, 40)] {
+            let (mut app, _rx) = app("dark");
+            for i in 0..30 {
+                ev(
+                    &mut app,
+                    AgentEvent::Notice {
+                        message: format!("a notice that fills the chat pane, line {i}"),
+                    },
+                );
+            }
+            open(&mut app);
+            let screen = text(&mut app, w, h);
+            let rows: Vec<Vec<char>> = screen
+                .lines()
+                .map(|l| {
+                    let mut r: Vec<char> = l.chars().collect();
+                    r.resize(w as usize, ' ');
+                    r
+                })
+                .collect();
+            let top = rows
+                .iter()
+                .position(|r| r.iter().collect::<String>().contains(title))
+                .unwrap_or_else(|| panic!("{title} at {w}x{h}:\n{screen}"));
+            let left = rows[top].iter().position(|c| *c == '┌').unwrap();
+            let right = rows[top].iter().rposition(|c| *c == '┐').unwrap();
+            let bottom = (top..rows.len())
+                .find(|&y| rows[y][left] == '└')
+                .unwrap_or_else(|| panic!("{title} at {w}x{h} has no bottom:\n{screen}"));
+            let last = (bottom + 1).min(rows.len() - 2);
+            for (y, row) in rows
+                .iter()
+                .enumerate()
+                .take(last + 1)
+                .skip(top.saturating_sub(1))
+            {
+                let outside: String = row[..left].iter().chain(&row[right + 1..]).collect();
+                assert!(
+                    outside.trim().is_empty(),
+                    "{title} at {w}x{h}, row {y} has {outside:?} beside the box:\n{screen}"
+                );
+            }
+        }
+    }
 }

@@ -42,6 +42,16 @@ pub fn workspace_paths(root: &Path) -> Vec<String> {
         }
     }
     out.sort();
+    // A directory with nothing listable in it attaches nothing: the empty `.loom/` the
+    // sandbox keeps as a mount point (so no command can create `.loom/config.toml`), empty
+    // build directories. Sorted, a directory's own entries follow it at once.
+    let listed = out.clone();
+    let mut i = 0;
+    out.retain(|p| {
+        let next = listed.get(i + 1);
+        i += 1;
+        !p.ends_with('/') || next.is_some_and(|n| n.starts_with(p.as_str()))
+    });
     out
 }
 
@@ -148,5 +158,23 @@ mod tests {
         std::fs::write(root.join("target/debug/big"), "x").unwrap();
         std::fs::write(root.join(".git/config"), "x").unwrap();
         assert_eq!(workspace_paths(root), [".gitignore", "src/", "src/main.rs"]);
+    }
+
+    /// Regression (issue 25): the empty `.loom/` the sandbox keeps as a mount point was
+    /// offered by `@` (and would attach an empty listing); empty directories are left out,
+    /// one with something in it stays.
+    #[test]
+    fn empty_directories_are_not_offered() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join(".loom")).unwrap();
+        std::fs::create_dir_all(root.join("out/empty")).unwrap();
+        std::fs::write(root.join("out/run.txt"), "x").unwrap();
+        std::fs::create_dir_all(root.join(".lo")).unwrap();
+        std::fs::write(root.join(".lo/x"), "x").unwrap();
+        assert_eq!(
+            workspace_paths(root),
+            [".lo/", ".lo/x", "out/", "out/run.txt"]
+        );
     }
 }

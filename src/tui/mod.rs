@@ -1,8 +1,12 @@
 //! The full-screen front end: one consumer of the agent's events and producer of its ops.
 
+pub mod ansi;
 pub mod app;
+pub mod approvals;
 pub mod attachments;
+pub mod background;
 pub mod clipboard;
+pub mod command_output;
 pub mod composer;
 pub mod contrast;
 pub mod diff_pane;
@@ -15,6 +19,8 @@ pub mod layers;
 pub mod markdown;
 pub mod mention;
 pub mod progress;
+pub mod results;
+pub mod resume;
 pub mod run;
 pub mod scroll;
 pub mod scrollback;
@@ -29,6 +35,8 @@ pub mod view;
 pub mod wrap;
 
 #[cfg(test)]
+mod approval_focus_tests;
+#[cfg(test)]
 mod cron_snapshot_tests;
 #[cfg(test)]
 mod diff_snapshot_tests;
@@ -37,7 +45,11 @@ mod input_tests;
 #[cfg(test)]
 mod mcp_snapshot_tests;
 #[cfg(test)]
+mod output_snapshot_tests;
+#[cfg(test)]
 mod patch_review_tests;
+#[cfg(test)]
+mod resume_snapshot_tests;
 #[cfg(test)]
 mod snapshot_tests;
 #[cfg(test)]

@@ -105,6 +105,9 @@ pub struct TuiOptions {
     /// Draw at the bottom of the normal screen, finished messages going to the scrollback
     /// (`--inline`, `inline = true`; see `inline.rs`).
     pub inline: bool,
+    /// Open with the resume picker (`--resume` without an id); the agent starts once a
+    /// session is picked (or a new one, on Esc).
+    pub pick_session: bool,
 }
 
 fn short_path(path: &std::path::Path) -> String {
@@ -121,7 +124,16 @@ fn short_path(path: &std::path::Path) -> String {
 pub async fn run(opts: TuiOptions) -> anyhow::Result<ExitCode> {
     super::highlight::preload();
     let depth = ColorDepth::detect();
-    let (theme, theme_error) = match Theme::load(&opts.config.theme, depth) {
+    // With no theme named, the terminal is asked for its background once it is in raw mode
+    // (below); until then `COLORFGBG` is the best guess.
+    let auto = opts.config.theme == super::theme::AUTO;
+    let colorfgbg = std::env::var("COLORFGBG").ok();
+    let name = if auto {
+        super::theme::for_background(super::background::decide(None, colorfgbg.as_deref()))
+    } else {
+        opts.config.theme.as_str()
+    };
+    let (theme, theme_error) = match Theme::load(name, depth) {
         Ok(t) => (t, None),
         Err(e) => (Theme::fallback(depth), Some(e)),
     };
@@ -174,13 +186,17 @@ pub async fn run(opts: TuiOptions) -> anyhow::Result<ExitCode> {
         app.composer.remember(p);
         app.submit(p);
     }
+    if opts.pick_session {
+        app.open_resume_picker(true);
+    }
     if let ProjectTrust::Untrusted { ignored, file, .. } = &opts.config.project_trust {
         let shown = file
             .strip_prefix(&opts.workspace)
             .map(|p| p.display().to_string())
             .unwrap_or_else(|_| file.display().to_string());
-        app.layers
-            .push(Box::new(TrustPrompt::new(&shown, ignored.clone())));
+        app.push_question(Box::new(TrustPrompt::new(&shown, ignored.clone())));
+        // Keys typed while Loom starts were meant for the message box, not this prompt.
+        app.typeahead_until = Some(std::time::Instant::now() + super::approvals::QUESTION_GRACE);
     }
 
     let previous = std::panic::take_hook();
@@ -190,6 +206,9 @@ pub async fn run(opts: TuiOptions) -> anyhow::Result<ExitCode> {
     }));
     let inline = opts.inline;
     enter(inline)?;
+    if auto {
+        pick_theme_for_the_terminal(&mut app, depth, colorfgbg.as_deref());
+    }
     // No `Terminal::clear()` here or on resize: it asks the terminal for the cursor position
     // and waits up to two seconds for an answer some terminals never send. The alternate
     // screen starts blank, and `resize` clears and forces a full redraw without asking.
@@ -228,6 +247,8 @@ pub async fn run(opts: TuiOptions) -> anyhow::Result<ExitCode> {
     }
     restore();
     result?;
+    // `/resume` may have switched sessions.
+    let session_id = app.status.session_id.clone();
     if inline {
         if app.transcript.flushed() > 0 {
             println!("Session {session_id} saved. Resume it with: loom --resume {session_id}");
@@ -246,6 +267,34 @@ pub async fn run(opts: TuiOptions) -> anyhow::Result<ExitCode> {
         let _ = out.flush();
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Ask the terminal for its background and switch to the theme made for it; keys typed
+/// meanwhile go to the message box.
+fn pick_theme_for_the_terminal(app: &mut App, depth: ColorDepth, colorfgbg: Option<&str>) {
+    let answer = super::background::query(super::background::TIMEOUT).unwrap_or_default();
+    let name = super::theme::for_background(super::background::decide(answer.rgb, colorfgbg));
+    if name != app.theme.name
+        && let Ok(theme) = Theme::load(name, depth)
+    {
+        app.set_theme(theme);
+    }
+    let typed: String = String::from_utf8_lossy(&answer.typed)
+        .chars()
+        .filter(|c| !c.is_control())
+        .collect();
+    if !typed.is_empty() {
+        app.composer.insert(&typed);
+    }
+}
+
+/// The session `id` read from disk, or why it cannot be.
+fn load_session(id: &str) -> Result<LoadedSession, String> {
+    let dir =
+        crate::session::sessions_dir().ok_or("no data directory, so no sessions are recorded")?;
+    let path = crate::session::path_of(&dir, id)
+        .ok_or_else(|| format!("no session {id:?}; see `loom sessions`"))?;
+    crate::session::load(&path).map_err(|e| format!("cannot read session {id}: {e}"))
 }
 
 /// Everything the agent needs to start, kept until the trust prompt is answered.
@@ -418,11 +467,14 @@ async fn event_loop(
         events_tx,
         provider_tx,
     });
-    if !matches!(opts.config.project_trust, ProjectTrust::Untrusted { .. })
-        && let Some(start) = pending.take()
-    {
-        start.spawn();
-    }
+    // Copies made ready off the UI thread: what was copied, and how or why not.
+    type Copied = (String, Result<super::clipboard::Prepared, String>);
+    let (copies_tx, mut copies) = mpsc::unbounded_channel::<Copied>();
+    // The agent also waits while the person picks a session to resume (`--resume`).
+    let mut trusting = matches!(opts.config.project_trust, ProjectTrust::Untrusted { .. });
+    let mut picking = opts.pick_session;
+    // The configuration the running agent has (the trusted one, once trusted).
+    let mut agent_config = opts.config.clone();
 
     loop {
         let deadline = last_frame + FRAME;
@@ -471,6 +523,18 @@ async fn event_loop(
                 app.welcome = missing;
                 dirty = true;
             }
+            Some((what, prepared)) = copies.recv() => {
+                // The sequence goes to the terminal here, between frames.
+                let result = prepared.and_then(|p| {
+                    let mut out = std::io::stdout();
+                    out.write_all(p.sequence.as_bytes())
+                        .and_then(|()| out.flush())
+                        .map(|()| p.how)
+                        .map_err(|e| format!("cannot write to the terminal: {e}"))
+                });
+                app.copied(&what, result);
+                dirty = true;
+            }
             _ = sigterm.recv() => app.quit = true,
             _ = sighup.recv() => app.quit = true,
             _ = animation.tick(), if app.animating() => dirty = true,
@@ -480,8 +544,9 @@ async fn event_loop(
             return Ok(());
         }
         if let Some(trusted) = app.trust_answer.take()
-            && let Some(mut start) = pending.take()
+            && let Some(start) = pending.as_mut()
         {
+            trusting = false;
             let (config, message) = answer_trust(
                 trusted,
                 &opts.config.project_trust,
@@ -501,17 +566,64 @@ async fn event_loop(
             }
             app.status.autonomy = start.config.autonomy;
             app.status.sandbox = setup::sandbox_for(&start.workspace, &start.config).label;
-            start.spawn();
+            agent_config = start.config.clone();
             dirty = true;
         }
-        if let Some(text) = app.clipboard.take()
-            && let Err(e) = super::clipboard::copy(&text, &mut std::io::stdout())
-        {
-            app.transcript.push_notice(
-                super::transcript::NoticeLevel::Error,
-                &format!("could not copy: {e}"),
-            );
+        if let Some(choice) = app.resume_choice.take() {
+            picking = false;
             dirty = true;
+            match choice.map(|id| load_session(&id)) {
+                None => {}
+                Some(Err(message)) => app
+                    .transcript
+                    .push_notice(super::transcript::NoticeLevel::Error, &message),
+                Some(Ok(loaded)) => {
+                    app.start_over(&loaded);
+                    match pending.as_mut() {
+                        // Nothing runs yet (`--resume`): the agent starts on it.
+                        Some(start) => {
+                            start.session_id = loaded.id.clone();
+                            start.resume = Some(loaded);
+                        }
+                        // `/resume`: the agent of the last session stops, one starts on
+                        // this one, with channels of its own (the old one's late events go
+                        // nowhere).
+                        None => {
+                            let _ = app.ops.send(UserOp::Shutdown);
+                            let (ops_tx, ops_rx) = mpsc::unbounded_channel::<UserOp>();
+                            app.ops = ops_tx;
+                            let (events_tx, fresh) = mpsc::unbounded_channel::<AgentEvent>();
+                            events = fresh;
+                            let (provider_tx, fresh) = tokio::sync::oneshot::channel();
+                            provider_rx = fresh;
+                            provider_known = false;
+                            pending = Some(AgentStart {
+                                config: agent_config.clone(),
+                                workspace: opts.workspace.clone(),
+                                session_id: loaded.id.clone(),
+                                resume: Some(loaded),
+                                ops_rx,
+                                events_tx,
+                                provider_tx,
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        if !trusting
+            && !picking
+            && let Some(start) = pending.take()
+        {
+            start.spawn();
+        }
+        if let Some(pending) = app.clipboard.take() {
+            // tmux may be slow to answer: the copy is made ready off the UI thread.
+            let done = copies_tx.clone();
+            tokio::task::spawn_blocking(move || {
+                let prepared = super::clipboard::prepare(&pending.text);
+                let _ = done.send((pending.what, prepared));
+            });
         }
         if app.mouse_capture != mouse {
             mouse = app.mouse_capture;

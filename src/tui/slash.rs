@@ -96,6 +96,14 @@ pub const COMMANDS: &[SlashCommand] = &[
         run: clear,
     },
     SlashCommand {
+        name: "resume",
+        aliases: &["sessions"],
+        args: "",
+        help: "go back to an earlier session: a list to filter by typing, Enter opens",
+        values: none,
+        run: resume,
+    },
+    SlashCommand {
         name: "compact",
         aliases: &[],
         args: "",
@@ -334,8 +342,35 @@ fn clear(app: &mut App, _: &str) {
     app.send(UserOp::Clear);
 }
 
+fn resume(app: &mut App, _: &str) {
+    if app.busy() {
+        return app.say(
+            NoticeLevel::Error,
+            "finish or interrupt (Esc) the current turn first",
+        );
+    }
+    app.open_resume_picker(false);
+}
+
 fn model(app: &mut App, arg: &str) {
     if !arg.is_empty() {
+        // What the agent would refuse is refused here, before the status line says it:
+        // there is no model to switch with no server, and a server that lists its models
+        // does not serve one it does not list.
+        if app.welcome.is_some() {
+            let msg = format!(
+                "no model server is connected, so there is no model to switch to; {arg} is not \
+                 in use (connect one and start Loom again)"
+            );
+            return app.say(NoticeLevel::Error, &msg);
+        }
+        if !app.models.is_empty() && !app.models.iter().any(|m| m == arg) {
+            let msg = format!(
+                "the server does not offer {arg}; it offers {} (/model lists them)",
+                app.models.join(", ")
+            );
+            return app.say(NoticeLevel::Error, &msg);
+        }
         return app.set_model(arg);
     }
     if app.models.is_empty() {
@@ -553,7 +588,7 @@ fn copy(app: &mut App, arg: &str) {
             let what = if count == 1 {
                 "the code block".to_string()
             } else {
-                format!("code block {index} of {count} (/copy code N picks another)")
+                format!("code block {index} of {count}")
             };
             (blocks[index - 1].clone(), what)
         }
@@ -568,12 +603,19 @@ fn copy(app: &mut App, arg: &str) {
         return app.say(NoticeLevel::Error, &msg);
     }
     let lines = text.lines().count();
-    app.clipboard = Some(text);
-    let msg = format!(
-        "copied {what} ({lines} line{})",
-        if lines == 1 { "" } else { "s" }
-    );
-    app.say(NoticeLevel::Info, &msg);
+    // The event loop copies it and says where it went (or why it could not).
+    app.clipboard = Some(super::clipboard::Pending {
+        what: format!(
+            "{what} ({lines} line{}{})",
+            if lines == 1 { "" } else { "s" },
+            if what.starts_with("code block ") {
+                "; /copy code N picks another"
+            } else {
+                ""
+            }
+        ),
+        text,
+    });
 }
 
 #[cfg(test)]
@@ -609,6 +651,31 @@ mod tests {
             ["/model qwen2.5-coder:14b"],
             "the configured model is offered"
         );
+    }
+
+    /// Regression (issue 25): `/model foo` was refused, yet the status line then showed
+    /// `foo`. A model the server does not list, or any model with no server, is refused
+    /// before anything changes.
+    #[test]
+    fn a_refused_model_never_reaches_the_status_line() {
+        let (mut app, mut rx) = crate::tui::snapshot_tests::app("dark");
+        app.models = vec!["alpha-7b".into(), "beta-13b".into()];
+        app.submit("/model foo");
+        assert_eq!(app.status.model, "qwen2.5-coder:14b");
+        assert!(rx.try_recv().is_err(), "nothing sent to the agent");
+        app.submit("/model beta-13b");
+        assert_eq!(app.status.model, "beta-13b");
+        assert_eq!(
+            rx.try_recv().ok(),
+            Some(UserOp::SetModel {
+                model: "beta-13b".into()
+            })
+        );
+        let (mut app, mut rx) = crate::tui::snapshot_tests::app("dark");
+        app.welcome = Some(crate::llm::discover::how_to_configure());
+        app.submit("/model foo");
+        assert_ne!(app.status.model, "foo");
+        assert!(rx.try_recv().is_err());
     }
 
     /// Regression (issue 11): `/undo`'s usage differed between its error and `/help`.

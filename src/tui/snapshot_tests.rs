@@ -510,10 +510,30 @@ fn autocommit_switches_the_hook_and_rejects_other_words() {
     assert!(text(&mut app, 100, 20).contains("usage: /autocommit [on|off]"));
 }
 
+/// Regression (issue 25): at 60×20 `/help` left the descriptions 12 columns and broke
+/// their words; on a narrow screen each description goes under its name, whole lines.
+#[test]
+fn help_at_60x20_puts_descriptions_under_the_names() {
+    let (mut app, _rx) = app("dark");
+    app.submit("/help");
+    let screen = text(&mut app, 60, 20);
+    assert!(
+        screen.contains("      start a new conversation"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("      shrink the conversation now: cut big tool"),
+        "{screen}"
+    );
+    insta::assert_snapshot!(screen);
+}
+
 #[test]
 fn help_scrolls_to_its_end_on_a_small_screen() {
     let (mut app, _rx) = app("dark");
     app.submit("/help");
+    // A page is the rows the box shows: draw once so it knows them.
+    text(&mut app, 60, 20);
     for _ in 0..14 {
         app.on_key(crossterm::event::KeyEvent::from(
             crossterm::event::KeyCode::PageDown,

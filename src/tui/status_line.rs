@@ -28,14 +28,14 @@ const RANK_DROP_WORKSPACE: u8 = 0;
 const RANK_DROP_MCP: u8 = 15;
 const RANK_MCP_SHORT: u8 = 12;
 const RANK_MODEL_FILE: u8 = 5;
-const RANK_DROP_HINT: u8 = 10;
+const RANK_HINT_SHORT: u8 = 11;
 const RANK_CTX_SHORT: u8 = 20;
 const RANK_DROP_TOKENS: u8 = 30;
 const RANK_MODEL_TAIL: u8 = 35;
 const RANK_DROP_CTX: u8 = 40;
 const RANK_SANDBOX_BRIEF: u8 = 27;
 const RANK_DROP_MODEL: u8 = 55;
-const RANK_KEYS_COMPACT: u8 = 25;
+const RANK_KEYS_COMPACT: u8 = 56;
 const RANK_ACTIVITY: u8 = 70;
 
 /// How much of a long model name its shortest form keeps (the end, where sizes and
@@ -101,17 +101,47 @@ fn total(parts: &[Part]) -> usize {
 }
 
 /// Shorten or drop parts, lowest rank first, until the line fits in `room` columns (or
-/// only what is never dropped remains, in its shortest form).
+/// only what is never dropped remains, in its shortest form); then give back, most
+/// important first, what still fits (a long hint shortened late may leave room for a part
+/// dropped before it).
 fn fit(parts: &mut [Part], room: usize) {
+    let mut steps: Vec<(usize, bool)> = Vec::new();
     while total(parts) > room {
         let next = parts
-            .iter_mut()
-            .filter_map(|p| p.next_step().map(|s| (s, p)))
+            .iter()
+            .enumerate()
+            .filter_map(|(i, p)| p.next_step().map(|s| (s, i)))
             .min_by_key(|(s, _)| *s);
         match next {
-            Some(((_, true), p)) => p.dropped = true,
-            Some(((_, false), p)) => p.form += 1,
+            Some(((_, drop), i)) => {
+                if drop {
+                    parts[i].dropped = true;
+                } else {
+                    parts[i].form += 1;
+                }
+                steps.push((i, drop));
+            }
             None => return,
+        }
+    }
+    for (i, drop) in steps.into_iter().rev() {
+        let undo = |p: &mut Part| {
+            if drop {
+                p.dropped = false;
+            } else {
+                p.form -= 1;
+            }
+        };
+        let redo = |p: &mut Part| {
+            if drop {
+                p.dropped = true;
+            } else {
+                p.form += 1;
+            }
+        };
+        undo(&mut parts[i]);
+        if total(parts) > room {
+            redo(&mut parts[i]);
         }
     }
 }
@@ -165,6 +195,15 @@ fn tokens(n: u64) -> String {
     }
 }
 
+/// A key hint's shortest form: the keys alone ("y run · n refuse · Esc stop" → "y/n/Esc").
+fn compact_keys(hints: &str) -> String {
+    hints
+        .split(" · ")
+        .filter_map(|part| part.split_whitespace().next())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
 impl App {
     /// The keys that matter now, and whether Loom is waiting for one of them (then they
     /// are never dropped). The second form is the compact one.
@@ -172,29 +211,55 @@ impl App {
         if self.quit_pending() {
             return (vec!["Ctrl+C again to quit".into()], true);
         }
+        if self.question_waits() || self.typeahead_window() {
+            return (
+                vec![
+                    "Tab answers the question · Esc stop".into(),
+                    "Tab: answer".into(),
+                ],
+                true,
+            );
+        }
         if let Some(layer) = self.layers.last() {
-            return (vec![layer.hints()], true);
+            let hints = layer.hints();
+            let mut forms = vec![hints.clone()];
+            if layer.is_question() {
+                forms[0].push_str(" · Tab message box");
+                forms.push(hints);
+            }
+            forms.push(compact_keys(&forms[forms.len() - 1]));
+            return (forms, true);
         }
         if self.diff.reviewing.is_some() {
             // In the message box the review's letters type; the way back is what matters.
-            let forms: [&str; 2] = match self.focus {
-                Focus::Composer => ["Tab back to the review · Esc stop", "Tab: review"],
+            let forms: [&str; 3] = match self.focus {
+                Focus::Composer => [
+                    "Tab back to the review · Esc stop",
+                    "Tab: review",
+                    "Tab: review",
+                ],
                 _ => [
                     "y apply · n refuse · a always · ␣ hunk · j/k move · ⏎ apply selected · ? keys",
                     "y/n/a/␣/j/k/⏎ ? keys",
+                    "y/n/a ?",
                 ],
             };
             return (forms.map(String::from).to_vec(), true);
         }
-        let hint = match self.focus {
-            Focus::Composer if self.busy() => "Esc stop · Enter queue · Tab panes",
-            Focus::Composer if self.tools.shell_running() => "Esc stop the command · Enter send",
-            Focus::Composer => "Enter send · Shift+Enter newline · Tab panes · /help",
-            Focus::Chat => "↑↓ PgUp/PgDn Home/End scroll · Tab next",
-            Focus::Tools => "↑↓ select · Enter details · Tab next",
-            Focus::Details => "↑↓ scroll · ← tools · Tab next",
+        let forms: [&str; 2] = match self.focus {
+            Focus::Composer if self.busy() => ["Esc stop · Enter queue · Tab panes", "Esc stop"],
+            Focus::Composer if self.tools.shell_running() => {
+                ["Esc stop the command · Enter send", "Esc stop"]
+            }
+            Focus::Composer => [
+                "Enter send · Shift+Enter newline · Tab panes · /help",
+                "/help",
+            ],
+            Focus::Chat => ["↑↓ PgUp/PgDn Home/End scroll · Tab next", "↑↓ scroll"],
+            Focus::Tools => ["↑↓ select · Enter details · Tab next", "↑↓ select"],
+            Focus::Details => ["↑↓ scroll · ← tools · Tab next", "↑↓ scroll"],
         };
-        (vec![hint.to_string()], false)
+        (forms.map(String::from).to_vec(), false)
     }
 
     /// The style of the activity badge: one readable pair for every state (the words and
@@ -321,12 +386,16 @@ impl App {
             Some(RANK_DROP_WORKSPACE),
             base.fg(t.dim),
         ));
+        // The keys are never dropped (the README promises they always stay): they take
+        // shorter forms instead, after the workspace and the MCP summary go; while Loom waits
+        // for an answer they are the last thing shortened.
         let (hint_forms, waiting) = self.key_hints();
-        let mut hint = if waiting {
-            Part::new(hint_forms, &[RANK_KEYS_COMPACT], None, base.fg(t.accent))
+        let steps: &[u8] = if waiting {
+            &[RANK_KEYS_COMPACT, RANK_KEYS_COMPACT]
         } else {
-            Part::new(hint_forms, &[], Some(RANK_DROP_HINT), base.fg(t.accent))
+            &[RANK_HINT_SHORT]
         };
+        let mut hint = Part::new(hint_forms, steps, None, base.fg(t.accent));
         hint.right = true;
         parts.push(hint);
 

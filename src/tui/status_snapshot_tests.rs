@@ -233,7 +233,7 @@ fn command_approval_keys_stay_visible_at_60x20_and_a_long_command_scrolls() {
         .collect();
     ask_to_run(&mut app, &command);
     insta::assert_snapshot!("command_approval_at_60x20", text(&mut app, 60, 20));
-    for _ in 0..30 {
+    for _ in 0..40 {
         app.on_key(KeyEvent::from(KeyCode::Down));
     }
     let screen = text(&mut app, 60, 20);
@@ -360,4 +360,70 @@ fn scrolling_a_command_stops_at_its_end() {
         !screen.contains("print(40)"),
         "one Up moves at once:\n{screen}"
     );
+}
+
+/// Regression (issue 25): the key hint was dropped before the tokens and the model —
+/// while thinking or answering at 60 and 80 columns, while a delegate ran at 120 — and a
+/// command box's hint was cut to `· Es` at 80, though the README says the keys always stay.
+/// Every state keeps its keys, whole or in a shorter form, at every width.
+#[test]
+fn the_keys_stay_on_the_status_line_at_every_width() {
+    let long_model = "/models/Qwen2.5-Coder-32B-Instruct-Q4_K_M.gguf";
+    type State = (&'static str, fn(&mut App), &'static str);
+    let states: [State; 4] = [
+        ("thinking", |app| phase(app, Phase::CallingLlm), "Esc"),
+        (
+            "answering",
+            |app| {
+                phase(app, Phase::CallingLlm);
+                ev(
+                    app,
+                    AgentEvent::TextDelta {
+                        text: "Here is the plan".into(),
+                    },
+                );
+            },
+            "Esc",
+        ),
+        (
+            "a delegate running",
+            |app| {
+                phase(app, Phase::ExecutingTools);
+                ev(
+                    app,
+                    AgentEvent::ToolCall {
+                        id: "d1".into(),
+                        name: "delegate".into(),
+                        arguments: json!({ "task": "read every module and summarise" }),
+                        intent: None,
+                    },
+                );
+                ev(app, AgentEvent::ToolStarted { id: "d1".into() });
+            },
+            "Esc",
+        ),
+        (
+            "a command box",
+            |app| ask_to_run(app, "python3 -c 'print(1)'"),
+            "Esc",
+        ),
+    ];
+    for (name, reach, keys) in states {
+        for width in [60u16, 80, 120] {
+            let (mut app, _rx) = app("dark");
+            app.status.model = long_model.into();
+            app.status.usage.prompt_tokens = 123_456;
+            app.status.last_prompt = 20_000;
+            reach(&mut app);
+            later(&mut app, 4_000);
+            let screen = text(&mut app, width, 24);
+            let row = last_row(&screen);
+            assert!(row.contains(keys), "{name} at {width}: {row:?}");
+            assert!(
+                !row.trim_end().ends_with("· Es"),
+                "{name} at {width}: {row:?}"
+            );
+            assert!(row.contains("supervised"), "{name} at {width}: {row:?}");
+        }
+    }
 }

@@ -22,6 +22,18 @@ pub(crate) const BUILTIN: &[(&str, &str)] = &[
     ),
 ];
 
+/// The theme name that means "dark or light, after the terminal's background" (the
+/// default; see `background.rs`).
+pub const AUTO: &str = "auto";
+
+/// The built-in theme made for a kind of terminal background.
+pub fn for_background(background: Background) -> &'static str {
+    match background {
+        Background::Dark => "dark",
+        Background::Light => "light",
+    }
+}
+
 /// How many colours the terminal shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ColorDepth {

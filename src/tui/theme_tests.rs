@@ -186,7 +186,47 @@ fn notices(app: &mut App) {
 /// Every screen the audit looks at: a name, how to reach it, and its size.
 type Scene = (&'static str, fn(&mut App), u16, u16);
 
+/// Commands that printed coloured output (a yellow warning reads on white too), and a
+/// command box waiting while the message box has the keys.
+fn command_output(app: &mut App) {
+    user(app, "build it");
+    for (id, out) in [
+        (
+            "o1",
+            "\x1b[33mwarning:\x1b[0m unused\n\x1b[1;32mok\x1b[0m\n\x1b[90mdone\x1b[0m\n",
+        ),
+        (
+            "o2",
+            "\x1b[31merror\x1b[0m: \x1b[38;5;244mgrey\x1b[0m \x1b[38;2;250;250;210mpale\x1b[0m\n",
+        ),
+    ] {
+        ev(
+            app,
+            AgentEvent::ToolCall {
+                id: id.into(),
+                name: "bash".into(),
+                arguments: json!({ "command": "cargo build" }),
+                intent: None,
+            },
+        );
+        ev(
+            app,
+            AgentEvent::ToolResult {
+                id: id.into(),
+                name: "bash".into(),
+                result: ToolResult::ok("exit code 0").with_data(json!({
+                    "exit_code": 0, "stdout": out, "stderr": "", "duration_ms": 5,
+                })),
+                duration_ms: 5,
+            },
+        );
+    }
+    app.last_key = Some(std::time::Instant::now());
+    command_approval(app);
+}
+
 const SCENES: &[Scene] = &[
+    ("command output and a waiting box", command_output, 100, 30),
     ("welcome", |_| {}, 100, 24),
     ("answer with code", answer_with_code, 100, 30),
     ("tool calls", tool_calls, 100, 24),
@@ -223,7 +263,11 @@ fn audit(buf: &Buffer, theme: &Theme) -> Vec<String> {
                 continue;
             }
             let (fg, bg) = (cell.fg, cell.bg);
-            let problem = if cell.modifier.contains(Modifier::DIM) {
+            let problem = if fg == Color::Reset && bg != Color::Reset {
+                Some(format!(
+                    "the terminal's own foreground on the theme's {bg:?}: any contrast"
+                ))
+            } else if cell.modifier.contains(Modifier::DIM) {
                 Some(format!(
                     "faint (DIM) {fg:?} on {bg:?}: the terminal picks it"
                 ))
@@ -295,6 +339,14 @@ fn the_audit_names_what_falls_short() {
     );
     let found = audit(&buf, &theme);
     assert_eq!(found.len(), 2, "{found:#?}");
+    let mut status = Buffer::empty(ratatui::layout::Rect::new(0, 0, 12, 1));
+    let default_on_tint = ratatui::style::Style::default().bg(theme.selection_bg);
+    status.set_string(0, 0, "supervised", default_on_tint);
+    let found_status = audit(&status, &theme);
+    assert!(
+        found_status[0].starts_with("the terminal's own foreground on the theme's"),
+        "{found_status:?}"
+    );
     assert!(found[0].starts_with("Gray on Reset is 1.26:1, needs 4.5 (\"awaitingapproval\")"));
     assert!(found[1].starts_with("faint (DIM) Reset on Reset"));
     let dark = Theme::load("dark", ColorDepth::TrueColor).unwrap();
@@ -361,9 +413,12 @@ fn every_syntax_colour_is_made_legible_on_every_code_background() {
 /// on 256-colour terminals and takes the nearest of the 16 on the others.
 #[test]
 fn command_output_in_256_colours_is_not_turned_light_grey() {
-    use super::tools_pane::ansi_lines;
+    use super::ansi::{parse, themed};
     let text = "\x1b[38;5;27mblue\x1b[0m";
-    let fg = |depth| ansi_lines(text, 20, depth)[0].spans[0].style.fg;
+    let fg = |depth| {
+        let theme = Theme::load("light", depth).unwrap();
+        themed(&parse(text)[0], &theme).spans[0].style.fg
+    };
     assert_eq!(fg(ColorDepth::Ansi256), Some(Color::Indexed(27)));
     assert_eq!(fg(ColorDepth::Ansi16), Some(Color::Blue));
     assert_eq!(fg(ColorDepth::TrueColor), Some(Color::Indexed(27)));

@@ -1,9 +1,8 @@
 //! The tool-call pane: one row per call — name, a one-line summary, status with a spinner
 //! and elapsed time while running, duration when done — and, for the selected row, its
-//! full arguments and output. Command output is run through a terminal emulator (vt100) so
-//! its colours show as colours, not escape codes.
+//! full arguments and output. Command output goes through `ansi.rs`, so its colours show as
+//! colours and its other control sequences do nothing.
 
-use std::num::NonZeroU16;
 use std::time::Instant;
 
 use ratatui::buffer::Buffer;
@@ -12,7 +11,7 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use serde_json::Value;
 
-use super::theme::{ColorDepth, Theme, adapt, nearest_ansi, xterm_rgb};
+use super::theme::Theme;
 use super::wrap::{StyledLine, truncate, wrap};
 use crate::tools::ToolResult;
 
@@ -290,12 +289,14 @@ impl ToolsPane {
             let name_w = 12usize;
             let tail_w = tail.chars().count() + 1;
             let summary_w = (area.width as usize)
-                .saturating_sub(2 + name_w + tail_w + 1 + indent.chars().count());
+                .saturating_sub(2 + name_w + 1 + tail_w + 1 + indent.chars().count());
             let mut spans = vec![
                 Span::styled(indent, Style::default().fg(theme.dim)),
                 Span::styled(format!("{icon} "), style),
                 Span::styled(
-                    format!("{:<name_w$}", truncate(&row.name, name_w)),
+                    // A column between name and summary, even for a 12-letter name
+                    // (`search_files/def /` ran together).
+                    format!("{:<name_w$} ", truncate(&row.name, name_w)),
                     Style::default().fg(theme.text).add_modifier(Modifier::BOLD),
                 ),
                 Span::styled(
@@ -350,14 +351,41 @@ fn heading(text: &str, theme: &Theme) -> StyledLine {
     )
 }
 
+/// A call's arguments as the screen shows them: arguments that arrived as text (a string
+/// holding JSON, the way some models send them) are shown parsed; `None` when that text is
+/// not JSON at all (then it is shown as the model sent it).
+pub fn readable_args(args: &Value) -> Option<Value> {
+    match args {
+        Value::String(raw) => serde_json::from_str::<Value>(raw)
+            .ok()
+            .filter(|v| v.is_object() || v.is_array()),
+        other => Some(other.clone()),
+    }
+}
+
 fn build_detail(row: &ToolRow, width: u16, theme: &Theme) -> Vec<Line<'static>> {
-    let mut logical: Vec<StyledLine> = vec![
-        heading(&format!("{} {}", row.name, row.id), theme),
-        heading("arguments", theme),
-    ];
-    let args = serde_json::to_string_pretty(&row.args).unwrap_or_default();
-    for l in args.lines() {
-        logical.push(StyledLine::plain(l, Style::default().fg(theme.text)));
+    // The call's summary, not its id (a fragment of `call_9f8e…` said nothing).
+    let mut logical: Vec<StyledLine> = vec![heading(
+        format!("{} {}", row.name, row.summary).trim_end(),
+        theme,
+    )];
+    match readable_args(&row.args) {
+        Some(args) => {
+            logical.push(heading("arguments", theme));
+            let args = serde_json::to_string_pretty(&args).unwrap_or_default();
+            for l in args.lines() {
+                logical.push(StyledLine::plain(l, Style::default().fg(theme.text)));
+            }
+        }
+        None => {
+            logical.push(heading(
+                "arguments (not valid JSON: as the model sent them)",
+                theme,
+            ));
+            for l in row.args.as_str().unwrap_or("").lines() {
+                logical.push(StyledLine::plain(l, Style::default().fg(theme.text)));
+            }
+        }
     }
     let mut out: Vec<Line<'static>> = logical.iter().flat_map(|l| wrap(l, width)).collect();
     let Some(result) = &row.result else {
@@ -405,7 +433,9 @@ fn build_detail(row: &ToolRow, width: u16, theme: &Theme) -> Vec<Line<'static>> 
                 }
                 out.push(Line::default());
                 out.extend(wrap(&heading(stream, theme), width));
-                out.extend(ansi_lines(text, width, theme.depth));
+                for line in super::ansi::parse(text) {
+                    out.extend(wrap(&super::ansi::themed(&line, theme), width));
+                }
             }
         } else if let Some(diff) = data.get("diff").and_then(Value::as_str) {
             out.push(Line::default());
@@ -438,107 +468,10 @@ fn build_detail(row: &ToolRow, width: u16, theme: &Theme) -> Vec<Line<'static>> 
     out
 }
 
-fn vt_color(c: vt100::Color, depth: ColorDepth) -> Option<Color> {
-    match c {
-        vt100::Color::Default => None,
-        vt100::Color::Idx(i) if i < 16 => Some(
-            [
-                Color::Black,
-                Color::Red,
-                Color::Green,
-                Color::Yellow,
-                Color::Blue,
-                Color::Magenta,
-                Color::Cyan,
-                Color::Gray,
-                Color::DarkGray,
-                Color::LightRed,
-                Color::LightGreen,
-                Color::LightYellow,
-                Color::LightBlue,
-                Color::LightMagenta,
-                Color::LightCyan,
-                Color::White,
-            ][i as usize],
-        ),
-        // Beyond 16 colours, the nearest of the 16 (not a fixed light grey, which
-        // vanished on a light terminal).
-        vt100::Color::Idx(i) if depth == ColorDepth::Ansi16 => {
-            xterm_rgb(i).map(|(r, g, b)| nearest_ansi(r, g, b))
-        }
-        vt100::Color::Idx(i) => Some(Color::Indexed(i)),
-        vt100::Color::Rgb(r, g, b) => Some(adapt(Color::Rgb(r, g, b), depth, false)),
-    }
-}
-
-/// Render text that may contain ANSI escape codes to styled lines, through a terminal
-/// emulator of the given width.
-pub fn ansi_lines(text: &str, width: u16, depth: ColorDepth) -> Vec<Line<'static>> {
-    let width = width.max(1);
-    let rows_needed: usize = text
-        .lines()
-        .map(|l| (super::wrap::width(l) / width as usize) + 1)
-        .sum::<usize>()
-        .clamp(1, 5000);
-    let rows = NonZeroU16::new(rows_needed as u16).unwrap_or(NonZeroU16::MIN);
-    let cols = NonZeroU16::new(width).unwrap_or(NonZeroU16::MIN);
-    let mut parser = vt100::Parser::new(rows, cols, 0);
-    parser.process(text.replace('\n', "\r\n").as_bytes());
-    let screen = parser.screen();
-    let mut out = Vec::new();
-    for r in 0..rows.get() {
-        let mut spans: Vec<Span<'static>> = Vec::new();
-        for c in 0..width {
-            let Some(cell) = screen.cell(r, c) else {
-                continue;
-            };
-            if cell.is_wide_continuation() {
-                continue;
-            }
-            let mut style = Style::default();
-            if let Some(fg) = vt_color(cell.fgcolor(), depth) {
-                style = style.fg(fg);
-            }
-            if let Some(bg) = vt_color(cell.bgcolor(), depth) {
-                style = style.bg(bg);
-            }
-            if cell.bold() {
-                style = style.add_modifier(Modifier::BOLD);
-            }
-            if cell.italic() {
-                style = style.add_modifier(Modifier::ITALIC);
-            }
-            if cell.underline() {
-                style = style.add_modifier(Modifier::UNDERLINED);
-            }
-            if cell.inverse() {
-                style = style.add_modifier(Modifier::REVERSED);
-            }
-            let content = if cell.has_contents() {
-                cell.contents().to_string()
-            } else {
-                " ".to_string()
-            };
-            match spans.last_mut() {
-                Some(last) if last.style == style => last.content.to_mut().push_str(&content),
-                _ => spans.push(Span::styled(content, style)),
-            }
-        }
-        if let Some(last) = spans.last_mut() {
-            let trimmed = last.content.trim_end().to_string();
-            last.content = trimmed.into();
-        }
-        out.push(Line::from(spans));
-    }
-    while out.last().is_some_and(|l| l.width() == 0) {
-        out.pop();
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tui::theme::ColorDepth;
     use serde_json::json;
 
     fn bash_row(id: &str, lines: usize) -> ToolRow {
@@ -601,6 +534,28 @@ mod tests {
         assert!(!details.contains("**"), "emphasis is rendered: {details}");
     }
 
+    /// Regression (issue 25): a 12-letter tool name ran into its summary
+    /// (`search_files/def /`).
+    #[test]
+    fn a_long_tool_name_keeps_a_gap_before_its_summary() {
+        let dark = theme("dark");
+        let mut pane = ToolsPane::new();
+        let args = json!({"pattern": "def "});
+        pane.add(ToolRow {
+            id: "s".into(),
+            name: "search_files".into(),
+            summary: summarize("search_files", &args),
+            args,
+            status: ToolStatus::Done { ok: true, ms: 3 },
+            result: None,
+        });
+        let area = Rect::new(0, 0, 50, 1);
+        let mut buf = Buffer::empty(area);
+        pane.render_list(area, &mut buf, &dark, Instant::now(), false);
+        let row: String = (0..50).map(|x| buf[(x, 0)].symbol().to_string()).collect();
+        assert!(row.contains("search_files /def /"), "{row}");
+    }
+
     #[test]
     fn detail_scroll_stops_at_the_last_screen_and_resets_on_a_new_selection() {
         let dark = theme("dark");
@@ -641,23 +596,66 @@ mod tests {
         assert_eq!(heading_fg(&mut pane, &light), Some(light.accent));
     }
 
+    /// Regression (issue 25): the arguments of a call that arrived as text showed as an
+    /// escaped JSON string (`"{\"path\": …}"`), and the header a fragment of the call id.
     #[test]
-    fn ansi_colours_become_styles_not_escapes() {
-        let lines = ansi_lines(
-            "\x1b[31mred\x1b[0m plain\n\x1b[1mbold\x1b[0m",
-            20,
-            ColorDepth::TrueColor,
-        );
-        assert_eq!(lines.len(), 2);
-        let first: String = lines[0].spans.iter().map(|s| s.content.as_ref()).collect();
-        assert_eq!(first, "red plain");
-        assert_eq!(lines[0].spans[0].style.fg, Some(Color::Red));
+    fn arguments_sent_as_text_are_shown_as_arguments_and_no_call_id() {
+        let dark = theme("dark");
+        let mut pane = ToolsPane::new();
+        for (id, raw) in [
+            (
+                "call_9f8e7d6c5b4a",
+                r#"{"path": "src/main.rs", "line_range": [1, 5]}"#,
+            ),
+            (
+                "call_0a1b2c3d4e5f",
+                r#"{"path": "src/main.rs", "line_range": [1,"#,
+            ),
+        ] {
+            pane.add(ToolRow {
+                id: id.into(),
+                name: "read_file".into(),
+                summary: "src/main.rs".into(),
+                args: Value::String(raw.into()),
+                status: ToolStatus::Done { ok: false, ms: 1 },
+                result: Some(ToolResult::err("arguments are not valid JSON")),
+            });
+            let details = text_of(pane.detail_lines(60, &dark));
+            assert!(!details.contains("\\\""), "escaped: {details}");
+            assert!(!details.contains("call_"), "a call id: {details}");
+            assert!(details.contains("read_file src/main.rs"), "{details}");
+        }
+        pane.select(-1);
+        let parsed = text_of(pane.detail_lines(60, &dark));
+        assert!(parsed.contains("  \"path\": \"src/main.rs\","), "{parsed}");
+        pane.select(1);
+        let raw = text_of(pane.detail_lines(60, &dark));
+        assert!(raw.contains("not valid JSON"), "{raw}");
         assert!(
-            lines[1].spans[0]
-                .style
-                .add_modifier
-                .contains(Modifier::BOLD)
+            raw.contains(r#"{"path": "src/main.rs", "line_range": [1,"#),
+            "{raw}"
         );
-        assert!(!first.contains('\x1b'));
+    }
+
+    /// Regression (issue 25): the Details pane dropped the first line of every command's
+    /// output (`!echo a; echo b` showed only `b`; one line showed nothing).
+    #[test]
+    fn the_details_show_every_line_of_a_commands_output() {
+        let dark = theme("dark");
+        let mut pane = ToolsPane::new();
+        let mut row = bash_row("a", 0);
+        row.result = Some(ToolResult::ok("exit code 0").with_data(json!({
+            "exit_code": 0,
+            "stdout": "hello world\n5\n20\n",
+            "stderr": "only line\n",
+        })));
+        pane.add(row);
+        let details = text_of(pane.detail_lines(40, &dark));
+        for line in ["hello world", "5", "20", "only line"] {
+            assert!(
+                details.lines().any(|l| l == line),
+                "{line:?} missing:\n{details}"
+            );
+        }
     }
 }

@@ -81,6 +81,9 @@ pub struct Transcript {
     flushed: usize,
     /// The source of the last answer handed to the scrollback (for `/copy`).
     flushed_answer: Option<String>,
+    /// Finished commands' output under their rows, and whether shown whole (Ctrl+O).
+    outputs: HashMap<String, super::command_output::CommandOutput>,
+    expand_outputs: bool,
 }
 
 /// Answers re-rendered per frame beyond the visible ones, so a theme switch in a
@@ -104,6 +107,8 @@ impl Transcript {
             restyling: 0,
             flushed: 0,
             flushed_answer: None,
+            outputs: HashMap::new(),
+            expand_outputs: false,
         }
     }
 
@@ -278,6 +283,26 @@ impl Transcript {
             return;
         }
         self.marks.insert(id.to_string(), mark);
+        self.invalidate_tool(id);
+    }
+
+    /// Show a finished command's output under its row.
+    pub fn set_output(&mut self, id: &str, output: super::command_output::CommandOutput) {
+        self.outputs.insert(id.to_string(), output);
+        self.invalidate_tool(id);
+    }
+
+    /// Show outputs whole, or by their last lines again (Ctrl+O).
+    pub fn toggle_outputs(&mut self) {
+        self.expand_outputs = !self.expand_outputs;
+        let tools = self
+            .entries
+            .iter_mut()
+            .filter(|e| matches!(e.kind, Kind::Tool { .. }));
+        tools.for_each(|e| e.width = 0);
+    }
+
+    fn invalidate_tool(&mut self, id: &str) {
         for e in self.entries.iter_mut().rev().take(200) {
             if matches!(&e.kind, Kind::Tool { id: eid, .. } if eid == id) {
                 e.width = 0;
@@ -289,6 +314,7 @@ impl Transcript {
     /// Remove everything.
     pub fn clear(&mut self) {
         self.entries.clear();
+        self.outputs.clear();
         self.restyling = 0;
         self.streaming = None;
         self.marks.clear();
@@ -359,14 +385,17 @@ impl Transcript {
                     icon: "○".into(),
                     style: Style::default().fg(t.dim),
                 });
-                vec![StyledLine {
+                let output = self.outputs.get(id).map(|o| o.rows(self.expand_outputs, t));
+                std::iter::once(StyledLine {
                     spans: vec![
                         Span::styled(format!("  {} ", mark.icon), mark.style),
                         Span::styled(summary.clone(), Style::default().fg(t.dim)),
                     ],
                     continuation: vec![Span::raw("    ")],
                     fill: None,
-                }]
+                })
+                .chain(output.into_iter().flatten())
+                .collect()
             }
         }
     }
@@ -479,6 +508,7 @@ impl Transcript {
             }
             if let Kind::Tool { id, .. } = &e.kind {
                 self.marks.remove(id);
+                self.outputs.remove(id);
             }
         }
         self.heights.drain(..n.min(self.heights.len()));

@@ -31,6 +31,8 @@ pub struct Areas {
     pub status: Rect,
     /// Whether the narrow layout is in use.
     pub narrow: bool,
+    /// The rows the details pane's diff or output showed (without the review's keys).
+    pub details_rows: u16,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -90,6 +92,7 @@ impl App {
                 composer,
                 status,
                 narrow: false,
+                details_rows: details.height.saturating_sub(2),
             }
         } else {
             let body = Rect::new(
@@ -111,6 +114,7 @@ impl App {
                 composer,
                 status,
                 narrow: true,
+                details_rows: details.height.saturating_sub(2),
             }
         }
     }
@@ -165,13 +169,33 @@ impl App {
         let cursor = self.render_composer(areas.composer, buf);
         self.render_status(areas.status, buf);
         self.render_slash_popup(areas.composer, buf);
-        for layer in &self.layers {
-            layer.render(area, buf, &self.theme);
+        let waits = self.question_waits() || self.typeahead_window();
+        let front = self.layers.len().saturating_sub(1);
+        // A question stands above the message box, not over it: the person may be typing
+        // there while it waits (a row is left for the blank around the box). On a tiny
+        // screen it takes what there is: the command it asks about must show.
+        let above = areas.composer.y.saturating_sub(area.y + 1);
+        let question_room = if above >= 12 {
+            Rect::new(area.x, area.y, area.width, above)
+        } else {
+            area
+        };
+        for (i, layer) in self.layers.iter().enumerate() {
+            let room = if layer.is_question() {
+                question_room
+            } else {
+                area
+            };
+            if i == front && waits {
+                layer.render_waiting(room, buf, &self.theme);
+            } else {
+                layer.render(room, buf, &self.theme);
+            }
         }
         let layer_cursor = self.layers.last().and_then(|l| l.cursor(area));
         match (self.layers.last(), layer_cursor) {
             (Some(_), Some(pos)) => frame.set_cursor_position(pos),
-            (None, _) if self.focus == Focus::Composer => frame.set_cursor_position(cursor),
+            _ if self.composer_has_keys() => frame.set_cursor_position(cursor),
             _ => {}
         }
     }
@@ -257,11 +281,14 @@ impl App {
                 );
                 let rows = (keys.len() as u16).min(det_in.height);
                 let diff_area = Rect::new(det_in.x, det_in.y, det_in.width, det_in.height - rows);
+                self.layout.details_rows = diff_area.height;
+                self.diff.viewport = diff_area.height as usize;
                 self.diff.render(diff_area, buf, &self.theme);
                 for (i, l) in keys.iter().take(rows as usize).enumerate() {
                     buf.set_line(det_in.x, diff_area.bottom() + i as u16, l, det_in.width);
                 }
             } else if self.diff_visible() {
+                self.diff.viewport = det_in.height as usize;
                 self.diff.render(det_in, buf, &self.theme);
             } else {
                 let lines =
@@ -327,9 +354,16 @@ impl App {
         }
     }
 
+    /// Whether typing goes to the message box now.
+    fn composer_has_keys(&self) -> bool {
+        self.focus == Focus::Composer && (self.layers.is_empty() || self.question_waits())
+    }
+
     fn render_composer(&self, area: Rect, buf: &mut Buffer) -> Position {
-        let focused = self.focus == Focus::Composer && self.layers.is_empty();
-        let title = if self.diff.reviewing.is_some() {
+        let focused = self.composer_has_keys();
+        let title = if self.question_waits() {
+            "Message (a question waits for your answer: Tab answers it)"
+        } else if self.diff.reviewing.is_some() {
             "Message (a change waits for your review: Tab returns to it)"
         } else if self.busy() {
             "Message (queued until the turn ends)"

@@ -33,5 +33,6 @@ mod tool_cli;
 mod trust;
 mod tui;
 mod tui_daily;
+mod tui_screen;
 mod web;
 mod web_exec;

@@ -35,6 +35,22 @@ impl Tui {
         args: &[&str],
         env: &[(&str, &str)],
     ) -> Tui {
+        Tui::start_on(dir, server, cols, rows, args, env, None)
+    }
+
+    /// Start on a terminal that answers the background question (OSC 11) with `background`
+    /// (`rgb:ffff/ffff/ffff`), or stays silent about it (`None`). Either way it answers the
+    /// device-attributes question, as every terminal does.
+    pub(crate) fn start_on(
+        dir: &Path,
+        server: &ScriptedServer,
+        cols: u16,
+        rows: u16,
+        args: &[&str],
+        env: &[(&str, &str)],
+        background: Option<&str>,
+    ) -> Tui {
+        let background = background.map(str::to_string);
         let pty = native_pty_system();
         let pair = pty
             .openpty(PtySize {
@@ -94,6 +110,20 @@ impl Tui {
                 raw_sink.lock().unwrap().extend_from_slice(&buf[..n]);
                 let mut parser = sink.lock().unwrap();
                 parser.process(&buf[..n]);
+                // Answer the background and device-attributes questions as a terminal
+                // would (Loom asks at start when no theme is named).
+                if let Some(bg) = &background
+                    && buf[..n].windows(6).any(|w| w == b"\x1b]11;?")
+                {
+                    let mut w = answer.lock().unwrap();
+                    let _ = w.write_all(format!("\x1b]11;{bg}\x1b\\").as_bytes());
+                    let _ = w.flush();
+                }
+                if buf[..n].windows(3).any(|w| w == b"\x1b[c") {
+                    let mut w = answer.lock().unwrap();
+                    let _ = w.write_all(b"\x1b[?62;22c");
+                    let _ = w.flush();
+                }
                 // Answer "where is the cursor?" as a terminal would (inline mode asks).
                 if buf[..n].windows(4).any(|w| w == b"\x1b[6n") {
                     let (row, col) = parser.screen().cursor_position();
@@ -111,6 +141,24 @@ impl Tui {
             master: pair.master,
             child,
         }
+    }
+
+    /// Every cell of the screen that shows something: its text and colours.
+    pub(crate) fn cells(&self) -> Vec<(String, vt100::Color, vt100::Color)> {
+        let parser = self.parser.lock().unwrap();
+        let screen = parser.screen();
+        let (rows, cols) = screen.size();
+        let mut out = Vec::new();
+        for r in 0..rows.get() {
+            for c in 0..cols.get() {
+                if let Some(cell) = screen.cell(r, c)
+                    && !cell.contents().trim().is_empty()
+                {
+                    out.push((cell.contents().to_string(), cell.fgcolor(), cell.bgcolor()));
+                }
+            }
+        }
+        out
     }
 
     pub(crate) fn screen(&self) -> String {
@@ -238,7 +286,9 @@ async fn submit_see_the_diff_press_y_and_the_file_changes() {
     let mut tui = Tui::start(dir.path(), &server, 140, 40);
     tui.wait_for("Ask Loom").await;
     tui.type_line("make it greet the world").await;
-    let screen = tui.wait_for("Review the change").await;
+    tui.wait_for("Review the change").await;
+    // The pane's lines may come a read after its title.
+    let screen = tui.wait_for("print('hello, world')").await;
     assert!(screen.contains("+ print('hello, world')"), "{screen}");
     // The status line may come a frame after the review (a read can fall between).
     tui.wait_for("waiting for you").await;
@@ -320,6 +370,10 @@ async fn approve_one_of_two_hunks() {
     );
     assert!(output.contains("+1 -1 lines"), "what was written: {output}");
     let data = &answered[0].1["data"];
+    // Regression (issue 25): `new_bytes` was the proposal's size (the rejected hunk's
+    // bytes included) beside `bytes_written`.
+    assert_eq!(data["new_bytes"], serde_json::json!(now.len()), "{data}");
+    assert_eq!(data["bytes_written"], data["new_bytes"], "{data}");
     assert_eq!(data["hunks_applied"], serde_json::json!([1]));
     assert_eq!(data["hunks_rejected"], serde_json::json!([2]));
     assert!(data.get("edits_applied").is_none(), "{data}");
@@ -462,7 +516,9 @@ async fn the_trust_prompt_lists_what_the_project_loosens_and_t_applies_it() {
     let dir = loose_workspace();
     let server = ScriptedServer::start(vec![]).await;
     let mut tui = Tui::start(dir.path(), &server, 140, 40);
-    let screen = tui.wait_for("Trust this project's Loom settings?").await;
+    tui.wait_for("Trust this project's Loom settings?").await;
+    // The prompt's keys show once keys typed ahead while Loom started no longer count.
+    let screen = tui.wait_for("t trust and apply").await;
     assert!(
         screen.contains("switches the command sandbox off  (sandbox)"),
         "{screen}"
@@ -493,7 +549,7 @@ async fn n_at_the_trust_prompt_goes_on_without_the_loosening_settings() {
     let dir = loose_workspace();
     let server = ScriptedServer::start(vec![]).await;
     let mut tui = Tui::start(dir.path(), &server, 200, 40);
-    tui.wait_for("Trust this project's Loom settings?").await;
+    tui.wait_for("t trust and apply").await;
     tui.send("n");
     let screen = tui.wait_for("were ignored").await;
     assert!(!screen.contains("Trust this project"), "{screen}");
@@ -511,7 +567,7 @@ async fn a_project_config_changed_behind_the_prompt_is_not_what_gets_trusted() {
     let dir = loose_workspace();
     let server = ScriptedServer::start(vec![]).await;
     let mut tui = Tui::start(dir.path(), &server, 200, 40);
-    tui.wait_for("Trust this project's Loom settings?").await;
+    tui.wait_for("t trust and apply").await;
     let swapped = format!("{LOOSE_PROJECT}network = true\n");
     std::fs::write(dir.path().join(".loom/config.toml"), &swapped).unwrap();
     tui.send("t");

@@ -90,6 +90,9 @@ impl App {
 
     /// A message or a slash command from the composer.
     pub fn submit(&mut self, text: &str) {
+        // A sent message ends the typing: a question the model asks right after it takes
+        // the keys (keys typed after this still hold it back).
+        self.last_key = None;
         let trimmed = text.trim();
         if let Some(command) = trimmed.strip_prefix('/')
             && !command.starts_with('/')

@@ -27,7 +27,18 @@ impl App {
         if key.kind == KeyEventKind::Release {
             return;
         }
-        if let Some(layer) = self.layers.last_mut() {
+        let to_layer = match self.layers.last() {
+            None => false,
+            Some(l) if l.is_question() => match self.question_key(&key) {
+                None => return,
+                Some(answering) => answering,
+            },
+            Some(_) => true,
+        };
+        if !to_layer {
+            self.last_key = Some(std::time::Instant::now());
+        }
+        if to_layer && let Some(layer) = self.layers.last_mut() {
             let outcome = layer.handle_key(key);
             if outcome.close {
                 self.layers.pop();
@@ -42,6 +53,10 @@ impl App {
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         match key.code {
             KeyCode::Char('c') if ctrl => return self.ctrl_c(),
+            KeyCode::Char('o') if ctrl => {
+                self.transcript.toggle_outputs();
+                return;
+            }
             KeyCode::Char('d') if ctrl && self.composer.is_empty() => {
                 self.quit = true;
                 return;
@@ -94,8 +109,15 @@ impl App {
         }
     }
 
+    /// The rows a page key moves: the rows the pane it scrolls showed in the last frame
+    /// (the review's diff without its key lines; the chat when the message box has focus).
     fn page(&self) -> usize {
-        (self.layout.chat.height as usize).saturating_sub(2).max(1)
+        let rows = match self.focus {
+            Focus::Details => self.layout.details_rows,
+            Focus::Tools => self.layout.tools.height.saturating_sub(2),
+            Focus::Chat | Focus::Composer => self.layout.chat.height.saturating_sub(2),
+        };
+        (rows as usize).max(1)
     }
 
     fn ctrl_c(&mut self) {
@@ -146,7 +168,10 @@ impl App {
                     self.tools.scroll_details(lines);
                 }
             }
-            Focus::Tools => self.tools.select(lines.signum() * 5),
+            Focus::Tools => {
+                self.tools.select(lines);
+                self.sync_details();
+            }
             _ => {
                 if lines < 0 {
                     self.transcript.scroll_up(lines.unsigned_abs());
@@ -252,13 +277,27 @@ impl App {
             return;
         }
         let lines = text.lines().count();
-        self.clipboard = Some(text);
-        let msg = format!(
-            "copied {count} message{} ({lines} line{}, as written: no wrapping or borders)",
-            if count == 1 { "" } else { "s" },
-            if lines == 1 { "" } else { "s" }
-        );
-        self.transcript.push_notice(NoticeLevel::Info, &msg);
+        // The event loop copies it and says where it went (or why it could not).
+        self.clipboard = Some(crate::tui::clipboard::Pending {
+            what: format!(
+                "{count} message{} ({lines} line{}, as written: no wrapping or borders)",
+                if count == 1 { "" } else { "s" },
+                if lines == 1 { "" } else { "s" }
+            ),
+            text,
+        });
+    }
+
+    /// Say where a copy went, or why it could go nowhere.
+    pub fn copied(&mut self, what: &str, result: Result<String, String>) {
+        match result {
+            Ok(how) => self
+                .transcript
+                .push_notice(NoticeLevel::Info, &format!("copied {what} to {how}")),
+            Err(why) => self
+                .transcript
+                .push_notice(NoticeLevel::Error, &format!("could not copy {what}: {why}")),
+        }
     }
 
     /// Switch themes everywhere.

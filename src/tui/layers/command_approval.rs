@@ -37,37 +37,15 @@ pub struct CommandApproval {
     /// The furthest `scroll` can go, as the last drawing found (so scrolling past the end
     /// does not pile up presses that Up must undo).
     pub max_scroll: std::cell::Cell<usize>,
+    /// How many command lines the last drawing showed (a page key moves by that many).
+    pub shown: std::cell::Cell<usize>,
 }
 
 /// The most rows a command takes in its approval box; a longer one scrolls.
 const MAX_COMMAND_ROWS: usize = 14;
 
-impl Layer for CommandApproval {
-    fn handle_key(&mut self, key: KeyEvent) -> Outcome {
-        // Only `y` runs a command (see `approval_key`): an Enter meant for the message
-        // box, typed as the question appears, must not approve it.
-        match key.code {
-            KeyCode::Down | KeyCode::Char('j') => {
-                self.scroll = (self.scroll + 1).min(self.max_scroll.get());
-                Outcome::consumed()
-            }
-            KeyCode::Up | KeyCode::Char('k') => {
-                self.scroll = self.scroll.saturating_sub(1);
-                Outcome::consumed()
-            }
-            KeyCode::PageDown => {
-                self.scroll = (self.scroll + 10).min(self.max_scroll.get());
-                Outcome::consumed()
-            }
-            KeyCode::PageUp => {
-                self.scroll = self.scroll.saturating_sub(10);
-                Outcome::consumed()
-            }
-            _ => approval_key(&self.id, key, self.grant_prefix.is_some()),
-        }
-    }
-
-    fn render(&self, area: Rect, buf: &mut Buffer, theme: &Theme) {
+impl CommandApproval {
+    fn draw(&self, area: Rect, buf: &mut Buffer, theme: &Theme, waiting: bool) {
         let risk_color = risk_color(&self.risk, theme);
         let width = area.width.saturating_sub(4).min(100);
         let inner_w = width.saturating_sub(2);
@@ -185,6 +163,7 @@ impl Layer for CommandApproval {
             self.max_scroll.set(total - keep);
             command = command.split_off(first);
             command.truncate(keep);
+            self.shown.set(keep);
             if room >= 2 {
                 command.push(Line::from(Span::styled(
                     format!(
@@ -200,8 +179,47 @@ impl Layer for CommandApproval {
         let lines = command;
         let height = (lines.len() as u16 + 2).min(area.height);
         let rect = centered(area, width, height);
-        let inner = frame(rect, buf, "Run this command?", risk_color);
+        let inner = question_frame(rect, buf, "Run this command?", risk_color, waiting, theme);
         draw_lines(&lines, inner, buf);
+    }
+}
+
+impl Layer for CommandApproval {
+    fn handle_key(&mut self, key: KeyEvent) -> Outcome {
+        // Only `y` runs a command (see `approval_key`): an Enter meant for the message
+        // box, typed as the question appears, must not approve it.
+        match key.code {
+            KeyCode::Down | KeyCode::Char('j') => {
+                self.scroll = (self.scroll + 1).min(self.max_scroll.get());
+                Outcome::consumed()
+            }
+            KeyCode::Up | KeyCode::Char('k') => {
+                self.scroll = self.scroll.saturating_sub(1);
+                Outcome::consumed()
+            }
+            KeyCode::PageDown => {
+                let page = self.shown.get().max(1);
+                self.scroll = (self.scroll + page).min(self.max_scroll.get());
+                Outcome::consumed()
+            }
+            KeyCode::PageUp => {
+                self.scroll = self.scroll.saturating_sub(self.shown.get().max(1));
+                Outcome::consumed()
+            }
+            _ => approval_key(&self.id, key, self.grant_prefix.is_some()),
+        }
+    }
+
+    fn render(&self, area: Rect, buf: &mut Buffer, theme: &Theme) {
+        self.draw(area, buf, theme, false);
+    }
+
+    fn render_waiting(&self, area: Rect, buf: &mut Buffer, theme: &Theme) {
+        self.draw(area, buf, theme, true);
+    }
+
+    fn is_question(&self) -> bool {
+        true
     }
 
     fn hints(&self) -> String {

@@ -16,6 +16,10 @@ pub struct Help {
     scroll: Scroll,
 }
 
+/// The fewest columns a description gets beside its name before descriptions go under
+/// the names (at 60 columns the commands' descriptions had 12, and broke words).
+const MIN_DESCRIPTION: usize = 30;
+
 /// Keys (shown by `/help`).
 pub const KEYS: &[(&str, &str)] = &[
     ("Enter", "send"),
@@ -23,7 +27,14 @@ pub const KEYS: &[(&str, &str)] = &[
     ("Up / Down", "earlier prompts"),
     ("Ctrl+A/E/K/U/W, Alt+B/F", "edit like readline"),
     ("Esc", "stop the running turn"),
-    ("Tab", "move between panes (completes a /command)"),
+    (
+        "Tab",
+        "move between panes, or between a question and the message box (completes a /command)",
+    ),
+    (
+        "Ctrl+O",
+        "show the whole output of commands in the chat (again: their last lines)",
+    ),
     (
         "!command",
         "run a command yourself; its output goes with your next message",
@@ -48,11 +59,14 @@ pub const KEYS: &[(&str, &str)] = &[
 impl Help {
     /// One section: a heading, then each name in a column as wide as the longest, with
     /// descriptions that wrap under themselves.
+    /// On a screen where the descriptions would have fewer than [`MIN_DESCRIPTION`]
+    /// columns beside the names (`stacked`), each description goes under its name instead.
     fn section(
         lines: &mut Vec<StyledLine>,
         heading: &'static str,
         rows: &[(String, &'static str)],
         theme: &Theme,
+        stacked: bool,
     ) {
         let heading_style = Style::default()
             .fg(theme.heading)
@@ -66,12 +80,22 @@ impl Help {
             .max()
             .unwrap_or(0)
             + 2;
+        let text = Style::default().fg(theme.text);
         lines.push(StyledLine::plain(heading, heading_style));
         for (name, what) in rows {
+            if stacked {
+                lines.push(StyledLine::plain(format!("  {name}"), key_style));
+                lines.push(StyledLine {
+                    spans: vec![Span::raw("      "), Span::styled(*what, text)],
+                    continuation: vec![Span::raw("      ")],
+                    fill: None,
+                });
+                continue;
+            }
             lines.push(StyledLine {
                 spans: vec![
                     Span::styled(format!("  {name:<column$}"), key_style),
-                    Span::raw(*what),
+                    Span::styled(*what, text),
                 ],
                 continuation: vec![Span::raw(" ".repeat(column + 2))],
                 fill: None,
@@ -102,9 +126,16 @@ impl Layer for Help {
             .iter()
             .map(|(k, what)| (k.to_string(), *what))
             .collect();
-        Help::section(&mut logical, "Commands", &commands, theme);
+        let widest = commands
+            .iter()
+            .chain(&keys)
+            .map(|(name, _)| crate::tui::wrap::width(name))
+            .max()
+            .unwrap_or(0);
+        let stacked = (area.width as usize).saturating_sub(2 + widest + 4) < MIN_DESCRIPTION;
+        Help::section(&mut logical, "Commands", &commands, theme, stacked);
         logical.push(StyledLine::blank());
-        Help::section(&mut logical, "Keys", &keys, theme);
+        Help::section(&mut logical, "Keys", &keys, theme, stacked);
         let natural = logical.iter().map(StyledLine::width).max().unwrap_or(0) as u16 + 2;
         let width = natural.min(area.width);
         let lines: Vec<Line<'static>> = logical

@@ -32,12 +32,8 @@ pub struct McpApproval {
     pub grant_offered: bool,
 }
 
-impl Layer for McpApproval {
-    fn handle_key(&mut self, key: KeyEvent) -> Outcome {
-        approval_key(&self.id, key, self.grant_offered)
-    }
-
-    fn render(&self, area: Rect, buf: &mut Buffer, theme: &Theme) {
+impl McpApproval {
+    fn draw(&self, area: Rect, buf: &mut Buffer, theme: &Theme, waiting: bool) {
         let width = area.width.saturating_sub(4).min(100);
         let inner_w = width.saturating_sub(2);
         let dim = Style::default().fg(theme.dim);
@@ -93,8 +89,33 @@ impl Layer for McpApproval {
         lines.extend(wrap(&StyledLine::from_spans(keys), inner_w));
         let height = (lines.len() as u16 + 2).min(area.height);
         let rect = centered(area, width, height);
-        let inner = frame(rect, buf, "Call this MCP tool?", theme.warning);
+        let inner = question_frame(
+            rect,
+            buf,
+            "Call this MCP tool?",
+            theme.warning,
+            waiting,
+            theme,
+        );
         draw_lines(&lines, inner, buf);
+    }
+}
+
+impl Layer for McpApproval {
+    fn handle_key(&mut self, key: KeyEvent) -> Outcome {
+        approval_key(&self.id, key, self.grant_offered)
+    }
+
+    fn render(&self, area: Rect, buf: &mut Buffer, theme: &Theme) {
+        self.draw(area, buf, theme, false);
+    }
+
+    fn render_waiting(&self, area: Rect, buf: &mut Buffer, theme: &Theme) {
+        self.draw(area, buf, theme, true);
+    }
+
+    fn is_question(&self) -> bool {
+        true
     }
 
     fn hints(&self) -> String {

@@ -20,6 +20,7 @@ mod mcp_approval;
 mod network_approval;
 mod picker;
 mod reason_prompt;
+pub mod resume_picker;
 pub mod review_keys;
 mod schedule_approval;
 pub mod trust_prompt;
@@ -46,6 +47,9 @@ pub enum Action {
     Trust(bool),
     /// Use this model from now on (picked in `/model`'s list).
     SetModel(String),
+    /// Go on with this session (picked in the resume picker), or, `None`, with a new one
+    /// (the picker closed at start).
+    Resume(Option<String>),
 }
 
 /// A layer's answer to a key.
@@ -94,6 +98,21 @@ pub trait Layer {
     /// Where the cursor should be, if the layer edits text.
     fn cursor(&self, _area: Rect) -> Option<ratatui::layout::Position> {
         None
+    }
+    /// Pick up what arrived in the background (called before each frame).
+    fn tick(&mut self) {}
+    /// Whether the layer waits for something in the background (frames are needed).
+    fn waiting(&self) -> bool {
+        false
+    }
+    /// Whether this is a question the agent (or Loom, at start) asks: it takes keys only
+    /// when it has focus, and `Tab` moves between it and the message box (`approvals.rs`).
+    fn is_question(&self) -> bool {
+        false
+    }
+    /// Draw while the message box has the keys: the same box, marked as waiting.
+    fn render_waiting(&self, area: Rect, buf: &mut Buffer, theme: &Theme) {
+        self.render(area, buf, theme);
     }
 }
 
@@ -146,12 +165,12 @@ pub(crate) fn frame(
     title: &str,
     color: ratatui::style::Color,
 ) -> Rect {
-    // A blank gutter around the box, so the panes' borders beneath never touch its own
-    // (`└└───┘┘`); the screen's last row, the status line, stays.
+    // The rows the box stands on are cleared across the whole screen, with a blank row
+    // above and below: the panes' borders beneath never touch its own (`└└───┘┘`), and no
+    // cut-off pane text is left beside it ("ee its details"). The screen's last row, the
+    // status line, stays.
     let screen = *buf.area();
-    let x = area.x.saturating_sub(1).max(screen.x);
     let y = area.y.saturating_sub(1).max(screen.y);
-    let right = area.right().saturating_add(1).min(screen.right());
     let keep_status = if area.bottom() < screen.bottom() {
         1
     } else {
@@ -160,14 +179,10 @@ pub(crate) fn frame(
     let bottom = area
         .bottom()
         .saturating_add(1)
-        .min(screen.bottom().saturating_sub(keep_status));
-    let gutter = Rect::new(
-        x,
-        y,
-        right.saturating_sub(x),
-        bottom.max(area.bottom()).saturating_sub(y),
-    );
-    Clear.render(gutter, buf);
+        .min(screen.bottom().saturating_sub(keep_status))
+        .max(area.bottom());
+    let band = Rect::new(screen.x, y, screen.width, bottom.saturating_sub(y));
+    Clear.render(band, buf);
     Clear.render(area, buf);
     let block = Block::default()
         .borders(Borders::ALL)
@@ -178,6 +193,32 @@ pub(crate) fn frame(
         ));
     let inner = block.inner(area);
     block.render(area, buf);
+    inner
+}
+
+/// A question's frame ([`frame`]); while the message box has the keys (`waiting`) it is
+/// drawn in the dim colour with a line on its bottom edge saying how to answer.
+pub(crate) fn question_frame(
+    area: Rect,
+    buf: &mut Buffer,
+    title: &str,
+    color: ratatui::style::Color,
+    waiting: bool,
+    theme: &Theme,
+) -> Rect {
+    if !waiting {
+        return frame(area, buf, title, color);
+    }
+    let inner = frame(area, buf, &format!("{title} (waiting)"), theme.dim);
+    let label = Line::from(vec![Span::styled(
+        " typing goes to the message box · Tab answers this ",
+        Style::default()
+            .fg(theme.warning)
+            .add_modifier(Modifier::BOLD),
+    )]);
+    let width = (label.width() as u16).min(area.width.saturating_sub(2));
+    let x = area.x + area.width.saturating_sub(width) / 2;
+    buf.set_line(x, area.bottom().saturating_sub(1), &label, width);
     inner
 }
 

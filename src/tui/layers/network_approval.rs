@@ -30,12 +30,8 @@ pub struct NetworkApproval {
     pub reason: String,
 }
 
-impl Layer for NetworkApproval {
-    fn handle_key(&mut self, key: KeyEvent) -> Outcome {
-        approval_key(&self.id, key, true)
-    }
-
-    fn render(&self, area: Rect, buf: &mut Buffer, theme: &Theme) {
+impl NetworkApproval {
+    fn draw(&self, area: Rect, buf: &mut Buffer, theme: &Theme, waiting: bool) {
         let risk_color = risk_color(&self.risk, theme);
         let width = area.width.saturating_sub(4).min(100);
         let inner_w = width.saturating_sub(2);
@@ -86,8 +82,26 @@ impl Layer for NetworkApproval {
         let height = (lines.len() as u16 + 2).min(area.height);
         let rect = centered(area, width, height);
         let title = format!("Let {} reach {}?", self.tool, self.domain);
-        let inner = frame(rect, buf, &title, risk_color);
+        let inner = question_frame(rect, buf, &title, risk_color, waiting, theme);
         draw_lines(&lines, inner, buf);
+    }
+}
+
+impl Layer for NetworkApproval {
+    fn handle_key(&mut self, key: KeyEvent) -> Outcome {
+        approval_key(&self.id, key, true)
+    }
+
+    fn render(&self, area: Rect, buf: &mut Buffer, theme: &Theme) {
+        self.draw(area, buf, theme, false);
+    }
+
+    fn render_waiting(&self, area: Rect, buf: &mut Buffer, theme: &Theme) {
+        self.draw(area, buf, theme, true);
+    }
+
+    fn is_question(&self) -> bool {
+        true
     }
 
     fn hints(&self) -> String {

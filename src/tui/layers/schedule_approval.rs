@@ -25,12 +25,8 @@ pub struct ScheduleApproval {
     pub reason: String,
 }
 
-impl Layer for ScheduleApproval {
-    fn handle_key(&mut self, key: KeyEvent) -> Outcome {
-        approval_key(&self.id, key, false)
-    }
-
-    fn render(&self, area: Rect, buf: &mut Buffer, theme: &Theme) {
+impl ScheduleApproval {
+    fn draw(&self, area: Rect, buf: &mut Buffer, theme: &Theme, waiting: bool) {
         let width = area.width.saturating_sub(4).min(100);
         let inner_w = width.saturating_sub(2);
         let dim = Style::default().fg(theme.dim);
@@ -105,8 +101,26 @@ impl Layer for ScheduleApproval {
         lines.extend(wrap(&StyledLine::from_spans(keys), inner_w));
         let height = (lines.len() as u16 + 2).min(area.height);
         let rect = centered(area, width, height);
-        let inner = frame(rect, buf, title, theme.warning);
+        let inner = question_frame(rect, buf, title, theme.warning, waiting, theme);
         draw_lines(&lines, inner, buf);
+    }
+}
+
+impl Layer for ScheduleApproval {
+    fn handle_key(&mut self, key: KeyEvent) -> Outcome {
+        approval_key(&self.id, key, false)
+    }
+
+    fn render(&self, area: Rect, buf: &mut Buffer, theme: &Theme) {
+        self.draw(area, buf, theme, false);
+    }
+
+    fn render_waiting(&self, area: Rect, buf: &mut Buffer, theme: &Theme) {
+        self.draw(area, buf, theme, true);
+    }
+
+    fn is_question(&self) -> bool {
+        true
     }
 
     fn hints(&self) -> String {

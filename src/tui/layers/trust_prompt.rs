@@ -38,6 +38,55 @@ impl TrustPrompt {
     }
 }
 
+impl TrustPrompt {
+    fn draw(&self, area: Rect, buf: &mut Buffer, theme: &Theme, waiting: bool) {
+        let width = area.width.min(78);
+        let text = Style::default().fg(theme.text);
+        let bold = text.add_modifier(Modifier::BOLD);
+        let mut logical = vec![
+            StyledLine::plain(format!("{} asks to:", self.file), text),
+            StyledLine::blank(),
+        ];
+        for l in &self.loosened {
+            logical.push(StyledLine {
+                spans: vec![
+                    Span::styled("  • ", text),
+                    Span::styled(l.what.clone(), bold),
+                    Span::styled(format!("  ({})", l.key), Style::default().fg(theme.dim)),
+                ],
+                continuation: vec![Span::raw("    ")],
+                fill: None,
+            });
+        }
+        logical.push(StyledLine::blank());
+        logical.push(StyledLine::plain(
+            "These apply only if you trust this file. Trust is remembered for this exact \
+             file: editing it asks again, and `loom trust --revoke` takes it back.",
+            text,
+        ));
+        let lines: Vec<Line<'static>> = logical
+            .iter()
+            .flat_map(|l| wrap(l, width.saturating_sub(2)))
+            .collect();
+        let height = (lines.len() as u16 + 4).min(area.height);
+        let rect = super::centered(area, width, height);
+        let inner = super::question_frame(
+            rect,
+            buf,
+            "Trust this project's Loom settings?",
+            theme.warning,
+            waiting,
+            theme,
+        );
+        super::draw_lines(&lines, inner, buf);
+        if !waiting {
+            // The keys show once they answer (not while typed-ahead keys still go to the
+            // message box).
+            super::footer(inner, buf, &self.hints(), theme);
+        }
+    }
+}
+
 impl Layer for TrustPrompt {
     fn handle_key(&mut self, key: KeyEvent) -> Outcome {
         match key.code {
@@ -54,43 +103,15 @@ impl Layer for TrustPrompt {
     }
 
     fn render(&self, area: Rect, buf: &mut Buffer, theme: &Theme) {
-        let width = area.width.min(78);
-        let bold = Style::default().add_modifier(Modifier::BOLD);
-        let mut logical = vec![
-            StyledLine::plain(format!("{} asks to:", self.file), Style::default()),
-            StyledLine::blank(),
-        ];
-        for l in &self.loosened {
-            logical.push(StyledLine {
-                spans: vec![
-                    Span::raw("  • "),
-                    Span::styled(l.what.clone(), bold),
-                    Span::styled(format!("  ({})", l.key), Style::default().fg(theme.dim)),
-                ],
-                continuation: vec![Span::raw("    ")],
-                fill: None,
-            });
-        }
-        logical.push(StyledLine::blank());
-        logical.push(StyledLine::plain(
-            "These apply only if you trust this file. Trust is remembered for this exact \
-             file: editing it asks again, and `loom trust --revoke` takes it back.",
-            Style::default(),
-        ));
-        let lines: Vec<Line<'static>> = logical
-            .iter()
-            .flat_map(|l| wrap(l, width.saturating_sub(2)))
-            .collect();
-        let height = (lines.len() as u16 + 4).min(area.height);
-        let rect = super::centered(area, width, height);
-        let inner = super::frame(
-            rect,
-            buf,
-            "Trust this project's Loom settings?",
-            theme.warning,
-        );
-        super::draw_lines(&lines, inner, buf);
-        super::footer(inner, buf, &self.hints(), theme);
+        self.draw(area, buf, theme, false);
+    }
+
+    fn render_waiting(&self, area: Rect, buf: &mut Buffer, theme: &Theme) {
+        self.draw(area, buf, theme, true);
+    }
+
+    fn is_question(&self) -> bool {
+        true
     }
 
     fn hints(&self) -> String {
