@@ -119,26 +119,27 @@ fn extended(params: &[u16]) -> (Option<Color>, usize) {
     }
 }
 
-/// Apply one SGR sequence's parameters (`1;31`, `38:2::255:0:0`) to `style`.
-fn sgr(style: &mut Style, params: &str) {
-    // Sub-parameters (`38:2::R:G:B`) are read like the `;` form; an empty colour-space id
-    // between the colons is skipped.
-    let values: Vec<u16> = if params.contains(':') {
-        let mut v: Vec<u16> = Vec::new();
-        for group in params.split(';') {
-            let parts: Vec<&str> = group.split(':').collect();
-            let skip_space = parts.len() == 6 && parts.get(1) == Some(&"2");
-            for (i, p) in parts.iter().enumerate() {
-                if skip_space && i == 2 {
-                    continue;
-                }
-                v.push(p.parse().unwrap_or(0));
+/// The SGR parameters as one flat list, sub-parameters (`38:2::R:G:B`) read like the `;`
+/// form: the colour-space id of a six-part direct colour is skipped.
+fn flat(params: &vte::Params) -> Vec<u16> {
+    let mut values = Vec::new();
+    for group in params.iter() {
+        let direct_with_space = group.len() == 6 && group.get(1) == Some(&2);
+        for (i, v) in group.iter().enumerate() {
+            if !(direct_with_space && i == 2) {
+                values.push(*v);
             }
         }
-        v
-    } else {
-        params.split(';').map(|p| p.parse().unwrap_or(0)).collect()
-    };
+    }
+    values
+}
+
+/// Apply one SGR sequence's parameters (`1;31`, `38:2::255:0:0`) to `style`.
+fn sgr(style: &mut Style, values: &[u16]) {
+    if values.is_empty() {
+        *style = Style::default();
+        return;
+    }
     let mut i = 0;
     while i < values.len() {
         let v = values[i];
@@ -179,95 +180,59 @@ fn sgr(style: &mut Style, params: &str) {
     }
 }
 
-/// Where the parser is inside an escape sequence.
-enum State {
-    Text,
-    /// After ESC.
-    Escape,
-    /// After ESC and an intermediate byte (`ESC ( B`): one more byte ends it.
-    EscapeIntermediate,
-    /// Inside `ESC [`; the parameter bytes so far.
-    Csi(String),
-    /// Inside a string sequence (OSC, DCS, APC, PM, SOS) until BEL or ESC `\`; whether
-    /// the last byte was ESC.
-    Str(bool),
+/// What `vte` reports, turned into lines: text and the few controls that place it are
+/// drawn, SGR styles it; everything else it recognises (cursor moves, clears, titles,
+/// device strings) is dropped by not being handled.
+#[derive(Default)]
+struct Lines {
+    done: Vec<RawLine>,
+    line: LineBuf,
+    style: Style,
+}
+
+impl vte::Perform for Lines {
+    fn print(&mut self, c: char) {
+        // `vte` reads 7-bit controls; a C1 control written as UTF-8 arrives here as a
+        // character, and is not drawn.
+        if !c.is_control() {
+            self.line.put(c, self.style);
+        }
+    }
+
+    fn execute(&mut self, byte: u8) {
+        match byte {
+            b'\n' => self.done.push(self.line.take()),
+            b'\r' => self.line.cursor = 0,
+            0x08 => self.line.cursor = self.line.cursor.saturating_sub(1),
+            b'\t' => self.line.tab(self.style),
+            _ => {}
+        }
+    }
+
+    fn csi_dispatch(
+        &mut self,
+        params: &vte::Params,
+        intermediates: &[u8],
+        ignore: bool,
+        action: char,
+    ) {
+        // Private forms (`CSI ? … m`, `CSI > … m`) are not SGR.
+        if action == 'm' && intermediates.is_empty() && !ignore {
+            sgr(&mut self.style, &flat(params));
+        }
+    }
 }
 
 /// The output as lines, each with the program's styles; every line is kept, the first
 /// included, and a final newline does not add an empty line.
 pub fn parse(text: &str) -> Vec<RawLine> {
-    let mut lines = Vec::new();
-    let mut line = LineBuf::default();
-    let mut style = Style::default();
-    let mut state = State::Text;
-    for c in text.chars() {
-        state = match state {
-            State::Text => match c {
-                '\x1b' => State::Escape,
-                '\u{9b}' => State::Csi(String::new()),
-                '\u{9d}' | '\u{90}' | '\u{98}' | '\u{9e}' | '\u{9f}' => State::Str(false),
-                '\n' => {
-                    lines.push(line.take());
-                    State::Text
-                }
-                '\r' => {
-                    line.cursor = 0;
-                    State::Text
-                }
-                '\x08' => {
-                    line.cursor = line.cursor.saturating_sub(1);
-                    State::Text
-                }
-                '\t' => {
-                    line.tab(style);
-                    State::Text
-                }
-                c if c.is_control() => State::Text,
-                c => {
-                    line.put(c, style);
-                    State::Text
-                }
-            },
-            State::Escape => match c {
-                '[' => State::Csi(String::new()),
-                ']' | 'P' | 'X' | '^' | '_' => State::Str(false),
-                ' '..='/' => State::EscapeIntermediate,
-                '\x1b' => State::Escape,
-                _ => State::Text,
-            },
-            State::EscapeIntermediate => State::Text,
-            State::Csi(mut params) => match c {
-                '@'..='~' => {
-                    if c == 'm' && !params.starts_with(['?', '>', '<', '=']) {
-                        sgr(&mut style, &params);
-                    }
-                    State::Text
-                }
-                '\x1b' => State::Escape,
-                c if c.is_control() => State::Csi(params),
-                c => {
-                    // A runaway sequence (no final byte) is not allowed to eat the output.
-                    if params.len() < 64 {
-                        params.push(c);
-                        State::Csi(params)
-                    } else {
-                        State::Text
-                    }
-                }
-            },
-            State::Str(after_escape) => match c {
-                '\x07' | '\u{9c}' => State::Text,
-                '\\' if after_escape => State::Text,
-                '\x1b' => State::Str(true),
-                _ => State::Str(false),
-            },
-        };
-    }
-    let last = line.take();
+    let mut lines = Lines::default();
+    vte::Parser::new().advance(&mut lines, text.as_bytes());
+    let last = lines.line.take();
     if !last.is_empty() {
-        lines.push(last);
+        lines.done.push(last);
     }
-    lines
+    lines.done
 }
 
 /// A program's colour as this terminal can show it: the named colours as they are, xterm's
@@ -367,6 +332,17 @@ mod tests {
         assert_eq!(texts("a\tb\n"), ["a       b"]);
         assert_eq!(texts("e\u{301}\n"), ["e\u{301}"], "a combining mark stays");
         assert_eq!(texts("\x1b[999999999999"), Vec::<String>::new());
+    }
+
+    #[test]
+    fn an_empty_sgr_resets_and_c1_controls_are_not_drawn() {
+        let lines = parse("\x1b[1;31mred\x1b[mplain\n");
+        assert_eq!(lines[0][1].content, "plain");
+        assert_eq!(lines[0][1].style, Style::default());
+        // U+009B (CSI as a C1 control) written as UTF-8: no control reaches the screen.
+        let shown = texts("a\u{9b}2Jb\u{9d}0;t\u{7}c\n");
+        assert!(!shown[0].chars().any(|c| c.is_control()), "{shown:?}");
+        assert!(shown[0].starts_with('a') && shown[0].ends_with('c'));
     }
 
     proptest! {
