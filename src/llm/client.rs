@@ -24,6 +24,7 @@ use super::bounded::{LimitHit, LimitSlot};
 use super::budget::{BYTES_KEY, ResponseBudget};
 use super::http::{BodyBounds, HttpFailure, describe_reqwest};
 use super::message::{Message, Usage};
+use super::schema::strict::make_strict;
 use super::text_calls::TextCallFilter;
 use super::wire::{Chunk, error_message};
 
@@ -233,7 +234,11 @@ impl LlmClient {
             "stream_options": {"include_usage": true},
         });
         if !req.tools.is_empty() {
-            body["tools"] = Value::Array(req.tools.to_vec());
+            let mut tools = req.tools.to_vec();
+            if self.settings.strict_tools {
+                tools.iter_mut().for_each(make_strict);
+            }
+            body["tools"] = Value::Array(tools);
         }
         if let Some(t) = self.settings.temperature {
             body["temperature"] = json!(t);

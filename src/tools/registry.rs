@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use futures::FutureExt;
-use serde_json::{Value, json};
+use serde_json::Value;
 use thiserror::Error;
 
 use super::change::{self, FileChange, HunkSelection};
@@ -188,20 +188,12 @@ impl ToolRegistry {
         all
     }
 
-    /// Schemas in the OpenAI function-tool format.
+    /// Schemas in the OpenAI function-tool format, their parameters in the portable form
+    /// every provider accepts ([`crate::llm::schema`]).
     pub fn schemas(&self) -> Vec<Value> {
         self.tools()
             .iter()
-            .map(|t| {
-                json!({
-                    "type": "function",
-                    "function": {
-                        "name": t.name(),
-                        "description": t.description(),
-                        "parameters": t.parameters(),
-                    }
-                })
-            })
+            .map(|t| crate::llm::schema::function(t.name(), t.description(), &t.parameters()))
             .collect()
     }
 
@@ -326,6 +318,7 @@ mod tests {
     use super::*;
     use crate::tools::ToolLimits;
     use async_trait::async_trait;
+    use serde_json::json;
     use std::time::Duration;
 
     struct Panicky;
