@@ -28,6 +28,8 @@ mod provider_bounds;
 mod replay;
 mod sandbox;
 mod sandbox_root;
+mod schema_rules;
+mod schemas;
 mod sessions;
 mod tool_cli;
 mod trust;

@@ -473,6 +473,7 @@ fn clean(value: &mut Value, depth: usize) {
                 .map(Value::from)
                 .collect();
             node.remove("required");
+            node.remove("items");
             node.insert("properties".into(), Value::Object(props));
             if !required.is_empty() {
                 node.insert("required".into(), Value::Array(required));
