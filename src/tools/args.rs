@@ -129,6 +129,22 @@ fn json_kind(v: &Value) -> &'static str {
     }
 }
 
+/// The one canonical form of a call to `tool`: [`normalise`]d, the names other harnesses
+/// use mapped to Loom's ([`super::aliases`]), and top-level `null`s dropped (a strict-mode
+/// model sends `null` for an optional argument it leaves out; no tool reads `null` as
+/// anything but absent). Returns the arguments and the names that were mapped.
+pub fn canonical(
+    tool: &str,
+    args: Value,
+) -> Result<(Value, Vec<super::aliases::Mapped>), ToolError> {
+    let Value::Object(mut map) = normalise(args)? else {
+        unreachable!("normalise returns an object")
+    };
+    let mapped = super::aliases::apply(tool, &mut map)?;
+    map.retain(|_, v| !v.is_null());
+    Ok((Value::Object(map), mapped))
+}
+
 /// Parse `args` into `T`, with errors that name what was expected.
 pub fn parse<T: DeserializeOwned + JsonSchema>(args: Value) -> Result<T, ToolError> {
     let args = normalise(args)?;
