@@ -29,6 +29,7 @@ mod provider_bounds;
 mod replay;
 mod sandbox;
 mod sandbox_root;
+mod schema_refusal;
 mod schema_rules;
 mod schemas;
 mod sessions;

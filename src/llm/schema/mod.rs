@@ -25,6 +25,7 @@
 //!
 //! The functions are pure and total: any JSON value goes in, a portable schema comes out.
 
+pub mod refusal;
 pub mod strict;
 
 use serde_json::{Map, Value, json};
