@@ -90,3 +90,35 @@ async fn only_one_retry_and_only_for_a_named_tool() {
     );
     let _ = agent.ops.send(UserOp::Shutdown);
 }
+
+/// `strict_tools = true` in the config: `loom exec` sends each tool that has a strict form
+/// with `strict: true`, every property required and `additionalProperties: false`; without
+/// it, no tool is strict.
+#[tokio::test(flavor = "multi_thread")]
+async fn strict_tools_in_the_config_sends_strict_functions() {
+    for (config, strict) in [("strict_tools = true\n", true), ("", false)] {
+        let dir = tempfile::tempdir().unwrap();
+        let conf = dir.path().join(".home/.config/loom");
+        std::fs::create_dir_all(&conf).unwrap();
+        std::fs::write(conf.join("config.toml"), config).unwrap();
+        let server = ScriptedServer::start(vec![support::text_reply("hi")]).await;
+        let run = crate::exec::exec(dir.path(), &server, "supervised", "hi").await;
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        let request = &server.requests()[0];
+        let read = request["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["function"]["name"] == "read_file")
+            .unwrap();
+        assert_eq!(read["function"]["strict"] == true, strict, "{read}");
+        let params = &read["function"]["parameters"];
+        assert_eq!(params["additionalProperties"] == false, strict, "{params}");
+        if strict {
+            assert_eq!(
+                params["required"],
+                serde_json::json!(["path", "line_range", "max_bytes"])
+            );
+        }
+    }
+}
