@@ -137,8 +137,9 @@ pub fn canonical(
     tool: &str,
     args: Value,
 ) -> Result<(Value, Vec<super::aliases::Mapped>), ToolError> {
-    let Value::Object(mut map) = normalise(args)? else {
-        unreachable!("normalise returns an object")
+    let mut map = match normalise(args)? {
+        Value::Object(m) => m,
+        _ => Map::new(),
     };
     let mapped = super::aliases::apply(tool, &mut map)?;
     map.retain(|_, v| !v.is_null());

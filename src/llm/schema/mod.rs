@@ -100,8 +100,9 @@ pub fn normalise(schema: &Value) -> Normalised {
             refs.unresolved.join(", ")
         ));
     }
-    let Value::Object(mut top) = value else {
-        unreachable!("the top level was made an object above")
+    let mut top = match value {
+        Value::Object(m) => m,
+        _ => Map::new(),
     };
     for key in ["oneOf", "anyOf", "allOf"] {
         if let Some(variants) = top.remove(key) {
@@ -350,10 +351,15 @@ fn strings(value: Option<&Value>) -> Vec<String> {
 
 /// The schema for "any value" in the portable form: every type a provider can be told,
 /// arrays and null aside (a sound narrowing: whatever the model sends is still valid).
-fn open() -> Value {
-    json!({"anyOf": [
-        {"type": "string"}, {"type": "number"}, {"type": "boolean"}, {"type": "object", "properties": {}}
-    ]})
+fn open() -> Map<String, Value> {
+    let variants = ["string", "number", "boolean"]
+        .into_iter()
+        .map(|t| json!({"type": t}))
+        .chain([json!({"type": "object", "properties": {}})])
+        .collect();
+    let mut node = Map::new();
+    node.insert("anyOf".into(), Value::Array(variants));
+    node
 }
 
 /// Shape one node (and everything under it) into the portable form.
@@ -497,10 +503,7 @@ fn clean(value: &mut Value, depth: usize) {
         }
         "" => {
             let description = node.remove("description");
-            node = match open() {
-                Value::Object(m) => m,
-                _ => unreachable!("open() is an object"),
-            };
+            node = open();
             if let Some(d) = description {
                 node.insert("description".into(), d);
             }
