@@ -20,7 +20,7 @@ use crate::schema_rules::{PORTABLE, openai_strict};
 
 /// Every built-in tool Loom can offer: the workspace tools with both editing tools, the
 /// web tools (web_search with a provider configured), memory, cron, the oracle and
-/// delegate; the browser when `chromium` names a file (`LOOM_BROWSER`).
+/// delegate; the browser when `chromium` names a file (`LOOM_BROWSER`), and never otherwise.
 fn every_builtin(dir: &std::path::Path, chromium: Option<&str>) -> ToolRegistry {
     let home = dir.join("home-config.toml");
     std::fs::write(
@@ -36,8 +36,12 @@ fn every_builtin(dir: &std::path::Path, chromium: Option<&str>) -> ToolRegistry 
         ..FlagConfig::default()
     };
     let config = config::load(dir, &flags, &|_| None).unwrap();
-    let browser = chromium.map(str::to_string);
-    let env = move |k: &str| (k == "LOOM_BROWSER").then(|| browser.clone()).flatten();
+    // Without: LOOM_BROWSER names a file that does not exist, so a Chromium on PATH (CI
+    // installs one) is not found either.
+    let browser = chromium
+        .map(str::to_string)
+        .unwrap_or_else(|| dir.join("no-chromium").display().to_string());
+    let env = move |k: &str| (k == "LOOM_BROWSER").then(|| browser.clone());
     let (mut registry, _) = loom::setup::tool_registry(&config, None, &env);
     let memory = Arc::new(loom::memory::Memory::open(&dir.join("memory.json"), dir).unwrap());
     for tool in loom::tools::memory::tools(&memory) {
