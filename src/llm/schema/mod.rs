@@ -32,6 +32,9 @@ use serde_json::{Map, Value, json};
 
 /// How deep `$ref`s are inlined before the rest is left shallow.
 pub const MAX_REF_DEPTH: usize = 8;
+/// How many `$ref`s one schema has inlined before the rest are left shallow: definitions
+/// that each use the next several times would otherwise multiply into millions of copies.
+pub const MAX_INLINED: usize = 256;
 /// How deep schemas nest below the top level (OpenAI's structured outputs allow 10 levels).
 pub const MAX_NESTING: usize = 10;
 /// The keywords a portable schema node may carry: those of Gemini's `Schema` object
@@ -175,7 +178,9 @@ fn inline_refs(
                 let found = name.as_ref().and_then(|n| defs.get(n)).cloned();
                 match (found, name) {
                     (Some(mut def), Some(name))
-                        if stack.len() < MAX_REF_DEPTH && !stack.contains(&name) =>
+                        if stack.len() < MAX_REF_DEPTH
+                            && refs.inlined < MAX_INLINED
+                            && !stack.contains(&name) =>
                     {
                         refs.inlined += 1;
                         stack.push(name);

@@ -117,6 +117,42 @@ fn refs_are_inlined_and_cycles_left_shallow() {
     );
 }
 
+/// Definitions that each use the next ten times would inline into 10^8 copies; the budget
+/// leaves the rest shallow and the schema small.
+#[test]
+fn references_that_multiply_stop_at_the_inlining_budget() {
+    let mut defs = serde_json::Map::new();
+    for i in 0..MAX_REF_DEPTH {
+        let props: serde_json::Map<String, Value> = (0..10)
+            .map(|k| {
+                (
+                    format!("p{k}"),
+                    json!({"$ref": format!("#/$defs/D{}", i + 1)}),
+                )
+            })
+            .collect();
+        defs.insert(
+            format!("D{i}"),
+            json!({"type": "object", "properties": props}),
+        );
+    }
+    defs.insert(format!("D{MAX_REF_DEPTH}"), json!({"type": "string"}));
+    let s = normalise(
+        &json!({"type": "object", "properties": {"root": {"$ref": "#/$defs/D0"}}, "$defs": defs}),
+    );
+    assert!(
+        s.schema.to_string().len() < 1_000_000,
+        "{}",
+        s.schema.to_string().len()
+    );
+    assert!(!s.schema.to_string().contains("$ref"));
+    assert!(
+        s.changes.iter().any(|c| c.contains("open")),
+        "{:?}",
+        s.changes
+    );
+}
+
 #[test]
 fn keywords_providers_refuse_are_dropped_and_enums_are_strings() {
     let s = norm(
