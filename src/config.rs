@@ -110,6 +110,10 @@ pub struct FileConfig {
     /// Which editing tool the model gets: `auto` (apply_patch for models trained on
     /// Codex's patch format, edit_file for the rest), `edit_file`, `apply_patch` or `both`.
     pub edit_tool: Option<String>,
+    /// Send tool schemas in OpenAI's strict mode (`strict: true`, every property required,
+    /// optional ones nullable, no extra properties), for providers that support it
+    /// (default false).
+    pub strict_tools: Option<bool>,
     /// Web tools: what they may reach and how (`[web]`).
     pub web: Option<web::WebConfig>,
     /// The search provider of `web_search` (`[web_search]`).
@@ -257,6 +261,7 @@ impl FileConfig {
                 .stream_idle_timeout_secs
                 .or(self.stream_idle_timeout_secs),
             edit_tool: other.edit_tool.or(self.edit_tool),
+            strict_tools: other.strict_tools.or(self.strict_tools),
             web: web::overlay_opt(self.web, other.web, web::WebConfig::overlay),
             web_search: web::overlay_opt(
                 self.web_search,
@@ -388,6 +393,8 @@ impl EditTool {
 pub struct Config {
     /// Which editing tool the model gets.
     pub edit_tool: EditTool,
+    /// Whether tool schemas are sent in OpenAI's strict mode.
+    pub strict_tools: bool,
     /// Explicit base URL (`None`: discover a local server or use OpenAI when a key is set).
     pub base_url: Option<String>,
     /// Model id (`None`: the server's first model).
@@ -617,6 +624,7 @@ pub fn load(
     )?;
     Ok(Config {
         edit_tool,
+        strict_tools: merged.strict_tools.unwrap_or(false),
         web,
         web_search,
         oracle,

@@ -61,6 +61,7 @@ pub async fn resolve_provider(config: &Config) -> Provider {
         s.max_response_bytes = config.max_response_bytes;
         s.max_tool_calls = config.max_tool_calls;
         s.read_timeout_secs = config.stream_idle_timeout_secs;
+        s.strict_tools = config.strict_tools;
         s
     };
     if let Some(base) = &config.base_url {

@@ -197,6 +197,7 @@ pub(super) fn resolve_calls(
                         args: p.args,
                         intent: Some(p.intent),
                         invalid: None,
+                        note: p.note,
                     }
                 }
                 Err(e) => ProposedCall {
@@ -205,6 +206,7 @@ pub(super) fn resolve_calls(
                     args: Value::Null,
                     intent: None,
                     invalid: Some(e),
+                    note: None,
                 },
             }
         })

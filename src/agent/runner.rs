@@ -1035,6 +1035,9 @@ impl Runner {
                 StreamEvent::Reasoning(text) => {
                     let _ = events.send(AgentEvent::ReasoningDelta { text });
                 }
+                StreamEvent::Notice(message) => {
+                    let _ = events.send(AgentEvent::Notice { message });
+                }
             };
             let req = ChatRequest {
                 messages: &messages,

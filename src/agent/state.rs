@@ -48,6 +48,8 @@ struct Slot {
     intent: Option<CallIntent>,
     status: SlotStatus,
     result: Option<ToolResult>,
+    /// A line for the result (argument names mapped to Loom's).
+    note: Option<String>,
 }
 
 impl CallRef<'_> {
@@ -519,6 +521,7 @@ impl Machine {
                 intent: c.intent,
                 status: SlotStatus::Pending,
                 result: c.invalid.map(ToolResult::err),
+                note: c.note,
             })
             .collect();
         self.set_phase(Phase::ExecutingTools, out);
@@ -852,6 +855,10 @@ impl Machine {
             return;
         };
         slot.status = SlotStatus::Done;
+        let mut result = result;
+        if let Some(note) = &slot.note {
+            crate::tools::registry::with_note(&mut result, note);
+        }
         out.push(Action::Emit(AgentEvent::ToolResult {
             id: id.to_string(),
             name: slot.call.name.clone(),

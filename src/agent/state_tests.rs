@@ -24,6 +24,7 @@ fn call(id: &str, name: &str, kind: ToolKind) -> ProposedCall {
             global_memory: None,
         }),
         invalid: None,
+        note: None,
     }
 }
 

@@ -44,6 +44,8 @@ pub struct ProposedCall {
     pub intent: Option<CallIntent>,
     /// Why the call cannot run at all (unknown tool, arguments that do not parse).
     pub invalid: Option<String>,
+    /// A line added to the call's result (argument names mapped to Loom's).
+    pub note: Option<String>,
 }
 
 /// The policy's verdict on a call, with its preview already computed by the runner.

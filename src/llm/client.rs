@@ -10,6 +10,8 @@
 //! One call is one attempt. Streaming text goes through [`TextCallFilter`] so tool calls
 //! written as text are recovered and never shown as prose.
 
+use std::collections::BTreeSet;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures::StreamExt;
@@ -24,6 +26,8 @@ use super::bounded::{LimitHit, LimitSlot};
 use super::budget::{BYTES_KEY, ResponseBudget};
 use super::http::{BodyBounds, HttpFailure, describe_reqwest};
 use super::message::{Message, Usage};
+use super::schema::refusal::blamed;
+use super::schema::strict::make_strict;
 use super::text_calls::TextCallFilter;
 use super::wire::{Chunk, error_message};
 
@@ -106,6 +110,9 @@ pub enum StreamEvent {
     Text(String),
     /// Reasoning text, for servers that stream it separately.
     Reasoning(String),
+    /// Something the person should know about the request itself (a tool left out
+    /// because the provider refused its schema).
+    Notice(String),
 }
 
 /// A complete response.
@@ -151,6 +158,9 @@ pub struct LlmClient {
     headers: HeaderMap,
     settings: ProviderSettings,
     bounds: BodyBounds,
+    /// Tools left out of every request because the provider refused their schemas (shared
+    /// by the client's clones: one session's requests).
+    refused: Arc<Mutex<BTreeSet<String>>>,
 }
 
 impl std::fmt::Debug for LlmClient {
@@ -211,6 +221,7 @@ impl LlmClient {
                 raw_cap,
                 line_cap,
             },
+            refused: Arc::default(),
         })
     }
 
@@ -233,7 +244,11 @@ impl LlmClient {
             "stream_options": {"include_usage": true},
         });
         if !req.tools.is_empty() {
-            body["tools"] = Value::Array(req.tools.to_vec());
+            let mut tools = req.tools.to_vec();
+            if self.settings.strict_tools {
+                tools.iter_mut().for_each(make_strict);
+            }
+            body["tools"] = Value::Array(tools);
         }
         if let Some(t) = self.settings.temperature {
             body["temperature"] = json!(t);
@@ -244,8 +259,75 @@ impl LlmClient {
         body
     }
 
-    /// Send one request and stream the answer into `sink`. One attempt; the caller retries.
+    /// The tools the provider refused, left out of every request.
+    pub fn refused_tools(&self) -> Vec<String> {
+        self.refused
+            .lock()
+            .map(|r| r.iter().cloned().collect())
+            .unwrap_or_default()
+    }
+
+    /// Send one request and stream the answer into `sink`. One attempt, but for a provider
+    /// that refuses one tool's schema (a 400 naming it): then the request is sent once more
+    /// without that tool, which stays out for the session, and `sink` gets a
+    /// [`StreamEvent::Notice`] saying so. Other failures are the caller's to retry.
     pub async fn stream(
+        &self,
+        req: ChatRequest<'_>,
+        cancel: &CancellationToken,
+        sink: &mut (dyn FnMut(StreamEvent) + Send),
+    ) -> Result<LlmOutput, LlmFailure> {
+        let refused = self.refused_tools();
+        let mut tools: Vec<Value> = req
+            .tools
+            .iter()
+            .filter(|t| {
+                !t["function"]["name"]
+                    .as_str()
+                    .is_some_and(|n| refused.iter().any(|r| r == n))
+            })
+            .cloned()
+            .collect();
+        let first = self
+            .stream_once(
+                ChatRequest {
+                    messages: req.messages,
+                    tools: &tools,
+                },
+                cancel,
+                sink,
+            )
+            .await;
+        let refusal = match &first {
+            Err(LlmFailure {
+                error: LlmError::Http {
+                    status, message, ..
+                },
+                ..
+            }) => blamed(*status, message, &tools),
+            _ => None,
+        };
+        let Some(refusal) = refusal else {
+            return first;
+        };
+        if let Ok(mut r) = self.refused.lock() {
+            r.insert(refusal.tool.clone());
+        }
+        tools.retain(|t| t["function"]["name"].as_str() != Some(refusal.tool.as_str()));
+        sink(StreamEvent::Notice(refusal.explain()));
+        self.stream_once(
+            ChatRequest {
+                messages: req.messages,
+                tools: &tools,
+            },
+            cancel,
+            sink,
+        )
+        .await
+    }
+
+    /// Send one request and stream the answer into `sink`.
+    async fn stream_once(
         &self,
         req: ChatRequest<'_>,
         cancel: &CancellationToken,

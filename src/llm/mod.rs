@@ -16,6 +16,7 @@ pub mod image;
 pub mod message;
 pub mod overflow;
 pub mod retry;
+pub mod schema;
 pub mod stop;
 pub mod text_calls;
 pub mod tokens;
@@ -60,6 +61,9 @@ pub struct ProviderSettings {
     pub max_response_bytes: u64,
     /// Most tool calls one response may carry.
     pub max_tool_calls: usize,
+    /// Send each tool that has a strict form with `strict: true` and that form (OpenAI's
+    /// structured outputs for function calling); `strict_tools` in the config.
+    pub strict_tools: bool,
 }
 
 /// Default of [`ProviderSettings::max_response_bytes`] (4 MiB).
@@ -83,6 +87,7 @@ impl ProviderSettings {
             read_timeout_secs: DEFAULT_IDLE_TIMEOUT_SECS,
             max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
             max_tool_calls: DEFAULT_MAX_TOOL_CALLS,
+            strict_tools: false,
         }
     }
 }

@@ -1,21 +1,21 @@
 //! Fitting an MCP tool for a model provider: its name and its input schema.
 //!
 //! Servers describe tools with any JSON Schema; OpenAI-compatible providers reject a
-//! request whose function names are not `[A-Za-z0-9_-]{1,64}`, whose parameters are not
-//! an object schema, or which use composition (`anyOf`, `oneOf`, `allOf`, `not`, `enum`) at
-//! the top level, and many local servers fail on `$ref`. One bad tool would break every
-//! request, so each tool is checked here: what can be simplified is (local `$ref`s inlined,
-//! top-level composition dropped, `properties` added), with a notice; what cannot is left
-//! out, with a notice saying why.
+//! request whose function names are not `[A-Za-z0-9_-]{1,64}` or whose parameters are not
+//! an object schema, and each accepts its own subset of JSON Schema. One bad tool would
+//! break every request, so each tool is checked here: its schema is brought to the
+//! portable form by [`crate::llm::schema`] (local `$ref`s inlined, top-level
+//! composition merged, `properties` added), with a notice of what changed; what cannot be
+//! offered is left out, with a notice saying why.
 
 use serde_json::{Map, Value};
+
+use crate::llm::schema::normalise;
 
 /// The longest function name providers accept.
 pub const MAX_NAME: usize = 64;
 /// The largest input schema offered to the model, in bytes of JSON.
 pub const MAX_SCHEMA_BYTES: usize = 32 * 1024;
-/// How deep `$ref`s are inlined before the rest is left open.
-const MAX_REF_DEPTH: usize = 8;
 
 /// The name the model calls a server's tool by: `mcp__SERVER__TOOL`, with characters a
 /// provider would refuse replaced by `_`; `None` when it is longer than [`MAX_NAME`].
@@ -43,53 +43,21 @@ pub struct Fitted {
     pub changes: Vec<String>,
 }
 
-/// Fit `schema` for a provider, or say why the tool cannot be offered.
+/// Fit `schema` for a provider, or say why the tool cannot be offered: its top level must
+/// be an object schema; the rest is [`crate::llm::schema::normalise`]'s work.
 pub fn fit(schema: &Map<String, Value>) -> Result<Fitted, String> {
-    let mut changes = Vec::new();
-    let defs: Map<String, Value> = ["$defs", "definitions"]
-        .iter()
-        .filter_map(|k| schema.get(*k).and_then(Value::as_object))
-        .flat_map(|m| m.iter().map(|(k, v)| (k.clone(), v.clone())))
-        .collect();
-    let mut top = schema.clone();
-    top.remove("$defs");
-    top.remove("definitions");
-    top.remove("$schema");
-    top.remove("$id");
-    match top.get("type") {
-        None => {
-            top.insert("type".into(), Value::from("object"));
-        }
+    match schema.get("type") {
+        None => {}
         Some(Value::String(t)) if t == "object" => {}
+        Some(Value::Array(types)) if types.iter().any(|t| t == "object") => {}
         Some(other) => {
             return Err(format!(
                 "its input schema has type {other} where providers need an object"
             ));
         }
     }
-    for key in ["anyOf", "oneOf", "allOf", "not", "enum"] {
-        if top.remove(key).is_some() {
-            changes.push(format!("dropped the top-level `{key}` providers refuse"));
-        }
-    }
-    if !top.get("properties").is_some_and(Value::is_object) {
-        top.insert("properties".into(), Value::Object(Map::new()));
-    }
-    let mut value = Value::Object(top);
-    let mut refs = Refs::default();
-    inline_refs(&mut value, &defs, 0, &mut refs);
-    if refs.inlined > 0 {
-        changes.push("inlined its `$ref` definitions".into());
-    }
-    if !refs.unresolved.is_empty() {
-        refs.unresolved.sort();
-        refs.unresolved.dedup();
-        changes.push(format!(
-            "left {} open (a reference Loom could not inline)",
-            refs.unresolved.join(", ")
-        ));
-    }
-    let bytes = value.to_string().len();
+    let normalised = normalise(&Value::Object(schema.clone()));
+    let bytes = normalised.schema.to_string().len();
     if bytes > MAX_SCHEMA_BYTES {
         return Err(format!(
             "its input schema is {bytes} bytes, more than the {MAX_SCHEMA_BYTES} Loom offers a \
@@ -97,54 +65,9 @@ pub fn fit(schema: &Map<String, Value>) -> Result<Fitted, String> {
         ));
     }
     Ok(Fitted {
-        schema: value,
-        changes,
+        schema: normalised.schema,
+        changes: normalised.changes,
     })
-}
-
-/// What inlining did.
-#[derive(Default)]
-struct Refs {
-    inlined: usize,
-    unresolved: Vec<String>,
-}
-
-/// Replace local `$ref`s (`#/$defs/X`, `#/definitions/X`) by their definitions, up to
-/// [`MAX_REF_DEPTH`] deep; a reference that cannot be inlined (remote, missing, or too
-/// deep: a recursive type) becomes an open schema `{}` and is named in `refs`.
-fn inline_refs(value: &mut Value, defs: &Map<String, Value>, depth: usize, refs: &mut Refs) {
-    match value {
-        Value::Object(map) => {
-            if let Some(Value::String(target)) = map.get("$ref").cloned() {
-                let name = target
-                    .strip_prefix("#/$defs/")
-                    .or_else(|| target.strip_prefix("#/definitions/"));
-                let found = name.and_then(|n| defs.get(n)).cloned();
-                map.remove("$ref");
-                match found {
-                    Some(mut def) if depth < MAX_REF_DEPTH => {
-                        refs.inlined += 1;
-                        inline_refs(&mut def, defs, depth + 1, refs);
-                        if let Value::Object(d) = def {
-                            for (k, v) in d {
-                                map.entry(k).or_insert(v);
-                            }
-                        }
-                    }
-                    _ => refs.unresolved.push(target),
-                }
-            }
-            for v in map.values_mut() {
-                inline_refs(v, defs, depth, refs);
-            }
-        }
-        Value::Array(items) => {
-            for v in items {
-                inline_refs(v, defs, depth, refs);
-            }
-        }
-        _ => {}
-    }
 }
 
 #[cfg(test)]

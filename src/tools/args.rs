@@ -129,6 +129,24 @@ fn json_kind(v: &Value) -> &'static str {
     }
 }
 
+/// The one canonical form of a call to `tool`: [`normalise`]d, the names other harnesses
+/// use mapped to Loom's ([`super::aliases`]), and top-level `null`s dropped (a strict-mode
+/// model sends `null` for an optional argument it leaves out; no tool reads a top-level
+/// `null` as anything but absent). Nested `null`s are kept: inside a free-form object one
+/// may be meant. Returns the arguments and the names that were mapped.
+pub fn canonical(
+    tool: &str,
+    args: Value,
+) -> Result<(Value, Vec<super::aliases::Mapped>), ToolError> {
+    let mut map = match normalise(args)? {
+        Value::Object(m) => m,
+        _ => Map::new(),
+    };
+    let mapped = super::aliases::apply(tool, &mut map)?;
+    map.retain(|_, v| !v.is_null());
+    Ok((Value::Object(map), mapped))
+}
+
 /// Parse `args` into `T`, with errors that name what was expected.
 pub fn parse<T: DeserializeOwned + JsonSchema>(args: Value) -> Result<T, ToolError> {
     let args = normalise(args)?;
@@ -186,6 +204,15 @@ mod tests {
     fn wrong_type_is_an_error() {
         let err = parse::<Demo>(json!({"path": 3})).unwrap_err().to_string();
         assert!(err.contains("invalid type"), "{err}");
+    }
+
+    /// What a strict-mode model sends for an argument it leaves out reaches no tool; a
+    /// `null` inside a value is the value's own.
+    #[test]
+    fn top_level_nulls_are_dropped_and_nested_ones_kept() {
+        let (args, mapped) = canonical("x", json!({"a": null, "o": {"b": null, "c": 1}})).unwrap();
+        assert_eq!(args, json!({"o": {"b": null, "c": 1}}));
+        assert!(mapped.is_empty());
     }
 
     #[test]

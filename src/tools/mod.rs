@@ -10,6 +10,7 @@
 //! without touching disk, and [`change::apply`] writes exactly that change once it is
 //! approved.
 
+pub mod aliases;
 pub mod apply_patch;
 pub mod args;
 pub mod bash;

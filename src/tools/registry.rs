@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use futures::FutureExt;
-use serde_json::{Value, json};
+use serde_json::Value;
 use thiserror::Error;
 
 use super::change::{self, FileChange, HunkSelection};
@@ -25,6 +25,9 @@ pub struct Prepared {
     pub intent: CallIntent,
     /// The arguments as they may be shown and recorded (credentials masked).
     pub shown: Value,
+    /// The line the call's result carries when argument names were mapped to Loom's
+    /// ([`super::aliases`]), so the model learns them.
+    pub note: Option<String>,
 }
 
 /// Why a tool could not be registered.
@@ -188,20 +191,12 @@ impl ToolRegistry {
         all
     }
 
-    /// Schemas in the OpenAI function-tool format.
+    /// Schemas in the OpenAI function-tool format, their parameters in the portable form
+    /// every provider accepts ([`crate::llm::schema`]).
     pub fn schemas(&self) -> Vec<Value> {
         self.tools()
             .iter()
-            .map(|t| {
-                json!({
-                    "type": "function",
-                    "function": {
-                        "name": t.name(),
-                        "description": t.description(),
-                        "parameters": t.parameters(),
-                    }
-                })
-            })
+            .map(|t| crate::llm::schema::function(t.name(), t.description(), &t.parameters()))
             .collect()
     }
 
@@ -221,7 +216,7 @@ impl ToolRegistry {
                 self.unknown(name).error.unwrap_or_default(),
             ));
         };
-        let args = args::normalise(args)?;
+        let (args, mapped) = args::canonical(name, args)?;
         // A tool that panics on odd arguments must not take the model's stream task (and
         // with it the turn) down: the call becomes an error the model reads.
         let described = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -242,6 +237,7 @@ impl ToolRegistry {
             args,
             intent,
             shown,
+            note: super::aliases::note(&mapped),
         })
     }
 
@@ -250,7 +246,7 @@ impl ToolRegistry {
         let Some(tool) = self.get(name) else {
             return self.unknown(name);
         };
-        let args = match args::normalise(args) {
+        let (args, mapped) = match args::canonical(name, args) {
             Ok(a) => a,
             Err(e) => return e.into(),
         };
@@ -269,7 +265,11 @@ impl ToolRegistry {
                 ToolError::TimedOut(timeout).into()
             }
         };
-        self.bound(result, ctx)
+        let mut result = self.bound(result, ctx);
+        if let Some(note) = super::aliases::note(&mapped) {
+            with_note(&mut result, &note);
+        }
+        result
     }
 
     /// For a write tool, the change a call would make; `None` if the tool does not write.
@@ -280,8 +280,8 @@ impl ToolRegistry {
         ctx: &ToolContext,
     ) -> Option<Result<Vec<FileChange>, ToolError>> {
         let tool = self.get(name)?;
-        let args = match args::normalise(args) {
-            Ok(a) => a,
+        let args = match args::canonical(name, args) {
+            Ok((a, _)) => a,
             Err(e) => return Some(Err(e)),
         };
         let fut = std::panic::AssertUnwindSafe(tool.preview_all(args, ctx)).catch_unwind();
@@ -313,6 +313,14 @@ impl ToolRegistry {
     }
 }
 
+/// Add `note` as the last line of a result's output.
+pub fn with_note(result: &mut ToolResult, note: &str) {
+    if !result.output.is_empty() && !result.output.ends_with('\n') {
+        result.output.push('\n');
+    }
+    result.output.push_str(note);
+}
+
 fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
     panic
         .downcast_ref::<&str>()
@@ -326,6 +334,7 @@ mod tests {
     use super::*;
     use crate::tools::ToolLimits;
     use async_trait::async_trait;
+    use serde_json::json;
     use std::time::Duration;
 
     struct Panicky;
@@ -535,7 +544,12 @@ mod tests {
             .unwrap();
         assert_eq!(w.intent.writes, vec!["a.txt"]);
         for (name, args, expected) in [
-            ("bash", json!({"cmd": "ls"}), "unknown field `cmd`"),
+            ("bash", json!({"comand": "ls"}), "unknown field `comand`"),
+            (
+                "bash",
+                json!({"cmd": "ls", "command": "ls"}),
+                "`cmd` is another name for `command`, and both were given",
+            ),
             ("bash", json!({"command": " "}), "command is empty"),
             ("read_file", json!([1]), "must be a JSON object"),
             ("nope", json!({}), "unknown tool `nope`"),
@@ -543,6 +557,45 @@ mod tests {
             let err = r.prepare(name, args).unwrap_err().to_string();
             assert!(err.contains(expected), "{name}: {err}");
         }
+    }
+
+    /// Issue 24: `edit_file {path, old_string, new_string}` failed with "unknown field
+    /// `old_string`"; through `loom tool run` (the registry's own door) it now edits, and the
+    /// result names the mapping.
+    #[tokio::test]
+    async fn aliased_arguments_run_and_the_result_says_so() {
+        let (d, c) = ctx();
+        std::fs::write(d.path().join("a.txt"), "one\n").unwrap();
+        let r = ToolRegistry::builtin();
+        let args = json!({"file_path": "a.txt", "old_string": "one", "new_string": "two"});
+        let changes = r
+            .preview("edit_file", args.clone(), &c)
+            .await
+            .unwrap()
+            .unwrap();
+        let res = r.apply(changes, HunkSelection::All, &c).await;
+        assert!(res.success, "{res:?}");
+        assert_eq!(
+            std::fs::read_to_string(d.path().join("a.txt")).unwrap(),
+            "two\n"
+        );
+        let res = r
+            .execute("bash", json!({"cmd": "echo hi", "timeout_secs": null}), &c)
+            .await;
+        assert!(res.success, "{res:?}");
+        assert!(
+            serde_json::to_string(&res).unwrap().contains("hi\\n"),
+            "{res:?}"
+        );
+        assert!(
+            res.output
+                .ends_with("note: mapped cmd → command (use these argument names next time)"),
+            "{}",
+            res.output
+        );
+        let p = r.prepare("edit_file", args).unwrap();
+        assert_eq!(p.args["old_str"], "one");
+        assert!(p.note.unwrap().contains("old_string → old_str"));
     }
 
     #[test]

@@ -6,6 +6,7 @@ mod support;
 
 mod agent;
 mod apply_patch;
+mod arg_aliases;
 mod browser;
 mod command_proof;
 mod containment;
@@ -28,6 +29,9 @@ mod provider_bounds;
 mod replay;
 mod sandbox;
 mod sandbox_root;
+mod schema_refusal;
+mod schema_rules;
+mod schemas;
 mod sessions;
 mod tool_cli;
 mod trust;

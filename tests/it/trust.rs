@@ -209,7 +209,8 @@ async fn double_encoded_arguments_get_the_same_refusal_as_plain_ones() {
 #[tokio::test(flavor = "multi_thread")]
 async fn arguments_that_do_not_parse_are_an_error_result_not_a_call() {
     let dir = workspace();
-    let run = run_bash(dir.path(), "full-auto", r#"{"cmd": "touch ran.txt"}"#).await;
+    // (`cmd` is an alias of `command` now, issue 24; a misspelling is still no name.)
+    let run = run_bash(dir.path(), "full-auto", r#"{"comand": "touch ran.txt"}"#).await;
     assert!(
         run.of_type("approval").is_empty(),
         "never judged: {:#?}",
@@ -221,7 +222,7 @@ async fn arguments_that_do_not_parse_are_an_error_result_not_a_call() {
         result["error"]
             .as_str()
             .unwrap()
-            .contains("unknown field `cmd`"),
+            .contains("unknown field `comand`"),
         "{result}"
     );
     assert!(!dir.path().join("ran.txt").exists());

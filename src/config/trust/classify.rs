@@ -150,6 +150,12 @@ pub const CLASSIFICATION: &[KeyClass] = &[
         r#"edit_tool = "both""#,
     ),
     row(
+        "strict_tools",
+        N,
+        "how tool schemas are sent (OpenAI's strict mode): it shapes the model's arguments, never what Loom may do",
+        "strict_tools = true",
+    ),
+    row(
         "approval.mode",
         L,
         "when it asks less than your mode (read-only < supervised < full-auto; default supervised)",
@@ -413,6 +419,7 @@ pub fn split(user: &FileConfig, project: FileConfig) -> (FileConfig, Vec<Looseni
         max_tool_calls_per_response,
         stream_idle_timeout_secs,
         edit_tool,
+        strict_tools,
         web,
         web_search,
         mcp_servers,
@@ -432,6 +439,7 @@ pub fn split(user: &FileConfig, project: FileConfig) -> (FileConfig, Vec<Looseni
         max_tool_calls_per_response,
         stream_idle_timeout_secs,
         edit_tool,
+        strict_tools,
         ..FileConfig::default()
     };
     match base_url {
