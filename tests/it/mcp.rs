@@ -746,3 +746,25 @@ async fn a_trusted_project_server_starts_in_the_workspace() {
     assert_eq!(code, 0, "{stderr}\n{list:?}");
     assert_eq!(list[0]["state"], "ready", "{}", list[0]);
 }
+
+/// Issue 24: `loom mcp list` with no server configured is an answer, not a usage error:
+/// exit 0, a sentence saying how to add one, and `[]` under `--json`.
+#[tokio::test(flavor = "multi_thread")]
+async fn mcp_list_with_no_servers_says_so_and_exits_0() {
+    let (_dir, ws, home) = setup("");
+    let (code, list, stderr) = mcp_list(&home, &ws).await;
+    assert_eq!(code, 0, "{stderr}");
+    assert!(list.is_empty(), "{list:?}");
+    let out = loom_command(&home)
+        .args(["mcp", "list", "-C"])
+        .arg(&ws)
+        .output()
+        .await
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("no MCP servers configured") && stdout.contains("[mcp_servers.NAME]"),
+        "{stdout}"
+    );
+}
