@@ -7,6 +7,7 @@
 //! It knows no screen: front ends read [`AgentEvent`]s and send [`UserOp`]s.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -48,6 +49,9 @@ pub struct AgentHandle {
     pub events: mpsc::UnboundedReceiver<AgentEvent>,
     /// The runner task; it ends after `Shutdown`.
     pub task: tokio::task::JoinHandle<()>,
+    /// Set once anything of the session could not be saved (a full disk): a headless run
+    /// fails then even when its turn ended `done`, as the work is not all on disk.
+    pub unsaved: Arc<AtomicBool>,
 }
 
 /// Characters per token before the server has reported any usage: a little below the
@@ -156,6 +160,8 @@ pub struct Runner {
     fixed_turn: bool,
     /// Whether the last session or journal write failed (so a streak is reported once).
     save_failing: bool,
+    /// Whether any write failed this session (shared with [`AgentHandle::unsaved`]).
+    unsaved: Arc<AtomicBool>,
     /// The model's context window, when known (config, or learned from the server).
     context_window: Option<u64>,
     /// Characters per token of what is sent: counted by the model's tokeniser when Loom
@@ -248,6 +254,7 @@ impl Runner {
         if let Some(hub) = &parts.subagents {
             hub.attach(events_tx.clone(), parts.policy.autonomy);
         }
+        let unsaved = Arc::new(AtomicBool::new(!parts.save_errors.is_empty()));
         for message in parts.save_errors {
             let _ = events_tx.send(AgentEvent::Error { message });
         }
@@ -289,6 +296,7 @@ impl Runner {
             fixed_turn: parts.parent_turn.is_some(),
             changelog: parts.changelog,
             save_failing: false,
+            unsaved: unsaved.clone(),
             context_window: None,
             chars_per_token: DEFAULT_CHARS_PER_TOKEN,
             tokenizer: None,
@@ -319,6 +327,7 @@ impl Runner {
             ops: ops_tx,
             events: events_rx,
             task,
+            unsaved,
         }
     }
 
@@ -498,6 +507,7 @@ impl Runner {
     /// they think is safe. The event goes straight to the front ends, not through the
     /// transcript that just failed.
     fn save_failed(&mut self, message: String) {
+        self.unsaved.store(true, Ordering::SeqCst);
         if !self.save_failing {
             self.save_failing = true;
             let _ = self.events.send(AgentEvent::Error { message });

@@ -193,6 +193,25 @@ async fn a_complete_call_before_an_in_stream_error_is_kept_and_the_model_told() 
     );
 }
 
+/// Issue 24: a turn that recovered from an in-stream error and ended `done` made
+/// `loom exec` exit 1; the final state decides, so it exits 0 and still reports the error.
+#[tokio::test(flavor = "multi_thread")]
+async fn exec_exits_0_after_a_turn_that_recovered_and_ended_done() {
+    let dir = workspace();
+    let server = ScriptedServer::start(vec![
+        support::calls_then_stream_error(
+            &[("c1", "read_file", r#"{"path": "hello.py"}"#)],
+            "upstream hiccup",
+        ),
+        support::text_reply("It prints hello."),
+    ])
+    .await;
+    let run = exec(dir.path(), &server, "supervised", "what does it do?").await;
+    assert_eq!(run.of_type("turn_completed")[0]["end"], "done");
+    assert!(errors(&run).iter().any(|e| e.contains("upstream hiccup")));
+    assert_eq!(run.code, 0, "{:?}", errors(&run));
+}
+
 /// The recorded in-stream error follows a call whose arguments never closed: nothing whole
 /// arrived, so the request failed and is retried like any other server error.
 #[tokio::test(flavor = "multi_thread")]
