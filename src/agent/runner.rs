@@ -876,16 +876,11 @@ impl Runner {
             self.context_window = Some(tokens);
             self.emit(AgentEvent::ContextWindow {
                 tokens,
-                source: info.source,
+                source: info.source.clone(),
             });
         }
-        if info.tools_supported == Some(false) {
-            self.emit(AgentEvent::Notice {
-                message: "the server says its chat template does not support tools, so the \
-                          model will not see Loom's tools: start llama-server with --jinja, or \
-                          use a model whose template has tool calls"
-                    .into(),
-            });
+        if let Some(message) = crate::llm::window::tools_notice(&info) {
+            self.emit(AgentEvent::Notice { message });
         }
         self.resume_waiting_call();
     }
