@@ -306,9 +306,44 @@ pub async fn open(server: &McpServer, stderr: Arc<Mutex<StderrTail>>) -> Result<
                     child: None,
                     list_changed: rx,
                 }),
-                Err(e) => Err(failed(format!("cannot reach {url}: {e}"))),
+                Err(e) => Err(failed(format!(
+                    "cannot reach {url}: {}",
+                    plain_init_error(&e)
+                ))),
             }
         }
+    }
+}
+
+/// A failed MCP handshake in plain words. The SDK's own text for a transport error
+/// names the transport's Rust type (`Transport [rmcp::transport::worker::WorkerTransport<…>]
+/// error: …`); this keeps what the transport said and the step it failed at.
+pub fn plain_init_error(e: &rmcp::service::ClientInitializeError) -> String {
+    match e {
+        rmcp::service::ClientInitializeError::TransportError { error, context } => {
+            format!("{} (at: {context})", plain_transport_error(error))
+        }
+        other => other.to_string(),
+    }
+}
+
+/// What a transport said, without its Rust type; a redirect (which Loom does not follow
+/// for an MCP server, as the session and the configured headers would go along) is
+/// explained with what to do.
+pub fn plain_transport_error(e: &rmcp::transport::DynamicTransportError) -> String {
+    let said = e.error.to_string();
+    let redirect = said
+        .split("HTTP ")
+        .nth(1)
+        .and_then(|rest| rest.get(..3))
+        .filter(|code| code.starts_with('3') && code.chars().all(|c| c.is_ascii_digit()));
+    match redirect {
+        Some(code) => format!(
+            "the server answered with a redirect (HTTP {code}); Loom does not follow redirects \
+             for an MCP server (the session and its headers would go along), so set its `url` \
+             to the address it redirects to"
+        ),
+        None => said,
     }
 }
 

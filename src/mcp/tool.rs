@@ -225,7 +225,11 @@ impl McpTool {
                 self.server, e.message
             )),
             e @ (ServiceError::TransportClosed | ServiceError::TransportSend(_)) => {
-                slot.call_failed(&e.to_string());
+                let e = match &e {
+                    ServiceError::TransportSend(t) => super::connect::plain_transport_error(t),
+                    e => e.to_string(),
+                };
+                slot.call_failed(&e);
                 ToolResult::err(format!(
                     "the MCP server `{}` stopped during the call ({e}); {}",
                     self.server,

@@ -768,3 +768,45 @@ async fn mcp_list_with_no_servers_says_so_and_exits_0() {
         "{stdout}"
     );
 }
+
+/// Issue 24: an MCP URL that redirects failed with the SDK's text, which names a Rust type
+/// (`Transport [rmcp::transport::worker::WorkerTransport<…>] error`). The status says in
+/// plain words that the server redirected and what to change.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_mcp_url_that_redirects_is_explained_in_plain_words() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let redirector = tokio::spawn(async move {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        loop {
+            let Ok((mut socket, _)) = listener.accept().await else {
+                return;
+            };
+            tokio::spawn(async move {
+                let mut buf = vec![0u8; 65536];
+                let _ = socket.read(&mut buf).await;
+                let _ = socket
+                    .write_all(
+                        b"HTTP/1.1 302 Found\r\nLocation: /elsewhere\r\nContent-Length: 0\r\n\
+                          Connection: close\r\n\r\n",
+                    )
+                    .await;
+            });
+        }
+    });
+    let config = format!("[mcp_servers.moved]\nurl = \"http://127.0.0.1:{port}/mcp\"\n");
+    let (_dir, ws, home) = setup(&config);
+    let (code, list, stderr) = mcp_list(&home, &ws).await;
+    redirector.abort();
+    assert_eq!(code, 1, "{stderr}");
+    let reason = list[0]["reason"].as_str().unwrap_or_default();
+    assert!(
+        reason.contains("redirect (HTTP 302)") && reason.contains("set its `url`"),
+        "{}",
+        list[0]
+    );
+    assert!(
+        !reason.contains("rmcp::") && !reason.contains("Transport ["),
+        "{reason}"
+    );
+}
