@@ -375,6 +375,36 @@ impl Slot {
             .cloned()
     }
 
+    /// Why `name` (`mcp__THIS__…`) cannot be called while this server is not ready, and
+    /// what the person can do; `None` for another server's name or a ready server.
+    pub fn down_for(&self, name: &str) -> Option<String> {
+        let tool = name.strip_prefix(&format!("mcp__{}__", self.config.name))?;
+        let st = self.lock();
+        let state = match &st.state {
+            ServerState::Ready => return None,
+            ServerState::Starting => "is still starting; call it again in a moment".to_string(),
+            ServerState::Disabled => {
+                "is disabled (enabled = false in its [mcp_servers] table)".to_string()
+            }
+            ServerState::Failed { .. } => {
+                let why = self.unavailable(&st);
+                let why = why
+                    .strip_prefix(&format!(
+                        "the MCP server `{}` is not running: ",
+                        self.config.name
+                    ))
+                    .unwrap_or(&why)
+                    .to_string();
+                format!("failed: {why}")
+            }
+        };
+        Some(format!(
+            "`{tool}` cannot be called: the MCP server `{}` {state}. {}",
+            self.config.name,
+            super::unavailable::HOW_TO_RETRY
+        ))
+    }
+
     /// What a front end shows.
     pub fn status(&self) -> ServerStatus {
         let st = self.lock();

@@ -810,3 +810,30 @@ async fn an_mcp_url_that_redirects_is_explained_in_plain_words() {
         "{reason}"
     );
 }
+
+/// Issue 24: calling a tool of a server that failed to start answered "unknown tool". The
+/// model reads that the server failed, why (its last stderr line included), and how the
+/// person retries.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_call_to_a_failed_servers_tool_says_why_it_failed() {
+    let config = "[mcp_servers.db]\ncommand = \"sh\"\n\
+                  args = [\"-c\", \"echo 'no database configured' >&2; exit 3\"]\n";
+    let (_dir, ws, home) = setup(config);
+    let server = ScriptedServer::start(vec![
+        support::calls_openai(&[("c1", "mcp__db__query", r#"{"sql": "select 1"}"#)]),
+        support::text_reply("done"),
+    ])
+    .await;
+    let (code, events, stderr) = exec_events(&home, exec_args(&ws, &server, "full-auto")).await;
+    assert_eq!(code, 0, "{stderr}\n{events:#?}");
+    let results = of_type(&events, "tool_result");
+    assert_eq!(results[0]["success"], false, "{}", results[0]);
+    let err = results[0]["error"].as_str().unwrap();
+    assert!(!err.contains("unknown tool"), "{err}");
+    assert!(
+        err.contains("the MCP server `db` failed") && err.contains("exited with status 3"),
+        "{err}"
+    );
+    assert!(err.contains("no database configured"), "{err}");
+    assert!(err.contains("/mcp"), "{err}");
+}
