@@ -160,6 +160,9 @@ pub struct Runner {
     fixed_turn: bool,
     /// Whether the last session or journal write failed (so a streak is reported once).
     save_failing: bool,
+    /// The estimated prompt tokens of the model request under way, so an interrupt
+    /// reports what the request cost.
+    inflight_prompt: Option<u64>,
     /// Whether any write failed this session (shared with [`AgentHandle::unsaved`]).
     unsaved: Arc<AtomicBool>,
     /// The model's context window, when known (config, or learned from the server).
@@ -296,6 +299,7 @@ impl Runner {
             fixed_turn: parts.parent_turn.is_some(),
             changelog: parts.changelog,
             save_failing: false,
+            inflight_prompt: None,
             unsaved: unsaved.clone(),
             context_window: None,
             chars_per_token: DEFAULT_CHARS_PER_TOKEN,
@@ -661,6 +665,20 @@ impl Runner {
                 self.shell_cancel.cancel();
                 self.shell_cancel = CancellationToken::new();
                 let partial = self.partial.lock().map(|p| p.clone()).unwrap_or_default();
+                // The request under way was sent: the turn reports what it cost so far
+                // (estimated, as the server sends usage only at the end), not zero.
+                if let Some(prompt_tokens) = self.inflight_prompt.take()
+                    && self.machine.phase() == super::events::Phase::CallingLlm
+                {
+                    let spent = Usage {
+                        prompt_tokens,
+                        completion_tokens: partial.len().div_ceil(4) as u64,
+                        estimated: true,
+                    };
+                    for action in self.machine.step(Event::Spent(spent)) {
+                        self.perform(action);
+                    }
+                }
                 Some(Event::Interrupt {
                     partial_text: partial,
                 })
@@ -986,6 +1004,7 @@ impl Runner {
             }));
             return;
         };
+        self.inflight_prompt = None;
         // Tools of MCP servers come and go: each request offers the ones there now.
         self.tool_schemas = self.registry.schemas();
         self.schema_chars = schema_chars(&self.tool_schemas);
@@ -1025,6 +1044,9 @@ impl Runner {
         let partial = self.partial.clone();
         let chars_per_token = self.chars_per_token;
         let schema_chars = self.schema_chars;
+        let sent_chars = messages.iter().map(Message::char_len).sum::<usize>() + schema_chars;
+        self.inflight_prompt =
+            Some(counted.unwrap_or((sent_chars as f64 / chars_per_token) as u64));
         let events = self.events.clone();
         let tx = self.internal_tx.clone();
         tokio::spawn(async move {
@@ -1081,7 +1103,12 @@ impl Runner {
                 }
                 Err(failure) if matches!(failure.error, LlmError::Cancelled) => return,
                 Err(failure) => {
-                    if failure.emitted || !failure.partial_text.is_empty() {
+                    // A response that had begun (or was cut or stopped mid-way) cost its
+                    // prompt even when nothing visible arrived yet.
+                    let begun = failure.emitted
+                        || !failure.partial_text.is_empty()
+                        || matches!(failure.error, LlmError::StreamCut(_) | LlmError::Limit(_));
+                    if begun {
                         // The server had begun to answer: the attempt cost tokens, which a
                         // failed turn reports (as an estimate) rather than zero.
                         let usage = Usage {

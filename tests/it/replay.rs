@@ -292,6 +292,35 @@ async fn a_failed_turn_reports_the_tokens_it_cost() {
     assert_eq!(usage["estimated"], true);
 }
 
+/// Issue 24: a stream cut while a tool call was arriving (nothing visible yet) failed the
+/// turn with usage 0/0. The prompt was sent and the answer had begun: it is estimated.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_turn_cut_mid_call_reports_the_tokens_it_cost() {
+    let dir = workspace();
+    let config = dir.path().join(".home/.config/loom");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::write(config.join("config.toml"), "max_retries = 1\n").unwrap();
+    let support::Reply::Stream(mut frames) =
+        support::calls_openai(&[("c1", "read_file", r#"{"path": "hello.py"}"#)])
+    else {
+        unreachable!()
+    };
+    frames.truncate(1);
+    frames.push(support::Frame::Delay(std::time::Duration::from_millis(300)));
+    frames.push(support::Frame::Cut);
+    let server = ScriptedServer::start(vec![support::Reply::Stream(frames)]).await;
+    let run = exec(dir.path(), &server, "supervised", "read it").await;
+    let done = &run.of_type("turn_completed")[0];
+    assert_eq!(done["end"], "failed", "{:?}", run.events);
+    let usage = &done["usage"];
+    assert!(
+        usage["prompt_tokens"].as_u64().unwrap() > 100,
+        "{usage} {:?}",
+        run.events
+    );
+    assert_eq!(usage["estimated"], true, "{usage}");
+}
+
 /// Review finding: a call whose name arrived but whose arguments never did counted as
 /// whole, so an error right after it failed the turn (or ran `list_files` with `{}`). Now
 /// nothing whole arrived, and the request is retried.
