@@ -5,9 +5,11 @@
 //! Every state change bumps a shared counter, which the manager turns into a status event;
 //! nothing here blocks a caller longer than the server's startup or call timeout.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use rmcp::model::{ClientRequest, PingRequest};
 use rmcp::{Peer, RoleClient};
 use tokio::sync::watch;
 
@@ -23,12 +25,22 @@ const STOP_PATIENCE: Duration = Duration::from_millis(500);
 /// How long a stopping server gets between SIGTERM and SIGKILL.
 const STOP_GRACE: Duration = Duration::from_millis(500);
 
+/// The longest a call's result waits for the server's tool list to settle (see
+/// [`Slot::settle_list`]).
+const SETTLE_LIMIT: Duration = Duration::from_secs(5);
+
 /// A live connection.
 struct Connection {
     peer: Peer<RoleClient>,
     service:
         tokio::sync::Mutex<Option<rmcp::service::RunningService<RoleClient, connect::Handler>>>,
     group: Option<ProcessGroup>,
+    /// Whether the server said it sends `tools/list_changed`.
+    lists_changes: bool,
+    /// How many `tools/list_changed` it sent.
+    list_seen: Arc<AtomicU64>,
+    /// How many of those the tools offered now reflect.
+    list_applied: watch::Sender<u64>,
 }
 
 struct State {
@@ -152,10 +164,18 @@ impl Slot {
                 Some(format!("it did not list its tools: {e}"))
             }
             Ok(Ok((opened, Ok(tools)))) => {
+                let peer = opened.peer();
+                let lists_changes = peer
+                    .peer_info()
+                    .and_then(|info| info.capabilities.tools.as_ref()?.list_changed)
+                    .unwrap_or(false);
                 let conn = Arc::new(Connection {
-                    peer: opened.peer(),
+                    peer,
                     service: tokio::sync::Mutex::new(Some(opened.service)),
                     group: opened.group,
+                    lists_changes,
+                    list_seen: opened.list_seen,
+                    list_applied: watch::channel(0).0,
                 });
                 self.install(generation, conn.clone(), tools);
                 self.watch_list(opened.list_changed, conn, generation);
@@ -256,9 +276,13 @@ impl Slot {
     ) {
         let weak = Arc::downgrade(self);
         let peer = conn.peer.clone();
+        let seen = conn.list_seen.clone();
+        let applied = conn.list_applied.clone();
         drop(conn);
         tokio::spawn(async move {
             while signals.recv().await.is_some() {
+                // Every notice counted so far is answered by this listing.
+                let upto = seen.load(Ordering::SeqCst);
                 let listed =
                     tokio::time::timeout(Duration::from_secs(30), peer.list_all_tools()).await;
                 let Some(slot) = weak.upgrade() else { return };
@@ -279,6 +303,8 @@ impl Slot {
                     }
                     Err(_) => slot.note("its changed tool list did not come within 30s".into()),
                 }
+                // Done, whether it worked or not: nobody waits for a list that is not coming.
+                applied.send_modify(|n| *n = (*n).max(upto));
             }
         });
     }
@@ -318,6 +344,33 @@ impl Slot {
             Some(conn) => Ok(conn.peer.clone()),
             None => Err(self.unavailable(&st)),
         }
+    }
+
+    /// Wait until the tools offered reflect every `tools/list_changed` the server sent
+    /// before now, so the next request offers what a call just added or removed. Servers
+    /// commonly send the notice right after the call's result: a ping round trip makes
+    /// sure everything written before its answer was read, then the refreshes those
+    /// notices started finish. Each wait is bounded; servers that never send the notice
+    /// cost nothing.
+    pub async fn settle_list(&self) {
+        let Some(conn) = self.lock().conn.clone() else {
+            return;
+        };
+        if !conn.lists_changes {
+            return;
+        }
+        let ping = ClientRequest::PingRequest(PingRequest {
+            method: Default::default(),
+            extensions: Default::default(),
+        });
+        let _ = tokio::time::timeout(SETTLE_LIMIT, conn.peer.send_request(ping)).await;
+        // The SDK hands each notice to a task of its own: let those run first.
+        for _ in 0..4 {
+            tokio::task::yield_now().await;
+        }
+        let want = conn.list_seen.load(Ordering::SeqCst);
+        let mut applied = conn.list_applied.subscribe();
+        let _ = tokio::time::timeout(SETTLE_LIMIT, applied.wait_for(|n| *n >= want)).await;
     }
 
     /// The connection failed during a call (`why`): the server is marked failed, to be

@@ -206,6 +206,9 @@ impl Tool for McpTool {
         let result = answer
             .unwrap_or(Err(ServiceError::TransportClosed))
             .and_then(call_result);
+        if result.is_ok() {
+            slot.settle_list().await;
+        }
         match result {
             Ok(result) => match serde_json::to_value(&result) {
                 Ok(v) => content::to_tool_result(&v),

@@ -549,6 +549,35 @@ async fn a_tool_added_by_the_server_is_offered_next() {
     assert_eq!(results[2]["output"], "I was added while Loom ran");
 }
 
+/// Issue 24: a `tools/list_changed` sent right after a call's result was sometimes not
+/// seen by the next request (the refresh raced the next request). The call now returns
+/// only once the server's messages sent before it are read and any refresh they asked
+/// for is done. Repeated, as the race was lost only some of the time.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_list_change_right_after_a_result_reaches_the_next_request() {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mcp/list_changed.py");
+    let config = format!(
+        "[mcp_servers.lc]\ncommand = \"python3\"\nargs = [{}]\n",
+        quoted(&script)
+    );
+    let (_dir, ws, home) = setup(&config);
+    for run in 0..8 {
+        let server = ScriptedServer::start(vec![
+            support::calls_openai(&[("c1", "mcp__lc__add_now", "{}")]),
+            support::text_reply("done"),
+        ])
+        .await;
+        let (code, events, stderr) = exec_events(&home, exec_args(&ws, &server, "full-auto")).await;
+        assert_eq!(code, 0, "{stderr}\n{events:#?}");
+        let requests = server.requests();
+        assert!(
+            tool_names(&requests[1]).contains(&"mcp__lc__added".to_string()),
+            "run {run}: the next request lacks the added tool: {:?}",
+            tool_names(&requests[1])
+        );
+    }
+}
+
 /// Issue 15: a call given up (its timeout here; Esc drops it the same way) is cancelled at
 /// the server with `notifications/cancelled` naming the request.
 #[tokio::test(flavor = "multi_thread")]
