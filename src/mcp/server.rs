@@ -20,6 +20,10 @@ use crate::config::mcp::{McpServer, McpTransport};
 
 /// Restarts allowed per session after a server stopped.
 const RESTARTS: u32 = 1;
+/// How often, and how long each time, a call whose connection failed looks for its
+/// server's exit (half a second in all; an HTTP server has no process and never shows one).
+const EXIT_PATIENCE_STEPS: u32 = 20;
+const EXIT_PATIENCE_STEP: Duration = Duration::from_millis(25);
 /// How long a stopped server may take to leave on its own once its input is closed.
 const STOP_PATIENCE: Duration = Duration::from_millis(500);
 /// How long a stopping server gets between SIGTERM and SIGKILL.
@@ -374,10 +378,45 @@ impl Slot {
     }
 
     /// The connection failed during a call (`why`): the server is marked failed, to be
-    /// restarted on the next call if it has a restart left.
-    pub fn call_failed(&self, why: &str) {
+    /// restarted on the next call if it has a restart left. Its process is given a moment
+    /// to be seen exiting, so the reason says how it ended.
+    pub async fn call_failed(&self, why: &str) {
         let generation = self.lock().generation;
-        self.lost(generation, format!("its connection failed ({why})"));
+        for _ in 0..EXIT_PATIENCE_STEPS {
+            let settled = {
+                let st = self.lock();
+                st.exit.is_some() || st.generation != generation || st.state != ServerState::Ready
+            };
+            if settled {
+                break;
+            }
+            tokio::time::sleep(EXIT_PATIENCE_STEP).await;
+        }
+        let exit = self.lock().exit.clone();
+        self.lost(
+            generation,
+            exit.unwrap_or_else(|| format!("its connection failed ({why})")),
+        );
+    }
+
+    /// Whether the server stopped and the next call starts it again.
+    pub fn restart_pending(&self) -> bool {
+        let st = self.lock();
+        st.restarts_left > 0
+            && !st.stopped
+            && matches!(
+                st.state,
+                ServerState::Failed {
+                    restarts_on_next_call: true,
+                    ..
+                }
+            )
+    }
+
+    /// Why the server cannot be used now, in the words a failed call gives.
+    pub fn why_down(&self) -> String {
+        let st = self.lock();
+        self.unavailable(&st)
     }
 
     fn unavailable(&self, st: &State) -> String {

@@ -458,6 +458,75 @@ async fn a_killed_server_is_restarted_once_on_the_next_call() {
     assert_eq!(pid_lines(&pids).len(), 2, "started twice, not three times");
 }
 
+/// Issue 24: right after a server crashed, the next call sometimes failed instead of
+/// restarting it (the call raced Loom noticing the exit). Killed with no pause before the
+/// next call, it is restarted every time; repeated, as the race was lost only sometimes.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_call_right_after_a_crash_restarts_the_server() {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mcp/list_changed.py");
+    let config = format!(
+        "[mcp_servers.lc]\ncommand = \"python3\"\nargs = [{}]\n",
+        quoted(&script)
+    );
+    let (_dir, ws, home) = setup(&config);
+    let echo = |id: &str, text: &str| {
+        support::calls_openai(&[(id, "mcp__lc__echo", &format!(r#"{{"message": "{text}"}}"#))])
+    };
+    for run in 0..10 {
+        let gate = Arc::new(tokio::sync::Notify::new());
+        let Reply::Stream(mut second) = echo("c2", "two") else {
+            unreachable!()
+        };
+        second.insert(0, Frame::Until(gate.clone()));
+        let server = ScriptedServer::start(vec![
+            echo("c1", "one"),
+            Reply::Stream(second),
+            support::text_reply("done"),
+        ])
+        .await;
+        let mut child = loom_command(&home)
+            .args(exec_args(&ws, &server, "full-auto"))
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let loom_pid = child.id().unwrap();
+        let mut lines = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
+        let mut results = Vec::new();
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while let Some(line) = tokio::time::timeout_at(deadline.into(), lines.next_line())
+            .await
+            .expect("loom finishes in time")
+            .unwrap()
+        {
+            let event: Value = serde_json::from_str(&line).unwrap();
+            if event["type"] != "tool_result" {
+                continue;
+            }
+            results.push(event);
+            if results.len() == 1 {
+                // Kill the server that answered and let the next call go at once.
+                let pid = the_server(loom_pid, &script.display().to_string()).await;
+                nix::sys::signal::kill(
+                    nix::unistd::Pid::from_raw(pid),
+                    nix::sys::signal::Signal::SIGKILL,
+                )
+                .unwrap();
+                gate.notify_one();
+                wait_gone(pid).await;
+            }
+        }
+        assert_eq!(child.wait().await.unwrap().code(), Some(0));
+        assert_eq!(results.len(), 2, "run {run}: {results:#?}");
+        assert_eq!(
+            results[1]["success"], true,
+            "run {run}: restarted: {}",
+            results[1]
+        );
+        assert_eq!(results[1]["output"], "two", "run {run}");
+    }
+}
+
 /// The streamable HTTP transport, against server-everything serving it on 127.0.0.1.
 #[tokio::test(flavor = "multi_thread")]
 async fn the_streamable_http_transport_reaches_a_local_server() {
