@@ -5,7 +5,7 @@
 //! Every state change bumps a shared counter, which the manager turns into a status event;
 //! nothing here blocks a caller longer than the server's startup or call timeout.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -32,6 +32,8 @@ const STOP_GRACE: Duration = Duration::from_millis(500);
 /// The longest a call's result waits for the server's tool list to settle (see
 /// [`Slot::settle_list`]).
 const SETTLE_LIMIT: Duration = Duration::from_secs(5);
+/// The longest a ping after a call's result is waited for.
+const PING_LIMIT: Duration = Duration::from_secs(1);
 
 /// A live connection.
 struct Connection {
@@ -45,6 +47,8 @@ struct Connection {
     list_seen: Arc<AtomicU64>,
     /// How many of those the tools offered now reflect.
     list_applied: watch::Sender<u64>,
+    /// Set when it left a ping unanswered: it is not pinged again.
+    deaf_to_ping: AtomicBool,
 }
 
 struct State {
@@ -180,6 +184,7 @@ impl Slot {
                     lists_changes,
                     list_seen: opened.list_seen,
                     list_applied: watch::channel(0).0,
+                    deaf_to_ping: AtomicBool::new(false),
                 });
                 self.install(generation, conn.clone(), tools);
                 self.watch_list(opened.list_changed, conn, generation);
@@ -360,14 +365,21 @@ impl Slot {
         let Some(conn) = self.lock().conn.clone() else {
             return;
         };
-        if !conn.lists_changes {
+        if !conn.lists_changes || conn.deaf_to_ping.load(Ordering::SeqCst) {
             return;
         }
         let ping = ClientRequest::PingRequest(PingRequest {
             method: Default::default(),
             extensions: Default::default(),
         });
-        let _ = tokio::time::timeout(SETTLE_LIMIT, conn.peer.send_request(ping)).await;
+        if tokio::time::timeout(PING_LIMIT, conn.peer.send_request(ping))
+            .await
+            .is_err()
+        {
+            // The spec asks servers to answer at once; one that does not is not asked
+            // again, so it slows one call, not every call.
+            conn.deaf_to_ping.store(true, Ordering::SeqCst);
+        }
         // The SDK hands each notice to a task of its own: let those run first.
         for _ in 0..4 {
             tokio::task::yield_now().await;

@@ -204,3 +204,37 @@ async fn the_call_right_after_a_crash_restarts_the_server() {
         assert_eq!(results[1]["output"], "two", "run {run}");
     }
 }
+
+/// The ping that flushes a server's messages after a result is waited for briefly, and a
+/// server that leaves it unanswered is not pinged again: three calls, one ping.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_server_deaf_to_ping_is_pinged_once() {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mcp/list_changed.py");
+    let log = tempfile::NamedTempFile::new().unwrap();
+    let config = format!(
+        "[mcp_servers.lc]\ncommand = \"python3\"\nargs = [{}, {}, \"--deaf-to-ping\"]\n",
+        quoted(&script),
+        quoted(log.path())
+    );
+    let (_dir, ws, home) = setup(&config);
+    let echo = |id: &str| support::calls_openai(&[(id, "mcp__lc__echo", r#"{"message": "hi"}"#)]);
+    let server = ScriptedServer::start(vec![
+        echo("c1"),
+        echo("c2"),
+        echo("c3"),
+        support::text_reply("done"),
+    ])
+    .await;
+    let (code, events, stderr) = exec_events(&home, exec_args(&ws, &server, "full-auto")).await;
+    assert_eq!(code, 0, "{stderr}\n{events:#?}");
+    let results = of_type(&events, "tool_result");
+    assert_eq!(results.len(), 3);
+    assert!(results.iter().all(|r| r["output"] == "hi"), "{results:#?}");
+    let received = std::fs::read_to_string(log.path()).unwrap();
+    let pings = received
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|m| m["method"] == "ping")
+        .count();
+    assert_eq!(pings, 1, "{received}");
+}
