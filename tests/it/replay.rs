@@ -321,6 +321,58 @@ async fn a_turn_cut_mid_call_reports_the_tokens_it_cost() {
     assert_eq!(usage["estimated"], true, "{usage}");
 }
 
+/// Issue 24: a model server that redirects in a loop was retried five times with reqwest's
+/// own words. It is said once, in plain words, and not retried.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_redirect_loop_is_said_once_in_plain_words() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let redirector = tokio::spawn(async move {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        loop {
+            let Ok((mut socket, _)) = listener.accept().await else {
+                return;
+            };
+            tokio::spawn(async move {
+                let mut buf = vec![0u8; 65536];
+                let _ = socket.read(&mut buf).await;
+                let _ = socket
+                    .write_all(
+                        b"HTTP/1.1 302 Found\r\nLocation: /v1/chat/completions\r\n\
+                          Content-Length: 0\r\nConnection: close\r\n\r\n",
+                    )
+                    .await;
+            });
+        }
+    });
+    let dir = workspace();
+    let out = crate::exec::loom_command(&dir.path().join(".home"))
+        .args(["exec", "--json", "--model", "m", "--base-url"])
+        .arg(format!("http://127.0.0.1:{port}/v1"))
+        .arg("-C")
+        .arg(dir.path())
+        .arg("hi")
+        .output()
+        .await
+        .unwrap();
+    redirector.abort();
+    assert_eq!(out.status.code(), Some(1));
+    let events: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(!events.iter().any(|e| e["type"] == "retry"), "{events:#?}");
+    let error = events
+        .iter()
+        .find(|e| e["type"] == "error")
+        .expect("an error event");
+    let message = error["message"].as_str().unwrap();
+    assert!(
+        message.contains("redirects again and again") && message.contains("base_url"),
+        "{message}"
+    );
+}
+
 /// Review finding: a call whose name arrived but whose arguments never did counted as
 /// whole, so an error right after it failed the turn (or ran `list_files` with `{}`). Now
 /// nothing whole arrived, and the request is retried.
