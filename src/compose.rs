@@ -145,6 +145,55 @@ impl AgentFactory {
         registry
     }
 
+    /// Every tool the top agent has, for a person to list and run by hand (`loom tool`):
+    /// every built-in editing tool, the web tools, and memory, cron, the oracle and
+    /// `delegate` exactly as the agent gets them (MCP tools are `loom mcp call`'s). With no
+    /// model configured the oracle and `delegate` are not offered, and the second list says
+    /// why; so is memory when it cannot be opened.
+    pub fn tools_by_hand(self: &Arc<Self>) -> (ToolRegistry, Vec<setup::Unoffered>) {
+        let (mut registry, mut unoffered) =
+            setup::tool_registry(&self.config, None, &|k| std::env::var(k).ok());
+        let agent = self.all_tools(0, &Arc::new(SubAgents::default()), &self.model);
+        let no_model = match &self.provider {
+            Provider::Missing { message } => Some(message),
+            Provider::Ready { .. } => None,
+        };
+        for tool in agent.tools() {
+            if no_model.is_some() && tool.name() == "delegate" {
+                continue;
+            }
+            // The editing tools are in both; the first registration stands.
+            let _ = registry.register(tool);
+        }
+        if let Some(message) = no_model {
+            for name in ["oracle", "delegate"] {
+                unoffered.push(setup::Unoffered {
+                    name,
+                    why: format!("it needs a model and none is configured: {message}"),
+                });
+            }
+        }
+        if self.memory.is_none() {
+            for name in ["memory_store", "memory_recall", "memory_forget"] {
+                unoffered.push(setup::Unoffered {
+                    name,
+                    why: "long-term memory cannot be opened (no data directory, or its \
+                          database is unreadable)"
+                        .into(),
+                });
+            }
+        }
+        if self.cron.is_none() {
+            for name in ["cron_add", "cron_list", "cron_remove"] {
+                unoffered.push(setup::Unoffered {
+                    name,
+                    why: "there is no data directory to keep scheduled jobs in".into(),
+                });
+            }
+        }
+        (registry, unoffered)
+    }
+
     /// Build the parts of an agent in `role`.
     pub fn build(self: &Arc<Self>, role: Role) -> Result<RunnerParts, String> {
         let root = self.root();

@@ -12,6 +12,7 @@ pub mod start;
 
 use std::io::Write;
 use std::process::ExitCode;
+use std::sync::atomic::Ordering;
 
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
@@ -124,7 +125,10 @@ pub async fn drive(
         on_event(&event);
         if let AgentEvent::TurnComplete { end, .. } = &event {
             outcome.code = match end {
-                TurnEnd::Done if outcome.errors.is_empty() => EXIT_OK,
+                // Errors the turn recovered from (an in-stream error after whole calls, a
+                // cut response asked again) are reported as events; the turn's end decides
+                // the code, unless something could not be saved.
+                TurnEnd::Done if !agent.unsaved.load(Ordering::SeqCst) => EXIT_OK,
                 TurnEnd::Interrupted => EXIT_INTERRUPTED,
                 _ => EXIT_FAILURE,
             };

@@ -124,8 +124,8 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
                 Err(code) => return Ok(code),
             };
             note_untrusted(&config);
-            let (registry, unoffered) =
-                setup::tool_registry(&config, None, &|k| std::env::var(k).ok());
+            let ctx: ToolContext = setup::tool_context(&workspace, &config, "tool-list")?;
+            let (registry, unoffered) = commands::tool::registry(&config, &workspace, &ctx).await;
             commands::tool::list(&registry, &unoffered)
         }
         Some(Command::Tool(ToolCommand::Run { name, args })) => {
@@ -136,8 +136,7 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             note_untrusted(&config);
             let ctx: ToolContext = setup::tool_context(&workspace, &config, "tool-run")?;
             let policy = setup::policy(&config);
-            let (registry, unoffered) =
-                setup::tool_registry(&config, None, &|k| std::env::var(k).ok());
+            let (registry, unoffered) = commands::tool::registry(&config, &workspace, &ctx).await;
             if let Some(u) = unoffered.iter().find(|u| u.name == name.as_str()) {
                 eprintln!("loom: {} is not offered: {}", u.name, u.why);
                 return Ok(ExitCode::from(commands::tool::EXIT_USAGE));

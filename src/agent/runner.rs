@@ -7,6 +7,7 @@
 //! It knows no screen: front ends read [`AgentEvent`]s and send [`UserOp`]s.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -48,6 +49,9 @@ pub struct AgentHandle {
     pub events: mpsc::UnboundedReceiver<AgentEvent>,
     /// The runner task; it ends after `Shutdown`.
     pub task: tokio::task::JoinHandle<()>,
+    /// Set once anything of the session could not be saved (a full disk): a headless run
+    /// fails then even when its turn ended `done`, as the work is not all on disk.
+    pub unsaved: Arc<AtomicBool>,
 }
 
 /// Characters per token before the server has reported any usage: a little below the
@@ -156,6 +160,11 @@ pub struct Runner {
     fixed_turn: bool,
     /// Whether the last session or journal write failed (so a streak is reported once).
     save_failing: bool,
+    /// The estimated prompt tokens of the model request under way, so an interrupt
+    /// reports what the request cost.
+    inflight_prompt: Option<u64>,
+    /// Whether any write failed this session (shared with [`AgentHandle::unsaved`]).
+    unsaved: Arc<AtomicBool>,
     /// The model's context window, when known (config, or learned from the server).
     context_window: Option<u64>,
     /// Characters per token of what is sent: counted by the model's tokeniser when Loom
@@ -248,6 +257,7 @@ impl Runner {
         if let Some(hub) = &parts.subagents {
             hub.attach(events_tx.clone(), parts.policy.autonomy);
         }
+        let unsaved = Arc::new(AtomicBool::new(!parts.save_errors.is_empty()));
         for message in parts.save_errors {
             let _ = events_tx.send(AgentEvent::Error { message });
         }
@@ -289,6 +299,8 @@ impl Runner {
             fixed_turn: parts.parent_turn.is_some(),
             changelog: parts.changelog,
             save_failing: false,
+            inflight_prompt: None,
+            unsaved: unsaved.clone(),
             context_window: None,
             chars_per_token: DEFAULT_CHARS_PER_TOKEN,
             tokenizer: None,
@@ -319,6 +331,7 @@ impl Runner {
             ops: ops_tx,
             events: events_rx,
             task,
+            unsaved,
         }
     }
 
@@ -498,6 +511,7 @@ impl Runner {
     /// they think is safe. The event goes straight to the front ends, not through the
     /// transcript that just failed.
     fn save_failed(&mut self, message: String) {
+        self.unsaved.store(true, Ordering::SeqCst);
         if !self.save_failing {
             self.save_failing = true;
             let _ = self.events.send(AgentEvent::Error { message });
@@ -651,6 +665,20 @@ impl Runner {
                 self.shell_cancel.cancel();
                 self.shell_cancel = CancellationToken::new();
                 let partial = self.partial.lock().map(|p| p.clone()).unwrap_or_default();
+                // The request under way was sent: the turn reports what it cost so far
+                // (estimated, as the server sends usage only at the end), not zero.
+                if let Some(prompt_tokens) = self.inflight_prompt.take()
+                    && self.machine.phase() == super::events::Phase::CallingLlm
+                {
+                    let spent = Usage {
+                        prompt_tokens,
+                        completion_tokens: partial.len().div_ceil(4) as u64,
+                        estimated: true,
+                    };
+                    for action in self.machine.step(Event::Spent(spent)) {
+                        self.perform(action);
+                    }
+                }
                 Some(Event::Interrupt {
                     partial_text: partial,
                 })
@@ -866,16 +894,11 @@ impl Runner {
             self.context_window = Some(tokens);
             self.emit(AgentEvent::ContextWindow {
                 tokens,
-                source: info.source,
+                source: info.source.clone(),
             });
         }
-        if info.tools_supported == Some(false) {
-            self.emit(AgentEvent::Notice {
-                message: "the server says its chat template does not support tools, so the \
-                          model will not see Loom's tools: start llama-server with --jinja, or \
-                          use a model whose template has tool calls"
-                    .into(),
-            });
+        if let Some(message) = crate::llm::window::tools_notice(&info) {
+            self.emit(AgentEvent::Notice { message });
         }
         self.resume_waiting_call();
     }
@@ -981,6 +1004,7 @@ impl Runner {
             }));
             return;
         };
+        self.inflight_prompt = None;
         // Tools of MCP servers come and go: each request offers the ones there now.
         self.tool_schemas = self.registry.schemas();
         self.schema_chars = schema_chars(&self.tool_schemas);
@@ -1020,6 +1044,9 @@ impl Runner {
         let partial = self.partial.clone();
         let chars_per_token = self.chars_per_token;
         let schema_chars = self.schema_chars;
+        let sent_chars = messages.iter().map(Message::char_len).sum::<usize>() + schema_chars;
+        self.inflight_prompt =
+            Some(counted.unwrap_or((sent_chars as f64 / chars_per_token) as u64));
         let events = self.events.clone();
         let tx = self.internal_tx.clone();
         tokio::spawn(async move {
@@ -1079,7 +1106,12 @@ impl Runner {
                 }
                 Err(failure) if matches!(failure.error, LlmError::Cancelled) => return,
                 Err(failure) => {
-                    if failure.emitted || !failure.partial_text.is_empty() {
+                    // A response that had begun (or was cut or stopped mid-way) cost its
+                    // prompt even when nothing visible arrived yet.
+                    let begun = failure.emitted
+                        || !failure.partial_text.is_empty()
+                        || matches!(failure.error, LlmError::StreamCut(_) | LlmError::Limit(_));
+                    if begun {
                         // The server had begun to answer: the attempt cost tokens, which a
                         // failed turn reports (as an estimate) rather than zero.
                         let usage = Usage {

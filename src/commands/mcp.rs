@@ -16,11 +16,19 @@ pub const EXIT_USAGE: u8 = 2;
 /// Start every enabled server, wait for each, print the status, stop them.
 pub async fn list(config: &Config, json: bool) -> anyhow::Result<ExitCode> {
     if config.mcp_servers.is_empty() {
-        eprintln!(
-            "loom: no MCP servers are configured; add one as [mcp_servers.NAME] with `command` \
-             or `url` (see the README)"
-        );
-        return Ok(ExitCode::from(EXIT_USAGE));
+        // None configured is an answer, not a usage error: scripts get an empty list.
+        let mut out = std::io::stdout().lock();
+        if json {
+            writeln!(out, "[]")?;
+        } else {
+            writeln!(
+                out,
+                "no MCP servers configured; add one to ~/.config/loom/config.toml as \
+                 [mcp_servers.NAME] with `command = \"...\"` (stdio) or `url = \"...\"` \
+                 (streamable HTTP); see the README"
+            )?;
+        }
+        return Ok(ExitCode::SUCCESS);
     }
     let manager = McpManager::start(&config.mcp_servers);
     manager.settled().await;

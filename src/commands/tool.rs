@@ -5,19 +5,47 @@
 //! still apply, exactly as they do for the model.
 
 use std::io::Write;
+use std::path::Path;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use anyhow::Context as _;
 use serde_json::Value;
 
+use crate::compose::AgentFactory;
+use crate::config::Config;
+use crate::cron::JobStore;
+use crate::memory::Memory;
 use crate::policy::Policy;
-use crate::setup::Unoffered;
+use crate::setup::{self, SessionFiles, Unoffered};
 use crate::tools::{ToolContext, ToolRegistry, ToolResult};
 
 /// Exit code for a tool that returned an error.
 pub const EXIT_TOOL_ERROR: u8 = 1;
 /// Exit code for bad usage (unknown tool, arguments that are not JSON).
 pub const EXIT_USAGE: u8 = 2;
+
+/// Every tool the agent has, built as for a session in `workspace` under `config` (the
+/// provider resolved as `loom exec` would, memory and cron from the data directory), with
+/// those that are not offered and why. MCP servers are not started: `loom mcp` is their
+/// door.
+pub async fn registry(
+    config: &Config,
+    workspace: &Path,
+    ctx: &ToolContext,
+) -> (ToolRegistry, Vec<Unoffered>) {
+    let mut config = config.clone();
+    config.mcp_servers.clear();
+    let provider = setup::resolve_provider(&config).await;
+    let mut files = SessionFiles::none();
+    if let Some(data) = crate::session::data_dir() {
+        files.memory = Memory::open(&data.join(crate::memory::DB_FILE), workspace)
+            .ok()
+            .map(Arc::new);
+        files.cron = Some(JobStore::for_workspace(&data, workspace));
+    }
+    AgentFactory::new(&config, &provider, ctx.clone(), true, &files).tools_by_hand()
+}
 
 /// Print the schema of every tool offered to the model as a JSON array (OpenAI
 /// function-tool format) on stdout, and on stderr which tools are offered and, for each

@@ -73,6 +73,61 @@ pub enum ScheduleError {
     Never(String),
 }
 
+/// Each field of a schedule, in order: its name, the values it allows, and an example.
+const FIELDS: [(&str, &str, &str); 5] = [
+    (
+        "minute",
+        "0-59",
+        "\"30 * * * *\" runs at half past every hour",
+    ),
+    ("hour", "0-23", "\"0 9 * * *\" runs at 09:00 every day"),
+    (
+        "day-of-month",
+        "1-31",
+        "\"0 0 1 * *\" runs at midnight on the 1st of every month",
+    ),
+    (
+        "month",
+        "1-12 or JAN-DEC",
+        "\"0 0 1 6 *\" runs at midnight on the 1st of June",
+    ),
+    (
+        "day-of-week",
+        "0-7 (0 and 7 are Sunday) or SUN-SAT",
+        "\"0 9 * * 1-5\" runs at 09:00 on weekdays",
+    ),
+];
+
+/// The parser for five-field expressions.
+fn parser() -> CronParser {
+    CronParser::builder()
+        .seconds(Seconds::Disallowed)
+        .year(Year::Disallowed)
+        .build()
+}
+
+/// Why `fields` (five, space-separated) did not parse, naming the field at fault: the
+/// parser's own message ("Number out of bounds") names none. Each field is tried alone
+/// with the others `*`; the first that fails is the one reported.
+fn explain(fields: &str, parser_said: &str) -> String {
+    let given: Vec<&str> = fields.split(' ').collect();
+    let culprit = given.iter().enumerate().find(|(i, field)| {
+        let mut alone = ["*"; 5];
+        alone[*i] = field;
+        parser().parse(&alone.join(" ")).is_err()
+    });
+    let Some((i, field)) = culprit else {
+        return parser_said.to_string();
+    };
+    let (name, range, example) = FIELDS[i];
+    let what = if parser_said.contains("out of bounds") {
+        "is out of range".to_string()
+    } else {
+        format!("is not valid ({parser_said})")
+    };
+    format!("the {name} field `{field}` {what}; it allows {range} (e.g. {example})")
+}
+
 /// A parsed schedule.
 #[derive(Clone)]
 pub struct Schedule {
@@ -120,14 +175,11 @@ impl Schedule {
             }
             text.clone()
         };
-        let cron = CronParser::builder()
-            .seconds(Seconds::Disallowed)
-            .year(Year::Disallowed)
-            .build()
+        let cron = parser()
             .parse(&fields)
             .map_err(|e| ScheduleError::Invalid {
                 expr: text.clone(),
-                reason: e.to_string(),
+                reason: explain(&fields, &e.to_string()),
             })?;
         let schedule = Schedule { text, cron };
         // A pattern no date matches (31 February) fails only when searched: refuse it now.
@@ -251,6 +303,43 @@ mod tests {
                     assert!(msg.contains(want), "{expr:?}: {msg}");
                 }
             }
+        }
+    }
+
+    /// Issue 24: "61 * * * *" was refused with only "Component error: Number out of
+    /// bounds."; the message names the field, its allowed range and an example.
+    #[test]
+    fn an_out_of_range_field_is_named_with_its_range_and_an_example() {
+        let table: &[(&str, &str, &str)] = &[
+            (
+                "61 * * * *",
+                "the minute field `61` is out of range",
+                "0-59",
+            ),
+            ("0 24 * * *", "the hour field `24` is out of range", "0-23"),
+            ("0 0 32 * *", "the day-of-month field `32`", "1-31"),
+            ("0 0 * 13 *", "the month field `13` is out of range", "1-12"),
+            (
+                "0 0 * * 8",
+                "the day-of-week field `8` is out of range",
+                "0-7",
+            ),
+            (
+                "0 0-25 * * *",
+                "the hour field `0-25` is out of range",
+                "0-23",
+            ),
+            ("a * * * *", "the minute field `a` is not valid", "0-59"),
+        ];
+        for (expr, names, range) in table {
+            let msg = Schedule::parse(expr).unwrap_err().to_string();
+            assert!(msg.contains(names), "{expr:?}: {msg}");
+            assert!(
+                msg.contains(&format!("it allows {range}")),
+                "{expr:?}: {msg}"
+            );
+            assert!(msg.contains("(e.g. \""), "{expr:?}: {msg}");
+            assert!(!msg.contains("Component error"), "{expr:?}: {msg}");
         }
     }
 

@@ -381,7 +381,16 @@ impl LlmClient {
         let response = match sent {
             Ok(Ok(response)) => response,
             Ok(Err(e)) => {
-                let error = LlmError::Connection(describe_reqwest(&e));
+                // A redirect loop answers the same way every time: said once, not retried.
+                let error = if e.is_redirect() {
+                    LlmError::Protocol(format!(
+                        "it redirects again and again ({}); check base_url, which usually \
+                         ends in /v1",
+                        e.url().map(|u| u.as_str()).unwrap_or("no address")
+                    ))
+                } else {
+                    LlmError::Connection(describe_reqwest(&e))
+                };
                 return Err(fail(error, String::new(), false));
             }
             Err(_) => {

@@ -33,6 +33,8 @@ pub struct ModelInfo {
     pub source: String,
     /// Whether the chat template can carry tools (llama.cpp says; others do not).
     pub tools_supported: Option<bool>,
+    /// Whether llama-server runs with `--jinja`, when its `/props` shows it.
+    pub jinja: Option<bool>,
 }
 
 /// The server's root (without `/v1`), where llama.cpp, Ollama and LM Studio keep their own
@@ -76,6 +78,7 @@ pub async fn probe(settings: &ProviderSettings) -> ModelInfo {
             window: found.map(|f| f.0),
             source: found.map(|f| f.1.to_string()).unwrap_or_default(),
             tools_supported: None,
+            jinja: None,
         };
     }
     let (models, props, lmstudio, ollama) = tokio::join!(
@@ -97,6 +100,7 @@ pub async fn probe(settings: &ProviderSettings) -> ModelInfo {
     );
     let mut info = ModelInfo {
         tools_supported: props.as_ref().and_then(template_supports_tools),
+        jinja: props.as_ref().and_then(jinja_enabled),
         ..ModelInfo::default()
     };
     let found = props
@@ -143,6 +147,38 @@ pub fn template_supports_tools(props: &Value) -> Option<bool> {
         .pointer("/chat_template_caps/supports_tools")
         .or_else(|| props.pointer("/chat_template_caps/supports_tool_calls"))
         .and_then(Value::as_bool)
+}
+
+/// Whether llama-server runs with `--jinja`, as far as `/props` shows: a `jinja` flag
+/// (some builds report it), or `chat_template_tool_use`, which llama-server includes only
+/// with `--jinja` on. Upstream `/props` has no field for it being off: without `--jinja`
+/// the server refuses every request with tools ("tools param requires --jinja flag"),
+/// which says so itself.
+pub fn jinja_enabled(props: &Value) -> Option<bool> {
+    if let Some(flag) = props.get("jinja").and_then(Value::as_bool) {
+        return Some(flag);
+    }
+    props.get("chat_template_tool_use").map(|_| true)
+}
+
+/// The warning to give when the chat template cannot carry tools, or `None`. Only when
+/// `--jinja` is known to be off does it say to start llama-server with `--jinja`: with it
+/// on, llama-server still describes the tools to the model, in a generic JSON form.
+pub fn tools_notice(info: &ModelInfo) -> Option<String> {
+    if info.tools_supported != Some(false) {
+        return None;
+    }
+    Some(if info.jinja == Some(false) {
+        "the server says its chat template does not support tools and llama-server runs \
+         without --jinja, so the model will not see Loom's tools: start llama-server with \
+         --jinja, or use a model whose template has tool calls"
+            .into()
+    } else {
+        "the server says this model's chat template does not support tools, so llama-server \
+         describes them to the model in a generic JSON form it may not follow; a model whose \
+         template has tool calls (or one given with --chat-template-file) works better"
+            .into()
+    })
 }
 
 /// The context Ollama runs a model with when nothing sets `num_ctx` (it cuts longer
@@ -237,6 +273,32 @@ pub fn known_window(model: &str) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 24: the warning said "start llama-server with --jinja" although `--jinja` was
+    /// on. It says so only when `/props` shows it off.
+    #[test]
+    fn the_template_warning_names_jinja_only_when_it_is_off() {
+        let info = |props: Value| ModelInfo {
+            tools_supported: template_supports_tools(&props),
+            jinja: jinja_enabled(&props),
+            ..ModelInfo::default()
+        };
+        let caps = json!({"supports_tools": false});
+        let on = tools_notice(&info(json!({
+            "chat_template_caps": caps, "chat_template_tool_use": "{{ tools }}"
+        })))
+        .unwrap();
+        assert!(!on.contains("--jinja"), "{on}");
+        assert!(on.contains("does not support tools"), "{on}");
+        let flagged_on = tools_notice(&info(json!({"chat_template_caps": caps, "jinja": true})));
+        assert!(!flagged_on.unwrap().contains("--jinja"));
+        let unknown = tools_notice(&info(json!({"chat_template_caps": caps}))).unwrap();
+        assert!(!unknown.contains("--jinja"), "{unknown}");
+        let off = tools_notice(&info(json!({"chat_template_caps": caps, "jinja": false}))).unwrap();
+        assert!(off.contains("start llama-server with --jinja"), "{off}");
+        let fine = json!({"chat_template_caps": {"supports_tools": true}, "jinja": false});
+        assert_eq!(tools_notice(&info(fine)), None);
+    }
 
     #[test]
     fn each_dialect_gives_its_window() {

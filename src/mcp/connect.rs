@@ -14,6 +14,7 @@
 
 use std::collections::HashMap;
 use std::process::Stdio;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -66,6 +67,8 @@ impl StderrTail {
 /// change.
 pub struct Handler {
     list_changed: mpsc::UnboundedSender<()>,
+    /// Counts the notices, so a caller can wait until the refreshes they asked for are done.
+    seen: Arc<AtomicU64>,
 }
 
 impl ClientHandler for Handler {
@@ -73,6 +76,7 @@ impl ClientHandler for Handler {
         &self,
         _context: NotificationContext<RoleClient>,
     ) -> impl Future<Output = ()> + MaybeSendFuture + '_ {
+        self.seen.fetch_add(1, Ordering::SeqCst);
         let _ = self.list_changed.send(());
         std::future::ready(())
     }
@@ -149,6 +153,8 @@ pub struct Opened {
     pub child: Option<tokio::process::Child>,
     /// Signals that the server's tools changed.
     pub list_changed: mpsc::UnboundedReceiver<()>,
+    /// How many such signals the server sent so far.
+    pub list_seen: Arc<AtomicU64>,
 }
 
 impl Opened {
@@ -193,7 +199,11 @@ fn environment(env: &[(String, String)], env_vars: &[String]) -> Vec<(String, St
 /// lines a stdio server writes there.
 pub async fn open(server: &McpServer, stderr: Arc<Mutex<StderrTail>>) -> Result<Opened, OpenError> {
     let (tx, rx) = mpsc::unbounded_channel();
-    let handler = Handler { list_changed: tx };
+    let seen = Arc::new(AtomicU64::new(0));
+    let handler = Handler {
+        list_changed: tx,
+        seen: seen.clone(),
+    };
     match &server.transport {
         McpTransport::Stdio {
             command,
@@ -258,6 +268,7 @@ pub async fn open(server: &McpServer, stderr: Arc<Mutex<StderrTail>>) -> Result<
                     group,
                     child: Some(child),
                     list_changed: rx,
+                    list_seen: seen,
                 }),
                 Err(e) => Err(OpenError {
                     reason: format!("the MCP handshake failed: {e}"),
@@ -305,10 +316,46 @@ pub async fn open(server: &McpServer, stderr: Arc<Mutex<StderrTail>>) -> Result<
                     group: None,
                     child: None,
                     list_changed: rx,
+                    list_seen: seen,
                 }),
-                Err(e) => Err(failed(format!("cannot reach {url}: {e}"))),
+                Err(e) => Err(failed(format!(
+                    "cannot reach {url}: {}",
+                    plain_init_error(&e)
+                ))),
             }
         }
+    }
+}
+
+/// A failed MCP handshake in plain words. The SDK's own text for a transport error
+/// names the transport's Rust type (`Transport [rmcp::transport::worker::WorkerTransport<…>]
+/// error: …`); this keeps what the transport said and the step it failed at.
+pub fn plain_init_error(e: &rmcp::service::ClientInitializeError) -> String {
+    match e {
+        rmcp::service::ClientInitializeError::TransportError { error, context } => {
+            format!("{} (at: {context})", plain_transport_error(error))
+        }
+        other => other.to_string(),
+    }
+}
+
+/// What a transport said, without its Rust type; a redirect (which Loom does not follow
+/// for an MCP server, as the session and the configured headers would go along) is
+/// explained with what to do.
+pub fn plain_transport_error(e: &rmcp::transport::DynamicTransportError) -> String {
+    let said = e.error.to_string();
+    let redirect = said
+        .split("HTTP ")
+        .nth(1)
+        .and_then(|rest| rest.get(..3))
+        .filter(|code| code.starts_with('3') && code.chars().all(|c| c.is_ascii_digit()));
+    match redirect {
+        Some(code) => format!(
+            "the server answered with a redirect (HTTP {code}); Loom does not follow redirects \
+             for an MCP server (the session and its headers would go along), so set its `url` \
+             to the address it redirects to"
+        ),
+        None => said,
     }
 }
 

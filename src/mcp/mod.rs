@@ -18,6 +18,7 @@ pub mod schema;
 pub mod server;
 pub mod status;
 pub mod tool;
+pub mod unavailable;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -109,10 +110,15 @@ impl ToolSource for McpManager {
             .collect()
     }
 
+    /// A tool it offered last; else, for a name of a server that is down, a stand-in
+    /// that says why (a server that failed to start never listed its tools).
     fn get(&self, name: &str) -> Option<Arc<dyn Tool>> {
+        if let Some(tool) = self.slots.iter().find_map(|s| s.last_tool(name)) {
+            return Some(tool);
+        }
         self.slots
             .iter()
-            .find_map(|s| s.last_tool(name))
-            .map(|t| t as Arc<dyn Tool>)
+            .find_map(|s| s.down_for(name))
+            .map(|why| Arc::new(unavailable::Unavailable::new(name, why)) as Arc<dyn Tool>)
     }
 }

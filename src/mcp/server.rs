@@ -5,9 +5,11 @@
 //! Every state change bumps a shared counter, which the manager turns into a status event;
 //! nothing here blocks a caller longer than the server's startup or call timeout.
 
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use rmcp::model::{ClientRequest, PingRequest};
 use rmcp::{Peer, RoleClient};
 use tokio::sync::watch;
 
@@ -18,10 +20,20 @@ use crate::config::mcp::{McpServer, McpTransport};
 
 /// Restarts allowed per session after a server stopped.
 const RESTARTS: u32 = 1;
+/// How often, and how long each time, a call whose connection failed looks for its
+/// server's exit (half a second in all; an HTTP server has no process and never shows one).
+const EXIT_PATIENCE_STEPS: u32 = 20;
+const EXIT_PATIENCE_STEP: Duration = Duration::from_millis(25);
 /// How long a stopped server may take to leave on its own once its input is closed.
 const STOP_PATIENCE: Duration = Duration::from_millis(500);
 /// How long a stopping server gets between SIGTERM and SIGKILL.
 const STOP_GRACE: Duration = Duration::from_millis(500);
+
+/// The longest a call's result waits for the server's tool list to settle (see
+/// [`Slot::settle_list`]).
+const SETTLE_LIMIT: Duration = Duration::from_secs(5);
+/// The longest a ping after a call's result is waited for.
+const PING_LIMIT: Duration = Duration::from_secs(1);
 
 /// A live connection.
 struct Connection {
@@ -29,6 +41,14 @@ struct Connection {
     service:
         tokio::sync::Mutex<Option<rmcp::service::RunningService<RoleClient, connect::Handler>>>,
     group: Option<ProcessGroup>,
+    /// Whether the server said it sends `tools/list_changed`.
+    lists_changes: bool,
+    /// How many `tools/list_changed` it sent.
+    list_seen: Arc<AtomicU64>,
+    /// How many of those the tools offered now reflect.
+    list_applied: watch::Sender<u64>,
+    /// Set when it left a ping unanswered: it is not pinged again.
+    deaf_to_ping: AtomicBool,
 }
 
 struct State {
@@ -152,10 +172,19 @@ impl Slot {
                 Some(format!("it did not list its tools: {e}"))
             }
             Ok(Ok((opened, Ok(tools)))) => {
+                let peer = opened.peer();
+                let lists_changes = peer
+                    .peer_info()
+                    .and_then(|info| info.capabilities.tools.as_ref()?.list_changed)
+                    .unwrap_or(false);
                 let conn = Arc::new(Connection {
-                    peer: opened.peer(),
+                    peer,
                     service: tokio::sync::Mutex::new(Some(opened.service)),
                     group: opened.group,
+                    lists_changes,
+                    list_seen: opened.list_seen,
+                    list_applied: watch::channel(0).0,
+                    deaf_to_ping: AtomicBool::new(false),
                 });
                 self.install(generation, conn.clone(), tools);
                 self.watch_list(opened.list_changed, conn, generation);
@@ -256,9 +285,13 @@ impl Slot {
     ) {
         let weak = Arc::downgrade(self);
         let peer = conn.peer.clone();
+        let seen = conn.list_seen.clone();
+        let applied = conn.list_applied.clone();
         drop(conn);
         tokio::spawn(async move {
             while signals.recv().await.is_some() {
+                // Every notice counted so far is answered by this listing.
+                let upto = seen.load(Ordering::SeqCst);
                 let listed =
                     tokio::time::timeout(Duration::from_secs(30), peer.list_all_tools()).await;
                 let Some(slot) = weak.upgrade() else { return };
@@ -279,6 +312,8 @@ impl Slot {
                     }
                     Err(_) => slot.note("its changed tool list did not come within 30s".into()),
                 }
+                // Done, whether it worked or not: nobody waits for a list that is not coming.
+                applied.send_modify(|n| *n = (*n).max(upto));
             }
         });
     }
@@ -320,11 +355,80 @@ impl Slot {
         }
     }
 
+    /// Wait until the tools offered reflect every `tools/list_changed` the server sent
+    /// before now, so the next request offers what a call just added or removed. Servers
+    /// commonly send the notice right after the call's result: a ping round trip makes
+    /// sure everything written before its answer was read, then the refreshes those
+    /// notices started finish. Each wait is bounded; servers that never send the notice
+    /// cost nothing.
+    pub async fn settle_list(&self) {
+        let Some(conn) = self.lock().conn.clone() else {
+            return;
+        };
+        if !conn.lists_changes || conn.deaf_to_ping.load(Ordering::SeqCst) {
+            return;
+        }
+        let ping = ClientRequest::PingRequest(PingRequest {
+            method: Default::default(),
+            extensions: Default::default(),
+        });
+        if tokio::time::timeout(PING_LIMIT, conn.peer.send_request(ping))
+            .await
+            .is_err()
+        {
+            // The spec asks servers to answer at once; one that does not is not asked
+            // again, so it slows one call, not every call.
+            conn.deaf_to_ping.store(true, Ordering::SeqCst);
+        }
+        // The SDK hands each notice to a task of its own: let those run first.
+        for _ in 0..4 {
+            tokio::task::yield_now().await;
+        }
+        let want = conn.list_seen.load(Ordering::SeqCst);
+        let mut applied = conn.list_applied.subscribe();
+        let _ = tokio::time::timeout(SETTLE_LIMIT, applied.wait_for(|n| *n >= want)).await;
+    }
+
     /// The connection failed during a call (`why`): the server is marked failed, to be
-    /// restarted on the next call if it has a restart left.
-    pub fn call_failed(&self, why: &str) {
+    /// restarted on the next call if it has a restart left. Its process is given a moment
+    /// to be seen exiting, so the reason says how it ended.
+    pub async fn call_failed(&self, why: &str) {
         let generation = self.lock().generation;
-        self.lost(generation, format!("its connection failed ({why})"));
+        for _ in 0..EXIT_PATIENCE_STEPS {
+            let settled = {
+                let st = self.lock();
+                st.exit.is_some() || st.generation != generation || st.state != ServerState::Ready
+            };
+            if settled {
+                break;
+            }
+            tokio::time::sleep(EXIT_PATIENCE_STEP).await;
+        }
+        let exit = self.lock().exit.clone();
+        self.lost(
+            generation,
+            exit.unwrap_or_else(|| format!("its connection failed ({why})")),
+        );
+    }
+
+    /// Whether the server stopped and the next call starts it again.
+    pub fn restart_pending(&self) -> bool {
+        let st = self.lock();
+        st.restarts_left > 0
+            && !st.stopped
+            && matches!(
+                st.state,
+                ServerState::Failed {
+                    restarts_on_next_call: true,
+                    ..
+                }
+            )
+    }
+
+    /// Why the server cannot be used now, in the words a failed call gives.
+    pub fn why_down(&self) -> String {
+        let st = self.lock();
+        self.unavailable(&st)
     }
 
     fn unavailable(&self, st: &State) -> String {
@@ -373,6 +477,36 @@ impl Slot {
             .iter()
             .find(|t| t.full_name() == name)
             .cloned()
+    }
+
+    /// Why `name` (`mcp__THIS__…`) cannot be called while this server is not ready, and
+    /// what the person can do; `None` for another server's name or a ready server.
+    pub fn down_for(&self, name: &str) -> Option<String> {
+        let tool = name.strip_prefix(&format!("mcp__{}__", self.config.name))?;
+        let st = self.lock();
+        let state = match &st.state {
+            ServerState::Ready => return None,
+            ServerState::Starting => "is still starting; call it again in a moment".to_string(),
+            ServerState::Disabled => {
+                "is disabled (enabled = false in its [mcp_servers] table)".to_string()
+            }
+            ServerState::Failed { .. } => {
+                let why = self.unavailable(&st);
+                let why = why
+                    .strip_prefix(&format!(
+                        "the MCP server `{}` is not running: ",
+                        self.config.name
+                    ))
+                    .unwrap_or(&why)
+                    .to_string();
+                format!("failed: {why}")
+            }
+        };
+        Some(format!(
+            "`{tool}` cannot be called: the MCP server `{}` {state}. {}",
+            self.config.name,
+            super::unavailable::HOW_TO_RETRY
+        ))
     }
 
     /// What a front end shows.

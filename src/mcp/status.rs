@@ -99,6 +99,62 @@ pub fn summary(servers: &[ServerStatus]) -> Option<String> {
     Some(text)
 }
 
+/// `/mcp`: the servers in a few lines that fit a screen however many tools they offer —
+/// a count line, every failed server first with its reason and last stderr lines, then
+/// the others with their tool counts (tool names are in [`detail`]).
+pub fn overview(servers: &[ServerStatus]) -> String {
+    let failed = |s: &&ServerStatus| matches!(s.state, ServerState::Failed { .. });
+    let ready = servers
+        .iter()
+        .filter(|s| s.state == ServerState::Ready)
+        .count();
+    let tools: usize = servers.iter().map(|s| s.tools.len()).sum();
+    let down = servers.iter().filter(failed).count();
+    let mut text = format!(
+        "MCP: {ready} of {} server{} ready, {tools} tool{}",
+        servers.len(),
+        if servers.len() == 1 { "" } else { "s" },
+        if tools == 1 { "" } else { "s" },
+    );
+    if down > 0 {
+        text.push_str(&format!(", {down} failed"));
+    }
+    for s in servers.iter().filter(failed) {
+        text.push_str(&format!("\n{} ({} {})", s.line(), s.transport, s.target));
+        for l in &s.stderr {
+            text.push_str(&format!("\n  stderr: {l}"));
+        }
+    }
+    for s in servers.iter().filter(|s| !failed(s)) {
+        text.push_str(&format!("\n{} ({} {})", s.line(), s.transport, s.target));
+        if !s.notices.is_empty() {
+            let n = s.notices.len();
+            text.push_str(&format!(
+                "\n  {n} note{} (/mcp {})",
+                if n == 1 { "" } else { "s" },
+                s.name
+            ));
+        }
+    }
+    text.push_str("\n/mcp NAME lists a server's tools and notes");
+    text
+}
+
+/// `/mcp NAME`: one server in full — its state, every tool, its notes and stderr lines.
+pub fn detail(s: &ServerStatus) -> String {
+    let mut text = format!("{} ({} {})", s.line(), s.transport, s.target);
+    for t in &s.tools {
+        text.push_str(&format!("\n  {t}"));
+    }
+    for n in &s.notices {
+        text.push_str(&format!("\n  note: {n}"));
+    }
+    for l in &s.stderr {
+        text.push_str(&format!("\n  stderr: {l}"));
+    }
+    text
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

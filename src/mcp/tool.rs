@@ -163,17 +163,47 @@ impl Tool for McpTool {
         let Some(slot) = self.slot.upgrade() else {
             return ToolResult::err(format!("the MCP server `{}` was shut down", self.server));
         };
-        let peer = tokio::select! {
-            p = slot.peer() => p,
-            _ = ctx.cancel.cancelled() => return ToolError::Cancelled.into(),
-        };
-        let peer = match peer {
-            Ok(p) => p,
-            Err(why) => return ToolResult::err(why),
-        };
         let Value::Object(arguments) = args else {
             return ToolError::InvalidArguments("the arguments must be a JSON object".into())
                 .into();
+        };
+        let lost = match self.attempt(&slot, arguments.clone(), ctx).await {
+            Ok(result) => return result,
+            Err(lost) => lost,
+        };
+        slot.call_failed(&lost).await;
+        if !slot.restart_pending() {
+            return self.stopped(&slot, &lost);
+        }
+        // Found gone with a restart left: most often it had crashed before this call
+        // reached it (Loom had not yet seen the exit). Started again, it gets the call
+        // once more; a call that crashes it again leaves it down.
+        match self.attempt(&slot, arguments, ctx).await {
+            Ok(result) => result,
+            Err(lost) => {
+                slot.call_failed(&lost).await;
+                self.stopped(&slot, &lost)
+            }
+        }
+    }
+}
+
+impl McpTool {
+    /// Send the call once: the tool result, or — when the connection failed under it —
+    /// what the transport said.
+    async fn attempt(
+        &self,
+        slot: &Arc<Slot>,
+        arguments: serde_json::Map<String, Value>,
+        ctx: &ToolContext,
+    ) -> Result<ToolResult, String> {
+        let peer = tokio::select! {
+            p = slot.peer() => p,
+            _ = ctx.cancel.cancelled() => return Ok(ToolError::Cancelled.into()),
+        };
+        let peer = match peer {
+            Ok(p) => p,
+            Err(why) => return Ok(ToolResult::err(why)),
         };
         let params = CallToolRequestParams::new(self.tool.clone()).with_arguments(arguments);
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
@@ -182,7 +212,7 @@ impl Tool for McpTool {
             .await
         {
             Ok(h) => h,
-            Err(e) => return self.failure(&slot, e),
+            Err(e) => return self.failure(e),
         };
         // A call given up is cancelled at the server, and the notice is written before this
         // returns, so a process exiting right after cannot lose it.
@@ -190,50 +220,59 @@ impl Tool for McpTool {
             r = tokio::time::timeout(self.call_timeout, &mut handle.rx) => r,
             _ = ctx.cancel.cancelled() => {
                 cancel_at_server(handle, "interrupted by the user").await;
-                return ToolError::Cancelled.into();
+                return Ok(ToolError::Cancelled.into());
             }
         };
         let Ok(answer) = answer else {
             cancel_at_server(handle, "timed out").await;
-            return ToolResult::err(format!(
+            return Ok(ToolResult::err(format!(
                 "the MCP server `{}` did not answer `{}` within {}s (call_timeout_secs); the \
                  call was cancelled",
                 self.server,
                 self.tool,
                 self.call_timeout.as_secs()
-            ));
+            )));
         };
         let result = answer
             .unwrap_or(Err(ServiceError::TransportClosed))
             .and_then(call_result);
+        if result.is_ok() {
+            slot.settle_list().await;
+        }
         match result {
-            Ok(result) => match serde_json::to_value(&result) {
+            Ok(result) => Ok(match serde_json::to_value(&result) {
                 Ok(v) => content::to_tool_result(&v),
                 Err(e) => ToolResult::err(format!("the server's result could not be read: {e}")),
-            },
-            Err(e) => self.failure(&slot, e),
+            }),
+            Err(e) => self.failure(e),
         }
     }
-}
 
-impl McpTool {
-    /// The tool result for a call the server refused or could not take.
-    fn failure(&self, slot: &Arc<Slot>, e: ServiceError) -> ToolResult {
+    /// The tool result for a call the server refused, or what the transport said when
+    /// the connection failed under it.
+    fn failure(&self, e: ServiceError) -> Result<ToolResult, String> {
         match e {
-            ServiceError::McpError(e) => ToolResult::err(format!(
+            ServiceError::McpError(e) => Ok(ToolResult::err(format!(
                 "the MCP server `{}` refused the call: {}",
                 self.server, e.message
-            )),
-            e @ (ServiceError::TransportClosed | ServiceError::TransportSend(_)) => {
-                slot.call_failed(&e.to_string());
-                ToolResult::err(format!(
-                    "the MCP server `{}` stopped during the call ({e}); {}",
-                    self.server,
-                    slot.status().line()
-                ))
-            }
-            e => ToolResult::err(format!("the MCP server `{}`: {e}", self.server)),
+            ))),
+            ServiceError::TransportSend(t) => Err(super::connect::plain_transport_error(&t)),
+            ServiceError::TransportClosed => Err(ServiceError::TransportClosed.to_string()),
+            e => Ok(ToolResult::err(format!(
+                "the MCP server `{}`: {e}",
+                self.server
+            ))),
         }
+    }
+
+    /// The tool result for a call whose server stopped under it (`lost`: what the
+    /// transport said).
+    fn stopped(&self, slot: &Slot, lost: &str) -> ToolResult {
+        ToolResult::err(format!(
+            "the MCP server `{}` stopped during the call ({lost}); {}",
+            self.server,
+            slot.why_down()
+        ))
     }
 }
 

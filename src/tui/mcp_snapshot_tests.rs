@@ -90,6 +90,45 @@ fn mcp_tool_approval() {
     );
 }
 
+/// Issue 24: `/mcp` listed every tool name, so a server with many tools pushed a failed
+/// server's reason off screen. The failure comes first, the rest are counts.
+#[test]
+fn slash_mcp_shows_the_failure_first_however_many_tools_others_have() {
+    let (mut app, _rx) = app("dark");
+    let mut all = servers();
+    all.insert(
+        0,
+        ServerStatus {
+            name: "github".into(),
+            transport: "http".into(),
+            target: "https://api.githubcopilot.com/mcp/".into(),
+            state: ServerState::Ready,
+            tools: (0..90)
+                .map(|i| format!("mcp__github__a_rather_long_tool_name_{i}"))
+                .collect(),
+            notices: Vec::new(),
+            stderr: Vec::new(),
+        },
+    );
+    ev(&mut app, AgentEvent::McpStatus { servers: all });
+    app.command("mcp");
+    let screen = text(&mut app, 140, 30);
+    assert!(screen.contains("DATABASE_URL is not set"), "{screen}");
+    assert!(!screen.contains("a_rather_long_tool_name_"), "{screen}");
+    insta::assert_snapshot!(screen);
+}
+
+/// `/mcp NAME` lists that server's tools and notes.
+#[test]
+fn slash_mcp_name_lists_that_servers_tools() {
+    let (mut app, _rx) = app("dark");
+    ev(&mut app, AgentEvent::McpStatus { servers: servers() });
+    app.command("mcp time");
+    let screen = text(&mut app, 140, 30);
+    assert!(screen.contains("mcp__time__convert_time"), "{screen}");
+    insta::assert_snapshot!(screen);
+}
+
 #[test]
 fn slash_mcp_lists_servers_tools_notes_and_stderr() {
     let (mut app, _rx) = app("dark");

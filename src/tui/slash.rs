@@ -191,9 +191,9 @@ pub const COMMANDS: &[SlashCommand] = &[
     SlashCommand {
         name: "mcp",
         aliases: &[],
-        args: "",
-        help: "the MCP servers: status, tools, and why one failed",
-        values: none,
+        args: "[NAME]",
+        help: "the MCP servers: why one failed, then counts; NAME lists its tools",
+        values: mcp_servers,
         run: mcp,
     },
     SlashCommand {
@@ -506,7 +506,7 @@ fn autocommit(app: &mut App, arg: &str) {
     app.send(UserOp::SetAutoCommit { on });
 }
 
-fn mcp(app: &mut App, _: &str) {
+fn mcp(app: &mut App, arg: &str) {
     if app.status.mcp.is_empty() {
         return app.say(
             NoticeLevel::Info,
@@ -514,21 +514,24 @@ fn mcp(app: &mut App, _: &str) {
              `url` in your config (see the README)",
         );
     }
-    let mut text = String::new();
-    for s in &app.status.mcp {
-        text.push_str(&format!("{} ({} {})\n", s.line(), s.transport, s.target));
-        if !s.tools.is_empty() {
-            text.push_str(&format!("  tools: {}\n", s.tools.join(", ")));
-        }
-        for n in &s.notices {
-            text.push_str(&format!("  note: {n}\n"));
-        }
-        for l in &s.stderr {
-            text.push_str(&format!("  stderr: {l}\n"));
-        }
-    }
-    let text = text.trim_end().to_string();
+    let text = match arg.trim() {
+        "" => crate::mcp::status::overview(&app.status.mcp),
+        name => match app.status.mcp.iter().find(|s| s.name == name) {
+            Some(s) => crate::mcp::status::detail(s),
+            None => {
+                let names: Vec<&str> = app.status.mcp.iter().map(|s| s.name.as_str()).collect();
+                return app.say(
+                    NoticeLevel::Warning,
+                    &format!("no MCP server `{name}`; configured: {}", names.join(", ")),
+                );
+            }
+        },
+    };
     app.say(NoticeLevel::Info, &text);
+}
+
+fn mcp_servers(app: &App) -> Vec<String> {
+    app.status.mcp.iter().map(|s| s.name.clone()).collect()
 }
 
 fn mouse(app: &mut App, arg: &str) {

@@ -463,3 +463,47 @@ async fn switching_the_model_switches_the_editing_tool_the_oracle_and_later_sub_
         requests[4]
     );
 }
+
+/// Issue 24: a turn interrupted while the model was answering reported usage 0/0 (and the
+/// gauge showed the whole window left). It reports the request's cost so far, estimated.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_interrupted_answer_reports_its_estimated_usage() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = ScriptedServer::start(vec![support::Reply::EndlessDeltas(
+        "words and more words ".into(),
+    )])
+    .await;
+    let mut agent = start_agent(dir.path(), &server, "supervised");
+    agent
+        .ops
+        .send(UserOp::Submit {
+            text: "talk".into(),
+            images: Vec::new(),
+        })
+        .unwrap();
+    let mut streamed = 0;
+    let mut reported = Vec::new();
+    let turn = loop {
+        let event = tokio::time::timeout(Duration::from_secs(20), agent.events.recv())
+            .await
+            .expect("the agent answers within 20 s")
+            .expect("the agent is alive");
+        match event {
+            AgentEvent::TextDelta { .. } => {
+                streamed += 1;
+                if streamed == 20 {
+                    agent.ops.send(UserOp::Interrupt).unwrap();
+                }
+            }
+            AgentEvent::Usage { usage } => reported.push(usage),
+            AgentEvent::TurnComplete { usage, end, .. } => break (usage, end),
+            _ => {}
+        }
+    };
+    let (usage, end) = turn;
+    assert_eq!(end, loom::agent::TurnEnd::Interrupted);
+    assert!(usage.prompt_tokens > 100, "{usage:?}");
+    assert!(usage.completion_tokens > 0, "{usage:?}");
+    assert!(usage.estimated, "{usage:?}");
+    assert_eq!(reported.len(), 1, "the gauge gets the figure: {reported:?}");
+}

@@ -231,7 +231,9 @@ async fn the_window_and_the_template_are_learned_from_llama_server() {
         "/props",
         serde_json::json!({
             "default_generation_settings": {"n_ctx": 8192},
-            "chat_template_caps": {"supports_tools": false}
+            "chat_template_caps": {"supports_tools": false},
+            // Present only when llama-server runs with --jinja.
+            "chat_template_tool_use": "{{ tools }}"
         }),
     );
     let run = exec(dir.path(), &server, "supervised", "compare a.txt and b.txt").await;
@@ -251,6 +253,11 @@ async fn the_window_and_the_template_are_learned_from_llama_server() {
             .filter(|n| n.contains("does not support tools"))
             .count(),
         1,
+        "{notices:?}"
+    );
+    // Issue 24: --jinja is on, so the warning does not tell the person to turn it on.
+    assert!(
+        !notices.iter().any(|n| n.contains("--jinja")),
         "{notices:?}"
     );
     assert_eq!(compactions(&run).len(), 1, "the learned window is used");

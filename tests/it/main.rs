@@ -21,6 +21,7 @@ mod full_disk;
 mod images;
 mod masking;
 mod mcp;
+mod mcp_edges;
 mod memory;
 mod oracle;
 mod private_files;

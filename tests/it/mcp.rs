@@ -42,12 +42,12 @@ fn deps(test: &str) -> Option<Deps> {
     None
 }
 
-fn quoted(p: &Path) -> String {
+pub(crate) fn quoted(p: &Path) -> String {
     format!("{:?}", p.display().to_string())
 }
 
 /// A workspace and a home whose user config holds `servers` (TOML).
-fn setup(servers: &str) -> (tempfile::TempDir, PathBuf, PathBuf) {
+pub(crate) fn setup(servers: &str) -> (tempfile::TempDir, PathBuf, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let ws = dir.path().join("ws");
     let home = dir.path().join("home");
@@ -64,7 +64,7 @@ fn everything(d: &Deps, name: &str, extra: &str) -> String {
     )
 }
 
-fn exec_args(ws: &Path, server: &ScriptedServer, approval: &str) -> Vec<String> {
+pub(crate) fn exec_args(ws: &Path, server: &ScriptedServer, approval: &str) -> Vec<String> {
     vec![
         "exec".into(),
         "--json".into(),
@@ -80,7 +80,7 @@ fn exec_args(ws: &Path, server: &ScriptedServer, approval: &str) -> Vec<String> 
     ]
 }
 
-async fn exec_events(home: &Path, args: Vec<String>) -> (i32, Vec<Value>, String) {
+pub(crate) async fn exec_events(home: &Path, args: Vec<String>) -> (i32, Vec<Value>, String) {
     exec_output(loom_command(home).args(args).output().await.unwrap())
 }
 
@@ -96,11 +96,11 @@ fn exec_output(out: std::process::Output) -> (i32, Vec<Value>, String) {
     )
 }
 
-fn of_type<'a>(events: &'a [Value], t: &str) -> Vec<&'a Value> {
+pub(crate) fn of_type<'a>(events: &'a [Value], t: &str) -> Vec<&'a Value> {
     events.iter().filter(|e| e["type"] == t).collect()
 }
 
-fn tool_names(request: &Value) -> Vec<String> {
+pub(crate) fn tool_names(request: &Value) -> Vec<String> {
     request["tools"]
         .as_array()
         .into_iter()
@@ -354,7 +354,7 @@ fn descendants_running(ancestor: u32, needle: &str) -> Vec<i32> {
 }
 
 /// The one live server below `loom`, waited for.
-async fn the_server(loom: u32, needle: &str) -> i32 {
+pub(crate) async fn the_server(loom: u32, needle: &str) -> i32 {
     for _ in 0..400 {
         if let [pid] = descendants_running(loom, needle)[..] {
             return pid;
@@ -364,7 +364,7 @@ async fn the_server(loom: u32, needle: &str) -> i32 {
     panic!("no single server process running {needle} below {loom}");
 }
 
-async fn wait_gone(pid: i32) {
+pub(crate) async fn wait_gone(pid: i32) {
     for _ in 0..200 {
         if nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None).is_err() {
             return;
@@ -666,7 +666,7 @@ async fn large_mcp_answers_reach_the_model_within_the_output_budget() {
 }
 
 /// `loom mcp list --json -C WS` with this home: exit code and the listed servers.
-async fn mcp_list(home: &Path, ws: &Path) -> (i32, Vec<Value>, String) {
+pub(crate) async fn mcp_list(home: &Path, ws: &Path) -> (i32, Vec<Value>, String) {
     let out = loom_command(home)
         .args(["mcp", "list", "--json", "-C"])
         .arg(ws)

@@ -193,6 +193,25 @@ async fn a_complete_call_before_an_in_stream_error_is_kept_and_the_model_told() 
     );
 }
 
+/// Issue 24: a turn that recovered from an in-stream error and ended `done` made
+/// `loom exec` exit 1; the final state decides, so it exits 0 and still reports the error.
+#[tokio::test(flavor = "multi_thread")]
+async fn exec_exits_0_after_a_turn_that_recovered_and_ended_done() {
+    let dir = workspace();
+    let server = ScriptedServer::start(vec![
+        support::calls_then_stream_error(
+            &[("c1", "read_file", r#"{"path": "hello.py"}"#)],
+            "upstream hiccup",
+        ),
+        support::text_reply("It prints hello."),
+    ])
+    .await;
+    let run = exec(dir.path(), &server, "supervised", "what does it do?").await;
+    assert_eq!(run.of_type("turn_completed")[0]["end"], "done");
+    assert!(errors(&run).iter().any(|e| e.contains("upstream hiccup")));
+    assert_eq!(run.code, 0, "{:?}", errors(&run));
+}
+
 /// The recorded in-stream error follows a call whose arguments never closed: nothing whole
 /// arrived, so the request failed and is retried like any other server error.
 #[tokio::test(flavor = "multi_thread")]
@@ -271,6 +290,87 @@ async fn a_failed_turn_reports_the_tokens_it_cost() {
     assert!(usage["prompt_tokens"].as_u64().unwrap() > 100, "{usage}");
     assert!(usage["completion_tokens"].as_u64().unwrap() > 0, "{usage}");
     assert_eq!(usage["estimated"], true);
+}
+
+/// Issue 24: a stream cut while a tool call was arriving (nothing visible yet) failed the
+/// turn with usage 0/0. The prompt was sent and the answer had begun: it is estimated.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_turn_cut_mid_call_reports_the_tokens_it_cost() {
+    let dir = workspace();
+    let config = dir.path().join(".home/.config/loom");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::write(config.join("config.toml"), "max_retries = 1\n").unwrap();
+    let support::Reply::Stream(mut frames) =
+        support::calls_openai(&[("c1", "read_file", r#"{"path": "hello.py"}"#)])
+    else {
+        unreachable!()
+    };
+    frames.truncate(1);
+    frames.push(support::Frame::Delay(std::time::Duration::from_millis(300)));
+    frames.push(support::Frame::Cut);
+    let server = ScriptedServer::start(vec![support::Reply::Stream(frames)]).await;
+    let run = exec(dir.path(), &server, "supervised", "read it").await;
+    let done = &run.of_type("turn_completed")[0];
+    assert_eq!(done["end"], "failed", "{:?}", run.events);
+    let usage = &done["usage"];
+    assert!(
+        usage["prompt_tokens"].as_u64().unwrap() > 100,
+        "{usage} {:?}",
+        run.events
+    );
+    assert_eq!(usage["estimated"], true, "{usage}");
+}
+
+/// Issue 24: a model server that redirects in a loop was retried five times with reqwest's
+/// own words. It is said once, in plain words, and not retried.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_redirect_loop_is_said_once_in_plain_words() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let redirector = tokio::spawn(async move {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        loop {
+            let Ok((mut socket, _)) = listener.accept().await else {
+                return;
+            };
+            tokio::spawn(async move {
+                let mut buf = vec![0u8; 65536];
+                let _ = socket.read(&mut buf).await;
+                let _ = socket
+                    .write_all(
+                        b"HTTP/1.1 302 Found\r\nLocation: /v1/chat/completions\r\n\
+                          Content-Length: 0\r\nConnection: close\r\n\r\n",
+                    )
+                    .await;
+            });
+        }
+    });
+    let dir = workspace();
+    let out = crate::exec::loom_command(&dir.path().join(".home"))
+        .args(["exec", "--json", "--model", "m", "--base-url"])
+        .arg(format!("http://127.0.0.1:{port}/v1"))
+        .arg("-C")
+        .arg(dir.path())
+        .arg("hi")
+        .output()
+        .await
+        .unwrap();
+    redirector.abort();
+    assert_eq!(out.status.code(), Some(1));
+    let events: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(!events.iter().any(|e| e["type"] == "retry"), "{events:#?}");
+    let error = events
+        .iter()
+        .find(|e| e["type"] == "error")
+        .expect("an error event");
+    let message = error["message"].as_str().unwrap();
+    assert!(
+        message.contains("redirects again and again") && message.contains("base_url"),
+        "{message}"
+    );
 }
 
 /// Review finding: a call whose name arrived but whose arguments never did counted as

@@ -5,14 +5,48 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
+/// `loom ARGS -C DIR` with its home (config and data) in `DIR/.home`.
 fn loom(dir: &Path, args: &[&str]) -> Output {
+    loom_at_home(dir, &dir.join(".home"), args)
+}
+
+/// `loom ARGS -C DIR` with its home (config and data) in `home`.
+fn loom_at_home(dir: &Path, home: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_loom"))
         .args(args)
         .arg("-C")
         .arg(dir)
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join(".config"))
+        .env("XDG_DATA_HOME", home.join(".local/share"))
         .env_remove("OPENAI_API_KEY")
+        .env_remove("OPENAI_BASE_URL")
+        .env_remove("LOOM_MODEL")
         .output()
         .expect("the loom binary runs")
+}
+
+/// The tool names `loom tool list` prints.
+fn listed(dir: &Path) -> Vec<String> {
+    let out = loom(dir, &["tool", "list"]);
+    assert!(out.status.success());
+    let schemas: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    schemas
+        .iter()
+        .map(|s| s["function"]["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// A model is configured (a server that is never reached: listing and the tools below
+/// need none).
+fn with_a_model(dir: &Path) {
+    let config = dir.join(".home/.config/loom");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::write(
+        config.join("config.toml"),
+        "base_url = \"http://127.0.0.1:9/v1\"\nmodel = \"m\"\n",
+    )
+    .unwrap();
 }
 
 fn run_tool(dir: &Path, name: &str, args: &str) -> (i32, Value) {
@@ -46,7 +80,82 @@ fn list_prints_the_offered_openai_schemas() {
     if loom::tools::browser::cdp::find(None).is_some() {
         expected.push("browser");
     }
+    expected.extend([
+        "memory_store",
+        "memory_recall",
+        "memory_forget",
+        "cron_add",
+        "cron_list",
+        "cron_remove",
+    ]);
     assert_eq!(names, expected);
+}
+
+/// Issue 24: `loom tool list` left out oracle, delegate, memory_* and cron_*. With a model
+/// configured it lists every tool the agent has.
+#[test]
+fn list_offers_every_tool_the_agent_has() {
+    let dir = tempfile::tempdir().unwrap();
+    with_a_model(dir.path());
+    let names = listed(dir.path());
+    for name in [
+        "read_file",
+        "bash",
+        "memory_store",
+        "memory_recall",
+        "memory_forget",
+        "cron_add",
+        "cron_list",
+        "cron_remove",
+        "oracle",
+        "delegate",
+    ] {
+        assert!(names.iter().any(|n| n == name), "{name} missing: {names:?}");
+    }
+}
+
+/// Issue 24: `loom tool run memory_store` said "unknown tool". It stores, and
+/// `memory_recall` finds what was stored, by hand as for the model.
+#[test]
+fn memory_tools_run_by_hand() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, r) = run_tool(
+        dir.path(),
+        "memory_store",
+        r#"{"key": "build", "content": "run make check before committing"}"#,
+    );
+    assert_eq!(code, 0, "{r}");
+    let (code, r) = run_tool(dir.path(), "memory_recall", r#"{"query": "make check"}"#);
+    assert_eq!(code, 0, "{r}");
+    assert!(r["output"].as_str().unwrap().contains("make check"), "{r}");
+}
+
+/// Issue 24: the tools that need a model say so when none is configured, in the list and
+/// when run, instead of "unknown tool".
+#[test]
+fn tools_needing_a_model_say_so_when_none_is_configured() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = loom(dir.path(), &["tool", "list"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    for name in ["oracle", "delegate"] {
+        assert!(
+            stderr.contains(&format!(
+                "not offered: {name}: it needs a model and none is configured"
+            )),
+            "{stderr}"
+        );
+    }
+    let out = loom(
+        dir.path(),
+        &["tool", "run", "oracle", "--args", r#"{"question": "why?"}"#],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("oracle is not offered: it needs a model"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("unknown tool"), "{stderr}");
 }
 
 #[test]
@@ -102,8 +211,15 @@ fn write_edit_read_roundtrip_through_the_binary() {
 fn list_search_and_bash_through_the_binary() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("a.txt"), "needle here\n").unwrap();
-    let (code, r) = run_tool(dir.path(), "list_files", "{}");
-    assert_eq!(code, 0);
+    // The home elsewhere, so the listing holds only the workspace's own file.
+    let home = tempfile::tempdir().unwrap();
+    let out = loom_at_home(
+        dir.path(),
+        home.path(),
+        &["tool", "run", "list_files", "--args", "{}"],
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(r["data"]["entries"][0]["path"], "a.txt");
     let (code, r) = run_tool(dir.path(), "search_files", r#"{"pattern":"needle"}"#);
     assert_eq!(code, 0);
