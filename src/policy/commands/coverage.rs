@@ -90,7 +90,11 @@ pub fn check(src: &str, root: Node<'_>, walked: &[usize]) -> Coverage {
         }
         let opener = match bytes[i] {
             b'`' => true,
-            b'$' => bytes.get(i + 1) == Some(&b'('),
+            b'$' => {
+                bytes.get(i + 1) == Some(&b'(')
+                    || (bytes.get(i + 1) == Some(&b'{')
+                        && matches!(bytes.get(i + 2), Some(b' ' | b'\t' | b'\n' | b'|')))
+            }
             b'<' | b'>' => {
                 bytes.get(i + 1) == Some(&b'(') && !spans.quoted.iter().any(|r| r.contains(&i))
             }
@@ -131,11 +135,11 @@ pub fn check(src: &str, root: Node<'_>, walked: &[usize]) -> Coverage {
             Some(text) => {
                 let at = i;
                 i += text.len().max(1);
-                out.unseen.push(Unseen {
-                    at,
-                    command: format!(": {text}"),
-                    text,
-                });
+                let command = match funsub_body(&text) {
+                    Some(body) => body.to_string(),
+                    None => format!(": {text}"),
+                };
+                out.unseen.push(Unseen { at, command, text });
             }
             None => {
                 out.unreadable.push(i);
@@ -277,6 +281,9 @@ fn heredoc_quoted(src: &str, body: Node<'_>) -> bool {
 /// with the parser's help: `: TEXT` is parsed, and the node that starts right after `: `
 /// is the substitution. `None` when there is no such node (an unterminated one).
 fn cut_out(text: &str) -> Option<String> {
+    if text.starts_with("${") {
+        return cut_out_funsub(text);
+    }
     if let Some(rest) = text.strip_prefix('`') {
         let mut end = None;
         let bytes = rest.as_bytes();
@@ -313,6 +320,35 @@ fn cut_out(text: &str) -> Option<String> {
             return None;
         }
     }
+}
+
+/// A bash 5.3 command substitution run in the current shell (`${ cmd; }`, `${| cmd; }`),
+/// which tree-sitter-bash does not know: it ends at the first `}` before which its text
+/// parses as commands. `None` when there is none (then the line is unproven). Each try
+/// counts against the line's analysis budget; once it is spent, everything up to the last
+/// `}` is taken, and judging that is refused as too much to analyse.
+fn cut_out_funsub(text: &str) -> Option<String> {
+    for (k, _) in text.match_indices('}').skip_while(|(k, _)| *k < 3) {
+        let candidate = &text[..=k];
+        if !super::spend_analysis() {
+            return text.rfind('}').map(|last| text[..=last].to_string());
+        }
+        let body = funsub_body(candidate)?;
+        if body.trim().is_empty() {
+            continue;
+        }
+        let parsed = super::parse::parse(body)?;
+        if !parsed.has_errors {
+            return Some(candidate.to_string());
+        }
+    }
+    None
+}
+
+/// The commands inside `${ …}` / `${| …}`, or `None` for any other substitution.
+fn funsub_body(text: &str) -> Option<&str> {
+    let inner = text.strip_prefix("${")?.strip_suffix('}')?;
+    Some(inner.strip_prefix('|').unwrap_or(inner))
 }
 
 /// Move to the next node in document order after the current subtree.
@@ -390,6 +426,27 @@ mod tests {
             vec!["`rm -rf *`", "`id`"]
         );
         assert_eq!(unseen("echo \"$(date) `rm -rf *`\""), vec!["`rm -rf *`"]);
+    }
+
+    /// Round 2: bash 5.3 runs `${ cmd; }` and `${| cmd; }` as command substitutions;
+    /// tree-sitter-bash reads them as a broken expansion, so they are cut out here.
+    #[test]
+    fn bash_53_funsubs_are_cut_out_as_commands() {
+        let found = |src: &str| {
+            coverage(src)
+                .unseen
+                .into_iter()
+                .map(|u| u.command)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(found("echo ${ rm -rf *; }"), vec![" rm -rf *; "]);
+        assert_eq!(found("echo \"${| rm -rf *; }\""), vec![" rm -rf *; "]);
+        assert_eq!(found("echo ${ echo ${x}; }"), vec![" echo ${x}; "]);
+        assert_eq!(
+            found("cat <<EOF\n${\trm -rf *\n}\nEOF"),
+            vec!["\trm -rf *\n"]
+        );
+        assert!(found("echo '${ rm -rf *; }' ${x} ${x:-y}").is_empty());
     }
 
     #[test]

@@ -123,7 +123,7 @@ pub fn place(word: &Word, ctx: &CommandContext) -> Place {
     {
         return Place::Device(dev.to_string());
     }
-    let glob_all = word.glob && super::basename(&word.text) == "*";
+    let glob_all = word.glob && matches_every_name(super::basename(&word.text));
     let parent_if_glob = if glob_all {
         path.parent().map(Path::to_path_buf)
     } else {
@@ -150,6 +150,40 @@ pub fn place(word: &Word, ctx: &CommandContext) -> Place {
         return Place::SystemRoot("~".into());
     }
     Place::Outside(real)
+}
+
+/// Whether a glob component matches every (non-hidden) name a directory may hold, as `*`
+/// does: it holds a `*` and nothing but wildcards and bracket expressions (`?*`, `*?`,
+/// `[a-z]*`, `[!.]*`, `**`), so `rm -rf ?*` empties the directory like `rm -rf *`.
+pub(super) fn matches_every_name(component: &str) -> bool {
+    let bytes = component.as_bytes();
+    let mut star = false;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'*' => {
+                star = true;
+                i += 1;
+            }
+            b'?' => i += 1,
+            b'[' => {
+                // A bracket expression: `]` right after `[` or `[!`/`[^` is a member.
+                let mut j = i + 1;
+                if matches!(bytes.get(j), Some(b'!' | b'^')) {
+                    j += 1;
+                }
+                if bytes.get(j) == Some(&b']') {
+                    j += 1;
+                }
+                match bytes[j.min(bytes.len())..].iter().position(|&b| b == b']') {
+                    Some(k) => i = j + k + 1,
+                    None => return false,
+                }
+            }
+            _ => return false,
+        }
+    }
+    star
 }
 
 /// The path with every existing prefix's symlinks resolved (the missing rest kept).

@@ -360,6 +360,67 @@ fn a_line_with_more_nested_commands_than_loom_analyses_is_refused() {
     assert_eq!(classify(&fewer, &ctx()).level, R);
 }
 
+/// Red team round 2: shapes the first round did not cover, each of which rated a
+/// forbidden payload below forbidden (so full-auto ran it): bash 5.3's `${ cmd; }`, a
+/// `$"…"` program name, package runners' commands and `-c` strings, code fed through
+/// `/dev/stdin` or a process substitution, and globs that match every name like `*` does.
+#[test]
+fn round_two_payloads_in_new_shapes_stay_forbidden() {
+    check(
+        &[
+            ("echo ${ rm -rf *; }", F),
+            ("echo \"${| rm -rf *; }\"", F),
+            ("cat <<EOF\n${ rm -rf *; }\nEOF", F),
+            ("x=${ cat ~/.ssh/id_rsa; }", H),
+            ("$\"rm\" -rf *", F),
+            ("npx -c 'rm -rf *'", F),
+            ("npx rm -rf *", F),
+            ("npm exec -c 'rm -rf *'", F),
+            ("npx --call='cat ~/.ssh/id_rsa'", H),
+            ("npx --script-shell=/tmp/x -c ls", H),
+            ("yarn exec rm -rf *", F),
+            ("bun x rm -rf *", F),
+            ("pnpm dlx rm -rf ~", F),
+            ("make -f /dev/stdin <<< 'all:; rm -rf *'", F),
+            (
+                "python3 /dev/stdin <<< 'import os; os.system(\"rm -rf *\")'",
+                F,
+            ),
+            ("perl /dev/stdin <<< 'system(\"rm -rf *\")'", F),
+            ("awk -f /dev/stdin <<< 'BEGIN{system(\"rm -rf *\")}'", F),
+            ("sed -f /dev/stdin x <<< '1e rm -rf *'", F),
+            ("sh < <(echo 'rm -rf *')", F),
+            ("bash <(echo 'rm -rf *')", F),
+            (". <(echo 'rm -rf *')", F),
+            ("source <(printf 'rm -rf /')", F),
+            ("sh < <(cat x)", H),
+            ("echo x > $(echo /etc/passwd)", H),
+            ("rm -rf ?*", F),
+            ("rm -rf [a-z]*", F),
+            ("rm -rf [!.]*", F),
+            ("rm -rf *?", F),
+            ("mv ?* /tmp/", F),
+            ("rm -rf ~/[a-z]*", F),
+            ("git worktree remove --force .", F),
+            ("git worktree move . /tmp/x", F),
+            ("git worktree remove sub/wt", H),
+        ],
+        false,
+    );
+    check(
+        &[
+            ("echo ${x} ${x:-y} \"${x}\"", R),
+            ("echo $\"hello\"", R),
+            ("rm -rf *.o", H),
+            ("rm -rf ?.txt", H),
+            ("git worktree list", R),
+            ("sed -f - x <<< 's/a/b/'", R),
+            ("npx prettier --write .", M),
+        ],
+        true,
+    );
+}
+
 /// Inner commands for the property: read-only, writing, secret-reading, networked and
 /// forbidden ones.
 const INNER: &[&str] = &[
@@ -396,6 +457,9 @@ const TEMPLATES: &[&str] = &[
     "ls | grep \"$({})\"",
     "cat <<< \"$({})\"",
     "x=$({}) ls",
+    "echo ${ {}; }",
+    "echo \"${| {}; }\"",
+    "cat <<EOF\n${ {}\n}\nEOF",
 ];
 
 proptest! {

@@ -121,11 +121,7 @@ pub(super) fn named_program(
         "git" => git::git(args, state, depth),
         "cargo" => build::cargo(args, state),
         "npm" | "pnpm" | "yarn" | "bun" => packages::js_packages(&name, args),
-        "npx" | "bunx" | "pnpx" => judge(
-            Risk::Medium,
-            format!("`{name}` downloads and runs a package"),
-        )
-        .net(),
+        "npx" | "bunx" | "pnpx" => package_runners::runs_package(&name, args, state, depth),
         "pip" | "pip3" | "uv" | "poetry" | "pipenv" | "conda" | "mamba" | "pipx" | "gem"
         | "bundle" | "composer" => packages::lang_packages(&name, args),
         "go" => build::go(args, state, depth),

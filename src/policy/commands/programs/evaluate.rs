@@ -40,6 +40,10 @@ fn value_words(w: &Word, state: &State, depth: usize) -> Option<Vec<Word>> {
     if !w.dynamic || w.subs.is_empty() || depth > MAX_DEPTH {
         return None;
     }
+    if w.subs.iter().any(|s| is_process_substitution(&s.source)) {
+        // `<(echo x)` is a file name (`/dev/fd/63`), not the text it prints.
+        return None;
+    }
     let mut text = String::new();
     let mut rest = w.text.as_str();
     let mut split = false;
@@ -69,6 +73,21 @@ fn value_words(w: &Word, state: &State, depth: usize) -> Option<Vec<Word>> {
     } else {
         vec![word(&text)]
     })
+}
+
+fn is_process_substitution(source: &str) -> bool {
+    source.starts_with("<(") || source.starts_with(">(")
+}
+
+/// What the process substitution `<(CMD)` that is the whole word `w` gives to whoever
+/// reads it, when Loom knows what CMD prints (`<(echo 'rm -rf *')`).
+pub(super) fn process_output(w: &Word, state: &State) -> Option<String> {
+    match w.subs.as_slice() {
+        [sub] if sub.source == w.text && sub.source.starts_with("<(") => {
+            substitution(sub, state, 0)
+        }
+        _ => None,
+    }
 }
 
 /// What a substitution prints, trailing newlines removed, when Loom knows it.

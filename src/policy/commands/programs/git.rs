@@ -392,6 +392,28 @@ pub(super) fn git(args: &[Word], state: &State, depth: usize) -> Judgement {
     j.worst(floor)
 }
 
+/// `git worktree`: `remove` deletes the worktree's directory with everything in it
+/// (untracked files too, with `--force`), so it is judged as `rm -r` of that path (the
+/// workspace itself is forbidden); `move` as `mv` of it.
+fn worktree(rest: &[Word], state: &State) -> Judgement {
+    let operands: Vec<Word> = rest.iter().filter(|w| !is_flag(w)).cloned().collect();
+    match operands.first().map(|w| w.text.as_str()) {
+        Some("list") => judge(Risk::ReadOnly, "git worktree lists"),
+        Some("remove") => {
+            let args: Vec<Word> = std::iter::once(Word::literal("-r"))
+                .chain(operands[1..].iter().cloned())
+                .collect();
+            super::files::rm("git worktree remove", &args, state, false).at_least(
+                Risk::High,
+                "git worktree remove deletes a worktree's directory and the files in it",
+            )
+        }
+        Some("move") => super::files::moves(&operands[1..], state, false)
+            .at_least(Risk::Medium, "git worktree move moves a worktree"),
+        _ => judge(Risk::Medium, "git worktree changes worktrees"),
+    }
+}
+
 fn subcommand(sub: &str, rest: &[Word], state: &State, depth: usize) -> Judgement {
     if sub.is_empty() {
         return judge(Risk::ReadOnly, "git with no subcommand prints help");
@@ -433,10 +455,7 @@ fn subcommand(sub: &str, rest: &[Word], state: &State, depth: usize) -> Judgemen
             Some("drop" | "clear") => judge(Risk::High, "git stash drop/clear loses stashed work"),
             _ => judge(Risk::Medium, "git stash changes the working tree"),
         },
-        "worktree" => match plain.first().copied() {
-            Some("list") => judge(Risk::ReadOnly, "git worktree lists"),
-            _ => judge(Risk::Medium, "git worktree changes worktrees"),
-        },
+        "worktree" => worktree(rest, state),
         "push" => judge(Risk::High, "git push publishes commits to a remote").net(),
         "fetch" | "pull" | "clone" | "submodule" | "lfs" | "ls-remote" => {
             let mut j = judge(Risk::Medium, format!("git {sub} fetches from a remote")).net();

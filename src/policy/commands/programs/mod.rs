@@ -22,6 +22,7 @@ mod git;
 mod git_config;
 mod machine;
 mod make;
+mod package_runners;
 mod packages;
 mod power;
 mod readonly;
@@ -131,6 +132,8 @@ pub fn classify_command(
     let shown = display(cmd);
     let evaluated = with_known_values(cmd, state);
     let cmd = evaluated.as_ref().unwrap_or(cmd);
+    let fed = fed_by_process_substitution(cmd, state);
+    let cmd = fed.as_ref().unwrap_or(cmd);
     let redirect = redirects(cmd, state);
     let mut j = if cmd.words.is_empty() {
         judge(Risk::ReadOnly, "only sets variables or redirects")
@@ -198,6 +201,48 @@ pub fn classify_command(
     }];
     out.extend(j.nested);
     out
+}
+
+/// `sh < <(echo CODE)`, `bash <(echo CODE)`, `source <(printf CODE)`: a process
+/// substitution read as the command's input, or as the one file it is given, feeds it
+/// what its command prints, exactly as `echo CODE | sh` does. The input is set to that
+/// text when Loom knows it (else, for `< <(CMD)`, to another program's output), and the
+/// file argument is written `-`, so every rule for "runs its input" judges the text.
+/// Returns the command with the argument replaced, if one was.
+fn fed_by_process_substitution(cmd: &SimpleCommand, state: &mut State) -> Option<SimpleCommand> {
+    let is_input = |w: &Word| w.text.starts_with("<(");
+    if let Some(r) = cmd
+        .redirects
+        .iter()
+        .rev()
+        .find(|r| matches!(r.op.as_str(), "<" | "<>") && is_input(&r.target))
+    {
+        if cmd.stdin.is_none() {
+            state.piped = Some(match evaluate::process_output(&r.target, state) {
+                Some(text) => PipedInput::Text(text),
+                None => PipedInput::Unknown,
+            });
+        }
+        return None;
+    }
+    if state.piped.is_some() {
+        return None;
+    }
+    let mut inputs = cmd
+        .words
+        .iter()
+        .enumerate()
+        .skip(1)
+        .filter(|(_, w)| is_input(w));
+    let (at, w) = inputs.next()?;
+    if inputs.next().is_some() {
+        return None;
+    }
+    let text = evaluate::process_output(w, state)?;
+    state.piped = Some(PipedInput::Text(text));
+    let mut out = cmd.clone();
+    out.words[at] = Word::literal("-");
+    Some(out)
 }
 
 /// `${x@P}` (prompt expansion) and `${!x}` (indirection, which evaluates a subscript in
@@ -477,6 +522,8 @@ pub(super) fn program(
             ),
         );
     }
+    let stdin_named = stdin_paths_as_dash(words);
+    let words = stdin_named.as_deref().unwrap_or(words);
     let mut j = dispatch::named_program(words, state, depth, extra_dynamic);
     let unproven = !j.grantable || j.level >= Risk::High;
     if j.level >= Risk::Medium && j.level < Risk::Forbidden && unproven && state.scan_unknown {
@@ -519,6 +566,36 @@ pub(super) fn program(
             .collect();
     }
     j
+}
+
+/// Whether `text` names the standard input as a file.
+pub(super) fn is_stdin_path(text: &str) -> bool {
+    matches!(
+        text,
+        "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0" | "/proc/thread-self/fd/0"
+    )
+}
+
+/// `words` with every argument that names the standard input as a file (`/dev/stdin`,
+/// `/dev/fd/0`) written `-`, the name every program's rules already read as "my input":
+/// `python3 /dev/stdin <<< CODE`, `make -f /dev/stdin`, `sed -f /dev/fd/0` run the text
+/// they are fed exactly as `python3 -`, `make -f -` and `sed -f -` do, and are judged by
+/// it. `None` when there is none.
+fn stdin_paths_as_dash(words: &[Word]) -> Option<Vec<Word>> {
+    if !words
+        .iter()
+        .skip(1)
+        .any(|w| !w.dynamic && is_stdin_path(&w.text))
+    {
+        return None;
+    }
+    let mut out = words.to_vec();
+    for w in out.iter_mut().skip(1) {
+        if !w.dynamic && is_stdin_path(&w.text) {
+            *w = Word::literal("-");
+        }
+    }
+    Some(out)
 }
 
 /// The worst of judging each suffix of `args` as a command and each argument as a shell

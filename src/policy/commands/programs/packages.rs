@@ -407,6 +407,15 @@ pub(super) fn runs_in_env(
     if matches!(name, "npm" | "yarn" | "pnpm" | "bun") {
         let rest = skip_js_options(args);
         let first = rest.first()?;
+        if matches!(first.text.as_str(), "exec" | "x" | "dlx") {
+            let label = format!("{name} {}", first.text);
+            return Some(super::package_runners::runs_package(
+                &label,
+                &rest[1..],
+                state,
+                depth,
+            ));
+        }
         if first.text == "node" {
             return Some(with_prefix(
                 interpreter("node", &rest[1..], state, depth),
@@ -436,7 +445,6 @@ pub(super) fn runs_in_env(
     let runs = match name {
         "uv" | "poetry" | "pipenv" | "conda" | "mamba" | "pdm" | "hatch" | "rye" => sub == "run",
         "bundle" => sub == "exec",
-        "npm" | "pnpm" => sub == "exec",
         _ => false,
     };
     if !runs {
