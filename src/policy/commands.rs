@@ -18,6 +18,7 @@
 
 pub mod coverage;
 pub mod decode;
+pub mod links;
 pub mod options;
 pub mod parse;
 pub mod place;

@@ -337,7 +337,25 @@ fn glob_may_match(path: &Path, ctx: &CommandContext, access: Access) -> Option<S
             ));
         }
     }
-    None
+    if access == Access::Write {
+        return None;
+    }
+    // What the pattern matches on disk, through any symlink (a repository's `keys ->
+    // ~/.ssh` makes `cat */*` read the keys).
+    let Some(matches) = super::links::expand_glob(path) else {
+        return Some(format!(
+            "the pattern {text} matches more files than Loom checks for links to protected files"
+        ));
+    };
+    matches.iter().find_map(|m| {
+        let real = std::fs::canonicalize(m).ok()?;
+        let label = super::links::protects(&real, ctx)?;
+        Some(format!(
+            "the pattern {text} matches {}, which leads to {} (protected: {label})",
+            m.display(),
+            real.display()
+        ))
+    })
 }
 
 #[cfg(test)]

@@ -421,6 +421,46 @@ fn round_two_payloads_in_new_shapes_stay_forbidden() {
     );
 }
 
+/// Red team round 2: a symlink already on disk (a cloned repository can hold `keys ->
+/// ~/.ssh`) was read through, in read-only mode, by a glob (`cat */*`) or a search that
+/// follows links (`grep -R`, `rg -L`), which never name it.
+#[test]
+fn links_on_disk_that_lead_to_secrets_are_followed() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(dir.path()).unwrap();
+    let home = root.join("home");
+    let ws = root.join("ws");
+    std::fs::create_dir_all(home.join(".ssh")).unwrap();
+    std::fs::write(home.join(".ssh/id_rsa"), "SECRET").unwrap();
+    std::fs::create_dir_all(ws.join("src")).unwrap();
+    std::fs::write(ws.join("src/a.rs"), "fn main() {}").unwrap();
+    std::os::unix::fs::symlink(home.join(".ssh"), ws.join("keys")).unwrap();
+    std::os::unix::fs::symlink(&home, ws.join("up")).unwrap();
+    let ctx = CommandContext {
+        workspace: ws.clone(),
+        cwd: ws.clone(),
+        protected: ForbiddenRule::defaults(Some(&home)),
+        home: Some(home),
+    };
+    let level = |c: &str| classify(c, &ctx).level;
+    for c in [
+        "cat */*",
+        "head -c 100 keys/*",
+        "base64 k*/*",
+        "grep -R . .",
+        "grep -R SECRET",
+        "rg -L SECRET",
+        "grep -r . up",
+        "rg SECRET up",
+        "diff -r . ../other",
+    ] {
+        assert_eq!(level(c), H, "{c}");
+    }
+    for c in ["cat src/*", "grep -r SECRET .", "rg SECRET", "cat src/a.rs"] {
+        assert_eq!(level(c), R, "{c}");
+    }
+}
+
 /// Inner commands for the property: read-only, writing, secret-reading, networked and
 /// forbidden ones.
 const INNER: &[&str] = &[

@@ -135,12 +135,24 @@ pub(super) fn named_program(
             Some(ro) => {
                 let mut j = readonly::judge_read_only(&name, &ro, args, state, extra_dynamic);
                 if searches_trees(&name, args) {
-                    let ops = operands(args);
-                    if ops.is_empty() {
-                        j = j.worst(reads_tree(&Word::literal("."), state));
+                    let dot = Word::literal(".");
+                    let mut ops = operands(args);
+                    // The first operand is the pattern unless one is given as an option;
+                    // with no path after it the search reads the working directory.
+                    let pattern_given =
+                        has_flag(args, 'e', "regexp") || has_flag(args, 'f', "file");
+                    if !pattern_given && name != "diff" && name != "colordiff" && ops.len() == 1 {
+                        ops.push(&dot);
                     }
+                    if ops.is_empty() {
+                        ops.push(&dot);
+                    }
+                    let follows = follows_links(&name, args);
                     for op in ops {
                         j = j.worst(reads_tree(op, state));
+                        if follows {
+                            j = j.worst(reads_tree_through_links(op, state));
+                        }
                     }
                 }
                 j
