@@ -280,6 +280,9 @@ fn classify_source(command: &str, ctx: &CommandContext, depth: usize) -> Classif
     if let Some(reason) = remote_execution(&script) {
         segments.push(seg(command, Risk::Forbidden, &reason));
     }
+    if script.coverage.too_many {
+        segments.push(seg(command, Risk::Forbidden, TOO_MANY_ANALYSES));
+    }
     if script.too_deep {
         segments.push(seg(
             command,

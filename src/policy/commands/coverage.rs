@@ -31,7 +31,13 @@ pub struct Coverage {
     /// The contents of backtick substitutions as the shell reads them (`\``, `\\` and `\$`
     /// unescaped), where that differs from what the parser saw.
     pub backticks: Vec<String>,
+    /// Whether finding the ends of `${ …}` substitutions took more tries than Loom makes
+    /// ([`MAX_FUNSUB_PROBES`]): the line is refused as too much to analyse.
+    pub too_many: bool,
 }
+
+/// Most parses one scan makes to find where `${ …}` substitutions end.
+pub const MAX_FUNSUB_PROBES: usize = 64;
 
 /// An expansion the parser did not produce, cut out of the raw text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -82,6 +88,7 @@ pub fn check(src: &str, root: Node<'_>, walked: &[usize]) -> Coverage {
         });
     }
     let bytes = src.as_bytes();
+    let mut probes = 0usize;
     let mut i = 0;
     while i < bytes.len() {
         if let Some(r) = spans.literal.iter().find(|r| r.contains(&i)) {
@@ -131,7 +138,17 @@ pub fn check(src: &str, root: Node<'_>, walked: &[usize]) -> Coverage {
             .iter()
             .find(|r| r.contains(&i))
             .map_or(src.len(), |r| r.end);
-        match cut_out(&src[i..end]) {
+        let text = &src[i..end];
+        let cut = if text.starts_with("${") {
+            cut_out_funsub(text, &mut probes)
+        } else {
+            cut_out(text)
+        };
+        if probes > MAX_FUNSUB_PROBES {
+            out.too_many = true;
+            return out;
+        }
+        match cut {
             Some(text) => {
                 let at = i;
                 i += text.len().max(1);
@@ -281,9 +298,6 @@ fn heredoc_quoted(src: &str, body: Node<'_>) -> bool {
 /// with the parser's help: `: TEXT` is parsed, and the node that starts right after `: `
 /// is the substitution. `None` when there is no such node (an unterminated one).
 fn cut_out(text: &str) -> Option<String> {
-    if text.starts_with("${") {
-        return cut_out_funsub(text);
-    }
     if let Some(rest) = text.strip_prefix('`') {
         let mut end = None;
         let bytes = rest.as_bytes();
@@ -324,21 +338,25 @@ fn cut_out(text: &str) -> Option<String> {
 
 /// A bash 5.3 command substitution run in the current shell (`${ cmd; }`, `${| cmd; }`),
 /// which tree-sitter-bash does not know: it ends at the first `}` before which its text
-/// parses as commands. `None` when there is none (then the line is unproven). Each try
-/// counts against the line's analysis budget; once it is spent, everything up to the last
-/// `}` is taken, and judging that is refused as too much to analyse.
-fn cut_out_funsub(text: &str) -> Option<String> {
+/// parses as commands (tree-sitter alone: the commands are judged once cut out). `None`
+/// when there is none (then the line is unproven). Each try is counted in `probes`.
+fn cut_out_funsub(text: &str, probes: &mut usize) -> Option<String> {
+    let mut parser = Parser::new();
+    parser
+        .set_language(&tree_sitter_bash::LANGUAGE.into())
+        .ok()?;
     for (k, _) in text.match_indices('}').skip_while(|(k, _)| *k < 3) {
         let candidate = &text[..=k];
-        if !super::spend_analysis() {
-            return text.rfind('}').map(|last| text[..=last].to_string());
-        }
         let body = funsub_body(candidate)?;
         if body.trim().is_empty() {
             continue;
         }
-        let parsed = super::parse::parse(body)?;
-        if !parsed.has_errors {
+        *probes += 1;
+        if *probes > MAX_FUNSUB_PROBES {
+            return None;
+        }
+        let tree = parser.parse(body, None)?;
+        if !tree.root_node().has_error() {
             return Some(candidate.to_string());
         }
     }

@@ -315,6 +315,8 @@ fn system_secrets_are_protected_paths() {
             ("cat /root/.ssh/id_rsa", H),
             ("grep -r root /etc/shadow", H),
             ("cat <<EOF\n`cat /etc/shadow`\nEOF", H),
+            ("cat /var/backups/shadow.bak", H),
+            ("cat /var/backups/gshadow.bak", H),
         ],
         false,
     );
@@ -459,6 +461,37 @@ fn links_on_disk_that_lead_to_secrets_are_followed() {
     for c in ["cat src/*", "grep -r SECRET .", "rg SECRET", "cat src/a.rs"] {
         assert_eq!(level(c), R, "{c}");
     }
+}
+
+/// Red team round 2: a line of thousands of wrappers (`nice nice … rm -rf *`) overflowed
+/// the stack and aborted Loom; a line of hundreds of `${ ` made finding their ends take
+/// minutes. Both are refused, quickly, on a test thread's small stack.
+#[test]
+fn deep_wrappers_and_many_funsubs_are_refused_not_crashed() {
+    for wrapper in [
+        "nice ",
+        "sudo ",
+        "env ",
+        "timeout 1 ",
+        "xargs ",
+        "npx ",
+        "command ",
+    ] {
+        let line = format!("{}rm -rf *", wrapper.repeat(3000));
+        let got = classify(&line, &ctx());
+        assert_eq!(got.level, F, "{wrapper}: {}", got.reason);
+    }
+    let shallow = format!("{}ls", "nice ".repeat(10));
+    assert_eq!(classify(&shallow, &ctx()).level, R);
+    let funsubs = format!("echo {}{}", "${ ".repeat(500), "rm -rf *; }".repeat(500));
+    let started = std::time::Instant::now();
+    assert_eq!(classify(&funsubs, &ctx()).level, F);
+    let many = format!(
+        "cat <<EOF\n{}${{ rm -rf *; }}\nEOF",
+        "${ echo; }\n".repeat(3000)
+    );
+    assert_eq!(classify(&many, &ctx()).level, F);
+    assert!(started.elapsed() < std::time::Duration::from_secs(60));
 }
 
 /// Inner commands for the property: read-only, writing, secret-reading, networked and

@@ -541,6 +541,36 @@ pub(super) fn operands(args: &[Word]) -> Vec<&Word> {
     out
 }
 
+/// Deepest chain of programs run by programs (`sudo nice timeout 1 env … rm`) that is
+/// followed; each level is a few stack frames, and a line of thousands of wrappers must
+/// not overflow the stack (it is refused instead).
+pub(super) const MAX_PROGRAM_DEPTH: usize = 64;
+
+thread_local! {
+    static PROGRAM_DEPTH: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// One level of [`program`] recursion on this thread, released when dropped.
+struct ProgramDepth;
+
+impl ProgramDepth {
+    /// Enter one more level; `None` past [`MAX_PROGRAM_DEPTH`].
+    fn enter() -> Option<ProgramDepth> {
+        PROGRAM_DEPTH.with(|d| {
+            (d.get() < MAX_PROGRAM_DEPTH).then(|| {
+                d.set(d.get() + 1);
+                ProgramDepth
+            })
+        })
+    }
+}
+
+impl Drop for ProgramDepth {
+    fn drop(&mut self) {
+        PROGRAM_DEPTH.with(|d| d.set(d.get().saturating_sub(1)));
+    }
+}
+
 /// Classify `words` (program first). `extra_dynamic`: an xargs-style unknown argument list
 /// is appended at run time.
 pub(super) fn program(
@@ -551,6 +581,15 @@ pub(super) fn program(
 ) -> Judgement {
     let Some(first) = words.first() else {
         return judge(Risk::ReadOnly, "nothing to run");
+    };
+    let Some(_level) = ProgramDepth::enter() else {
+        return judge(
+            Risk::Forbidden,
+            format!(
+                "programs wrapped in one another more than {MAX_PROGRAM_DEPTH} deep (`nice nice …`) \
+                 cannot be analysed"
+            ),
+        );
     };
     if first.dynamic {
         return judge(
