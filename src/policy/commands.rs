@@ -259,6 +259,7 @@ fn classify_source(command: &str, ctx: &CommandContext, depth: usize) -> Classif
         return single(command, Risk::Forbidden, "the command could not be parsed");
     };
     let mut state = programs::State::new(ctx.clone());
+    state.var_values = programs::var_values::collect(&script);
     let mut segments: Vec<Segment> = Vec::new();
     for (i, cmd) in script.commands.iter().enumerate() {
         let piped_from = piped_input(&script, i);

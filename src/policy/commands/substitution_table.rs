@@ -494,6 +494,46 @@ fn deep_wrappers_and_many_funsubs_are_refused_not_crashed() {
     assert!(started.elapsed() < std::time::Duration::from_secs(60));
 }
 
+/// Red team round 2: a value the line itself gives a variable was "a path only known at
+/// run time" (high, which full-auto runs), so `x=/; rm -rf $x`, a `for` list and a
+/// function's arguments hid `rm -rf /`. Every value the line gives is now tried; the
+/// run-time verdict stands and a value can only make it worse.
+#[test]
+fn values_the_line_gives_its_variables_are_tried() {
+    check(
+        &[
+            ("x=/; rm -rf $x", F),
+            ("x=~; rm -rf \"$x\"", F),
+            ("d=.; rm -rf $d", F),
+            ("export D=/; rm -rf $D", F),
+            ("x=rm; $x -rf /", F),
+            ("x='rm -rf /'; $x", F),
+            ("x='rm -rf /'; sh -c \"$x\"", F),
+            ("set -- rm -rf /; \"$@\"", F),
+            ("f() { rm -rf \"$1\"; }; f /", F),
+            ("f() { rm -rf \"$@\"; }; f /", F),
+            ("for f in ~ /; do rm -rf \"$f\"; done", F),
+            ("for f in *; do rm -rf \"$f\"; done", F),
+            ("for c in 'rm -rf /'; do eval \"$c\"; done", F),
+            ("if true; then x=/; fi; rm -rf ${x}", F),
+            ("IFS=/ ; x=rm/-rf/*; $x", F),
+            ("x=~/.ssh/id_rsa; cat $x", H),
+            ("for f in ~/.ssh/*; do cat \"$f\"; done", H),
+            ("x=/etc/passwd; echo hi > $x", H),
+            ("x=src; rm -rf $x", H),
+        ],
+        false,
+    );
+    check(
+        &[
+            ("for f in a b; do echo \"$f\"; done", R),
+            ("x=1; echo $x", R),
+            ("for f in *.o; do rm \"$f\"; done", H),
+        ],
+        true,
+    );
+}
+
 /// Inner commands for the property: read-only, writing, secret-reading, networked and
 /// forbidden ones.
 const INNER: &[&str] = &[

@@ -47,22 +47,54 @@ fn value_words(w: &Word, state: &State, depth: usize) -> Option<Vec<Word>> {
     let mut text = String::new();
     let mut rest = w.text.as_str();
     let mut split = false;
+    let mut glob_value = false;
     for sub in &w.subs {
         let at = rest.find(sub.source.as_str())?;
         text.push_str(&rest[..at]);
-        let value = substitution(sub, state, depth)?;
+        // A value the line gives the variable, while the command is judged with it
+        // ([`super::var_values`]): a `for` list's `*` stays a pattern, `"$@"` stays words.
+        let chosen = state
+            .var_choice
+            .as_ref()
+            .filter(|(name, _)| super::var_values::referenced(&sub.source) == Some(name.as_str()));
+        let value = match chosen {
+            Some((name, value)) => {
+                glob_value |= value.glob;
+                split |= matches!(name.as_str(), "@" | "*");
+                if sub.quoted {
+                    value.text.clone()
+                } else {
+                    // `IFS=/; x=rm/-rf/*; $x`: an unquoted value splits at every IFS
+                    // character the line sets, too.
+                    let ifs: Vec<char> = state
+                        .var_values
+                        .iter()
+                        .filter(|(n, _)| n == "IFS")
+                        .flat_map(|(_, v)| v.text.chars())
+                        .collect();
+                    value
+                        .text
+                        .chars()
+                        .map(|c| if ifs.contains(&c) { ' ' } else { c })
+                        .collect()
+                }
+            }
+            None => substitution(sub, state, depth)?,
+        };
         split |= !sub.quoted && value.contains(char::is_whitespace);
         text.push_str(&value);
         rest = &rest[at + sub.source.len()..];
     }
     text.push_str(rest);
     let glob = w.glob
+        || glob_value
         || w.subs
             .iter()
             .any(|s| !s.quoted && text.contains(['*', '?', '[']));
+    // Split into several words, each is a pattern only if it holds a glob character.
     let word = |t: &str| Word {
         text: t.to_string(),
-        glob,
+        glob: glob && (!split || t.contains(['*', '?', '['])),
         ansi_c: w.ansi_c,
         brace: w.brace,
         evaluated: true,

@@ -33,6 +33,7 @@ mod state;
 mod stdin_code;
 mod tables;
 mod tar;
+pub(super) mod var_values;
 mod wrappers;
 
 pub use state::{PipedInput, State};
@@ -140,6 +141,7 @@ pub fn classify_command(
     } else {
         program(&cmd.words, state, depth, false)
     };
+    j = j.worst(var_values::judged_with_values(cmd, state, depth));
     for a in &cmd.assignments {
         if let Some(reason) = super::vars::dangerous(&a.name) {
             j = j.at_least(Risk::High, reason);
