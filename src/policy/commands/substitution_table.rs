@@ -534,6 +534,41 @@ fn values_the_line_gives_its_variables_are_tried() {
     );
 }
 
+/// Red team round 2: a line that writes a payload to a file and then runs the file was a
+/// workspace write and a project command (medium, which full-auto runs).
+#[test]
+fn files_a_line_writes_and_then_runs_are_judged_by_their_text() {
+    check(
+        &[
+            ("echo 'rm -rf ~' > x.sh && sh x.sh", F),
+            ("printf 'rm -rf /' > x.sh; . ./x.sh", F),
+            ("echo 'rm -rf ~' > x.sh && chmod +x x.sh && ./x.sh", F),
+            ("echo 'all:; rm -rf ~' > Makefile && make", F),
+            ("printf 'all:\\n\\trm -rf ~\\n' > Makefile; make", F),
+            (
+                "echo 'import os; os.system(\"rm -rf ~\")' > x.py && python3 x.py",
+                F,
+            ),
+            (
+                "echo '{\"scripts\":{\"test\":\"rm -rf ~\"}}' > package.json && npm test",
+                F,
+            ),
+            ("cat > x.sh <<'EOF'\nrm -rf ~\nEOF\nsh x.sh", F),
+            ("tee x.sh <<< 'rm -rf /' && sh x.sh", F),
+            ("cd sub && echo 'rm -rf /' > x.sh; sh sub/x.sh", F),
+        ],
+        false,
+    );
+    check(
+        &[
+            ("echo hi > x.sh && sh x.sh", M),
+            ("printf 'all:\\n\\techo hi\\n' > Makefile; make", M),
+            ("echo '# never run rm -rf /' >> NOTES.md", M),
+        ],
+        true,
+    );
+}
+
 /// Inner commands for the property: read-only, writing, secret-reading, networked and
 /// forbidden ones.
 const INNER: &[&str] = &[

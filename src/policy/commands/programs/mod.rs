@@ -35,6 +35,7 @@ mod tables;
 mod tar;
 pub(super) mod var_values;
 mod wrappers;
+mod written;
 
 pub use state::{PipedInput, State};
 
@@ -142,6 +143,7 @@ pub fn classify_command(
         program(&cmd.words, state, depth, false)
     };
     j = j.worst(var_values::judged_with_values(cmd, state, depth));
+    j = j.worst(written::runs_written(cmd, state, depth));
     for a in &cmd.assignments {
         if let Some(reason) = super::vars::dangerous(&a.name) {
             j = j.at_least(Risk::High, reason);
@@ -190,6 +192,7 @@ pub fn classify_command(
     }
     let grantable = redirect.level <= j.level && j.grantable;
     let j = j.worst(redirect);
+    written::record(cmd, state);
     state.piped = None;
     let mut out = vec![Segment {
         command: shown,
