@@ -120,7 +120,16 @@ pub(super) fn named_program(
         }
         "git" => git::git(args, state, depth),
         "cargo" => build::cargo(args, state),
-        "npm" | "pnpm" | "yarn" | "bun" => packages::js_packages(&name, args),
+        "npm" | "pnpm" | "yarn" | "bun" => {
+            // `yarn run X`, `bun run X`, `yarn X`: a project script or binary, given words
+            // that may be a command.
+            let j = packages::js_packages(&name, args);
+            if j.level < Risk::Forbidden {
+                j.worst(forbidden_among(args, state, depth))
+            } else {
+                j
+            }
+        }
         "npx" | "bunx" | "pnpx" => package_runners::runs_package(&name, args, state, depth),
         "pip" | "pip3" | "uv" | "poetry" | "pipenv" | "conda" | "mamba" | "pipx" | "gem"
         | "bundle" | "composer" => packages::lang_packages(&name, args),

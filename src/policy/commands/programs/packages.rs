@@ -445,6 +445,7 @@ pub(super) fn runs_in_env(
     let runs = match name {
         "uv" | "poetry" | "pipenv" | "conda" | "mamba" | "pdm" | "hatch" | "rye" => sub == "run",
         "bundle" => sub == "exec",
+        "pipx" => sub == "run",
         _ => false,
     };
     if !runs {
