@@ -624,6 +624,7 @@ fn read_only(sub: &str, parsed: &Parsed<'_>, state: &State) -> Judgement {
     }
     for v in parsed.values(&[
         "--contents",
+        "-S",
         "--ignore-revs-file",
         "-f",
         "--file",
