@@ -397,7 +397,15 @@ fn piped_input(script: &Script, i: usize) -> Option<programs::PipedInput> {
                 .map(|w| w.text.as_str())
                 .filter(|t| !matches!(*t, "-n" | "-e" | "-E"))
                 .collect();
-            return Some(programs::PipedInput::Text(text.join(" ")));
+            let text = text.join(" ");
+            // With a backslash, what is printed depends on the shell (dash's `echo`
+            // decodes escapes, bash's does not) and on the escapes: judged decoded, as
+            // text Loom does not know for sure.
+            return Some(if text.contains('\\') {
+                programs::PipedInput::Built(decode::decode_escapes(&text))
+            } else {
+                programs::PipedInput::Text(text)
+            });
         }
         return Some(programs::PipedInput::Unknown);
     }

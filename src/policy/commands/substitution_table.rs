@@ -570,6 +570,10 @@ fn files_a_line_writes_and_then_runs_are_judged_by_their_text() {
             ("cat > x.sh <<'EOF'\nrm -rf ~\nEOF\nsh x.sh", F),
             ("tee x.sh <<< 'rm -rf /' && sh x.sh", F),
             ("cd sub && echo 'rm -rf /' > x.sh; sh sub/x.sh", F),
+            ("printf '\\162\\155 -rf ~' > x.sh; sh x.sh", F),
+            ("printf '\\x72\\x6d -rf ~' | sh", F),
+            ("echo '\\162m -rf ~' | sh", F),
+            ("echo 'cm0gLXJmIH4=' | base64 -d > x.sh; sh x.sh", H),
         ],
         false,
     );
@@ -578,6 +582,7 @@ fn files_a_line_writes_and_then_runs_are_judged_by_their_text() {
             ("echo hi > x.sh && sh x.sh", M),
             ("printf 'all:\\n\\techo hi\\n' > Makefile; make", M),
             ("echo '# never run rm -rf /' >> NOTES.md", M),
+            ("cargo build > log.txt; cat log.txt", M),
         ],
         true,
     );

@@ -56,9 +56,9 @@ pub struct State {
     pub(in super::super) var_values: Vec<(String, Word)>,
     /// While a command is judged again with one of those values: the variable and value.
     pub(in super::super) var_choice: Option<(String, Word)>,
-    /// Files the line wrote with text Loom can read, and that text (see
+    /// Files the line wrote, and the text when Loom can read it (see
     /// [`super::written`]).
-    pub(in super::super) written: Vec<(PathBuf, String)>,
+    pub(in super::super) written: Vec<(PathBuf, Option<String>)>,
 }
 
 /// Most directories and links remembered for one line (beyond, words are judged in the

@@ -20,14 +20,11 @@ use super::{Judgement, PipedInput, State, judge};
 /// Most written files remembered for one line.
 const MAX_WRITTEN: usize = 32;
 
-/// Remember what `cmd` writes, when Loom can read the text.
+/// Remember what `cmd` writes by redirect or `tee`: the text, when Loom can read it.
 pub(super) fn record(cmd: &SimpleCommand, state: &mut State) {
     let Some(first) = cmd.words.first() else {
         return;
     };
-    if cmd.words.iter().any(|w| w.dynamic) {
-        return;
-    }
     let args: Vec<&str> = cmd.words[1..].iter().map(|w| w.text.as_str()).collect();
     let input = || match (&cmd.stdin, &state.piped) {
         (Some(s), _) if !s.expands => Some(s.text.clone()),
@@ -40,7 +37,9 @@ pub(super) fn record(cmd: &SimpleCommand, state: &mut State) {
         .filter(|r| matches!(r.op.as_str(), ">" | ">>" | ">|" | "&>" | "&>>"))
         .map(|r| &r.target)
         .collect();
+    let known_words = cmd.words.iter().all(|w| !w.dynamic);
     let text = match basename(&first.text) {
+        _ if !known_words => None,
         "echo" | "printf" => Some(loosely_decoded(&args.join(" "))),
         "cat" if args.iter().all(|a| *a == "-") => input(),
         "tee" => {
@@ -49,7 +48,6 @@ pub(super) fn record(cmd: &SimpleCommand, state: &mut State) {
         }
         _ => None,
     };
-    let Some(text) = text else { return };
     for t in targets.into_iter().filter(|t| !t.dynamic) {
         if let Some(path) = expand(t, &state.ctx).map(|p| normalize(&p))
             && state.written.len() < MAX_WRITTEN
@@ -59,9 +57,9 @@ pub(super) fn record(cmd: &SimpleCommand, state: &mut State) {
     }
 }
 
-/// `\n` and `\t` as the newline and tab `printf` (and `echo -e`) make of them.
+/// The text with the escapes `printf` (and `echo -e`, dash's `echo`) decode.
 fn loosely_decoded(text: &str) -> String {
-    text.replace("\\n", "\n").replace("\\t", "\t")
+    super::super::decode::decode_escapes(text)
 }
 
 /// Forbidden when `cmd` runs or reads a file this line wrote with a forbidden command in it.
@@ -101,6 +99,19 @@ pub(super) fn runs_written(cmd: &SimpleCommand, state: &State, depth: usize) -> 
         if !named.contains(path) {
             continue;
         }
+        let Some(text) = text else {
+            if !runs_code(cmd, path, state) {
+                continue;
+            }
+            return judge(
+                Risk::High,
+                format!(
+                    "runs {}, which this command line wrote with text only known at run time",
+                    path.display()
+                ),
+            )
+            .ungrantable();
+        };
         let as_shell = classify_nested(text, &state.ctx, depth + 1);
         let found = if as_shell.level == Risk::Forbidden {
             Some(as_shell.reason)
@@ -119,4 +130,22 @@ pub(super) fn runs_written(cmd: &SimpleCommand, state: &State, depth: usize) -> 
         }
     }
     fine
+}
+
+/// Programs that run a file they are given (or, for `make` and the package managers, the
+/// file they read by convention) as code.
+const RUNNERS: &[&str] = &[
+    "sh", "bash", "dash", "zsh", "ksh", "mksh", "fish", "source", ".", "python", "python3", "perl",
+    "ruby", "node", "php", "lua", "make", "gmake", "npm", "yarn", "pnpm", "bun", "xargs", "env",
+    "exec", "nohup", "timeout", "nice", "sudo",
+];
+
+/// Whether `cmd` runs the file at `path` as code: it is the program, or the program is one
+/// that runs files (a shell, an interpreter, `make`).
+fn runs_code(cmd: &SimpleCommand, path: &std::path::Path, state: &State) -> bool {
+    let Some(first) = cmd.words.first() else {
+        return false;
+    };
+    RUNNERS.contains(&basename(&first.text))
+        || expand(first, &state.ctx).is_some_and(|p| normalize(&p) == path)
 }
