@@ -410,6 +410,7 @@ fn round_two_payloads_in_new_shapes_stay_forbidden() {
             ("yarn sh -c 'rm -rf *'", F),
             ("bun run rm -rf *", F),
             ("pipx run rm -rf *", F),
+            ("uv tool run rm -rf *", F),
             ("find . ! -name . -delete", F),
             ("find . -path './*' -delete", F),
             ("find . -name '*' -delete", F),

@@ -440,7 +440,14 @@ pub(super) fn runs_in_env(
             }
         }
     }
-    let sub_at = args.iter().position(|w| !is_flag(w))?;
+    let mut sub_at = args.iter().position(|w| !is_flag(w))?;
+    // `uv tool run X` is `uvx X`.
+    if name == "uv"
+        && args[sub_at].text == "tool"
+        && args.get(sub_at + 1).is_some_and(|w| w.text == "run")
+    {
+        sub_at += 1;
+    }
     let sub = args[sub_at].text.as_str();
     let runs = match name {
         "uv" | "poetry" | "pipenv" | "conda" | "mamba" | "pdm" | "hatch" | "rye" => sub == "run",
