@@ -589,6 +589,36 @@ fn files_a_line_writes_and_then_runs_are_judged_by_their_text() {
     );
 }
 
+/// Red team round 2: git "reading" commands run programs from the configuration of the
+/// repository they find (`core.fsmonitor` on `git status`), and a repository nested in the
+/// workspace brings its own: `git -C nested status` ran it in read-only mode.
+#[test]
+fn git_in_a_repository_nested_in_the_workspace_asks() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = std::fs::canonicalize(dir.path()).unwrap();
+    std::fs::create_dir_all(ws.join(".git")).unwrap();
+    std::fs::create_dir_all(ws.join("nested/.git")).unwrap();
+    std::fs::create_dir_all(ws.join("src")).unwrap();
+    let ctx = CommandContext {
+        workspace: ws.clone(),
+        cwd: ws.clone(),
+        protected: Vec::new(),
+        home: None,
+    };
+    for c in [
+        "git -C nested status",
+        "cd nested && git status",
+        "cd nested; git diff",
+        "git -C nested/sub log -p",
+        "cd $X && git status",
+    ] {
+        assert_eq!(classify(c, &ctx).level, M, "{c}");
+    }
+    for c in ["git status", "git -C src log", "cd src && git diff"] {
+        assert_eq!(classify(c, &ctx).level, R, "{c}");
+    }
+}
+
 /// Inner commands for the property: read-only, writing, secret-reading, networked and
 /// forbidden ones.
 const INNER: &[&str] = &[

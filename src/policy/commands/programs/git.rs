@@ -284,6 +284,7 @@ pub(super) fn read_only_spec_for_tests(sub: &str) -> Option<Spec> {
 
 pub(super) fn git(args: &[Word], state: &State, depth: usize) -> Judgement {
     let mut floor = judge(Risk::ReadOnly, "git");
+    let mut git_dir = state.ctx.cwd.clone();
     let mut i = 0;
     while i < args.len() {
         let w = &args[i];
@@ -333,13 +334,16 @@ pub(super) fn git(args: &[Word], state: &State, depth: usize) -> Judgement {
                 i += 1;
                 Some(Word::literal(&t[2..]))
             };
-            if let Some(d) = dir
-                && !matches!(state.place(&d), Place::Inside(_) | Place::WorkspaceRoot)
-            {
-                floor = floor.at_least(
-                    Risk::High,
-                    format!("runs git in {}, outside the workspace", d.text),
-                );
+            if let Some(d) = dir {
+                if !matches!(state.place(&d), Place::Inside(_) | Place::WorkspaceRoot) {
+                    floor = floor.at_least(
+                        Risk::High,
+                        format!("runs git in {}, outside the workspace", d.text),
+                    );
+                }
+                if let Some(p) = super::super::place::expand(&d, &state.ctx) {
+                    git_dir = git_dir.join(p);
+                }
             }
             continue;
         }
@@ -387,6 +391,9 @@ pub(super) fn git(args: &[Word], state: &State, depth: usize) -> Judgement {
     }
     let sub = args.get(i).map(|w| w.text.as_str()).unwrap_or("");
     let rest = args.get(i + 1..).unwrap_or(&[]);
+    if !matches!(sub, "" | "version" | "help" | "clone" | "init") {
+        floor = floor.worst(super::git_repos::repository_in(&git_dir, state));
+    }
     let mut j = subcommand(sub, rest, state, depth);
     j.prefix = vec!["git".into(), sub.to_string()];
     j.worst(floor)

@@ -20,6 +20,7 @@ mod files;
 mod find;
 mod git;
 mod git_config;
+mod git_repos;
 mod machine;
 mod make;
 mod package_runners;
