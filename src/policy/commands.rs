@@ -18,6 +18,7 @@
 
 pub mod coverage;
 pub mod decode;
+pub mod links;
 pub mod options;
 pub mod parse;
 pub mod place;
@@ -258,6 +259,7 @@ fn classify_source(command: &str, ctx: &CommandContext, depth: usize) -> Classif
         return single(command, Risk::Forbidden, "the command could not be parsed");
     };
     let mut state = programs::State::new(ctx.clone());
+    state.var_values = programs::var_values::collect(&script);
     let mut segments: Vec<Segment> = Vec::new();
     for (i, cmd) in script.commands.iter().enumerate() {
         let piped_from = piped_input(&script, i);
@@ -278,6 +280,9 @@ fn classify_source(command: &str, ctx: &CommandContext, depth: usize) -> Classif
     }
     if let Some(reason) = remote_execution(&script) {
         segments.push(seg(command, Risk::Forbidden, &reason));
+    }
+    if script.coverage.too_many {
+        segments.push(seg(command, Risk::Forbidden, TOO_MANY_ANALYSES));
     }
     if script.too_deep {
         segments.push(seg(
@@ -392,7 +397,15 @@ fn piped_input(script: &Script, i: usize) -> Option<programs::PipedInput> {
                 .map(|w| w.text.as_str())
                 .filter(|t| !matches!(*t, "-n" | "-e" | "-E"))
                 .collect();
-            return Some(programs::PipedInput::Text(text.join(" ")));
+            let text = text.join(" ");
+            // With a backslash, what is printed depends on the shell (dash's `echo`
+            // decodes escapes, bash's does not) and on the escapes: judged decoded, as
+            // text Loom does not know for sure.
+            return Some(if text.contains('\\') {
+                programs::PipedInput::Built(decode::decode_escapes(&text))
+            } else {
+                programs::PipedInput::Text(text)
+            });
         }
         return Some(programs::PipedInput::Unknown);
     }

@@ -137,6 +137,9 @@ const SYSTEM_SECRETS: &[&str] = &[
     "/etc/sudoers",
     "/etc/sudoers.d",
     "/etc/security/opasswd",
+    // Debian's daily copies of the password and group hashes.
+    "/var/backups/shadow.bak",
+    "/var/backups/gshadow.bak",
     "/proc/kcore",
 ];
 

@@ -31,7 +31,13 @@ pub struct Coverage {
     /// The contents of backtick substitutions as the shell reads them (`\``, `\\` and `\$`
     /// unescaped), where that differs from what the parser saw.
     pub backticks: Vec<String>,
+    /// Whether finding the ends of `${ …}` substitutions took more tries than Loom makes
+    /// ([`MAX_FUNSUB_PROBES`]): the line is refused as too much to analyse.
+    pub too_many: bool,
 }
+
+/// Most parses one scan makes to find where `${ …}` substitutions end.
+pub const MAX_FUNSUB_PROBES: usize = 64;
 
 /// An expansion the parser did not produce, cut out of the raw text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -82,6 +88,7 @@ pub fn check(src: &str, root: Node<'_>, walked: &[usize]) -> Coverage {
         });
     }
     let bytes = src.as_bytes();
+    let mut probes = 0usize;
     let mut i = 0;
     while i < bytes.len() {
         if let Some(r) = spans.literal.iter().find(|r| r.contains(&i)) {
@@ -90,7 +97,11 @@ pub fn check(src: &str, root: Node<'_>, walked: &[usize]) -> Coverage {
         }
         let opener = match bytes[i] {
             b'`' => true,
-            b'$' => bytes.get(i + 1) == Some(&b'('),
+            b'$' => {
+                bytes.get(i + 1) == Some(&b'(')
+                    || (bytes.get(i + 1) == Some(&b'{')
+                        && matches!(bytes.get(i + 2), Some(b' ' | b'\t' | b'\n' | b'|')))
+            }
             b'<' | b'>' => {
                 bytes.get(i + 1) == Some(&b'(') && !spans.quoted.iter().any(|r| r.contains(&i))
             }
@@ -127,15 +138,25 @@ pub fn check(src: &str, root: Node<'_>, walked: &[usize]) -> Coverage {
             .iter()
             .find(|r| r.contains(&i))
             .map_or(src.len(), |r| r.end);
-        match cut_out(&src[i..end]) {
+        let text = &src[i..end];
+        let cut = if text.starts_with("${") {
+            cut_out_funsub(text, &mut probes)
+        } else {
+            cut_out(text)
+        };
+        if probes > MAX_FUNSUB_PROBES {
+            out.too_many = true;
+            return out;
+        }
+        match cut {
             Some(text) => {
                 let at = i;
                 i += text.len().max(1);
-                out.unseen.push(Unseen {
-                    at,
-                    command: format!(": {text}"),
-                    text,
-                });
+                let command = match funsub_body(&text) {
+                    Some(body) => body.to_string(),
+                    None => format!(": {text}"),
+                };
+                out.unseen.push(Unseen { at, command, text });
             }
             None => {
                 out.unreadable.push(i);
@@ -315,6 +336,39 @@ fn cut_out(text: &str) -> Option<String> {
     }
 }
 
+/// A bash 5.3 command substitution run in the current shell (`${ cmd; }`, `${| cmd; }`),
+/// which tree-sitter-bash does not know: it ends at the first `}` before which its text
+/// parses as commands (tree-sitter alone: the commands are judged once cut out). `None`
+/// when there is none (then the line is unproven). Each try is counted in `probes`.
+fn cut_out_funsub(text: &str, probes: &mut usize) -> Option<String> {
+    let mut parser = Parser::new();
+    parser
+        .set_language(&tree_sitter_bash::LANGUAGE.into())
+        .ok()?;
+    for (k, _) in text.match_indices('}').skip_while(|(k, _)| *k < 3) {
+        let candidate = &text[..=k];
+        let body = funsub_body(candidate)?;
+        if body.trim().is_empty() {
+            continue;
+        }
+        *probes += 1;
+        if *probes > MAX_FUNSUB_PROBES {
+            return None;
+        }
+        let tree = parser.parse(body, None)?;
+        if !tree.root_node().has_error() {
+            return Some(candidate.to_string());
+        }
+    }
+    None
+}
+
+/// The commands inside `${ …}` / `${| …}`, or `None` for any other substitution.
+fn funsub_body(text: &str) -> Option<&str> {
+    let inner = text.strip_prefix("${")?.strip_suffix('}')?;
+    Some(inner.strip_prefix('|').unwrap_or(inner))
+}
+
 /// Move to the next node in document order after the current subtree.
 fn next(cursor: &mut tree_sitter::TreeCursor<'_>) -> bool {
     loop {
@@ -390,6 +444,27 @@ mod tests {
             vec!["`rm -rf *`", "`id`"]
         );
         assert_eq!(unseen("echo \"$(date) `rm -rf *`\""), vec!["`rm -rf *`"]);
+    }
+
+    /// Round 2: bash 5.3 runs `${ cmd; }` and `${| cmd; }` as command substitutions;
+    /// tree-sitter-bash reads them as a broken expansion, so they are cut out here.
+    #[test]
+    fn bash_53_funsubs_are_cut_out_as_commands() {
+        let found = |src: &str| {
+            coverage(src)
+                .unseen
+                .into_iter()
+                .map(|u| u.command)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(found("echo ${ rm -rf *; }"), vec![" rm -rf *; "]);
+        assert_eq!(found("echo \"${| rm -rf *; }\""), vec![" rm -rf *; "]);
+        assert_eq!(found("echo ${ echo ${x}; }"), vec![" echo ${x}; "]);
+        assert_eq!(
+            found("cat <<EOF\n${\trm -rf *\n}\nEOF"),
+            vec!["\trm -rf *\n"]
+        );
+        assert!(found("echo '${ rm -rf *; }' ${x} ${x:-y}").is_empty());
     }
 
     #[test]

@@ -7,6 +7,74 @@
 //! classifier judges every decoding these functions produce and keeps the worst, so a
 //! disguise can make a command ask, never make it pass.
 
+/// Text with the backslash escapes `printf`'s format, `printf %b` and `echo -e` (and dash's
+/// plain `echo`) decode: `\n`, `\t` and the other letters, `\\`, `\'`, `\"`, octal
+/// `\NNN`/`\0NNN` and hex `\xHH`; `\c` ends the output. An unknown escape stays as
+/// written. So `printf '\162\155 -rf ~'` is judged as the `rm -rf ~` it prints.
+pub fn decode_escapes(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    let digits = |from: usize, max: usize, radix: u32| -> (u32, usize) {
+        let mut value = 0u32;
+        let mut n = 0;
+        while n < max
+            && let Some(d) = chars.get(from + n).and_then(|c| c.to_digit(radix))
+        {
+            value = value * radix + d;
+            n += 1;
+        }
+        (value, n)
+    };
+    while i < chars.len() {
+        let c = chars[i];
+        if c != '\\' || i + 1 >= chars.len() {
+            out.push(c);
+            i += 1;
+            continue;
+        }
+        let e = chars[i + 1];
+        i += 2;
+        let simple = match e {
+            'a' => Some('\u{7}'),
+            'b' => Some('\u{8}'),
+            'e' | 'E' => Some('\u{1b}'),
+            'f' => Some('\u{c}'),
+            'n' => Some('\n'),
+            'r' => Some('\r'),
+            't' => Some('\t'),
+            'v' => Some('\u{b}'),
+            '\\' | '\'' | '"' => Some(e),
+            _ => None,
+        };
+        if let Some(s) = simple {
+            out.push(s);
+            continue;
+        }
+        let (value, used) = match e {
+            'x' => digits(i, 2, 16),
+            '0' => digits(i, 3, 8),
+            '1'..='7' => {
+                let (v, n) = digits(i - 1, 3, 8);
+                i -= 1;
+                (v, n)
+            }
+            'c' => return out,
+            _ => (0, 0),
+        };
+        if used == 0 {
+            out.push('\\');
+            out.push(e);
+            continue;
+        }
+        i += used;
+        if let Some(ch) = char::from_u32(value) {
+            out.push(ch);
+        }
+    }
+    out
+}
+
 /// Most words one brace-expanded command line may grow to; beyond it the decoding is
 /// abandoned and the command asks.
 const MAX_BRACE_WORDS: usize = 256;
@@ -186,6 +254,22 @@ fn expand(chars: &[(char, bool)]) -> Option<Vec<Vec<(char, bool)>>> {
         }
     }
     Some(out)
+}
+
+#[cfg(test)]
+mod escape_tests {
+    use super::decode_escapes;
+
+    /// Round 2: `printf '\x72\x6d -rf ~' | sh` was judged as `x72x6d -rf ~`.
+    #[test]
+    fn escapes_decode_as_printf_and_echo_e_do() {
+        assert_eq!(decode_escapes(r"\x72\x6d -rf ~"), "rm -rf ~");
+        assert_eq!(decode_escapes(r"\162\155 -rf ~"), "rm -rf ~");
+        assert_eq!(decode_escapes(r"\0162m"), "rm");
+        assert_eq!(decode_escapes(r"a\tb\nc\\d\q"), "a\tb\nc\\d\\q");
+        assert_eq!(decode_escapes(r"ab\cde"), "ab");
+        assert_eq!(decode_escapes("plain"), "plain");
+    }
 }
 
 #[cfg(test)]

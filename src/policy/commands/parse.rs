@@ -40,7 +40,8 @@ pub struct Word {
 pub struct Subst {
     /// The part as it appears in [`Word::text`] (`$(pwd)`, `` `pwd` ``, `$HOME`).
     pub source: String,
-    /// For a command substitution holding one simple command and nothing else, its words.
+    /// For a command or process substitution holding one simple command and nothing
+    /// else, its words.
     pub command: Option<Vec<Word>>,
     /// Whether it sits inside double quotes (no word splitting of its value).
     pub quoted: bool,
@@ -316,7 +317,7 @@ impl Walker<'_> {
                 }
                 let expands = std::mem::replace(&mut self.heredoc_expands, outer_heredoc);
                 let stdin = std::mem::replace(&mut self.stdin, outer_stdin);
-                self.attach(before, redirects, node, expands, stdin);
+                self.attach(owner, redirects, node, expands, stdin);
                 if let Some(owner) = owner {
                     self.heredoc_pipeline(node, piped_before, owner);
                 }

@@ -123,7 +123,7 @@ pub fn place(word: &Word, ctx: &CommandContext) -> Place {
     {
         return Place::Device(dev.to_string());
     }
-    let glob_all = word.glob && super::basename(&word.text) == "*";
+    let glob_all = word.glob && matches_every_name(super::basename(&word.text));
     let parent_if_glob = if glob_all {
         path.parent().map(Path::to_path_buf)
     } else {
@@ -150,6 +150,40 @@ pub fn place(word: &Word, ctx: &CommandContext) -> Place {
         return Place::SystemRoot("~".into());
     }
     Place::Outside(real)
+}
+
+/// Whether a glob component matches every (non-hidden) name a directory may hold, as `*`
+/// does: it holds a `*` and nothing but wildcards and bracket expressions (`?*`, `*?`,
+/// `[a-z]*`, `[!.]*`, `**`), so `rm -rf ?*` empties the directory like `rm -rf *`.
+pub(super) fn matches_every_name(component: &str) -> bool {
+    let bytes = component.as_bytes();
+    let mut star = false;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'*' => {
+                star = true;
+                i += 1;
+            }
+            b'?' => i += 1,
+            b'[' => {
+                // A bracket expression: `]` right after `[` or `[!`/`[^` is a member.
+                let mut j = i + 1;
+                if matches!(bytes.get(j), Some(b'!' | b'^')) {
+                    j += 1;
+                }
+                if bytes.get(j) == Some(&b']') {
+                    j += 1;
+                }
+                match bytes[j.min(bytes.len())..].iter().position(|&b| b == b']') {
+                    Some(k) => i = j + k + 1,
+                    None => return false,
+                }
+            }
+            _ => return false,
+        }
+    }
+    star
 }
 
 /// The path with every existing prefix's symlinks resolved (the missing rest kept).
@@ -303,7 +337,25 @@ fn glob_may_match(path: &Path, ctx: &CommandContext, access: Access) -> Option<S
             ));
         }
     }
-    None
+    if access == Access::Write {
+        return None;
+    }
+    // What the pattern matches on disk, through any symlink (a repository's `keys ->
+    // ~/.ssh` makes `cat */*` read the keys).
+    let Some(matches) = super::links::expand_glob(path) else {
+        return Some(format!(
+            "the pattern {text} matches more files than Loom checks for links to protected files"
+        ));
+    };
+    matches.iter().find_map(|m| {
+        let real = std::fs::canonicalize(m).ok()?;
+        let label = super::links::protects(&real, ctx)?;
+        Some(format!(
+            "the pattern {text} matches {}, which leads to {} (protected: {label})",
+            m.display(),
+            real.display()
+        ))
+    })
 }
 
 #[cfg(test)]

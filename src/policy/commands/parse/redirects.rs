@@ -6,11 +6,13 @@ use tree_sitter::Node;
 use super::{Redirect, SimpleCommand, Stdin, Walker, Word};
 
 impl Walker<'_> {
-    /// Attach redirects to the last command collected since `before` (or to a pseudo
-    /// command when the body produced none).
+    /// Attach redirects to `owner`, the last command of the redirected statement's body,
+    /// found before the redirects were walked (or to a pseudo command when the body
+    /// produced none). Not the last command collected: a substitution in a redirect
+    /// (`sh < <(echo …)`, `> $(echo f)`) adds its own commands after the body's.
     pub(super) fn attach(
         &mut self,
-        before: usize,
+        owner: Option<usize>,
         redirects: Vec<Redirect>,
         node: Node<'_>,
         heredoc_expands: bool,
@@ -19,9 +21,8 @@ impl Walker<'_> {
         if redirects.is_empty() && !heredoc_expands && stdin.is_none() {
             return;
         }
-        if self.script.commands.len() > before {
-            let last = self.script.commands.len() - 1;
-            let cmd = &mut self.script.commands[last];
+        if let Some(owner) = owner {
+            let cmd = &mut self.script.commands[owner];
             cmd.redirects.extend(redirects);
             cmd.heredoc_expands |= heredoc_expands;
             if stdin.is_some() {

@@ -69,6 +69,17 @@ impl Walker<'_> {
                     ..Word::default()
                 }
             }
+            // `$"rm"`: bash translates the string through the locale's message catalogue
+            // and, with none, uses it as written; either way it is a double-quoted string.
+            "translated_string" => match node.named_child(0) {
+                Some(child) if child.kind() == "string" => self.word(child),
+                _ => plain(
+                    self.text(node)
+                        .trim_start_matches('$')
+                        .trim_matches('"')
+                        .to_string(),
+                ),
+            },
             "string" => {
                 let mut out = Word::default();
                 let raw = self.text(node);
@@ -158,7 +169,12 @@ impl Walker<'_> {
                 });
                 let inner: Vec<usize> = (before..self.script.commands.len()).collect();
                 let command = match inner.split_last() {
-                    Some((last, others)) if node.kind() == "command_substitution" => {
+                    Some((last, others))
+                        if matches!(
+                            node.kind(),
+                            "command_substitution" | "process_substitution"
+                        ) =>
+                    {
                         let c = &self.script.commands[*last];
                         let within = |i: &usize| c.words.iter().any(|w| w.inner.contains(i));
                         (c.redirects.is_empty()

@@ -9,7 +9,7 @@
 use super::super::Risk;
 use super::super::options::{Spec, parse};
 use super::super::parse::Word;
-use super::{Judgement, State, judge, reads, writes_at};
+use super::{Judgement, PipedInput, State, judge, reads, writes_at};
 
 #[rustfmt::skip]
 pub(super) const SPEC: Spec = Spec {
@@ -157,7 +157,7 @@ pub(super) fn awk(name: &str, args: &[Word], state: &State) -> Judgement {
     let parsed = match parse(&SPEC, args, false) {
         Ok(p) => p,
         Err(e) => {
-            return judge(
+            let j = judge(
                 Risk::Medium,
                 format!(
                     "{} (awk options such as -f, -i and -l load code)",
@@ -165,6 +165,16 @@ pub(super) fn awk(name: &str, args: &[Word], state: &State) -> Judgement {
                 ),
             )
             .ungrantable();
+            // `awk -f - <<< PROGRAM`: the program is the text it is fed.
+            let program_from_input = args
+                .windows(2)
+                .any(|p| p[0].text == "-f" && p[1].text == "-");
+            return match &state.piped {
+                Some(PipedInput::Text(text) | PipedInput::Built(text)) if program_from_input => {
+                    j.worst(super::dev::forbidden_in_code(text, state, 0))
+                }
+                _ => j,
+            };
         }
     };
     let mut sources: Vec<Word> = parsed

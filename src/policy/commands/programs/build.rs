@@ -289,6 +289,24 @@ pub(super) fn go(args: &[Word], state: &State, depth: usize) -> Judgement {
             judge(Risk::ReadOnly, format!("go {sub} only reads"))
         }
         "list" => go_list(rest, state, depth),
+        // `go run example.com/tool@v1`: a module fetched from the network and run.
+        "run" | "build" | "test" | "vet"
+            if rest
+                .iter()
+                .any(|w| !w.text.starts_with('-') && w.text.contains('@')) =>
+        {
+            go_build(
+                sub,
+                rest,
+                state,
+                depth,
+                judge(
+                    Risk::Medium,
+                    format!("go {sub} of a module at a version fetches and runs its code"),
+                )
+                .net(),
+            )
+        }
         "build" | "test" | "vet" | "run" => go_build(
             sub,
             rest,

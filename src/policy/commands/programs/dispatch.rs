@@ -120,12 +120,17 @@ pub(super) fn named_program(
         }
         "git" => git::git(args, state, depth),
         "cargo" => build::cargo(args, state),
-        "npm" | "pnpm" | "yarn" | "bun" => packages::js_packages(&name, args),
-        "npx" | "bunx" | "pnpx" => judge(
-            Risk::Medium,
-            format!("`{name}` downloads and runs a package"),
-        )
-        .net(),
+        "npm" | "pnpm" | "yarn" | "bun" => {
+            // `yarn run X`, `bun run X`, `yarn X`: a project script or binary, given words
+            // that may be a command.
+            let j = packages::js_packages(&name, args);
+            if j.level < Risk::Forbidden {
+                j.worst(forbidden_among(args, state, depth))
+            } else {
+                j
+            }
+        }
+        "npx" | "bunx" | "pnpx" => package_runners::runs_package(&name, args, state, depth),
         "pip" | "pip3" | "uv" | "poetry" | "pipenv" | "conda" | "mamba" | "pipx" | "gem"
         | "bundle" | "composer" => packages::lang_packages(&name, args),
         "go" => build::go(args, state, depth),
@@ -139,12 +144,24 @@ pub(super) fn named_program(
             Some(ro) => {
                 let mut j = readonly::judge_read_only(&name, &ro, args, state, extra_dynamic);
                 if searches_trees(&name, args) {
-                    let ops = operands(args);
-                    if ops.is_empty() {
-                        j = j.worst(reads_tree(&Word::literal("."), state));
+                    let dot = Word::literal(".");
+                    let mut ops = operands(args);
+                    // The first operand is the pattern unless one is given as an option;
+                    // with no path after it the search reads the working directory.
+                    let pattern_given =
+                        has_flag(args, 'e', "regexp") || has_flag(args, 'f', "file");
+                    if !pattern_given && name != "diff" && name != "colordiff" && ops.len() == 1 {
+                        ops.push(&dot);
                     }
+                    if ops.is_empty() {
+                        ops.push(&dot);
+                    }
+                    let follows = follows_links(&name, args);
                     for op in ops {
                         j = j.worst(reads_tree(op, state));
+                        if follows {
+                            j = j.worst(reads_tree_through_links(op, state));
+                        }
                     }
                 }
                 j

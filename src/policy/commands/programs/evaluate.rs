@@ -40,25 +40,61 @@ fn value_words(w: &Word, state: &State, depth: usize) -> Option<Vec<Word>> {
     if !w.dynamic || w.subs.is_empty() || depth > MAX_DEPTH {
         return None;
     }
+    if w.subs.iter().any(|s| is_process_substitution(&s.source)) {
+        // `<(echo x)` is a file name (`/dev/fd/63`), not the text it prints.
+        return None;
+    }
     let mut text = String::new();
     let mut rest = w.text.as_str();
     let mut split = false;
+    let mut glob_value = false;
     for sub in &w.subs {
         let at = rest.find(sub.source.as_str())?;
         text.push_str(&rest[..at]);
-        let value = substitution(sub, state, depth)?;
+        // A value the line gives the variable, while the command is judged with it
+        // ([`super::var_values`]): a `for` list's `*` stays a pattern, `"$@"` stays words.
+        let chosen = state
+            .var_choice
+            .as_ref()
+            .filter(|(name, _)| super::var_values::referenced(&sub.source) == Some(name.as_str()));
+        let value = match chosen {
+            Some((name, value)) => {
+                glob_value |= value.glob;
+                split |= matches!(name.as_str(), "@" | "*");
+                if sub.quoted {
+                    value.text.clone()
+                } else {
+                    // `IFS=/; x=rm/-rf/*; $x`: an unquoted value splits at every IFS
+                    // character the line sets, too.
+                    let ifs: Vec<char> = state
+                        .var_values
+                        .iter()
+                        .filter(|(n, _)| n == "IFS")
+                        .flat_map(|(_, v)| v.text.chars())
+                        .collect();
+                    value
+                        .text
+                        .chars()
+                        .map(|c| if ifs.contains(&c) { ' ' } else { c })
+                        .collect()
+                }
+            }
+            None => substitution(sub, state, depth)?,
+        };
         split |= !sub.quoted && value.contains(char::is_whitespace);
         text.push_str(&value);
         rest = &rest[at + sub.source.len()..];
     }
     text.push_str(rest);
     let glob = w.glob
+        || glob_value
         || w.subs
             .iter()
             .any(|s| !s.quoted && text.contains(['*', '?', '[']));
+    // Split into several words, each is a pattern only if it holds a glob character.
     let word = |t: &str| Word {
         text: t.to_string(),
-        glob,
+        glob: glob && (!split || t.contains(['*', '?', '['])),
         ansi_c: w.ansi_c,
         brace: w.brace,
         evaluated: true,
@@ -69,6 +105,21 @@ fn value_words(w: &Word, state: &State, depth: usize) -> Option<Vec<Word>> {
     } else {
         vec![word(&text)]
     })
+}
+
+fn is_process_substitution(source: &str) -> bool {
+    source.starts_with("<(") || source.starts_with(">(")
+}
+
+/// What the process substitution `<(CMD)` that is the whole word `w` gives to whoever
+/// reads it, when Loom knows what CMD prints (`<(echo 'rm -rf *')`).
+pub(super) fn process_output(w: &Word, state: &State) -> Option<String> {
+    match w.subs.as_slice() {
+        [sub] if sub.source == w.text && sub.source.starts_with("<(") => {
+            substitution(sub, state, 0)
+        }
+        _ => None,
+    }
 }
 
 /// What a substitution prints, trailing newlines removed, when Loom knows it.

@@ -25,6 +25,26 @@ const NO_ARG_TESTS: &[&str] = &[
 /// Primaries with one argument that are options or actions, not tests.
 const ONE_ARG_NOT_TESTS: &[&str] = &["-maxdepth", "-mindepth", "-printf", "-regextype"];
 
+/// Whether a name or path test lets every entry through but the start path itself, so an
+/// action after it still empties the tree: `-name '*'`, `-path './*'`, `! -name .`,
+/// `-not -path .`.
+fn selects_everything(test: &str, value: &str, negated: bool, starts: &[Word]) -> bool {
+    if !matches!(
+        test,
+        "-name" | "-iname" | "-path" | "-ipath" | "-wholename" | "-iwholename"
+    ) {
+        return false;
+    }
+    if negated {
+        return value == "." || starts.iter().any(|s| s.text == value);
+    }
+    let rest = starts
+        .iter()
+        .find_map(|s| value.strip_prefix(&format!("{}/", s.text.trim_end_matches('/'))))
+        .unwrap_or(value);
+    super::super::place::matches_every_name(rest)
+}
+
 /// What `-delete` with no test before it does to `root`: forbidden when the root (in any
 /// directory the line may be in) is the workspace, a directory holding it, or the system
 /// root or home.
@@ -199,14 +219,21 @@ pub(super) fn find(args: &[Word], state: &mut State, depth: usize) -> Judgement 
                 j = j.worst(
                     judge(Risk::Medium, "find -exec runs a command on every match").worst(inner),
                 );
-                if !tested && starts_included {
+                if !tested {
                     for r in start_paths {
+                        // With `-mindepth 1` the action still meets every entry under the
+                        // start path: `rm -rf {}` there is `rm -rf START/*`.
+                        let (each, glob) = if starts_included {
+                            (r.text.clone(), r.glob)
+                        } else {
+                            (format!("{}/*", r.text.trim_end_matches('/')), true)
+                        };
                         let on_start: Vec<Word> = args[i + 1..end]
                             .iter()
                             .map(|w| Word {
-                                text: w.text.replace("{}", &r.text),
+                                text: w.text.replace("{}", &each),
                                 dynamic: w.dynamic || (w.text.contains("{}") && r.dynamic),
-                                glob: w.glob || (w.text.contains("{}") && r.glob),
+                                glob: w.glob || (w.text.contains("{}") && glob),
                                 ..w.clone()
                             })
                             .collect();
@@ -247,7 +274,10 @@ pub(super) fn find(args: &[Word], state: &mut State, depth: usize) -> Judgement 
             }
             _ if NO_ARG.contains(&t) => tested |= NO_ARG_TESTS.contains(&t),
             _ if ONE_ARG.contains(&t) || (t.starts_with("-newer") && t.len() == 8) => {
-                tested |= !ONE_ARG_NOT_TESTS.contains(&t);
+                let value = args.get(i + 1).map_or("", |w| w.text.as_str());
+                let negated = i > 0 && matches!(args[i - 1].text.as_str(), "!" | "-not");
+                tested |= !ONE_ARG_NOT_TESTS.contains(&t)
+                    && !selects_everything(t, value, negated, start_paths);
                 i += 1
             }
             _ if t.starts_with("-O") || t == "-D" => {

@@ -284,6 +284,7 @@ pub(super) fn read_only_spec_for_tests(sub: &str) -> Option<Spec> {
 
 pub(super) fn git(args: &[Word], state: &State, depth: usize) -> Judgement {
     let mut floor = judge(Risk::ReadOnly, "git");
+    let mut git_dir = state.ctx.cwd.clone();
     let mut i = 0;
     while i < args.len() {
         let w = &args[i];
@@ -333,13 +334,16 @@ pub(super) fn git(args: &[Word], state: &State, depth: usize) -> Judgement {
                 i += 1;
                 Some(Word::literal(&t[2..]))
             };
-            if let Some(d) = dir
-                && !matches!(state.place(&d), Place::Inside(_) | Place::WorkspaceRoot)
-            {
-                floor = floor.at_least(
-                    Risk::High,
-                    format!("runs git in {}, outside the workspace", d.text),
-                );
+            if let Some(d) = dir {
+                if !matches!(state.place(&d), Place::Inside(_) | Place::WorkspaceRoot) {
+                    floor = floor.at_least(
+                        Risk::High,
+                        format!("runs git in {}, outside the workspace", d.text),
+                    );
+                }
+                if let Some(p) = super::super::place::expand(&d, &state.ctx) {
+                    git_dir = git_dir.join(p);
+                }
             }
             continue;
         }
@@ -387,9 +391,34 @@ pub(super) fn git(args: &[Word], state: &State, depth: usize) -> Judgement {
     }
     let sub = args.get(i).map(|w| w.text.as_str()).unwrap_or("");
     let rest = args.get(i + 1..).unwrap_or(&[]);
+    if !matches!(sub, "" | "version" | "help" | "clone" | "init") {
+        floor = floor.worst(super::git_repos::repository_in(&git_dir, state));
+    }
     let mut j = subcommand(sub, rest, state, depth);
     j.prefix = vec!["git".into(), sub.to_string()];
     j.worst(floor)
+}
+
+/// `git worktree`: `remove` deletes the worktree's directory with everything in it
+/// (untracked files too, with `--force`), so it is judged as `rm -r` of that path (the
+/// workspace itself is forbidden); `move` as `mv` of it.
+fn worktree(rest: &[Word], state: &State) -> Judgement {
+    let operands: Vec<Word> = rest.iter().filter(|w| !is_flag(w)).cloned().collect();
+    match operands.first().map(|w| w.text.as_str()) {
+        Some("list") => judge(Risk::ReadOnly, "git worktree lists"),
+        Some("remove") => {
+            let args: Vec<Word> = std::iter::once(Word::literal("-r"))
+                .chain(operands[1..].iter().cloned())
+                .collect();
+            super::files::rm("git worktree remove", &args, state, false).at_least(
+                Risk::High,
+                "git worktree remove deletes a worktree's directory and the files in it",
+            )
+        }
+        Some("move") => super::files::moves(&operands[1..], state, false)
+            .at_least(Risk::Medium, "git worktree move moves a worktree"),
+        _ => judge(Risk::Medium, "git worktree changes worktrees"),
+    }
 }
 
 fn subcommand(sub: &str, rest: &[Word], state: &State, depth: usize) -> Judgement {
@@ -433,10 +462,7 @@ fn subcommand(sub: &str, rest: &[Word], state: &State, depth: usize) -> Judgemen
             Some("drop" | "clear") => judge(Risk::High, "git stash drop/clear loses stashed work"),
             _ => judge(Risk::Medium, "git stash changes the working tree"),
         },
-        "worktree" => match plain.first().copied() {
-            Some("list") => judge(Risk::ReadOnly, "git worktree lists"),
-            _ => judge(Risk::Medium, "git worktree changes worktrees"),
-        },
+        "worktree" => worktree(rest, state),
         "push" => judge(Risk::High, "git push publishes commits to a remote").net(),
         "fetch" | "pull" | "clone" | "submodule" | "lfs" | "ls-remote" => {
             let mut j = judge(Risk::Medium, format!("git {sub} fetches from a remote")).net();
@@ -605,6 +631,7 @@ fn read_only(sub: &str, parsed: &Parsed<'_>, state: &State) -> Judgement {
     }
     for v in parsed.values(&[
         "--contents",
+        "-S",
         "--ignore-revs-file",
         "-f",
         "--file",

@@ -20,8 +20,10 @@ mod files;
 mod find;
 mod git;
 mod git_config;
+mod git_repos;
 mod machine;
 mod make;
+mod package_runners;
 mod packages;
 mod power;
 mod readonly;
@@ -32,9 +34,14 @@ mod state;
 mod stdin_code;
 mod tables;
 mod tar;
+mod trees;
+pub(super) mod var_values;
 mod wrappers;
+mod written;
 
 pub use state::{PipedInput, State};
+use trees::searches_trees;
+use trees::{follows_links, reads_tree, reads_tree_through_links};
 
 use super::parse::{SimpleCommand, Word};
 use super::place::protected;
@@ -131,12 +138,16 @@ pub fn classify_command(
     let shown = display(cmd);
     let evaluated = with_known_values(cmd, state);
     let cmd = evaluated.as_ref().unwrap_or(cmd);
+    let fed = fed_by_process_substitution(cmd, state);
+    let cmd = fed.as_ref().unwrap_or(cmd);
     let redirect = redirects(cmd, state);
     let mut j = if cmd.words.is_empty() {
         judge(Risk::ReadOnly, "only sets variables or redirects")
     } else {
         program(&cmd.words, state, depth, false)
     };
+    j = j.worst(var_values::judged_with_values(cmd, state, depth));
+    j = j.worst(written::runs_written(cmd, state, depth));
     for a in &cmd.assignments {
         if let Some(reason) = super::vars::dangerous(&a.name) {
             j = j.at_least(Risk::High, reason);
@@ -185,6 +196,7 @@ pub fn classify_command(
     }
     let grantable = redirect.level <= j.level && j.grantable;
     let j = j.worst(redirect);
+    written::record(cmd, state);
     state.piped = None;
     let mut out = vec![Segment {
         command: shown,
@@ -198,6 +210,48 @@ pub fn classify_command(
     }];
     out.extend(j.nested);
     out
+}
+
+/// `sh < <(echo CODE)`, `bash <(echo CODE)`, `source <(printf CODE)`: a process
+/// substitution read as the command's input, or as the one file it is given, feeds it
+/// what its command prints, exactly as `echo CODE | sh` does. The input is set to that
+/// text when Loom knows it (else, for `< <(CMD)`, to another program's output), and the
+/// file argument is written `-`, so every rule for "runs its input" judges the text.
+/// Returns the command with the argument replaced, if one was.
+fn fed_by_process_substitution(cmd: &SimpleCommand, state: &mut State) -> Option<SimpleCommand> {
+    let is_input = |w: &Word| w.text.starts_with("<(");
+    if let Some(r) = cmd
+        .redirects
+        .iter()
+        .rev()
+        .find(|r| matches!(r.op.as_str(), "<" | "<>") && is_input(&r.target))
+    {
+        if cmd.stdin.is_none() {
+            state.piped = Some(match evaluate::process_output(&r.target, state) {
+                Some(text) => PipedInput::Text(text),
+                None => PipedInput::Unknown,
+            });
+        }
+        return None;
+    }
+    if state.piped.is_some() {
+        return None;
+    }
+    let mut inputs = cmd
+        .words
+        .iter()
+        .enumerate()
+        .skip(1)
+        .filter(|(_, w)| is_input(w));
+    let (at, w) = inputs.next()?;
+    if inputs.next().is_some() {
+        return None;
+    }
+    let text = evaluate::process_output(w, state)?;
+    state.piped = Some(PipedInput::Text(text));
+    let mut out = cmd.clone();
+    out.words[at] = Word::literal("-");
+    Some(out)
 }
 
 /// `${x@P}` (prompt expansion) and `${!x}` (indirection, which evaluates a subscript in
@@ -371,48 +425,6 @@ pub(super) fn reads(w: &Word, state: &State) -> Judgement {
     judge(Risk::ReadOnly, "reads files")
 }
 
-/// Whether `name` called with `args` reads every file under the directories it is given
-/// (`grep -r`, `rg`, `diff -r`).
-fn searches_trees(name: &str, args: &[Word]) -> bool {
-    match name {
-        "rg" | "ag" | "ack" | "ack-grep" | "ugrep" => true,
-        "grep" | "egrep" | "fgrep" | "zgrep" => {
-            has_flag(args, 'r', "recursive")
-                || has_flag(args, 'R', "dereference-recursive")
-                || args
-                    .iter()
-                    .any(|w| w.text == "--directories=recurse" || w.text == "-drecurse")
-        }
-        "diff" | "colordiff" => has_flag(args, 'r', "recursive"),
-        _ => false,
-    }
-}
-
-/// Reading every file under `w`: high when a protected directory lies inside it
-/// (`grep -r KEY ~` reads `~/.ssh`).
-pub(super) fn reads_tree(w: &Word, state: &State) -> Judgement {
-    for alt in state.alternatives(w) {
-        let Some(path) = super::place::expand(&alt, &state.ctx).map(|p| super::normalize(&p))
-        else {
-            continue;
-        };
-        for rule in state.ctx.protected.iter().filter(|r| r.applies_to_reads) {
-            if let crate::policy::paths::ForbiddenMatch::Under(dir) = &rule.matcher
-                && dir.starts_with(&path)
-            {
-                return judge(
-                    Risk::High,
-                    format!(
-                        "reads every file under {}, which holds protected files ({})",
-                        w.text, rule.label
-                    ),
-                );
-            }
-        }
-    }
-    judge(Risk::ReadOnly, "no protected files under it")
-}
-
 pub(super) fn is_flag(w: &Word) -> bool {
     w.text.starts_with('-') && w.text.len() > 1 && !w.dynamic
 }
@@ -445,6 +457,36 @@ pub(super) fn operands(args: &[Word]) -> Vec<&Word> {
     out
 }
 
+/// Deepest chain of programs run by programs (`sudo nice timeout 1 env … rm`) that is
+/// followed; each level is a few stack frames, and a line of thousands of wrappers must
+/// not overflow the stack (it is refused instead).
+pub(super) const MAX_PROGRAM_DEPTH: usize = 64;
+
+thread_local! {
+    static PROGRAM_DEPTH: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// One level of [`program`] recursion on this thread, released when dropped.
+struct ProgramDepth;
+
+impl ProgramDepth {
+    /// Enter one more level; `None` past [`MAX_PROGRAM_DEPTH`].
+    fn enter() -> Option<ProgramDepth> {
+        PROGRAM_DEPTH.with(|d| {
+            (d.get() < MAX_PROGRAM_DEPTH).then(|| {
+                d.set(d.get() + 1);
+                ProgramDepth
+            })
+        })
+    }
+}
+
+impl Drop for ProgramDepth {
+    fn drop(&mut self) {
+        PROGRAM_DEPTH.with(|d| d.set(d.get().saturating_sub(1)));
+    }
+}
+
 /// Classify `words` (program first). `extra_dynamic`: an xargs-style unknown argument list
 /// is appended at run time.
 pub(super) fn program(
@@ -455,6 +497,15 @@ pub(super) fn program(
 ) -> Judgement {
     let Some(first) = words.first() else {
         return judge(Risk::ReadOnly, "nothing to run");
+    };
+    let Some(_level) = ProgramDepth::enter() else {
+        return judge(
+            Risk::Forbidden,
+            format!(
+                "programs wrapped in one another more than {MAX_PROGRAM_DEPTH} deep (`nice nice …`) \
+                 cannot be analysed"
+            ),
+        );
     };
     if first.dynamic {
         return judge(
@@ -477,6 +528,8 @@ pub(super) fn program(
             ),
         );
     }
+    let stdin_named = stdin_paths_as_dash(words);
+    let words = stdin_named.as_deref().unwrap_or(words);
     let mut j = dispatch::named_program(words, state, depth, extra_dynamic);
     let unproven = !j.grantable || j.level >= Risk::High;
     if j.level >= Risk::Medium && j.level < Risk::Forbidden && unproven && state.scan_unknown {
@@ -519,6 +572,36 @@ pub(super) fn program(
             .collect();
     }
     j
+}
+
+/// Whether `text` names the standard input as a file.
+pub(super) fn is_stdin_path(text: &str) -> bool {
+    matches!(
+        text,
+        "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0" | "/proc/thread-self/fd/0"
+    )
+}
+
+/// `words` with every argument that names the standard input as a file (`/dev/stdin`,
+/// `/dev/fd/0`) written `-`, the name every program's rules already read as "my input":
+/// `python3 /dev/stdin <<< CODE`, `make -f /dev/stdin`, `sed -f /dev/fd/0` run the text
+/// they are fed exactly as `python3 -`, `make -f -` and `sed -f -` do, and are judged by
+/// it. `None` when there is none.
+fn stdin_paths_as_dash(words: &[Word]) -> Option<Vec<Word>> {
+    if !words
+        .iter()
+        .skip(1)
+        .any(|w| !w.dynamic && is_stdin_path(&w.text))
+    {
+        return None;
+    }
+    let mut out = words.to_vec();
+    for w in out.iter_mut().skip(1) {
+        if !w.dynamic && is_stdin_path(&w.text) {
+            *w = Word::literal("-");
+        }
+    }
+    Some(out)
 }
 
 /// The worst of judging each suffix of `args` as a command and each argument as a shell

@@ -407,6 +407,15 @@ pub(super) fn runs_in_env(
     if matches!(name, "npm" | "yarn" | "pnpm" | "bun") {
         let rest = skip_js_options(args);
         let first = rest.first()?;
+        if matches!(first.text.as_str(), "exec" | "x" | "dlx") {
+            let label = format!("{name} {}", first.text);
+            return Some(super::package_runners::runs_package(
+                &label,
+                &rest[1..],
+                state,
+                depth,
+            ));
+        }
         if first.text == "node" {
             return Some(with_prefix(
                 interpreter("node", &rest[1..], state, depth),
@@ -431,12 +440,19 @@ pub(super) fn runs_in_env(
             }
         }
     }
-    let sub_at = args.iter().position(|w| !is_flag(w))?;
+    let mut sub_at = args.iter().position(|w| !is_flag(w))?;
+    // `uv tool run X` is `uvx X`.
+    if name == "uv"
+        && args[sub_at].text == "tool"
+        && args.get(sub_at + 1).is_some_and(|w| w.text == "run")
+    {
+        sub_at += 1;
+    }
     let sub = args[sub_at].text.as_str();
     let runs = match name {
         "uv" | "poetry" | "pipenv" | "conda" | "mamba" | "pdm" | "hatch" | "rye" => sub == "run",
         "bundle" => sub == "exec",
-        "npm" | "pnpm" => sub == "exec",
+        "pipx" => sub == "run",
         _ => false,
     };
     if !runs {

@@ -8,7 +8,7 @@
 use super::super::Risk;
 use super::super::options::{Spec, parse};
 use super::super::parse::Word;
-use super::{Judgement, State, judge, nested, reads, writes_at};
+use super::{Judgement, PipedInput, State, judge, nested, reads, writes_at};
 
 #[rustfmt::skip]
 pub(super) const SPEC: Spec = Spec {
@@ -55,7 +55,17 @@ pub(super) fn sed(name: &str, args: &[Word], state: &State, depth: usize) -> Jud
         Ok(p) => p,
         Err(e) => return super::unproven(e, name),
     };
-    if parsed.has(&["-f", "--file"]) {
+    let from_input: Vec<Word> = match &state.piped {
+        Some(PipedInput::Text(text)) => parsed
+            .values(&["-f", "--file"])
+            .iter()
+            .filter(|v| v.text() == "-")
+            .map(|_| Word::literal(text))
+            .collect(),
+        _ => Vec::new(),
+    };
+    let script_files = parsed.values(&["-f", "--file"]).len();
+    if script_files > 0 && from_input.len() < script_files {
         return judge(
             Risk::Medium,
             "the sed script comes from a file Loom does not read, so it may write files or run commands",
@@ -66,6 +76,7 @@ pub(super) fn sed(name: &str, args: &[Word], state: &State, depth: usize) -> Jud
         .values(&["-e", "--expression"])
         .into_iter()
         .map(|v| v.word())
+        .chain(from_input)
         .collect();
     let mut files: Vec<&Word> = parsed.operands.clone();
     if scripts.is_empty() {

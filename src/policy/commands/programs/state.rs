@@ -27,6 +27,7 @@ pub enum PipedInput {
 }
 
 /// Classification state carried across the segments of one command line.
+#[derive(Clone)]
 pub struct State {
     pub(in super::super) ctx: CommandContext,
     pub(in super::super) cwd_unknown: bool,
@@ -50,6 +51,14 @@ pub struct State {
     /// Whether an unknown program's arguments are searched for forbidden commands (off
     /// while already searching, so the search stays linear).
     pub(in super::super) scan_unknown: bool,
+    /// Values the line gives its variables anywhere (`x=/`, `for f in …`, a function's
+    /// call arguments as `$1`…, `set -- …`), see [`super::var_values`].
+    pub(in super::super) var_values: Vec<(String, Word)>,
+    /// While a command is judged again with one of those values: the variable and value.
+    pub(in super::super) var_choice: Option<(String, Word)>,
+    /// Files the line wrote, and the text when Loom can read it (see
+    /// [`super::written`]).
+    pub(in super::super) written: Vec<(PathBuf, Option<String>)>,
 }
 
 /// Most directories and links remembered for one line (beyond, words are judged in the
@@ -70,6 +79,9 @@ impl State {
             aliases: Vec::new(),
             piped: None,
             scan_unknown: true,
+            var_values: Vec::new(),
+            var_choice: None,
+            written: Vec::new(),
         }
     }
 
