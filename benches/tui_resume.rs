@@ -130,7 +130,6 @@ fn generate(sessions: &Path, n: usize) -> (String, u64) {
         );
         i += 1;
     }
-    drop(line);
     out.flush().unwrap();
     drop(out);
     (id, std::fs::metadata(&path).unwrap().len())
@@ -264,14 +263,16 @@ struct Figures {
     peak_mb: f64,
 }
 
-/// Type `keys` letters one at a time, each waited for on screen; the median latency.
-fn type_keys(run: &Running, text: &str) -> f64 {
+/// Type `keys` one at a time after what `typed` holds (the message box's text), each
+/// waited for on screen; the median latency.
+fn type_keys(run: &Running, typed: &mut String, keys: &str) -> f64 {
     let mut times = Vec::new();
-    for end in 1..=text.len() {
+    for k in keys.chars() {
+        typed.push(k);
         let t = Instant::now();
-        run.send(&text.as_bytes()[end - 1..end]);
+        run.send(k.to_string().as_bytes());
         let d = run
-            .wait_for(&text[..end], t, Duration::from_secs(120))
+            .wait_for(typed, t, Duration::from_secs(120))
             .expect("the key is drawn");
         times.push(d.as_secs_f64() * 1000.0);
     }
@@ -285,9 +286,12 @@ fn measure(rt: &tokio::runtime::Runtime, home: &Path, ws: &Path, id: &str) -> Fi
         .wait_for("LAST-MESSAGE", run.started, Duration::from_secs(300))
         .expect("the first screen shows the last message");
     // Right away, while highlighting may still be loading: what typing feels like at once.
-    let key_ms = type_keys(&run, "qwertyuiopasdfghjklz");
+    // The first keys make the message box's text unique on screen.
+    let mut typed = String::new();
+    type_keys(&run, &mut typed, "Zq9");
+    let key_ms = type_keys(&run, &mut typed, "qwertyuiopasdfghjklz");
     std::thread::sleep(Duration::from_millis(1500));
-    let key_late_ms = type_keys(&run, "QWERTYUIOPASDFGHJKLZ");
+    let key_late_ms = type_keys(&run, &mut typed, "QWERTYUIOPASDFGHJKLZ");
     let rss_mb = status_mb(run.pid(), "VmRSS:");
     // Ctrl+Home: to the first message (the message box has text, so Ctrl is needed).
     let t = Instant::now();

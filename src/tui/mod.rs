@@ -52,6 +52,8 @@ mod output_snapshot_tests;
 #[cfg(test)]
 mod patch_review_tests;
 #[cfg(test)]
+mod resume_render_tests;
+#[cfg(test)]
 mod resume_snapshot_tests;
 #[cfg(test)]
 mod snapshot_tests;

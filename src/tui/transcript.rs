@@ -728,16 +728,11 @@ impl Transcript {
                         None => Box::new(std::iter::empty()),
                     },
                 };
-                let mut row = y;
-                for line in lines
+                let shown = lines
                     .skip(skip as usize)
-                    .take(height.saturating_sub(1) as usize)
-                {
-                    if row >= bottom {
-                        break;
-                    }
+                    .take(height.saturating_sub(1) as usize);
+                for (row, line) in (y..bottom).zip(shown) {
                     buf.set_line(area.x, row, line, area.width);
-                    row += 1;
                 }
                 // The entry's height decides where the next starts, drawn or not.
                 let advance = height.saturating_sub(skip).min(u64::from(bottom - y));
