@@ -152,10 +152,16 @@ impl SessionLog {
     /// Continue an existing session file. A cut last line is terminated first, so the next
     /// record starts on a line of its own.
     pub fn reopen(dir: &Path, id: &str) -> std::io::Result<SessionLog> {
+        use std::os::unix::fs::FileExt;
         let path = dir.join(format!("{id}.jsonl"));
-        let bytes = std::fs::read(&path)?;
+        // Only the last byte matters: a long session is not read again to learn it.
+        let len = std::fs::metadata(&path)?.len();
+        let mut last = [b'\n'];
+        if len > 0 {
+            File::open(&path)?.read_exact_at(&mut last, len - 1)?;
+        }
         let mut file = OpenOptions::new().append(true).open(&path)?;
-        if !bytes.is_empty() && !bytes.ends_with(b"\n") {
+        if last[0] != b'\n' {
             file.write_all(b"\n")?;
         }
         Ok(SessionLog {
