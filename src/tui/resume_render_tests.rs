@@ -137,3 +137,29 @@ fn a_session_file_cut_after_resuming_shows_what_cannot_be_read_and_goes_on() {
         "the start is still there: {top}"
     );
 }
+
+#[test]
+fn a_theme_switch_restyles_the_screen_on_ticks_without_keys() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut app, _) = resumed(dir.path(), 1_000);
+    text(&mut app, W, H);
+    let before = app.transcript.renders();
+    let light = super::theme::Theme::load("light", super::theme::ColorDepth::TrueColor).unwrap();
+    app.set_theme(light);
+    assert!(
+        app.animating(),
+        "frames keep coming while the screen waits to be restyled"
+    );
+    let mut ticks = 0;
+    while app.animating() {
+        // What the event loop does on an animation tick: tick, then draw.
+        text(&mut app, W, H);
+        ticks += 1;
+        assert!(ticks < 20, "the restyling ends");
+    }
+    let restyled = app.transcript.renders() - before;
+    assert!(
+        restyled > 0 && restyled <= bound(),
+        "{restyled} entries restyled: those on screen only"
+    );
+}
