@@ -322,6 +322,19 @@ fn measure(rt: &tokio::runtime::Runtime, home: &Path, ws: &Path, id: &str) -> Fi
     let top = run
         .wait_for("FIRST-MESSAGE", t, Duration::from_secs(300))
         .expect("the top shows the first message");
+    // The top's frame may still be arriving: the bottom is measured from a screen that
+    // no longer shows it.
+    while run
+        .parser
+        .lock()
+        .unwrap()
+        .screen()
+        .contents()
+        .contains("LAST-MESSAGE")
+    {
+        std::thread::sleep(Duration::from_micros(200));
+    }
+    std::thread::sleep(Duration::from_millis(30));
     let t = Instant::now();
     run.send(b"\x1b[1;5F");
     let back = run
