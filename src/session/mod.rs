@@ -152,10 +152,16 @@ impl SessionLog {
     /// Continue an existing session file. A cut last line is terminated first, so the next
     /// record starts on a line of its own.
     pub fn reopen(dir: &Path, id: &str) -> std::io::Result<SessionLog> {
+        use std::os::unix::fs::FileExt;
         let path = dir.join(format!("{id}.jsonl"));
-        let bytes = std::fs::read(&path)?;
+        // Only the last byte matters: a long session is not read again to learn it.
+        let len = std::fs::metadata(&path)?.len();
+        let mut last = [b'\n'];
+        if len > 0 {
+            File::open(&path)?.read_exact_at(&mut last, len - 1)?;
+        }
         let mut file = OpenOptions::new().append(true).open(&path)?;
-        if !bytes.is_empty() && !bytes.ends_with(b"\n") {
+        if last[0] != b'\n' {
             file.write_all(b"\n")?;
         }
         Ok(SessionLog {
@@ -200,6 +206,11 @@ pub struct LoadedSession {
     pub title: Option<String>,
     /// The conversation, repaired so every tool call has a result.
     pub conversation: Vec<Message>,
+    /// Where each message of `conversation` is in the file (`None` for the results
+    /// `repair` made up), so a screen can read it back instead of keeping it.
+    pub at: Vec<Option<MessageAt>>,
+    /// The file it was read from.
+    pub path: Option<PathBuf>,
     /// Line numbers (1-based) that could not be read.
     pub dropped: Vec<usize>,
     /// Tool calls that had no result (the session stopped while they ran).
@@ -234,12 +245,46 @@ impl LoadedSession {
     }
 }
 
+/// Where one message's record is in a session file: its line, without the newline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MessageAt {
+    /// Byte offset of the line.
+    pub offset: u64,
+    /// Its length in bytes.
+    pub len: u32,
+}
+
+/// Read the message whose record is at `at` in `file` (a session file, which only grows,
+/// so what was written stays where it was).
+pub fn read_message(file: &File, at: MessageAt) -> std::io::Result<Message> {
+    use std::os::unix::fs::FileExt;
+    let mut buf = vec![0u8; at.len as usize];
+    file.read_exact_at(&mut buf, at.offset)?;
+    match serde_json::from_slice::<Record>(&buf) {
+        Ok(Record::Message { message }) => Ok(message),
+        Ok(_) => Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            "the line there is no longer a message (was the file replaced?)",
+        )),
+        Err(e) => Err(std::io::Error::new(std::io::ErrorKind::InvalidData, e)),
+    }
+}
+
 /// Read a session file.
 pub fn load(path: &Path) -> std::io::Result<LoadedSession> {
     let reader = BufReader::new(File::open(path)?);
-    let mut s = LoadedSession::default();
+    let mut s = LoadedSession {
+        path: Some(path.to_path_buf()),
+        ..LoadedSession::default()
+    };
+    let mut offset = 0u64;
     for (i, line) in reader.split(b'\n').enumerate() {
         let line = line?;
+        let at = MessageAt {
+            offset,
+            len: u32::try_from(line.len()).unwrap_or(u32::MAX),
+        };
+        offset += line.len() as u64 + 1;
         if line.iter().all(|b| b.is_ascii_whitespace()) {
             continue;
         }
@@ -264,8 +309,14 @@ pub fn load(path: &Path) -> std::io::Result<LoadedSession> {
                 s.model = model;
                 s.title = title;
             }
-            Record::Message { message } => s.conversation.push(message),
-            Record::Clear => s.conversation.clear(),
+            Record::Message { message } => {
+                s.conversation.push(message);
+                s.at.push((at.len < u32::MAX).then_some(at));
+            }
+            Record::Clear => {
+                s.conversation.clear();
+                s.at.clear();
+            }
             _ => {}
         }
     }
@@ -275,18 +326,30 @@ pub fn load(path: &Path) -> std::io::Result<LoadedSession> {
             .map(|x| x.to_string_lossy().into_owned())
             .unwrap_or_default();
     }
-    s.repaired = repair(&mut s.conversation);
+    s.repaired = repair_located(&mut s.conversation, &mut s.at);
     Ok(s)
 }
 
 /// Give every unanswered tool call a result explaining what happened; returns how many.
 pub fn repair(conversation: &mut Vec<Message>) -> usize {
+    let mut at = vec![None; conversation.len()];
+    repair_located(conversation, &mut at)
+}
+
+/// [`repair`], keeping `at` (where each message is in the file) beside the messages.
+fn repair_located(conversation: &mut Vec<Message>, at: &mut Vec<Option<MessageAt>>) -> usize {
+    at.resize(conversation.len(), None);
     let mut out = Vec::with_capacity(conversation.len());
+    let mut out_at = Vec::with_capacity(conversation.len());
     let mut open: Vec<(String, String)> = Vec::new();
     let mut repaired = 0;
-    let close = |open: &mut Vec<(String, String)>, out: &mut Vec<Message>, n: &mut usize| {
+    let close = |open: &mut Vec<(String, String)>,
+                 out: &mut Vec<Message>,
+                 out_at: &mut Vec<Option<MessageAt>>,
+                 n: &mut usize| {
         for (id, name) in open.drain(..) {
             *n += 1;
+            out_at.push(None);
             out.push(Message::Tool {
                 tool_call_id: id,
                 name,
@@ -299,7 +362,7 @@ pub fn repair(conversation: &mut Vec<Message>) -> usize {
             });
         }
     };
-    for m in conversation.drain(..) {
+    for (m, place) in conversation.drain(..).zip(at.drain(..)) {
         match &m {
             Message::Tool { tool_call_id, .. } => {
                 let known = open.iter().position(|(id, _)| id == tool_call_id);
@@ -307,10 +370,11 @@ pub fn repair(conversation: &mut Vec<Message>) -> usize {
                 if let Some(i) = known {
                     open.remove(i);
                     out.push(m);
+                    out_at.push(place);
                 }
             }
             _ => {
-                close(&mut open, &mut out, &mut repaired);
+                close(&mut open, &mut out, &mut out_at, &mut repaired);
                 if let Message::Assistant { tool_calls, .. } = &m {
                     open = tool_calls
                         .iter()
@@ -318,11 +382,13 @@ pub fn repair(conversation: &mut Vec<Message>) -> usize {
                         .collect();
                 }
                 out.push(m);
+                out_at.push(place);
             }
         }
     }
-    close(&mut open, &mut out, &mut repaired);
+    close(&mut open, &mut out, &mut out_at, &mut repaired);
     *conversation = out;
+    *at = out_at;
     repaired
 }
 
@@ -549,6 +615,44 @@ mod tests {
             s.conversation.len(),
             2,
             "the next record starts on its own line"
+        );
+    }
+
+    #[test]
+    fn every_message_can_be_read_back_from_where_load_found_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut log = SessionLog::create(dir.path(), "s3", Path::new("/w"), "m").unwrap();
+        let said = [
+            Message::user("before the clear"),
+            Message::user("ünïcode first"),
+            Message::Assistant {
+                content: "calls".into(),
+                tool_calls: vec![call("x")],
+            },
+        ];
+        log.append(&Record::Message {
+            message: said[0].clone(),
+        })
+        .unwrap();
+        log.append(&Record::Clear).unwrap();
+        for m in &said[1..] {
+            log.append(&Record::Message { message: m.clone() }).unwrap();
+        }
+        let s = load(log.path()).unwrap();
+        assert_eq!(s.conversation.len(), 3, "the call gets a made-up result");
+        assert_eq!(s.at.len(), s.conversation.len());
+        assert!(
+            s.at[2].is_none(),
+            "the made-up result has no place in the file"
+        );
+        let file = File::open(log.path()).unwrap();
+        for (m, at) in s.conversation.iter().zip(&s.at).take(2) {
+            assert_eq!(&read_message(&file, at.unwrap()).unwrap(), m);
+        }
+        let wrong = MessageAt { offset: 0, len: 10 };
+        assert!(
+            read_message(&file, wrong).is_err(),
+            "a bad place is an error"
         );
     }
 

@@ -265,20 +265,34 @@ impl App {
         }
     }
 
-    /// Show an earlier conversation (a resumed session).
-    pub fn load_conversation(&mut self, conversation: &[Message]) {
+    /// Show an earlier conversation (a resumed session). Its messages stay in the session
+    /// file: the chat keeps where each one is and reads it back when it comes into view
+    /// (a message without a place, or a file that cannot be opened, is kept instead).
+    pub fn load_conversation(&mut self, session: &crate::session::LoadedSession) {
+        let stored = session
+            .path
+            .as_deref()
+            .is_some_and(|p| self.transcript.open_store(p).is_ok());
         let mut names: HashMap<String, String> = HashMap::new();
-        for m in conversation {
+        for (i, m) in session.conversation.iter().enumerate() {
+            let at = session.at.get(i).copied().flatten().filter(|_| stored);
             match m {
-                Message::User { content, images } => self
-                    .transcript
-                    .push_user(&crate::llm::image::with_chips(content, images)),
+                Message::User { content, images } => {
+                    let text = crate::llm::image::with_chips(content, images);
+                    match at {
+                        Some(at) => self.transcript.push_stored_user(at, &text),
+                        None => self.transcript.push_user(&text),
+                    }
+                }
                 Message::Assistant {
                     content,
                     tool_calls,
                 } => {
                     if !content.trim().is_empty() {
-                        self.transcript.push_answer(content);
+                        match at {
+                            Some(at) => self.transcript.push_stored_answer(at, content),
+                            None => self.transcript.push_answer(content),
+                        }
                     }
                     for c in tool_calls {
                         let args: Value = serde_json::from_str(&c.arguments)
@@ -356,6 +370,7 @@ impl App {
             || self.tools.animating()
             || self.files_pending.is_some()
             || (!self.highlight_ready && super::highlight::ready())
+            || self.transcript.restyling()
     }
 
     /// Called before each frame: advance the clock and pick up late-loading highlighting.
@@ -369,6 +384,8 @@ impl App {
             self.transcript.rerender();
             self.diff.invalidate();
         }
+        // Restyling after a theme switch advances on ticks, a few visible entries each.
+        self.transcript.restyle_visible();
         let ids: Vec<String> = self
             .tools
             .rows

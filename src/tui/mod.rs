@@ -12,6 +12,7 @@ pub mod contrast;
 pub mod diff_pane;
 pub mod diff_view;
 pub mod fuzzy;
+pub mod height_index;
 pub mod highlight;
 pub mod inline;
 pub mod input;
@@ -19,6 +20,7 @@ pub mod layers;
 pub mod markdown;
 pub mod mention;
 pub mod progress;
+pub mod render_cache;
 pub mod results;
 pub mod resume;
 pub mod run;
@@ -31,6 +33,7 @@ pub mod sub_agents;
 pub mod theme;
 pub mod tools_pane;
 pub mod transcript;
+mod transcript_entry;
 pub mod view;
 pub mod wrap;
 
@@ -48,6 +51,8 @@ mod mcp_snapshot_tests;
 mod output_snapshot_tests;
 #[cfg(test)]
 mod patch_review_tests;
+#[cfg(test)]
+mod resume_render_tests;
 #[cfg(test)]
 mod resume_snapshot_tests;
 #[cfg(test)]

@@ -89,7 +89,7 @@ impl App {
         self.status.last_prompt = 0;
         self.status.edits_allowed = false;
         self.progress = super::progress::Progress::new(self.now);
-        self.load_conversation(&session.conversation);
+        self.load_conversation(session);
         if let Some(report) = session.damage_report() {
             self.transcript.push_notice(NoticeLevel::Warning, &report);
         }

@@ -165,7 +165,7 @@ pub async fn run(opts: TuiOptions) -> anyhow::Result<ExitCode> {
     let mut app = App::new(theme, status, ops_tx.clone());
     app.workspace_root = Some(opts.workspace.clone());
     if let Some(r) = &opts.resume {
-        app.load_conversation(&r.conversation);
+        app.load_conversation(r);
         if let Some(report) = r.damage_report() {
             app.transcript
                 .push_notice(super::transcript::NoticeLevel::Warning, &report);

@@ -1,23 +1,33 @@
-//! The conversation as the chat pane shows it, built to stay fast in 10,000-message sessions.
+//! The conversation as the chat pane shows it, built so a frame costs what is on screen,
+//! however long the session.
 //!
-//! Each entry caches its wrapped lines for the current width; a streaming answer only wraps
-//! lines its markdown renderer newly committed, plus its small unfinished tail. [`prepare`]
-//! (with `&mut`) brings caches up to date before a frame; rendering then reads them and
-//! draws only the lines that are visible. Scrolling keeps the view put while new output
-//! arrives below, with a marker saying so.
+//! Entries keep only their text (a resumed message: its place in the session file). Their
+//! heights live in a [`HeightIndex`] — measured once rendered, estimated until then — so
+//! finding the first visible line is O(log N). [`prepare`] renders just the entries in view
+//! plus a margin, into a bounded [`RenderCache`]; the answer being streamed wraps only what
+//! its markdown renderer newly committed. Scrolling keeps the view put (anchored to an
+//! entry, so corrected estimates above it do not move it) while new output arrives below,
+//! with a marker saying so. A theme switch restyles visible entries on ticks
+//! ([`restyle_visible`]), never the whole conversation at once.
 //!
 //! [`prepare`]: Transcript::prepare
+//! [`restyle_visible`]: Transcript::restyle_visible
 
 use std::collections::HashMap;
+use std::fs::File;
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
-use ratatui::style::{Modifier, Style};
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
+use super::height_index::HeightIndex;
 use super::markdown::MarkdownStream;
+use super::render_cache::RenderCache;
 use super::theme::Theme;
+use super::transcript_entry::{Context, Entry, Kind, Outputs, Shape, Text};
 use super::wrap::{StyledLine, wrap};
+use crate::session::MessageAt;
 
 /// How serious a notice is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,28 +40,6 @@ pub enum NoticeLevel {
     Error,
 }
 
-enum Kind {
-    User(String),
-    Assistant { md: Box<MarkdownStream>, done: bool },
-    Reasoning(String),
-    Notice(NoticeLevel, String),
-    Tool { id: String, summary: String },
-}
-
-struct Entry {
-    kind: Kind,
-    /// Wrapped lines for `width`; for answers, of the committed part only.
-    lines: Vec<Line<'static>>,
-    /// How many committed markdown lines `lines` covers.
-    wrapped_upto: usize,
-    width: u16,
-    /// Wrapped unfinished tail (answers being streamed).
-    tail: Vec<Line<'static>>,
-    /// The answer's markdown must be rendered again with the current theme (its old lines
-    /// are shown until then).
-    restyle: bool,
-}
-
 /// A tool call's status as the chat line shows it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolMark {
@@ -61,54 +49,85 @@ pub struct ToolMark {
     pub style: Style,
 }
 
+/// Lines rendered beyond the viewport (above and below), so a small scroll finds them
+/// drawn.
+pub const MARGIN_LINES: usize = 10;
+
+/// Visible entries restyled per tick after a theme switch (a few milliseconds).
+const RESTYLE_PER_TICK: usize = 8;
+
+/// Most lines handed to the terminal's scrollback on exit (the newest entries; the rest
+/// stays in the session file).
+const SCROLLBACK_LINES: usize = 20_000;
+
+/// The answer being streamed: its markdown renderer and its wrapped lines.
+struct Live {
+    index: usize,
+    md: Box<MarkdownStream>,
+    /// Wrapped committed lines, for `width`.
+    lines: Vec<Line<'static>>,
+    /// How many committed markdown lines `lines` covers.
+    wrapped_upto: usize,
+    width: u16,
+    /// Wrapped unfinished tail.
+    tail: Vec<Line<'static>>,
+}
+
 /// The chat transcript.
 pub struct Transcript {
     entries: Vec<Entry>,
-    streaming: Option<usize>,
+    /// Heights at `width`, with the blank line after each entry.
+    index: HeightIndex,
+    width: u16,
+    cache: RenderCache,
+    live: Option<Live>,
     theme: Theme,
+    /// Bumped by each theme switch: cached lines of an older one are restyled.
+    generation: u32,
     marks: HashMap<String, ToolMark>,
-    /// First visible line when not following the bottom.
-    top: usize,
+    outputs: Outputs,
+    /// Where resumed messages are read from.
+    store: Option<File>,
+    /// The first visible line, as of the last `prepare`.
+    top: u64,
+    /// When not following: the entry at the top of the view and the line inside it.
+    anchor: (usize, u64),
     follow: bool,
-    /// Total height after the last `prepare`.
-    total: usize,
-    heights: Vec<usize>,
     viewport: usize,
+    /// The entries visible after the last `prepare`.
+    visible: std::ops::Range<usize>,
     unseen: bool,
-    /// Answers waiting to be rendered again (see [`Transcript::set_theme`]).
-    restyling: usize,
     /// Entries handed to the terminal's scrollback (inline mode) and dropped from here.
     flushed: usize,
     /// The source of the last answer handed to the scrollback (for `/copy`).
     flushed_answer: Option<String>,
-    /// Finished commands' output under their rows, and whether shown whole (Ctrl+O).
-    outputs: HashMap<String, super::command_output::CommandOutput>,
-    expand_outputs: bool,
+    /// Entries rendered so far (see [`Transcript::renders`]).
+    renders: u64,
 }
-
-/// Answers re-rendered per frame beyond the visible ones, so a theme switch in a
-/// 10,000-message session costs a few milliseconds per frame (6 ms worst, measured) instead of one 137 ms stall.
-const RESTYLE_PER_FRAME: usize = 32;
 
 impl Transcript {
     /// An empty transcript.
     pub fn new(theme: &Theme) -> Transcript {
         Transcript {
             entries: Vec::new(),
-            streaming: None,
+            index: HeightIndex::default(),
+            width: 0,
+            cache: RenderCache::default(),
+            live: None,
             theme: theme.clone(),
+            generation: 0,
             marks: HashMap::new(),
+            outputs: Outputs::default(),
+            store: None,
             top: 0,
+            anchor: (0, 0),
             follow: true,
-            total: 0,
-            heights: Vec::new(),
             viewport: 0,
+            visible: 0..0,
             unseen: false,
-            restyling: 0,
             flushed: 0,
             flushed_answer: None,
-            outputs: HashMap::new(),
-            expand_outputs: false,
+            renders: 0,
         }
     }
 
@@ -122,159 +141,191 @@ impl Transcript {
         self.entries.is_empty()
     }
 
-    /// Switch themes. Short entries re-render at the next frame; answers (markdown with
-    /// highlighted code) are re-rendered lazily — visible ones first, then a few per frame —
-    /// so the input path never waits for a whole long session to be highlighted again.
-    pub fn set_theme(&mut self, theme: &Theme) {
-        self.theme = theme.clone();
-        self.restyling = 0;
-        for e in &mut self.entries {
-            if matches!(e.kind, Kind::Assistant { .. }) {
-                e.restyle = true;
-                self.restyling += 1;
-            } else {
-                e.width = 0;
-            }
+    /// How many times an entry was rendered (wrapped and styled) since the start: a test
+    /// proves with it that a frame renders what is in view and nothing else.
+    pub fn renders(&self) -> u64 {
+        self.renders
+    }
+
+    /// How many rendered entries are kept (bounded; see `render_cache.rs`).
+    pub fn cached_entries(&self) -> usize {
+        self.cache.len()
+    }
+
+    fn context(&self) -> Context<'_> {
+        Context {
+            theme: &self.theme,
+            marks: &self.marks,
+            outputs: &self.outputs,
+            store: self.store.as_ref(),
         }
     }
 
-    /// Re-render every answer (for example once highlighting becomes available).
+    fn key(&self, i: usize) -> u64 {
+        (self.flushed + i) as u64
+    }
+
+    /// Switch themes. Entries on screen are restyled over the next ticks (their old lines
+    /// are shown until then), others when they come into view; the answer being streamed
+    /// at once.
+    pub fn set_theme(&mut self, theme: &Theme) {
+        self.theme = theme.clone();
+        self.generation = self.generation.wrapping_add(1);
+        if let Some(live) = &mut self.live {
+            let mut fresh = MarkdownStream::new(&self.theme);
+            fresh.push(&live.md.source());
+            *live.md = fresh;
+            live.lines.clear();
+            live.wrapped_upto = 0;
+        }
+    }
+
+    /// Render again (for example once highlighting becomes available).
     pub fn rerender(&mut self) {
         let theme = self.theme.clone();
         self.set_theme(&theme);
     }
 
-    /// Whether answers are still waiting to be re-rendered (frames are needed).
+    /// Whether entries on screen still wait to be restyled (frames are needed).
     pub fn restyling(&self) -> bool {
-        self.restyling > 0
+        self.visible.clone().any(|i| self.stale(i))
     }
 
-    fn restyle(&mut self, i: usize) {
-        let e = &mut self.entries[i];
-        if !e.restyle {
-            return;
-        }
-        if let Kind::Assistant { md, done } = &mut e.kind {
-            let mut fresh = MarkdownStream::new(&self.theme);
-            fresh.push(&md.source());
-            if *done {
-                fresh.finish();
-            }
-            **md = fresh;
-        }
-        e.restyle = false;
-        e.width = 0;
-        self.restyling -= 1;
+    fn stale(&self, i: usize) -> bool {
+        self.cache
+            .peek(self.key(i))
+            .is_some_and(|r| r.generation != self.generation)
     }
 
-    /// Entries visible with the previous frame's layout.
-    fn visible_entries(&self) -> std::ops::Range<usize> {
-        let (mut line, mut first, mut last) = (0usize, None, 0usize);
-        for (i, h) in self.heights.iter().enumerate() {
-            if line + h > self.top && first.is_none() {
-                first = Some(i);
-            }
-            if line >= self.top + self.viewport {
+    /// Restyle a few of the visible entries still drawn in an older style (called on each
+    /// tick, so it advances without keys and never touches what is off screen).
+    pub fn restyle_visible(&mut self) {
+        let mut budget = RESTYLE_PER_TICK;
+        for i in self.visible.clone() {
+            if budget == 0 {
                 break;
             }
-            last = i + 1;
-            line += h;
+            if self.stale(i) {
+                self.render_into_cache(i);
+                budget -= 1;
+            }
         }
-        first.unwrap_or(0)..last.min(self.entries.len())
     }
 
-    fn push(&mut self, kind: Kind) {
-        self.entries.push(Entry {
-            kind,
-            lines: Vec::new(),
-            wrapped_upto: 0,
-            width: 0,
-            tail: Vec::new(),
-            restyle: false,
-        });
+    fn push(&mut self, kind: Kind, shape: Shape) {
+        let entry = Entry::new(kind, shape);
+        self.index.push(entry.estimate(self.width, &self.outputs));
+        self.entries.push(entry);
         if !self.follow {
             self.unseen = true;
         }
+    }
+
+    /// Read resumed messages from the session file at `path` (see
+    /// [`Transcript::push_stored_user`]).
+    pub fn open_store(&mut self, path: &std::path::Path) -> std::io::Result<()> {
+        self.store = Some(File::open(path)?);
+        Ok(())
+    }
+
+    /// A resumed message from the person, read from the session file when shown;
+    /// `text` gives its size (the text itself is not kept).
+    pub fn push_stored_user(&mut self, at: MessageAt, text: &str) {
+        self.finish_answer();
+        self.push(Kind::User(Text::Stored(at)), Shape::of(text));
+    }
+
+    /// A resumed answer, read from the session file when shown.
+    pub fn push_stored_answer(&mut self, at: MessageAt, text: &str) {
+        self.finish_answer();
+        self.push(Kind::Answer(Text::Stored(at)), Shape::of(text));
     }
 
     /// A message from the person.
     pub fn push_user(&mut self, text: &str) {
         self.finish_answer();
-        self.push(Kind::User(text.to_string()));
+        self.push(Kind::User(Text::Inline(text.into())), Shape::of(text));
     }
 
     /// A notice line.
     pub fn push_notice(&mut self, level: NoticeLevel, text: &str) {
         self.finish_answer();
-        self.push(Kind::Notice(level, text.to_string()));
+        self.push(Kind::Notice(level, text.into()), Shape::of(text));
     }
 
     /// Reasoning text (appended to the last reasoning entry while it streams).
     pub fn push_reasoning(&mut self, text: &str) {
-        if let Some(Entry {
-            kind: Kind::Reasoning(r),
-            width,
-            ..
-        }) = self.entries.last_mut()
+        let last = self.entries.len().checked_sub(1);
+        if let Some(i) = last
+            && let Kind::Reasoning(r) = &mut self.entries[i].kind
         {
             r.push_str(text);
-            *width = 0;
+            self.entries[i].shape.add(text);
+            self.cache.remove(self.key(i));
             return;
         }
-        self.push(Kind::Reasoning(text.to_string()));
+        self.push(Kind::Reasoning(text.into()), Shape::of(text));
     }
 
     /// Streamed answer text.
     pub fn push_delta(&mut self, text: &str) {
-        let index = match self.streaming {
-            Some(i) => i,
-            None => {
-                self.push(Kind::Assistant {
-                    md: Box::new(MarkdownStream::new(&self.theme)),
-                    done: false,
-                });
-                let i = self.entries.len() - 1;
-                self.streaming = Some(i);
-                i
-            }
-        };
-        if let Kind::Assistant { md, .. } = &mut self.entries[index].kind {
-            md.push(text);
+        if self.live.is_none() {
+            self.push(Kind::Streaming, Shape::default());
+            self.live = Some(Live {
+                index: self.entries.len() - 1,
+                md: Box::new(MarkdownStream::new(&self.theme)),
+                lines: Vec::new(),
+                wrapped_upto: 0,
+                width: 0,
+                tail: Vec::new(),
+            });
+        }
+        if let Some(live) = &mut self.live {
+            live.md.push(text);
+            self.entries[live.index].shape.add(text);
         }
         if !self.follow {
             self.unseen = true;
         }
     }
 
-    /// A complete answer that did not stream (e.g. from a resumed session).
+    /// A complete answer that did not stream.
     pub fn push_answer(&mut self, text: &str) {
         self.finish_answer();
-        let mut md = MarkdownStream::new(&self.theme);
-        md.push(text);
-        md.finish();
-        self.push(Kind::Assistant {
-            md: Box::new(md),
-            done: true,
-        });
+        self.push(Kind::Answer(Text::Inline(text.into())), Shape::of(text));
     }
 
-    /// The streaming answer is complete.
+    /// The streaming answer is complete: it keeps its source, and its lines go to the cache
+    /// (so finishing never renders it again).
     pub fn finish_answer(&mut self) {
-        if let Some(i) = self.streaming.take()
-            && let Kind::Assistant { md, done } = &mut self.entries[i].kind
-        {
-            md.finish();
-            *done = true;
+        let Some(mut live) = self.live.take() else {
+            return;
+        };
+        live.md.finish();
+        let i = live.index;
+        self.entries[i].kind = Kind::Answer(Text::Inline(live.md.source()));
+        if live.width == self.width && self.width > 0 {
+            let committed = live.md.committed();
+            for l in &committed[live.wrapped_upto..] {
+                live.lines.extend(wrap(l, self.width));
+            }
+            self.index.set(i, live.lines.len() as u32 + 1);
+            let key = self.key(i);
+            self.cache
+                .insert(key, live.lines, self.generation, key..key + 1);
+        } else {
+            self.cache.remove(self.key(i));
         }
     }
 
     /// A line for a tool call.
     pub fn push_tool(&mut self, id: &str, summary: &str) {
         self.finish_answer();
-        self.push(Kind::Tool {
-            id: id.to_string(),
-            summary: summary.to_string(),
-        });
+        let kind = Kind::Tool {
+            id: id.into(),
+            summary: summary.into(),
+        };
+        self.push(kind, Shape::default());
     }
 
     /// Update a tool call's mark.
@@ -288,163 +339,119 @@ impl Transcript {
 
     /// Show a finished command's output under its row.
     pub fn set_output(&mut self, id: &str, output: super::command_output::CommandOutput) {
-        self.outputs.insert(id.to_string(), output);
+        self.outputs.map.insert(id.to_string(), output);
         self.invalidate_tool(id);
     }
 
     /// Show outputs whole, or by their last lines again (Ctrl+O).
     pub fn toggle_outputs(&mut self) {
-        self.expand_outputs = !self.expand_outputs;
-        let tools = self
-            .entries
-            .iter_mut()
-            .filter(|e| matches!(e.kind, Kind::Tool { .. }));
-        tools.for_each(|e| e.width = 0);
+        self.outputs.expanded = !self.outputs.expanded;
+        for i in 0..self.entries.len() {
+            if let Kind::Tool { id, .. } = &self.entries[i].kind
+                && self.outputs.map.contains_key(id)
+            {
+                self.cache.remove(self.key(i));
+                let estimate = self.entries[i].estimate(self.width, &self.outputs);
+                self.index.set(i, estimate);
+            }
+        }
     }
 
     fn invalidate_tool(&mut self, id: &str) {
-        for e in self.entries.iter_mut().rev().take(200) {
-            if matches!(&e.kind, Kind::Tool { id: eid, .. } if eid == id) {
-                e.width = 0;
-                break;
-            }
+        let found = self
+            .entries
+            .iter()
+            .enumerate()
+            .rev()
+            .take(200)
+            .find(|(_, e)| matches!(&e.kind, Kind::Tool { id: eid, .. } if eid == id));
+        if let Some((i, _)) = found {
+            self.cache.remove(self.key(i));
         }
     }
 
     /// Remove everything.
     pub fn clear(&mut self) {
         self.entries.clear();
-        self.outputs.clear();
-        self.restyling = 0;
-        self.streaming = None;
+        self.index = HeightIndex::default();
+        self.cache.clear();
+        self.live = None;
+        self.outputs.map.clear();
         self.marks.clear();
+        self.store = None;
         self.follow = true;
         self.top = 0;
+        self.anchor = (0, 0);
+        self.visible = 0..0;
         self.unseen = false;
     }
 
-    fn render_entry(&self, kind: &Kind) -> Vec<StyledLine> {
-        let t = &self.theme;
-        match kind {
-            Kind::User(text) => {
-                let style = Style::default().fg(t.user).add_modifier(Modifier::BOLD);
-                let (text, chips) = super::attachments::split(text);
-                let chip_style = Style::default().fg(t.accent);
-                text.lines()
-                    .enumerate()
-                    .map(|(i, l)| StyledLine {
-                        spans: vec![
-                            Span::styled(if i == 0 { "› " } else { "  " }, style),
-                            Span::styled(l.to_string(), style),
-                        ],
-                        continuation: vec![Span::raw("  ")],
-                        fill: None,
-                    })
-                    .chain(chips.into_iter().map(|c| StyledLine {
-                        spans: vec![Span::raw("  "), Span::styled(format!("⎘ {c}"), chip_style)],
-                        continuation: vec![Span::raw("    ")],
-                        fill: None,
-                    }))
-                    .collect()
+    /// An entry's logical lines (the streaming answer: as far as it came).
+    fn logical(&self, i: usize) -> Vec<StyledLine> {
+        match (&self.live, &self.entries[i].kind) {
+            (Some(live), Kind::Streaming) => {
+                let mut lines = live.md.committed().to_vec();
+                lines.extend(live.md.provisional());
+                lines
             }
-            Kind::Assistant { .. } => Vec::new(),
-            Kind::Reasoning(text) => {
-                let style = Style::default().fg(t.dim).add_modifier(Modifier::ITALIC);
-                text.lines()
-                    .map(|l| StyledLine {
-                        spans: vec![
-                            Span::styled("┆ ", style),
-                            Span::styled(l.to_string(), style),
-                        ],
-                        continuation: vec![Span::styled("┆ ", style)],
-                        fill: None,
-                    })
-                    .collect()
-            }
-            Kind::Notice(level, text) => {
-                let (icon, color) = match level {
-                    NoticeLevel::Info => ("ℹ ", t.dim),
-                    NoticeLevel::Warning => ("↻ ", t.warning),
-                    NoticeLevel::Error => ("✗ ", t.error),
-                };
-                let style = Style::default().fg(color);
-                text.lines()
-                    .enumerate()
-                    .map(|(i, l)| StyledLine {
-                        spans: vec![
-                            Span::styled(if i == 0 { icon } else { "  " }, style),
-                            Span::styled(l.to_string(), style),
-                        ],
-                        continuation: vec![Span::raw("  ")],
-                        fill: None,
-                    })
-                    .collect()
-            }
-            Kind::Tool { id, summary } => {
-                let mark = self.marks.get(id).cloned().unwrap_or(ToolMark {
-                    icon: "○".into(),
-                    style: Style::default().fg(t.dim),
-                });
-                let output = self.outputs.get(id).map(|o| o.rows(self.expand_outputs, t));
-                std::iter::once(StyledLine {
-                    spans: vec![
-                        Span::styled(format!("  {} ", mark.icon), mark.style),
-                        Span::styled(summary.clone(), Style::default().fg(t.dim)),
-                    ],
-                    continuation: vec![Span::raw("    ")],
-                    fill: None,
-                })
-                .chain(output.into_iter().flatten())
-                .collect()
-            }
+            (_, kind) => self.context().lines(kind),
         }
     }
 
-    /// The whole conversation as logical lines for the normal screen after exit (see
-    /// `scrollback.rs`): answers as rendered markdown (the streaming one as far as it
-    /// came), tool calls one line each, a blank line between entries.
+    /// The conversation's last entries as logical lines for the normal screen after exit
+    /// (see `scrollback.rs`), up to [`SCROLLBACK_LINES`]: answers as rendered markdown,
+    /// tool calls one line each, a blank line between entries.
     pub fn scrollback_lines(&self) -> Vec<StyledLine> {
+        let mut parts = Vec::new();
+        let mut count = 0;
+        let mut first = self.entries.len();
+        while first > 0 && count < SCROLLBACK_LINES {
+            first -= 1;
+            let lines = self.logical(first);
+            count += lines.len() + 1;
+            parts.push(lines);
+        }
         let mut out = Vec::new();
-        for e in &self.entries {
+        if first > 0 {
+            out.push(StyledLine::plain(
+                format!(
+                    "… {first} earlier entries are in the session file (resume it to read them)"
+                ),
+                Style::default().fg(self.theme.dim),
+            ));
+        }
+        for lines in parts.into_iter().rev() {
             if !out.is_empty() {
                 out.push(StyledLine::blank());
             }
-            match &e.kind {
-                Kind::Assistant { md, done } => {
-                    out.extend(md.committed().iter().cloned());
-                    if !done {
-                        out.extend(md.provisional());
-                    }
-                }
-                other => out.extend(self.render_entry(other)),
-            }
+            out.extend(lines);
         }
         out
     }
 
     /// The entry on row `row` of the chat (0 is its first visible line), as last drawn.
     pub fn entry_at(&self, row: u16) -> Option<usize> {
-        let mut line = self.top + row as usize;
-        for (i, h) in self.heights.iter().enumerate() {
-            if line < *h {
-                return Some(i);
-            }
-            line -= h;
-        }
-        None
+        self.index.find(self.top + u64::from(row)).map(|(i, _)| i)
     }
 
     /// The clean text of the entries in `range`: what was said, not how it was drawn (no
     /// wrapping, borders, markers or chips), a blank line between entries. For copying a
     /// selection made with the mouse.
     pub fn clean_text(&self, range: std::ops::RangeInclusive<usize>) -> String {
+        let ctx = self.context();
         let mut parts = Vec::new();
-        for e in self.entries.iter().skip(*range.start()).take(range.count()) {
-            parts.push(match &e.kind {
-                Kind::User(text) => super::attachments::split(text).0.trim_end().to_string(),
-                Kind::Assistant { md, .. } => md.source().trim_end().to_string(),
-                Kind::Reasoning(text) | Kind::Notice(_, text) => text.trim_end().to_string(),
-                Kind::Tool { summary, .. } => summary.clone(),
+        for (i, e) in self
+            .entries
+            .iter()
+            .enumerate()
+            .skip(*range.start())
+            .take(range.count())
+        {
+            parts.push(match (&self.live, &e.kind) {
+                (Some(live), Kind::Streaming) if live.index == i => {
+                    live.md.source().trim_end().to_string()
+                }
+                (_, kind) => ctx.clean(kind),
             });
         }
         parts.join("\n\n")
@@ -452,11 +459,13 @@ impl Transcript {
 
     /// The source text of the last answer, if any (for `/copy`).
     pub fn last_answer(&self) -> Option<String> {
+        let ctx = self.context();
         self.entries
             .iter()
             .rev()
             .find_map(|e| match &e.kind {
-                Kind::Assistant { md, .. } => Some(md.source()),
+                Kind::Answer(text) => Some(ctx.text(text, false)),
+                Kind::Streaming => self.live.as_ref().map(|l| l.md.source()),
                 _ => None,
             })
             .or_else(|| self.flushed_answer.clone())
@@ -472,13 +481,10 @@ impl Transcript {
     pub fn settled_prefix(&self, settled: impl Fn(&str) -> bool) -> usize {
         self.entries
             .iter()
-            .enumerate()
-            .take_while(|(i, e)| {
-                self.streaming != Some(*i)
-                    && match &e.kind {
-                        Kind::Tool { id, .. } => settled(id),
-                        _ => true,
-                    }
+            .take_while(|e| match &e.kind {
+                Kind::Streaming => false,
+                Kind::Tool { id, .. } => settled(id),
+                _ => true,
             })
             .count()
     }
@@ -491,126 +497,188 @@ impl Transcript {
             return Vec::new();
         }
         let mut lines = Vec::new();
-        for e in &self.entries[..n] {
-            match &e.kind {
-                Kind::Assistant { md, .. } => {
-                    lines.extend(md.committed().iter().cloned());
-                    self.flushed_answer = Some(md.source());
-                }
-                other => lines.extend(self.render_entry(other)),
+        for i in 0..n {
+            lines.extend(self.logical(i));
+            if let Kind::Answer(text) = &self.entries[i].kind {
+                self.flushed_answer = Some(self.context().text(text, false));
             }
             lines.push(StyledLine::blank());
         }
-        let height: usize = self.heights.iter().take(n).sum();
+        let height = self.index.prefix(n);
         for e in self.entries.drain(..n) {
-            if e.restyle {
-                self.restyling -= 1;
-            }
             if let Kind::Tool { id, .. } = &e.kind {
                 self.marks.remove(id);
-                self.outputs.remove(id);
+                self.outputs.map.remove(id);
             }
         }
-        self.heights.drain(..n.min(self.heights.len()));
-        self.streaming = self.streaming.and_then(|i| i.checked_sub(n));
-        self.top = self.top.saturating_sub(height);
-        self.total = self.total.saturating_sub(height);
+        self.index.drain_front(n);
         self.flushed += n;
+        self.cache.remove_below(self.flushed as u64);
+        if let Some(live) = &mut self.live {
+            live.index -= n;
+        }
+        self.anchor = match self.anchor.0.checked_sub(n) {
+            Some(a) => (a, self.anchor.1),
+            None => (0, 0),
+        };
+        self.top = self.top.saturating_sub(height);
+        self.visible = 0..0;
         lines
     }
 
-    /// Bring every entry's wrapped lines up to date for `width` and a viewport of
-    /// `height` lines.
-    pub fn prepare(&mut self, width: u16, height: u16) {
-        self.viewport = height as usize;
-        if self.restyling > 0 {
-            for i in self.visible_entries() {
-                self.restyle(i);
-            }
-            let mut budget = RESTYLE_PER_FRAME;
-            let mut i = self.entries.len();
-            while budget > 0 && self.restyling > 0 && i > 0 {
-                i -= 1;
-                if self.entries[i].restyle {
-                    self.restyle(i);
-                    budget -= 1;
-                }
-            }
+    /// Render entry `i` into the cache with the current theme, and measure it.
+    fn render_into_cache(&mut self, i: usize) {
+        let width = self.width;
+        let lines: Vec<Line<'static>> = self
+            .context()
+            .lines(&self.entries[i].kind)
+            .iter()
+            .flat_map(|l| wrap(l, width))
+            .collect();
+        self.renders += 1;
+        self.index.set(i, lines.len() as u32 + 1);
+        let key = self.key(i);
+        self.cache.insert(key, lines, self.generation, key..key + 1);
+    }
+
+    /// Make sure entry `i` is rendered at the current width.
+    fn ensure(&mut self, i: usize) {
+        if self.live.as_ref().is_some_and(|l| l.index == i) {
+            return;
         }
-        let mut heights = std::mem::take(&mut self.heights);
-        heights.resize(self.entries.len(), 0);
-        for i in 0..self.entries.len() {
-            let stale = self.entries[i].width != width;
-            let streaming = self.streaming == Some(i);
-            if !stale && !streaming && !matches!(self.entries[i].kind, Kind::Assistant { .. }) {
-                continue;
-            }
-            if stale {
-                let fresh = match &self.entries[i].kind {
-                    Kind::Assistant { .. } => Vec::new(),
-                    other => self
-                        .render_entry(other)
-                        .iter()
-                        .flat_map(|l| wrap(l, width))
-                        .collect(),
-                };
-                let e = &mut self.entries[i];
-                e.lines = fresh;
-                e.wrapped_upto = 0;
-                e.width = width;
-                e.tail.clear();
-            }
-            let e = &mut self.entries[i];
-            if let Kind::Assistant { md, .. } = &e.kind {
-                let committed = md.committed();
-                if e.wrapped_upto < committed.len() {
-                    for l in &committed[e.wrapped_upto..] {
-                        e.lines.extend(wrap(l, width));
-                    }
-                    e.wrapped_upto = committed.len();
-                }
-                e.tail = if streaming {
-                    md.provisional()
-                        .iter()
-                        .flat_map(|l| wrap(l, width))
-                        .collect()
-                } else {
-                    Vec::new()
-                };
-            }
-        }
-        let mut total = 0;
-        for (i, e) in self.entries.iter().enumerate() {
-            let h = e.lines.len() + e.tail.len() + 1;
-            heights[i] = h;
-            total += h;
-        }
-        self.heights = heights;
-        self.total = total;
-        if self.follow {
-            self.top = self.total.saturating_sub(self.viewport);
-            self.unseen = false;
+        let key = self.key(i);
+        if self.cache.contains(key) {
+            self.cache.touch(key);
         } else {
-            self.top = self.top.min(self.total.saturating_sub(self.viewport));
-            if self.top + self.viewport >= self.total {
-                self.follow = true;
-                self.unseen = false;
-            }
+            self.render_into_cache(i);
         }
     }
 
-    /// Total wrapped height (after `prepare`).
+    /// Wrap what the streaming answer newly committed, and its tail.
+    fn update_live(&mut self) {
+        let width = self.width;
+        let Some(live) = &mut self.live else { return };
+        if live.width != width {
+            live.lines.clear();
+            live.wrapped_upto = 0;
+            live.width = width;
+        }
+        let committed = live.md.committed();
+        for l in &committed[live.wrapped_upto..] {
+            live.lines.extend(wrap(l, width));
+        }
+        live.wrapped_upto = committed.len();
+        live.tail = live
+            .md
+            .provisional()
+            .iter()
+            .flat_map(|l| wrap(l, width))
+            .collect();
+        let height = (live.lines.len() + live.tail.len()) as u32 + 1;
+        self.index.set(live.index, height);
+    }
+
+    /// Bring the entries in view (plus [`MARGIN_LINES`]) up to date for `width` and a
+    /// viewport of `height` lines: O(visible + log N), whatever the transcript's length.
+    pub fn prepare(&mut self, width: u16, height: u16) {
+        self.viewport = height as usize;
+        if width != self.width {
+            // Heights are per width: every one becomes an estimate again (a resize is rare;
+            // this is the one O(N) step, and only arithmetic).
+            self.width = width;
+            self.cache.clear();
+            let heights = self
+                .entries
+                .iter()
+                .map(|e| e.estimate(width, &self.outputs))
+                .collect();
+            self.index = HeightIndex::from_heights(heights);
+        }
+        self.update_live();
+        if !self.follow {
+            self.fill_from_anchor();
+        }
+        if self.follow {
+            self.fill_from_bottom();
+        }
+        let last = self.top + self.viewport.max(1) as u64 - 1;
+        let first = self.index.find(self.top).map_or(0, |(i, _)| i);
+        let end = self
+            .index
+            .find(last)
+            .map_or(self.entries.len(), |(i, _)| i + 1);
+        self.visible = first..end;
+    }
+
+    /// Following the bottom: render entries from the last one up until the view and the
+    /// margin are full.
+    fn fill_from_bottom(&mut self) {
+        let want = (self.viewport + MARGIN_LINES) as u64;
+        let (mut acc, mut i) = (0u64, self.entries.len());
+        while i > 0 && acc < want {
+            i -= 1;
+            self.ensure(i);
+            acc += u64::from(self.index.get(i));
+        }
+        self.top = self.index.total().saturating_sub(self.viewport as u64);
+        self.unseen = false;
+    }
+
+    /// Scrolled: render from the anchor entry down until the view is full, and the margin
+    /// above it; start following again when the bottom is in view.
+    fn fill_from_anchor(&mut self) {
+        let n = self.entries.len();
+        if n == 0 {
+            self.follow = true;
+            return;
+        }
+        let (a, mut offset) = self.anchor;
+        let a = a.min(n - 1);
+        let (mut acc, mut j) = (0u64, a);
+        while j > 0 && acc < MARGIN_LINES as u64 {
+            j -= 1;
+            self.ensure(j);
+            acc += u64::from(self.index.get(j));
+        }
+        self.ensure(a);
+        offset = offset.min(u64::from(self.index.get(a)).saturating_sub(1));
+        self.anchor = (a, offset);
+        let want = (self.viewport + MARGIN_LINES) as u64;
+        let (mut acc, mut i) = (u64::from(self.index.get(a)) - offset, a + 1);
+        while i < n && acc < want {
+            self.ensure(i);
+            acc += u64::from(self.index.get(i));
+            i += 1;
+        }
+        self.top = self.index.prefix(a) + offset;
+        if self.top + self.viewport as u64 >= self.index.total() {
+            self.follow = true;
+            self.unseen = false;
+        }
+    }
+
+    /// Total wrapped height (after `prepare`; entries not yet rendered are estimated).
     pub fn total_height(&self) -> usize {
-        self.total
+        self.index.total() as usize
+    }
+
+    fn anchor_line(&self) -> u64 {
+        if self.follow {
+            self.index.total().saturating_sub(self.viewport as u64)
+        } else {
+            self.index.prefix(self.anchor.0) + self.anchor.1
+        }
+    }
+
+    fn set_top(&mut self, line: u64) {
+        self.anchor = self.index.find(line).unwrap_or((0, 0));
     }
 
     /// Scroll up by `lines`.
     pub fn scroll_up(&mut self, lines: usize) {
-        if self.follow {
-            self.top = self.total.saturating_sub(self.viewport);
-        }
+        let top = self.anchor_line();
         self.follow = false;
-        self.top = self.top.saturating_sub(lines);
+        self.set_top(top.saturating_sub(lines as u64));
     }
 
     /// Scroll down by `lines` (following the bottom again when it is reached).
@@ -618,17 +686,19 @@ impl Transcript {
         if self.follow {
             return;
         }
-        self.top += lines;
-        if self.top + self.viewport >= self.total {
+        let top = self.anchor_line() + lines as u64;
+        if top + self.viewport as u64 >= self.index.total() {
             self.follow = true;
             self.unseen = false;
+        } else {
+            self.set_top(top);
         }
     }
 
     /// Jump to the start.
     pub fn scroll_home(&mut self) {
         self.follow = false;
-        self.top = 0;
+        self.anchor = (0, 0);
     }
 
     /// Jump to the end and follow new output.
@@ -644,29 +714,31 @@ impl Transcript {
 
     /// Draw the visible lines into `area` (after `prepare` with its size).
     pub fn render(&self, area: Rect, buf: &mut Buffer) {
-        let mut y = area.y;
         let bottom = area.y + area.height;
-        let mut skip = self.top;
-        for (i, e) in self.entries.iter().enumerate() {
-            let h = self.heights.get(i).copied().unwrap_or(0);
-            if skip >= h {
-                skip -= h;
-                continue;
-            }
-            let lines = e.lines.iter().chain(e.tail.iter());
-            for line in lines.skip(skip) {
-                if y >= bottom {
-                    break;
+        let mut y = area.y;
+        if let Some((mut i, mut skip)) = self.index.find(self.top) {
+            while y < bottom && i < self.entries.len() {
+                let height = u64::from(self.index.get(i));
+                let lines: Box<dyn Iterator<Item = &Line<'static>>> = match &self.live {
+                    Some(live) if live.index == i => {
+                        Box::new(live.lines.iter().chain(live.tail.iter()))
+                    }
+                    _ => match self.cache.peek(self.key(i)) {
+                        Some(r) => Box::new(r.lines.iter()),
+                        None => Box::new(std::iter::empty()),
+                    },
+                };
+                let shown = lines
+                    .skip(skip as usize)
+                    .take(height.saturating_sub(1) as usize);
+                for (row, line) in (y..bottom).zip(shown) {
+                    buf.set_line(area.x, row, line, area.width);
                 }
-                buf.set_line(area.x, y, line, area.width);
-                y += 1;
-            }
-            if skip < h && y < bottom {
-                y += 1;
-            }
-            skip = 0;
-            if y >= bottom {
-                break;
+                // The entry's height decides where the next starts, drawn or not.
+                let advance = height.saturating_sub(skip).min(u64::from(bottom - y));
+                y += advance as u16;
+                skip = 0;
+                i += 1;
             }
         }
         if self.unseen && !self.follow && area.height > 0 {
@@ -684,119 +756,5 @@ impl Transcript {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::tui::theme::ColorDepth;
-
-    fn theme() -> Theme {
-        Theme::fallback(ColorDepth::TrueColor)
-    }
-
-    fn screen(t: &mut Transcript, w: u16, h: u16) -> Vec<String> {
-        t.prepare(w, h);
-        let area = Rect::new(0, 0, w, h);
-        let mut buf = Buffer::empty(area);
-        t.render(area, &mut buf);
-        (0..h)
-            .map(|y| {
-                (0..w)
-                    .map(|x| buf[(x, y)].symbol().to_string())
-                    .collect::<String>()
-                    .trim_end()
-                    .to_string()
-            })
-            .collect()
-    }
-
-    #[test]
-    fn follows_the_bottom_and_holds_when_scrolled_up() {
-        let mut t = Transcript::new(&theme());
-        for i in 0..20 {
-            t.push_user(&format!("message {i}"));
-        }
-        let s = screen(&mut t, 30, 5);
-        assert!(s.iter().any(|l| l.contains("message 19")), "{s:?}");
-        t.scroll_up(10);
-        let before = screen(&mut t, 30, 5);
-        t.push_user("brand new");
-        let after = screen(&mut t, 30, 5);
-        assert_eq!(before[..4], after[..4], "the view stays put");
-        assert!(after[4].contains("new output below"), "{after:?}");
-        t.scroll_end();
-        let s = screen(&mut t, 30, 5);
-        assert!(s.iter().any(|l| l.contains("brand new")));
-    }
-
-    #[test]
-    fn streaming_answers_grow_in_place() {
-        let mut t = Transcript::new(&theme());
-        t.push_user("hi");
-        t.push_delta("Hello");
-        assert!(screen(&mut t, 30, 6).iter().any(|l| l == "Hello"));
-        t.push_delta(" world\n\nSecond para");
-        let s = screen(&mut t, 30, 6);
-        assert!(
-            s.iter().any(|l| l == "Hello world") && s.iter().any(|l| l == "Second para"),
-            "{s:?}"
-        );
-        t.finish_answer();
-        let s = screen(&mut t, 30, 6);
-        assert!(s.iter().any(|l| l == "Second para"));
-    }
-
-    #[test]
-    fn resize_rewraps() {
-        let mut t = Transcript::new(&theme());
-        t.push_answer("one two three four five six seven eight");
-        let wide = screen(&mut t, 60, 4);
-        let narrow = screen(&mut t, 12, 8);
-        assert_eq!(wide.iter().filter(|l| !l.is_empty()).count(), 1);
-        assert!(
-            narrow.iter().filter(|l| !l.is_empty()).count() >= 3,
-            "{narrow:?}"
-        );
-    }
-
-    #[test]
-    fn theme_switches_restyle_visible_answers_at_once_and_the_rest_over_frames() {
-        let mut t = Transcript::new(&theme());
-        for i in 0..500 {
-            t.push_answer(&format!("answer **{i}**"));
-        }
-        screen(&mut t, 40, 10);
-        t.set_theme(&Theme::load("light", ColorDepth::TrueColor).unwrap());
-        assert!(t.restyling());
-        let s = screen(&mut t, 40, 10);
-        assert!(s.iter().any(|l| l.contains("answer 499")), "{s:?}");
-        assert!(
-            !t.entries[499].restyle,
-            "the visible answer is restyled in the first frame"
-        );
-        assert!(
-            t.entries[0].restyle,
-            "the oldest answer waits for later frames"
-        );
-        assert!(t.restyling());
-        for _ in 0..500 / RESTYLE_PER_FRAME + 1 {
-            screen(&mut t, 40, 10);
-        }
-        assert!(
-            !t.restyling(),
-            "every answer is restyled after a few frames"
-        );
-    }
-
-    #[test]
-    fn ten_thousand_messages_render_only_what_is_visible() {
-        let mut t = Transcript::new(&theme());
-        for i in 0..10_000 {
-            t.push_user(&format!("question {i}"));
-            t.push_answer(&format!("answer {i} with **bold** text"));
-        }
-        let s = screen(&mut t, 40, 10);
-        assert!(s.iter().any(|l| l.contains("answer 9999")), "{s:?}");
-        t.scroll_home();
-        let s = screen(&mut t, 40, 10);
-        assert!(s[0].contains("question 0"), "{s:?}");
-    }
-}
+#[path = "transcript_tests.rs"]
+mod tests;
