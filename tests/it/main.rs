@@ -7,6 +7,7 @@ mod support;
 mod agent;
 mod apply_patch;
 mod browser;
+mod budget;
 mod command_proof;
 mod containment;
 mod context;
