@@ -40,7 +40,9 @@ pub const CATALOGUE_MAX_ENTRIES: usize = 24;
 /// Most characters of the catalogue (entries past it are counted, not listed).
 pub const CATALOGUE_MAX_CHARS: usize = 1_600;
 /// Most characters of one entry's summary.
-const SUMMARY_MAX_CHARS: usize = 64;
+const SUMMARY_MAX_CHARS: usize = 60;
+/// A comma ends a summary only past this many characters.
+const SUMMARY_MIN_CHARS: usize = 20;
 
 /// What a request carries, richest first; a small window takes a later level.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -200,7 +202,7 @@ impl ToolOffer {
         for s in all {
             let name = name_of(s);
             if is_core(name) || (level < Level::Core && state.loaded.contains(name)) {
-                out.push(s.clone());
+                out.push(lean(s));
             }
         }
         let unloaded: Vec<&Entry> = state
@@ -212,7 +214,7 @@ impl ToolOffer {
             && !unloaded.is_empty()
             && let Some(load) = all.iter().find(|s| name_of(s) == LOAD_TOOLS)
         {
-            let mut load = load.clone();
+            let mut load = lean(load);
             let base = load["function"]["description"]
                 .as_str()
                 .unwrap_or("")
@@ -223,6 +225,16 @@ impl ToolOffer {
         }
         out
     }
+}
+
+/// `schema` without the description of its parameters as a whole (the argument type's
+/// doc comment, "Arguments of `read_file`."): the tool's description says it.
+fn lean(schema: &Value) -> Value {
+    let mut schema = schema.clone();
+    if let Some(params) = schema["function"]["parameters"].as_object_mut() {
+        params.remove("description");
+    }
+    schema
 }
 
 /// The catalogue of `entries`: one "name — what it does" line each at [`Level::Full`], a
@@ -251,22 +263,27 @@ fn catalogue(entries: &[&Entry], level: Level) -> String {
     out
 }
 
-/// The first sentence of a description, at most [`SUMMARY_MAX_CHARS`].
+/// What a tool does in a few words: its description up to the first break (a sentence,
+/// a colon, a parenthesis; a comma only past the first few words), at most
+/// [`SUMMARY_MAX_CHARS`], cut at a word.
 fn summary(description: &str) -> String {
-    let first = description
-        .split_inclusive(". ")
-        .next()
-        .unwrap_or(description)
-        .lines()
-        .next()
-        .unwrap_or("")
-        .trim()
-        .trim_end_matches('.');
-    if first.chars().count() <= SUMMARY_MAX_CHARS {
-        return first.to_string();
+    let line = description.lines().next().unwrap_or("").trim();
+    let mut end = line.len();
+    for stop in [". ", ": ", " (", "; ", " — ", ", "] {
+        let from = if stop == ", " { SUMMARY_MIN_CHARS } else { 0 };
+        if let Some(at) = line.get(from..).and_then(|rest| rest.find(stop)) {
+            end = end.min(from + at);
+        }
     }
-    let cut: String = first.chars().take(SUMMARY_MAX_CHARS - 1).collect();
-    format!("{}…", cut.trim_end())
+    let mut text = line[..end].trim_end_matches('.').to_string();
+    if text.chars().count() > SUMMARY_MAX_CHARS {
+        let cut: String = text.chars().take(SUMMARY_MAX_CHARS).collect();
+        text = match cut.rfind(' ') {
+            Some(at) => format!("{}…", &cut[..at]),
+            None => format!("{cut}…"),
+        };
+    }
+    text
 }
 
 /// The tools of `schemas` as text, for a chat template that cannot carry tools: how to

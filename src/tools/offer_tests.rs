@@ -164,3 +164,29 @@ fn tools_as_text_name_their_arguments_and_the_call_markup() {
     assert!(text.contains("\n- read_file{x}: Read a file."), "{text}");
     assert!(text.contains("\n- bash{x}: Run a command."), "{text}");
 }
+
+#[test]
+fn summaries_end_at_the_first_break_and_are_bounded() {
+    for (description, expected) in [
+        (
+            "Read a web page (http/https) and return it.",
+            "Read a web page",
+        ),
+        (
+            "Ask a second, usually stronger model a hard question (design).",
+            "Ask a second, usually stronger model a hard question",
+        ),
+        (
+            "Store a fact in long-term memory, kept across sessions.",
+            "Store a fact in long-term memory",
+        ),
+        ("List jobs: id, schedule.", "List jobs"),
+        ("Fetch.", "Fetch"),
+        (
+            "Do a thing that has an extraordinarily long description without any break in it at all",
+            "Do a thing that has an extraordinarily long description…",
+        ),
+    ] {
+        assert_eq!(summary(description), expected, "{description}");
+    }
+}
