@@ -867,8 +867,10 @@ impl Runner {
         };
         self.discovering = true;
         let settings = client.settings().clone();
-        self.tokenizer =
-            crate::llm::tokens::Tokenizer::for_model(&settings.model).map(|t| (t, Loaded::No));
+        self.tokenizer = Some((
+            crate::llm::tokens::Tokenizer::counting(&settings.model),
+            Loaded::No,
+        ));
         self.tokenizer_correction = 1.0;
         let tx = self.internal_tx.clone();
         tokio::spawn(async move {
@@ -973,9 +975,9 @@ impl Runner {
             let tx = self.internal_tx.clone();
             tokio::task::spawn_blocking(move || {
                 let loaded = std::panic::catch_unwind(|| {
-                    crate::llm::tokens::Tokenizer::for_model(&model).map(|t| t.warm())
+                    crate::llm::tokens::Tokenizer::counting(&model).warm()
                 });
-                let loaded = matches!(loaded, Ok(Some(())));
+                let loaded = loaded.is_ok();
                 let _ = tx.send(Internal::TokenizerReady { model, loaded });
             });
         }
