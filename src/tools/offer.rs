@@ -141,9 +141,10 @@ impl ToolOffer {
     /// The deferred tools best matching `query` (words of their names and descriptions),
     /// at most `max`, best first.
     pub fn search(&self, query: &str, max: usize) -> Vec<String> {
+        let whole = query.trim().to_lowercase();
         let words: Vec<String> = query
             .split(|c: char| !c.is_alphanumeric())
-            .filter(|w| w.len() >= 2)
+            .filter(|w| w.len() >= 2 || (!w.is_empty() && w.chars().all(|c| c.is_ascii_digit())))
             .map(str::to_lowercase)
             .collect();
         let state = self.lock();
@@ -154,13 +155,21 @@ impl ToolOffer {
             .filter_map(|(i, e)| {
                 let name = e.name.to_lowercase();
                 let text = e.description.to_lowercase();
-                let score: usize = words
-                    .iter()
-                    .map(|w| {
-                        3 * usize::from(name.contains(w.as_str()))
-                            + text.matches(w.as_str()).count().min(2)
-                    })
-                    .sum();
+                // A name the query spells out wins; then names, then descriptions, by word.
+                let spelled = match () {
+                    _ if whole.is_empty() => 0,
+                    _ if name.ends_with(&whole) => 20,
+                    _ if name.contains(&whole) => 10,
+                    _ => 0,
+                };
+                let score: usize = spelled
+                    + words
+                        .iter()
+                        .map(|w| {
+                            3 * usize::from(name.contains(w.as_str()))
+                                + text.matches(w.as_str()).count().min(2)
+                        })
+                        .sum::<usize>();
                 (score > 0).then_some((score, i, e.name.as_str()))
             })
             .collect();

@@ -124,6 +124,11 @@ fn a_catalogue_of_many_tools_is_bounded_and_counts_the_rest() {
         "mcp__srv__tool_150",
         "a query finds unlisted tools"
     );
+    assert_eq!(
+        offer.search("tool_7", 5)[0],
+        "mcp__srv__tool_7",
+        "a name spelled out wins over the names that contain its words"
+    );
 }
 
 #[tokio::test]

@@ -522,3 +522,47 @@ async fn loaded_tools_are_sent_from_the_next_request_and_after_a_resume() {
         "a loaded tool leaves the catalogue"
     );
 }
+
+/// Issue 24: six MCP servers made 80 tools and a 53 KB request before the first message.
+/// With six servers of 13 tools each (and every built-in tool), the prefix stays within the
+/// budget, the catalogue lists what fits and counts the rest, and a query loads an
+/// unlisted tool, whose schema the next request carries.
+#[tokio::test(flavor = "multi_thread")]
+async fn many_mcp_tools_stay_within_the_budget_and_a_query_loads_one() {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mcp/many_tools.py");
+    let servers: String = (1..=6)
+        .map(|i| {
+            format!(
+                "[mcp_servers.srv{i}]\ncommand = \"python3\"\nargs = [{:?}, \"13\", \"srv{i}\"]\n",
+                script.display().to_string()
+            )
+        })
+        .collect();
+    let dir = workspace(&servers);
+    let server = ScriptedServer::start(vec![
+        call("l1", "load_tools", json!({"query": "srv6_action_12"})),
+        answer("Loaded."),
+    ])
+    .await;
+    let run = run(dir.path(), &server, &[], "use the srv6 service").await;
+    assert_done(&run, "Loaded.", "many MCP tools");
+    let requests = server.requests();
+    let tokens = prefix_tokens(&requests[0]);
+    eprintln!("78 MCP tools: {tokens} tokens of system prompt and schemas");
+    assert!(tokens <= PREFIX_BUDGET, "{tokens} tokens");
+    let catalogue = load_tools_description(&requests[0]);
+    assert!(
+        catalogue.contains("\nmcp__srv1__srv1_action_0 — "),
+        "{catalogue}"
+    );
+    assert!(!catalogue.contains("srv6_action_12"), "{catalogue}");
+    assert!(
+        catalogue.contains("more not listed: find them with a query"),
+        "{catalogue}"
+    );
+    let loaded = offered(&requests[1]);
+    assert!(
+        loaded.contains(&"mcp__srv6__srv6_action_12".to_string()),
+        "{loaded:?}"
+    );
+}
