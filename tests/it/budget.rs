@@ -478,7 +478,8 @@ async fn without_template_tools_the_tools_go_as_text_and_fit_2048() {
 
 /// `load_tools` makes a deferred tool's schema part of the next request and every later
 /// one, also after the session is resumed; a deferred tool called without loading runs,
-/// and is loaded too.
+/// and is loaded too; one called with arguments that do not parse is loaded, and the error
+/// says its schema is sent now.
 #[tokio::test(flavor = "multi_thread")]
 async fn loaded_tools_are_sent_from_the_next_request_and_after_a_resume() {
     let dir = workspace("");
@@ -489,6 +490,7 @@ async fn loaded_tools_are_sent_from_the_next_request_and_after_a_resume() {
             "memory_store",
             json!({"key": "milk", "content": "buy milk"}),
         ),
+        call("o1", "oracle", json!({"q": "is it?"})),
         answer("Loaded and stored."),
     ])
     .await;
@@ -505,6 +507,12 @@ async fn loaded_tools_are_sent_from_the_next_request_and_after_a_resume() {
         results[1].1["success"], true,
         "the unloaded call ran: {results:?}"
     );
+    assert!(!offered(&requests[2]).contains(&"oracle".to_string()));
+    let wrong = &support::tool_messages(&requests[3])[2].1;
+    let error = wrong["error"].as_str().unwrap_or_default();
+    assert!(error.contains("unknown field `q`"), "{wrong}");
+    assert!(error.contains("oracle had not been loaded"), "{wrong}");
+    assert!(offered(&requests[3]).contains(&"oracle".to_string()));
     let id = first.of_type("session_started")[0]["session_id"]
         .as_str()
         .unwrap()
@@ -513,10 +521,9 @@ async fn loaded_tools_are_sent_from_the_next_request_and_after_a_resume() {
     let second = run(dir.path(), &again, &["--resume", &id], "and now?").await;
     assert_done(&second, "Still here.", "resumed");
     let sent = offered(&again.requests()[0]);
-    assert!(
-        sent.contains(&"web_fetch".to_string()) && sent.contains(&"memory_store".to_string()),
-        "{sent:?}"
-    );
+    for name in ["web_fetch", "memory_store", "oracle"] {
+        assert!(sent.contains(&name.to_string()), "{name}: {sent:?}");
+    }
     assert!(
         !load_tools_description(&again.requests()[0]).contains("\nweb_fetch — "),
         "a loaded tool leaves the catalogue"
