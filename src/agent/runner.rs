@@ -162,7 +162,7 @@ pub struct Runner {
     /// Characters per token of what is sent: counted by the model's tokeniser when Loom
     /// has it, else calibrated by the server's reported usage.
     chars_per_token: f64,
-    /// The model's tokeniser (OpenAI models), and how far it is loaded.
+    /// The model's tokeniser (OpenAI's own, else o200k), and how far it is loaded.
     tokenizer: Option<(crate::llm::tokens::Tokenizer, Loaded)>,
     /// The server's count over the tokeniser's, from the last reported usage.
     tokenizer_correction: f64,
