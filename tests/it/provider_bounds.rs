@@ -179,12 +179,11 @@ async fn run_measured(dir: &Path, server: &ScriptedServer, output: Output) -> (i
         // is only dropped); both pointers are valid for the call.
         let rc = unsafe { nix::libc::wait4(pid, &mut status, 0, &mut usage) };
         assert_eq!(rc, pid, "{}", std::io::Error::last_os_error());
-        let code = if nix::libc::WIFEXITED(status) {
+        if nix::libc::WIFEXITED(status) {
             nix::libc::WEXITSTATUS(status)
         } else {
             -1
-        };
-        code
+        }
     });
     let code = match tokio::time::timeout(Duration::from_secs(60), waited).await {
         Ok(r) => r.unwrap(),
