@@ -329,33 +329,64 @@ async fn say_hi_works_at_2048_with_tools() {
     }
 }
 
+/// 5 KB of real source: this repository's `src/agent/compact.rs`, cut at a line.
+fn five_kb_of_real_code(dir: &Path, name: &str) -> String {
+    let text =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/agent/compact.rs"))
+            .unwrap();
+    let cut = text[..5_000].rfind('\n').unwrap() + 1;
+    std::fs::write(dir.join(name), &text[..cut]).unwrap();
+    text[..cut].to_string()
+}
+
 /// Issue 24: at 8192 a 5 KB read ended the turn as failed (compaction aimed at 60 % of the
-/// window, and the prefix alone was more). Now a 5 KB read and the answer fit 4096.
+/// window, and the prefix alone was more). Now a 5 KB file of real code is read whole and
+/// answered at 4096; one of dense generated code (~3,100 tokens, more than the window has
+/// room for beside the prefix) is cut to head and tail, saying so, and answered too.
 #[tokio::test(flavor = "multi_thread")]
 async fn reading_5_kb_then_answering_works_at_4096() {
     for how in [Announce::LlamaCpp, Announce::Ollama] {
-        let dir = workspace("");
-        five_kb_file(dir.path(), "steps.rs");
-        let server = ScriptedServer::start(vec![
-            call("r1", "read_file", json!({"path": "steps.rs"})),
-            answer("It defines 120 step functions."),
-        ])
-        .await;
-        announce(&server, how, 4096);
-        let run = run(dir.path(), &server, &[], "What is in steps.rs?").await;
-        let label = format!("{how:?} 4096");
-        assert_done(&run, "It defines 120 step functions.", &label);
-        assert_requests_fit(&server, 4096, &label);
-        let requests = server.requests();
-        assert_eq!(requests.len(), 2, "{label}");
-        let told = support::tool_messages(&requests[1]);
-        assert!(
-            told[0].1["output"]
-                .as_str()
-                .unwrap()
-                .contains("fn step_119"),
-            "{label}: the whole file reaches the model: {told:?}"
-        );
+        for dense in [false, true] {
+            let dir = workspace("");
+            let middle = if dense {
+                five_kb_file(dir.path(), "code.rs");
+                "fn step_060".to_string()
+            } else {
+                let text = five_kb_of_real_code(dir.path(), "code.rs");
+                let lines: Vec<&str> = text.lines().filter(|l| l.len() > 30).collect();
+                lines[lines.len() / 2].to_string()
+            };
+            let server = ScriptedServer::start(vec![
+                call("r1", "read_file", json!({"path": "code.rs"})),
+                answer("It is Rust code."),
+            ])
+            .await;
+            announce(&server, how, 4096);
+            let run = run(dir.path(), &server, &[], "What is in code.rs?").await;
+            let label = format!("{how:?} 4096 dense={dense}");
+            assert_done(&run, "It is Rust code.", &label);
+            assert_requests_fit(&server, 4096, &label);
+            let requests = server.requests();
+            assert_eq!(requests.len(), 2, "{label}");
+            let told = support::tool_messages(&requests[1]);
+            let output = told[0].1["output"].as_str().unwrap();
+            if dense {
+                assert!(
+                    told[0].1["compacted"]
+                        .as_str()
+                        .unwrap_or("")
+                        .contains("cut from"),
+                    "{label}: {told:?}"
+                );
+            } else {
+                assert!(
+                    output.contains(&middle),
+                    "{label}: the whole file: {told:?}"
+                );
+                assert!(told[0].1.get("compacted").is_none(), "{label}: {told:?}");
+                assert!(run.of_type("compacted").is_empty(), "{label}");
+            }
+        }
     }
 }
 
