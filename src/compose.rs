@@ -21,6 +21,8 @@ use crate::llm::retry::RetryPolicy;
 use crate::llm::{LlmClient, Message, ProviderSettings};
 use crate::memory::Memory;
 use crate::setup::{self, Provider, SessionFiles};
+use crate::tools::load_tools::LoadTools;
+use crate::tools::offer::ToolOffer;
 use crate::tools::{ToolContext, ToolRegistry};
 
 /// What kind of agent to build.
@@ -206,7 +208,17 @@ impl AgentFactory {
             Role::Top { .. } => self.model.clone(),
             Role::Sub(_) => CurrentModel::new(&self.model.get()),
         };
-        let all = self.all_tools(depth, &hub, &model);
+        let mut all = self.all_tools(depth, &hub, &model);
+        // The top agent is sent its core tools and a catalogue of the rest, loaded on
+        // demand; a sub-agent is given the few tools its task names, and sent them all.
+        let offer = match &role {
+            Role::Top { files, .. } => {
+                let offer = ToolOffer::new(files.loaded_tools.iter().cloned());
+                let _ = all.register(Arc::new(LoadTools(offer.clone())));
+                Some(offer)
+            }
+            Role::Sub(_) => None,
+        };
         let (registry, sub_autonomy) = match &role {
             Role::Top { .. } => (all, None),
             Role::Sub(spec) => {
@@ -215,12 +227,11 @@ impl AgentFactory {
             }
         };
         let instructions = prompt::agents_md(&root, &self.ctx.cwd);
-        let names = registry.names();
-        let mut system_prompt = prompt::system_prompt(
-            &root.display().to_string(),
-            &names.iter().map(String::as_str).collect::<Vec<_>>(),
-            &instructions,
-        );
+        let workspace = root.display().to_string();
+        let mut system_prompt = prompt::system_prompt(&workspace, &instructions);
+        // A sub-agent's prompt carries its task: it has no shorter form.
+        let short_system_prompt =
+            matches!(role, Role::Top { .. }).then(|| prompt::short_system_prompt(&workspace));
         let mut policy = self.policy.clone();
         let (llm, no_provider_message) = match &self.provider {
             Provider::Ready { settings, .. } => match LlmClient::new(ProviderSettings {
@@ -297,6 +308,8 @@ impl AgentFactory {
             mcp: top.then(|| self.mcp.clone()).flatten(),
             parent_turn,
             current_model: top.then_some(model),
+            offer,
+            short_system_prompt,
         })
     }
 

@@ -354,6 +354,9 @@ pub struct SessionFiles {
     /// The workspace's scheduled jobs, for the cron tools (none: no data directory, or a
     /// session that may not change jobs).
     pub cron: Option<crate::cron::JobStore>,
+    /// The deferred tools a resumed session had loaded (sent again from its first
+    /// request); set by the caller from the loaded session.
+    pub loaded_tools: Vec<String>,
 }
 
 impl SessionFiles {
@@ -366,6 +369,7 @@ impl SessionFiles {
             errors: Vec::new(),
             memory: None,
             cron: None,
+            loaded_tools: Vec::new(),
         }
     }
 }
@@ -444,6 +448,7 @@ pub fn session_files_titled(
         errors,
         memory,
         cron: Some(crate::cron::JobStore::for_workspace(&data, root)),
+        loaded_tools: Vec::new(),
     }
 }
 

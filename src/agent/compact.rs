@@ -1,8 +1,9 @@
 //! Compaction: making a conversation fit the model's context window again.
 //!
 //! A 20 KB file read at `llama-server -c 4096` once ended the task with a 400. Now, before
-//! a request would pass ~85 % of the window, or when the server says the prompt does not
-//! fit, the agent compacts: first every oversized tool result is cut to its head and tail
+//! a request would leave the answer less than its room ([`Budget::is_full`]), or when the
+//! server says the prompt does not fit, the agent compacts, aiming at a share of the space
+//! the fixed prefix leaves ([`super::budget`]): first every oversized tool result is cut to its head and tail
 //! (often enough, and free); if the conversation is still too long, the turns before the
 //! recent ones are summarised by the model (task, decisions, files, open items) and
 //! replaced by that summary. The recent turns stay verbatim, the last user message always
@@ -13,11 +14,8 @@ use tokio_util::sync::CancellationToken;
 
 use crate::llm::{ChatRequest, LlmClient, Message};
 
-/// Share of the window a request may fill before Loom compacts first.
-pub const TRIGGER_PERCENT: u64 = 85;
-
-/// Share of the window the compacted prompt aims at, leaving room for the answer.
-pub const TARGET_PERCENT: u64 = 60;
+use super::budget::chars;
+pub use super::budget::{Budget, TARGET_PERCENT};
 
 /// Share of the conversation's budget the recent, verbatim part may take.
 const RECENT_PERCENT: usize = 50;
@@ -35,39 +33,6 @@ assistant who will continue it. Keep, under these headings: Task (what the perso
 their words where it matters), Decisions (what was decided and why), Files (each file read or \
 changed, with what matters about it), Open items (what is left to do, errors not yet solved). \
 Be specific: names, paths, commands, error messages. At most 400 words. No preamble.";
-
-/// The sizes compaction works with.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Budget {
-    /// The model's context window in tokens.
-    pub window: u64,
-    /// Characters per token (calibrated from the server's reported usage).
-    pub chars_per_token: f64,
-    /// Characters every request carries besides the conversation (system prompt, tools).
-    pub overhead_chars: usize,
-}
-
-impl Budget {
-    /// Characters the conversation may take after compaction; `None` when the system
-    /// prompt and tool definitions alone leave no room.
-    fn conversation_chars(&self) -> Option<usize> {
-        let target =
-            (self.window.saturating_mul(TARGET_PERCENT) / 100) as f64 * self.chars_per_token;
-        let room = target as usize;
-        room.checked_sub(self.overhead_chars).filter(|r| *r > 0)
-    }
-
-    /// Estimated tokens of a request carrying `conversation`.
-    pub fn tokens(&self, conversation: &[Message]) -> u64 {
-        let chars = self.overhead_chars + chars(conversation);
-        (chars as f64 / self.chars_per_token.max(0.5)).ceil() as u64
-    }
-
-    /// Whether a request carrying `conversation` should be compacted first.
-    pub fn is_full(&self, conversation: &[Message]) -> bool {
-        self.tokens(conversation) > self.window.saturating_mul(TRIGGER_PERCENT) / 100
-    }
-}
 
 /// What compaction did, for the person.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -130,11 +95,6 @@ pub struct Compacted {
     pub conversation: Vec<Message>,
     /// What was done.
     pub report: Report,
-}
-
-/// Characters of a conversation.
-fn chars(conversation: &[Message]) -> usize {
-    conversation.iter().map(|m| m.char_len() + 16).sum()
 }
 
 /// Cut every tool result longer than `max_chars` to its head and tail, saying so. Returns

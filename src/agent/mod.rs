@@ -1,6 +1,7 @@
 //! The agent: the engine both front ends drive. A pure state machine ([`state`]) decides;
 //! a runner ([`runner`]) performs. It knows no screen.
 
+pub mod budget;
 pub mod compact;
 pub mod delegate;
 mod effects;

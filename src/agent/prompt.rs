@@ -1,4 +1,4 @@
-//! The system prompt: who Loom is, where it works, which tools it has, and the project's
+//! The system prompt: who Loom is, where it works, how to work, and the project's
 //! own instructions from `AGENTS.md` files (repository root down to the working directory,
 //! bounded in size).
 
@@ -68,19 +68,15 @@ pub fn agents_md(root: &Path, cwd: &Path) -> Vec<ProjectInstructions> {
     found
 }
 
-/// The system prompt for a session.
-pub fn system_prompt(
-    workspace: &str,
-    tool_names: &[&str],
-    instructions: &[ProjectInstructions],
-) -> String {
+/// The system prompt for a session. The tools are not named here: their schemas (or, for
+/// a template without tools, their text) name them.
+pub fn system_prompt(workspace: &str, instructions: &[ProjectInstructions]) -> String {
     let shell = "sh (POSIX)";
     let os = format!("{} {}", std::env::consts::OS, std::env::consts::ARCH);
     let mut prompt = TEMPLATE
         .replace("{workspace}", workspace)
         .replace("{os}", &os)
-        .replace("{shell}", shell)
-        .replace("{tools}", &tool_names.join(", "));
+        .replace("{shell}", shell);
     for ins in instructions {
         prompt.push_str(&format!(
             "\n\nProject instructions from {} (follow them):\n{}",
@@ -91,25 +87,13 @@ pub fn system_prompt(
     prompt
 }
 
-/// `prompt` with its `Tools:` line listing `tool_names` (after a `/model` switch changed
-/// the editing tool offered). The template's line is the first; project instructions
-/// come after it.
-pub fn with_tools(prompt: &str, tool_names: &[&str]) -> String {
-    let mut out = String::with_capacity(prompt.len());
-    let mut replaced = false;
-    for line in prompt.split_inclusive('\n') {
-        if !replaced && line.starts_with("Tools: ") {
-            out.push_str("Tools: ");
-            out.push_str(&tool_names.join(", "));
-            if line.ends_with('\n') {
-                out.push('\n');
-            }
-            replaced = true;
-        } else {
-            out.push_str(line);
-        }
-    }
-    out
+/// The prompt for a window too small for the full one (issue 24): who Loom is and where
+/// it works, in one paragraph; no guidelines, project instructions or memories.
+pub fn short_system_prompt(workspace: &str) -> String {
+    format!(
+        "You are Loom, a coding assistant in the user's repository ({workspace}). Read files \
+         before editing them; edit with the editing tool, not through bash. Be brief."
+    )
 }
 
 #[cfg(test)]
@@ -117,7 +101,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn prompt_names_workspace_os_tools_and_instructions() {
+    fn prompt_names_workspace_os_and_instructions() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(dir.path().join("sub/deeper")).unwrap();
         std::fs::write(dir.path().join("AGENTS.md"), "Use tabs.").unwrap();
@@ -128,16 +112,9 @@ mod tests {
             found.iter().map(|f| f.path.as_str()).collect::<Vec<_>>(),
             vec!["AGENTS.md", "sub/AGENTS.md"]
         );
-        let p = system_prompt("/w", &["read_file", "bash"], &found);
+        let p = system_prompt("/w", &found);
         assert!(p.contains("Workspace: /w"));
         assert!(p.contains(std::env::consts::OS));
-        assert!(p.contains("Tools: read_file, bash"));
-        let switched = with_tools(&p, &["read_file", "apply_patch", "bash"]);
-        assert!(
-            switched.contains("Tools: read_file, apply_patch, bash\n"),
-            "{switched}"
-        );
-        assert_eq!(switched.replace("apply_patch, ", ""), p);
         assert!(p.contains("Use tabs.") && p.contains("Run make test."));
         assert!(!p.contains("{workspace}"));
     }

@@ -16,6 +16,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 mod attach;
+mod prefix;
 mod shell;
 
 pub use shell::SHELL_ID_PREFIX;
@@ -170,7 +171,7 @@ pub struct Runner {
     /// Characters per token of what is sent: counted by the model's tokeniser when Loom
     /// has it, else calibrated by the server's reported usage.
     chars_per_token: f64,
-    /// The model's tokeniser (OpenAI models), and how far it is loaded.
+    /// The model's tokeniser (OpenAI's own, else o200k), and how far it is loaded.
     tokenizer: Option<(crate::llm::tokens::Tokenizer, Loaded)>,
     /// The server's count over the tokeniser's, from the last reported usage.
     tokenizer_correction: f64,
@@ -191,6 +192,17 @@ pub struct Runner {
     memory: Option<Arc<crate::memory::Memory>>,
     /// The sub-agents of `delegate` calls: where their events go, how ops reach them.
     subagents: Option<Arc<super::delegate::SubAgents>>,
+    /// Which tools each request carries and which deferred ones are loaded (`None`: all).
+    offer: Option<crate::tools::offer::ToolOffer>,
+    /// The system prompt for a window too small for the full one.
+    short_system_prompt: Option<String>,
+    /// Whether the server's chat template can carry tools (`Some(false)`: they are
+    /// described in the system prompt instead).
+    template_tools: Option<bool>,
+    /// The system prompt as the last request sent it.
+    sent_system: String,
+    /// The reduced prefix the person was last told about.
+    prefix_told: Option<prefix::Choice>,
 }
 
 /// Pieces to build a runner from.
@@ -232,6 +244,11 @@ pub struct RunnerParts {
     /// The session's model cell, which `/model` switches so the editing tool, the oracle
     /// and later sub-agents follow (the top agent's; `None` for a sub-agent).
     pub current_model: Option<crate::llm::current::CurrentModel>,
+    /// Which tools each request carries (core, loaded, a catalogue of the rest); `None`
+    /// sends every tool (a sub-agent, given the few it needs).
+    pub offer: Option<crate::tools::offer::ToolOffer>,
+    /// A shorter system prompt, sent when the window cannot hold the full one.
+    pub short_system_prompt: Option<String>,
 }
 
 impl Runner {
@@ -313,6 +330,11 @@ impl Runner {
             memory: parts.memory,
             subagents: parts.subagents,
             current_model: parts.current_model,
+            offer: parts.offer,
+            short_system_prompt: parts.short_system_prompt,
+            template_tools: None,
+            sent_system: String::new(),
+            prefix_told: None,
         };
         let mut runner = runner;
         runner.context_window = runner
@@ -325,6 +347,7 @@ impl Runner {
                 source: "config".into(),
             });
         }
+        runner.choose_prefix();
         runner.discover();
         let task = tokio::spawn(runner.run(ops_rx));
         AgentHandle {
@@ -405,6 +428,9 @@ impl Runner {
                 });
             }
             let mut event = event;
+            if let Event::LlmFinished { calls, .. } = &mut event {
+                self.load_called(calls);
+            }
             if let Event::LlmFailed {
                 message, retryable, ..
             } = &mut event
@@ -711,11 +737,6 @@ impl Runner {
                         client.set_model(&model);
                         if let Some(current) = &self.current_model {
                             current.set(&model);
-                            // The prompt's tool list names the editing tool of this model.
-                            let names = self.registry.names();
-                            let names: Vec<&str> = names.iter().map(String::as_str).collect();
-                            self.system_prompt =
-                                super::prompt::with_tools(&self.system_prompt, &names);
                         }
                         let configured = client.settings().context_window;
                         self.emit(AgentEvent::Notice {
@@ -874,8 +895,10 @@ impl Runner {
         };
         self.discovering = true;
         let settings = client.settings().clone();
-        self.tokenizer =
-            crate::llm::tokens::Tokenizer::for_model(&settings.model).map(|t| (t, Loaded::No));
+        self.tokenizer = Some((
+            crate::llm::tokens::Tokenizer::counting(&settings.model),
+            Loaded::No,
+        ));
         self.tokenizer_correction = 1.0;
         let tx = self.internal_tx.clone();
         tokio::spawn(async move {
@@ -888,6 +911,7 @@ impl Runner {
     /// warning when its chat template cannot carry tools (they would silently be dropped).
     fn discovered(&mut self, info: crate::llm::window::ModelInfo) {
         self.discovering = false;
+        self.template_tools = info.tools_supported;
         if self.context_window.is_none()
             && let Some(tokens) = info.window
         {
@@ -917,7 +941,7 @@ impl Runner {
         super::compact::Budget {
             window,
             chars_per_token: self.chars_per_token,
-            overhead_chars: self.system_prompt.len() + self.schema_chars,
+            overhead_chars: self.sent_system.len() + self.schema_chars,
         }
     }
 
@@ -925,13 +949,14 @@ impl Runner {
     /// no known window (a server that said the prompt is too long but not its size), the
     /// window is taken to be one where the conversation must shrink to two thirds.
     fn compact(&mut self) {
+        self.choose_prefix();
         let conversation = self.machine.conversation().to_vec();
         let window = self.context_window.unwrap_or_else(|| {
-            let overhead = self.budget(1).overhead_chars as f64;
-            let conversation_chars: usize = conversation.iter().map(Message::char_len).sum();
-            let target = overhead + conversation_chars as f64 * 2.0 / 3.0;
-            let share = super::compact::TARGET_PERCENT as f64 / 100.0;
-            (target / (share * self.chars_per_token)).ceil().max(1.0) as u64
+            super::budget::Budget::window_shrinking(
+                self.budget(1).overhead_chars,
+                super::budget::chars(&conversation),
+                self.chars_per_token,
+            )
         });
         let budget = self.budget(window);
         let client = self.llm.clone();
@@ -972,9 +997,9 @@ impl Runner {
             let tx = self.internal_tx.clone();
             tokio::task::spawn_blocking(move || {
                 let loaded = std::panic::catch_unwind(|| {
-                    crate::llm::tokens::Tokenizer::for_model(&model).map(|t| t.warm())
+                    crate::llm::tokens::Tokenizer::counting(&model).warm()
                 });
-                let loaded = matches!(loaded, Ok(Some(())));
+                let loaded = loaded.is_ok();
                 let _ = tx.send(Internal::TokenizerReady { model, loaded });
             });
         }
@@ -1005,12 +1030,13 @@ impl Runner {
             return;
         };
         self.inflight_prompt = None;
-        // Tools of MCP servers come and go: each request offers the ones there now.
-        self.tool_schemas = self.registry.schemas();
-        self.schema_chars = schema_chars(&self.tool_schemas);
+        // Tools of MCP servers come and go: each request offers the ones there now, as
+        // many as the window affords.
+        self.choose_prefix();
+        self.record_loaded_tools();
         let mut messages = Vec::with_capacity(self.machine.conversation().len() + 1);
         messages.push(Message::System {
-            content: self.system_prompt.clone(),
+            content: self.sent_system.clone(),
         });
         messages.extend_from_slice(self.machine.conversation());
         let counted = match &mut self.tokenizer {

@@ -85,6 +85,9 @@ pub async fn start(
     {
         notices.push(format!("resumed session {}: {report}", r.id));
     }
+    if let Some(r) = &resumed {
+        files.loaded_tools = r.loaded_tools.clone();
+    }
     let conversation = resumed.map(|r| r.conversation).unwrap_or_default();
     let parts = setup::runner_parts(config, &provider, ctx, false, conversation, files);
     // Headless, the first request is the only chance to offer the servers' tools: it

@@ -1,8 +1,11 @@
 //! Counting a request's tokens the way OpenAI's models count them: tiktoken's byte-pair
 //! encodings (o200k, cl100k, …, chosen from the model name by `tiktoken-rs`'s table).
 //!
-//! Other models' tokenisers are not known to Loom; for them the runner keeps its estimate
-//! from characters, calibrated by the usage the server reports. For OpenAI models the count
+//! Other models' tokenisers are not known to Loom; they are counted with o200k
+//! ([`Tokenizer::counting`]), which modern tokenisers (Llama 3's, Qwen's, Mistral's) are
+//! close to — far closer than characters, as dense code is two or three characters a token
+//! — and the server's reported usage corrects the count, or turns it off when the two
+//! disagree too much. For OpenAI models the count
 //! is exact for the text and close for the framing (each message's role markers are a few
 //! tokens, counted as OpenAI's cookbook counts them), and the server's reported usage still
 //! corrects what is left.
@@ -53,6 +56,16 @@ impl Tokenizer {
         Some(Tokenizer {
             model: model.to_string(),
             encoding,
+            counted: HashMap::new(),
+        })
+    }
+
+    /// The counter for `model`: its own encoding when it is one of OpenAI's, else o200k
+    /// as the nearest known (issue 24: "counted the way the server counts, or o200k").
+    pub fn counting(model: &str) -> Tokenizer {
+        Tokenizer::for_model(model).unwrap_or_else(|| Tokenizer {
+            model: model.to_string(),
+            encoding: tiktoken_rs::tokenizer::Tokenizer::O200kBase,
             counted: HashMap::new(),
         })
     }
@@ -162,6 +175,25 @@ mod tests {
         ] {
             assert!(Tokenizer::for_model(model).is_none(), "{model}");
         }
+    }
+
+    /// Issue 24: a local model's request of dense code was estimated at 3.5 characters a
+    /// token and overflowed the window; it is counted with o200k now.
+    #[test]
+    fn other_models_are_counted_with_o200k() {
+        let mut t = Tokenizer::counting("qwen2.5-coder:14b");
+        assert_eq!(t.model(), "qwen2.5-coder:14b");
+        let code = "fn step_001(x: u32) -> u32 { x * 1 + 7 }\n".repeat(10);
+        let n = t.count(&[Message::user(code.clone())], &[]);
+        let o200k = tiktoken_rs::o200k_base_singleton()
+            .encode_ordinary(&code)
+            .len() as u64;
+        assert_eq!(n, 3 + 4 + o200k);
+        assert!(
+            n > (code.len() as f64 / 3.5) as u64,
+            "denser than the old estimate"
+        );
+        assert!(Tokenizer::counting("gpt-4o").count(&[Message::user("hello world")], &[]) == 9);
     }
 
     #[test]

@@ -162,21 +162,23 @@ pub fn jinja_enabled(props: &Value) -> Option<bool> {
 }
 
 /// The warning to give when the chat template cannot carry tools, or `None`. Only when
-/// `--jinja` is known to be off does it say to start llama-server with `--jinja`: with it
-/// on, llama-server still describes the tools to the model, in a generic JSON form.
+/// `--jinja` is known to be off does it say to start llama-server with `--jinja`. Either
+/// way Loom then sends no schemas and describes the tools as text (the text tool-call path).
 pub fn tools_notice(info: &ModelInfo) -> Option<String> {
     if info.tools_supported != Some(false) {
         return None;
     }
     Some(if info.jinja == Some(false) {
         "the server says its chat template does not support tools and llama-server runs \
-         without --jinja, so the model will not see Loom's tools: start llama-server with \
-         --jinja, or use a model whose template has tool calls"
+         without --jinja, so Loom describes its tools in the system prompt and reads the calls \
+         the model writes in its text: start llama-server with --jinja, or use a model whose \
+         template has tool calls, for real tool calls"
             .into()
     } else {
-        "the server says this model's chat template does not support tools, so llama-server \
-         describes them to the model in a generic JSON form it may not follow; a model whose \
-         template has tool calls (or one given with --chat-template-file) works better"
+        "the server says this model's chat template does not support tools, so Loom describes \
+         its tools in the system prompt and reads the calls the model writes in its text; a \
+         model whose template has tool calls (or one given with --chat-template-file) gets \
+         real tool calls"
             .into()
     })
 }

@@ -94,6 +94,12 @@ pub enum Record {
         /// How (`done`, `failed`, ...).
         end: String,
     },
+    /// Deferred tools were loaded (`load_tools`, or a call of one): their schemas are sent
+    /// with every later request, also after a resume.
+    ToolsLoaded {
+        /// The tools loaded.
+        names: Vec<String>,
+    },
 }
 
 /// Appends records to a session file.
@@ -215,6 +221,8 @@ pub struct LoadedSession {
     pub dropped: Vec<usize>,
     /// Tool calls that had no result (the session stopped while they ran).
     pub repaired: usize,
+    /// The deferred tools the session loaded, in the order loaded.
+    pub loaded_tools: Vec<String>,
 }
 
 impl LoadedSession {
@@ -316,6 +324,13 @@ pub fn load(path: &Path) -> std::io::Result<LoadedSession> {
             Record::Clear => {
                 s.conversation.clear();
                 s.at.clear();
+            }
+            Record::ToolsLoaded { names } => {
+                for name in names {
+                    if !s.loaded_tools.contains(&name) {
+                        s.loaded_tools.push(name);
+                    }
+                }
             }
             _ => {}
         }

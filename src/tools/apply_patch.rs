@@ -30,7 +30,7 @@ pub struct ApplyPatchArgs {
 /// The `apply_patch` tool.
 pub struct ApplyPatch;
 
-const DESCRIPTION: &str = "Edit files with a patch. The input is the whole patch:\n\
+const DESCRIPTION: &str = "Edit files with a patch, all or nothing:\n\
 *** Begin Patch\n\
 *** Update File: src/app.py\n\
 @@ def greet():\n\
@@ -40,13 +40,9 @@ const DESCRIPTION: &str = "Edit files with a patch. The input is the whole patch
 +first line of the new file\n\
 *** Delete File: old.txt\n\
 *** End Patch\n\
-Sections: `*** Add File: PATH` (every line starts with +; the file must not exist), `*** Delete \
-File: PATH`, `*** Update File: PATH` optionally followed by `*** Move to: NEW_PATH`. In an update, \
-each change starts with `@@` (optionally followed by a line to find first, such as the function \
-it is in), then lines starting with ' ' (unchanged context, about 3 lines around each change), '-' \
-(removed) or '+' (added); `*** End of File` after a change that ends the file. Paths are relative \
-to the workspace. Context and removed lines must match the file (whitespace and typographic \
-quotes are tolerated). The patch is all or nothing: if any part does not apply, no file changes.";
+In an update each change starts with `@@` (optionally a line to find first), then lines of \
+context (' ', about 3 around each change), removed ('-') and added ('+'); `*** Move to: PATH` \
+after `*** Update File:` renames. Paths are relative to the workspace.";
 
 #[async_trait]
 impl Tool for ApplyPatch {

@@ -29,27 +29,22 @@ pub const MAX_TIMEOUT_SECS: u64 = 300;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BashArgs {
-    /// The command line, run with `sh -c`.
+    /// The command line.
     pub command: String,
-    /// Working directory relative to the workspace root (default: the root).
+    /// Working directory, relative to the workspace root.
     pub cwd: Option<String>,
-    /// Seconds before the command and all its child processes are killed (default 60,
-    /// max 300).
+    /// Default 60, at most 300.
     pub timeout_secs: Option<u64>,
-    /// Run outside the sandbox. Only after a sandbox denial, and only when really needed:
-    /// the user is always asked to approve it.
+    /// Only after a sandbox denial, when really needed (the user must approve).
     pub outside_sandbox: Option<bool>,
 }
 
 /// The `bash` tool.
 pub struct Bash;
 
-const DESCRIPTION: &str = "Run a shell command (`sh -c`) in the workspace and return exit_code, \
-stdout, stderr, timed_out, truncated and duration_ms. stdin is closed (no interactive programs); the \
-command and all its child processes are killed after timeout_secs (default 60, max 300), and no \
-process it starts (background ones included) outlives the call. Long output \
-is cut in the middle. Do not use it to read or edit files when read_file, edit_file, write_file, \
-list_files or search_files can do the job: those are reviewed as diffs and can be undone.";
+const DESCRIPTION: &str = "Run a shell command (`sh -c`) in the workspace; returns \
+exit_code, stdout and stderr (long output cut in the middle). No stdin; it is killed with its \
+children after timeout_secs. Read and edit files with the file tools, not bash.";
 
 #[async_trait]
 impl Tool for Bash {

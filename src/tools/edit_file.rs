@@ -25,12 +25,11 @@ use crate::policy::paths::Access;
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct EditSpec {
-    /// Exact text to find (copied from the file without read_file's line-number prefixes).
-    /// Empty only to create a new file or fill an empty one.
+    /// Exact text to find (empty only to create a file).
     pub old_str: String,
-    /// The replacement text.
+    /// The replacement.
     pub new_str: String,
-    /// Replace every occurrence (default false: old_str must match exactly once).
+    /// Replace every match.
     pub replace_all: Option<bool>,
 }
 
@@ -38,15 +37,15 @@ pub struct EditSpec {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct EditFileArgs {
-    /// File path, relative to the workspace root.
+    /// Relative to the workspace root.
     pub path: String,
-    /// Edits applied in order; all must succeed or nothing is written.
+    /// Several edits, applied in order: all or nothing.
     pub edits: Option<Vec<EditSpec>>,
-    /// Single-edit form: text to find.
+    /// One edit: the exact text to find.
     pub old_str: Option<String>,
-    /// Single-edit form: replacement.
+    /// One edit: the replacement.
     pub new_str: Option<String>,
-    /// Single-edit form: replace every occurrence.
+    /// One edit: replace every match.
     pub replace_all: Option<bool>,
 }
 
@@ -92,13 +91,9 @@ impl EditFileArgs {
 /// The `edit_file` tool.
 pub struct EditFile;
 
-const DESCRIPTION: &str = "Edit a file by exact string replacement. Each edit replaces old_str with new_str; \
-old_str must match the file exactly once (copy it from read_file output WITHOUT the line-number prefix and \
-tab, and include enough surrounding lines to be unique) unless replace_all is true. Several edits apply in \
-order and the file is written once: if any edit fails, nothing changes. An empty old_str creates a missing \
-file or fills an empty one. If old_str matches only after ignoring leading/trailing whitespace on each \
-line, the single matching region is replaced with new_str re-indented to the file's indentation, and the \
-result says so. CRLF files keep CRLF. Returns edits_applied, original_bytes, new_bytes and the diff.";
+const DESCRIPTION: &str = "Replace exact text in a file. old_str must match exactly once \
+(copy it from read_file without the line-number prefix, with enough context to be unique) unless \
+replace_all. An empty old_str creates a file. Returns the diff.";
 
 #[async_trait]
 impl Tool for EditFile {

@@ -23,13 +23,13 @@ pub const DEFAULT_MAX_RESULTS: usize = 1000;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ListFilesArgs {
-    /// Directory to list, relative to the workspace root (default: the root).
+    /// Relative to the workspace root (default: the root).
     pub path: Option<String>,
-    /// List subdirectories too (default false: only direct children).
+    /// List subdirectories' contents too.
     pub recursive: Option<bool>,
-    /// How deep a recursive listing goes (default 10).
+    /// Depth of a recursive listing.
     pub max_depth: Option<usize>,
-    /// Maximum entries returned (default 1000).
+    /// Most entries (default 1000).
     pub max_results: Option<usize>,
 }
 
@@ -47,10 +47,8 @@ pub struct Entry {
 /// The `list_files` tool.
 pub struct ListFiles;
 
-const DESCRIPTION: &str = "List files and directories in the workspace, sorted by path. Respects \
-.gitignore and skips .git. By default lists only the direct children of `path` (default: workspace \
-root); set recursive: true to descend (up to max_depth, default 10). Returns entries {path, size, \
-is_dir} (at most max_results, default 1000; `truncated` says when more exist).";
+const DESCRIPTION: &str = "List a directory, sorted, respecting .gitignore. recursive \
+descends (up to max_depth, default 10). Returns entries {path, size, is_dir}.";
 
 #[async_trait]
 impl Tool for ListFiles {

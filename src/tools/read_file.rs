@@ -32,23 +32,20 @@ const BINARY_SNIFF: usize = 8 * 1024;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ReadFileArgs {
-    /// File path, relative to the workspace root (absolute paths inside it also work).
+    /// Relative to the workspace root.
     pub path: String,
-    /// Optional [start, end] line numbers, 1-based and inclusive. An end past the last line
-    /// reads to the end of the file.
+    /// [start, end], 1-based, inclusive (an end past the last line reads to the end).
     pub line_range: Option<[u64; 2]>,
-    /// Maximum bytes of file content to return (default 1048576).
+    /// Most bytes returned (default 1048576).
     pub max_bytes: Option<u64>,
 }
 
 /// The `read_file` tool.
 pub struct ReadFile;
 
-const DESCRIPTION: &str = "Read a text file from the workspace. Output lines are numbered: each line is \
-the line number, a tab, then the line exactly as in the file (e.g. `    12\\tfn main() {`). The number \
-and tab are NOT part of the file: never copy them into edit_file's old_str. Use line_range [start, end] \
-(1-based, inclusive) to read part of a large file; when `truncated` is true, continue from `next_line`. \
-Binary files are refused; directories should be listed with list_files.";
+const DESCRIPTION: &str = "Read a text file. Each output line is its number, a tab, then \
+the line: leave the number and tab out of edits. line_range [start, end] reads part of a large file; \
+when `truncated`, continue from `next_line`.";
 
 #[async_trait]
 impl Tool for ReadFile {

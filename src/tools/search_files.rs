@@ -36,28 +36,26 @@ const MAX_CONTEXT: usize = 10;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SearchFilesArgs {
-    /// Regular expression (Rust/ripgrep syntax), e.g. `fn\s+main` or `TODO|FIXME`.
+    /// The regex, e.g. `fn\s+main`.
     pub pattern: String,
-    /// File or directory to search, relative to the workspace root (default: the root).
+    /// File or directory to search (default: the root).
     pub path: Option<String>,
-    /// Only search files matching this glob, e.g. `*.rs` or `src/**/*.ts`.
+    /// Only files matching this glob, e.g. `*.rs`.
     pub glob: Option<String>,
-    /// Match case-insensitively (default false).
+    /// Ignore case.
     pub case_insensitive: Option<bool>,
-    /// Lines of context before and after each match (default 0, at most 10).
+    /// Lines around each match (at most 10).
     pub context_lines: Option<usize>,
-    /// Maximum matching lines returned (default 200).
+    /// Most matching lines (default 200).
     pub max_results: Option<usize>,
 }
 
 /// The `search_files` tool.
 pub struct SearchFiles;
 
-const DESCRIPTION: &str = "Search file contents in the workspace with a regular expression (ripgrep \
-syntax). Respects .gitignore, skips .git and binary files. Output lines are `path:line:text` for \
-matches and `path-line-text` for context lines, sorted by path, `--` between separate groups. Use \
-glob (e.g. `*.rs`) to restrict files, path to restrict to a directory or file, case_insensitive, \
-context_lines (max 10), max_results (default 200).";
+const DESCRIPTION: &str = "Search file contents with a regular expression (ripgrep \
+syntax), respecting .gitignore. Output lines: `path:line:text` for matches, `path-line-text` for \
+context.";
 
 #[async_trait]
 impl Tool for SearchFiles {

@@ -19,18 +19,17 @@ use crate::policy::paths::Access;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WriteFileArgs {
-    /// File path, relative to the workspace root. Missing parent directories are created.
+    /// Relative to the workspace root.
     pub path: String,
-    /// The complete new content of the file.
+    /// The complete new content.
     pub content: String,
 }
 
 /// The `write_file` tool.
 pub struct WriteFile;
 
-const DESCRIPTION: &str = "Create a file, or replace the entire content of an existing one. Parent \
-directories are created. Prefer edit_file for changing part of an existing file. The write is atomic \
-and keeps the file's permissions. Returns bytes_written and the diff against the previous content.";
+const DESCRIPTION: &str = "Create a file, or replace all of its content (parent \
+directories are created). To change part of a file, use the editing tool.";
 
 #[async_trait]
 impl Tool for WriteFile {

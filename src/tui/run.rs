@@ -349,7 +349,10 @@ impl AgentStart {
                     return;
                 }
             };
-            let files = setup::session_files(&workspace, &sid, &model, resume.is_some());
+            let mut files = setup::session_files(&workspace, &sid, &model, resume.is_some());
+            if let Some(r) = &resume {
+                files.loaded_tools = r.loaded_tools.clone();
+            }
             for n in &files.notices {
                 let _ = events_tx.send(AgentEvent::Notice { message: n.clone() });
             }

@@ -221,10 +221,11 @@ async fn older_turns_are_summarised_by_the_model_and_the_recent_one_kept() {
 #[tokio::test(flavor = "multi_thread")]
 async fn the_window_and_the_template_are_learned_from_llama_server() {
     let dir = workspace(None);
+    // (No usage reported: the scripted figures would make the conversation look tiny.)
     let server = ScriptedServer::start(vec![
-        read("c1", "a.txt"),
-        read("c2", "b.txt"),
-        support::text_reply("Done."),
+        support::without_usage(read("c1", "a.txt")),
+        support::without_usage(read("c2", "b.txt")),
+        support::without_usage(support::text_reply("Done.")),
     ])
     .await;
     server.set_info(
@@ -260,7 +261,8 @@ async fn the_window_and_the_template_are_learned_from_llama_server() {
         !notices.iter().any(|n| n.contains("--jinja")),
         "{notices:?}"
     );
-    assert_eq!(compactions(&run).len(), 1, "the learned window is used");
+
+    assert!(!compactions(&run).is_empty(), "the learned window is used");
 }
 
 /// Ollama's `/api/show` gives `num_ctx` when the model sets it.
@@ -280,10 +282,10 @@ async fn the_window_is_learned_from_ollama() {
 }
 
 /// Issue 12: for OpenAI models the request is counted with the model's own tokeniser, so a
-/// file that tokenises densely (a token per two characters) is compacted in time; the
-/// estimate from characters used for other models lets the same request through. A server
-/// whose reported usage contradicts the tokeniser (a local model with an OpenAI name) makes
-/// Loom drop the tokeniser and estimate instead.
+/// file that tokenises densely (a token per two characters) is compacted in time. Issue 24:
+/// other models are counted with o200k too (the estimate from characters let the same
+/// request through). A server whose reported usage contradicts the tokeniser makes Loom
+/// drop the tokeniser and estimate instead.
 #[tokio::test(flavor = "multi_thread")]
 async fn an_openai_model_is_counted_with_its_own_tokeniser() {
     // The request after the read is ~24,400 tokens by o200k and ~13,000 by the estimate
@@ -347,7 +349,8 @@ async fn an_openai_model_is_counted_with_its_own_tokeniser() {
     }
     assert_eq!(
         outcome,
-        vec![1, 0, 0],
-        "gpt-4o compacts; the estimate does not; a contradicting server turns the tokeniser off"
+        vec![1, 1, 0],
+        "gpt-4o compacts, and so does a model counted with o200k (issue 24); a contradicting \
+         server turns the tokeniser off and the estimate does not compact"
     );
 }

@@ -8,6 +8,7 @@ mod agent;
 mod apply_patch;
 mod arg_aliases;
 mod browser;
+mod budget;
 mod command_proof;
 mod containment;
 mod context;

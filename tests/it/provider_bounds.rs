@@ -119,17 +119,38 @@ enum Output {
     Plain,
 }
 
+/// Forks and runs the program in argv[2:], waits for it, and writes its peak memory
+/// (`ru_maxrss`, KiB, from `wait4`) to the file argv[1]; exits with its exit code. A child
+/// started straight from the test process would inherit that process's high-water mark
+/// (vfork and exec keep it in the kernel's account), and other tests in the process make it
+/// large (an in-process agent loads a tokeniser's tables, ~100 MB); forked from a small
+/// Python, `loom` starts from Python's few megabytes.
+const MEASURE: &str = "import os, sys
+pid = os.fork()
+if pid == 0:
+    os.execv(sys.argv[2], sys.argv[2:])
+_, status, usage = os.wait4(pid, 0)
+open(sys.argv[1], 'w').write(str(usage.ru_maxrss))
+sys.exit(os.waitstatus_to_exitcode(status))
+";
+
 /// One `loom exec` run and its peak memory (KiB), as the kernel accounted it for exactly
-/// that process (`wait4`), killed if it does not end within a minute. Returns the exit
-/// code, what it said about the error (stdout events or stderr) and the peak.
+/// that process (`wait4`, through [`MEASURE`]), killed if it does not end within a minute.
+/// Returns the exit code, what it said about the error (stdout events or stderr) and the
+/// peak.
 // `wait4` reaps the child, which std cannot see: its own `wait` would find nothing.
 #[allow(clippy::zombie_processes)]
 async fn run_measured(dir: &Path, server: &ScriptedServer, output: Output) -> (i32, String, i64) {
     let home = dir.join(".home");
     let out_path = dir.join(".home/stdout");
     let err_path = dir.join(".home/stderr");
-    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_loom"));
-    cmd.env("HOME", &home)
+    let peak_path = dir.join(".home/peak");
+    let mut cmd = std::process::Command::new("python3");
+    cmd.arg("-c")
+        .arg(MEASURE)
+        .arg(&peak_path)
+        .arg(env!("CARGO_BIN_EXE_loom"))
+        .env("HOME", &home)
         .env("XDG_CONFIG_HOME", home.join(".config"))
         .env("XDG_DATA_HOME", home.join(".local/share"))
         .env_remove("OPENAI_API_KEY")
@@ -158,14 +179,13 @@ async fn run_measured(dir: &Path, server: &ScriptedServer, output: Output) -> (i
         // is only dropped); both pointers are valid for the call.
         let rc = unsafe { nix::libc::wait4(pid, &mut status, 0, &mut usage) };
         assert_eq!(rc, pid, "{}", std::io::Error::last_os_error());
-        let code = if nix::libc::WIFEXITED(status) {
+        if nix::libc::WIFEXITED(status) {
             nix::libc::WEXITSTATUS(status)
         } else {
             -1
-        };
-        (code, usage.ru_maxrss)
+        }
     });
-    let (code, peak) = match tokio::time::timeout(Duration::from_secs(60), waited).await {
+    let code = match tokio::time::timeout(Duration::from_secs(60), waited).await {
         Ok(r) => r.unwrap(),
         Err(_) => {
             let _ = nix::sys::signal::kill(
@@ -176,6 +196,11 @@ async fn run_measured(dir: &Path, server: &ScriptedServer, output: Output) -> (i
         }
     };
     drop(child);
+    let peak: i64 = std::fs::read_to_string(&peak_path)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
     let said = match output {
         Output::Json => std::fs::read_to_string(&out_path).unwrap(),
         Output::Plain => std::fs::read_to_string(&err_path).unwrap(),

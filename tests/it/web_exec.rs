@@ -302,8 +302,17 @@ async fn web_search_end_to_end_through_exec() {
     assert_eq!(result["success"], true, "{result}");
     assert_eq!(result["data"]["results"][0]["url"], "https://loom.example");
     assert_eq!(result["data"]["attempts"], 2);
+    // Listed in load_tools' catalogue (issue 24), and loaded once called.
     let tools = model.requests()[0]["tools"].to_string();
-    assert!(tools.contains("\"web_search\""), "offered to the model");
+    assert!(
+        tools.contains("\\nweb_search — "),
+        "offered to the model: {tools}"
+    );
+    let tools = model.requests()[1]["tools"].to_string();
+    assert!(
+        tools.contains("\"web_search\""),
+        "loaded once called: {tools}"
+    );
 }
 
 /// An interactive (supervised) agent with `config` as the user config.

@@ -1,0 +1,236 @@
+//! The fixed prefix of each request — the system prompt and the tools — chosen to fit the
+//! model's window (issue 24).
+//!
+//! With a [`ToolOffer`], the richest [`Level`] that leaves the conversation enough room is
+//! sent; below 8k tokens the catalogue lists names only. When even that does not fit, Loom
+//! degrades step by step — the catalogue, then the loaded tools, then the long system
+//! prompt — and says what it left out before compaction would have to refuse. A chat
+//! template that cannot carry tools gets none: the tools are described in the system
+//! prompt as text, and the calls the model writes there are read back
+//! ([`crate::llm::text_calls`]).
+
+use serde_json::Value;
+
+use super::{Runner, schema_chars};
+use crate::agent::budget::{Budget, MIN_CONVERSATION};
+use crate::agent::events::AgentEvent;
+use crate::tools::offer::{self, Level, ToolOffer};
+
+/// Windows below this many tokens get a catalogue of names only.
+pub const NAMES_ONLY_BELOW: u64 = 8192;
+
+/// Share of the conversation's space (the window less the answer's room) the prefix may
+/// take before Loom sends less.
+const PREFIX_PERCENT: u64 = 60;
+
+/// One way to build the prefix: how many tools, and which system prompt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Choice {
+    /// What the offer sends (`None`: every tool, there being no offer).
+    pub level: Option<Level>,
+    /// Whether the short system prompt is sent.
+    pub short: bool,
+}
+
+impl Runner {
+    /// Choose the prefix of the next request and keep it (`sent_system`, `tool_schemas`),
+    /// telling the person when it leaves something out for want of room.
+    pub(super) fn choose_prefix(&mut self) {
+        let all = self.registry.schemas();
+        let mut choices: Vec<Choice> = match &self.offer {
+            Some(_) => Level::ALL
+                .iter()
+                .map(|l| Choice {
+                    level: Some(*l),
+                    short: false,
+                })
+                .collect(),
+            None => vec![Choice {
+                level: None,
+                short: false,
+            }],
+        };
+        if self.short_system_prompt.is_some() {
+            let last = choices[choices.len() - 1];
+            choices.push(Choice {
+                short: true,
+                ..last
+            });
+        }
+        let small = self.context_window.is_some_and(|w| w < NAMES_ONLY_BELOW);
+        if small {
+            choices.retain(|c| c.level != Some(Level::Full));
+        }
+        let built: Vec<(Choice, String, Vec<Value>)> = choices
+            .iter()
+            .map(|c| {
+                let (system, tools) = self.build_prefix(*c, &all);
+                (*c, system, tools)
+            })
+            .collect();
+        let index = match self.context_window {
+            None => 0,
+            Some(window) => {
+                let tokens = |(_, system, tools): &(Choice, String, Vec<Value>)| {
+                    Budget {
+                        window,
+                        chars_per_token: self.chars_per_token,
+                        overhead_chars: system.len() + schema_chars(tools),
+                    }
+                    .prefix_tokens()
+                };
+                let usable = Budget {
+                    window,
+                    chars_per_token: self.chars_per_token,
+                    overhead_chars: 0,
+                }
+                .usable();
+                built
+                    .iter()
+                    .position(|b| tokens(b) <= usable * PREFIX_PERCENT / 100)
+                    .or_else(|| {
+                        built
+                            .iter()
+                            .position(|b| tokens(b) + MIN_CONVERSATION <= usable)
+                    })
+                    .unwrap_or(built.len() - 1)
+            }
+        };
+        let (choice, system, tools) = built[index].clone();
+        if index > 0 && self.prefix_told != Some(choice) {
+            let message = self.left_out(built[0].0, choice, &all);
+            self.emit(AgentEvent::Notice { message });
+        }
+        self.prefix_told = (index > 0).then_some(choice);
+        self.schema_chars = schema_chars(&tools);
+        self.tool_schemas = tools;
+        self.sent_system = system;
+    }
+
+    /// The system prompt and the tool schemas of `choice`.
+    fn build_prefix(&self, choice: Choice, all: &[Value]) -> (String, Vec<Value>) {
+        let tools = match (&self.offer, choice.level) {
+            (Some(offer), Some(level)) => offer.select(all, level),
+            _ => all.to_vec(),
+        };
+        let mut system = match (choice.short, &self.short_system_prompt) {
+            (true, Some(short)) => short.clone(),
+            _ => self.system_prompt.clone(),
+        };
+        if self.template_tools == Some(false) {
+            // The template would drop them: they go in the prompt, as text.
+            if !tools.is_empty() {
+                system.push_str("\n\n");
+                system.push_str(&offer::as_text(&tools));
+            }
+            return (system, Vec::new());
+        }
+        (system, tools)
+    }
+
+    /// What `chosen` leaves out that `richest` would send, for the person.
+    fn left_out(&self, richest: Choice, chosen: Choice, all: &[Value]) -> String {
+        let mut parts = Vec::new();
+        let deferred = self
+            .offer
+            .as_ref()
+            .map(ToolOffer::deferred_names)
+            .unwrap_or_default();
+        let loaded = self
+            .offer
+            .as_ref()
+            .map(ToolOffer::loaded)
+            .unwrap_or_default();
+        let unloaded: Vec<&String> = deferred.iter().filter(|n| !loaded.contains(n)).collect();
+        if let (Some(from), Some(to)) = (richest.level, chosen.level) {
+            if from < Level::NoCatalogue && to >= Level::NoCatalogue && !unloaded.is_empty() {
+                parts.push(format!(
+                    "load_tools and its catalogue ({} tools the model cannot load now: {})",
+                    unloaded.len(),
+                    names_shown(&unloaded)
+                ));
+            } else if from == Level::Full && to == Level::Names && !unloaded.is_empty() {
+                parts.push("the descriptions in the tool catalogue (names only)".into());
+            }
+            let loaded_sent: Vec<&String> = loaded
+                .iter()
+                .filter(|n| all.iter().any(|s| offer::name_of(s) == n.as_str()))
+                .collect();
+            if to == Level::Core && !loaded_sent.is_empty() {
+                parts.push(format!("the loaded tools ({})", names_shown(&loaded_sent)));
+            }
+        }
+        if chosen.short && !richest.short {
+            parts.push(
+                "the long system prompt (the working guidelines, project instructions from \
+                 AGENTS.md and core memories)"
+                    .into(),
+            );
+        }
+        let what = if parts.is_empty() {
+            "nothing more it can leave out".to_string()
+        } else {
+            parts.join("; ")
+        };
+        format!(
+            "the model's context window ({} tokens) is small, so Loom leaves out {what}; start \
+             the server with a larger context (llama-server -c, Ollama num_ctx) to have them",
+            self.context_window.unwrap_or(0)
+        )
+    }
+}
+
+/// Up to six names, then how many more.
+fn names_shown(names: &[&String]) -> String {
+    let shown: Vec<&str> = names.iter().take(6).map(|n| n.as_str()).collect();
+    match names.len().saturating_sub(6) {
+        0 => shown.join(", "),
+        more => format!("{}, and {more} more", shown.join(", ")),
+    }
+}
+
+impl Runner {
+    /// Load the deferred tools the model called without loading them: the call runs all
+    /// the same (its arguments are parsed by the tool's own type), and the tool's schema
+    /// is sent from the next request on. A call whose arguments did not parse says so, so
+    /// the model calls again with the schema in front of it.
+    pub(super) fn load_called(&mut self, calls: &mut [crate::agent::steps::ProposedCall]) {
+        let Some(offer) = &self.offer else {
+            return;
+        };
+        for c in calls {
+            if !offer.is_unloaded(&c.call.name) {
+                continue;
+            }
+            offer.load(std::slice::from_ref(&c.call.name));
+            if let Some(why) = &mut c.invalid {
+                why.push_str(&format!(
+                    " ({} had not been loaded: its schema is sent from now on, so call it \
+                     again with arguments that match it)",
+                    c.call.name
+                ));
+            }
+        }
+    }
+
+    /// Record the tools loaded since the last request in the session, so a resumed
+    /// session sends them too.
+    pub(super) fn record_loaded_tools(&mut self) {
+        let Some(offer) = &self.offer else {
+            return;
+        };
+        let names = offer.take_unrecorded();
+        if names.is_empty() {
+            return;
+        }
+        let Some(log) = &mut self.session else {
+            return;
+        };
+        if let Err(e) = log.append(&crate::session::Record::ToolsLoaded { names }) {
+            self.save_failed(format!(
+                "the session could not be saved ({e}): a resumed session will not have the \
+                 tools loaded now"
+            ));
+        }
+    }
+}
