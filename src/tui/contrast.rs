@@ -275,9 +275,7 @@ mod tests {
             depth in proptest::sample::select(vec![ColorDepth::TrueColor, ColorDepth::Ansi256, ColorDepth::Ansi16]),
         ) {
             let theme = Theme::parse(BUILTIN[which].1, depth).unwrap();
-            let mut style = Style::default();
-            style.fg = fg;
-            style.bg = bg;
+            let style = Style { fg, bg, ..Style::default() };
             let computed = match legible_fg(style, &theme) {
                 Some(c) => style.fg(c),
                 None => style,
