@@ -18,6 +18,7 @@ pub mod overflow;
 pub mod retry;
 pub mod stop;
 pub mod text_calls;
+pub mod token_tables;
 pub mod tokens;
 pub mod window;
 pub mod wire;
