@@ -138,21 +138,7 @@ fn list(args: &ListFilesArgs, ctx: &ToolContext) -> Result<ToolResult, ToolError
         .unwrap_or_else(|poisoned| poisoned.into_inner());
     let (total, skipped) = (kept.seen, kept.skipped);
     let truncated = total > max_results;
-    let entries: Vec<Entry> = kept
-        .into_sorted()
-        .into_iter()
-        .map(|found| Entry {
-            path: conf.display(&found.path),
-            size: if found.is_dir {
-                0
-            } else {
-                std::fs::symlink_metadata(&found.path)
-                    .map(|m| m.len())
-                    .unwrap_or(0)
-            },
-            is_dir: found.is_dir,
-        })
-        .collect();
+    let entries = with_sizes(kept.into_sorted(), |path| conf.display(path));
     let mut output = format!(
         "{} entr{} under {shown}{}",
         entries.len(),
@@ -175,6 +161,40 @@ fn list(args: &ListFilesArgs, ctx: &ToolContext) -> Result<ToolResult, ToolError
         "entries": entries,
         "truncated": truncated,
     })))
+}
+
+/// The entries returned, with their sizes: only these are stat-ed, on as many threads as
+/// the walk used (a full listing of a large tree is mostly `lstat` calls otherwise).
+fn with_sizes(
+    found: Vec<Found>,
+    display: impl Fn(&std::path::Path) -> String + Sync,
+) -> Vec<Entry> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let chunk = found.len().div_ceil(threads).max(1024);
+    let entry = |f: &Found| Entry {
+        path: display(&f.path),
+        size: if f.is_dir {
+            0
+        } else {
+            std::fs::symlink_metadata(&f.path)
+                .map(|m| m.len())
+                .unwrap_or(0)
+        },
+        is_dir: f.is_dir,
+    };
+    if found.len() <= chunk {
+        return found.iter().map(entry).collect();
+    }
+    std::thread::scope(|scope| {
+        let parts: Vec<_> = found
+            .chunks(chunk)
+            .map(|part| scope.spawn(|| part.iter().map(entry).collect::<Vec<_>>()))
+            .collect();
+        parts
+            .into_iter()
+            .flat_map(|part| part.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    })
 }
 
 /// One entry found by the walk, ordered by its path's bytes (which, under one directory,
@@ -479,6 +499,24 @@ mod tests {
             [0, 1, 2],
             "returned files are stat-ed for their sizes"
         );
+    }
+
+    /// A listing large enough to be stat-ed on several threads keeps its order and gives
+    /// every file its own size.
+    #[tokio::test]
+    async fn a_large_listing_is_sized_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        for f in 0..2500 {
+            std::fs::write(dir.path().join(format!("f{f:04}")), "x".repeat(f % 7)).unwrap();
+        }
+        let ctx = ToolContext::for_workspace(dir.path()).unwrap();
+        let r = ListFiles.execute(json!({"max_results": 5000}), &ctx).await;
+        let entries = r.data.as_ref().unwrap()["entries"].as_array().unwrap();
+        assert_eq!(entries.len(), 2500);
+        for (f, e) in entries.iter().enumerate() {
+            assert_eq!(e["path"], format!("f{f:04}"));
+            assert_eq!(e["size"].as_u64(), Some((f % 7) as u64), "f{f:04}");
+        }
     }
 
     proptest::proptest! {
