@@ -195,6 +195,7 @@ fn main() {
 
     let mut first_frames = Vec::new();
     let mut idle_rss = Vec::new();
+    let (mut idle_anon, mut idle_file) = (Vec::new(), Vec::new());
     for _ in 0..7 {
         let server = rt.block_on(ScriptedServer::start(vec![]));
         let run = spawn(&server.base_url(), home.path(), ws.path());
@@ -204,6 +205,8 @@ fn main() {
         first_frames.push(t.as_secs_f64() * 1000.0);
         std::thread::sleep(Duration::from_millis(1500));
         idle_rss.push(status_kb(run.pid(), "VmRSS:") as f64 / 1024.0);
+        idle_anon.push(status_kb(run.pid(), "RssAnon:") as f64 / 1024.0);
+        idle_file.push(status_kb(run.pid(), "RssFile:") as f64 / 1024.0);
         run.stop();
     }
     println!(
@@ -214,9 +217,13 @@ fn main() {
             .map(|v| format!("{v:.1}"))
             .collect::<Vec<_>>()
     );
+    // Split because the two have different causes: the heap (anonymous) and the pages of
+    // the executable and libraries that have been touched (file-backed).
     println!(
-        "idle resident memory:     median {:.1} MB",
-        median(idle_rss)
+        "idle resident memory:     median {:.1} MB (heap and stacks {:.1} MB, executable and libraries {:.1} MB)",
+        median(idle_rss),
+        median(idle_anon),
+        median(idle_file)
     );
 
     let doc = markdown_200k();

@@ -19,6 +19,7 @@ pub mod retry;
 pub mod schema;
 pub mod stop;
 pub mod text_calls;
+pub mod token_tables;
 pub mod tokens;
 pub mod window;
 pub mod wire;

@@ -82,8 +82,8 @@ impl Tokenizer {
     }
 
     fn bpe(&self) -> &'static CoreBPE {
-        tiktoken_rs::bpe_for_tokenizer(self.encoding)
-            .expect("every tokenizer get_tokenizer names has a built-in encoding")
+        super::token_tables::bpe(self.encoding)
+            .unwrap_or_else(|e| panic!("the built-in token table for {:?}: {e}", self.encoding))
     }
 
     /// Tokens of a request carrying `messages` and `tools`.

@@ -12,9 +12,13 @@
 //! are drawn: a token colour too close to its background is moved toward the theme's text
 //! colour until it reads.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::sync::LazyLock;
+
 use ratatui::style::{Color, Style};
 
-use super::theme::{ANSI, Background, Theme, adapt};
+use super::theme::{ANSI, Background, ColorDepth, Theme, adapt};
 
 /// WCAG's minimum for text.
 pub const TEXT: f64 = 4.5;
@@ -63,16 +67,24 @@ pub fn rgb(color: Color, terminal: Terminal, background: bool) -> Option<(u8, u8
     }
 }
 
-/// Relative luminance (WCAG 2, sRGB).
-pub fn luminance((r, g, b): (u8, u8, u8)) -> f64 {
-    let channel = |c: u8| {
-        let c = c as f64 / 255.0;
-        if c <= 0.039_28 {
+/// Each channel value's linear light (WCAG 2's sRGB curve), computed once: [`luminance`]
+/// runs several times for every code span drawn, and `powf` is most of its cost.
+static LINEAR: LazyLock<[f64; 256]> = LazyLock::new(|| {
+    let mut table = [0.0; 256];
+    for (v, out) in table.iter_mut().enumerate() {
+        let c = v as f64 / 255.0;
+        *out = if c <= 0.039_28 {
             c / 12.92
         } else {
             ((c + 0.055) / 1.055).powf(2.4)
-        }
-    };
+        };
+    }
+    table
+});
+
+/// Relative luminance (WCAG 2, sRGB).
+pub fn luminance((r, g, b): (u8, u8, u8)) -> f64 {
+    let channel = |c: u8| LINEAR[c as usize];
     0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b)
 }
 
@@ -93,18 +105,66 @@ const STEPS: u16 = 10;
 /// until it reads, keeping as much of its hue as the background allows; the text colour
 /// itself is the last resort. The blend is mapped to the theme's depth before it is
 /// measured, so 256 and 16 colours are held to the same bar.
+///
+/// Syntax themes use a few dozen colours on a handful of backgrounds, so the answer is
+/// remembered per (foreground, background, theme colours) on each thread: a span costs a
+/// lookup, not a search of blends.
 pub fn legible(style: Style, theme: &Theme) -> Style {
+    let key = LegibleKey {
+        fg: style.fg,
+        bg: style.bg,
+        text: theme.text,
+        depth: theme.depth,
+        background: theme.background,
+    };
+    let known = LEGIBLE.with(|m| m.borrow().get(&key).copied());
+    let fg = known.unwrap_or_else(|| {
+        let fg = legible_fg(style, theme);
+        LEGIBLE.with(|m| {
+            let mut m = m.borrow_mut();
+            if m.len() >= LEGIBLE_CAP {
+                m.clear();
+            }
+            m.insert(key, fg);
+        });
+        fg
+    });
+    match fg {
+        Some(fg) => style.fg(fg),
+        None => style,
+    }
+}
+
+/// What [`legible`] remembers a result by: everything of the style and theme it reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+struct LegibleKey {
+    fg: Option<Color>,
+    bg: Option<Color>,
+    text: Color,
+    depth: ColorDepth,
+    background: Background,
+}
+
+/// How many results [`legible`] keeps per thread before starting over (far more than a
+/// syntax theme's colours times Loom's backgrounds; the bound is for colours from
+/// arbitrary ANSI output).
+const LEGIBLE_CAP: usize = 4096;
+
+thread_local! {
+    static LEGIBLE: RefCell<HashMap<LegibleKey, Option<Color>>> = RefCell::new(HashMap::new());
+}
+
+/// The foreground [`legible`] gives `style`, computed; `None` when the style stays as it is.
+fn legible_fg(style: Style, theme: &Theme) -> Option<Color> {
     let term = terminal(theme.background);
     let fg = style.fg.unwrap_or(Color::Reset);
-    let Some(bg) = rgb(style.bg.unwrap_or(Color::Reset), term, true) else {
-        return style;
-    };
+    let bg = rgb(style.bg.unwrap_or(Color::Reset), term, true)?;
     let reads = |c: Color| rgb(c, term, false).is_some_and(|v| ratio(v, bg) >= TEXT);
     if reads(fg) {
-        return style;
+        return None;
     }
     let (Some(from), Some(to)) = (rgb(fg, term, false), rgb(theme.text, term, false)) else {
-        return style.fg(theme.text);
+        return Some(theme.text);
     };
     let blend = |step: u16| {
         let mix = |a: u8, b: u8| {
@@ -114,11 +174,12 @@ pub fn legible(style: Style, theme: &Theme) -> Style {
         let c = Color::Rgb(mix(from.0, to.0), mix(from.1, to.1), mix(from.2, to.2));
         adapt(c, theme.depth, false)
     };
-    let fg = (1..STEPS)
-        .map(blend)
-        .find(|c| reads(*c))
-        .unwrap_or(theme.text);
-    style.fg(fg)
+    Some(
+        (1..STEPS)
+            .map(blend)
+            .find(|c| reads(*c))
+            .unwrap_or(theme.text),
+    )
 }
 
 /// Every (role, foreground, background, minimum) a theme draws, as the screen uses them.
@@ -174,6 +235,55 @@ pub fn pairs(t: &Theme) -> Vec<(&'static str, Color, Color, f64)> {
 mod tests {
     use super::*;
     use crate::tui::theme::{BUILTIN, ColorDepth};
+
+    /// The luminance table holds WCAG's formula for every channel value.
+    #[test]
+    fn the_luminance_table_is_the_formula() {
+        for v in 0..=255u8 {
+            let c = v as f64 / 255.0;
+            let exact = if c <= 0.039_28 {
+                c / 12.92
+            } else {
+                ((c + 0.055) / 1.055).powf(2.4)
+            };
+            assert_eq!(LINEAR[v as usize], exact, "{v}");
+            assert!((luminance((v, v, v)) - exact).abs() < 1e-12, "{v}");
+        }
+    }
+
+    fn any_color() -> impl proptest::strategy::Strategy<Value = Color> {
+        use proptest::prelude::*;
+        prop_oneof![
+            any::<(u8, u8, u8)>().prop_map(|(r, g, b)| Color::Rgb(r, g, b)),
+            any::<u8>().prop_map(Color::Indexed),
+            Just(Color::Reset),
+            Just(Color::DarkGray),
+            Just(Color::Yellow),
+        ]
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
+        /// Invariant: remembering is invisible — `legible` gives what computing afresh gives,
+        /// for every style and theme, whatever was asked before (the cases share a thread,
+        /// so later ones meet a warm cache, including colours asked for under other themes).
+        #[test]
+        fn remembered_legible_colours_equal_computed_ones(
+            fg in proptest::option::of(any_color()),
+            bg in proptest::option::of(any_color()),
+            which in 0..BUILTIN.len(),
+            depth in proptest::sample::select(vec![ColorDepth::TrueColor, ColorDepth::Ansi256, ColorDepth::Ansi16]),
+        ) {
+            let theme = Theme::parse(BUILTIN[which].1, depth).unwrap();
+            let style = Style { fg, bg, ..Style::default() };
+            let computed = match legible_fg(style, &theme) {
+                Some(c) => style.fg(c),
+                None => style,
+            };
+            proptest::prop_assert_eq!(legible(style, &theme), computed);
+            proptest::prop_assert_eq!(legible(style, &theme), computed);
+        }
+    }
 
     #[test]
     fn the_contrast_formula_matches_wcag_examples() {

@@ -35,7 +35,7 @@ pub fn for_background(background: Background) -> &'static str {
 }
 
 /// How many colours the terminal shows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ColorDepth {
     /// 24-bit colour.
     TrueColor,
@@ -66,7 +66,7 @@ impl ColorDepth {
 /// terminal's own colours, which Loom cannot read, so a theme says what it assumes: its
 /// contrast is checked, and colours it does not choose (syntax themes) are kept readable,
 /// against that kind of background.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Background {
     /// A dark terminal background (what a theme without `background` assumes).
@@ -239,18 +239,59 @@ pub fn xterm_rgb(index: u8) -> Option<(u8, u8, u8)> {
     }
 }
 
+/// For each channel value, the index (0–5) of the nearest level of xterm's cube, the lower
+/// level on a tie. Squared distance in RGB is a sum over channels, so the nearest cube
+/// colour is the nearest level in each channel: three lookups instead of a search.
+const CUBE_NEAREST: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut v = 0;
+    while v < 256 {
+        let mut best = 0;
+        let mut level = 1;
+        while level < CUBE.len() {
+            let d = (v as i32 - CUBE[level] as i32).abs();
+            if d < (v as i32 - CUBE[best] as i32).abs() {
+                best = level;
+            }
+            level += 1;
+        }
+        table[v] = best as u8;
+        v += 1;
+    }
+    table
+};
+
 /// The nearest xterm-256 colour (from the cube and the grey ramp, whose values are fixed;
-/// the first 16 vary by terminal).
+/// the first 16 vary by terminal). It is the colour a search of all 240 would find, the
+/// lowest index on a tie, found with [`CUBE_NEAREST`] and the two greys around the mean:
+/// syntax highlighting maps every span through it, so it must not search.
 pub fn nearest_256(r: u8, g: u8, b: u8) -> Color {
-    let d = |(x, y, z): (u8, u8, u8)| {
+    let dist = |(x, y, z): (u8, u8, u8)| {
         let sq = |p: u8, q: u8| (p as i32 - q as i32).pow(2);
         sq(r, x) + sq(g, y) + sq(b, z)
     };
-    (16..=255u8)
-        .filter_map(|i| xterm_rgb(i).map(|v| (i, d(v))))
-        .min_by_key(|(_, dist)| *dist)
-        .map(|(i, _)| Color::Indexed(i))
-        .unwrap_or(Color::Reset)
+    let (ri, gi, bi) = (
+        CUBE_NEAREST[r as usize],
+        CUBE_NEAREST[g as usize],
+        CUBE_NEAREST[b as usize],
+    );
+    let cube = 16 + 36 * ri + 6 * gi + bi;
+    let cube_dist = dist((CUBE[ri as usize], CUBE[gi as usize], CUBE[bi as usize]));
+    // The distance to the grey (v, v, v) is a parabola in v with its low point at the mean
+    // of the channels, so the nearest grey is one of the two ramp steps around the mean.
+    let mean = (r as i32 + g as i32 + b as i32) / 3;
+    let below = ((mean - 8) / 10).clamp(0, 23) as u8;
+    let grey = [below, (below + 1).min(23)]
+        .into_iter()
+        .map(|k| (232 + k, dist((8 + 10 * k, 8 + 10 * k, 8 + 10 * k))))
+        .min_by_key(|(_, d)| *d)
+        .unwrap_or((232, i32::MAX));
+    // The cube's indexes come before the ramp's, so the cube wins a tie.
+    if grey.1 < cube_dist {
+        Color::Indexed(grey.0)
+    } else {
+        Color::Indexed(cube)
+    }
 }
 
 /// Map a colour for the terminal's depth (`background` colours vanish in 16 colours).
@@ -485,6 +526,59 @@ mod depth_tests {
             adapt(Color::Rgb(0x12, 0x30, 0x1c), ColorDepth::Ansi16, true),
             Color::Reset
         );
+    }
+
+    /// The search `nearest_256` replaced: every colour of the cube and the ramp, nearest
+    /// first, the lowest index on a tie.
+    fn nearest_256_by_search(r: u8, g: u8, b: u8) -> Color {
+        let d = |(x, y, z): (u8, u8, u8)| {
+            let sq = |p: u8, q: u8| (p as i32 - q as i32).pow(2);
+            sq(r, x) + sq(g, y) + sq(b, z)
+        };
+        (16..=255u8)
+            .filter_map(|i| xterm_rgb(i).map(|v| (i, d(v))))
+            .min_by_key(|(_, dist)| *dist)
+            .map(|(i, _)| Color::Indexed(i))
+            .unwrap_or(Color::Reset)
+    }
+
+    /// Every red, with greens and blues in steps of 17, and the whole grey diagonal (where
+    /// the ramp competes with the cube): the lookup agrees with the search, ties included
+    /// (115 is halfway between the cube's 95 and 135).
+    #[test]
+    fn nearest_256_agrees_with_searching_all_240_colours_on_a_grid() {
+        for r in 0..=255u8 {
+            for g in (0..=255u8)
+                .step_by(17)
+                .chain([114, 115, 116, 155, 195, 235])
+            {
+                for b in (0..=255u8).step_by(17).chain([47, 48, 115, 155]) {
+                    assert_eq!(
+                        nearest_256(r, g, b),
+                        nearest_256_by_search(r, g, b),
+                        "{r},{g},{b}"
+                    );
+                }
+            }
+            for (dg, db) in [(0, 0), (0, 1), (1, 1), (2, 0), (0, 2)] {
+                let (g, b) = (r.saturating_add(dg), r.saturating_sub(db));
+                assert_eq!(
+                    nearest_256(r, g, b),
+                    nearest_256_by_search(r, g, b),
+                    "{r},{g},{b}"
+                );
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4096))]
+        /// Invariant: the table lookup is exactly the nearest-colour search — the same index
+        /// for every RGB colour, lowest index on ties.
+        #[test]
+        fn nearest_256_is_the_nearest_by_search(r: u8, g: u8, b: u8) {
+            proptest::prop_assert_eq!(nearest_256(r, g, b), nearest_256_by_search(r, g, b));
+        }
     }
 
     #[test]
