@@ -4,7 +4,7 @@
 //! p50k and r50k) in any executable that can load them, which was a third of Loom's and
 //! counted against every session's memory, whether or not it ever counted a token. Loom
 //! uses `tiktoken-rs` for the byte-pair algorithm only and keeps the same ranks as
-//! zlib-compressed records (`assets/tokens/`, 1.7 MB, written by `generate.py` there),
+//! zlib-compressed records (1.7 MB, written at build time by `build.rs` from `tiktoken-rs`),
 //! decoded into an encoding the first time a model needs it. The tests check every rank and
 //! the token counts of sample texts against `tiktoken-rs`'s own tables.
 
@@ -16,13 +16,13 @@ use tiktoken_rs::tokenizer::Tokenizer;
 use tiktoken_rs::{CoreBPE, O200K_BASE_PAT_STR, Rank};
 
 /// r50k's ranks (GPT-2 and GPT-3).
-const R50K: &[u8] = include_bytes!("../../assets/tokens/r50k_base.bin");
+const R50K: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/r50k_base.bin"));
 /// The ranks p50k adds after r50k's.
-const P50K_EXTRA: &[u8] = include_bytes!("../../assets/tokens/p50k_extra.bin");
+const P50K_EXTRA: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/p50k_extra.bin"));
 /// cl100k's ranks (GPT-3.5, GPT-4).
-const CL100K: &[u8] = include_bytes!("../../assets/tokens/cl100k_base.bin");
+const CL100K: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/cl100k_base.bin"));
 /// o200k's ranks (GPT-4o and later).
-const O200K: &[u8] = include_bytes!("../../assets/tokens/o200k_base.bin");
+const O200K: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/o200k_base.bin"));
 
 /// How r50k and p50k split text before merging (tiktoken's pattern for them).
 const R50K_PATTERN: &str =
