@@ -11,6 +11,7 @@ use tokio::sync::mpsc::UnboundedSender;
 use super::composer::Composer;
 use super::diff_view::DiffView;
 use super::layers::{Action, Layer, UndoConfirm};
+use super::stored_calls::StoredCall;
 use super::theme::Theme;
 use super::tools_pane::{ToolRow, ToolStatus, ToolsPane, status_mark, summarize};
 use super::transcript::{NoticeLevel, ToolMark, Transcript};
@@ -273,7 +274,12 @@ impl App {
             .path
             .as_deref()
             .is_some_and(|p| self.transcript.open_store(p).is_ok());
-        let mut names: HashMap<String, String> = HashMap::new();
+        self.tools.store = session
+            .path
+            .as_deref()
+            .filter(|_| stored)
+            .and_then(|p| std::fs::File::open(p).ok());
+        let stored = stored && self.tools.store.is_some();
         for (i, m) in session.conversation.iter().enumerate() {
             let at = session.at.get(i).copied().flatten().filter(|_| stored);
             match m {
@@ -294,23 +300,28 @@ impl App {
                             None => self.transcript.push_answer(content),
                         }
                     }
-                    for c in tool_calls {
-                        let args: Value = serde_json::from_str(&c.arguments)
-                            .unwrap_or_else(|_| Value::String(c.arguments.clone()));
+                    for (index, c) in tool_calls.iter().enumerate() {
+                        let args = super::stored_calls::parse_args(&c.arguments);
                         let summary = match super::tools_pane::readable_args(&args) {
                             Some(args) => summarize(&c.name, &args),
                             None => "(arguments that are not JSON)".to_string(),
                         };
                         self.transcript
                             .push_tool(&c.id, &format!("{} {summary}", c.name));
-                        names.insert(c.id.clone(), c.name.clone());
+                        // A resumed call keeps what its row shows; the rest is read back.
+                        let stored = at.map(|call| StoredCall {
+                            call,
+                            index,
+                            result: None,
+                        });
                         self.tools.add(ToolRow {
                             id: c.id.clone(),
                             name: c.name.clone(),
                             summary,
-                            args,
+                            args: if stored.is_some() { Value::Null } else { args },
                             status: ToolStatus::Queued,
                             result: None,
+                            stored,
                         });
                     }
                 }
@@ -328,6 +339,16 @@ impl App {
                     }
                     self.mark(tool_call_id);
                     self.show_output(tool_call_id);
+                    // The output is on screen now; a stored result is read back when the
+                    // row is selected (a web call's row shows what its result says).
+                    if let (Some(row), Some(at)) = (self.tools.row_mut(tool_call_id), at)
+                        && let Some(stored) = &mut row.stored
+                    {
+                        stored.result = Some(at);
+                        if super::tools_pane::web_outcome(row).is_none() {
+                            row.result = None;
+                        }
+                    }
                 }
                 Message::System { .. } => {}
             }
@@ -521,6 +542,7 @@ impl App {
                     args: arguments,
                     status: ToolStatus::Queued,
                     result: None,
+                    stored: None,
                 });
                 self.mark(&id);
                 self.sync_details();
@@ -607,6 +629,7 @@ impl App {
                         error: None,
                         images: Vec::new(),
                     }),
+                    stored: None,
                 });
                 if !success {
                     self.transcript.push_notice(
