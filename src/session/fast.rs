@@ -70,10 +70,12 @@ impl Flat {
 
 /// One line of a session file, as `serde_json::from_slice::<Record>` reads it.
 pub fn parse_record(line: &[u8]) -> serde_json::Result<Record> {
-    let direct = serde_json::from_slice::<Tag>(line)
-        .ok()
-        .filter(|tag| tag.t == "message")
-        .and_then(|_| serde_json::from_slice::<MessageLine>(line).ok())
+    // Loom writes the tag first; a line that starts otherwise has its tag looked up.
+    let message = line.starts_with(br#"{"t":"message","#)
+        || serde_json::from_slice::<Tag>(line).is_ok_and(|tag| tag.t == "message");
+    let direct = message
+        .then(|| serde_json::from_slice::<MessageLine>(line).ok())
+        .flatten()
         .and_then(|m| m.message.into_message());
     match direct {
         Some(message) => Ok(Record::Message { message }),

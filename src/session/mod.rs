@@ -343,9 +343,39 @@ pub fn repair(conversation: &mut Vec<Message>) -> usize {
     repair_located(conversation, &mut at)
 }
 
+/// Whether [`repair`] would change anything. Most files need nothing, and rebuilding the
+/// conversation to find that out held a 100,000-message list twice for a moment.
+fn needs_repair(conversation: &[Message]) -> bool {
+    let mut open: Vec<&str> = Vec::new();
+    for m in conversation {
+        match m {
+            Message::Tool { tool_call_id, .. } => {
+                match open.iter().position(|id| id == tool_call_id) {
+                    Some(i) => {
+                        open.remove(i);
+                    }
+                    None => return true,
+                }
+            }
+            _ => {
+                if !open.is_empty() {
+                    return true;
+                }
+                if let Message::Assistant { tool_calls, .. } = m {
+                    open = tool_calls.iter().map(|c| c.id.as_str()).collect();
+                }
+            }
+        }
+    }
+    !open.is_empty()
+}
+
 /// [`repair`], keeping `at` (where each message is in the file) beside the messages.
 fn repair_located(conversation: &mut Vec<Message>, at: &mut Vec<Option<MessageAt>>) -> usize {
     at.resize(conversation.len(), None);
+    if !needs_repair(conversation) {
+        return 0;
+    }
     let mut out = Vec::with_capacity(conversation.len());
     let mut out_at = Vec::with_capacity(conversation.len());
     let mut open: Vec<(String, String)> = Vec::new();

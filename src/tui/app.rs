@@ -330,9 +330,21 @@ impl App {
                     content,
                     ..
                 } => {
-                    let result: Option<crate::tools::ToolResult> =
-                        serde_json::from_str(content).ok();
-                    let ok = result.as_ref().is_some_and(|r| r.success);
+                    // A resumed row whose result shows nowhere but in its details needs
+                    // only the status: the result is not built.
+                    let status_only = at.is_some()
+                        && self.tools.row_mut(tool_call_id).is_some_and(|r| {
+                            r.stored.is_some()
+                                && r.name != "bash"
+                                && !super::tools_pane::WEB_TOOLS.contains(&r.name.as_str())
+                        });
+                    let (ok, result) = if status_only {
+                        (super::stored_calls::succeeded(content), None)
+                    } else {
+                        let result: Option<crate::tools::ToolResult> =
+                            serde_json::from_str(content).ok();
+                        (result.as_ref().is_some_and(|r| r.success), result)
+                    };
                     if let Some(row) = self.tools.row_mut(tool_call_id) {
                         row.status = ToolStatus::Done { ok, ms: 0 };
                         row.result = result;

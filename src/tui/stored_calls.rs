@@ -3,7 +3,11 @@
 //! back when a row is selected. At 100,000 messages the pane held every call's arguments
 //! and result (whose data repeats the command's output) for rows nobody opens.
 
+use std::borrow::Cow;
 use std::fs::File;
+
+use serde::Deserialize;
+use serde::de::IgnoredAny;
 
 use serde_json::Value;
 
@@ -67,4 +71,56 @@ pub fn read_back(row: &ToolRow, file: Option<&File>) -> ToolRow {
         };
     }
     full
+}
+
+/// The fields a [`ToolResult`] must have, read without keeping them (its data is skipped);
+/// all but `success` are read only to check their types.
+#[derive(Deserialize)]
+#[allow(dead_code)]
+struct Outcome<'a> {
+    success: bool,
+    #[serde(borrow)]
+    output: Cow<'a, str>,
+    #[serde(default)]
+    data: Option<IgnoredAny>,
+    #[serde(default)]
+    files_changed: Vec<String>,
+    #[serde(default, borrow)]
+    error: Option<Cow<'a, str>>,
+}
+
+/// Whether a result message's `content` is a [`ToolResult`] that succeeded, as
+/// `serde_json::from_str::<ToolResult>` would say, without building it: a resumed row
+/// needs only its status.
+pub fn succeeded(content: &str) -> bool {
+    serde_json::from_str::<Outcome>(content).is_ok_and(|o| o.success)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The invariant: the status read without building the result is the one the whole
+    /// result gives, for every kind of content.
+    #[test]
+    fn a_status_read_alone_is_the_status_of_the_whole_result() {
+        let contents = [
+            r#"{"success":true,"output":"ok"}"#,
+            r#"{"success":false,"output":"","error":"no such file"}"#,
+            r#"{"success":true,"output":"a\"b","data":{"diff":"@@ -1 +1 @@","n":[1,2]},"files_changed":["a.rs"]}"#,
+            r#"{"success":true,"output":"x","error":null,"data":null}"#,
+            r#"{"success":true}"#,
+            r#"{"output":"x"}"#,
+            r#"{"success":"yes","output":"x"}"#,
+            r#"{"success":true,"output":"x","files_changed":[1]}"#,
+            r#"{"success":true,"output":"x","error":5}"#,
+            r#"{"success":true,"output":"x","extra":{"y":1}}"#,
+            r#"{"success":true,"output":"cut"#,
+            "plain text",
+        ];
+        for content in contents {
+            let whole = serde_json::from_str::<ToolResult>(content).is_ok_and(|r| r.success);
+            assert_eq!(succeeded(content), whole, "{content}");
+        }
+    }
 }

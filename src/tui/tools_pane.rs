@@ -108,7 +108,7 @@ pub fn status_mark(status: &ToolStatus, now: Instant, theme: &Theme) -> (String,
 }
 
 /// The tools whose rows show what the server answered.
-const WEB_TOOLS: [&str; 3] = ["web_search", "web_fetch", "http_request"];
+pub(crate) const WEB_TOOLS: [&str; 3] = ["web_search", "web_fetch", "http_request"];
 
 /// What a finished web call got back, for its row: the HTTP status (`200`, `404`), or
 /// for a search the number of results.
