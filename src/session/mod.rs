@@ -9,6 +9,7 @@
 //! well-formed conversation.
 
 pub mod append;
+mod fast;
 
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Write};
@@ -268,7 +269,7 @@ pub fn read_message(file: &File, at: MessageAt) -> std::io::Result<Message> {
     use std::os::unix::fs::FileExt;
     let mut buf = vec![0u8; at.len as usize];
     file.read_exact_at(&mut buf, at.offset)?;
-    match serde_json::from_slice::<Record>(&buf) {
+    match fast::parse_record(&buf) {
         Ok(Record::Message { message }) => Ok(message),
         Ok(_) => Err(std::io::Error::new(
             std::io::ErrorKind::InvalidData,
@@ -280,14 +281,20 @@ pub fn read_message(file: &File, at: MessageAt) -> std::io::Result<Message> {
 
 /// Read a session file.
 pub fn load(path: &Path) -> std::io::Result<LoadedSession> {
-    let reader = BufReader::new(File::open(path)?);
+    let mut reader = BufReader::with_capacity(1 << 16, File::open(path)?);
     let mut s = LoadedSession {
         path: Some(path.to_path_buf()),
         ..LoadedSession::default()
     };
     let mut offset = 0u64;
-    for (i, line) in reader.split(b'\n').enumerate() {
-        let line = line?;
+    // One buffer for every line (a line's bytes are parsed, never kept).
+    let mut buf = Vec::new();
+    for i in 0.. {
+        buf.clear();
+        if reader.read_until(b'\n', &mut buf)? == 0 {
+            break;
+        }
+        let line = buf.strip_suffix(b"\n").unwrap_or(&buf);
         let at = MessageAt {
             offset,
             len: u32::try_from(line.len()).unwrap_or(u32::MAX),
@@ -296,7 +303,7 @@ pub fn load(path: &Path) -> std::io::Result<LoadedSession> {
         if line.iter().all(|b| b.is_ascii_whitespace()) {
             continue;
         }
-        let record = match serde_json::from_slice::<Record>(&line) {
+        let record = match fast::parse_record(line) {
             Ok(r) => r,
             Err(_) => {
                 s.dropped.push(i + 1);
@@ -351,9 +358,39 @@ pub fn repair(conversation: &mut Vec<Message>) -> usize {
     repair_located(conversation, &mut at)
 }
 
+/// Whether [`repair`] would change anything. Most files need nothing, and rebuilding the
+/// conversation to find that out held a 100,000-message list twice for a moment.
+fn needs_repair(conversation: &[Message]) -> bool {
+    let mut open: Vec<&str> = Vec::new();
+    for m in conversation {
+        match m {
+            Message::Tool { tool_call_id, .. } => {
+                match open.iter().position(|id| id == tool_call_id) {
+                    Some(i) => {
+                        open.remove(i);
+                    }
+                    None => return true,
+                }
+            }
+            _ => {
+                if !open.is_empty() {
+                    return true;
+                }
+                if let Message::Assistant { tool_calls, .. } = m {
+                    open = tool_calls.iter().map(|c| c.id.as_str()).collect();
+                }
+            }
+        }
+    }
+    !open.is_empty()
+}
+
 /// [`repair`], keeping `at` (where each message is in the file) beside the messages.
 fn repair_located(conversation: &mut Vec<Message>, at: &mut Vec<Option<MessageAt>>) -> usize {
     at.resize(conversation.len(), None);
+    if !needs_repair(conversation) {
+        return 0;
+    }
     let mut out = Vec::with_capacity(conversation.len());
     let mut out_at = Vec::with_capacity(conversation.len());
     let mut open: Vec<(String, String)> = Vec::new();

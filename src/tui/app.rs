@@ -16,7 +16,7 @@ use super::tools_pane::{ToolRow, ToolStatus, ToolsPane, status_mark, summarize};
 use super::transcript::{NoticeLevel, ToolMark, Transcript};
 use crate::agent::{AgentEvent, Phase, TurnEnd, UserOp};
 use crate::changelog::Scope;
-use crate::llm::{Message, Usage};
+use crate::llm::Usage;
 use crate::policy::Autonomy;
 use crate::tools::diff::Hunk;
 
@@ -265,75 +265,6 @@ impl App {
         }
     }
 
-    /// Show an earlier conversation (a resumed session). Its messages stay in the session
-    /// file: the chat keeps where each one is and reads it back when it comes into view
-    /// (a message without a place, or a file that cannot be opened, is kept instead).
-    pub fn load_conversation(&mut self, session: &crate::session::LoadedSession) {
-        let stored = session
-            .path
-            .as_deref()
-            .is_some_and(|p| self.transcript.open_store(p).is_ok());
-        let mut names: HashMap<String, String> = HashMap::new();
-        for (i, m) in session.conversation.iter().enumerate() {
-            let at = session.at.get(i).copied().flatten().filter(|_| stored);
-            match m {
-                Message::User { content, images } => {
-                    let text = crate::llm::image::with_chips(content, images);
-                    match at {
-                        Some(at) => self.transcript.push_stored_user(at, &text),
-                        None => self.transcript.push_user(&text),
-                    }
-                }
-                Message::Assistant {
-                    content,
-                    tool_calls,
-                } => {
-                    if !content.trim().is_empty() {
-                        match at {
-                            Some(at) => self.transcript.push_stored_answer(at, content),
-                            None => self.transcript.push_answer(content),
-                        }
-                    }
-                    for c in tool_calls {
-                        let args: Value = serde_json::from_str(&c.arguments)
-                            .unwrap_or_else(|_| Value::String(c.arguments.clone()));
-                        let summary = match super::tools_pane::readable_args(&args) {
-                            Some(args) => summarize(&c.name, &args),
-                            None => "(arguments that are not JSON)".to_string(),
-                        };
-                        self.transcript
-                            .push_tool(&c.id, &format!("{} {summary}", c.name));
-                        names.insert(c.id.clone(), c.name.clone());
-                        self.tools.add(ToolRow {
-                            id: c.id.clone(),
-                            name: c.name.clone(),
-                            summary,
-                            args,
-                            status: ToolStatus::Queued,
-                            result: None,
-                        });
-                    }
-                }
-                Message::Tool {
-                    tool_call_id,
-                    content,
-                    ..
-                } => {
-                    let result: Option<crate::tools::ToolResult> =
-                        serde_json::from_str(content).ok();
-                    let ok = result.as_ref().is_some_and(|r| r.success);
-                    if let Some(row) = self.tools.row_mut(tool_call_id) {
-                        row.status = ToolStatus::Done { ok, ms: 0 };
-                        row.result = result;
-                    }
-                    self.mark(tool_call_id);
-                    self.show_output(tool_call_id);
-                }
-                Message::System { .. } => {}
-            }
-        }
-    }
-
     /// Switch to `model` for later requests (the agent confirms in one line).
     pub(crate) fn set_model(&mut self, model: &str) {
         self.status.model = model.to_string();
@@ -521,6 +452,7 @@ impl App {
                     args: arguments,
                     status: ToolStatus::Queued,
                     result: None,
+                    stored: None,
                 });
                 self.mark(&id);
                 self.sync_details();
@@ -607,6 +539,7 @@ impl App {
                         error: None,
                         images: Vec::new(),
                     }),
+                    stored: None,
                 });
                 if !success {
                     self.transcript.push_notice(

@@ -29,6 +29,7 @@ pub mod scrollback;
 pub mod slash;
 pub mod slash_popup;
 pub mod status_line;
+pub mod stored_calls;
 pub mod sub_agents;
 pub mod theme;
 pub mod tools_pane;

@@ -5,9 +5,14 @@
 
 use std::path::Path;
 
+use serde_json::Value;
+
 use super::app::App;
 use super::layers::resume_picker::{ResumePicker, SessionItem};
+use super::stored_calls::StoredCall;
+use super::tools_pane::{ToolRow, ToolStatus, summarize};
 use super::transcript::NoticeLevel;
+use crate::llm::Message;
 use crate::session::{self, LoadedSession};
 
 /// The most sessions the picker lists.
@@ -98,5 +103,108 @@ impl App {
             NoticeLevel::Info,
             &format!("resumed session {} {title}", session.id),
         );
+    }
+}
+
+impl App {
+    /// Show an earlier conversation (a resumed session). Its messages stay in the session
+    /// file: the chat keeps where each one is and reads it back when it comes into view
+    /// (a message without a place, or a file that cannot be opened, is kept instead).
+    pub fn load_conversation(&mut self, session: &crate::session::LoadedSession) {
+        let stored = session
+            .path
+            .as_deref()
+            .is_some_and(|p| self.transcript.open_store(p).is_ok());
+        self.tools.store = session
+            .path
+            .as_deref()
+            .filter(|_| stored)
+            .and_then(|p| std::fs::File::open(p).ok());
+        let stored = stored && self.tools.store.is_some();
+        for (i, m) in session.conversation.iter().enumerate() {
+            let at = session.at.get(i).copied().flatten().filter(|_| stored);
+            match m {
+                Message::User { content, images } => {
+                    let text = crate::llm::image::with_chips(content, images);
+                    match at {
+                        Some(at) => self.transcript.push_stored_user(at, &text),
+                        None => self.transcript.push_user(&text),
+                    }
+                }
+                Message::Assistant {
+                    content,
+                    tool_calls,
+                } => {
+                    if !content.trim().is_empty() {
+                        match at {
+                            Some(at) => self.transcript.push_stored_answer(at, content),
+                            None => self.transcript.push_answer(content),
+                        }
+                    }
+                    for (index, c) in tool_calls.iter().enumerate() {
+                        let args = super::stored_calls::parse_args(&c.arguments);
+                        let summary = match super::tools_pane::readable_args(&args) {
+                            Some(args) => summarize(&c.name, &args),
+                            None => "(arguments that are not JSON)".to_string(),
+                        };
+                        self.transcript
+                            .push_tool(&c.id, &format!("{} {summary}", c.name));
+                        // A resumed call keeps what its row shows; the rest is read back.
+                        let stored = at.map(|call| StoredCall {
+                            call,
+                            index,
+                            result: None,
+                        });
+                        self.tools.add(ToolRow {
+                            id: c.id.clone(),
+                            name: c.name.clone(),
+                            summary,
+                            args: if stored.is_some() { Value::Null } else { args },
+                            status: ToolStatus::Queued,
+                            result: None,
+                            stored,
+                        });
+                    }
+                }
+                Message::Tool {
+                    tool_call_id,
+                    content,
+                    ..
+                } => {
+                    // A resumed row whose result shows nowhere but in its details needs
+                    // only the status: the result is not built.
+                    let status_only = at.is_some()
+                        && self.tools.row_mut(tool_call_id).is_some_and(|r| {
+                            r.stored.is_some()
+                                && r.name != "bash"
+                                && !super::tools_pane::WEB_TOOLS.contains(&r.name.as_str())
+                        });
+                    let (ok, result) = if status_only {
+                        (super::stored_calls::succeeded(content), None)
+                    } else {
+                        let result: Option<crate::tools::ToolResult> =
+                            serde_json::from_str(content).ok();
+                        (result.as_ref().is_some_and(|r| r.success), result)
+                    };
+                    if let Some(row) = self.tools.row_mut(tool_call_id) {
+                        row.status = ToolStatus::Done { ok, ms: 0 };
+                        row.result = result;
+                    }
+                    self.mark(tool_call_id);
+                    self.show_output(tool_call_id);
+                    // The output is on screen now; a stored result is read back when the
+                    // row is selected (a web call's row shows what its result says).
+                    if let (Some(row), Some(at)) = (self.tools.row_mut(tool_call_id), at)
+                        && let Some(stored) = &mut row.stored
+                    {
+                        stored.result = Some(at);
+                        if super::tools_pane::web_outcome(row).is_none() {
+                            row.result = None;
+                        }
+                    }
+                }
+                Message::System { .. } => {}
+            }
+        }
     }
 }

@@ -163,3 +163,89 @@ fn a_theme_switch_restyles_the_screen_on_ticks_without_keys() {
         "{restyled} entries restyled: those on screen only"
     );
 }
+
+/// A resumed session of one `bash` call whose output is `stdout`, loaded as `--resume`
+/// does; returns the session file's path too.
+fn one_call(dir: &Path, stdout: &str) -> (App, std::path::PathBuf) {
+    let mut log = SessionLog::create(dir, "calls", Path::new("/w"), "m").unwrap();
+    let mut put = |m: Message| log.append(&Record::Message { message: m }).unwrap();
+    put(Message::user("run it"));
+    put(Message::Assistant {
+        content: String::new(),
+        tool_calls: vec![ToolCall {
+            id: "old-call".into(),
+            name: "bash".into(),
+            arguments: json!({"command": "echo ARGUMENT-OF-THE-CALL"}).to_string(),
+        }],
+    });
+    put(Message::Tool {
+        tool_call_id: "old-call".into(),
+        name: "bash".into(),
+        content: json!({"success": true, "output": stdout,
+            "data": {"stdout": stdout, "stderr": "", "exit_code": 0}})
+        .to_string(),
+    });
+    put(Message::Assistant {
+        content: "done".into(),
+        tool_calls: Vec::new(),
+    });
+    let path = log.path().to_path_buf();
+    let loaded = session::load(&path).unwrap();
+    let (mut app, rx) = app("dark");
+    std::mem::forget(rx);
+    app.load_conversation(&loaded);
+    (app, path)
+}
+
+fn details(app: &mut App) -> String {
+    app.tools.selected = 0;
+    let theme = app.theme.clone();
+    app.tools
+        .detail_lines(W, &theme)
+        .iter()
+        .map(|l| {
+            l.spans
+                .iter()
+                .map(|s| s.content.as_ref())
+                .collect::<String>()
+                + "\n"
+        })
+        .collect()
+}
+
+#[test]
+fn a_resumed_call_keeps_only_its_row_and_reads_its_details_back_from_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut app, _) = one_call(dir.path(), "OUTPUT-OF-THE-CALL\n");
+    let row = &app.tools.rows[0];
+    assert_eq!(row.summary, "echo ARGUMENT-OF-THE-CALL");
+    assert!(row.args.is_null() && row.result.is_none(), "{row:?}");
+    assert!(matches!(
+        row.status,
+        super::tools_pane::ToolStatus::Done { ok: true, .. }
+    ));
+    let shown = details(&mut app);
+    assert!(shown.contains("ARGUMENT-OF-THE-CALL"), "{shown}");
+    assert!(shown.contains("result: success"), "{shown}");
+    assert!(shown.contains("OUTPUT-OF-THE-CALL"), "{shown}");
+    let screen = text(&mut app, W, H);
+    assert!(
+        screen.contains("OUTPUT-OF-THE-CALL"),
+        "the chat still shows the output under the call: {screen}"
+    );
+}
+
+#[test]
+fn a_resumed_call_whose_file_was_cut_says_its_details_cannot_be_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut app, path) = one_call(dir.path(), "OUTPUT-OF-THE-CALL\n");
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_len(10)
+        .unwrap();
+    let shown = details(&mut app);
+    assert!(shown.contains("could not be read back"), "{shown}");
+    assert!(!shown.contains("OUTPUT-OF-THE-CALL"), "{shown}");
+}

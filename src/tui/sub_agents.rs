@@ -49,6 +49,7 @@ impl App {
                     args: arguments,
                     status: ToolStatus::Queued,
                     result: None,
+                    stored: None,
                 });
                 self.sync_details();
                 return;

@@ -11,6 +11,7 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use serde_json::Value;
 
+use super::stored_calls::{StoredCall, read_back};
 use super::theme::Theme;
 use super::wrap::{StyledLine, truncate, wrap};
 use crate::tools::ToolResult;
@@ -52,6 +53,9 @@ pub struct ToolRow {
     pub status: ToolStatus,
     /// The result, when finished.
     pub result: Option<ToolResult>,
+    /// For a resumed call, where its arguments and result are in the session file (then
+    /// `args` and `result` are not kept: they are read back when the row is selected).
+    pub stored: Option<StoredCall>,
 }
 
 /// A one-line summary of a call's arguments (shared with `loom exec`).
@@ -104,7 +108,7 @@ pub fn status_mark(status: &ToolStatus, now: Instant, theme: &Theme) -> (String,
 }
 
 /// The tools whose rows show what the server answered.
-const WEB_TOOLS: [&str; 3] = ["web_search", "web_fetch", "http_request"];
+pub(crate) const WEB_TOOLS: [&str; 3] = ["web_search", "web_fetch", "http_request"];
 
 /// What a finished web call got back, for its row: the HTTP status (`200`, `404`), or
 /// for a search the number of results.
@@ -137,6 +141,8 @@ pub struct ToolsPane {
     sub_calls: std::collections::HashMap<String, (u8, Vec<String>, String)>,
     /// Where the next row goes when it nests under a delegate call.
     pending_nest: Option<usize>,
+    /// The session file resumed calls are read back from.
+    pub store: Option<std::fs::File>,
 }
 
 impl ToolsPane {
@@ -332,7 +338,10 @@ impl ToolsPane {
         };
         let fresh = !matches!(&self.detail_cache, Some((id, w, s, _)) if *id == row.id && *w == width && *s == stamp);
         if fresh {
-            let lines = build_detail(row, width, theme);
+            let lines = match row.stored {
+                Some(_) => build_detail(&read_back(row, self.store.as_ref()), width, theme),
+                None => build_detail(row, width, theme),
+            };
             self.detail_cache = Some((row.id.clone(), width, stamp, lines));
         }
         self.detail_cache
@@ -483,6 +492,7 @@ mod tests {
             args: json!({"command": "make"}),
             status: ToolStatus::Done { ok: true, ms: 1 },
             result: Some(ToolResult::ok(output)),
+            stored: None,
         }
     }
 
@@ -518,6 +528,7 @@ mod tests {
                 ToolResult::ok("# Serde\n\nA **framework**.")
                     .with_data(json!({"status": 200, "url": "https://docs.rs/serde/"})),
             ),
+            stored: None,
         });
         let area = Rect::new(0, 0, 60, 1);
         let mut buf = Buffer::empty(area);
@@ -548,6 +559,7 @@ mod tests {
             args,
             status: ToolStatus::Done { ok: true, ms: 3 },
             result: None,
+            stored: None,
         });
         let area = Rect::new(0, 0, 50, 1);
         let mut buf = Buffer::empty(area);
@@ -619,6 +631,7 @@ mod tests {
                 args: Value::String(raw.into()),
                 status: ToolStatus::Done { ok: false, ms: 1 },
                 result: Some(ToolResult::err("arguments are not valid JSON")),
+                stored: None,
             });
             let details = text_of(pane.detail_lines(60, &dark));
             assert!(!details.contains("\\\""), "escaped: {details}");
