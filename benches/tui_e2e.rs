@@ -6,8 +6,10 @@
 
 #[path = "../tests/support/mod.rs"]
 mod support;
+#[path = "shared/terminal.rs"]
+mod terminal;
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -54,34 +56,7 @@ fn spawn(base_url: &str, home: &std::path::Path, ws: &std::path::Path) -> Runnin
     let started = Instant::now();
     let child = pair.slave.spawn_command(cmd).unwrap();
     drop(pair.slave);
-    let parser = Arc::new(Mutex::new(vt100::Parser::new(
-        std::num::NonZeroU16::new(45).unwrap(),
-        std::num::NonZeroU16::new(160).unwrap(),
-        0,
-    )));
-    let mut reader = pair.master.try_clone_reader().unwrap();
-    let sink = parser.clone();
-    let writer = Arc::new(Mutex::new(pair.master.take_writer().unwrap()));
-    let answer = writer.clone();
-    std::thread::spawn(move || {
-        let mut buf = [0u8; 16384];
-        while let Ok(n) = reader.read(&mut buf) {
-            if n == 0 {
-                break;
-            }
-            sink.lock().unwrap().process(&buf[..n]);
-            // Answer the background and device-attributes questions as a terminal does
-            // (Loom asks before its first frame when no theme is named).
-            let mut w = answer.lock().unwrap();
-            if buf[..n].windows(6).any(|w| w == b"\x1b]11;?") {
-                let _ = w.write_all(b"\x1b]11;rgb:1e1e/1e1e/1e1e\x1b\\");
-            }
-            if buf[..n].windows(3).any(|w| w == b"\x1b[c") {
-                let _ = w.write_all(b"\x1b[?62;22c");
-            }
-            let _ = w.flush();
-        }
-    });
+    let (parser, writer) = terminal::attach(pair.master.as_ref(), 45, 160);
     let writer = SharedWriter(writer);
     Running {
         parser,

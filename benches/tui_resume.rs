@@ -14,8 +14,10 @@
 
 #[path = "../tests/support/mod.rs"]
 mod support;
+#[path = "shared/terminal.rs"]
+mod terminal;
 
-use std::io::{BufWriter, Read, Write};
+use std::io::{BufWriter, Write};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -168,32 +170,7 @@ fn spawn(base_url: &str, home: &Path, ws: &Path, session: &str) -> Running {
     let started = Instant::now();
     let child = pair.slave.spawn_command(cmd).unwrap();
     drop(pair.slave);
-    let parser = Arc::new(Mutex::new(vt100::Parser::new(
-        std::num::NonZeroU16::new(ROWS).unwrap(),
-        std::num::NonZeroU16::new(COLS).unwrap(),
-        0,
-    )));
-    let mut reader = pair.master.try_clone_reader().unwrap();
-    let sink = parser.clone();
-    let writer = Arc::new(Mutex::new(pair.master.take_writer().unwrap()));
-    let answer = writer.clone();
-    std::thread::spawn(move || {
-        let mut buf = [0u8; 16384];
-        while let Ok(n) = reader.read(&mut buf) {
-            if n == 0 {
-                break;
-            }
-            sink.lock().unwrap().process(&buf[..n]);
-            let mut w = answer.lock().unwrap();
-            if buf[..n].windows(6).any(|w| w == b"\x1b]11;?") {
-                let _ = w.write_all(b"\x1b]11;rgb:1e1e/1e1e/1e1e\x1b\\");
-            }
-            if buf[..n].windows(3).any(|w| w == b"\x1b[c") {
-                let _ = w.write_all(b"\x1b[?62;22c");
-            }
-            let _ = w.flush();
-        }
-    });
+    let (parser, writer) = terminal::attach(pair.master.as_ref(), ROWS, COLS);
     Running {
         parser,
         writer,
