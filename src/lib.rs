@@ -4,6 +4,7 @@
 //! uses `llm`, `tools` and `hooks`; everything below consults `policy`.
 
 pub mod agent;
+pub mod base;
 pub mod changelog;
 pub mod cli;
 pub mod commands;

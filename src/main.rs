@@ -24,7 +24,7 @@ fn main() -> ExitCode {
         }
     };
     loom::llm::ensure_tls();
-    if let Some(data) = loom::session::data_dir() {
+    if let Some(data) = loom::base::dirs::data_dir() {
         loom::private::close_data_dir(&data);
     }
     let runtime = match tokio::runtime::Builder::new_multi_thread()

@@ -126,7 +126,7 @@ fn trim_result(content: &str, max_chars: usize) -> String {
         content.len()
     );
     let Ok(mut value) = serde_json::from_str::<serde_json::Value>(content) else {
-        let (cut, _) = crate::tools::output::cut_middle(content, max_chars);
+        let (cut, _) = crate::base::text::cut_middle(content, max_chars);
         return format!("{cut}\n[loom: {note}]");
     };
     if let serde_json::Value::Object(map) = &mut value {
@@ -142,7 +142,7 @@ fn trim_result(content: &str, max_chars: usize) -> String {
             // (The cut leaves a marker of its own in the middle: a little more goes.)
             let keep = longest.len().saturating_sub(excess + 64).max(200);
             if keep < longest.len() {
-                *longest = crate::tools::output::cut_middle(longest, keep).0;
+                *longest = crate::base::text::cut_middle(longest, keep).0;
                 continue;
             }
         }
@@ -154,7 +154,7 @@ fn trim_result(content: &str, max_chars: usize) -> String {
     let text = value.to_string();
     if text.len() > max_chars.saturating_mul(2) {
         // Nothing in the structure could give way enough: cut the text itself.
-        let (cut, _) = crate::tools::output::cut_middle(content, max_chars);
+        let (cut, _) = crate::base::text::cut_middle(content, max_chars);
         return format!("{cut}\n[loom: {note}]");
     }
     text
@@ -268,12 +268,12 @@ pub fn render(older: &[Message], max_chars: usize) -> String {
                 }
             }
             Message::Tool { name, content, .. } => {
-                let (cut, _) = crate::tools::output::cut_middle(content, 4_000);
+                let (cut, _) = crate::base::text::cut_middle(content, 4_000);
                 out.push_str(&format!("\n## Result of {name}\n{cut}\n"));
             }
         }
     }
-    crate::tools::output::cut_middle(&out, max_chars).0
+    crate::base::text::cut_middle(&out, max_chars).0
 }
 
 /// The conversation after compaction: the summary (as the person's message, answered, so

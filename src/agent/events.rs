@@ -6,9 +6,9 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::base::diff::FileDiff;
 use crate::llm::Usage;
 use crate::policy::Autonomy;
-use crate::tools::diff::FileDiff;
 use crate::tools::{CallIntent, ToolResult};
 
 /// The agent's state, as shown in a status bar.
@@ -452,7 +452,7 @@ pub enum AgentEvent {
         /// Workspace-relative path.
         path: String,
         /// The hunks written (shared: a big diff is not copied per front end).
-        hunks: std::sync::Arc<Vec<crate::tools::diff::Hunk>>,
+        hunks: std::sync::Arc<Vec<crate::base::diff::Hunk>>,
         /// Whether the file was created.
         creates: bool,
         /// Whether the file was deleted.

@@ -1426,7 +1426,7 @@ fn forward_mcp_status(mcp: crate::mcp::McpManager, events: mpsc::UnboundedSender
 fn written_hunks(
     change: &FileChange,
     selection: &HunkSelection,
-) -> Arc<Vec<crate::tools::diff::Hunk>> {
+) -> Arc<Vec<crate::base::diff::Hunk>> {
     match selection {
         HunkSelection::All => Arc::new(change.diff.hunks.clone()),
         HunkSelection::Only(_) if change.deletes() || change.diff.hunks.is_empty() => {
@@ -1435,7 +1435,7 @@ fn written_hunks(
         HunkSelection::Only(_) => {
             let content = crate::tools::change::content_for(change, selection);
             let old = change.old.as_deref().unwrap_or("");
-            Arc::new(crate::tools::diff::FileDiff::compute(old, &content).hunks)
+            Arc::new(crate::base::diff::FileDiff::compute(old, &content).hunks)
         }
     }
 }

@@ -20,11 +20,11 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::base::beneath::Beneath;
+use crate::base::diff::FileDiff;
 use crate::private::write_atomic;
 use crate::session::append::append_line;
-use crate::tools::beneath::Beneath;
 use crate::tools::change::Fingerprint;
-use crate::tools::diff::FileDiff;
 use snapshot::{Changed, Shadow};
 
 /// A file's recorded state (its bytes live in a blob file next to the journal).

@@ -32,7 +32,7 @@ fn now_secs() -> u64 {
 
 /// One listed session: id, age, messages, changes, title (and the workspace when asked).
 fn line(s: &session::SessionSummary, now: u64, workspace: bool) -> String {
-    let changes = session::data_dir()
+    let changes = crate::base::dirs::data_dir()
         .map(|d| crate::changelog::count_changes(&d, &s.id))
         .unwrap_or(0);
     let mut l = format!(
@@ -85,7 +85,7 @@ pub fn list(workspace_only: Option<&Path>) -> anyhow::Result<ExitCode> {
 
 /// `loom sessions rm ID`.
 pub fn remove(id: &str) -> anyhow::Result<ExitCode> {
-    let Some(data) = session::data_dir() else {
+    let Some(data) = crate::base::dirs::data_dir() else {
         eprintln!("loom: no data directory, so no sessions are recorded");
         return Ok(ExitCode::from(1));
     };
@@ -182,7 +182,8 @@ pub fn undo(
             return Ok(ExitCode::from(1));
         }
     };
-    let data = session::data_dir().context("no data directory, so nothing can be undone")?;
+    let data =
+        crate::base::dirs::data_dir().context("no data directory, so nothing can be undone")?;
     let mut log = Changelog::open(&data, &id, workspace)?;
     let plan = match log.plan_step(redo, scope) {
         Ok(p) => p,

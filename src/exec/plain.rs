@@ -16,9 +16,10 @@ use std::collections::HashMap;
 use std::io::Write;
 
 use crate::agent::AgentEvent;
+use crate::base::text::truncate;
 use crate::printable;
 use crate::tools::ToolResult;
-use crate::tools::summary::{call_line, truncate};
+use crate::tools::summary::call_line;
 
 /// Columns a call's line is cut to on stderr.
 const CALL_COLUMNS: usize = 160;

@@ -56,7 +56,7 @@ pub async fn start(
     let session_id = resumed
         .as_ref()
         .map(|s| s.id.clone())
-        .unwrap_or_else(setup::new_session_id);
+        .unwrap_or_else(crate::base::id::new_session_id);
     let ctx = setup::tool_context(workspace, config, &session_id).map_err(|e| {
         failure(format!(
             "cannot open workspace {}: {e}",

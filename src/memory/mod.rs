@@ -251,7 +251,7 @@ pub enum MemoryError {
 
 /// The memory database's path in Loom's data directory.
 pub fn default_path() -> Option<PathBuf> {
-    crate::session::data_dir().map(|d| d.join(DB_FILE))
+    crate::base::dirs::data_dir().map(|d| d.join(DB_FILE))
 }
 
 /// The scope key of a workspace (its canonical path).
@@ -324,7 +324,7 @@ pub fn prompt_section(entries: &[Entry]) -> Option<String> {
         let content = e.content.replace(is_line_break, " ");
         let mut line = format!("\n- {} ({}): {content}", e.key, e.scope.as_str());
         if line.len() > 600 {
-            let cut = crate::tools::output::floor_char_boundary(&line, 600);
+            let cut = crate::base::text::floor_char_boundary(&line, 600);
             line.truncate(cut);
             line.push('…');
         }

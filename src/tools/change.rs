@@ -16,10 +16,10 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-use super::beneath::Beneath;
-use super::diff::FileDiff;
-use super::output::cut_middle;
 use super::{ToolError, ToolResult};
+use crate::base::beneath::Beneath;
+use crate::base::diff::FileDiff;
+use crate::base::text::cut_middle;
 
 /// Bytes of diff the model gets back after a write.
 const DIFF_BUDGET: usize = 16 * 1024;
@@ -100,7 +100,7 @@ pub struct FileChange {
     pub tool: String,
     /// Where it will be written (canonical, inside the workspace).
     pub path: PathBuf,
-    /// The workspace root the write goes through ([`super::beneath::Beneath`]).
+    /// The workspace root the write goes through ([`crate::base::beneath::Beneath`]).
     #[serde(default)]
     pub root: PathBuf,
     /// The path relative to the workspace, as shown to people and the model.

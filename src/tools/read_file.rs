@@ -19,8 +19,8 @@ use serde_json::{Value, json};
 
 use std::io::Read;
 
-use super::beneath::Beneath;
 use super::{CallIntent, Tool, ToolContext, ToolError, ToolKind, ToolResult, args};
+use crate::base::beneath::Beneath;
 use crate::policy::paths::Access;
 
 /// Default cap on the file bytes returned.
@@ -227,7 +227,7 @@ fn render<R: std::io::BufRead>(
                 truncated = true;
             } else if used + line.len() + 1 > budget {
                 // A single line longer than the budget: show its head.
-                let cut = super::output::floor_char_boundary(&line, budget.saturating_sub(1));
+                let cut = crate::base::text::floor_char_boundary(&line, budget.saturating_sub(1));
                 out.push_str(&format!("{i:>width$}\t{}\n", &line[..cut]));
                 last = i;
                 truncated = true;

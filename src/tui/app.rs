@@ -15,10 +15,10 @@ use super::theme::Theme;
 use super::tools_pane::{ToolRow, ToolStatus, ToolsPane, status_mark, summarize};
 use super::transcript::{NoticeLevel, ToolMark, Transcript};
 use crate::agent::{AgentEvent, Phase, TurnEnd, UserOp};
+use crate::base::diff::Hunk;
 use crate::changelog::Scope;
 use crate::llm::Usage;
 use crate::policy::Autonomy;
-use crate::tools::diff::Hunk;
 
 /// What the message box offers after an answer was cut off by the token limit.
 pub const CONTINUE: &str = "Continue exactly where your last answer stopped.";
@@ -133,7 +133,7 @@ impl DiffFile {
         } else {
             format!("b/{}", self.path)
         };
-        crate::tools::diff::FileDiff {
+        crate::base::diff::FileDiff {
             hunks: self.hunks.to_vec(),
         }
         .unified(&old, &new)

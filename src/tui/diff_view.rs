@@ -21,7 +21,7 @@ use super::contrast::legible;
 use super::highlight::{CodeHighlighter, language_of_path};
 use super::theme::Theme;
 use super::wrap::{StyledLine, wrap};
-use crate::tools::diff::{FileDiff, Hunk, LineKind};
+use crate::base::diff::{FileDiff, Hunk, LineKind};
 
 /// Diff lines beyond this are shown without syntax colours.
 pub const MAX_HIGHLIGHTED: usize = 3000;

@@ -141,7 +141,7 @@ pub async fn run(opts: TuiOptions) -> anyhow::Result<ExitCode> {
         .resume
         .as_ref()
         .map(|s| s.id.clone())
-        .unwrap_or_else(setup::new_session_id);
+        .unwrap_or_else(crate::base::id::new_session_id);
     let sandbox = setup::sandbox_for(&opts.workspace, &opts.config);
     let (ops_tx, ops_rx) = mpsc::unbounded_channel::<UserOp>();
     let status = StatusInfo {

@@ -21,10 +21,7 @@ const ALLOWED_CYCLE: &[&str] = &[
     "cron",
     "exec",
     "hooks",
-    "llm",
     "mcp",
-    "memory",
-    "policy",
     "session",
     "setup",
     "tools",
@@ -329,6 +326,20 @@ fn describe(graph: &Graph, component: &BTreeSet<String>) -> String {
         }
     }
     out
+}
+
+#[test]
+fn the_base_layer_names_no_other_module() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let graph = module_graph(&src);
+    let above: Vec<_> = graph["base"]
+        .iter()
+        .map(|(to, files)| format!("{to} (from {files:?})"))
+        .collect();
+    assert!(
+        above.is_empty(),
+        "base is the bottom layer but names {above:?}"
+    );
 }
 
 #[test]

@@ -161,11 +161,7 @@ impl Tool for Browser {
         let mut intent = crate::tools::web::intent_for(NetAccess::Browse, a.verb(), &url);
         if let BrowserArgs::Eval { js } = &a {
             let js = js.split_whitespace().collect::<Vec<_>>().join(" ");
-            intent.url = format!(
-                "{} — {}",
-                intent.url,
-                crate::tools::summary::truncate(&js, 200)
-            );
+            intent.url = format!("{} — {}", intent.url, crate::base::text::truncate(&js, 200));
         }
         Ok(CallIntent::network(intent))
     }

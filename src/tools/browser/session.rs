@@ -570,7 +570,7 @@ fn base64_decode(text: &str) -> Option<Vec<u8>> {
 
 /// Where a session's screenshots go.
 pub fn shots_dir(session_id: &str) -> Option<PathBuf> {
-    crate::session::data_dir().map(|d| d.join("browser").join(session_id))
+    crate::base::dirs::data_dir().map(|d| d.join("browser").join(session_id))
 }
 
 #[cfg(test)]

@@ -98,7 +98,7 @@ pub fn head(text: String, max: usize) -> (String, bool) {
     if text.len() <= max {
         return (text, false);
     }
-    let cut = super::output::floor_char_boundary(&text, max);
+    let cut = crate::base::text::floor_char_boundary(&text, max);
     (text[..cut].to_string(), true)
 }
 
