@@ -471,8 +471,8 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
-    use crate::agent::state::check_tool_answers;
     use crate::llm::ToolCall;
+    use crate::llm::message::check_tool_answers;
 
     fn turn(i: usize, calls: usize, result_len: usize) -> Vec<Message> {
         let mut out = vec![Message::user(format!("request {i}"))];

@@ -2,6 +2,7 @@
 //! sequences for the guarantees the runner and the front ends rely on.
 
 use super::*;
+use crate::llm::message::check_tool_answers;
 use proptest::prelude::*;
 
 fn call(id: &str, name: &str, kind: ToolKind) -> ProposedCall {

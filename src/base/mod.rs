@@ -7,5 +7,7 @@ pub mod beneath;
 pub mod diff;
 pub mod dirs;
 pub mod encode;
+pub mod files;
 pub mod id;
 pub mod text;
+pub mod time;

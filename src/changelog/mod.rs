@@ -22,9 +22,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::base::beneath::Beneath;
 use crate::base::diff::FileDiff;
+use crate::base::files::Fingerprint;
 use crate::private::write_atomic;
 use crate::session::append::append_line;
-use crate::tools::change::Fingerprint;
 use snapshot::{Changed, Shadow};
 
 /// A file's recorded state (its bytes live in a blob file next to the journal).
@@ -182,7 +182,7 @@ pub struct Changelog {
 }
 
 /// Largest file whose previous state is kept for undo.
-const MAX_RECORDED_BYTES: u64 = crate::tools::change::MAX_EDIT_BYTES;
+const MAX_RECORDED_BYTES: u64 = crate::base::files::MAX_EDIT_BYTES;
 
 /// How many changes (file writes and commands that changed files) session `session`
 /// recorded, read from its journal without opening it for writing; 0 when it has none.

@@ -6,22 +6,11 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 
+use crate::base::time::age;
 use crate::changelog::{Changelog, Scope};
 use crate::llm::Message;
 use crate::printable;
 use crate::session::{self, Record, SessionLog};
-
-/// How long ago `then` was, from `now` (seconds since the epoch): "just now", "5m ago",
-/// "3h ago", "2d ago".
-pub fn age(now: u64, then: u64) -> String {
-    let s = now.saturating_sub(then);
-    match s {
-        0..60 => "just now".into(),
-        60..3600 => format!("{}m ago", s / 60),
-        3600..86_400 => format!("{}h ago", s / 3600),
-        _ => format!("{}d ago", s / 86_400),
-    }
-}
 
 fn now_secs() -> u64 {
     std::time::SystemTime::now()
@@ -239,19 +228,6 @@ pub fn undo(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn ages_read_in_the_largest_whole_unit() {
-        assert_eq!(age(1000, 1000), "just now");
-        assert_eq!(
-            age(1000, 2000),
-            "just now",
-            "a clock behind is not negative"
-        );
-        assert_eq!(age(4000, 1000), "50m ago");
-        assert_eq!(age(20_000, 1000), "5h ago");
-        assert_eq!(age(1_000_000, 1000), "11d ago");
-    }
 
     #[test]
     fn a_title_is_the_first_typed_line_without_attachments_shortened() {

@@ -719,7 +719,7 @@ mod tests {
             },
         ];
         assert_eq!(repair(&mut conv), 1);
-        crate::agent::state::check_tool_answers(&conv).unwrap();
+        crate::llm::message::check_tool_answers(&conv).unwrap();
         assert!(matches!(&conv[3], Message::Tool { tool_call_id, .. } if tool_call_id == "b"));
     }
 

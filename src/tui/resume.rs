@@ -50,7 +50,7 @@ pub fn read_sessions(workspace: &Path, current: Option<&str>) -> Vec<SessionItem
             } else {
                 s.title.clone()
             },
-            age: crate::commands::sessions::age(now, s.modified_secs),
+            age: crate::base::time::age(now, s.modified_secs),
             messages: s.messages,
             changes: data
                 .as_ref()

@@ -126,7 +126,7 @@ pub async fn run(opts: TuiOptions) -> anyhow::Result<ExitCode> {
     let depth = ColorDepth::detect();
     // With no theme named, the terminal is asked for its background once it is in raw mode
     // (below); until then `COLORFGBG` is the best guess.
-    let auto = opts.config.theme == super::theme::AUTO;
+    let auto = opts.config.theme == crate::config::AUTO_THEME;
     let colorfgbg = std::env::var("COLORFGBG").ok();
     let name = if auto {
         super::theme::for_background(super::background::decide(None, colorfgbg.as_deref()))

@@ -29,7 +29,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::policy::NetAccess;
-use crate::tools::web::guard::AllowPrivate;
+use crate::policy::address_guard::AllowPrivate;
 use crate::tools::{CallIntent, Tool, ToolContext, ToolError, ToolKind, ToolResult, args};
 use session::Session;
 

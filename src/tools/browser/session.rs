@@ -14,7 +14,7 @@ use super::gate::LoopbackGate;
 use super::guard;
 use super::jail::Confinement;
 use super::proxy::{Proxy, Rules};
-use crate::tools::web::guard::AllowPrivate;
+use crate::policy::address_guard::AllowPrivate;
 
 /// How long one protocol command may take.
 pub const COMMAND_LIMIT: Duration = Duration::from_secs(15);

@@ -12,7 +12,6 @@
 
 pub mod client;
 pub mod decode;
-pub mod guard;
 pub mod html;
 pub mod http_request;
 pub mod search;
