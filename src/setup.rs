@@ -8,14 +8,13 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
-use crate::agent::RunnerParts;
 use crate::changelog::Changelog;
 use crate::config::Config;
 use crate::hooks::HookChain;
 use crate::hooks::command::CommandHook;
+use crate::llm::ProviderSettings;
 use crate::llm::current::CurrentModel;
 use crate::llm::discover::{self, how_to_configure};
-use crate::llm::{Message, ProviderSettings};
 use crate::policy::approvals::Rules;
 use crate::policy::env::EnvPolicy;
 use crate::policy::paths::{Confinement, ForbiddenMatch, ForbiddenRule};
@@ -463,25 +462,6 @@ pub fn hooks(config: &Config, policy: &Policy, root: &Path) -> HookChain {
         }));
     }
     chain
-}
-
-/// Everything the runner needs for a session: the top agent, built by the composition
-/// root ([`crate::compose`]).
-pub fn runner_parts(
-    config: &Config,
-    provider: &Provider,
-    ctx: ToolContext,
-    interactive: bool,
-    conversation: Vec<Message>,
-    files: SessionFiles,
-) -> RunnerParts {
-    let factory = crate::compose::AgentFactory::new(config, provider, ctx, interactive, &files);
-    factory
-        .build(crate::compose::Role::Top {
-            conversation,
-            files,
-        })
-        .expect("the top agent's parts always build")
 }
 
 /// Start the configured, enabled MCP servers in the background (`None` when there are

@@ -36,6 +36,7 @@ use super::app::{App, StatusInfo};
 use super::layers::trust_prompt::TrustPrompt;
 use super::theme::{ColorDepth, Theme};
 use crate::agent::{AgentEvent, Phase, Runner, UserOp};
+use crate::compose;
 use crate::config::Config;
 use crate::config::trust::{self, ProjectTrust};
 use crate::session::LoadedSession;
@@ -357,7 +358,7 @@ impl AgentStart {
                 let _ = events_tx.send(AgentEvent::Notice { message: n.clone() });
             }
             let conversation = resume.map(|r| r.conversation).unwrap_or_default();
-            let parts = setup::runner_parts(&config, &provider, ctx, true, conversation, files);
+            let parts = compose::runner_parts(&config, &provider, ctx, true, conversation, files);
             let mut handle = Runner::spawn_with_ops(parts, ops_rx);
             while let Some(ev) = handle.events.recv().await {
                 if events_tx.send(ev).is_err() {
