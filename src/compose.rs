@@ -10,9 +10,10 @@
 
 use std::sync::{Arc, Mutex};
 
-use crate::agent::delegate::{self, DelegateTool, SubAgentFactory, SubAgentSpec, SubAgents};
+use crate::agent::delegate::{self, DelegateTool, SubAgentFactory, SubAgentSpec};
 use crate::agent::prompt;
 use crate::agent::state::Limits;
+use crate::agent::sub_agents::SubAgents;
 use crate::agent::{AgentOptions, RunnerParts};
 use crate::changelog::Changelog;
 use crate::config::Config;

@@ -191,7 +191,7 @@ pub struct Runner {
     /// Long-term memory, for `/memory`.
     memory: Option<Arc<crate::memory::Memory>>,
     /// The sub-agents of `delegate` calls: where their events go, how ops reach them.
-    subagents: Option<Arc<super::delegate::SubAgents>>,
+    subagents: Option<Arc<super::sub_agents::SubAgents>>,
     /// Which tools each request carries and which deferred ones are loaded (`None`: all).
     offer: Option<crate::tools::offer::ToolOffer>,
     /// The system prompt for a window too small for the full one.
@@ -237,7 +237,7 @@ pub struct RunnerParts {
     /// Long-term memory, for `/memory` (the tools hold their own handle).
     pub memory: Option<Arc<crate::memory::Memory>>,
     /// The agent's sub-agents (shared with its `delegate` tool), if it may delegate.
-    pub subagents: Option<Arc<super::delegate::SubAgents>>,
+    pub subagents: Option<Arc<super::sub_agents::SubAgents>>,
     /// For a delegate's sub-agent: the parent's turn, which its changes are recorded under
     /// (`None`: the agent numbers its own turns, after the journal's last).
     pub parent_turn: Option<u64>,

@@ -193,7 +193,11 @@ impl DiffView {
 
     /// Show a call's files: one file as [`DiffView::show`] does; several (or a delete or a
     /// move) with a header per file, every file's hunks reviewable in one list.
-    pub fn show_files(&mut self, files: &[crate::tui::app::DiffFile], reviewing: Option<String>) {
+    pub fn show_files(
+        &mut self,
+        files: &[crate::tui::call_diff::DiffFile],
+        reviewing: Option<String>,
+    ) {
         if let [f] = files
             && !f.deletes
             && f.moved_from.is_none()
