@@ -15,7 +15,7 @@ use serde_json::Value;
 use thiserror::Error;
 
 use super::bounded::{LimitSlot, bounded, read_capped};
-use super::client::LlmError;
+use super::error::LlmError;
 use super::overflow::Overflow;
 use super::retry::parse_retry_after;
 use super::wire::error_message;
