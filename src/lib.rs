@@ -21,6 +21,7 @@ pub mod memory;
 pub mod policy;
 pub mod printable;
 pub mod private;
+pub mod protocol;
 pub mod secrets;
 pub mod session;
 pub mod setup;

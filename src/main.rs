@@ -3,11 +3,11 @@
 use std::io::Read;
 use std::process::ExitCode;
 
-use loom::changelog::Scope;
 use loom::cli::{self, Cli, Command, McpCommand, PolicyCommand, ToolCommand};
 use loom::commands;
 use loom::config::{self, Config};
 use loom::exec;
+use loom::protocol::changes::Scope;
 use loom::session;
 use loom::setup;
 use loom::tools::ToolContext;

@@ -7,9 +7,10 @@ use std::process::ExitCode;
 use anyhow::Context;
 
 use crate::base::time::age;
-use crate::changelog::{Changelog, Scope};
+use crate::changelog::Changelog;
 use crate::llm::Message;
 use crate::printable;
+use crate::protocol::changes::Scope;
 use crate::session::{self, Record, SessionLog};
 
 fn now_secs() -> u64 {

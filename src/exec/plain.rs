@@ -108,7 +108,7 @@ impl<O: Write, E: Write> Plain<O, E> {
             AgentEvent::Error { message } => self.notice(message),
             AgentEvent::McpStatus { servers } => {
                 for s in servers {
-                    if let crate::mcp::ServerState::Failed { .. } = s.state {
+                    if let crate::protocol::mcp::ServerState::Failed { .. } = s.state {
                         let line = s.line();
                         if !self.mcp_failures.contains(&line) {
                             self.mcp_failures.push(line.clone());

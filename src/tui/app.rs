@@ -16,9 +16,9 @@ use super::theme::Theme;
 use super::tools_pane::{ToolRow, ToolStatus, ToolsPane, status_mark, summarize};
 use super::transcript::{NoticeLevel, ToolMark, Transcript};
 use crate::agent::{AgentEvent, Phase, TurnEnd, UserOp};
-use crate::changelog::Scope;
 use crate::llm::Usage;
 use crate::policy::Autonomy;
+use crate::protocol::changes::Scope;
 
 /// What the message box offers after an answer was cut off by the token limit.
 pub const CONTINUE: &str = "Continue exactly where your last answer stopped.";
@@ -66,7 +66,7 @@ pub struct StatusInfo {
     /// Session id.
     pub session_id: String,
     /// The MCP servers, as last reported.
-    pub mcp: Vec<crate::mcp::ServerStatus>,
+    pub mcp: Vec<crate::protocol::mcp::ServerStatus>,
 }
 
 /// Everything the screen shows.
@@ -337,7 +337,7 @@ impl App {
             AgentEvent::McpStatus { servers } => {
                 for s in &servers {
                     let before = self.status.mcp.iter().find(|o| o.name == s.name);
-                    if matches!(s.state, crate::mcp::ServerState::Failed { .. })
+                    if matches!(s.state, crate::protocol::mcp::ServerState::Failed { .. })
                         && before.map(|b| &b.state) != Some(&s.state)
                     {
                         let mut text = format!("MCP server {}", s.line());

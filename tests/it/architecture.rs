@@ -38,7 +38,8 @@ const ALLOWED_FILE_LOOPS: &[&[&str]] = &[
 
 /// The layers of the crate, bottom first: a module may name modules of its own layer or
 /// below, never above. They follow the workspace issue 27 aims at: helpers (the future
-/// `loom-base`), the model client and the policy, configuration, the stores, tools, what
+/// `loom-base`), what agent and front ends exchange (`loom-protocol`), the model client and
+/// the policy, configuration, the stores, tools, what
 /// plugs into tools, the agent, the wiring that builds one, and the front ends.
 const LAYERS: &[&[&str]] = &[
     &[
