@@ -39,8 +39,8 @@ const ALLOWED_FILE_LOOPS: &[&[&str]] = &[
 /// The layers of the crate, bottom first: a module may name modules of its own layer or
 /// below, never above. They follow the workspace issue 27 aims at: helpers (the future
 /// `loom-base`), what agent and front ends exchange (`loom-protocol`), the model client and
-/// the policy, configuration, the stores, tools, what
-/// plugs into tools, the agent, the wiring that builds one, and the front ends.
+/// the policy, configuration, the stores, tools, what plugs into tools, the agent, the
+/// wiring that builds one, and the front ends.
 const LAYERS: &[&[&str]] = &[
     &[
         "base",
@@ -50,6 +50,7 @@ const LAYERS: &[&[&str]] = &[
         "private",
         "secrets",
     ],
+    &["protocol"],
     &["llm", "policy"],
     &["config"],
     &["changelog", "cron", "memory", "session"],
