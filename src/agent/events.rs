@@ -565,7 +565,7 @@ pub enum UserOp {
     /// List, search or delete long-term memories (`/memory`); the answer comes as a notice.
     Memory {
         /// What to do.
-        command: crate::memory::MemoryCommand,
+        command: crate::protocol::memory::MemoryCommand,
     },
     /// Stop the agent.
     Shutdown,

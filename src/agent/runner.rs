@@ -807,7 +807,7 @@ impl Runner {
     }
 
     /// Carry out a `/memory` command off the runner's task; its answer comes as a notice.
-    fn memory_command(&mut self, command: crate::memory::MemoryCommand) {
+    fn memory_command(&mut self, command: crate::protocol::memory::MemoryCommand) {
         let Some(memory) = self.memory.clone() else {
             self.emit(AgentEvent::Error {
                 message: "long-term memory is off in this session (see the notice at start)".into(),

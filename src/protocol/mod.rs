@@ -6,3 +6,4 @@
 pub mod changes;
 pub mod compaction;
 pub mod mcp;
+pub mod memory;

@@ -324,7 +324,7 @@ impl App {
 }
 
 fn memory(app: &mut App, arg: &str) {
-    match crate::memory::MemoryCommand::parse(arg) {
+    match crate::protocol::memory::MemoryCommand::parse(arg) {
         Ok(command) => app.send(UserOp::Memory { command }),
         Err(_) => app.usage("memory"),
     }
