@@ -10,7 +10,8 @@
 //! any other (see [`crate::policy::mcp`]). At the end, [`McpManager::shutdown`] closes every
 //! connection and kills every server's process group.
 //!
-//! This module knows no agent and no screen: front ends read [`crate::protocol::mcp::ServerStatus`].
+//! This module knows no agent and no screen: front ends read
+//! [`crate::protocol::mcp::ServerStatus`].
 
 pub mod connect;
 pub mod content;

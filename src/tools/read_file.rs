@@ -6,7 +6,7 @@
 //! CRLF line endings are shown as plain line breaks (and reported in `data`); edit_file
 //! maps them back. Binary files are refused; invalid UTF-8 is replaced, not fatal.
 //!
-//! The file is opened beneath the workspace ([`super::beneath`]: regular files only, no
+//! The file is opened beneath the workspace ([`crate::base::beneath`]: regular files only, no
 //! symlink swapped in after the check) and streamed: what is read is what is shown plus a
 //! bounded count of the remaining lines, so a huge (or sparse) file costs its output.
 
