@@ -99,7 +99,7 @@ async fn typing_as_a_command_box_appears_answers_nothing() {
     tui.quit().await;
 }
 
-/// Regression (issue 25): `Tab` then `y` ran the command, though the README says Tab
+/// Regression (issue 25): `Tab` then `y` ran the command, though docs/keys.md says Tab
 /// reaches the message box: every key went to the box. Now Tab moves between the box and
 /// the message box, and what is typed there stays there.
 #[tokio::test(flavor = "multi_thread")]
