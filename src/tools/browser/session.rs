@@ -620,17 +620,17 @@ mod tests {
 }
 
 #[cfg(test)]
-#[path = "review_support.rs"]
-mod review_support;
+#[path = "attack_support.rs"]
+mod attack_support;
 
 #[cfg(test)]
-#[path = "session_tests.rs"]
-mod review_regressions;
+#[path = "loopback_rule_tests.rs"]
+mod loopback_rule;
 
 #[cfg(test)]
-#[path = "attack_tests.rs"]
-mod second_review_regressions;
+#[path = "foreign_navigation_tests.rs"]
+mod foreign_navigations;
 
 #[cfg(test)]
-#[path = "third_review_tests.rs"]
-mod third_review_regressions;
+#[path = "foreign_content_tests.rs"]
+mod foreign_content_in_a_dev_page;
