@@ -307,7 +307,17 @@ mod tests {
             .spawn()
             .unwrap();
         let root = child.id() as i32;
-        std::thread::sleep(std::time::Duration::from_millis(200));
+        // Both sleeps are running once the shell has two children.
+        let children = || {
+            std::fs::read_to_string(format!("/proc/{root}/task/{root}/children"))
+                .unwrap_or_default()
+                .split_whitespace()
+                .count()
+        };
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while children() < 2 && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
         let killed = sweep(Some(root), &HashSet::new());
         assert_eq!(killed, 2, "both sleeps");
         let status = child.wait().unwrap();

@@ -115,7 +115,7 @@ async fn tab_takes_the_keys_to_the_message_box_and_back() {
     tui.type_line("make the file").await;
     tui.wait_for("allow `touch` for this session").await;
     tui.send("\t");
-    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    tui.wait_for("Run this command? (waiting)").await;
     tui.send("y");
     tui.send("a");
     // What is typed after Tab is in the message box, and nothing ran.
