@@ -556,7 +556,7 @@ mod tests {
                 Just("日本".to_string()),
                 Just("e\u{301}".to_string()),
                 Just("nul\0x".to_string()),
-                Just("".to_string()),
+                Just(String::new()),
                 "[a-z]{1,3}",
             ]
         }

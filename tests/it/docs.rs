@@ -139,7 +139,7 @@ fn local_links(markdown: &str) -> Vec<String> {
 
 /// Checks every local link of one markdown file; returns the broken ones.
 fn broken_links(file: &Path) -> Vec<String> {
-    let text = std::fs::read_to_string(file).unwrap_or_else(|e| panic!("{file:?}: {e}"));
+    let text = std::fs::read_to_string(file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
     let dir = file.parent().expect("a file's directory");
     let mut broken = Vec::new();
     for target in local_links(&text) {

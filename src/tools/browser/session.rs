@@ -253,10 +253,10 @@ impl Session {
             let m = self.call("Page.getLayoutMetrics", json!({})).await?;
             let size = &m["cssContentSize"];
             let (w, h) = (
-                size["width"].as_f64().unwrap_or(VIEWPORT.0 as f64),
+                size["width"].as_f64().unwrap_or(f64::from(VIEWPORT.0)),
                 size["height"]
                     .as_f64()
-                    .unwrap_or(VIEWPORT.1 as f64)
+                    .unwrap_or(f64::from(VIEWPORT.1))
                     .min(16384.0),
             );
             params["captureBeyondViewport"] = json!(true);
@@ -537,14 +537,14 @@ fn auto_attach() -> Value {
 /// Standard base64 (what CDP sends images in).
 fn base64_decode(text: &str) -> Option<Vec<u8>> {
     fn value(c: u8) -> Option<u32> {
-        Some(match c {
+        Some(u32::from(match c {
             b'A'..=b'Z' => c - b'A',
             b'a'..=b'z' => c - b'a' + 26,
             b'0'..=b'9' => c - b'0' + 52,
             b'+' => 62,
             b'/' => 63,
             _ => return None,
-        } as u32)
+        }))
     }
     let bytes: Vec<u8> = text.bytes().filter(|b| !b.is_ascii_whitespace()).collect();
     let body = bytes
