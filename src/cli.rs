@@ -152,7 +152,7 @@ pub enum Command {
     /// whatever would need a person is denied and the model is told; full-auto allows
     /// everything the policy does not forbid.
     Exec {
-        /// Print one JSON object per event on stdout (schema in the README).
+        /// Print one JSON object per event on stdout (schema in docs/exec.md).
         #[arg(long)]
         json: bool,
         /// The task; `-` reads it from stdin.

@@ -4,7 +4,7 @@
 //! answer streams to stdout, a paragraph per assistant message, and one short line per tool
 //! call and result goes to stderr (see [`plain`]). With
 //! `--json` every event is one JSON object per line on stdout, each with a `type` (the
-//! schema is in the README). Nobody can approve anything here: the runner turns every
+//! schema is in docs/exec.md). Nobody can approve anything here: the runner turns every
 //! "ask" into a denial the model can read.
 
 mod plain;

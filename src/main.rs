@@ -278,15 +278,16 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             };
             // `--resume` without an id opens the TUI's resume picker.
             let pick_session = cli.global.resume.as_deref() == Some("");
-            let resume = match pick_session {
-                true => None,
-                false => match resume_target(&cli, &workspace) {
+            let resume = if pick_session {
+                None
+            } else {
+                match resume_target(&cli, &workspace) {
                     Ok(r) => r,
                     Err(message) => {
                         eprintln!("loom: {message}");
                         return Ok(ExitCode::from(2));
                     }
-                },
+                }
             };
             if !std::io::IsTerminal::is_terminal(&std::io::stdout()) {
                 eprintln!(

@@ -43,7 +43,7 @@ pub async fn run(
                 println!(
                     "removed job {} ({}: {})",
                     job.id,
-                    printable::line(&job.schedule.to_string()),
+                    printable::line(&job.schedule),
                     printable::line(&job.prompt)
                 );
                 ExitCode::SUCCESS
@@ -89,7 +89,7 @@ fn line(j: &Job) -> String {
     let mut l = format!(
         "{}  {}  ({})  {}\n    next {}",
         j.id,
-        printable::line(&j.schedule.to_string()),
+        printable::line(&j.schedule),
         j.approval,
         printable::line(j.prompt.lines().next().unwrap_or("")),
         j.next_run.map(local).unwrap_or_else(|| "never".into()),

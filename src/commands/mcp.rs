@@ -26,7 +26,7 @@ pub async fn list(config: &Config, json: bool) -> anyhow::Result<ExitCode> {
                 out,
                 "no MCP servers configured; add one to ~/.config/loom/config.toml as \
                  [mcp_servers.NAME] with `command = \"...\"` (stdio) or `url = \"...\"` \
-                 (streamable HTTP); see the README"
+                 (streamable HTTP); see docs/mcp.md"
             )?;
         }
         return Ok(ExitCode::SUCCESS);

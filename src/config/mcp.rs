@@ -357,7 +357,7 @@ mod tests {
                     ]
                 );
             }
-            other => panic!("{other:?}"),
+            other @ McpTransport::Http { .. } => panic!("{other:?}"),
         }
         let h = resolve(
             "web",
@@ -384,7 +384,7 @@ mod tests {
                 private_cwd,
                 ..
             } => (cwd, env, private_cwd),
-            other => panic!("{other:?}"),
+            other @ McpTransport::Http { .. } => panic!("{other:?}"),
         };
         let (cwd, env, private_cwd) = stdio(Origin::User);
         assert_ne!(cwd, ws);
@@ -404,7 +404,7 @@ mod tests {
             McpTransport::Stdio { env, .. } => {
                 assert_eq!(env, vec![("PYTHONSAFEPATH".to_string(), String::new())])
             }
-            other => panic!("{other:?}"),
+            other @ McpTransport::Http { .. } => panic!("{other:?}"),
         }
     }
 

@@ -306,7 +306,7 @@ mod tests {
         let ollama = json!({"parameters": "stop \"<|im_end|>\"\nnum_ctx 8192",
                             "model_info": {"qwen2.context_length": 32768}});
         assert_eq!(ollama_window(&ollama), Some(8192));
-        let ollama = json!({"model_info": {"llama.context_length": 131072}});
+        let ollama = json!({"model_info": {"llama.context_length": 131_072}});
         assert_eq!(
             ollama_window(&ollama),
             Some(OLLAMA_DEFAULT_NUM_CTX),

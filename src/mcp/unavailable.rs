@@ -37,7 +37,7 @@ impl Tool for Unavailable {
         &self.name
     }
 
-    fn description(&self) -> &str {
+    fn description(&self) -> &'static str {
         "a tool of an MCP server that is not running"
     }
 

@@ -224,7 +224,7 @@ impl AllowPrivate {
 fn canonical(ip: IpAddr) -> IpAddr {
     match ip {
         IpAddr::V6(v6) => v6.to_ipv4_mapped().map(IpAddr::V4).unwrap_or(ip),
-        v4 => v4,
+        v4 @ IpAddr::V4(_) => v4,
     }
 }
 

@@ -600,5 +600,5 @@ mod proof_table;
 mod substitution_table;
 
 #[cfg(test)]
-#[path = "commands/review_table.rs"]
-mod review_table;
+#[path = "commands/rated_too_low_table.rs"]
+mod rated_too_low_table;

@@ -245,7 +245,7 @@ unsafe fn proxy_until_exit(init: nix::libc::pid_t) -> ! {
         }
         let mut status = 0;
         loop {
-            let r = libc::waitpid(init, &mut status, 0);
+            let r = libc::waitpid(init, &raw mut status, 0);
             if r == init {
                 break;
             }
@@ -283,7 +283,7 @@ unsafe fn bind(p: &CString, read_only: bool) {
         }
         let mut st: libc::statvfs = std::mem::zeroed();
         let mut flags = libc::MS_BIND | libc::MS_REMOUNT | libc::MS_RDONLY;
-        if libc::statvfs(p.as_ptr(), &mut st) == 0 {
+        if libc::statvfs(p.as_ptr(), &raw mut st) == 0 {
             let f = st.f_flag;
             for (st_flag, ms_flag) in [
                 (libc::ST_NOSUID, libc::MS_NOSUID),

@@ -149,7 +149,7 @@ mod tests {
             rlim_max: bytes,
         };
         // SAFETY: `limit` is a valid rlimit that outlives the call.
-        let rc = unsafe { nix::libc::setrlimit(nix::libc::RLIMIT_FSIZE, &limit) };
+        let rc = unsafe { nix::libc::setrlimit(nix::libc::RLIMIT_FSIZE, &raw const limit) };
         assert_eq!(rc, 0, "{}", std::io::Error::last_os_error());
     }
 }

@@ -299,12 +299,9 @@ pub fn load(path: &Path) -> std::io::Result<LoadedSession> {
         if line.iter().all(|b| b.is_ascii_whitespace()) {
             continue;
         }
-        let record = match fast::parse_record(line) {
-            Ok(r) => r,
-            Err(_) => {
-                s.dropped.push(i + 1);
-                continue;
-            }
+        let Ok(record) = fast::parse_record(line) else {
+            s.dropped.push(i + 1);
+            continue;
         };
         match record {
             Record::Session {

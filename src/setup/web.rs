@@ -52,14 +52,11 @@ pub fn search_provider(
     };
     let kind = ProviderKind::parse(name)
         .ok_or_else(|| format!("unknown search provider {name:?}: {HOW}"))?;
-    let base = match (s.base_url.as_deref(), kind.default_base()) {
-        (Some(b), _) | (None, Some(b)) => b,
-        (None, None) => {
-            return Err(format!(
-                "the {} provider needs its server: set [web_search] base_url",
-                kind.as_str()
-            ));
-        }
+    let Some(base) = s.base_url.as_deref().or(kind.default_base()) else {
+        return Err(format!(
+            "the {} provider needs its server: set [web_search] base_url",
+            kind.as_str()
+        ));
     };
     let base = Url::parse(base)
         .ok()

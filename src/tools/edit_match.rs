@@ -334,7 +334,9 @@ fn reindent(
     let file_tabs = window.iter().any(|w| indent_of(w).contains('\t'));
     let old_tabs = pattern.iter().any(|p| indent_of(p).contains('\t'));
     let (old_base, file_base) = pairs[0];
-    let tab = if file_tabs != old_tabs {
+    let tab = if file_tabs == old_tabs {
+        4
+    } else {
         [4usize, 2, 8, 3]
             .into_iter()
             .max_by_key(|&t| {
@@ -349,8 +351,6 @@ fn reindent(
                 (score, std::cmp::Reverse(t))
             })
             .unwrap_or(4)
-    } else {
-        4
     };
     let shift = columns(file_base, tab) as isize - columns(old_base, tab) as isize;
     let lines = new_lines
@@ -368,17 +368,17 @@ fn reindent(
             format!("{indent}{}", line.trim_start())
         })
         .collect();
-    let how = if file_tabs != old_tabs {
-        format!(
-            "; new_str was re-indented from {} to the file's {} (1 tab = {tab} spaces)",
-            if old_tabs { "tabs" } else { "spaces" },
-            if file_tabs { "tabs" } else { "spaces" }
-        )
-    } else {
+    let how = if file_tabs == old_tabs {
         format!(
             "; new_str was re-indented from {} to the file's {}",
             describe_indent(old_base),
             describe_indent(file_base)
+        )
+    } else {
+        format!(
+            "; new_str was re-indented from {} to the file's {} (1 tab = {tab} spaces)",
+            if old_tabs { "tabs" } else { "spaces" },
+            if file_tabs { "tabs" } else { "spaces" }
         )
     };
     (lines, how)
@@ -503,10 +503,10 @@ fn explain(
         if p.trim() == f.trim() {
             let (pi, fi) = (indent_of(p), indent_of(f));
             if pi != fi {
-                let kind = if pi.contains('\t') != fi.contains('\t') {
-                    "tabs vs spaces"
-                } else {
+                let kind = if pi.contains('\t') == fi.contains('\t') {
                     "indentation"
+                } else {
+                    "tabs vs spaces"
                 };
                 out.push(format!(
                     "line {n}: {kind}: the file has {}, old_str has {}",

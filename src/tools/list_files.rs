@@ -302,12 +302,9 @@ impl ignore::ParallelVisitor for Visitor<'_> {
         if self.cancel.is_cancelled() {
             return ignore::WalkState::Quit;
         }
-        let entry = match item {
-            Ok(e) => e,
-            Err(_) => {
-                self.kept.skipped += 1;
-                return ignore::WalkState::Continue;
-            }
+        let Ok(entry) = item else {
+            self.kept.skipped += 1;
+            return ignore::WalkState::Continue;
         };
         if entry.depth() == 0 {
             return ignore::WalkState::Continue;
@@ -463,7 +460,7 @@ mod tests {
         std::fs::write(dir.path().join("a-b"), "").unwrap();
         let ctx = ToolContext::for_workspace(dir.path()).unwrap();
         let full = ListFiles
-            .execute(json!({"recursive": true, "max_results": 100000}), &ctx)
+            .execute(json!({"recursive": true, "max_results": 100_000}), &ctx)
             .await;
         let all = paths(&full);
         assert_eq!(all.len(), 30 * 21 + 3);

@@ -298,13 +298,22 @@ pub(crate) mod tests {
     async fn cancellation_kills_the_group() {
         let token = CancellationToken::new();
         let t2 = token.clone();
+        let marker = format!("30.{}2", std::process::id());
+        let running = marker.clone();
+        // Cancel once the command runs (or after 10 s, should it never show).
         tokio::spawn(async move {
-            tokio::time::sleep(Duration::from_millis(200)).await;
+            let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+            while !alive_with(&running) && tokio::time::Instant::now() < deadline {
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
             t2.cancel();
         });
-        let o = run(&spec("sleep 30", Duration::from_secs(60)), &token)
-            .await
-            .unwrap();
+        let o = run(
+            &spec(&format!("sleep {marker}"), Duration::from_secs(60)),
+            &token,
+        )
+        .await
+        .unwrap();
         assert!(o.cancelled);
         assert!(o.duration < Duration::from_secs(10));
     }

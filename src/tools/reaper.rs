@@ -127,15 +127,8 @@ pub fn is_subreaper() -> bool {
     {
         let mut flag: nix::libc::c_int = 0;
         // SAFETY: PR_GET_CHILD_SUBREAPER writes one int through the pointer.
-        let r = unsafe {
-            nix::libc::prctl(
-                nix::libc::PR_GET_CHILD_SUBREAPER,
-                &mut flag as *mut nix::libc::c_int,
-                0,
-                0,
-                0,
-            )
-        };
+        let r =
+            unsafe { nix::libc::prctl(nix::libc::PR_GET_CHILD_SUBREAPER, &raw mut flag, 0, 0, 0) };
         r == 0 && flag != 0
     }
     #[cfg(not(target_os = "linux"))]
@@ -257,11 +250,11 @@ mod tests {
         let all = [proc(2, 1), proc(3, 1), proc(4, 1), proc(5, 4), proc(6, 3)];
         let before = HashSet::from([2]);
         let (mut doomed, adopted) = plan(&all, 1, None, &before, &[], true);
-        doomed.sort();
+        doomed.sort_unstable();
         assert_eq!(doomed, [3, 4, 5, 6], "without keeping, the server goes too");
         assert_eq!(adopted.len(), 2);
         let (mut doomed, adopted) = plan(&all, 1, None, &before, &[4], true);
-        doomed.sort();
+        doomed.sort_unstable();
         assert_eq!(doomed, [3, 6], "the kept server and its child stay");
         assert_eq!(adopted, [3]);
         let (doomed, _) = plan(&all, 1, None, &before, &[], false);
@@ -307,7 +300,17 @@ mod tests {
             .spawn()
             .unwrap();
         let root = child.id() as i32;
-        std::thread::sleep(std::time::Duration::from_millis(200));
+        // Both sleeps are running once the shell has two children.
+        let children = || {
+            std::fs::read_to_string(format!("/proc/{root}/task/{root}/children"))
+                .unwrap_or_default()
+                .split_whitespace()
+                .count()
+        };
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while children() < 2 && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
         let killed = sweep(Some(root), &HashSet::new());
         assert_eq!(killed, 2, "both sleeps");
         let status = child.wait().unwrap();

@@ -123,7 +123,7 @@ fn extended(params: &[u16]) -> (Option<Color>, usize) {
 /// form: the colour-space id of a six-part direct colour is skipped.
 fn flat(params: &vte::Params) -> Vec<u16> {
     let mut values = Vec::new();
-    for group in params.iter() {
+    for group in params {
         let direct_with_space = group.len() == 6 && group.get(1) == Some(&2);
         for (i, v) in group.iter().enumerate() {
             if !(direct_with_space && i == 2) {

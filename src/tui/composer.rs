@@ -382,7 +382,7 @@ impl Composer {
             let mut row: Vec<&str> = Vec::new();
             let mut used = 0;
             for (gi, piece) in g.iter().enumerate() {
-                let pw = piece.width().max(if *piece == "\t" { 1 } else { 0 });
+                let pw = piece.width().max(usize::from(*piece == "\t"));
                 if used + pw > w && used > 0 {
                     rows.push((std::mem::take(&mut row), None));
                     used = 0;

@@ -240,7 +240,7 @@ mod tests {
     #[test]
     fn the_luminance_table_is_the_formula() {
         for v in 0..=255u8 {
-            let c = v as f64 / 255.0;
+            let c = f64::from(v) / 255.0;
             let exact = if c <= 0.039_28 {
                 c / 12.92
             } else {

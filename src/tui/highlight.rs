@@ -129,9 +129,8 @@ impl CodeHighlighter {
         if text.len() > MAX_LINE {
             return vec![Span::styled(text.to_string(), self.plain)];
         }
-        let sets = match SETS.get() {
-            Some(s) => s,
-            None => return vec![Span::styled(text.to_string(), self.plain)],
+        let Some(sets) = SETS.get() else {
+            return vec![Span::styled(text.to_string(), self.plain)];
         };
         let with_newline = format!("{text}\n");
         match h.highlight_line(&with_newline, &sets.syntaxes) {

@@ -511,7 +511,7 @@ fn mcp(app: &mut App, arg: &str) {
         return app.say(
             NoticeLevel::Info,
             "no MCP servers are configured; add one as [mcp_servers.NAME] with `command` or \
-             `url` in your config (see the README)",
+             `url` in your config (see docs/mcp.md)",
         );
     }
     let text = match arg.trim() {

@@ -386,7 +386,7 @@ impl App {
             Some(RANK_DROP_WORKSPACE),
             base.fg(t.dim),
         ));
-        // The keys are never dropped (the README promises they always stay): they take
+        // The keys are never dropped (docs/using.md promises they always stay): they take
         // shorter forms instead, after the workspace and the MCP summary go; while Loom waits
         // for an answer they are the last thing shortened.
         let (hint_forms, waiting) = self.key_hints();

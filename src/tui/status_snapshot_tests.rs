@@ -364,7 +364,7 @@ fn scrolling_a_command_stops_at_its_end() {
 
 /// Regression (issue 25): the key hint was dropped before the tokens and the model —
 /// while thinking or answering at 60 and 80 columns, while a delegate ran at 120 — and a
-/// command box's hint was cut to `· Es` at 80, though the README says the keys always stay.
+/// command box's hint was cut to `· Es` at 80, though docs/using.md says the keys always stay.
 /// Every state keeps its keys, whole or in a shorter form, at every width.
 #[test]
 fn the_keys_stay_on_the_status_line_at_every_width() {

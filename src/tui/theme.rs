@@ -206,7 +206,7 @@ pub(crate) const ANSI: &[(Color, (u8, u8, u8))] = &[
 pub fn nearest_ansi(r: u8, g: u8, b: u8) -> Color {
     ANSI.iter()
         .min_by_key(|(_, (ar, ag, ab))| {
-            let d = |x: u8, y: u8| (x as i32 - y as i32).pow(2);
+            let d = |x: u8, y: u8| (i32::from(x) - i32::from(y)).pow(2);
             d(r, *ar) + d(g, *ag) + d(b, *ab)
         })
         .map(|(c, _)| *c)
@@ -263,7 +263,7 @@ const CUBE_NEAREST: [u8; 256] = {
 /// syntax highlighting maps every span through it, so it must not search.
 pub fn nearest_256(r: u8, g: u8, b: u8) -> Color {
     let dist = |(x, y, z): (u8, u8, u8)| {
-        let sq = |p: u8, q: u8| (p as i32 - q as i32).pow(2);
+        let sq = |p: u8, q: u8| (i32::from(p) - i32::from(q)).pow(2);
         sq(r, x) + sq(g, y) + sq(b, z)
     };
     let (ri, gi, bi) = (
@@ -275,7 +275,7 @@ pub fn nearest_256(r: u8, g: u8, b: u8) -> Color {
     let cube_dist = dist((CUBE[ri as usize], CUBE[gi as usize], CUBE[bi as usize]));
     // The distance to the grey (v, v, v) is a parabola in v with its low point at the mean
     // of the channels, so the nearest grey is one of the two ramp steps around the mean.
-    let mean = (r as i32 + g as i32 + b as i32) / 3;
+    let mean = (i32::from(r) + i32::from(g) + i32::from(b)) / 3;
     let below = ((mean - 8) / 10).clamp(0, 23) as u8;
     let grey = [below, (below + 1).min(23)]
         .into_iter()
@@ -528,7 +528,7 @@ mod depth_tests {
     /// first, the lowest index on a tie.
     fn nearest_256_by_search(r: u8, g: u8, b: u8) -> Color {
         let d = |(x, y, z): (u8, u8, u8)| {
-            let sq = |p: u8, q: u8| (p as i32 - q as i32).pow(2);
+            let sq = |p: u8, q: u8| (i32::from(p) - i32::from(q)).pow(2);
             sq(r, x) + sq(g, y) + sq(b, z)
         };
         (16..=255u8)

@@ -63,11 +63,11 @@ async fn an_alias_beside_its_real_name_is_refused_and_nothing_runs() {
     let _ = agent.ops.send(UserOp::Shutdown);
 }
 
-/// The README's alias table lists every alias of the code's table, on its tool's row.
+/// The alias table of docs/tools.md lists every alias of the code's table, on its tool's row.
 #[test]
-fn the_readme_lists_every_alias() {
-    let readme = include_str!("../../README.md");
-    let table: Vec<&str> = readme
+fn the_tools_page_lists_every_alias() {
+    let page = include_str!("../../docs/tools.md");
+    let table: Vec<&str> = page
         .lines()
         .skip_while(|l| !l.starts_with("| tool | accepted names"))
         .take_while(|l| l.starts_with('|'))
@@ -76,7 +76,9 @@ fn the_readme_lists_every_alias() {
         let row = table
             .iter()
             .find(|l| l.contains(&format!("`{tool}`")) && l.contains(&format!("`{alias}`")))
-            .unwrap_or_else(|| panic!("README's alias table has no row naming {tool}'s `{alias}`"));
+            .unwrap_or_else(|| {
+                panic!("docs/tools.md's alias table has no row naming {tool}'s `{alias}`")
+            });
         assert!(row.contains(&format!("`{name}`")), "{row}");
     }
 }

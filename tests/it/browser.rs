@@ -134,7 +134,7 @@ async fn supervised_exec_refuses_to_open_a_page() {
     let run = exec(dir.path(), &server, "supervised", "open it").await;
     assert_eq!(run.code, 0, "{}", run.stderr);
     let approval = run.of_type("approval");
-    assert_eq!(approval[0]["decision"], "denied", "{:#?}", approval);
+    assert_eq!(approval[0]["decision"], "denied", "{approval:#?}");
     assert!(
         approval[0]["reason"].as_str().unwrap().contains("browser"),
         "{}",

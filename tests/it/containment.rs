@@ -516,7 +516,7 @@ async fn a_setsid_grandchild_of_an_mcp_server_does_not_outlive_loom() {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mcp/list_changed.py");
     for killed in [false, true] {
         let dir = tempfile::tempdir().unwrap();
-        let marker = format!("31.{}{}", std::process::id(), killed as u8);
+        let marker = format!("31.{}{}", std::process::id(), u8::from(killed));
         let up = dir.path().join("grandchild-up");
         // The grandchild escapes twice (a subshell that exits, then `setsid`); the server
         // starts answering only once the grandchild has said it runs.

@@ -15,6 +15,7 @@ mod containment;
 mod context;
 mod cron;
 mod delegate;
+mod docs;
 mod escapes;
 mod exec;
 mod exec_plain;

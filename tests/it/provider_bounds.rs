@@ -177,7 +177,7 @@ async fn run_measured(dir: &Path, server: &ScriptedServer, output: Output) -> (i
         let mut usage: nix::libc::rusage = unsafe { std::mem::zeroed() };
         // SAFETY: `pid` is our own child, not yet reaped (std never waits for it: `child`
         // is only dropped); both pointers are valid for the call.
-        let rc = unsafe { nix::libc::wait4(pid, &mut status, 0, &mut usage) };
+        let rc = unsafe { nix::libc::wait4(pid, &raw mut status, 0, &raw mut usage) };
         assert_eq!(rc, pid, "{}", std::io::Error::last_os_error());
         if nix::libc::WIFEXITED(status) {
             nix::libc::WEXITSTATUS(status)

@@ -355,7 +355,7 @@ async fn approve_one_of_two_hunks() {
     tui.type_line("shout two lines").await;
     tui.wait_for("[x] @@ -24").await;
     tui.send("j");
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    tui.wait_for("▶ [x] @@ -24").await;
     tui.send(" ");
     tui.wait_for("[ ] @@ -24").await;
     tui.send("\r");

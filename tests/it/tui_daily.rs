@@ -153,11 +153,11 @@ async fn an_at_mention_attaches_the_picked_file_and_a_listing() {
     tui.send("\t");
     tui.wait_for("⎘ @src/greeting.txt · 1 line").await;
     tui.send("and @src/");
-    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    tui.wait_for("Tab or Enter attaches").await;
     tui.send("\t");
     tui.wait_for("⎘ @src/ · ").await;
     tui.send("@leak");
-    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    tui.wait_for("Tab or Enter attaches").await;
     tui.send("\t");
     tui.wait_for("cannot attach @leak.txt").await;
     tui.send("\r");
@@ -226,9 +226,9 @@ async fn the_model_picker_lists_the_servers_models_and_switches() {
         "{screen}"
     );
     tui.send("\x1b[B");
-    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    tui.wait_for("› alpha-7b").await;
     tui.send("\x1b[B");
-    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    tui.wait_for("› beta-13b").await;
     tui.send("\r");
     tui.wait_for("Model: beta-13b").await;
     tui.type_line("hello").await;
@@ -333,7 +333,17 @@ async fn resume_without_an_id_opens_the_picker_and_typing_filters() {
     .await;
     let one = crate::exec::exec(dir.path(), &first, "supervised", "the older question").await;
     assert_eq!(one.code, 0, "{}", one.stderr);
-    tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+    // Sessions are ordered by their start, to the second: the next one starts a second on.
+    let now_secs = || {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_secs()
+    };
+    let after = now_secs();
+    while now_secs() == after {
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
     let two = crate::exec::exec(dir.path(), &first, "supervised", "the newer question").await;
     assert_eq!(two.code, 0, "{}", two.stderr);
     let server = ScriptedServer::start(vec![support::text_reply("Going on.")]).await;

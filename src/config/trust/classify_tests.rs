@@ -379,8 +379,8 @@ fn each_hook_and_allow_rule_is_named() {
     );
 }
 
-/// The README's table of keys, as the classification renders it.
-fn readme_table() -> String {
+/// docs/configuration.md's table of keys, as the classification renders it.
+fn configuration_table() -> String {
     let mut table =
         String::from("| key | class | when it loosens, or why it cannot |\n|---|---|---|\n");
     for r in CLASSIFICATION {
@@ -395,13 +395,16 @@ fn readme_table() -> String {
 }
 
 #[test]
-fn the_readme_lists_every_key_as_classified() {
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
-        .expect("README.md");
-    let table = readme_table();
+fn the_configuration_page_lists_every_key_as_classified() {
+    let page = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/docs/configuration.md"
+    ))
+    .expect("docs/configuration.md");
+    let table = configuration_table();
     assert!(
-        readme.contains(&table),
-        "README.md's table of config keys is stale; it should read:\n{table}"
+        page.contains(&table),
+        "docs/configuration.md's table of config keys is stale; it should read:\n{table}"
     );
 }
 

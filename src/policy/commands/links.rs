@@ -49,9 +49,7 @@ pub fn expand_glob(pattern: &Path) -> Option<Vec<PathBuf>> {
     for component in pattern.components().skip(1) {
         let part = component.as_os_str().to_string_lossy();
         let mut next = Vec::new();
-        if !part.contains(['*', '?', '[']) {
-            next.extend(current.iter().map(|dir| dir.join(&*part)));
-        } else {
+        if part.contains(['*', '?', '[']) {
             let matcher = globset::GlobBuilder::new(&part)
                 .literal_separator(true)
                 .build()
@@ -76,6 +74,8 @@ pub fn expand_glob(pattern: &Path) -> Option<Vec<PathBuf>> {
                     }
                 }
             }
+        } else {
+            next.extend(current.iter().map(|dir| dir.join(&*part)));
         }
         current = next;
         if current.is_empty() {

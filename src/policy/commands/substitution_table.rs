@@ -367,7 +367,7 @@ fn a_line_with_more_nested_commands_than_loom_analyses_is_refused() {
 /// `$"…"` program name, package runners' commands and `-c` strings, code fed through
 /// `/dev/stdin` or a process substitution, and globs that match every name like `*` does.
 #[test]
-fn round_two_payloads_in_new_shapes_stay_forbidden() {
+fn forbidden_payloads_in_newer_shell_shapes_stay_forbidden() {
     check(
         &[
             ("echo ${ rm -rf *; }", F),

@@ -94,7 +94,7 @@ pub unsafe fn install() -> std::io::Result<()> {
     use nix::libc;
     let prog = libc::sock_fprog {
         len: filter::PROGRAM.len() as u16,
-        filter: filter::PROGRAM.as_ptr() as *mut libc::sock_filter,
+        filter: filter::PROGRAM.as_ptr().cast_mut(),
     };
     // SAFETY: prctl with a pointer to a program that lives for the whole process.
     let ok = unsafe {
@@ -102,7 +102,7 @@ pub unsafe fn install() -> std::io::Result<()> {
             && libc::prctl(
                 libc::PR_SET_SECCOMP,
                 libc::SECCOMP_MODE_FILTER,
-                &prog as *const libc::sock_fprog,
+                &raw const prog,
             ) == 0
     };
     if ok {

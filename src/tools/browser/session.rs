@@ -253,10 +253,10 @@ impl Session {
             let m = self.call("Page.getLayoutMetrics", json!({})).await?;
             let size = &m["cssContentSize"];
             let (w, h) = (
-                size["width"].as_f64().unwrap_or(VIEWPORT.0 as f64),
+                size["width"].as_f64().unwrap_or(f64::from(VIEWPORT.0)),
                 size["height"]
                     .as_f64()
-                    .unwrap_or(VIEWPORT.1 as f64)
+                    .unwrap_or(f64::from(VIEWPORT.1))
                     .min(16384.0),
             );
             params["captureBeyondViewport"] = json!(true);
@@ -537,14 +537,14 @@ fn auto_attach() -> Value {
 /// Standard base64 (what CDP sends images in).
 fn base64_decode(text: &str) -> Option<Vec<u8>> {
     fn value(c: u8) -> Option<u32> {
-        Some(match c {
+        Some(u32::from(match c {
             b'A'..=b'Z' => c - b'A',
             b'a'..=b'z' => c - b'a' + 26,
             b'0'..=b'9' => c - b'0' + 52,
             b'+' => 62,
             b'/' => 63,
             _ => return None,
-        } as u32)
+        }))
     }
     let bytes: Vec<u8> = text.bytes().filter(|b| !b.is_ascii_whitespace()).collect();
     let body = bytes
@@ -620,17 +620,17 @@ mod tests {
 }
 
 #[cfg(test)]
-#[path = "review_support.rs"]
-mod review_support;
+#[path = "attack_support.rs"]
+mod attack_support;
 
 #[cfg(test)]
-#[path = "session_tests.rs"]
-mod review_regressions;
+#[path = "loopback_rule_tests.rs"]
+mod loopback_rule;
 
 #[cfg(test)]
-#[path = "attack_tests.rs"]
-mod second_review_regressions;
+#[path = "foreign_navigation_tests.rs"]
+mod foreign_navigations;
 
 #[cfg(test)]
-#[path = "third_review_tests.rs"]
-mod third_review_regressions;
+#[path = "foreign_content_tests.rs"]
+mod foreign_content_in_a_dev_page;

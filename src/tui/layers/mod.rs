@@ -171,11 +171,7 @@ pub(crate) fn frame(
     // status line, stays.
     let screen = *buf.area();
     let y = area.y.saturating_sub(1).max(screen.y);
-    let keep_status = if area.bottom() < screen.bottom() {
-        1
-    } else {
-        0
-    };
+    let keep_status = u16::from(area.bottom() < screen.bottom());
     let bottom = area
         .bottom()
         .saturating_add(1)

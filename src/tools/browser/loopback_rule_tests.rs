@@ -1,5 +1,5 @@
-//! The holes a security review found in the browser's loopback rule and network
-//! confinement, each replayed against a real Chromium: a page on this machine's LAN
+//! The browser's loopback rule and network confinement (the holes the first security
+//! review found), each replayed against a real Chromium: a page on this machine's LAN
 //! address (listed in `allow_private`, standing in for a public site) tries to reach a
 //! service on 127.0.0.1 or to send UDP. Every test fails on the code before the fix.
 
@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use tokio::net::TcpListener;
 
-use super::review_support::{self as support, Seen, html, open_and_wait};
+use super::attack_support::{self as support, Seen, html, open, until_refused, wait_until};
 
 /// This machine's non-loopback address; `None` (with the reason printed) where it or a
 /// Chromium is missing. On CI (which installs Chromium) a missing one fails.
@@ -109,7 +109,16 @@ async fn a_loopback_open_that_never_commits_leaves_loopback_closed() {
         .open(&format!("http://{nothing}/ping"), Duration::from_secs(3))
         .await;
     secret_seen.lock().unwrap().clear();
-    tokio::time::sleep(Duration::from_millis(1000)).await;
+    s.take_refused();
+    // The old page keeps probing every 25 ms: five of its tries refused after the open.
+    until_refused(
+        &s,
+        &["after-204"],
+        5,
+        &secret_seen,
+        Duration::from_millis(1000),
+    )
+    .await;
     let hits = secret_seen.lock().unwrap().clone();
     assert!(
         hits.is_empty(),
@@ -141,7 +150,15 @@ async fn a_foreign_frame_in_a_loopback_page_gets_no_loopback() {
     )
     .await;
     let s = support::start().await;
-    open_and_wait(&s, dev, 1000).await;
+    open(&s, dev).await;
+    until_refused(
+        &s,
+        &["from-frame"],
+        5,
+        &secret_seen,
+        Duration::from_millis(1000),
+    )
+    .await;
     assert!(!frame_seen.lock().unwrap().is_empty(), "the frame loaded");
     let hits = secret_seen.lock().unwrap().clone();
     assert!(
@@ -173,8 +190,13 @@ async fn no_udp_leaves_the_browser() {
     }
     let page = format!(
         r#"<title>udp</title><script>
+const pcs = [];
 for (const s of ['stun:{a}', 'stun:{b}', 'turn:{b}?transport=udp']) {{
   const pc = new RTCPeerConnection({{iceServers: [{{urls: s, username: 'u', credential: 'c'}}]}});
+  pcs.push(pc);
+  pc.onicegatheringstatechange = () => {{
+    if (pcs.every(p => p.iceGatheringState === 'complete')) document.title = 'gathered';
+  }};
   pc.createDataChannel('x');
   pc.createOffer().then(o => pc.setLocalDescription(o));
 }}
@@ -184,7 +206,15 @@ for (const s of ['stun:{a}', 'stun:{b}', 'turn:{b}?transport=udp']) {{
     );
     let (elsewhere, _) = serve(lan, page, Duration::ZERO, None).await;
     let s = support::start().await;
-    open_and_wait(&s, elsewhere, 3000).await;
+    open(&s, elsewhere).await;
+    // Every packet a connection sends to its STUN or TURN server leaves while it gathers
+    // candidates: once all three are done, whatever would leave has left.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(3);
+    while tokio::time::Instant::now() < deadline
+        && s.eval("document.title").await.ok() != Some(serde_json::json!("gathered"))
+    {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     let got = got.lock().unwrap().clone();
     assert!(got.is_empty(), "UDP left the browser: {got:?}");
 }
@@ -227,9 +257,21 @@ async fn a_popup_of_another_page_gets_no_loopback_when_the_main_page_is_local() 
     s.call("Input.insertText", serde_json::json!({"text": "hi"}))
         .await
         .unwrap();
-    tokio::time::sleep(Duration::from_millis(1000)).await;
-    assert!(!popup_seen.lock().unwrap().is_empty(), "the popup opened");
-    open_and_wait(&s, dev, 1000).await;
+    let opened = wait_until(Duration::from_secs(10), || {
+        !popup_seen.lock().unwrap().is_empty()
+    })
+    .await;
+    assert!(opened, "the popup opened");
+    s.take_refused();
+    open(&s, dev).await;
+    until_refused(
+        &s,
+        &["from-popup"],
+        5,
+        &secret_seen,
+        Duration::from_millis(1000),
+    )
+    .await;
     let hits = secret_seen.lock().unwrap().clone();
     assert!(
         hits.is_empty(),
@@ -271,7 +313,11 @@ async fn a_loopback_frame_in_a_loopback_page_reaches_loopback() {
     )
     .await;
     let s = support::start().await;
-    open_and_wait(&s, dev, 1000).await;
+    open(&s, dev).await;
+    wait_until(Duration::from_secs(10), || {
+        !api_seen.lock().unwrap().is_empty()
+    })
+    .await;
     assert!(
         !api_seen.lock().unwrap().is_empty(),
         "the local frame's calls got through; refused: {:?}",
@@ -309,14 +355,23 @@ async fn a_foreign_frame_cannot_open_a_websocket_to_another_local_service() {
     )
     .await;
     let s = support::start().await;
-    open_and_wait(&s, dev, 1500).await;
+    open(&s, dev).await;
+    // The frame opens one every 100 ms: three refused.
+    let refused = until_refused(
+        &s,
+        &[&format!("connection to {service_addr}")],
+        3,
+        &reached,
+        Duration::from_secs(10),
+    )
+    .await
+    .join("\n");
     assert!(!frame_seen.lock().unwrap().is_empty(), "the frame loaded");
     let reached = reached.lock().unwrap().clone();
     assert!(
         reached.is_empty(),
         "WebSockets reached the service: {reached:?}"
     );
-    let refused = s.take_refused().join("\n");
     assert!(
         refused.contains(&format!("connection to {service_addr}")),
         "{refused}"
@@ -339,7 +394,15 @@ async fn the_dev_pages_own_websocket_reaches_its_server() {
     )
     .await;
     let s = support::start().await;
-    open_and_wait(&s, dev, 1000).await;
+    open(&s, dev).await;
+    wait_until(Duration::from_secs(10), || {
+        dev_seen
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|l| l.starts_with("GET /hmr"))
+    })
+    .await;
     let seen = dev_seen.lock().unwrap().clone();
     assert!(
         seen.iter().any(|l| l.starts_with("GET /hmr")),

@@ -1,14 +1,16 @@
-//! The second security review's attacks on the loopback gate, each against a real Chromium:
-//! a page from elsewhere (here this machine's LAN address, listed in `allow_private`)
-//! tries to reach, or make the browser reach, a service on 127.0.0.1. The first two
-//! failed before their fixes; the others were tried and found blocked, and stay as
-//! regression tests.
+//! Navigations a page from elsewhere starts to reach the loopback gate, each against a real
+//! Chromium: a page from elsewhere (here this machine's LAN address, listed in
+//! `allow_private`) tries to reach, or make the browser reach, a service on 127.0.0.1 by
+//! keepalive redirects, blank frames, popups and frame navigations (the second security
+//! review's attacks). The first two failed before their fixes; the others were tried and
+//! found blocked, and stay as regression tests.
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use super::review_support::{
-    Route, html, lan, open_and_wait, page, redirect, serve, skip, start, untouched,
+use super::attack_support::{
+    Route, html, lan, open, page, redirect, serve, skip, start, until_refused, untouched,
+    wait_until,
 };
 
 /// Regression: a keepalive request of the page shown before a loopback open outlived the
@@ -51,7 +53,16 @@ addEventListener('pagehide', () => {
     s.open(&format!("http://{elsewhere}/"), Duration::from_secs(10))
         .await
         .unwrap();
-    open_and_wait(&s, dev, 5000).await;
+    open(&s, dev).await;
+    // Three keepalive fetches and a beacon, each answered after 2.5 s by a redirect.
+    until_refused(
+        &s,
+        &[&secret.to_string()],
+        4,
+        &secret_seen,
+        Duration::from_secs(5),
+    )
+    .await;
     assert!(
         lan_seen
             .lock()
@@ -104,7 +115,16 @@ setTimeout(() => {{
         r#"<title>dev</title><iframe src="http://{frames}/a"></iframe><iframe src="http://{frames}/b"></iframe>"#
     ))).await;
     let s = start().await;
-    open_and_wait(&s, dev, 3000).await;
+    open(&s, dev).await;
+    // The blank frame's fetch reports home either way: `/leak` or `/err`.
+    wait_until(Duration::from_secs(3), || {
+        lan_seen
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|l| l.contains("/leak") || l.contains("/err"))
+    })
+    .await;
     let leaked: Vec<String> = lan_seen
         .lock()
         .unwrap()
@@ -139,7 +159,19 @@ setTimeout(() => document.forms[0].submit(), 2500);
     );
     let (elsewhere, _) = serve(lan(), page(body)).await;
     let s = start().await;
-    open_and_wait(&s, elsewhere, 4000).await;
+    open(&s, elsewhere).await;
+    // The frame's navigation (at 1.5 s) and the form post (at 2.5 s).
+    until_refused(
+        &s,
+        &[
+            &format!("{secret}/frame-nav"),
+            &format!("{secret}/form-post"),
+        ],
+        1,
+        &secret_seen,
+        Duration::from_secs(4),
+    )
+    .await;
     untouched(&secret_seen, "a foreign page's frame");
 }
 
@@ -172,9 +204,22 @@ async fn a_popup_cannot_send_its_loopback_opener_elsewhere_on_loopback() {
     s.call("Input.insertText", serde_json::json!({"text": "hi"}))
         .await
         .unwrap();
-    tokio::time::sleep(Duration::from_millis(1000)).await;
-    assert!(!popup_seen.lock().unwrap().is_empty(), "the popup opened");
-    open_and_wait(&s, dev, 3000).await;
+    let opened = wait_until(Duration::from_secs(10), || {
+        !popup_seen.lock().unwrap().is_empty()
+    })
+    .await;
+    assert!(opened, "the popup opened");
+    s.take_refused();
+    open(&s, dev).await;
+    // The popup tries every 300 ms from 2.5 s after it opened.
+    until_refused(
+        &s,
+        &[&secret.to_string()],
+        2,
+        &secret_seen,
+        Duration::from_secs(3),
+    )
+    .await;
     untouched(
         &secret_seen,
         "the popup sent the main frame to loopback: {hits:?}",
@@ -199,7 +244,16 @@ async fn a_foreign_frame_cannot_send_the_top_to_loopback() {
     )
     .await;
     let s = start().await;
-    open_and_wait(&s, dev, 2000).await;
+    open(&s, dev).await;
+    // The frame tries at 0.5 s.
+    until_refused(
+        &s,
+        &[&secret.to_string()],
+        1,
+        &secret_seen,
+        Duration::from_secs(2),
+    )
+    .await;
     let hits = secret_seen.lock().unwrap().clone();
     assert!(
         hits.is_empty(),
@@ -252,7 +306,16 @@ setTimeout(() => {{
     )
     .await;
     let s = start().await;
-    open_and_wait(&s, dev, 3000).await;
+    open(&s, dev).await;
+    // Either the popup was blocked (`/opened?false`) or its fetch reports home.
+    wait_until(Duration::from_secs(3), || {
+        lan_seen
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|l| l.contains("/opened?false") || l.contains("/leak") || l.contains("/err"))
+    })
+    .await;
     let leaked: Vec<String> = lan_seen
         .lock()
         .unwrap()

@@ -1,14 +1,15 @@
-//! The third security review's attacks on the loopback gate, each against a real Chromium:
-//! a foreign page, frame, popup or host (this machine's LAN address, listed in
-//! `allow_private`) tries to make the browser reach a service on 127.0.0.1 that the dev
-//! page never used. The first five failed before their fix; the last was tried and found
+//! Foreign content inside a dev page, each case against a real Chromium: a foreign frame,
+//! popup, image host or worker (this machine's LAN address, listed in `allow_private`)
+//! tries to make the browser reach a service on 127.0.0.1 that the dev page never used
+//! (the third security review's attacks). The first five failed before their fix; the last was tried and found
 //! blocked, and stays as a regression test.
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use super::review_support::{
-    Route, html, lan, open_and_wait, page, redirect, serve, skip, start, untouched,
+use super::attack_support::{
+    Route, html, lan, open, page, redirect, serve, skip, start, until_refused, untouched,
+    wait_until,
 };
 
 /// Regression: a foreign iframe's first navigation was judged by its parent (the dev
@@ -33,7 +34,15 @@ async fn a_foreign_frames_redirect_gets_no_loopback() {
     )
     .await;
     let s = start().await;
-    open_and_wait(&s, dev, 2000).await;
+    open(&s, dev).await;
+    until_refused(
+        &s,
+        &[&secret.to_string()],
+        1,
+        &secret_seen,
+        Duration::from_secs(2),
+    )
+    .await;
     untouched(&secret_seen, "a foreign iframe's redirect");
 }
 
@@ -59,7 +68,15 @@ async fn a_foreign_hosts_redirect_of_a_dev_page_image_gets_no_loopback() {
     )
     .await;
     let s = start().await;
-    open_and_wait(&s, dev, 2000).await;
+    open(&s, dev).await;
+    until_refused(
+        &s,
+        &[&secret.to_string()],
+        1,
+        &secret_seen,
+        Duration::from_secs(2),
+    )
+    .await;
     untouched(&secret_seen, "a foreign host's redirect");
 }
 
@@ -92,8 +109,20 @@ async fn a_popup_of_the_dev_page_cannot_send_it_to_another_local_service() {
     s.call("Input.insertText", serde_json::json!({"text": "hi"}))
         .await
         .unwrap();
-    tokio::time::sleep(Duration::from_secs(3)).await;
-    assert!(!popup_seen.lock().unwrap().is_empty(), "the popup opened");
+    let opened = wait_until(Duration::from_secs(10), || {
+        !popup_seen.lock().unwrap().is_empty()
+    })
+    .await;
+    assert!(opened, "the popup opened");
+    // The popup tries 0.5 s after it loads.
+    until_refused(
+        &s,
+        &[&secret.to_string()],
+        1,
+        &secret_seen,
+        Duration::from_secs(3),
+    )
+    .await;
     let hits = secret_seen.lock().unwrap().clone();
     assert!(
         hits.is_empty(),
@@ -108,7 +137,7 @@ async fn a_foreign_frames_host_gets_no_proxy_ticket() {
     if skip() {
         return;
     }
-    let (frame, _) = serve(lan(), page("<title>ad</title>ad".into())).await;
+    let (frame, frame_seen) = serve(lan(), page("<title>ad</title>ad".into())).await;
     let (dev, _) = serve(
         "127.0.0.1".parse().unwrap(),
         page(format!(
@@ -117,7 +146,13 @@ async fn a_foreign_frames_host_gets_no_proxy_ticket() {
     )
     .await;
     let s = start().await;
-    open_and_wait(&s, dev, 1000).await;
+    open(&s, dev).await;
+    // The frame's request reached its server, so its navigation has been judged.
+    let loaded = wait_until(Duration::from_secs(10), || {
+        !frame_seen.lock().unwrap().is_empty()
+    })
+    .await;
+    assert!(loaded, "the frame loaded");
     assert!(
         !s.gate.for_connection(&frame.ip().to_string(), frame.port()),
         "the foreign frame's host:port is a loopback ticket"
@@ -132,27 +167,54 @@ async fn a_clicked_foreign_frame_cannot_send_the_top_to_another_local_service() 
         return;
     }
     let (secret, secret_seen) = serve("127.0.0.1".parse().unwrap(), page("secret".into())).await;
-    let (frame, _) = serve(lan(), page(format!(
+    let (frame, frame_seen) = serve(lan(), page(format!(
         r#"<body style="margin:0"><button style="width:300px;height:150px" onclick="top.location='http://{secret}/top-nav-after-click'">Accept</button></body>"#
     ))).await;
     let (dev, _) = serve("127.0.0.1".parse().unwrap(), page(format!(
         r#"<title>dev</title><body style="margin:0"><iframe style="border:0" width=300 height=150 src="http://{frame}/"></iframe></body>"#
     ))).await;
     let s = start().await;
-    open_and_wait(&s, dev, 800).await;
-    for t in ["mousePressed", "mouseReleased"] {
-        s.call(
-            "Input.dispatchMouseEvent",
-            serde_json::json!({"type": t, "x": 100, "y": 50, "button": "left", "clickCount": 1}),
+    open(&s, dev).await;
+    let loaded = wait_until(Duration::from_secs(10), || {
+        !frame_seen.lock().unwrap().is_empty()
+    })
+    .await;
+    assert!(loaded, "the frame loaded");
+    // A click lands on the button once the frame is drawn: click until the navigation
+    // it starts is refused (or reaches the service, failing below).
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    let mut refused = false;
+    while !refused
+        && secret_seen.lock().unwrap().is_empty()
+        && tokio::time::Instant::now() < deadline
+    {
+        for t in ["mousePressed", "mouseReleased"] {
+            s.call(
+                "Input.dispatchMouseEvent",
+                serde_json::json!({"type": t, "x": 100, "y": 50, "button": "left", "clickCount": 1}),
+            )
+            .await
+            .unwrap();
+        }
+        refused = until_refused(
+            &s,
+            &[&format!("{secret}/top-nav-after-click")],
+            1,
+            &secret_seen,
+            Duration::from_millis(500),
         )
         .await
-        .unwrap();
+        .iter()
+        .any(|r| r.contains("top-nav-after-click"));
     }
-    tokio::time::sleep(Duration::from_secs(2)).await;
     let hits = secret_seen.lock().unwrap().clone();
     assert!(
         hits.is_empty(),
         "a clicked foreign frame sent the top to loopback: {hits:?}"
+    );
+    assert!(
+        refused,
+        "the click started the navigation, and it was refused"
     );
 }
 
@@ -241,7 +303,24 @@ const ws = new WebSocket('ws://{secret}/ws');
     .await;
     *dev_addr.lock().unwrap() = Some(dev);
     let s = start().await;
-    open_and_wait(&s, dev, 4000).await;
+    open(&s, dev).await;
+    // The frame's own requests are judged before its page loads; those of its workers
+    // come after, the nested worker's last.
+    until_refused(
+        &s,
+        &[
+            &format!("{secret}/frame-fetch"),
+            &format!("{secret}/beacon"),
+            &format!("{secret}/dedicated-worker"),
+            &format!("{secret}/nested-worker"),
+            &format!("{secret}/blob-worker"),
+            &format!("{secret}/shared-worker"),
+        ],
+        1,
+        &secret_seen,
+        Duration::from_secs(4),
+    )
+    .await;
     assert!(
         lan_seen
             .lock()

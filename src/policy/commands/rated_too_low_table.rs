@@ -1,5 +1,5 @@
-//! Issue 23, red-team review: command lines the classifier rated lower than what they do
-//! (findings A10–A15, B3, B4, B6, B9, B11, B12 and C of the review). Each table is one
+//! Command lines the classifier once rated lower than what they do (issue 23, red-team
+//! review findings A10–A15, B3, B4, B6, B9, B11, B12 and C). Each table is one
 //! finding, with the least (or exact) level every line must get; the harmless neighbours
 //! of each shape are pinned too, so a fix that asks about everything would fail.
 
@@ -79,7 +79,7 @@ fn grantable(command: &str) -> bool {
 /// A10: boolean flags listed as value-taking swallowed the secret that followed them;
 /// `hexdump -f` and binutils/gcc `@FILE` read files the tables did not check.
 #[test]
-fn a10_options_never_swallow_a_protected_operand() {
+fn options_never_swallow_a_protected_operand() {
     check(&[
         ("strings -o ~/.ssh/id_rsa", Min(H)),
         ("strings -d /etc/shadow", Min(H)),
@@ -121,7 +121,7 @@ fn a10_options_never_swallow_a_protected_operand() {
 /// A10: binutils (and gcc) expand `@FILE` into options read from FILE: the file is read,
 /// and the options in it are unknown.
 #[test]
-fn a10_response_files_are_reads_of_unknown_options() {
+fn response_files_are_reads_of_unknown_options() {
     check(&[
         ("strings @/etc/shadow", Min(H)),
         ("objdump -x @/etc/shadow", Min(H)),
@@ -140,7 +140,7 @@ fn a10_response_files_are_reads_of_unknown_options() {
 /// A11: programs told to read the names of their files from input or from a file read
 /// files Loom cannot see; xargs feeds a read-only program paths only known at run time.
 #[test]
-fn a11_file_names_from_input_are_unproven() {
+fn file_names_from_input_are_unproven() {
     check(&[
         ("printf '/etc/shadow\\0' | sort --files0-from=-", Min(M)),
         (
@@ -165,7 +165,7 @@ fn a11_file_names_from_input_are_unproven() {
 /// A12: `python -m` modules that write, import a named file, or are shadowed by the
 /// workspace (python puts the working directory first on `sys.path` for `-m`).
 #[test]
-fn a12_python_modules_that_write_or_run_workspace_code() {
+fn python_modules_that_write_or_run_workspace_code_are_rated_by_what_they_do() {
     check(&[
         ("python3 -m json.tool in.json /home/dev/.bashrc", Min(H)),
         ("python3 -m json.tool a.json b.json", Min(M)),
@@ -200,7 +200,7 @@ fn a12_python_modules_that_write_or_run_workspace_code() {
 /// A13: a value of an option read as the package manager's subcommand, and "read"
 /// subcommands that write.
 #[test]
-fn a13_package_manager_subcommands_are_found_past_option_values() {
+fn package_manager_subcommands_are_found_past_option_values() {
     check(&[
         ("dnf -x list install evilpkg", Min(H)),
         ("yum -x show install x", Min(H)),
@@ -230,7 +230,7 @@ fn a13_package_manager_subcommands_are_found_past_option_values() {
 /// A15: `go -toolexec`/`-exec` run a program (judged), `go list -export` compiles, and a
 /// tar archive named `host:file` is fetched with rsh over the network.
 #[test]
-fn a15_go_toolexec_and_remote_tar_archives() {
+fn go_toolexec_and_remote_tar_archives_are_rated_by_what_they_do() {
     check(&[
         ("go list -export -toolexec=./x ./...", Min(M)),
         ("go list -export -toolexec 'rm -rf ~' ./...", Is(F)),
@@ -311,7 +311,7 @@ fn low_verdicts_that_run_code_or_read_secrets_ask() {
 /// B3: `find -delete` with no test, over the workspace (or what holds it), empties it; an
 /// `-exec` before any test runs on each start path too.
 #[test]
-fn b3_find_emptying_the_workspace_is_forbidden() {
+fn find_emptying_the_workspace_is_forbidden() {
     check(&[
         ("find . -delete", Is(F)),
         ("find -delete", Is(F)),
@@ -341,7 +341,7 @@ fn b3_find_emptying_the_workspace_is_forbidden() {
 /// B4: rsync --delete into the workspace (or home), mv of home or of what holds the
 /// workspace, and `git rm -f`.
 #[test]
-fn b4_emptying_the_workspace_by_other_names() {
+fn emptying_the_workspace_by_other_names_is_rated_by_what_it_does() {
     check(&[
         ("mkdir e; rsync -a --delete e/ ./", Is(F)),
         ("rsync -a --delete /tmp/empty/ ~/", Is(F)),
@@ -370,7 +370,7 @@ fn b4_emptying_the_workspace_by_other_names() {
 
 /// B6: ssh and rsync options bundled behind other short flags.
 #[test]
-fn b6_bundled_short_options_hide_local_commands() {
+fn local_commands_hidden_in_bundled_short_options_are_found() {
     check(&[
         ("ssh -vo 'ProxyCommand=rm -rf ~' x", Is(F)),
         ("ssh -vvoProxyCommand='rm -rf ~' x", Is(F)),
@@ -390,7 +390,7 @@ fn b6_bundled_short_options_hide_local_commands() {
 
 /// B9: programs that read commands from their input: what they run is judged.
 #[test]
-fn b9_commands_read_from_input_are_judged() {
+fn commands_read_from_input_are_judged() {
     check(&[
         ("ed -s f <<< '!rm -rf ~'", Is(F)),
         ("printf '!rm -rf ~\\n' | ed -s f", Is(F)),
@@ -421,7 +421,7 @@ fn b9_commands_read_from_input_are_judged() {
 
 /// B11: disk tools with destructive subcommands, and unknown programs given a disk.
 #[test]
-fn b11_disk_destroyers_are_forbidden() {
+fn disk_destroyers_are_forbidden() {
     check(&[
         ("nvme format /dev/nvme0n1", Is(F)),
         ("nvme sanitize -a 2 /dev/nvme0", Is(F)),
@@ -458,7 +458,7 @@ fn b11_disk_destroyers_are_forbidden() {
 /// B12: `make --eval`/`-f -` payloads, command-running git keys, and power-off or
 /// kill-everything by other names.
 #[test]
-fn b12_payloads_and_shutdowns_by_other_names() {
+fn payloads_and_shutdowns_by_other_names_are_rated_by_what_they_do() {
     check(&[
         ("make --eval='$(shell rm -rf ~)'", Is(F)),
         ("make -E '$(shell rm -rf /)' all", Is(F)),
@@ -518,7 +518,7 @@ fn b12_payloads_and_shutdowns_by_other_names() {
 /// C: writes outside the workspace rated medium, network use rated read-only, a
 /// credential read through `npm config get`.
 #[test]
-fn c_writes_outside_network_reads_and_credentials() {
+fn writes_outside_network_reads_and_credentials_are_rated_by_what_they_do() {
     check(&[
         ("tar -cf /dev/null -g ~/.bashrc .", Min(H)),
         (

@@ -89,12 +89,53 @@ pub(super) async fn start() -> Session {
     Session::start(&exe(), allow, true).await.unwrap()
 }
 
-/// Open `addr`'s root page (waiting for it to load) and let it run for `ms` milliseconds.
-pub(super) async fn open_and_wait(s: &Session, addr: SocketAddr, ms: u64) {
+/// Open `addr`'s root page and wait for it to load (its frames included).
+pub(super) async fn open(s: &Session, addr: SocketAddr) {
     s.open(&format!("http://{addr}/"), Duration::from_secs(10))
         .await
         .unwrap();
-    tokio::time::sleep(Duration::from_millis(ms)).await;
+}
+
+/// Poll `done` every 20 ms until it holds or `limit` has passed; whether it held.
+pub(super) async fn wait_until(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
+    let deadline = tokio::time::Instant::now() + limit;
+    loop {
+        if done() {
+            return true;
+        }
+        if tokio::time::Instant::now() >= deadline {
+            return false;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// Wait until the attack on a loopback service is decided: for every one of `needles`,
+/// the session has refused `count` requests or connections whose report names it; or
+/// `reached` (the service's log) has a request, so the attack got through and the
+/// caller's assertion fails on it. At most `limit`: where Chromium itself stops an
+/// attempt, nothing is reported, and the test then waits as long as the attempt could
+/// take. Returns every refusal taken from the session meanwhile.
+pub(super) async fn until_refused(
+    s: &Session,
+    needles: &[&str],
+    count: usize,
+    reached: &Seen,
+    limit: Duration,
+) -> Vec<String> {
+    let mut refused = Vec::new();
+    let decided = wait_until(limit, || {
+        refused.extend(s.take_refused());
+        needles
+            .iter()
+            .all(|n| refused.iter().filter(|r| r.contains(n)).count() >= count)
+            || !reached.lock().unwrap().is_empty()
+    })
+    .await;
+    if !decided {
+        eprintln!("no verdict on {needles:?} within {limit:?}; refused: {refused:?}");
+    }
+    refused
 }
 
 /// Assert that the server whose request lines are `seen` got none, naming `what` tried.
