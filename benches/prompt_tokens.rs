@@ -14,6 +14,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use loom::agent::{AgentEvent, Runner, UserOp};
+use loom::compose;
 use loom::config::{self, FlagConfig};
 use loom::setup::{self, Provider};
 use serde_json::{Value, json};
@@ -62,7 +63,7 @@ async fn first_request(dir: &Path, window: u64, mcp: bool) -> Value {
     let sid = format!("bench-{window}-{mcp}");
     let ctx = setup::tool_context(dir, &config, &sid).unwrap();
     let files = setup::session_files(dir, &sid, "scripted-model", false);
-    let parts = setup::runner_parts(&config, &provider, ctx, false, Vec::new(), files);
+    let parts = compose::runner_parts(&config, &provider, ctx, false, Vec::new(), files);
     if let Some(mcp) = &parts.mcp {
         mcp.settled().await;
     }

@@ -5,14 +5,15 @@
 //! [`AgentFactory`] holds what every agent of a session shares (configuration, provider,
 //! workspace context, long-term memory, the undo journal); [`AgentFactory::build`] turns a
 //! role into the [`RunnerParts`] a [`crate::agent::Runner`] starts from. It is called by
-//! `setup::runner_parts` (the top agent) and, through
+//! [`runner_parts`] (the top agent) and, through
 //! [`crate::agent::delegate::SubAgentFactory`], by the `delegate` tool.
 
 use std::sync::{Arc, Mutex};
 
-use crate::agent::delegate::{self, DelegateTool, SubAgentFactory, SubAgentSpec, SubAgents};
+use crate::agent::delegate::{self, DelegateTool, SubAgentFactory, SubAgentSpec};
 use crate::agent::prompt;
 use crate::agent::state::Limits;
+use crate::agent::sub_agents::SubAgents;
 use crate::agent::{AgentOptions, RunnerParts};
 use crate::changelog::Changelog;
 use crate::config::Config;
@@ -392,6 +393,25 @@ impl SubAgentFactory for AgentFactory {
     fn sub_agent(self: Arc<Self>, spec: SubAgentSpec) -> Result<RunnerParts, String> {
         self.build(Role::Sub(spec))
     }
+}
+
+/// Everything the runner needs for a session: the top agent, built by the composition
+/// root (this module).
+pub fn runner_parts(
+    config: &Config,
+    provider: &Provider,
+    ctx: ToolContext,
+    interactive: bool,
+    conversation: Vec<Message>,
+    files: SessionFiles,
+) -> RunnerParts {
+    let factory = AgentFactory::new(config, provider, ctx, interactive, &files);
+    factory
+        .build(Role::Top {
+            conversation,
+            files,
+        })
+        .expect("the top agent's parts always build")
 }
 
 #[cfg(test)]

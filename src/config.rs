@@ -22,6 +22,10 @@ use crate::policy::approvals::RuleConfig;
 use crate::policy::sandbox::SandboxMode;
 pub use oracle::{OracleConfig, OracleSettings, oracle_bounds};
 
+/// The theme name that means "dark or light, after the terminal's background" (the
+/// default; see `tui/background.rs`).
+pub const AUTO_THEME: &str = "auto";
+
 /// A configuration file could not be used.
 #[derive(Debug, Error)]
 pub enum ConfigError {
@@ -584,14 +588,14 @@ pub fn load(
         })?,
     };
     let web = merged.web.clone().unwrap_or_default();
-    crate::tools::web::guard::AllowPrivate::parse(web.allow_private.as_deref().unwrap_or(&[]))
+    crate::policy::address_guard::AllowPrivate::parse(web.allow_private.as_deref().unwrap_or(&[]))
         .map_err(|message| ConfigError::Invalid {
             source_name: "web.allow_private".into(),
             message,
         })?;
     let web_search = merged.web_search.clone().unwrap_or_default();
     if let Some(p) = &web_search.provider
-        && crate::tools::web::search::ProviderKind::parse(p).is_none()
+        && crate::config::web::ProviderKind::parse(p).is_none()
     {
         return Err(ConfigError::Invalid {
             source_name: "web_search.provider".into(),
@@ -655,7 +659,7 @@ pub fn load(
         theme: merged
             .theme
             .clone()
-            .unwrap_or_else(|| crate::tui::theme::AUTO.to_string()),
+            .unwrap_or_else(|| AUTO_THEME.to_string()),
         output_budget: tools.output_budget.unwrap_or(128 * 1024).max(1024),
         bash_output_budget: tools.bash_output_budget.unwrap_or(16 * 1024).max(256),
         env: tools.env.unwrap_or_default(),

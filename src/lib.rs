@@ -4,6 +4,7 @@
 //! uses `llm`, `tools` and `hooks`; everything below consults `policy`.
 
 pub mod agent;
+pub mod base;
 pub mod changelog;
 pub mod cli;
 pub mod commands;
@@ -20,6 +21,7 @@ pub mod memory;
 pub mod policy;
 pub mod printable;
 pub mod private;
+pub mod protocol;
 pub mod secrets;
 pub mod session;
 pub mod setup;

@@ -3,11 +3,11 @@
 use std::io::Read;
 use std::process::ExitCode;
 
-use loom::changelog::Scope;
 use loom::cli::{self, Cli, Command, McpCommand, PolicyCommand, ToolCommand};
 use loom::commands;
 use loom::config::{self, Config};
 use loom::exec;
+use loom::protocol::changes::Scope;
 use loom::session;
 use loom::setup;
 use loom::tools::ToolContext;
@@ -24,7 +24,7 @@ fn main() -> ExitCode {
         }
     };
     loom::llm::ensure_tls();
-    if let Some(data) = loom::session::data_dir() {
+    if let Some(data) = loom::base::dirs::data_dir() {
         loom::private::close_data_dir(&data);
     }
     let runtime = match tokio::runtime::Builder::new_multi_thread()

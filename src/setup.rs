@@ -8,20 +8,19 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
-use crate::agent::RunnerParts;
 use crate::changelog::Changelog;
 use crate::config::Config;
 use crate::hooks::HookChain;
 use crate::hooks::command::CommandHook;
+use crate::llm::ProviderSettings;
 use crate::llm::current::CurrentModel;
 use crate::llm::discover::{self, how_to_configure};
-use crate::llm::{Message, ProviderSettings};
 use crate::policy::approvals::Rules;
 use crate::policy::env::EnvPolicy;
 use crate::policy::paths::{Confinement, ForbiddenMatch, ForbiddenRule};
 use crate::policy::sandbox::{self, Availability, SandboxMode, SandboxSpec};
 use crate::policy::{CallIntent, CommandIntent, Policy};
-use crate::session::{self, SessionLog};
+use crate::session::SessionLog;
 use crate::tools::{ToolContext, ToolLimits, ToolRegistry};
 use std::sync::Mutex;
 
@@ -131,17 +130,6 @@ pub async fn resolve_provider(config: &Config) -> Provider {
     }
 }
 
-/// A new session id: sortable by time, unique enough for one machine.
-pub fn new_session_id() -> String {
-    let now = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
-    let stamp: String = now
-        .chars()
-        .filter(|c| c.is_ascii_digit())
-        .take(14)
-        .collect();
-    format!("{}-{}-{:04x}", &stamp[..8], &stamp[8..], fastrand::u16(..))
-}
-
 /// The workspace root for a directory given on the command line (or the current one).
 pub fn workspace_root(cd: Option<&Path>) -> std::io::Result<PathBuf> {
     let dir = match cd {
@@ -246,7 +234,7 @@ fn loom_own_rules(config: &Config) -> Vec<ForbiddenRule> {
     {
         rules.push(own(dir, "Loom's user config"));
     }
-    if let Some(dir) = crate::session::data_dir() {
+    if let Some(dir) = crate::base::dirs::data_dir() {
         rules.push(own(dir, "Loom's data directory"));
     }
     for file in &config.sources {
@@ -387,7 +375,7 @@ pub fn session_files_titled(
     resume: bool,
     title: Option<&str>,
 ) -> SessionFiles {
-    let Some(data) = session::data_dir() else {
+    let Some(data) = crate::base::dirs::data_dir() else {
         return SessionFiles {
             notices: vec![
                 "no data directory: this session is not saved and changes cannot be undone".into(),
@@ -476,39 +464,8 @@ pub fn hooks(config: &Config, policy: &Policy, root: &Path) -> HookChain {
     chain
 }
 
-/// Everything the runner needs for a session: the top agent, built by the composition
-/// root ([`crate::compose`]).
-pub fn runner_parts(
-    config: &Config,
-    provider: &Provider,
-    ctx: ToolContext,
-    interactive: bool,
-    conversation: Vec<Message>,
-    files: SessionFiles,
-) -> RunnerParts {
-    let factory = crate::compose::AgentFactory::new(config, provider, ctx, interactive, &files);
-    factory
-        .build(crate::compose::Role::Top {
-            conversation,
-            files,
-        })
-        .expect("the top agent's parts always build")
-}
-
 /// Start the configured, enabled MCP servers in the background (`None` when there are
 /// none). Must be called on a tokio runtime.
 pub fn mcp_servers(config: &Config) -> Option<crate::mcp::McpManager> {
     (!config.mcp_servers.is_empty()).then(|| crate::mcp::McpManager::start(&config.mcp_servers))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn session_ids_sort_by_time() {
-        let id = new_session_id();
-        assert_eq!(id.len(), "20261122-071530-ab12".len(), "{id}");
-        assert!(id.starts_with("20"));
-    }
 }

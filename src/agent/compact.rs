@@ -16,6 +16,7 @@ use crate::llm::{ChatRequest, LlmClient, Message};
 
 use super::budget::chars;
 pub use super::budget::{Budget, TARGET_PERCENT};
+use crate::protocol::compaction::Report;
 
 /// Share of the conversation's budget the recent, verbatim part may take.
 const RECENT_PERCENT: usize = 50;
@@ -33,60 +34,6 @@ assistant who will continue it. Keep, under these headings: Task (what the perso
 their words where it matters), Decisions (what was decided and why), Files (each file read or \
 changed, with what matters about it), Open items (what is left to do, errors not yet solved). \
 Be specific: names, paths, commands, error messages. At most 400 words. No preamble.";
-
-/// What compaction did, for the person.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Report {
-    /// Estimated tokens before.
-    pub before_tokens: u64,
-    /// Estimated tokens after.
-    pub after_tokens: u64,
-    /// Tool results cut to head and tail.
-    pub trimmed_results: usize,
-    /// Older messages replaced by the summary.
-    pub summarized_messages: usize,
-    /// Why no summary could be made (the older part was dropped instead), if so.
-    pub summary_failed: Option<String>,
-}
-
-impl Report {
-    /// One line for the person: "compacted the conversation: ~9.1k → ~2.3k tokens (2 tool
-    /// results cut, 14 older messages summarised)".
-    pub fn describe(&self) -> String {
-        if self.trimmed_results == 0 && self.summarized_messages == 0 {
-            return format!(
-                "nothing to compact: the conversation already fits (about {} tokens)",
-                self.before_tokens
-            );
-        }
-        let k = |n: u64| {
-            if n >= 1000 {
-                format!("~{:.1}k", n as f64 / 1000.0)
-            } else {
-                format!("~{n}")
-            }
-        };
-        let mut what = Vec::new();
-        if self.trimmed_results > 0 {
-            what.push(format!("{} tool result(s) cut", self.trimmed_results));
-        }
-        if self.summarized_messages > 0 {
-            what.push(match &self.summary_failed {
-                None => format!("{} older messages summarised", self.summarized_messages),
-                Some(why) => format!(
-                    "{} older messages left out, as no summary could be made: {why}",
-                    self.summarized_messages
-                ),
-            });
-        }
-        format!(
-            "compacted the conversation to fit the model's context: {} → {} tokens ({})",
-            k(self.before_tokens),
-            k(self.after_tokens),
-            what.join(", ")
-        )
-    }
-}
 
 /// A compacted conversation and what was done.
 #[derive(Debug, Clone)]
@@ -126,7 +73,7 @@ fn trim_result(content: &str, max_chars: usize) -> String {
         content.len()
     );
     let Ok(mut value) = serde_json::from_str::<serde_json::Value>(content) else {
-        let (cut, _) = crate::tools::output::cut_middle(content, max_chars);
+        let (cut, _) = crate::base::text::cut_middle(content, max_chars);
         return format!("{cut}\n[loom: {note}]");
     };
     if let serde_json::Value::Object(map) = &mut value {
@@ -142,7 +89,7 @@ fn trim_result(content: &str, max_chars: usize) -> String {
             // (The cut leaves a marker of its own in the middle: a little more goes.)
             let keep = longest.len().saturating_sub(excess + 64).max(200);
             if keep < longest.len() {
-                *longest = crate::tools::output::cut_middle(longest, keep).0;
+                *longest = crate::base::text::cut_middle(longest, keep).0;
                 continue;
             }
         }
@@ -154,7 +101,7 @@ fn trim_result(content: &str, max_chars: usize) -> String {
     let text = value.to_string();
     if text.len() > max_chars.saturating_mul(2) {
         // Nothing in the structure could give way enough: cut the text itself.
-        let (cut, _) = crate::tools::output::cut_middle(content, max_chars);
+        let (cut, _) = crate::base::text::cut_middle(content, max_chars);
         return format!("{cut}\n[loom: {note}]");
     }
     text
@@ -268,12 +215,12 @@ pub fn render(older: &[Message], max_chars: usize) -> String {
                 }
             }
             Message::Tool { name, content, .. } => {
-                let (cut, _) = crate::tools::output::cut_middle(content, 4_000);
+                let (cut, _) = crate::base::text::cut_middle(content, 4_000);
                 out.push_str(&format!("\n## Result of {name}\n{cut}\n"));
             }
         }
     }
-    crate::tools::output::cut_middle(&out, max_chars).0
+    crate::base::text::cut_middle(&out, max_chars).0
 }
 
 /// The conversation after compaction: the summary (as the person's message, answered, so
@@ -471,8 +418,8 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
-    use crate::agent::state::check_tool_answers;
     use crate::llm::ToolCall;
+    use crate::llm::message::check_tool_answers;
 
     fn turn(i: usize, calls: usize, result_len: usize) -> Vec<Message> {
         let mut out = vec![Message::user(format!("request {i}"))];

@@ -20,8 +20,7 @@
 //! delegate calls of one response run at once; every call the sub-agent makes passes the
 //! policy on its own.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -32,6 +31,7 @@ use tokio::sync::mpsc;
 
 use super::events::{AgentEvent, TurnEnd, UserOp};
 use super::runner::{Runner, RunnerParts};
+use super::sub_agents::SubAgents;
 use crate::llm::Usage;
 use crate::policy::Autonomy;
 use crate::tools::{
@@ -140,65 +140,6 @@ pub fn sub_agent_prompt(spec: &SubAgentSpec, autonomy: Autonomy) -> String {
         );
     }
     text
-}
-
-/// The sub-agents of one agent: where their events go, how ops reach them, and the
-/// parent's approval mode. Shared by the parent's runner and its `delegate` tool.
-#[derive(Default)]
-pub struct SubAgents {
-    events: OnceLock<mpsc::UnboundedSender<AgentEvent>>,
-    routes: Mutex<HashMap<String, mpsc::UnboundedSender<UserOp>>>,
-    autonomy: Mutex<Autonomy>,
-}
-
-impl std::fmt::Debug for SubAgents {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SubAgents").finish_non_exhaustive()
-    }
-}
-
-impl SubAgents {
-    /// Connect to the parent's event stream (its runner does this when it starts).
-    pub fn attach(&self, events: mpsc::UnboundedSender<AgentEvent>, autonomy: Autonomy) {
-        let _ = self.events.set(events);
-        self.set_autonomy(autonomy);
-    }
-
-    /// The parent's approval mode changed.
-    pub fn set_autonomy(&self, autonomy: Autonomy) {
-        *self.autonomy.lock().unwrap_or_else(|p| p.into_inner()) = autonomy;
-    }
-
-    fn autonomy(&self) -> Autonomy {
-        *self.autonomy.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    /// Send `op` to the sub-agent of call `parent_id`; false when none runs.
-    pub fn route(&self, parent_id: &str, op: UserOp) -> bool {
-        let routes = self.routes.lock().unwrap_or_else(|p| p.into_inner());
-        routes
-            .get(parent_id)
-            .is_some_and(|ops| ops.send(op).is_ok())
-    }
-
-    fn forward(&self, parent_id: &str, event: AgentEvent) {
-        if let Some(events) = self.events.get() {
-            let _ = events.send(AgentEvent::SubAgent {
-                parent_id: parent_id.to_string(),
-                event: Box::new(event),
-            });
-        }
-    }
-
-    fn register(&self, parent_id: &str, ops: mpsc::UnboundedSender<UserOp>) {
-        let mut routes = self.routes.lock().unwrap_or_else(|p| p.into_inner());
-        routes.insert(parent_id.to_string(), ops);
-    }
-
-    fn unregister(&self, parent_id: &str) {
-        let mut routes = self.routes.lock().unwrap_or_else(|p| p.into_inner());
-        routes.remove(parent_id);
-    }
 }
 
 /// Arguments of `delegate`.

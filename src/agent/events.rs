@@ -6,9 +6,9 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::base::diff::FileDiff;
 use crate::llm::Usage;
 use crate::policy::Autonomy;
-use crate::tools::diff::FileDiff;
 use crate::tools::{CallIntent, ToolResult};
 
 /// The agent's state, as shown in a status bar.
@@ -34,7 +34,7 @@ pub enum Phase {
 
 impl AgentEvent {
     /// The report of a [`AgentEvent::Compacted`] event.
-    pub fn compaction(&self) -> Option<crate::agent::compact::Report> {
+    pub fn compaction(&self) -> Option<crate::protocol::compaction::Report> {
         match self {
             AgentEvent::Compacted {
                 before_tokens,
@@ -42,7 +42,7 @@ impl AgentEvent {
                 trimmed_results,
                 summarized_messages,
                 summary_failed,
-            } => Some(crate::agent::compact::Report {
+            } => Some(crate::protocol::compaction::Report {
                 before_tokens: *before_tokens,
                 after_tokens: *after_tokens,
                 trimmed_results: *trimmed_results,
@@ -428,7 +428,7 @@ pub enum AgentEvent {
     /// The session's recorded changes, oldest first.
     Changes {
         /// The list.
-        changes: Vec<crate::changelog::ChangeSummary>,
+        changes: Vec<crate::protocol::changes::ChangeSummary>,
     },
     /// The conversation was compacted to fit the model's context window (what is sent
     /// shrank; the session file keeps everything).
@@ -452,7 +452,7 @@ pub enum AgentEvent {
         /// Workspace-relative path.
         path: String,
         /// The hunks written (shared: a big diff is not copied per front end).
-        hunks: std::sync::Arc<Vec<crate::tools::diff::Hunk>>,
+        hunks: std::sync::Arc<Vec<crate::base::diff::Hunk>>,
         /// Whether the file was created.
         creates: bool,
         /// Whether the file was deleted.
@@ -465,7 +465,7 @@ pub enum AgentEvent {
     /// The MCP servers' status changed (sent at start and after every change).
     McpStatus {
         /// Every configured server.
-        servers: Vec<crate::mcp::ServerStatus>,
+        servers: Vec<crate::protocol::mcp::ServerStatus>,
     },
     /// What Loom now knows of the model's context window (from the server or config).
     ContextWindow {
@@ -527,7 +527,7 @@ pub enum UserOp {
     /// Plan (and with `apply`, do) an undo.
     Undo {
         /// Which changes.
-        scope: crate::changelog::Scope,
+        scope: crate::protocol::changes::Scope,
         /// Do it (otherwise only show the plan).
         apply: bool,
         /// Overwrite files changed since Loom wrote them.
@@ -565,7 +565,7 @@ pub enum UserOp {
     /// List, search or delete long-term memories (`/memory`); the answer comes as a notice.
     Memory {
         /// What to do.
-        command: crate::memory::MemoryCommand,
+        command: crate::protocol::memory::MemoryCommand,
     },
     /// Stop the agent.
     Shutdown,

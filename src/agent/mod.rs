@@ -10,6 +10,7 @@ pub mod prompt;
 pub mod runner;
 pub mod state;
 pub mod steps;
+pub mod sub_agents;
 
 pub use events::{
     AgentEvent, ApprovalAnswer, ApprovalPreview, DecidedBy, FilePreview, Phase, TurnEnd, UserOp,

@@ -25,7 +25,7 @@ pub struct ProjectInstructions {
 /// `~/.aws/credentials` (or a FIFO) would otherwise go to the model provider in the system
 /// prompt of every session.
 pub fn agents_md(root: &Path, cwd: &Path) -> Vec<ProjectInstructions> {
-    let Ok(beneath) = crate::tools::beneath::Beneath::open(root) else {
+    let Ok(beneath) = crate::base::beneath::Beneath::open(root) else {
         return Vec::new();
     };
     let mut dirs = vec![std::path::PathBuf::new()];
@@ -57,7 +57,7 @@ pub fn agents_md(root: &Path, cwd: &Path) -> Vec<ProjectInstructions> {
         }
         let mut text = String::from_utf8_lossy(&bytes).into_owned();
         if text.len() > budget {
-            let cut = crate::tools::output::floor_char_boundary(&text, budget);
+            let cut = crate::base::text::floor_char_boundary(&text, budget);
             text.truncate(cut);
             text.push_str("\n[… cut: AGENTS.md files exceed 32 KiB …]");
         }

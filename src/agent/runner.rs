@@ -24,11 +24,12 @@ pub use shell::SHELL_ID_PREFIX;
 use super::effects::{resolve_calls, run_with_snapshots, write_with_record};
 use super::events::{AgentEvent, ApprovalAnswer, ApprovalPreview, FilePreview, Phase, UserOp};
 use super::state::{Action, Event, Limits, Machine, Verdict};
-use crate::changelog::{Changelog, Scope};
+use crate::changelog::Changelog;
 use crate::hooks::HookChain;
 use crate::llm::retry::RetryPolicy;
 use crate::llm::{ChatRequest, LlmClient, LlmError, Message, StreamEvent, Usage};
 use crate::policy::{Decision, Policy, Ruling};
+use crate::protocol::changes::Scope;
 use crate::session::{Record, SessionLog};
 use crate::tools::change::HunkSelection;
 use crate::tools::{FileChange, ToolContext, ToolKind, ToolRegistry, ToolResult};
@@ -191,7 +192,7 @@ pub struct Runner {
     /// Long-term memory, for `/memory`.
     memory: Option<Arc<crate::memory::Memory>>,
     /// The sub-agents of `delegate` calls: where their events go, how ops reach them.
-    subagents: Option<Arc<super::delegate::SubAgents>>,
+    subagents: Option<Arc<super::sub_agents::SubAgents>>,
     /// Which tools each request carries and which deferred ones are loaded (`None`: all).
     offer: Option<crate::tools::offer::ToolOffer>,
     /// The system prompt for a window too small for the full one.
@@ -237,7 +238,7 @@ pub struct RunnerParts {
     /// Long-term memory, for `/memory` (the tools hold their own handle).
     pub memory: Option<Arc<crate::memory::Memory>>,
     /// The agent's sub-agents (shared with its `delegate` tool), if it may delegate.
-    pub subagents: Option<Arc<super::delegate::SubAgents>>,
+    pub subagents: Option<Arc<super::sub_agents::SubAgents>>,
     /// For a delegate's sub-agent: the parent's turn, which its changes are recorded under
     /// (`None`: the agent numbers its own turns, after the journal's last).
     pub parent_turn: Option<u64>,
@@ -806,7 +807,7 @@ impl Runner {
     }
 
     /// Carry out a `/memory` command off the runner's task; its answer comes as a notice.
-    fn memory_command(&mut self, command: crate::memory::MemoryCommand) {
+    fn memory_command(&mut self, command: crate::protocol::memory::MemoryCommand) {
         let Some(memory) = self.memory.clone() else {
             self.emit(AgentEvent::Error {
                 message: "long-term memory is off in this session (see the notice at start)".into(),
@@ -1426,7 +1427,7 @@ fn forward_mcp_status(mcp: crate::mcp::McpManager, events: mpsc::UnboundedSender
 fn written_hunks(
     change: &FileChange,
     selection: &HunkSelection,
-) -> Arc<Vec<crate::tools::diff::Hunk>> {
+) -> Arc<Vec<crate::base::diff::Hunk>> {
     match selection {
         HunkSelection::All => Arc::new(change.diff.hunks.clone()),
         HunkSelection::Only(_) if change.deletes() || change.diff.hunks.is_empty() => {
@@ -1435,7 +1436,7 @@ fn written_hunks(
         HunkSelection::Only(_) => {
             let content = crate::tools::change::content_for(change, selection);
             let old = change.old.as_deref().unwrap_or("");
-            Arc::new(crate::tools::diff::FileDiff::compute(old, &content).hunks)
+            Arc::new(crate::base::diff::FileDiff::compute(old, &content).hunks)
         }
     }
 }

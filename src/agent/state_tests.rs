@@ -2,6 +2,7 @@
 //! sequences for the guarantees the runner and the front ends rely on.
 
 use super::*;
+use crate::llm::message::check_tool_answers;
 use proptest::prelude::*;
 
 fn call(id: &str, name: &str, kind: ToolKind) -> ProposedCall {
@@ -494,7 +495,7 @@ impl World {
             Gen::CompactNow => Event::CompactNow,
             Gen::Compacted => Event::Compacted {
                 conversation: self.m.conversation().to_vec(),
-                report: crate::agent::compact::Report::default(),
+                report: crate::protocol::compaction::Report::default(),
             },
             Gen::CompactFailed => Event::CompactFailed {
                 message: "too big".into(),
@@ -719,7 +720,7 @@ fn a_message_typed_during_a_requested_compaction_is_sent_after_it() {
     m.step(Event::Submit("second".into()));
     let a = m.step(Event::Compacted {
         conversation: m.conversation().to_vec(),
-        report: crate::agent::compact::Report::default(),
+        report: crate::protocol::compaction::Report::default(),
     });
     assert!(
         has(&a, |x| matches!(x, Action::CallLlm { .. })),

@@ -113,7 +113,7 @@ pub enum Event {
         /// The conversation to continue with.
         conversation: Vec<crate::llm::Message>,
         /// What was done.
-        report: super::compact::Report,
+        report: crate::protocol::compaction::Report,
     },
     /// Compaction could not make the conversation fit.
     CompactFailed {

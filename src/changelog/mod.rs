@@ -20,11 +20,12 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::base::beneath::Beneath;
+use crate::base::diff::FileDiff;
+use crate::base::files::Fingerprint;
 use crate::private::write_atomic;
+use crate::protocol::changes::{ChangeSummary, Scope};
 use crate::session::append::append_line;
-use crate::tools::beneath::Beneath;
-use crate::tools::change::Fingerprint;
-use crate::tools::diff::FileDiff;
 use snapshot::{Changed, Shadow};
 
 /// A file's recorded state (its bytes live in a blob file next to the journal).
@@ -84,35 +85,6 @@ impl Line {
             _ => None,
         }
     }
-}
-
-/// A recorded change, as listed by `/changes`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ChangeSummary {
-    /// Sequence number in the session.
-    pub seq: u64,
-    /// The turn it happened in.
-    pub turn: u64,
-    /// `edit_file`, `write_file` or `bash`.
-    pub tool: String,
-    /// What changed: a path, or a command and its files.
-    pub what: String,
-    /// Whether it is currently undone.
-    pub undone: bool,
-}
-
-/// Which changes to undo.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Scope {
-    /// The most recent change.
-    Last,
-    /// Every change of the most recent turn with changes.
-    Turn,
-    /// Every change of the session.
-    All,
-    /// Every change from this sequence number on.
-    Since(u64),
 }
 
 /// One file operation of an undo or redo.
@@ -182,7 +154,7 @@ pub struct Changelog {
 }
 
 /// Largest file whose previous state is kept for undo.
-const MAX_RECORDED_BYTES: u64 = crate::tools::change::MAX_EDIT_BYTES;
+const MAX_RECORDED_BYTES: u64 = crate::base::files::MAX_EDIT_BYTES;
 
 /// How many changes (file writes and commands that changed files) session `session`
 /// recorded, read from its journal without opening it for writing; 0 when it has none.

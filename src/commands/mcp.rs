@@ -5,7 +5,8 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use crate::config::Config;
-use crate::mcp::{McpManager, ServerState, schema};
+use crate::mcp::{McpManager, schema};
+use crate::protocol::mcp::ServerState;
 use crate::tools::{ToolContext, ToolRegistry};
 
 /// Exit code when a server failed or a tool returned an error.

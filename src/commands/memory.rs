@@ -8,7 +8,8 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use crate::cli::MemoryCommand as Cli;
-use crate::memory::{LIST_LIMIT, Memory, MemoryCommand, ScopeKind};
+use crate::memory::{LIST_LIMIT, Memory};
+use crate::protocol::memory::{MemoryCommand, ScopeKind};
 
 /// Run a `loom memory` subcommand for the workspace at `root`.
 pub fn run(root: &Path, command: &Cli) -> anyhow::Result<ExitCode> {

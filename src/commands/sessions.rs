@@ -6,22 +6,12 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 
-use crate::changelog::{Changelog, Scope};
+use crate::base::time::age;
+use crate::changelog::Changelog;
 use crate::llm::Message;
 use crate::printable;
+use crate::protocol::changes::Scope;
 use crate::session::{self, Record, SessionLog};
-
-/// How long ago `then` was, from `now` (seconds since the epoch): "just now", "5m ago",
-/// "3h ago", "2d ago".
-pub fn age(now: u64, then: u64) -> String {
-    let s = now.saturating_sub(then);
-    match s {
-        0..60 => "just now".into(),
-        60..3600 => format!("{}m ago", s / 60),
-        3600..86_400 => format!("{}h ago", s / 3600),
-        _ => format!("{}d ago", s / 86_400),
-    }
-}
 
 fn now_secs() -> u64 {
     std::time::SystemTime::now()
@@ -32,7 +22,7 @@ fn now_secs() -> u64 {
 
 /// One listed session: id, age, messages, changes, title (and the workspace when asked).
 fn line(s: &session::SessionSummary, now: u64, workspace: bool) -> String {
-    let changes = session::data_dir()
+    let changes = crate::base::dirs::data_dir()
         .map(|d| crate::changelog::count_changes(&d, &s.id))
         .unwrap_or(0);
     let mut l = format!(
@@ -85,7 +75,7 @@ pub fn list(workspace_only: Option<&Path>) -> anyhow::Result<ExitCode> {
 
 /// `loom sessions rm ID`.
 pub fn remove(id: &str) -> anyhow::Result<ExitCode> {
-    let Some(data) = session::data_dir() else {
+    let Some(data) = crate::base::dirs::data_dir() else {
         eprintln!("loom: no data directory, so no sessions are recorded");
         return Ok(ExitCode::from(1));
     };
@@ -182,7 +172,8 @@ pub fn undo(
             return Ok(ExitCode::from(1));
         }
     };
-    let data = session::data_dir().context("no data directory, so nothing can be undone")?;
+    let data =
+        crate::base::dirs::data_dir().context("no data directory, so nothing can be undone")?;
     let mut log = Changelog::open(&data, &id, workspace)?;
     let plan = match log.plan_step(redo, scope) {
         Ok(p) => p,
@@ -238,19 +229,6 @@ pub fn undo(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn ages_read_in_the_largest_whole_unit() {
-        assert_eq!(age(1000, 1000), "just now");
-        assert_eq!(
-            age(1000, 2000),
-            "just now",
-            "a clock behind is not negative"
-        );
-        assert_eq!(age(4000, 1000), "50m ago");
-        assert_eq!(age(20_000, 1000), "5h ago");
-        assert_eq!(age(1_000_000, 1000), "11d ago");
-    }
 
     #[test]
     fn a_title_is_the_first_typed_line_without_attachments_shortened() {

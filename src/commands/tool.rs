@@ -38,7 +38,7 @@ pub async fn registry(
     config.mcp_servers.clear();
     let provider = setup::resolve_provider(&config).await;
     let mut files = SessionFiles::none();
-    if let Some(data) = crate::session::data_dir() {
+    if let Some(data) = crate::base::dirs::data_dir() {
         files.memory = Memory::open(&data.join(crate::memory::DB_FILE), workspace)
             .ok()
             .map(Arc::new);

@@ -208,7 +208,7 @@ const SAFE_PATH: &str = "PYTHONSAFEPATH";
 
 /// The private directory a user-level server starts in, or `/` without a data directory.
 fn private_dir(name: &str) -> (PathBuf, bool) {
-    match crate::session::data_dir() {
+    match crate::base::dirs::data_dir() {
         Some(data) => (data.join("mcp").join(name), true),
         None => (PathBuf::from("/"), false),
     }
@@ -388,7 +388,7 @@ mod tests {
         };
         let (cwd, env, private_cwd) = stdio(Origin::User);
         assert_ne!(cwd, ws);
-        if let Some(data) = crate::session::data_dir() {
+        if let Some(data) = crate::base::dirs::data_dir() {
             assert_eq!(cwd, data.join("mcp/py"));
             assert!(private_cwd);
         }

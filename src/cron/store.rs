@@ -158,7 +158,7 @@ impl JobStore {
 
     /// The store of `workspace` in Loom's data directory (`None`: no data directory).
     pub fn open(workspace: &Path) -> Option<JobStore> {
-        crate::session::data_dir().map(|d| JobStore::for_workspace(&d, workspace))
+        crate::base::dirs::data_dir().map(|d| JobStore::for_workspace(&d, workspace))
     }
 
     /// The jobs file.

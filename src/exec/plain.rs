@@ -16,9 +16,10 @@ use std::collections::HashMap;
 use std::io::Write;
 
 use crate::agent::AgentEvent;
+use crate::base::text::truncate;
 use crate::printable;
 use crate::tools::ToolResult;
-use crate::tools::summary::{call_line, truncate};
+use crate::tools::summary::call_line;
 
 /// Columns a call's line is cut to on stderr.
 const CALL_COLUMNS: usize = 160;
@@ -107,7 +108,7 @@ impl<O: Write, E: Write> Plain<O, E> {
             AgentEvent::Error { message } => self.notice(message),
             AgentEvent::McpStatus { servers } => {
                 for s in servers {
-                    if let crate::mcp::ServerState::Failed { .. } = s.state {
+                    if let crate::protocol::mcp::ServerState::Failed { .. } = s.state {
                         let line = s.line();
                         if !self.mcp_failures.contains(&line) {
                             self.mcp_failures.push(line.clone());

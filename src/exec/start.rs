@@ -5,6 +5,7 @@
 use std::path::Path;
 
 use crate::agent::{AgentHandle, Runner};
+use crate::compose;
 use crate::config::Config;
 use crate::session::LoadedSession;
 use crate::setup::{self, Provider};
@@ -56,7 +57,7 @@ pub async fn start(
     let session_id = resumed
         .as_ref()
         .map(|s| s.id.clone())
-        .unwrap_or_else(setup::new_session_id);
+        .unwrap_or_else(crate::base::id::new_session_id);
     let ctx = setup::tool_context(workspace, config, &session_id).map_err(|e| {
         failure(format!(
             "cannot open workspace {}: {e}",
@@ -89,7 +90,7 @@ pub async fn start(
         files.loaded_tools = r.loaded_tools.clone();
     }
     let conversation = resumed.map(|r| r.conversation).unwrap_or_default();
-    let parts = setup::runner_parts(config, &provider, ctx, false, conversation, files);
+    let parts = compose::runner_parts(config, &provider, ctx, false, conversation, files);
     // Headless, the first request is the only chance to offer the servers' tools: it
     // waits for them to start (each bounded by its startup timeout).
     if let Some(mcp) = &parts.mcp {

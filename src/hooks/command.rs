@@ -9,8 +9,8 @@ use async_trait::async_trait;
 use globset::GlobMatcher;
 
 use super::{HookOutcome, PostToolsHook};
+use crate::base::text::cut_middle;
 use crate::tools::ToolContext;
-use crate::tools::output::cut_middle;
 use crate::tools::process::{CommandSpec, run};
 
 /// Bytes of hook output sent to the model.

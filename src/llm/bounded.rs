@@ -15,6 +15,11 @@ use std::time::Duration;
 
 use futures::{Stream, StreamExt};
 
+/// The longest answer a probe reads: a model list with descriptions, llama.cpp's
+/// properties with its chat template and Ollama's model card fit many times over, and a
+/// server that streams without end costs this much, not what it sends within the timeout.
+pub const PROBE_BODY_CAP: usize = 4 << 20;
+
 /// Which bound ended a response.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LimitHit {

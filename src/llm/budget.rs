@@ -9,7 +9,7 @@
 
 use serde_json::Value;
 
-use super::client::LlmError;
+use super::error::LlmError;
 use super::wire::Delta;
 
 /// The config key of the byte budget, named in its error.

@@ -48,12 +48,12 @@ pub async fn list_models(
     }
     let resp = req.send().await.map_err(|e| format!("{url}: {e}"))?;
     let status = resp.status();
-    let body: Value = super::bounded::json_capped(resp, super::window::PROBE_BODY_CAP)
+    let body: Value = super::bounded::json_capped(resp, super::bounded::PROBE_BODY_CAP)
         .await
         .ok_or_else(|| {
             format!(
                 "{url}: not a model list (not JSON, cut off, or longer than {} MiB)",
-                super::window::PROBE_BODY_CAP >> 20
+                super::bounded::PROBE_BODY_CAP >> 20
             )
         })?;
     if !status.is_success() {

@@ -15,7 +15,7 @@ use serde_json::Value;
 use thiserror::Error;
 
 use super::bounded::{LimitSlot, bounded, read_capped};
-use super::client::LlmError;
+use super::error::LlmError;
 use super::overflow::Overflow;
 use super::retry::parse_retry_after;
 use super::wire::error_message;
@@ -64,7 +64,7 @@ impl HttpFailure {
                 if trimmed.is_empty() {
                     status.canonical_reason().unwrap_or("error").to_string()
                 } else {
-                    crate::tools::output::cut_middle(trimmed, 2000).0
+                    crate::base::text::cut_middle(trimmed, 2000).0
                 }
             });
         HttpFailure {

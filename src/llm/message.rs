@@ -158,6 +158,37 @@ impl Usage {
     }
 }
 
+/// Check that every assistant tool call is answered by exactly one tool message (before the
+/// next user or assistant message), and no tool message answers nothing.
+pub fn check_tool_answers(conversation: &[Message]) -> Result<(), String> {
+    let mut open: Vec<String> = Vec::new();
+    for (i, m) in conversation.iter().enumerate() {
+        match m {
+            Message::Tool { tool_call_id, .. } => {
+                let Some(pos) = open.iter().position(|id| id == tool_call_id) else {
+                    return Err(format!(
+                        "message {i}: tool result for unknown or answered id {tool_call_id}"
+                    ));
+                };
+                open.remove(pos);
+            }
+            other => {
+                if !open.is_empty() {
+                    return Err(format!("message {i}: calls {open:?} have no result"));
+                }
+                if let Message::Assistant { tool_calls, .. } = other {
+                    open = tool_calls.iter().map(|c| c.id.clone()).collect();
+                }
+            }
+        }
+    }
+    if open.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("calls {open:?} have no result at the end"))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -11,6 +11,7 @@ pub mod budget;
 pub mod client;
 pub mod current;
 pub mod discover;
+pub mod error;
 pub mod http;
 pub mod image;
 pub mod message;
@@ -24,7 +25,8 @@ pub mod tokens;
 pub mod window;
 pub mod wire;
 
-pub use client::{ChatRequest, LlmClient, LlmError, LlmFailure, LlmOutput, StreamEvent};
+pub use client::{ChatRequest, LlmClient, LlmFailure, LlmOutput, StreamEvent};
+pub use error::LlmError;
 pub use message::{Message, ToolCall, Usage};
 pub use stop::Stop;
 

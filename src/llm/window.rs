@@ -19,11 +19,6 @@ use super::ProviderSettings;
 /// How long each probe waits.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(3);
 
-/// The longest answer a probe reads: a model list with descriptions, llama.cpp's
-/// properties with its chat template and Ollama's model card fit many times over, and a
-/// server that streams without end costs this much, not what it sends within the timeout.
-pub const PROBE_BODY_CAP: usize = 4 << 20;
-
 /// What the server (or the table) says about the model.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ModelInfo {
@@ -60,7 +55,7 @@ pub async fn probe(settings: &ProviderSettings) -> ModelInfo {
             if !resp.status().is_success() {
                 return None;
             }
-            super::bounded::json_capped(resp, PROBE_BODY_CAP).await
+            super::bounded::json_capped(resp, super::bounded::PROBE_BODY_CAP).await
         }
     };
     let base = settings.base_url.trim_end_matches('/').to_string();
@@ -95,7 +90,7 @@ pub async fn probe(settings: &ProviderSettings) -> ModelInfo {
             if !resp.status().is_success() {
                 return None;
             }
-            super::bounded::json_capped(resp, PROBE_BODY_CAP).await
+            super::bounded::json_capped(resp, super::bounded::PROBE_BODY_CAP).await
         },
     );
     let mut info = ModelInfo {

@@ -10,13 +10,13 @@
 //! any other (see [`crate::policy::mcp`]). At the end, [`McpManager::shutdown`] closes every
 //! connection and kills every server's process group.
 //!
-//! This module knows no agent and no screen: front ends read [`status::ServerStatus`].
+//! This module knows no agent and no screen: front ends read
+//! [`crate::protocol::mcp::ServerStatus`].
 
 pub mod connect;
 pub mod content;
 pub mod schema;
 pub mod server;
-pub mod status;
 pub mod tool;
 pub mod unavailable;
 
@@ -26,9 +26,9 @@ use std::time::Duration;
 use tokio::sync::watch;
 
 use crate::config::mcp::McpServer;
+use crate::protocol::mcp::ServerStatus;
 use crate::tools::{Tool, ToolRegistry, ToolSource};
 use server::Slot;
-pub use status::{ServerState, ServerStatus};
 
 /// The MCP servers of a session. Cheap to clone; clones share the servers.
 #[derive(Clone)]

@@ -14,9 +14,9 @@ use rmcp::{Peer, RoleClient};
 use tokio::sync::watch;
 
 use super::connect::{self, ProcessGroup, StderrTail};
-use super::status::{ServerState, ServerStatus};
 use super::tool::McpTool;
 use crate::config::mcp::{McpServer, McpTransport};
+use crate::protocol::mcp::{ServerState, ServerStatus};
 
 /// Restarts allowed per session after a server stopped.
 const RESTARTS: u32 = 1;

@@ -19,6 +19,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+use crate::protocol::memory::{MemoryCommand, ScopeKind};
+
 pub use store::Memory;
 
 /// Longest key, in characters.
@@ -74,29 +76,6 @@ impl Category {
     }
 }
 
-/// Where an entry lives.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,
-)]
-#[serde(rename_all = "snake_case")]
-pub enum ScopeKind {
-    /// The current workspace only.
-    #[default]
-    Workspace,
-    /// Every workspace.
-    Global,
-}
-
-impl ScopeKind {
-    /// Its name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ScopeKind::Workspace => "workspace",
-            ScopeKind::Global => "global",
-        }
-    }
-}
-
 /// One memory.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Entry {
@@ -135,26 +114,6 @@ pub fn format_time(secs: i64) -> String {
     humantime::format_rfc3339_seconds(t).to_string()
 }
 
-/// What a person asks of the memory from `/memory` (the TUI) — the runner carries it out.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "command", rename_all = "snake_case")]
-pub enum MemoryCommand {
-    /// The newest entries of this workspace and the global scope.
-    List,
-    /// Entries matching a query, best first.
-    Search {
-        /// The keywords.
-        query: String,
-    },
-    /// Delete an entry.
-    Forget {
-        /// Its key.
-        key: String,
-        /// Its scope.
-        scope: ScopeKind,
-    },
-}
-
 /// Most entries `/memory` and `loom memory list` show.
 pub const LIST_LIMIT: usize = 50;
 
@@ -181,32 +140,6 @@ impl MemoryCommand {
                 let e = memory.forget(key, *scope)?;
                 Ok(format!("forgot {:?} ({})", e.key, e.scope.as_str()))
             }
-        }
-    }
-
-    /// Parse `/memory`'s arguments: nothing (list), `search WORDS`, `rm KEY`,
-    /// `rm --global KEY`; the usage otherwise.
-    pub fn parse(args: &str) -> Result<MemoryCommand, &'static str> {
-        const USAGE: &str = "usage: /memory [search WORDS|rm [--global] KEY]";
-        let args = args.trim();
-        let (verb, rest) = args.split_once(' ').unwrap_or((args, ""));
-        let rest = rest.trim();
-        match verb {
-            "" | "list" if rest.is_empty() => Ok(MemoryCommand::List),
-            "search" | "find" if !rest.is_empty() => Ok(MemoryCommand::Search {
-                query: rest.to_string(),
-            }),
-            "rm" | "forget" | "delete" if !rest.is_empty() => {
-                let (scope, key) = match rest.strip_prefix("--global") {
-                    Some(k) if k.starts_with(' ') => (ScopeKind::Global, k.trim()),
-                    _ => (ScopeKind::Workspace, rest),
-                };
-                Ok(MemoryCommand::Forget {
-                    key: key.to_string(),
-                    scope,
-                })
-            }
-            _ => Err(USAGE),
         }
     }
 }
@@ -251,7 +184,7 @@ pub enum MemoryError {
 
 /// The memory database's path in Loom's data directory.
 pub fn default_path() -> Option<PathBuf> {
-    crate::session::data_dir().map(|d| d.join(DB_FILE))
+    crate::base::dirs::data_dir().map(|d| d.join(DB_FILE))
 }
 
 /// The scope key of a workspace (its canonical path).
@@ -324,7 +257,7 @@ pub fn prompt_section(entries: &[Entry]) -> Option<String> {
         let content = e.content.replace(is_line_break, " ");
         let mut line = format!("\n- {} ({}): {content}", e.key, e.scope.as_str());
         if line.len() > 600 {
-            let cut = crate::tools::output::floor_char_boundary(&line, 600);
+            let cut = crate::base::text::floor_char_boundary(&line, 600);
             line.truncate(cut);
             line.push('…');
         }

@@ -112,7 +112,7 @@ fn connect(path: &Path) -> Result<Connection, OpenFailure> {
 
 /// Move a damaged database (and its WAL and shared-memory files) aside; the new name.
 fn move_aside(path: &Path) -> std::io::Result<PathBuf> {
-    let stamp = crate::setup::new_session_id();
+    let stamp = crate::base::id::new_session_id();
     let aside = path.with_file_name(format!(
         "{}.corrupt-{stamp}",
         path.file_name()

@@ -7,6 +7,7 @@
 //! level, persistent rules from config (deny wins), grants made during the session, the
 //! hourly action budget, and whether anyone can be asked at all (headless: ask → deny).
 
+pub mod address_guard;
 pub mod approvals;
 pub mod call;
 pub mod commands;

@@ -7,7 +7,7 @@
 //! there); full-auto runs them. `[web] allowed_domains` lists the APIs `http_request` may
 //! call without asking; with a list, any other domain asks in every mode that can ask.
 //! Which *addresses* a call may reach is not decided here but by the address guard when
-//! it connects (`tools::web::guard`), in every mode.
+//! it connects (`policy::address_guard`), in every mode.
 
 use std::collections::BTreeSet;
 

@@ -352,7 +352,7 @@ pub fn looks_denied(stderr: &str, stdout: &str) -> Option<String> {
         .lines()
         .chain(stdout.lines())
         .find(|l| SIGNS.iter().any(|s| l.contains(s)))
-        .map(|l| crate::tools::output::preview_str(l.trim(), 200))
+        .map(|l| crate::base::text::preview_str(l.trim(), 200))
 }
 
 #[cfg(test)]

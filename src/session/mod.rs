@@ -18,12 +18,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::base::dirs::data_dir;
 use crate::llm::{Message, Usage};
-
-/// The data directory (`~/.local/share/loom` on Linux).
-pub fn data_dir() -> Option<PathBuf> {
-    directories::ProjectDirs::from("", "", "loom").map(|d| d.data_dir().to_path_buf())
-}
 
 /// Where session files live.
 pub fn sessions_dir() -> Option<PathBuf> {
@@ -720,7 +716,7 @@ mod tests {
             },
         ];
         assert_eq!(repair(&mut conv), 1);
-        crate::agent::state::check_tool_answers(&conv).unwrap();
+        crate::llm::message::check_tool_answers(&conv).unwrap();
         assert!(matches!(&conv[3], Message::Tool { tool_call_id, .. } if tool_call_id == "b"));
     }
 

@@ -11,11 +11,12 @@ use reqwest::Url;
 
 use super::Unoffered;
 use crate::config::Config;
+use crate::config::web::ProviderKind;
 use crate::llm::retry::RetryPolicy;
+use crate::policy::address_guard::AllowPrivate;
 use crate::tools::Tool;
-use crate::tools::web::guard::AllowPrivate;
 use crate::tools::web::http_request::HttpRequest;
-use crate::tools::web::search::{Provider, ProviderKind};
+use crate::tools::web::search::Provider;
 use crate::tools::web::web_fetch::WebFetch;
 use crate::tools::web::web_search::WebSearch;
 use crate::tools::web::{WebContext, WebSettings};

@@ -108,7 +108,7 @@ pub fn normalise(args: Value) -> Result<Value, ToolError> {
             Ok(v @ Value::Object(_)) => Ok(v),
             _ => Err(ToolError::InvalidArguments(format!(
                 "arguments must be a JSON object, got the string {}",
-                crate::tools::output::preview_str(&s, 80)
+                crate::base::text::preview_str(&s, 80)
             ))),
         },
         other => Err(ToolError::InvalidArguments(format!(

@@ -14,9 +14,9 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::output::cut_middle;
 use super::process::{CommandSpec, run};
 use super::{CallIntent, CommandIntent, Tool, ToolContext, ToolError, ToolKind, ToolResult, args};
+use crate::base::text::cut_middle;
 use crate::policy::paths::Access;
 use crate::policy::sandbox::{SandboxSpec, looks_denied};
 

@@ -9,24 +9,19 @@
 //! call (a multi-file patch) are written by [`apply_all`] all or nothing: every file is
 //! checked before the first is written, and a failure half-way restores what was written.
 
-use std::collections::hash_map::DefaultHasher;
-use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-use super::beneath::Beneath;
-use super::diff::FileDiff;
-use super::output::cut_middle;
 use super::{ToolError, ToolResult};
+use crate::base::beneath::Beneath;
+use crate::base::diff::FileDiff;
+use crate::base::files::{Fingerprint, MAX_EDIT_BYTES};
+use crate::base::text::cut_middle;
 
 /// Bytes of diff the model gets back after a write.
 const DIFF_BUDGET: usize = 16 * 1024;
-
-/// Largest file write and edit tools read to change (a diff of anything larger is not
-/// something a person reviews).
-pub const MAX_EDIT_BYTES: u64 = 64 * 1024 * 1024;
 
 /// The current contents of the file `path` inside the workspace `root`, read beneath it
 /// (no symlink followed, regular files only, at most [`MAX_EDIT_BYTES`]); `None` when it
@@ -50,27 +45,6 @@ pub fn read_current_with_mode(
             Err(ToolError::IsDirectory(shown.to_string()))
         }
         Err(e) => Err(io(e)),
-    }
-}
-
-/// Identifies file contents cheaply, to notice changes between preview and write.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Fingerprint {
-    /// Length in bytes.
-    pub len: u64,
-    /// Hash of the bytes.
-    pub hash: u64,
-}
-
-impl Fingerprint {
-    /// Fingerprint of `bytes`.
-    pub fn of(bytes: &[u8]) -> Fingerprint {
-        let mut h = DefaultHasher::new();
-        bytes.hash(&mut h);
-        Fingerprint {
-            len: bytes.len() as u64,
-            hash: h.finish(),
-        }
     }
 }
 
@@ -100,7 +74,7 @@ pub struct FileChange {
     pub tool: String,
     /// Where it will be written (canonical, inside the workspace).
     pub path: PathBuf,
-    /// The workspace root the write goes through ([`super::beneath::Beneath`]).
+    /// The workspace root the write goes through ([`crate::base::beneath::Beneath`]).
     #[serde(default)]
     pub root: PathBuf,
     /// The path relative to the workspace, as shown to people and the model.

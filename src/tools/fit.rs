@@ -19,7 +19,7 @@
 use serde_json::{Map, Value};
 
 use super::ToolResult;
-use super::output::cut_middle;
+use crate::base::text::cut_middle;
 
 /// The smallest budget honoured: below it a result could not say what it left out.
 pub const MIN_BUDGET: usize = 512;

@@ -14,7 +14,8 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::{CallIntent, Tool, ToolContext, ToolError, ToolKind, ToolResult, args};
-use crate::memory::{Category, DEFAULT_RECALL, Memory, MemoryError, ScopeKind};
+use crate::memory::{Category, DEFAULT_RECALL, Memory, MemoryError};
+use crate::protocol::memory::ScopeKind;
 
 /// Arguments of `memory_store`.
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -23,7 +23,7 @@ use nix::unistd::Pid;
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio_util::sync::CancellationToken;
 
-use super::output::HeadTail;
+use crate::base::text::HeadTail;
 use crate::policy::sandbox::SandboxSpec;
 
 /// Bytes captured per stream (head and tail halves kept beyond this).

@@ -6,7 +6,7 @@
 //! CRLF line endings are shown as plain line breaks (and reported in `data`); edit_file
 //! maps them back. Binary files are refused; invalid UTF-8 is replaced, not fatal.
 //!
-//! The file is opened beneath the workspace ([`super::beneath`]: regular files only, no
+//! The file is opened beneath the workspace ([`crate::base::beneath`]: regular files only, no
 //! symlink swapped in after the check) and streamed: what is read is what is shown plus a
 //! bounded count of the remaining lines, so a huge (or sparse) file costs its output.
 
@@ -19,8 +19,8 @@ use serde_json::{Value, json};
 
 use std::io::Read;
 
-use super::beneath::Beneath;
 use super::{CallIntent, Tool, ToolContext, ToolError, ToolKind, ToolResult, args};
+use crate::base::beneath::Beneath;
 use crate::policy::paths::Access;
 
 /// Default cap on the file bytes returned.
@@ -227,7 +227,7 @@ fn render<R: std::io::BufRead>(
                 truncated = true;
             } else if used + line.len() + 1 > budget {
                 // A single line longer than the budget: show its head.
-                let cut = super::output::floor_char_boundary(&line, budget.saturating_sub(1));
+                let cut = crate::base::text::floor_char_boundary(&line, budget.saturating_sub(1));
                 out.push_str(&format!("{i:>width$}\t{}\n", &line[..cut]));
                 last = i;
                 truncated = true;

@@ -19,8 +19,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::output::floor_char_boundary;
 use super::{CallIntent, Tool, ToolContext, ToolError, ToolKind, ToolResult, args};
+use crate::base::text::floor_char_boundary;
 use crate::policy::paths::Access;
 
 /// Default cap on matching lines returned.
@@ -190,7 +190,7 @@ fn search(args: &SearchFilesArgs, ctx: &ToolContext) -> Result<ToolResult, ToolE
     let cancel = ctx.cancel.clone();
     let root = conf.root().to_path_buf();
     let beneath = std::sync::Arc::new(
-        super::beneath::Beneath::open(&root).map_err(|e| ToolError::io(given, &e))?,
+        crate::base::beneath::Beneath::open(&root).map_err(|e| ToolError::io(given, &e))?,
     );
     walk.build_parallel().run(|| {
         let matcher = matcher.clone();

@@ -7,9 +7,8 @@
 //! formats for a particular screen (no colours, no escaping), and nothing runs a tool.
 
 use serde_json::Value;
-use unicode_segmentation::UnicodeSegmentation;
-use unicode_width::UnicodeWidthStr;
 
+use crate::base::text::truncate;
 use crate::policy::call::CallIntent;
 
 /// Columns the JSON fallback of an unknown tool's arguments is cut to.
@@ -189,28 +188,10 @@ pub fn call_line(name: &str, args: &Value, intent: Option<&CallIntent>) -> Strin
     }
 }
 
-/// `s` cut to at most `max` terminal columns, ending in `…` when cut; graphemes stay whole.
-pub fn truncate(s: &str, max: usize) -> String {
-    if s.width() <= max {
-        return s.to_string();
-    }
-    let mut out = String::new();
-    let mut used = 0;
-    for g in s.graphemes(true) {
-        let w = g.width();
-        if used + w + 1 > max {
-            break;
-        }
-        out.push_str(g);
-        used += w;
-    }
-    out.push('…');
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use serde_json::json;
+    use unicode_width::UnicodeWidthStr;
 
     use super::*;
     use crate::policy::call::CommandIntent;

@@ -8,6 +8,7 @@ use std::time::Instant;
 use serde_json::Value;
 use tokio::sync::mpsc::UnboundedSender;
 
+use super::call_diff::{CallDiff, DiffFile};
 use super::composer::Composer;
 use super::diff_view::DiffView;
 use super::layers::{Action, Layer, UndoConfirm};
@@ -15,10 +16,9 @@ use super::theme::Theme;
 use super::tools_pane::{ToolRow, ToolStatus, ToolsPane, status_mark, summarize};
 use super::transcript::{NoticeLevel, ToolMark, Transcript};
 use crate::agent::{AgentEvent, Phase, TurnEnd, UserOp};
-use crate::changelog::Scope;
 use crate::llm::Usage;
 use crate::policy::Autonomy;
-use crate::tools::diff::Hunk;
+use crate::protocol::changes::Scope;
 
 /// What the message box offers after an answer was cut off by the token limit.
 pub const CONTINUE: &str = "Continue exactly where your last answer stopped.";
@@ -66,78 +66,7 @@ pub struct StatusInfo {
     /// Session id.
     pub session_id: String,
     /// The MCP servers, as last reported.
-    pub mcp: Vec<crate::mcp::ServerStatus>,
-}
-
-/// A stored diff for a call: each file it changes (most calls change one; a patch may
-/// change, add, delete and move several).
-#[derive(Debug, Clone)]
-pub struct CallDiff {
-    /// The files, in the order they are written.
-    pub files: Vec<DiffFile>,
-}
-
-impl CallDiff {
-    /// A call changing one file.
-    pub fn single(
-        path: String,
-        hunks: std::sync::Arc<Vec<Hunk>>,
-        notes: Vec<String>,
-        creates: bool,
-    ) -> CallDiff {
-        CallDiff {
-            files: vec![DiffFile {
-                path,
-                hunks,
-                notes,
-                creates,
-                deletes: false,
-                moved_from: None,
-            }],
-        }
-    }
-
-    /// The diff as unified text (for `/diff`), from the hunks.
-    pub fn unified(&self) -> String {
-        self.files.iter().map(DiffFile::unified).collect()
-    }
-}
-
-/// One file of a call's diff.
-#[derive(Debug, Clone, PartialEq)]
-pub struct DiffFile {
-    /// Path (the destination, for a move).
-    pub path: String,
-    /// Hunks (shared with the diff view).
-    pub hunks: std::sync::Arc<Vec<Hunk>>,
-    /// Notes from the tool.
-    pub notes: Vec<String>,
-    /// Whether the file is created.
-    pub creates: bool,
-    /// Whether the file is deleted.
-    pub deletes: bool,
-    /// Where the file moves from, for a move.
-    pub moved_from: Option<String>,
-}
-
-impl DiffFile {
-    /// The file's diff as unified text with `a/` and `b/` names.
-    pub fn unified(&self) -> String {
-        let old = match (&self.moved_from, self.creates) {
-            (Some(from), _) => format!("a/{from}"),
-            (None, true) => "/dev/null".to_string(),
-            (None, false) => format!("a/{}", self.path),
-        };
-        let new = if self.deletes {
-            "/dev/null".to_string()
-        } else {
-            format!("b/{}", self.path)
-        };
-        crate::tools::diff::FileDiff {
-            hunks: self.hunks.to_vec(),
-        }
-        .unified(&old, &new)
-    }
+    pub mcp: Vec<crate::protocol::mcp::ServerStatus>,
 }
 
 /// Everything the screen shows.
@@ -201,7 +130,7 @@ pub struct App {
     pub(crate) pending_undo: Scope,
     pub(crate) hook_count: usize,
     pub(crate) highlight_ready: bool,
-    pub(crate) layout: super::view::Areas,
+    pub(crate) layout: super::areas::Areas,
     /// The call whose diff the diff view holds (so a frame never compares diffs).
     pub(crate) diff_call: Option<String>,
     /// Errors of several lines already shown in full (by fingerprint): said again, they
@@ -254,7 +183,7 @@ impl App {
             pending_undo: Scope::Last,
             hook_count: 0,
             highlight_ready: super::highlight::ready(),
-            layout: super::view::Areas::default(),
+            layout: super::areas::Areas::default(),
             diff_call: None,
             shown_errors: Default::default(),
             answering: true,
@@ -408,7 +337,7 @@ impl App {
             AgentEvent::McpStatus { servers } => {
                 for s in &servers {
                     let before = self.status.mcp.iter().find(|o| o.name == s.name);
-                    if matches!(s.state, crate::mcp::ServerState::Failed { .. })
+                    if matches!(s.state, crate::protocol::mcp::ServerState::Failed { .. })
                         && before.map(|b| &b.state) != Some(&s.state)
                     {
                         let mut text = format!("MCP server {}", s.line());

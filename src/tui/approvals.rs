@@ -11,7 +11,8 @@
 
 use std::time::{Duration, Instant};
 
-use super::app::{App, CallDiff, DiffFile, Focus};
+use super::app::{App, Focus};
+use super::call_diff::{CallDiff, DiffFile};
 use super::layers::{CommandApproval, Layer, McpApproval, NetworkApproval, ScheduleApproval};
 use super::tools_pane::ToolStatus;
 use crate::agent::ApprovalPreview;

@@ -21,7 +21,7 @@ use super::contrast::legible;
 use super::highlight::{CodeHighlighter, language_of_path};
 use super::theme::Theme;
 use super::wrap::{StyledLine, wrap};
-use crate::tools::diff::{FileDiff, Hunk, LineKind};
+use crate::base::diff::{FileDiff, Hunk, LineKind};
 
 /// Diff lines beyond this are shown without syntax colours.
 pub const MAX_HIGHLIGHTED: usize = 3000;
@@ -193,7 +193,11 @@ impl DiffView {
 
     /// Show a call's files: one file as [`DiffView::show`] does; several (or a delete or a
     /// move) with a header per file, every file's hunks reviewable in one list.
-    pub fn show_files(&mut self, files: &[crate::tui::app::DiffFile], reviewing: Option<String>) {
+    pub fn show_files(
+        &mut self,
+        files: &[crate::tui::call_diff::DiffFile],
+        reviewing: Option<String>,
+    ) {
         if let [f] = files
             && !f.deletes
             && f.moved_from.is_none()

@@ -6,7 +6,7 @@ use serde_json::json;
 use super::snapshot_tests::{app, ev, text};
 use crate::agent::ApprovalAnswer;
 use crate::agent::{AgentEvent, ApprovalPreview, Phase, UserOp};
-use crate::mcp::{ServerState, ServerStatus};
+use crate::protocol::mcp::{ServerState, ServerStatus};
 
 fn servers() -> Vec<ServerStatus> {
     vec![

@@ -3,8 +3,10 @@
 pub mod ansi;
 pub mod app;
 pub mod approvals;
+pub mod areas;
 pub mod attachments;
 pub mod background;
+pub mod call_diff;
 pub mod clipboard;
 pub mod command_output;
 pub mod composer;

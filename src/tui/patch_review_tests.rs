@@ -8,7 +8,7 @@ use serde_json::json;
 
 use super::snapshot_tests::{app, ev, text};
 use crate::agent::{AgentEvent, ApprovalAnswer, ApprovalPreview, FilePreview, UserOp};
-use crate::tools::diff::FileDiff;
+use crate::base::diff::FileDiff;
 
 fn preview(path: &str, old: &str, new: &str) -> FilePreview {
     let diff = FileDiff::compute(old, new);

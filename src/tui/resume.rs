@@ -39,7 +39,7 @@ pub fn read_sessions(workspace: &Path, current: Option<&str>) -> Vec<SessionItem
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs())
         .unwrap_or(0);
-    let data = session::data_dir();
+    let data = crate::base::dirs::data_dir();
     chosen
         .into_iter()
         .take(MAX_LISTED)
@@ -50,7 +50,7 @@ pub fn read_sessions(workspace: &Path, current: Option<&str>) -> Vec<SessionItem
             } else {
                 s.title.clone()
             },
-            age: crate::commands::sessions::age(now, s.modified_secs),
+            age: crate::base::time::age(now, s.modified_secs),
             messages: s.messages,
             changes: data
                 .as_ref()

@@ -36,6 +36,7 @@ use super::app::{App, StatusInfo};
 use super::layers::trust_prompt::TrustPrompt;
 use super::theme::{ColorDepth, Theme};
 use crate::agent::{AgentEvent, Phase, Runner, UserOp};
+use crate::compose;
 use crate::config::Config;
 use crate::config::trust::{self, ProjectTrust};
 use crate::session::LoadedSession;
@@ -126,7 +127,7 @@ pub async fn run(opts: TuiOptions) -> anyhow::Result<ExitCode> {
     let depth = ColorDepth::detect();
     // With no theme named, the terminal is asked for its background once it is in raw mode
     // (below); until then `COLORFGBG` is the best guess.
-    let auto = opts.config.theme == super::theme::AUTO;
+    let auto = opts.config.theme == crate::config::AUTO_THEME;
     let colorfgbg = std::env::var("COLORFGBG").ok();
     let name = if auto {
         super::theme::for_background(super::background::decide(None, colorfgbg.as_deref()))
@@ -141,7 +142,7 @@ pub async fn run(opts: TuiOptions) -> anyhow::Result<ExitCode> {
         .resume
         .as_ref()
         .map(|s| s.id.clone())
-        .unwrap_or_else(setup::new_session_id);
+        .unwrap_or_else(crate::base::id::new_session_id);
     let sandbox = setup::sandbox_for(&opts.workspace, &opts.config);
     let (ops_tx, ops_rx) = mpsc::unbounded_channel::<UserOp>();
     let status = StatusInfo {
@@ -357,7 +358,7 @@ impl AgentStart {
                 let _ = events_tx.send(AgentEvent::Notice { message: n.clone() });
             }
             let conversation = resume.map(|r| r.conversation).unwrap_or_default();
-            let parts = setup::runner_parts(&config, &provider, ctx, true, conversation, files);
+            let parts = compose::runner_parts(&config, &provider, ctx, true, conversation, files);
             let mut handle = Runner::spawn_with_ops(parts, ops_rx);
             while let Some(ev) = handle.events.recv().await {
                 if events_tx.send(ev).is_err() {

@@ -7,8 +7,8 @@ use super::layers::{Action, Help, PickItem, Picker};
 use super::theme::Theme;
 use super::transcript::NoticeLevel;
 use crate::agent::UserOp;
-use crate::changelog::Scope;
 use crate::policy::Autonomy;
+use crate::protocol::changes::Scope;
 
 /// One slash command.
 pub struct SlashCommand {
@@ -324,7 +324,7 @@ impl App {
 }
 
 fn memory(app: &mut App, arg: &str) {
-    match crate::memory::MemoryCommand::parse(arg) {
+    match crate::protocol::memory::MemoryCommand::parse(arg) {
         Ok(command) => app.send(UserOp::Memory { command }),
         Err(_) => app.usage("memory"),
     }
@@ -515,9 +515,9 @@ fn mcp(app: &mut App, arg: &str) {
         );
     }
     let text = match arg.trim() {
-        "" => crate::mcp::status::overview(&app.status.mcp),
+        "" => crate::protocol::mcp::overview(&app.status.mcp),
         name => match app.status.mcp.iter().find(|s| s.name == name) {
-            Some(s) => crate::mcp::status::detail(s),
+            Some(s) => crate::protocol::mcp::detail(s),
             None => {
                 let names: Vec<&str> = app.status.mcp.iter().map(|s| s.name.as_str()).collect();
                 return app.say(

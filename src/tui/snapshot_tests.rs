@@ -11,10 +11,10 @@ use tokio::sync::mpsc;
 use super::app::{App, StatusInfo};
 use super::theme::{ColorDepth, Theme};
 use crate::agent::{AgentEvent, ApprovalPreview, Phase, TurnEnd, UserOp};
+use crate::base::diff::FileDiff;
 use crate::llm::Usage;
 use crate::policy::Autonomy;
 use crate::tools::ToolResult;
-use crate::tools::diff::FileDiff;
 
 pub(super) fn app(theme: &str) -> (App, mpsc::UnboundedReceiver<UserOp>) {
     super::highlight::load_now();

@@ -366,7 +366,7 @@ impl App {
             None,
             sandbox_style,
         ));
-        if let Some(mcp) = crate::mcp::status::summary(&self.status.mcp) {
+        if let Some(mcp) = crate::protocol::mcp::summary(&self.status.mcp) {
             let style = if mcp.ends_with("failed") {
                 base.fg(t.warning)
             } else {

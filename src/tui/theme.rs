@@ -22,10 +22,6 @@ pub(crate) const BUILTIN: &[(&str, &str)] = &[
     ),
 ];
 
-/// The theme name that means "dark or light, after the terminal's background" (the
-/// default; see `background.rs`).
-pub const AUTO: &str = "auto";
-
 /// The built-in theme made for a kind of terminal background.
 pub fn for_background(background: Background) -> &'static str {
     match background {

@@ -11,29 +11,11 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Widget};
 
 use super::app::{App, Focus};
+use super::areas::Areas;
 use super::wrap::{StyledLine, wrap};
 
 /// Terminals narrower than this show one pane at a time.
 pub const WIDE: u16 = 100;
-
-/// Where each part was drawn in the last frame (for mouse routing).
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Areas {
-    /// The chat pane.
-    pub chat: Rect,
-    /// The tool list.
-    pub tools: Rect,
-    /// The diff or output pane.
-    pub details: Rect,
-    /// The composer.
-    pub composer: Rect,
-    /// The status bar.
-    pub status: Rect,
-    /// Whether the narrow layout is in use.
-    pub narrow: bool,
-    /// The rows the details pane's diff or output showed (without the review's keys).
-    pub details_rows: u16,
-}
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Shown {

@@ -5,6 +5,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use loom::agent::{AgentEvent, AgentHandle, ApprovalAnswer, ApprovalPreview, Runner, UserOp};
+use loom::compose;
 use loom::config::{self, FlagConfig};
 use loom::setup::{self, Provider};
 use serde_json::Value;
@@ -33,7 +34,7 @@ pub fn start_agent(dir: &Path, server: &ScriptedServer, approval: &str) -> Agent
         origin: "test".into(),
     };
     let ctx = setup::tool_context(&root, &config, "test-session").unwrap();
-    Runner::spawn(setup::runner_parts(
+    Runner::spawn(compose::runner_parts(
         &config,
         &provider,
         ctx,
@@ -334,7 +335,7 @@ fn start_without_provider(dir: &Path) -> AgentHandle {
         message: "No model server found.\nSet OPENAI_API_KEY, or run a local server.".into(),
     };
     let ctx = setup::tool_context(&root, &config, "test-session").unwrap();
-    Runner::spawn(setup::runner_parts(
+    Runner::spawn(compose::runner_parts(
         &config,
         &provider,
         ctx,

@@ -6,6 +6,7 @@ mod support;
 
 mod agent;
 mod apply_patch;
+mod architecture;
 mod arg_aliases;
 mod browser;
 mod budget;

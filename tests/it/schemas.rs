@@ -70,7 +70,7 @@ fn every_builtin(dir: &std::path::Path, chromium: Option<&str>) -> ToolRegistry 
         false,
         &loom::setup::SessionFiles::none(),
     );
-    let hub = Arc::new(loom::agent::delegate::SubAgents::default());
+    let hub = Arc::new(loom::agent::sub_agents::SubAgents::default());
     registry
         .register(Arc::new(loom::agent::delegate::DelegateTool::new(
             factory, hub, 0,

@@ -67,12 +67,12 @@ async fn copy_sends_the_code_block_as_plain_osc52_when_tmux_cannot_be_asked() {
     tui.type_line("/copy code 1").await;
     tui.wait_for("copied code block 1 of 2").await;
     tui.wait_for("set-clipboard").await;
-    let encoded = loom::tui::clipboard::base64(b"ls -l\n");
+    let encoded = loom::base::encode::base64(b"ls -l\n");
     let raw = tui.wait_for_raw(&format!("\x1b]52;c;{encoded}\x07")).await;
     assert!(!raw.contains("\x1bPtmux;"), "no blind passthrough");
     tui.type_line("/copy").await;
     tui.wait_for("copied the last answer").await;
-    tui.wait_for_raw(&loom::tui::clipboard::base64(answer.as_bytes()))
+    tui.wait_for_raw(&loom::base::encode::base64(answer.as_bytes()))
         .await;
     tui.quit().await;
 }

@@ -6,10 +6,11 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use loom::config::web::ProviderKind;
 use loom::llm::retry::RetryPolicy;
-use loom::tools::web::guard::AllowPrivate;
+use loom::policy::address_guard::AllowPrivate;
 use loom::tools::web::http_request::HttpRequest;
-use loom::tools::web::search::{Provider, ProviderKind};
+use loom::tools::web::search::Provider;
 use loom::tools::web::web_fetch::WebFetch;
 use loom::tools::web::web_search::WebSearch;
 use loom::tools::web::{WebContext, WebSettings};

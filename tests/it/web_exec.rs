@@ -333,7 +333,7 @@ fn start_agent(dir: &Path, model: &ScriptedServer, config: &str) -> loom::agent:
         origin: "test".into(),
     };
     let ctx = loom::setup::tool_context(&root, &config, "web-session").unwrap();
-    loom::agent::Runner::spawn(loom::setup::runner_parts(
+    loom::agent::Runner::spawn(loom::compose::runner_parts(
         &config,
         &provider,
         ctx,

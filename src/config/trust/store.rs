@@ -74,7 +74,7 @@ pub struct Update {
 
 /// Where trust is remembered (`trust.json` in the data directory).
 pub fn store_path() -> Option<PathBuf> {
-    crate::session::data_dir().map(|d| d.join("trust.json"))
+    crate::base::dirs::data_dir().map(|d| d.join("trust.json"))
 }
 
 /// The hex SHA-256 of `bytes`.

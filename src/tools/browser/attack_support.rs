@@ -10,7 +10,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 
 use super::Session;
-use crate::tools::web::guard::AllowPrivate;
+use crate::policy::address_guard::AllowPrivate;
 
 pub(super) type Seen = Arc<Mutex<Vec<String>>>;
 pub(super) type Route = Arc<dyn Fn(&str) -> (Duration, String) + Send + Sync>;

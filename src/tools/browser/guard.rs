@@ -1,7 +1,7 @@
 //! Which URLs the browser may load: every request a page makes (navigation, redirect,
 //! script, image, `fetch()`, form post) is paused by CDP's Fetch domain and judged here.
 //!
-//! The rules are web_fetch's ([`crate::tools::web::guard`]) with one difference: loopback
+//! The rules are web_fetch's ([`crate::policy::address_guard`]) with one difference: loopback
 //! is allowed, because the app the person develops runs there (the dev server), and
 //! opening it is approved per domain like any other site — but only for requests of a
 //! frame that shows a loopback page (`local`, decided by [`super::gate`]). A page from
@@ -17,7 +17,7 @@ use std::time::Duration;
 
 use reqwest::Url;
 
-use crate::tools::web::guard::{AllowPrivate, Blocked, classify, vet};
+use crate::policy::address_guard::{AllowPrivate, Blocked, classify, vet};
 
 /// How long one name may take to resolve.
 const RESOLVE_LIMIT: Duration = Duration::from_secs(5);

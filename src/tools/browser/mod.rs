@@ -29,7 +29,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::policy::NetAccess;
-use crate::tools::web::guard::AllowPrivate;
+use crate::policy::address_guard::AllowPrivate;
 use crate::tools::{CallIntent, Tool, ToolContext, ToolError, ToolKind, ToolResult, args};
 use session::Session;
 
@@ -161,11 +161,7 @@ impl Tool for Browser {
         let mut intent = crate::tools::web::intent_for(NetAccess::Browse, a.verb(), &url);
         if let BrowserArgs::Eval { js } = &a {
             let js = js.split_whitespace().collect::<Vec<_>>().join(" ");
-            intent.url = format!(
-                "{} — {}",
-                intent.url,
-                crate::tools::summary::truncate(&js, 200)
-            );
+            intent.url = format!("{} — {}", intent.url, crate::base::text::truncate(&js, 200));
         }
         Ok(CallIntent::network(intent))
     }

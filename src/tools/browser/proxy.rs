@@ -20,7 +20,7 @@ use tokio::net::{TcpListener, TcpStream};
 
 use super::gate::LoopbackGate;
 use super::guard;
-use crate::tools::web::guard::AllowPrivate;
+use crate::policy::address_guard::AllowPrivate;
 
 /// The longest request head accepted (request line and headers).
 const MAX_HEAD: usize = 32 * 1024;

@@ -14,7 +14,7 @@ use super::gate::LoopbackGate;
 use super::guard;
 use super::jail::Confinement;
 use super::proxy::{Proxy, Rules};
-use crate::tools::web::guard::AllowPrivate;
+use crate::policy::address_guard::AllowPrivate;
 
 /// How long one protocol command may take.
 pub const COMMAND_LIMIT: Duration = Duration::from_secs(15);
@@ -570,7 +570,7 @@ fn base64_decode(text: &str) -> Option<Vec<u8>> {
 
 /// Where a session's screenshots go.
 pub fn shots_dir(session_id: &str) -> Option<PathBuf> {
-    crate::session::data_dir().map(|d| d.join("browser").join(session_id))
+    crate::base::dirs::data_dir().map(|d| d.join("browser").join(session_id))
 }
 
 #[cfg(test)]

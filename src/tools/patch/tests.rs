@@ -4,7 +4,7 @@
 use proptest::prelude::*;
 
 use super::*;
-use crate::tools::diff::{FileDiff, LineKind as DiffKind};
+use crate::base::diff::{FileDiff, LineKind as DiffKind};
 
 fn patch(body: &str) -> String {
     format!("*** Begin Patch\n{body}*** End Patch")

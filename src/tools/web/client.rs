@@ -25,8 +25,8 @@ use reqwest::{Method, Url};
 use thiserror::Error;
 use tokio_util::sync::CancellationToken;
 
-use super::guard::{AllowPrivate, Blocked, vet};
 use super::secrets::mask_url;
+use crate::policy::address_guard::{AllowPrivate, Blocked, vet};
 
 /// How web calls connect: the guard's exceptions and the bounds of one call.
 #[derive(Debug, Clone)]

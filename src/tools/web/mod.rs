@@ -1,18 +1,18 @@
 //! The web tools: `web_search`, `web_fetch` and `http_request`, and what keeps them safe.
 //!
-//! Every connection goes through [`client::send`], where the address guard ([`guard`])
-//! refuses private, loopback, link-local, metadata and other non-public addresses after
-//! DNS resolution and on every redirect (unless the person listed one in
-//! `[web] allow_private`). What a call shows — results, the transcript, events, the screen
-//! — has credentials masked ([`secrets`]). Which calls run without asking is the policy's
-//! business (`policy::network`): the tools only describe where a call goes.
+//! Every connection goes through [`client::send`], where the address guard
+//! ([`crate::policy::address_guard`]) refuses private, loopback, link-local, metadata and
+//! other non-public addresses after DNS resolution and on every redirect (unless the
+//! person listed one in `[web] allow_private`). What a call shows — results, the
+//! transcript, events, the screen — has credentials masked ([`secrets`]). Which calls run
+//! without asking is the policy's business (`policy::network`): the tools only describe
+//! where a call goes.
 //!
 //! Search providers (Serper, Google Custom Search, SearxNG, a Loom-style proxy) live in
 //! [`search`]; a provider is offered to the model only when it is configured.
 
 pub mod client;
 pub mod decode;
-pub mod guard;
 pub mod html;
 pub mod http_request;
 pub mod search;
@@ -98,7 +98,7 @@ pub fn head(text: String, max: usize) -> (String, bool) {
     if text.len() <= max {
         return (text, false);
     }
-    let cut = super::output::floor_char_boundary(&text, max);
+    let cut = crate::base::text::floor_char_boundary(&text, max);
     (text[..cut].to_string(), true)
 }
 

@@ -18,60 +18,7 @@ use serde_json::{Value, json};
 
 use super::client::WebRequest;
 use super::secrets::Scrubber;
-
-/// Which search service answers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ProviderKind {
-    /// serper.dev.
-    Serper,
-    /// Google Custom Search JSON API.
-    Google,
-    /// A SearxNG instance's JSON API.
-    Searxng,
-    /// A Loom-style server proxy (`POST /proxy/cse`).
-    Proxy,
-}
-
-impl ProviderKind {
-    /// Parse the config value.
-    pub fn parse(s: &str) -> Option<ProviderKind> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "serper" => Some(ProviderKind::Serper),
-            "google" | "google-cse" | "cse" => Some(ProviderKind::Google),
-            "searxng" | "searx" => Some(ProviderKind::Searxng),
-            "proxy" | "loom" => Some(ProviderKind::Proxy),
-            _ => None,
-        }
-    }
-
-    /// The name shown.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ProviderKind::Serper => "serper",
-            ProviderKind::Google => "google",
-            ProviderKind::Searxng => "searxng",
-            ProviderKind::Proxy => "proxy",
-        }
-    }
-
-    /// The server a provider uses when `base_url` is not set (`None`: it must be set).
-    pub fn default_base(self) -> Option<&'static str> {
-        match self {
-            ProviderKind::Serper => Some("https://google.serper.dev"),
-            ProviderKind::Google => Some("https://www.googleapis.com"),
-            ProviderKind::Searxng | ProviderKind::Proxy => None,
-        }
-    }
-
-    /// The variable the key is read from by default.
-    pub fn default_key_env(self) -> Option<&'static str> {
-        match self {
-            ProviderKind::Serper => Some("SERPER_API_KEY"),
-            ProviderKind::Google => Some("GOOGLE_CSE_API_KEY"),
-            ProviderKind::Searxng | ProviderKind::Proxy => None,
-        }
-    }
-}
+use crate::config::web::ProviderKind;
 
 /// A configured, usable provider.
 #[derive(Debug, Clone)]

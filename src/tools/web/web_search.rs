@@ -148,7 +148,7 @@ impl WebSearch {
                          ([web_search] in the config)",
                         kind.as_str(),
                         resp.status,
-                        crate::tools::output::preview_str(body.trim(), 300)
+                        crate::base::text::preview_str(body.trim(), 300)
                     )));
                 }
                 Ok(resp) => {

@@ -314,7 +314,7 @@ impl App {
             .applied
             .iter()
             .filter_map(|id| self.diffs.get(id))
-            .map(super::app::CallDiff::unified)
+            .map(super::call_diff::CallDiff::unified)
             .collect();
         if text.is_empty() {
             self.transcript

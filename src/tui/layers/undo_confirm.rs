@@ -6,7 +6,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 
 use super::*;
-use crate::changelog::Scope;
+use crate::protocol::changes::Scope;
 use crate::tui::diff_pane::DiffPane;
 
 /// The diff an undo or redo would apply, with its confirmation.

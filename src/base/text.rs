@@ -5,6 +5,9 @@
 //! both are kept; the middle is what a model can most afford to lose. Cuts never split a
 //! UTF-8 character.
 
+use unicode_segmentation::UnicodeSegmentation;
+use unicode_width::UnicodeWidthStr;
+
 /// Cut `text` to at most about `budget` bytes, keeping whole lines at the start and end and
 /// putting "[… N lines (B bytes) omitted …]" between. Returns the text and whether it was cut.
 pub fn cut_middle(text: &str, budget: usize) -> (String, bool) {
@@ -70,6 +73,25 @@ pub fn preview_str(s: &str, max: usize) -> String {
     } else {
         format!("{:?}…", &s[..floor_char_boundary(s, max)])
     }
+}
+
+/// `s` cut to at most `max` terminal columns, ending in `…` when cut; graphemes stay whole.
+pub fn truncate(s: &str, max: usize) -> String {
+    if s.width() <= max {
+        return s.to_string();
+    }
+    let mut out = String::new();
+    let mut used = 0;
+    for g in s.graphemes(true) {
+        let w = g.width();
+        if used + w + 1 > max {
+            break;
+        }
+        out.push_str(g);
+        used += w;
+    }
+    out.push('…');
+    out
 }
 
 /// Captures a byte stream up to a capacity, keeping the first and last halves when the
