@@ -398,7 +398,7 @@ mod tests {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
 
         /// Invariant: on any tree (names that sort around `/`, ignore rules, a name that is
-        /// not UTF-8, a symlink), listing any directory at any depth and cap gives exactly
+        /// not UTF-8, a symlink, sometimes 600 more entries for the threads to share), listing any directory at any depth and cap gives exactly
         /// the entries, order, sizes, JSON shape, `truncated` flag and "N exist" note of the
         /// plain reference above.
         #[test]
@@ -409,6 +409,7 @@ mod tests {
             ),
             rules in proptest::sample::subsequence(vec!["a-", "b/", "*.", "!b.", "a/b", "aa"], 0..3),
             odd_name in proptest::bool::ANY,
+            wide in proptest::bool::ANY,
             link in proptest::bool::ANY,
             in_sub in proptest::bool::ANY,
             recursive in proptest::bool::ANY,
@@ -435,6 +436,17 @@ mod tests {
                 use std::os::unix::ffi::OsStrExt;
                 let name = std::ffi::OsStr::from_bytes(b"b\xff");
                 std::fs::write(root.join(name), "odd").unwrap();
+            }
+            if wide {
+                // Enough directories that the walk's threads share them, so their sorted
+                // runs must be merged.
+                for d in 0..30 {
+                    let sub = root.join(format!("b-{d:02}"));
+                    std::fs::create_dir_all(&sub).unwrap();
+                    for f in 0..20 {
+                        std::fs::write(sub.join(format!("f{f:02}")), "x".repeat(f)).unwrap();
+                    }
+                }
             }
             if link {
                 // Generated names use only `a`, `b`, `.` and `-`: this one is free.
