@@ -398,9 +398,10 @@ mod tests {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
 
         /// Invariant: on any tree (names that sort around `/`, ignore rules, a name that is
-        /// not UTF-8, a symlink, sometimes 600 more entries for the threads to share), listing any directory at any depth and cap gives exactly
-        /// the entries, order, sizes, JSON shape, `truncated` flag and "N exist" note of the
-        /// plain reference above.
+        /// not UTF-8, a symlink, sometimes 600 more entries for the threads to share),
+        /// listing any directory at any depth and cap gives exactly the entries, order,
+        /// sizes, JSON shape, `truncated` flag and "N exist" note of the plain reference
+        /// above.
         #[test]
         fn the_listing_equals_a_plain_sorted_walk(
             items in proptest::collection::vec(
