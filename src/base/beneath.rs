@@ -174,6 +174,12 @@ impl Beneath {
         .map_err(moved)
     }
 
+    /// A handle on the directory `rel` (relative to the root), for looking up names in it
+    /// (`fstatat`) with no path walked again and no symlink followed on the way.
+    pub fn open_dir(&self, rel: &Path) -> std::io::Result<OwnedFd> {
+        self.open_at(rel, OFlag::O_PATH | OFlag::O_DIRECTORY, Mode::empty())
+    }
+
     /// Metadata of `rel` without following a final symlink; `None` when it does not exist.
     pub fn stat(&self, rel: &Path) -> std::io::Result<Option<FileStat>> {
         match self.open_at(rel, OFlag::O_PATH, Mode::empty()) {

@@ -5,24 +5,21 @@
 //! workspace. Entries are sorted by path and bounded by `max_results`.
 //!
 //! The walk is `ignore`'s parallel one, and the cap applies while walking: each thread
-//! keeps only the `max_results` paths that sort first ([`Kept`]), so memory and sorting
-//! are bounded by the cap however large the tree, and the answer is the same whatever order
-//! the threads find entries in (the first entries by path, as a full sort would give).
-//! Only the entries returned are stat-ed, for their sizes; whether an entry is a directory
-//! comes from the directory listing itself.
+//! keeps only the `max_results` paths that sort first, so memory and sorting are bounded by
+//! the cap however large the tree, and the answer is the same whatever order the threads
+//! find entries in (the first entries by path bytes, as a full sort would give). Only the
+//! files returned are stat-ed, for their sizes; whether an entry is a directory comes from
+//! the directory listing itself. How that is kept cheap is [`list_walk`]'s business.
 
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
-use std::path::PathBuf;
-use std::sync::Mutex;
 use std::time::Duration;
 
 use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::{Map, Value};
 
-use super::{CallIntent, Tool, ToolContext, ToolError, ToolKind, ToolResult, args};
+use crate::base::beneath::Beneath;
+use super::{CallIntent, Tool, ToolContext, ToolError, ToolKind, ToolResult, args, list_walk};
 use crate::policy::paths::Access;
 
 /// Default depth of a recursive listing.
@@ -44,7 +41,7 @@ pub struct ListFilesArgs {
     pub max_results: Option<usize>,
 }
 
-/// One listed entry.
+/// One listed entry: the shape of each object in the result's `entries`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Entry {
     /// Path relative to the workspace root.
@@ -115,6 +112,7 @@ fn list(args: &ListFilesArgs, ctx: &ToolContext) -> Result<ToolResult, ToolError
             "max_results must be at least 1".into(),
         ));
     }
+    let beneath = Beneath::open(conf.root()).map_err(|e| ToolError::io(given, &e))?;
     let walker = ignore::WalkBuilder::new(&dir)
         .hidden(false)
         .require_git(false)
@@ -122,21 +120,13 @@ fn list(args: &ListFilesArgs, ctx: &ToolContext) -> Result<ToolResult, ToolError
         .max_depth(Some(depth))
         .filter_entry(|e| e.file_name() != ".git")
         .build_parallel();
-    let shared = Mutex::new(Kept::new(max_results));
-    walker.visit(&mut Visitors {
-        shared: &shared,
-        cap: max_results,
-        cancel: &ctx.cancel,
-    });
-    if ctx.cancel.is_cancelled() {
+    let Some((found, total, skipped)) =
+        list_walk::walk(walker, conf.root(), max_results, &ctx.cancel)
+    else {
         return Err(ToolError::Cancelled);
-    }
-    let kept = shared
-        .into_inner()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
-    let (total, skipped) = (kept.seen, kept.skipped);
+    };
     let truncated = total > max_results;
-    let entries = with_sizes(kept.into_sorted(), |path| conf.display(path));
+    let entries = list_walk::to_json(found, &beneath);
     let mut output = format!(
         "{} entr{} under {shown}{}",
         entries.len(),
@@ -154,186 +144,19 @@ fn list(args: &ListFilesArgs, ctx: &ToolContext) -> Result<ToolResult, ToolError
     if total == 0 {
         output.push_str(" (the directory is empty or everything in it is ignored)");
     }
-    Ok(ToolResult::ok(output).with_data(json!({
-        "path": shown,
-        "entries": entries,
-        "truncated": truncated,
-    })))
-}
-
-/// The entries returned, with their sizes: only these are stat-ed, on as many threads as
-/// the walk used (a full listing of a large tree is mostly `lstat` calls otherwise).
-fn with_sizes(
-    found: Vec<Found>,
-    display: impl Fn(&std::path::Path) -> String + Sync,
-) -> Vec<Entry> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let chunk = found.len().div_ceil(threads).max(1024);
-    let entry = |f: &Found| Entry {
-        path: display(&f.path),
-        size: if f.is_dir {
-            0
-        } else {
-            std::fs::symlink_metadata(&f.path)
-                .map(|m| m.len())
-                .unwrap_or(0)
-        },
-        is_dir: f.is_dir,
-    };
-    if found.len() <= chunk {
-        return found.iter().map(entry).collect();
-    }
-    std::thread::scope(|scope| {
-        let parts: Vec<_> = found
-            .chunks(chunk)
-            .map(|part| scope.spawn(|| part.iter().map(entry).collect::<Vec<_>>()))
-            .collect();
-        parts
-            .into_iter()
-            .flat_map(|part| part.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-            .collect()
-    })
-}
-
-/// One entry found by the walk, ordered by its path's bytes (which, under one directory,
-/// is the order of the paths as shown).
-#[derive(Debug, PartialEq, Eq)]
-struct Found {
-    path: PathBuf,
-    is_dir: bool,
-}
-
-impl Ord for Found {
-    fn cmp(&self, other: &Self) -> Ordering {
-        self.path
-            .as_os_str()
-            .as_encoded_bytes()
-            .cmp(other.path.as_os_str().as_encoded_bytes())
-    }
-}
-
-impl PartialOrd for Found {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-/// The `cap` entries that sort first among those seen, and how many were seen: the cap
-/// applied while walking. A max-heap, so the entry to drop when a smaller one comes is
-/// at the top.
-#[derive(Debug)]
-struct Kept {
-    cap: usize,
-    heap: BinaryHeap<Found>,
-    /// Entries seen (kept or not), for "N exist".
-    seen: usize,
-    /// Entries the walk could not read.
-    skipped: usize,
-}
-
-impl Kept {
-    fn new(cap: usize) -> Kept {
-        Kept {
-            cap,
-            heap: BinaryHeap::new(),
-            seen: 0,
-            skipped: 0,
-        }
-    }
-
-    /// Whether an entry at `path` would be kept (checked before its path is taken).
-    fn wants(&self, path: &std::path::Path) -> bool {
-        self.heap.len() < self.cap
-            || self.heap.peek().is_some_and(|top| {
-                path.as_os_str().as_encoded_bytes() < top.path.as_os_str().as_encoded_bytes()
-            })
-    }
-
-    fn offer(&mut self, found: Found) {
-        self.heap.push(found);
-        if self.heap.len() > self.cap {
-            self.heap.pop();
-        }
-    }
-
-    /// Take in what another thread kept and counted.
-    fn merge(&mut self, other: Kept) {
-        self.seen += other.seen;
-        self.skipped += other.skipped;
-        for found in other.heap {
-            if self.wants(&found.path) {
-                self.offer(found);
-            }
-        }
-    }
-
-    /// What was kept, by path.
-    fn into_sorted(self) -> Vec<Found> {
-        self.heap.into_sorted_vec()
-    }
-}
-
-/// Makes one [`Visitor`] per walking thread; each hands what it kept to `shared` when
-/// its thread is done.
-struct Visitors<'a> {
-    shared: &'a Mutex<Kept>,
-    cap: usize,
-    cancel: &'a tokio_util::sync::CancellationToken,
-}
-
-impl<'s> ignore::ParallelVisitorBuilder<'s> for Visitors<'s> {
-    fn build(&mut self) -> Box<dyn ignore::ParallelVisitor + 's> {
-        Box::new(Visitor {
-            kept: Kept::new(self.cap),
-            shared: self.shared,
-            cancel: self.cancel,
-        })
-    }
-}
-
-struct Visitor<'a> {
-    kept: Kept,
-    shared: &'a Mutex<Kept>,
-    cancel: &'a tokio_util::sync::CancellationToken,
-}
-
-impl ignore::ParallelVisitor for Visitor<'_> {
-    fn visit(&mut self, item: Result<ignore::DirEntry, ignore::Error>) -> ignore::WalkState {
-        if self.cancel.is_cancelled() {
-            return ignore::WalkState::Quit;
-        }
-        let Ok(entry) = item else {
-            self.kept.skipped += 1;
-            return ignore::WalkState::Continue;
-        };
-        if entry.depth() == 0 {
-            return ignore::WalkState::Continue;
-        }
-        self.kept.seen += 1;
-        if self.kept.wants(entry.path()) {
-            let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
-            self.kept.offer(Found {
-                path: entry.into_path(),
-                is_dir,
-            });
-        }
-        ignore::WalkState::Continue
-    }
-}
-
-impl Drop for Visitor<'_> {
-    fn drop(&mut self) {
-        let mine = std::mem::replace(&mut self.kept, Kept::new(0));
-        self.shared
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .merge(mine);
-    }
+    // Built by hand so that the (possibly 100,000) entries move in rather than being
+    // serialised again.
+    let mut data = Map::with_capacity(3);
+    data.insert("path".into(), Value::String(shown));
+    data.insert("entries".into(), Value::Array(entries));
+    data.insert("truncated".into(), Value::Bool(truncated));
+    Ok(ToolResult::ok(output).with_data(Value::Object(data)))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn ws() -> (tempfile::TempDir, ToolContext) {
         let dir = tempfile::tempdir().unwrap();
@@ -460,7 +283,7 @@ mod tests {
         std::fs::write(dir.path().join("a-b"), "").unwrap();
         let ctx = ToolContext::for_workspace(dir.path()).unwrap();
         let full = ListFiles
-            .execute(json!({"recursive": true, "max_results": 100_000}), &ctx)
+            .execute(json!({"recursive": true, "max_results": 100000}), &ctx)
             .await;
         let all = paths(&full);
         assert_eq!(all.len(), 30 * 21 + 3);
@@ -514,42 +337,6 @@ mod tests {
         }
     }
 
-    proptest::proptest! {
-        /// Invariant: whatever order entries arrive in and however they are split among
-        /// threads, what is kept is the `cap` entries that sort first, and every entry is
-        /// counted once.
-        #[test]
-        fn kept_is_the_first_cap_entries_of_any_split(
-            names in proptest::collection::vec("[a-c/.-]{1,6}", 0..60),
-            cap in 1usize..20,
-            threads in 1usize..5,
-        ) {
-            let mut parts: Vec<Kept> = (0..threads).map(|_| Kept::new(cap)).collect();
-            for (i, name) in names.iter().enumerate() {
-                let part = &mut parts[i % threads];
-                part.seen += 1;
-                let path = PathBuf::from(name);
-                if part.wants(&path) {
-                    part.offer(Found { path, is_dir: false });
-                }
-            }
-            let mut all = Kept::new(cap);
-            for part in parts {
-                all.merge(part);
-            }
-            proptest::prop_assert_eq!(all.seen, names.len());
-            let kept: Vec<String> = all
-                .into_sorted()
-                .into_iter()
-                .map(|f| f.path.to_string_lossy().into_owned())
-                .collect();
-            let mut expected = names.clone();
-            expected.sort();
-            expected.truncate(cap);
-            proptest::prop_assert_eq!(kept, expected);
-        }
-    }
-
     #[tokio::test]
     async fn symlinks_out_are_listed_not_followed() {
         let (d, ctx) = ws();
@@ -562,5 +349,131 @@ mod tests {
         let ps = paths(&r);
         assert!(ps.contains(&"src/link".to_string()));
         assert!(!ps.iter().any(|p| p.contains("secret")));
+    }
+
+    /// The listing as it was computed before the walk kept entries itself: every entry of
+    /// a one-thread walk with the same rules, sorted by full path bytes, cut at `cap`,
+    /// files sized by `symlink_metadata` on their whole path. Returns those entries and how
+    /// many exist.
+    fn reference(ctx: &ToolContext, given: &str, depth: usize, cap: usize) -> (Vec<Entry>, usize) {
+        let conf = ctx.confinement().unwrap();
+        let dir = conf.resolve(given, Access::Read).unwrap();
+        let mut all: Vec<(std::path::PathBuf, bool)> = ignore::WalkBuilder::new(&dir)
+            .hidden(false)
+            .require_git(false)
+            .follow_links(false)
+            .max_depth(Some(depth))
+            .filter_entry(|e| e.file_name() != ".git")
+            .build()
+            .filter_map(Result::ok)
+            .filter(|e| e.depth() > 0)
+            .map(|e| {
+                let is_dir = e.file_type().is_some_and(|t| t.is_dir());
+                (e.into_path(), is_dir)
+            })
+            .collect();
+        all.sort_by(|a, b| {
+            a.0.as_os_str()
+                .as_encoded_bytes()
+                .cmp(b.0.as_os_str().as_encoded_bytes())
+        });
+        let total = all.len();
+        all.truncate(cap);
+        let entries = all
+            .into_iter()
+            .map(|(path, is_dir)| Entry {
+                path: conf.display(&path),
+                size: if is_dir {
+                    0
+                } else {
+                    std::fs::symlink_metadata(&path).map_or(0, |m| m.len())
+                },
+                is_dir,
+            })
+            .collect();
+        (entries, total)
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+
+        /// Invariant: on any tree (names that sort around `/`, ignore rules, a name that is
+        /// not UTF-8, a symlink, sometimes 600 more entries for the threads to share),
+        /// listing any directory at any depth and cap gives exactly the entries, order,
+        /// sizes, JSON shape, `truncated` flag and "N exist" note of the plain reference
+        /// above.
+        #[test]
+        fn the_listing_equals_a_plain_sorted_walk(
+            items in proptest::collection::vec(
+                ("[ab][ab.-]?(/[ab][ab.-]?){0,3}", proptest::option::of(0usize..6)),
+                0..40,
+            ),
+            rules in proptest::sample::subsequence(vec!["a-", "b/", "*.", "!b.", "a/b", "aa"], 0..3),
+            odd_name in proptest::bool::ANY,
+            wide in proptest::bool::ANY,
+            link in proptest::bool::ANY,
+            in_sub in proptest::bool::ANY,
+            recursive in proptest::bool::ANY,
+            depth in 1usize..5,
+            cap in 1usize..60,
+        ) {
+            let dir = tempfile::tempdir().unwrap();
+            let root = dir.path();
+            std::fs::create_dir_all(root.join(".git")).unwrap();
+            std::fs::write(root.join(".git/HEAD"), "ref").unwrap();
+            std::fs::write(root.join(".gitignore"), rules.join("\n")).unwrap();
+            for (path, size) in &items {
+                let at = root.join(path);
+                // A path through an existing file cannot be made; the tree simply lacks it.
+                let _ = match size {
+                    None => std::fs::create_dir_all(&at),
+                    Some(n) => at
+                        .parent()
+                        .map_or(Ok(()), std::fs::create_dir_all)
+                        .and_then(|()| std::fs::write(&at, "x".repeat(*n))),
+                };
+            }
+            if odd_name {
+                use std::os::unix::ffi::OsStrExt;
+                let name = std::ffi::OsStr::from_bytes(b"b\xff");
+                std::fs::write(root.join(name), "odd").unwrap();
+            }
+            if wide {
+                // Enough directories that the walk's threads share them, so their sorted
+                // runs must be merged.
+                for d in 0..30 {
+                    let sub = root.join(format!("b-{d:02}"));
+                    std::fs::create_dir_all(&sub).unwrap();
+                    for f in 0..20 {
+                        std::fs::write(sub.join(format!("f{f:02}")), "x".repeat(f)).unwrap();
+                    }
+                }
+            }
+            if link {
+                // Generated names use only `a`, `b`, `.` and `-`: this one is free.
+                std::os::unix::fs::symlink("a/b", root.join("ln")).unwrap();
+            }
+            let ctx = ToolContext::for_workspace(root).unwrap();
+            let given = match items.iter().find(|(p, s)| s.is_none() && root.join(p).is_dir()) {
+                Some((p, _)) if in_sub => p.clone(),
+                _ => ".".to_string(),
+            };
+            let args = ListFilesArgs {
+                path: Some(given.clone()),
+                recursive: Some(recursive),
+                max_depth: Some(depth),
+                max_results: Some(cap),
+            };
+            let r = list(&args, &ctx).unwrap();
+            let depth = if recursive { depth } else { 1 };
+            let (want, total) = reference(&ctx, &given, depth, cap);
+            let data = r.data.as_ref().unwrap();
+            proptest::prop_assert_eq!(&data["entries"], &serde_json::to_value(&want).unwrap());
+            proptest::prop_assert_eq!(&data["truncated"], &Value::Bool(total > cap));
+            if total > cap {
+                let exist = format!("truncated: {total} exist");
+                proptest::prop_assert!(r.output.contains(&exist), "{}", r.output);
+            }
+        }
     }
 }

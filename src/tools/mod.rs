@@ -22,6 +22,7 @@ pub mod edit_file;
 pub mod edit_match;
 pub mod fit;
 pub mod list_files;
+pub mod list_walk;
 pub mod load_tools;
 pub mod memory;
 pub mod offer;
