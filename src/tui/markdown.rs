@@ -31,6 +31,9 @@ pub struct MarkdownStream {
     partial: String,
     fence: Option<Fence>,
     source: String,
+    /// Whether lines were taken ([`MarkdownStream::take_committed`]) and whether the last
+    /// of them was blank: what the next block's separation depends on.
+    taken: Option<bool>,
 }
 
 impl MarkdownStream {
@@ -43,12 +46,18 @@ impl MarkdownStream {
             partial: String::new(),
             fence: None,
             source: String::new(),
+            taken: None,
         }
     }
 
     /// Everything pushed so far.
-    pub fn source(&self) -> String {
-        self.source.clone()
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+
+    /// Everything pushed, given up (the stream is over).
+    pub fn into_source(self) -> String {
+        self.source
     }
 
     /// Render a whole document at once.
@@ -59,9 +68,27 @@ impl MarkdownStream {
         m.committed
     }
 
-    /// Lines that will not change any more.
+    /// Lines that will not change any more (since the last [`MarkdownStream::take_committed`]).
     pub fn committed(&self) -> &[StyledLine] {
         &self.committed
+    }
+
+    /// Move the lines committed so far out, so a caller that keeps them does not hold a
+    /// second copy here; what follows renders as if they were still here.
+    pub fn take_committed(&mut self) -> Vec<StyledLine> {
+        if let Some(last) = self.committed.last() {
+            self.taken = Some(*last == StyledLine::blank());
+        }
+        std::mem::take(&mut self.committed)
+    }
+
+    /// Whether a block starting now needs a blank line before it: something came before,
+    /// and it did not end with one.
+    fn needs_separator(&self) -> bool {
+        match self.committed.last() {
+            Some(last) => *last != StyledLine::blank(),
+            None => self.taken == Some(false),
+        }
     }
 
     /// Append streamed text.
@@ -100,7 +127,7 @@ impl MarkdownStream {
             return Vec::new();
         }
         let mut lines = Vec::new();
-        if !self.committed.is_empty() && self.committed.last() != Some(&StyledLine::blank()) {
+        if self.needs_separator() {
             lines.push(StyledLine::blank());
         }
         lines.extend(render_block(&text, &self.theme));
@@ -201,7 +228,7 @@ impl MarkdownStream {
 
     /// A blank line between blocks (never at the start, never doubled).
     fn separate(&mut self) {
-        if !self.committed.is_empty() && self.committed.last() != Some(&StyledLine::blank()) {
+        if self.needs_separator() {
             self.committed.push(StyledLine::blank());
         }
     }
@@ -591,6 +618,26 @@ mod tests {
         }
         s.finish();
         assert_eq!(text(s.committed()), whole);
+    }
+
+    #[test]
+    fn taking_committed_lines_while_streaming_loses_and_adds_nothing() {
+        crate::tui::highlight::load_now();
+        let md = "# Plan\n\n1. read\n2. edit\n\n```py\nprint('x')\n```\nDone.\n\n| a |\n|---|\n| 1 |\n\nEnd **here**.\n";
+        let whole = text(&MarkdownStream::render(md, &theme()));
+        let mut s = MarkdownStream::new(&theme());
+        let mut taken = Vec::new();
+        for (i, ch) in md.chars().enumerate() {
+            s.push(&ch.to_string());
+            if i % 3 == 0 {
+                let _ = s.provisional();
+                taken.extend(s.take_committed());
+            }
+        }
+        s.finish();
+        taken.extend(s.take_committed());
+        assert_eq!(text(&taken), whole);
+        assert!(s.committed().is_empty());
     }
 
     #[test]

@@ -83,6 +83,11 @@ struct Piece<'a> {
     space: bool,
 }
 
+/// How many screen rows `line` wraps to at `width` columns (what [`wrap`] returns, counted).
+pub fn rows(line: &StyledLine, width: u16) -> usize {
+    wrap(line, width).len()
+}
+
 /// Wrap one logical line to `width` columns.
 pub fn wrap(line: &StyledLine, width: u16) -> Vec<Line<'static>> {
     let width = width.max(1) as usize;
