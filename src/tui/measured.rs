@@ -5,71 +5,15 @@
 //! wraps just the rows it draws (a screenful per frame), a resize measures again without
 //! highlighting again, and the scrollback written at exit wraps the same lines to the
 //! terminal's width. Wrapped copies would be one more copy of a long answer per use.
-//!
-//! Each line is kept packed ([`Packed`]): its text in one allocation and its spans as
-//! offsets and styles, about a third of the memory of a [`StyledLine`] (a span each with
-//! its own string). A 200 KB answer is some 12,000 lines, so this is most of what a long
-//! answer costs to keep; lines are unpacked only to be drawn or written.
 
-use ratatui::style::Style;
-use ratatui::text::{Line, Span};
+use ratatui::text::Line;
 
 use super::wrap::{StyledLine, rows, wrap};
-
-/// A [`StyledLine`] in two allocations: the text of its spans and continuation spans
-/// back to back, and where each span ends with its style.
-#[derive(Debug, Clone, PartialEq)]
-struct Packed {
-    text: Box<str>,
-    /// (end in `text`, style) of the content's spans, then of the continuation's.
-    spans: Box<[(u32, Style)]>,
-    /// How many of `spans` are the content's.
-    content: u32,
-    fill: Option<Style>,
-}
-
-impl Packed {
-    fn pack(line: &StyledLine) -> Packed {
-        let all = || line.spans.iter().chain(line.continuation.iter());
-        let mut text = String::with_capacity(all().map(|s| s.content.len()).sum());
-        let mut spans = Vec::with_capacity(line.spans.len() + line.continuation.len());
-        for s in all() {
-            text.push_str(&s.content);
-            spans.push((text.len() as u32, s.style));
-        }
-        Packed {
-            text: text.into_boxed_str(),
-            spans: spans.into_boxed_slice(),
-            content: line.spans.len() as u32,
-            fill: line.fill,
-        }
-    }
-
-    fn unpack(&self) -> StyledLine {
-        let mut start = 0;
-        let mut spans: Vec<Span<'static>> = self
-            .spans
-            .iter()
-            .map(|(end, style)| {
-                let end = *end as usize;
-                let span = Span::styled(self.text[start..end].to_string(), *style);
-                start = end;
-                span
-            })
-            .collect();
-        let continuation = spans.split_off(self.content as usize);
-        StyledLine {
-            spans,
-            continuation,
-            fill: self.fill,
-        }
-    }
-}
 
 /// Styled logical lines and their wrapped heights at one width.
 #[derive(Debug, Default)]
 pub struct Measured {
-    lines: Vec<Packed>,
+    lines: Vec<StyledLine>,
     /// `ends[k]`: screen rows of `lines[..=k]` at `width` (empty while `width` is 0, which
     /// means "not measured yet").
     ends: Vec<u32>,
@@ -80,11 +24,11 @@ impl Measured {
     /// `lines`, measured at `width` (0: not measured until [`Measured::remeasure`]).
     pub fn of(lines: Vec<StyledLine>, width: u16) -> Measured {
         let mut m = Measured {
-            lines: Vec::new(),
+            lines,
             ends: Vec::new(),
-            width,
+            width: 0,
         };
-        m.extend(lines);
+        m.remeasure(width);
         m
     }
 
@@ -93,19 +37,14 @@ impl Measured {
         self.width
     }
 
-    /// How many logical lines there are.
-    pub fn len(&self) -> usize {
-        self.lines.len()
+    /// The logical lines.
+    pub fn lines(&self) -> &[StyledLine] {
+        &self.lines
     }
 
-    /// Whether there are none.
-    pub fn is_empty(&self) -> bool {
-        self.lines.is_empty()
-    }
-
-    /// The logical lines, unpacked one by one.
-    pub fn lines(&self) -> impl Iterator<Item = StyledLine> + '_ {
-        self.lines.iter().map(Packed::unpack)
+    /// The logical lines, given up.
+    pub fn into_lines(self) -> Vec<StyledLine> {
+        self.lines
     }
 
     /// Screen rows at the measured width.
@@ -115,24 +54,19 @@ impl Measured {
 
     /// Append lines, measuring only them.
     pub fn extend(&mut self, more: Vec<StyledLine>) {
-        self.lines.reserve(more.len());
         if self.width > 0 {
+            let mut total = self.rows();
             self.ends.reserve(more.len());
-        }
-        let mut total = self.rows();
-        for l in &more {
-            if self.width > 0 {
+            for l in &more {
                 total += rows(l, self.width) as u32;
                 self.ends.push(total);
             }
-            self.lines.push(Packed::pack(l));
         }
-    }
-
-    /// Give back memory reserved for lines that did not come (the entry is complete).
-    pub fn shrink_to_fit(&mut self) {
-        self.lines.shrink_to_fit();
-        self.ends.shrink_to_fit();
+        if self.lines.is_empty() {
+            self.lines = more;
+        } else {
+            self.lines.extend(more);
+        }
     }
 
     /// Measure every line at `width` (wrapping only counts: nothing is styled again).
@@ -145,7 +79,7 @@ impl Measured {
         self.ends.reserve_exact(self.lines.len());
         let mut total = 0u32;
         for l in &self.lines {
-            total += rows(&l.unpack(), width) as u32;
+            total += rows(l, width) as u32;
             self.ends.push(total);
         }
     }
@@ -166,7 +100,7 @@ impl Measured {
         };
         lines
             .iter()
-            .flat_map(move |l| wrap(&l.unpack(), width))
+            .flat_map(move |l| wrap(l, width))
             .skip((skip - start.min(skip)) as usize)
     }
 }
@@ -207,28 +141,6 @@ mod tests {
     }
 
     #[test]
-    fn packing_keeps_every_span_style_continuation_and_fill() {
-        use ratatui::style::Color;
-        let line = StyledLine {
-            spans: vec![
-                Span::styled("• ", Style::default().fg(Color::Red)),
-                Span::raw(""),
-                Span::styled("日本 text", Style::default().bg(Color::Blue)),
-            ],
-            continuation: vec![
-                Span::raw("  "),
-                Span::styled("│ ", Style::default().fg(Color::Green)),
-            ],
-            fill: Some(Style::default().bg(Color::Indexed(236))),
-        };
-        assert_eq!(Packed::pack(&line).unpack(), line);
-        assert_eq!(
-            Packed::pack(&StyledLine::blank()).unpack(),
-            StyledLine::blank()
-        );
-    }
-
-    #[test]
     fn extending_and_remeasuring_agree_with_measuring_at_once() {
         let lines = vec![
             para("alpha beta gamma"),
@@ -245,7 +157,6 @@ mod tests {
         unmeasured.remeasure(6);
         let mut all = lines;
         all.push(para("eta"));
-        assert_eq!(unmeasured.ends, Measured::of(all.clone(), 6).ends);
-        assert_eq!(unmeasured.lines().collect::<Vec<_>>(), all);
+        assert_eq!(unmeasured.ends, Measured::of(all, 6).ends);
     }
 }

@@ -55,14 +55,14 @@ impl RenderCache {
     /// Keep `lines` for entry `key` (nothing is dropped until [`RenderCache::shrink`]).
     pub fn insert(&mut self, key: u64, lines: Measured, generation: u32) {
         self.clock += 1;
-        self.lines += lines.len();
+        self.lines += lines.lines().len();
         let fresh = Rendered {
             lines,
             generation,
             used: self.clock,
         };
         if let Some(old) = self.map.insert(key, fresh) {
-            self.lines -= old.lines.len();
+            self.lines -= old.lines.lines().len();
         }
     }
 
@@ -96,7 +96,7 @@ impl RenderCache {
     /// Give up entry `key`'s lines (it leaves the transcript).
     pub fn take(&mut self, key: u64) -> Option<Measured> {
         let r = self.map.remove(&key)?;
-        self.lines -= r.lines.len();
+        self.lines -= r.lines.lines().len();
         Some(r.lines)
     }
 
@@ -106,7 +106,7 @@ impl RenderCache {
         self.map.retain(|k, r| {
             let stay = *k >= key;
             if !stay {
-                *lines -= r.lines.len();
+                *lines -= r.lines.lines().len();
             }
             stay
         });

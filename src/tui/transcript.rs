@@ -306,7 +306,6 @@ impl Transcript {
         live.md.finish();
         let mut done = live.done;
         done.extend(live.md.take_committed());
-        done.shrink_to_fit();
         let i = live.index;
         self.entries[i].kind = Kind::Answer(Text::Inline(live.md.into_source()));
         if done.width() == self.width && self.width > 0 {

@@ -5,6 +5,7 @@
 //! any width will do) and render only what is not there. The exit scrollback is written
 //! one entry at a time, so its memory is one entry's, not the whole conversation's.
 
+use std::borrow::Cow;
 use std::io::Write;
 
 use ratatui::style::Style;
@@ -14,18 +15,18 @@ use crate::tui::wrap::StyledLine;
 
 impl Transcript {
     /// Entry `i`'s logical lines: the cached ones when it is rendered in the current style
-    /// (unpacked, nothing rendered), the streaming answer's as far as it came, or rendered
+    /// (borrowed, nothing rendered), the streaming answer's as far as it came, or rendered
     /// now.
-    fn logical(&self, i: usize) -> Vec<StyledLine> {
+    fn logical(&self, i: usize) -> Cow<'_, [StyledLine]> {
         if let (Some(live), Kind::Streaming) = (&self.live, &self.entries[i].kind) {
-            let mut lines: Vec<StyledLine> = live.done.lines().collect();
+            let mut lines = live.done.lines().to_vec();
             lines.extend_from_slice(live.md.committed());
             lines.extend(live.md.provisional());
-            return lines;
+            return Cow::Owned(lines);
         }
         match self.cache.peek(self.key(i)) {
-            Some(r) if r.generation == self.generation => r.lines.lines().collect(),
-            _ => self.render_lines(i),
+            Some(r) if r.generation == self.generation => Cow::Borrowed(r.lines.lines()),
+            _ => Cow::Owned(self.render_lines(i)),
         }
     }
 
@@ -33,7 +34,7 @@ impl Transcript {
     /// from the text's lines when not (so counting renders nothing).
     fn logical_count(&self, i: usize) -> usize {
         match self.cache.peek(self.key(i)) {
-            Some(r) => r.lines.len(),
+            Some(r) => r.lines.lines().len(),
             None => self.entries[i].shape.lines() as usize + 1,
         }
     }
@@ -85,8 +86,8 @@ impl Transcript {
                 .peek(self.key(i))
                 .is_some_and(|r| r.generation == self.generation);
             match self.cache.take(self.key(i)) {
-                Some(cached) if fresh => lines.extend(cached.lines()),
-                _ => lines.extend(self.logical(i)),
+                Some(cached) if fresh => lines.extend(cached.into_lines()),
+                _ => lines.extend(self.logical(i).into_owned()),
             }
             if let Kind::Answer(text) = &self.entries[i].kind {
                 self.flushed_answer = Some(self.context().text(text, false));
