@@ -138,18 +138,13 @@ impl MarkdownStream {
         Style::default().fg(self.theme.text).bg(self.theme.code_bg)
     }
 
-    fn code_line(&self, spans: Vec<Span<'static>>) -> StyledLine {
-        let mut spans: Vec<Span<'static>> = spans
-            .into_iter()
-            .map(|s| {
-                let st = legible(s.style.bg(self.theme.code_bg), &self.theme);
-                Span::styled(s.content, st)
-            })
-            .collect();
-        spans.insert(
-            0,
-            Span::styled(" ", Style::default().bg(self.theme.code_bg)),
-        );
+    fn code_line(&self, code: Vec<Span<'static>>) -> StyledLine {
+        let mut spans = Vec::with_capacity(code.len() + 1);
+        spans.push(Span::styled(" ", Style::default().bg(self.theme.code_bg)));
+        spans.extend(code.into_iter().map(|s| {
+            let st = legible(s.style.bg(self.theme.code_bg), &self.theme);
+            Span::styled(s.content, st)
+        }));
         StyledLine {
             spans,
             continuation: vec![Span::styled(" ", Style::default().bg(self.theme.code_bg))],

@@ -52,7 +52,8 @@ impl Measured {
         self.ends.last().copied().unwrap_or(0)
     }
 
-    /// Append lines, measuring only them.
+    /// Append lines, measuring only them. Their span lists are cut to their length: they
+    /// are kept as long as the entry is, and building them left a third of it unused.
     pub fn extend(&mut self, more: Vec<StyledLine>) {
         if self.width > 0 {
             let mut total = self.rows();
@@ -62,10 +63,11 @@ impl Measured {
                 self.ends.push(total);
             }
         }
-        if self.lines.is_empty() {
-            self.lines = more;
-        } else {
-            self.lines.extend(more);
+        self.lines.reserve(more.len());
+        for mut l in more {
+            l.spans.shrink_to_fit();
+            l.continuation.shrink_to_fit();
+            self.lines.push(l);
         }
     }
 
