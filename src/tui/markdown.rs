@@ -139,12 +139,20 @@ impl MarkdownStream {
     }
 
     fn code_line(&self, code: Vec<Span<'static>>) -> StyledLine {
-        let mut spans = Vec::with_capacity(code.len() + 1);
+        let mut spans: Vec<Span<'static>> = Vec::with_capacity(code.len() + 1);
         spans.push(Span::styled(" ", Style::default().bg(self.theme.code_bg)));
-        spans.extend(code.into_iter().map(|s| {
+        for s in code {
             let st = legible(s.style.bg(self.theme.code_bg), &self.theme);
-            Span::styled(s.content, st)
-        }));
+            // Neighbours the highlighter styled alike (once made legible) are one span: it
+            // draws the same, and a long answer keeps thousands fewer strings.
+            let tokens = spans.len() > 1;
+            match spans.last_mut() {
+                Some(last) if tokens && last.style == st => {
+                    last.content.to_mut().push_str(&s.content)
+                }
+                _ => spans.push(Span::styled(s.content, st)),
+            }
+        }
         StyledLine {
             spans,
             continuation: vec![Span::styled(" ", Style::default().bg(self.theme.code_bg))],
@@ -598,6 +606,22 @@ mod tests {
         assert!(code.spans.len() > 2, "highlighted: {:?}", code.spans);
         assert!(code.fill.is_some());
         assert!(t.contains(&"after".to_string()));
+    }
+
+    #[test]
+    fn a_code_lines_neighbours_styled_alike_are_one_span() {
+        crate::tui::highlight::load_now();
+        let md = "```rust\nfn handle_7(input: &str) -> usize { input.len() * 7 }\n```\n";
+        let lines = MarkdownStream::render(md, &theme());
+        let code = &lines[1];
+        assert_eq!(
+            text(std::slice::from_ref(code))[0],
+            " fn handle_7(input: &str) -> usize { input.len() * 7 }"
+        );
+        assert!(code.spans.len() > 3, "still highlighted: {:?}", code.spans);
+        for pair in code.spans[1..].windows(2) {
+            assert_ne!(pair[0].style, pair[1].style, "{:?}", code.spans);
+        }
     }
 
     #[test]
