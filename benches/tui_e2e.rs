@@ -204,6 +204,7 @@ fn main() {
     let doc = markdown_200k();
     let mut cpu = Vec::new();
     let mut peak = Vec::new();
+    let (mut after_anon, mut after_file) = (Vec::new(), Vec::new());
     for _ in 0..3 {
         let server = rt.block_on(ScriptedServer::start(vec![stream_reply(&doc)]));
         let mut run = spawn(&server.base_url(), home.path(), ws.path());
@@ -220,11 +221,19 @@ fn main() {
         std::thread::sleep(Duration::from_millis(300));
         cpu.push(cpu_seconds(run.pid()) - before);
         peak.push(status_kb(run.pid(), "VmHWM:") as f64 / 1024.0);
+        after_anon.push(status_kb(run.pid(), "RssAnon:") as f64 / 1024.0);
+        after_file.push(status_kb(run.pid(), "RssFile:") as f64 / 1024.0);
         run.stop();
     }
     println!(
         "streaming 200 KB markdown: median {:.3} CPU-seconds, peak RSS {:.1} MB",
         median(cpu),
         median(peak)
+    );
+    // Where the memory is once the answer is complete (the peak itself has no split).
+    println!(
+        "  resident after it:       heap and stacks {:.1} MB, executable and libraries {:.1} MB",
+        median(after_anon),
+        median(after_file)
     );
 }

@@ -31,6 +31,9 @@ pub struct MarkdownStream {
     partial: String,
     fence: Option<Fence>,
     source: String,
+    /// Whether lines were taken ([`MarkdownStream::take_committed`]) and whether the last
+    /// of them was blank: what the next block's separation depends on.
+    taken: Option<bool>,
 }
 
 impl MarkdownStream {
@@ -43,12 +46,18 @@ impl MarkdownStream {
             partial: String::new(),
             fence: None,
             source: String::new(),
+            taken: None,
         }
     }
 
     /// Everything pushed so far.
-    pub fn source(&self) -> String {
-        self.source.clone()
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+
+    /// Everything pushed, given up (the stream is over).
+    pub fn into_source(self) -> String {
+        self.source
     }
 
     /// Render a whole document at once.
@@ -59,9 +68,27 @@ impl MarkdownStream {
         m.committed
     }
 
-    /// Lines that will not change any more.
+    /// Lines that will not change any more (since the last [`MarkdownStream::take_committed`]).
     pub fn committed(&self) -> &[StyledLine] {
         &self.committed
+    }
+
+    /// Move the lines committed so far out, so a caller that keeps them does not hold a
+    /// second copy here; what follows renders as if they were still here.
+    pub fn take_committed(&mut self) -> Vec<StyledLine> {
+        if let Some(last) = self.committed.last() {
+            self.taken = Some(*last == StyledLine::blank());
+        }
+        std::mem::take(&mut self.committed)
+    }
+
+    /// Whether a block starting now needs a blank line before it: something came before,
+    /// and it did not end with one.
+    fn needs_separator(&self) -> bool {
+        match self.committed.last() {
+            Some(last) => *last != StyledLine::blank(),
+            None => self.taken == Some(false),
+        }
     }
 
     /// Append streamed text.
@@ -100,7 +127,7 @@ impl MarkdownStream {
             return Vec::new();
         }
         let mut lines = Vec::new();
-        if !self.committed.is_empty() && self.committed.last() != Some(&StyledLine::blank()) {
+        if self.needs_separator() {
             lines.push(StyledLine::blank());
         }
         lines.extend(render_block(&text, &self.theme));
@@ -111,18 +138,21 @@ impl MarkdownStream {
         Style::default().fg(self.theme.text).bg(self.theme.code_bg)
     }
 
-    fn code_line(&self, spans: Vec<Span<'static>>) -> StyledLine {
-        let mut spans: Vec<Span<'static>> = spans
-            .into_iter()
-            .map(|s| {
-                let st = legible(s.style.bg(self.theme.code_bg), &self.theme);
-                Span::styled(s.content, st)
-            })
-            .collect();
-        spans.insert(
-            0,
-            Span::styled(" ", Style::default().bg(self.theme.code_bg)),
-        );
+    fn code_line(&self, code: Vec<Span<'static>>) -> StyledLine {
+        let mut spans: Vec<Span<'static>> = Vec::with_capacity(code.len() + 1);
+        spans.push(Span::styled(" ", Style::default().bg(self.theme.code_bg)));
+        for s in code {
+            let st = legible(s.style.bg(self.theme.code_bg), &self.theme);
+            // Neighbours the highlighter styled alike (once made legible) are one span: it
+            // draws the same, and a long answer keeps thousands fewer strings.
+            let tokens = spans.len() > 1;
+            match spans.last_mut() {
+                Some(last) if tokens && last.style == st => {
+                    last.content.to_mut().push_str(&s.content)
+                }
+                _ => spans.push(Span::styled(s.content, st)),
+            }
+        }
         StyledLine {
             spans,
             continuation: vec![Span::styled(" ", Style::default().bg(self.theme.code_bg))],
@@ -201,7 +231,7 @@ impl MarkdownStream {
 
     /// A blank line between blocks (never at the start, never doubled).
     fn separate(&mut self) {
-        if !self.committed.is_empty() && self.committed.last() != Some(&StyledLine::blank()) {
+        if self.needs_separator() {
             self.committed.push(StyledLine::blank());
         }
     }
@@ -579,6 +609,22 @@ mod tests {
     }
 
     #[test]
+    fn a_code_lines_neighbours_styled_alike_are_one_span() {
+        crate::tui::highlight::load_now();
+        let md = "```rust\nfn handle_7(input: &str) -> usize { input.len() * 7 }\n```\n";
+        let lines = MarkdownStream::render(md, &theme());
+        let code = &lines[1];
+        assert_eq!(
+            text(std::slice::from_ref(code))[0],
+            " fn handle_7(input: &str) -> usize { input.len() * 7 }"
+        );
+        assert!(code.spans.len() > 3, "still highlighted: {:?}", code.spans);
+        for pair in code.spans[1..].windows(2) {
+            assert_ne!(pair[0].style, pair[1].style, "{:?}", code.spans);
+        }
+    }
+
+    #[test]
     fn streaming_in_tiny_chunks_matches_rendering_at_once() {
         crate::tui::highlight::load_now();
         let md =
@@ -591,6 +637,26 @@ mod tests {
         }
         s.finish();
         assert_eq!(text(s.committed()), whole);
+    }
+
+    #[test]
+    fn taking_committed_lines_while_streaming_loses_and_adds_nothing() {
+        crate::tui::highlight::load_now();
+        let md = "# Plan\n\n1. read\n2. edit\n\n```py\nprint('x')\n```\nDone.\n\n| a |\n|---|\n| 1 |\n\nEnd **here**.\n";
+        let whole = text(&MarkdownStream::render(md, &theme()));
+        let mut s = MarkdownStream::new(&theme());
+        let mut taken = Vec::new();
+        for (i, ch) in md.chars().enumerate() {
+            s.push(&ch.to_string());
+            if i % 3 == 0 {
+                let _ = s.provisional();
+                taken.extend(s.take_committed());
+            }
+        }
+        s.finish();
+        taken.extend(s.take_committed());
+        assert_eq!(text(&taken), whole);
+        assert!(s.committed().is_empty());
     }
 
     #[test]

@@ -20,6 +20,7 @@ pub mod inline;
 pub mod input;
 pub mod layers;
 pub mod markdown;
+pub mod measured;
 pub mod mention;
 pub mod progress;
 pub mod render_cache;

@@ -1,18 +1,24 @@
 //! The chat's rendered entries, least recently used first out: the lines of the entries
 //! on screen and around it stay drawn; entries long scrolled past are dropped and rendered
 //! again (from the session file, for a resumed conversation) if they come back into view.
+//!
+//! Entries are kept as [`Measured`] lines (styled, not wrapped), so a resize or the
+//! scrollback written at exit reuses them instead of rendering again. Inserting never
+//! drops anything: the transcript shrinks the cache once a frame is prepared
+//! ([`RenderCache::shrink`]), keeping that frame's entries, so an entry taller than the
+//! whole bound (a long answer) is not dropped while it is on screen.
 
 use std::collections::HashMap;
 
-use ratatui::text::Line;
+use super::measured::Measured;
 
-/// Wrapped lines beyond which the least recently used entries are dropped.
+/// Logical lines beyond which the least recently used entries are dropped.
 pub const MAX_LINES: usize = 6_000;
 
-/// One entry's wrapped lines.
+/// One entry's lines.
 pub struct Rendered {
-    /// The lines, wrapped to the cache's width.
-    pub lines: Vec<Line<'static>>,
+    /// The lines and their heights.
+    pub lines: Measured,
     /// The style generation they were drawn with (older: to be restyled).
     pub generation: u32,
     used: u64,
@@ -38,41 +44,35 @@ impl RenderCache {
         self.map.get(&key)
     }
 
-    /// Mark entry `key` as just used.
-    pub fn touch(&mut self, key: u64) {
+    /// Entry `key`'s lines, counted as just used (to measure them at a new width).
+    pub fn use_mut(&mut self, key: u64) -> Option<&mut Measured> {
         self.clock += 1;
-        if let Some(r) = self.map.get_mut(&key) {
-            r.used = self.clock;
-        }
+        let r = self.map.get_mut(&key)?;
+        r.used = self.clock;
+        Some(&mut r.lines)
     }
 
-    /// Keep `lines` for entry `key`. When the cache holds too many lines, the least recently
-    /// used entries other than those in `keep` are dropped.
-    pub fn insert(
-        &mut self,
-        key: u64,
-        lines: Vec<Line<'static>>,
-        generation: u32,
-        keep: std::ops::Range<u64>,
-    ) {
+    /// Keep `lines` for entry `key` (nothing is dropped until [`RenderCache::shrink`]).
+    pub fn insert(&mut self, key: u64, lines: Measured, generation: u32) {
         self.clock += 1;
-        self.lines += lines.len();
+        self.lines += lines.lines().len();
         let fresh = Rendered {
             lines,
             generation,
             used: self.clock,
         };
         if let Some(old) = self.map.insert(key, fresh) {
-            self.lines -= old.lines.len();
-        }
-        if self.lines > MAX_LINES {
-            self.evict(keep);
+            self.lines -= old.lines.lines().len();
         }
     }
 
-    /// Drop the least recently used entries outside `keep` until the cache is down to
-    /// three quarters of its bound (so evictions are rare, not one per insert).
-    fn evict(&mut self, keep: std::ops::Range<u64>) {
+    /// When the cache holds more than [`MAX_LINES`], drop the least recently used entries
+    /// outside `keep` until it is down to three quarters of its bound (so evictions are
+    /// rare, not one per insert).
+    pub fn shrink(&mut self, keep: std::ops::Range<u64>) {
+        if self.lines <= MAX_LINES {
+            return;
+        }
         let mut order: Vec<(u64, u64)> = self
             .map
             .iter()
@@ -84,17 +84,20 @@ impl RenderCache {
             if self.lines <= MAX_LINES * 3 / 4 {
                 break;
             }
-            if let Some(r) = self.map.remove(&key) {
-                self.lines -= r.lines.len();
-            }
+            self.remove(key);
         }
     }
 
     /// Forget entry `key` (it changed).
     pub fn remove(&mut self, key: u64) {
-        if let Some(r) = self.map.remove(&key) {
-            self.lines -= r.lines.len();
-        }
+        self.take(key);
+    }
+
+    /// Give up entry `key`'s lines (it leaves the transcript).
+    pub fn take(&mut self, key: u64) -> Option<Measured> {
+        let r = self.map.remove(&key)?;
+        self.lines -= r.lines.lines().len();
+        Some(r.lines)
     }
 
     /// Forget every entry numbered below `key` (they left the transcript).
@@ -103,19 +106,19 @@ impl RenderCache {
         self.map.retain(|k, r| {
             let stay = *k >= key;
             if !stay {
-                *lines -= r.lines.len();
+                *lines -= r.lines.lines().len();
             }
             stay
         });
     }
 
-    /// Forget everything (the width changed).
+    /// Forget everything.
     pub fn clear(&mut self) {
         self.map.clear();
         self.lines = 0;
     }
 
-    /// How many wrapped lines are kept.
+    /// How many logical lines are kept.
     pub fn lines(&self) -> usize {
         self.lines
     }
@@ -134,19 +137,22 @@ impl RenderCache {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tui::wrap::StyledLine;
 
-    fn lines(n: usize) -> Vec<Line<'static>> {
-        vec![Line::from("x"); n]
+    fn lines(n: usize) -> Measured {
+        Measured::of(vec![StyledLine::blank(); n], 0)
     }
 
     #[test]
     fn the_least_recently_used_go_first_and_the_kept_range_stays() {
         let mut c = RenderCache::default();
         for k in 0..6 {
-            c.insert(k, lines(MAX_LINES / 6), 0, 0..0);
+            c.insert(k, lines(MAX_LINES / 6), 0);
         }
-        c.touch(0);
-        c.insert(6, lines(MAX_LINES / 6), 0, 5..7);
+        c.use_mut(0);
+        c.insert(6, lines(MAX_LINES / 6), 0);
+        assert!(c.contains(1), "inserting drops nothing");
+        c.shrink(5..7);
         assert!(c.lines() <= MAX_LINES, "{}", c.lines());
         assert!(c.contains(0), "recently used");
         assert!(c.contains(5) && c.contains(6), "kept");
@@ -155,5 +161,19 @@ mod tests {
         assert!(!c.contains(0));
         assert_eq!(c.len(), 2);
         assert_eq!(c.lines(), 2 * (MAX_LINES / 6));
+    }
+
+    /// The bug this guards against: a long answer (more lines than the whole bound) was
+    /// dropped by the next small entry's insert while still on screen, and rendered again.
+    #[test]
+    fn an_entry_taller_than_the_bound_stays_while_kept() {
+        let mut c = RenderCache::default();
+        c.insert(0, lines(MAX_LINES * 2), 0);
+        c.insert(1, lines(1), 0);
+        c.shrink(0..2);
+        assert!(c.contains(0) && c.contains(1));
+        c.shrink(1..2);
+        assert!(!c.contains(0), "dropped once off screen");
+        assert_eq!(c.lines(), 1);
     }
 }

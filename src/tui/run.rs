@@ -258,9 +258,8 @@ pub async fn run(opts: TuiOptions) -> anyhow::Result<ExitCode> {
         // The conversation stays in the terminal's scrollback once the alternate screen
         // is gone.
         let width = crossterm::terminal::size().map(|(w, _)| w).unwrap_or(80);
-        let text = super::scrollback::render(&app.transcript.scrollback_lines(), width);
-        let mut out = std::io::stdout().lock();
-        let _ = out.write_all(text.as_bytes());
+        let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+        let _ = app.transcript.write_scrollback(width, &mut out);
         let _ = writeln!(
             out,
             "\nSession {session_id} saved. Resume it with: loom --resume {session_id}"

@@ -23,6 +23,7 @@ use ratatui::text::{Line, Span};
 
 use super::height_index::HeightIndex;
 use super::markdown::MarkdownStream;
+use super::measured::Measured;
 use super::render_cache::RenderCache;
 use super::theme::Theme;
 use super::transcript_entry::{Context, Entry, Kind, Outputs, Shape, Text};
@@ -60,15 +61,14 @@ const RESTYLE_PER_TICK: usize = 8;
 /// stays in the session file).
 const SCROLLBACK_LINES: usize = 20_000;
 
-/// The answer being streamed: its markdown renderer and its wrapped lines.
+/// The answer being streamed: its markdown renderer, the lines it committed (taken out of
+/// it, so they are held once) and its wrapped unfinished tail.
 struct Live {
     index: usize,
     md: Box<MarkdownStream>,
-    /// Wrapped committed lines, for `width`.
-    lines: Vec<Line<'static>>,
-    /// How many committed markdown lines `lines` covers.
-    wrapped_upto: usize,
-    width: u16,
+    /// Committed lines, measured at the transcript's width; they go to the cache whole
+    /// when the answer is finished.
+    done: Measured,
     /// Wrapped unfinished tail.
     tail: Vec<Line<'static>>,
 }
@@ -96,13 +96,15 @@ pub struct Transcript {
     viewport: usize,
     /// The entries visible after the last `prepare`.
     visible: std::ops::Range<usize>,
+    /// The entries the last `prepare` rendered or kept (the view and its margin).
+    prepared: std::ops::Range<usize>,
     unseen: bool,
     /// Entries handed to the terminal's scrollback (inline mode) and dropped from here.
     flushed: usize,
     /// The source of the last answer handed to the scrollback (for `/copy`).
     flushed_answer: Option<String>,
     /// Entries rendered so far (see [`Transcript::renders`]).
-    renders: u64,
+    renders: std::cell::Cell<u64>,
 }
 
 impl Transcript {
@@ -124,10 +126,11 @@ impl Transcript {
             follow: true,
             viewport: 0,
             visible: 0..0,
+            prepared: 0..0,
             unseen: false,
             flushed: 0,
             flushed_answer: None,
-            renders: 0,
+            renders: std::cell::Cell::new(0),
         }
     }
 
@@ -141,10 +144,11 @@ impl Transcript {
         self.entries.is_empty()
     }
 
-    /// How many times an entry was rendered (wrapped and styled) since the start: a test
-    /// proves with it that a frame renders what is in view and nothing else.
+    /// How many times an entry was rendered (styled: markdown, highlighting) since the
+    /// start, for the chat or the exit scrollback: tests prove with it that a frame renders
+    /// what is in view and nothing else, and that nothing is rendered twice.
     pub fn renders(&self) -> u64 {
-        self.renders
+        self.renders.get()
     }
 
     /// How many rendered entries are kept (bounded; see `render_cache.rs`).
@@ -173,10 +177,9 @@ impl Transcript {
         self.generation = self.generation.wrapping_add(1);
         if let Some(live) = &mut self.live {
             let mut fresh = MarkdownStream::new(&self.theme);
-            fresh.push(&live.md.source());
+            fresh.push(live.md.source());
             *live.md = fresh;
-            live.lines.clear();
-            live.wrapped_upto = 0;
+            live.done = Measured::of(Vec::new(), live.done.width());
         }
     }
 
@@ -274,9 +277,7 @@ impl Transcript {
             self.live = Some(Live {
                 index: self.entries.len() - 1,
                 md: Box::new(MarkdownStream::new(&self.theme)),
-                lines: Vec::new(),
-                wrapped_upto: 0,
-                width: 0,
+                done: Measured::of(Vec::new(), self.width),
                 tail: Vec::new(),
             });
         }
@@ -296,26 +297,22 @@ impl Transcript {
     }
 
     /// The streaming answer is complete: it keeps its source, and its lines go to the cache
-    /// (so finishing never renders it again).
+    /// as they are (so finishing never renders it again; a width that changed meanwhile is
+    /// measured again when it is next drawn).
     pub fn finish_answer(&mut self) {
         let Some(mut live) = self.live.take() else {
             return;
         };
         live.md.finish();
+        let mut done = live.done;
+        done.extend(live.md.take_committed());
         let i = live.index;
-        self.entries[i].kind = Kind::Answer(Text::Inline(live.md.source()));
-        if live.width == self.width && self.width > 0 {
-            let committed = live.md.committed();
-            for l in &committed[live.wrapped_upto..] {
-                live.lines.extend(wrap(l, self.width));
-            }
-            self.index.set(i, live.lines.len() as u32 + 1);
-            let key = self.key(i);
-            self.cache
-                .insert(key, live.lines, self.generation, key..key + 1);
-        } else {
-            self.cache.remove(self.key(i));
+        self.entries[i].kind = Kind::Answer(Text::Inline(live.md.into_source()));
+        if done.width() == self.width && self.width > 0 {
+            self.index.set(i, done.rows() + 1);
         }
+        let key = self.key(i);
+        self.cache.insert(key, done, self.generation);
     }
 
     /// A line for a tool call.
@@ -383,50 +380,8 @@ impl Transcript {
         self.top = 0;
         self.anchor = (0, 0);
         self.visible = 0..0;
+        self.prepared = 0..0;
         self.unseen = false;
-    }
-
-    /// An entry's logical lines (the streaming answer: as far as it came).
-    fn logical(&self, i: usize) -> Vec<StyledLine> {
-        match (&self.live, &self.entries[i].kind) {
-            (Some(live), Kind::Streaming) => {
-                let mut lines = live.md.committed().to_vec();
-                lines.extend(live.md.provisional());
-                lines
-            }
-            (_, kind) => self.context().lines(kind),
-        }
-    }
-
-    /// The conversation's last entries as logical lines for the normal screen after exit
-    /// (see `scrollback.rs`), up to [`SCROLLBACK_LINES`]: answers as rendered markdown,
-    /// tool calls one line each, a blank line between entries.
-    pub fn scrollback_lines(&self) -> Vec<StyledLine> {
-        let mut parts = Vec::new();
-        let mut count = 0;
-        let mut first = self.entries.len();
-        while first > 0 && count < SCROLLBACK_LINES {
-            first -= 1;
-            let lines = self.logical(first);
-            count += lines.len() + 1;
-            parts.push(lines);
-        }
-        let mut out = Vec::new();
-        if first > 0 {
-            out.push(StyledLine::plain(
-                format!(
-                    "… {first} earlier entries are in the session file (resume it to read them)"
-                ),
-                Style::default().fg(self.theme.dim),
-            ));
-        }
-        for lines in parts.into_iter().rev() {
-            if !out.is_empty() {
-                out.push(StyledLine::blank());
-            }
-            out.extend(lines);
-        }
-        out
     }
 
     /// The entry on row `row` of the chat (0 is its first visible line), as last drawn.
@@ -465,7 +420,7 @@ impl Transcript {
             .rev()
             .find_map(|e| match &e.kind {
                 Kind::Answer(text) => Some(ctx.text(text, false)),
-                Kind::Streaming => self.live.as_ref().map(|l| l.md.source()),
+                Kind::Streaming => self.live.as_ref().map(|l| l.md.source().to_string()),
                 _ => None,
             })
             .or_else(|| self.flushed_answer.clone())
@@ -489,92 +444,55 @@ impl Transcript {
             .count()
     }
 
-    /// Remove the first `n` entries, returning their lines for the terminal's scrollback
-    /// (inline mode), each entry followed by a blank line.
-    pub fn drain_front(&mut self, n: usize) -> Vec<StyledLine> {
-        let n = n.min(self.entries.len());
-        if n == 0 {
-            return Vec::new();
-        }
-        let mut lines = Vec::new();
-        for i in 0..n {
-            lines.extend(self.logical(i));
-            if let Kind::Answer(text) = &self.entries[i].kind {
-                self.flushed_answer = Some(self.context().text(text, false));
-            }
-            lines.push(StyledLine::blank());
-        }
-        let height = self.index.prefix(n);
-        for e in self.entries.drain(..n) {
-            if let Kind::Tool { id, .. } = &e.kind {
-                self.marks.remove(id);
-                self.outputs.map.remove(id);
-            }
-        }
-        self.index.drain_front(n);
-        self.flushed += n;
-        self.cache.remove_below(self.flushed as u64);
-        if let Some(live) = &mut self.live {
-            live.index -= n;
-        }
-        self.anchor = match self.anchor.0.checked_sub(n) {
-            Some(a) => (a, self.anchor.1),
-            None => (0, 0),
-        };
-        self.top = self.top.saturating_sub(height);
-        self.visible = 0..0;
-        lines
+    /// Entry `i`'s logical lines, rendered now (counted in [`Transcript::renders`]).
+    fn render_lines(&self, i: usize) -> Vec<StyledLine> {
+        self.renders.set(self.renders.get() + 1);
+        self.context().lines(&self.entries[i].kind)
     }
 
     /// Render entry `i` into the cache with the current theme, and measure it.
     fn render_into_cache(&mut self, i: usize) {
-        let width = self.width;
-        let lines: Vec<Line<'static>> = self
-            .context()
-            .lines(&self.entries[i].kind)
-            .iter()
-            .flat_map(|l| wrap(l, width))
-            .collect();
-        self.renders += 1;
-        self.index.set(i, lines.len() as u32 + 1);
+        let lines = Measured::of(self.render_lines(i), self.width);
+        self.index.set(i, lines.rows() + 1);
         let key = self.key(i);
-        self.cache.insert(key, lines, self.generation, key..key + 1);
+        self.cache.insert(key, lines, self.generation);
     }
 
-    /// Make sure entry `i` is rendered at the current width.
+    /// Make sure entry `i` is rendered and measured at the current width.
     fn ensure(&mut self, i: usize) {
         if self.live.as_ref().is_some_and(|l| l.index == i) {
             return;
         }
-        let key = self.key(i);
-        if self.cache.contains(key) {
-            self.cache.touch(key);
-        } else {
+        let width = self.width;
+        let Some(lines) = self.cache.use_mut(self.key(i)) else {
             self.render_into_cache(i);
+            return;
+        };
+        if lines.width() != width {
+            lines.remeasure(width);
+        }
+        let height = lines.rows() + 1;
+        if self.index.get(i) != height {
+            self.index.set(i, height);
         }
     }
 
-    /// Wrap what the streaming answer newly committed, and its tail.
+    /// Measure what the streaming answer newly committed (taking it out of the renderer)
+    /// and wrap its tail.
     fn update_live(&mut self) {
         let width = self.width;
         let Some(live) = &mut self.live else { return };
-        if live.width != width {
-            live.lines.clear();
-            live.wrapped_upto = 0;
-            live.width = width;
+        if live.done.width() != width {
+            live.done.remeasure(width);
         }
-        let committed = live.md.committed();
-        for l in &committed[live.wrapped_upto..] {
-            live.lines.extend(wrap(l, width));
-        }
-        live.wrapped_upto = committed.len();
+        live.done.extend(live.md.take_committed());
         live.tail = live
             .md
             .provisional()
             .iter()
             .flat_map(|l| wrap(l, width))
             .collect();
-        let height = (live.lines.len() + live.tail.len()) as u32 + 1;
+        let height = live.done.rows() + live.tail.len() as u32 + 1;
         self.index.set(live.index, height);
     }
 
@@ -584,9 +502,9 @@ impl Transcript {
         self.viewport = height as usize;
         if width != self.width {
             // Heights are per width: every one becomes an estimate again (a resize is rare;
-            // this is the one O(N) step, and only arithmetic).
+            // this is the one O(N) step, and only arithmetic). Rendered entries stay; they
+            // are measured again as they come into view.
             self.width = width;
-            self.cache.clear();
             let heights = self
                 .entries
                 .iter()
@@ -601,6 +519,8 @@ impl Transcript {
         if self.follow {
             self.fill_from_bottom();
         }
+        let kept = self.key(self.prepared.start)..self.key(self.prepared.end);
+        self.cache.shrink(kept);
         let last = self.top + self.viewport.max(1) as u64 - 1;
         let first = self.index.find(self.top).map_or(0, |(i, _)| i);
         let end = self
@@ -620,6 +540,7 @@ impl Transcript {
             self.ensure(i);
             acc += u64::from(self.index.get(i));
         }
+        self.prepared = i..self.entries.len();
         self.top = self.index.total().saturating_sub(self.viewport as u64);
         self.unseen = false;
     }
@@ -650,6 +571,7 @@ impl Transcript {
             acc += u64::from(self.index.get(i));
             i += 1;
         }
+        self.prepared = j..i;
         self.top = self.index.prefix(a) + offset;
         if self.top + self.viewport as u64 >= self.index.total() {
             self.follow = true;
@@ -719,20 +641,24 @@ impl Transcript {
         if let Some((mut i, mut skip)) = self.index.find(self.top) {
             while y < bottom && i < self.entries.len() {
                 let height = u64::from(self.index.get(i));
-                let lines: Box<dyn Iterator<Item = &Line<'static>>> = match &self.live {
-                    Some(live) if live.index == i => {
-                        Box::new(live.lines.iter().chain(live.tail.iter()))
+                let wanted = height.saturating_sub(1).saturating_sub(skip) as usize;
+                let draw = |buf: &mut Buffer, rows: &mut dyn Iterator<Item = Line<'static>>| {
+                    for (row, line) in (y..bottom).zip(rows.take(wanted)) {
+                        buf.set_line(area.x, row, &line, area.width);
                     }
-                    _ => match self.cache.peek(self.key(i)) {
-                        Some(r) => Box::new(r.lines.iter()),
-                        None => Box::new(std::iter::empty()),
-                    },
                 };
-                let shown = lines
-                    .skip(skip as usize)
-                    .take(height.saturating_sub(1) as usize);
-                for (row, line) in (y..bottom).zip(shown) {
-                    buf.set_line(area.x, row, line, area.width);
+                match &self.live {
+                    Some(live) if live.index == i => {
+                        let done = u64::from(live.done.rows());
+                        let tail = live.tail.iter().skip(skip.saturating_sub(done) as usize);
+                        let mut rows = live.done.rows_from(skip as u32).chain(tail.cloned());
+                        draw(buf, &mut rows);
+                    }
+                    _ => {
+                        if let Some(r) = self.cache.peek(self.key(i)) {
+                            draw(buf, &mut r.lines.rows_from(skip as u32));
+                        }
+                    }
                 }
                 // The entry's height decides where the next starts, drawn or not.
                 let advance = height.saturating_sub(skip).min(u64::from(bottom - y));
@@ -754,6 +680,9 @@ impl Transcript {
         }
     }
 }
+
+#[path = "transcript_out.rs"]
+mod out;
 
 #[cfg(test)]
 #[path = "transcript_tests.rs"]

@@ -61,6 +61,11 @@ impl Shape {
         s
     }
 
+    /// Its newlines (a text's lines, less one).
+    pub fn lines(&self) -> u32 {
+        self.lines
+    }
+
     /// `text` was appended.
     pub fn add(&mut self, text: &str) {
         let newlines = text.bytes().filter(|b| *b == b'\n').count();

@@ -182,20 +182,131 @@ fn the_cache_stays_bounded_while_scrolling_through_everything() {
     assert!(t.cached_entries() < 3_000);
 }
 
+fn scrollback(t: &Transcript, width: u16) -> String {
+    let mut out = Vec::new();
+    t.write_scrollback(width, &mut out).unwrap();
+    String::from_utf8(out).unwrap()
+}
+
 #[test]
 fn the_scrollback_after_exit_holds_the_newest_entries() {
     let mut t = Transcript::new(&theme());
     for i in 0..(SCROLLBACK_LINES + 10) {
         t.push_user(&format!("q{i}"));
     }
-    let lines = t.scrollback_lines();
-    let text = |l: &StyledLine| {
-        l.spans
-            .iter()
-            .map(|s| s.content.as_ref())
-            .collect::<String>()
-    };
-    assert!(text(&lines[0]).contains("earlier entries are in the session file"));
-    assert!(text(lines.last().unwrap()).contains(&format!("q{}", SCROLLBACK_LINES + 9)));
-    assert!(lines.len() <= SCROLLBACK_LINES + 2);
+    let text = scrollback(&t, 200);
+    let rows: Vec<&str> = text.split("\r\n").filter(|r| !r.is_empty()).collect();
+    assert!(rows[0].contains("earlier entries are in the session file"));
+    assert!(
+        rows.last()
+            .unwrap()
+            .contains(&format!("q{}", SCROLLBACK_LINES + 9))
+    );
+    assert!(rows.len() <= SCROLLBACK_LINES + 2);
+}
+
+/// A long answer in the shape of the streaming bench's (headings, lists, code, tables):
+/// more lines than the render cache's whole bound.
+fn long_answer() -> String {
+    let mut s = String::new();
+    for i in 0..500 {
+        s.push_str(&format!(
+            "## Step {i}\n\nWe change **`module_{i}`** so that it *handles* the edge case.\n\n- first point\n- second with `code`\n\n```rust\nfn handle_{i}(input: &str) -> usize {{\n    input.len() * {i}\n}}\n```\n\n| case | before |\n|---|---|\n| {i} | fails |\n\n"
+        ));
+    }
+    s
+}
+
+fn stream(t: &mut Transcript, text: &str, w: u16, h: u16) {
+    let bytes = text.as_bytes();
+    let mut start = 0;
+    while start < bytes.len() {
+        let end = (start + 40).min(bytes.len());
+        t.push_delta(&text[start..end]);
+        if start % 400 == 0 {
+            screen(t, w, h);
+        }
+        start = end;
+    }
+}
+
+/// The bug: when the turn ended, the finished answer (taller than the cache's bound) was
+/// dropped from the cache as soon as the next entry was inserted, and the following frame
+/// rendered and highlighted all of it again.
+#[test]
+fn a_finished_stream_is_not_rendered_again_on_the_next_frames() {
+    crate::tui::highlight::load_now();
+    let answer = long_answer();
+    let mut t = Transcript::new(&theme());
+    stream(&mut t, &answer, 80, 20);
+    screen(&mut t, 80, 20);
+    let before = t.renders();
+    t.finish_answer();
+    t.push_notice(NoticeLevel::Info, "took 1.2s");
+    for _ in 0..3 {
+        screen(&mut t, 80, 20);
+    }
+    assert_eq!(t.renders() - before, 1, "only the notice is rendered");
+    t.scroll_up(30);
+    let s = screen(&mut t, 80, 20);
+    assert!(s.iter().any(|l| l.contains("Step 498")), "{s:?}");
+    assert_eq!(
+        t.renders() - before,
+        1,
+        "scrolling within it renders nothing"
+    );
+}
+
+/// What is drawn from the streamed lines is what rendering the whole answer draws, at the
+/// width it streamed at and after a resize (which measures again but renders nothing).
+#[test]
+fn a_streamed_answer_looks_like_the_same_answer_rendered_whole_before_and_after_a_resize() {
+    crate::tui::highlight::load_now();
+    let answer = long_answer();
+    let mut streamed = Transcript::new(&theme());
+    stream(&mut streamed, &answer, 70, 25);
+    let mut whole = Transcript::new(&theme());
+    whole.push_answer(&answer);
+    assert_eq!(screen(&mut streamed, 70, 25), screen(&mut whole, 70, 25));
+    streamed.finish_answer();
+    for (w, h) in [(70, 25), (43, 31), (70, 25)] {
+        let renders = streamed.renders();
+        for up in [0, 7, 500, 3_000] {
+            streamed.scroll_end();
+            whole.scroll_end();
+            streamed.scroll_up(up);
+            whole.scroll_up(up);
+            assert_eq!(
+                screen(&mut streamed, w, h),
+                screen(&mut whole, w, h),
+                "{w}x{h} up {up}"
+            );
+        }
+        assert_eq!(streamed.renders(), renders, "no rendering at {w}x{h}");
+    }
+}
+
+/// The scrollback written at exit wraps the lines the chat already rendered (to the
+/// terminal's width, wider than the chat pane) instead of rendering the answer again, and
+/// writes what rendering it again would.
+#[test]
+fn the_exit_scrollback_reuses_the_rendered_answer() {
+    crate::tui::highlight::load_now();
+    let answer = long_answer();
+    let mut t = Transcript::new(&theme());
+    stream(&mut t, &answer, 60, 20);
+    t.finish_answer();
+    screen(&mut t, 60, 20);
+    let renders = t.renders();
+    let written = scrollback(&t, 100);
+    assert_eq!(t.renders(), renders, "nothing rendered for the scrollback");
+    let mut fresh = Transcript::new(&theme());
+    fresh.push_answer(&answer);
+    assert_eq!(written, scrollback(&fresh, 100));
+    assert!(written.contains("handle_499"));
+    assert_eq!(
+        fresh.renders(),
+        1,
+        "an entry not rendered yet is rendered to be written"
+    );
 }

@@ -83,19 +83,30 @@ struct Piece<'a> {
     space: bool,
 }
 
-/// Wrap one logical line to `width` columns.
-pub fn wrap(line: &StyledLine, width: u16) -> Vec<Line<'static>> {
-    let width = width.max(1) as usize;
-    let prefix_width: usize = line.continuation.iter().map(|s| s.content.width()).sum();
-    let mut pieces: Vec<Piece<'_>> = Vec::new();
-    for span in &line.spans {
-        for g in span.content.graphemes(true) {
+/// Every grapheme of `spans` in order, with its width and whether it is a space. Printable
+/// ASCII (most of what is drawn) is one grapheme and one column per byte, so it skips
+/// grapheme segmentation; a tab is four columns.
+fn pieces<'a>(spans: &'a [Span<'static>], mut each: impl FnMut(Piece<'a>)) {
+    for span in spans {
+        let content = span.content.as_ref();
+        if content.bytes().all(|b| (0x20..0x7f).contains(&b)) {
+            for (i, b) in content.bytes().enumerate() {
+                each(Piece {
+                    text: &content[i..i + 1],
+                    width: 1,
+                    style: span.style,
+                    space: b == b' ',
+                });
+            }
+            continue;
+        }
+        for g in content.graphemes(true) {
             let (text, w) = if g == "\t" {
                 ("    ", 4)
             } else {
                 (g, g.width())
             };
-            pieces.push(Piece {
+            each(Piece {
                 text,
                 width: w,
                 style: span.style,
@@ -103,6 +114,61 @@ pub fn wrap(line: &StyledLine, width: u16) -> Vec<Line<'static>> {
             });
         }
     }
+}
+
+/// How many screen rows `line` wraps to at `width` columns: what [`wrap`] returns, counted
+/// without building the rows (the same decisions, on widths alone).
+pub fn rows(line: &StyledLine, width: u16) -> usize {
+    let width = width.max(1) as usize;
+    let prefix_width: usize = line.continuation.iter().map(|s| s.content.width()).sum();
+    let restart = prefix_width.min(width.saturating_sub(1));
+    let mut list: Vec<(usize, bool)> = Vec::new();
+    pieces(&line.spans, |p| list.push((p.width, p.space)));
+    let pieces = list;
+    let mut count = 1;
+    let mut used = 0usize;
+    let mut i = 0;
+    while i < pieces.len() {
+        let start = i;
+        while i < pieces.len() && pieces[i].1 {
+            i += 1;
+        }
+        while i < pieces.len() && !pieces[i].1 {
+            i += 1;
+        }
+        let word = &pieces[start..i];
+        let word_width: usize = word.iter().map(|p| p.0).sum();
+        let fits_alone = word_width <= width.saturating_sub(prefix_width);
+        if used + word_width > width && used > 0 && fits_alone {
+            count += 1;
+            used = restart;
+            for (w, _) in word.iter().skip_while(|p| p.1) {
+                if used + w > width {
+                    count += 1;
+                    used = restart;
+                }
+                used += w;
+            }
+            continue;
+        }
+        for (w, _) in word {
+            if used + w > width && used > 0 {
+                count += 1;
+                used = restart;
+            }
+            used += w;
+        }
+    }
+    count
+}
+
+/// Wrap one logical line to `width` columns.
+pub fn wrap(line: &StyledLine, width: u16) -> Vec<Line<'static>> {
+    let width = width.max(1) as usize;
+    let prefix_width: usize = line.continuation.iter().map(|s| s.content.width()).sum();
+    let mut list: Vec<Piece<'_>> = Vec::new();
+    pieces(&line.spans, |p| list.push(p));
+    let pieces = list;
     let mut out: Vec<Line<'static>> = Vec::new();
     let mut current: Vec<Span<'static>> = Vec::new();
     let mut used = 0usize;
@@ -240,6 +306,26 @@ mod tests {
             let joined: String = text(&lines).concat().chars().filter(|c| *c != ' ').collect();
             let orig: String = s.chars().filter(|c| *c != ' ').collect();
             prop_assert_eq!(joined, orig);
+        }
+
+        // Invariant: `rows` counts exactly the rows `wrap` makes, whatever the spans
+        // (ASCII or not, tabs, several styles), continuation prefix and width.
+        #[test]
+        fn rows_counts_what_wrap_makes(
+            parts in proptest::collection::vec("[a-z \t日é🎉-]{0,30}", 1..4),
+            prefix in 0usize..6,
+            w in 1u16..30,
+        ) {
+            let line = StyledLine {
+                spans: parts
+                    .iter()
+                    .enumerate()
+                    .map(|(i, p)| Span::styled(p.clone(), Style::default().fg(ratatui::style::Color::Indexed(i as u8))))
+                    .collect(),
+                continuation: vec![Span::raw(" ".repeat(prefix))],
+                fill: None,
+            };
+            prop_assert_eq!(rows(&line, w), wrap(&line, w).len());
         }
     }
 }
