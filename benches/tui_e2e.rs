@@ -6,6 +6,10 @@
 //! `loom` to compare with. Prints medians; asserts nothing. Idle memory is read once the
 //! process has settled (no CPU used for half a second, at least 1.5 s after the first frame)
 //! and split into anonymous pages (heap, stacks) and file pages (executable, libraries).
+//! The file pages depend on the page cache as well as on the code that ran: a fault maps
+//! the whole cached folio around it, and folio sizes follow how the file was written (the
+//! same executable measured ~1 MB apart as written by the linker, by `cp` and by `strip`).
+//! To compare two builds, copy both the same way and pass each as `LOOM_BIN`.
 
 #[path = "shared/process.rs"]
 mod process;
