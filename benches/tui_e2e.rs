@@ -2,8 +2,17 @@
 //! time to the first frame, resident memory when idle, and the CPU time and peak memory of
 //! streaming a 200 KB markdown answer from a local server.
 //!
-//! Run with `cargo bench --bench tui_e2e` (release build). Prints medians; asserts nothing.
+//! Run with `cargo bench --bench tui_e2e` (release build); `LOOM_BIN` names another build of
+//! `loom` to compare with. Prints medians; asserts nothing. Idle memory is read once the
+//! process has settled (no CPU used for half a second, at least 1.5 s after the first frame)
+//! and split into anonymous pages (heap, stacks) and file pages (executable, libraries).
+//! The file pages depend on the page cache as well as on the code that ran: a fault maps
+//! the whole cached folio around it, and folio sizes follow how the file was written (the
+//! same executable measured ~1 MB apart as written by the linker, by `cp` and by `strip`).
+//! To compare two builds, copy both the same way and pass each as `LOOM_BIN`.
 
+#[path = "shared/process.rs"]
+mod process;
 #[path = "../tests/support/mod.rs"]
 mod support;
 #[path = "shared/terminal.rs"]
@@ -14,6 +23,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use portable_pty::{CommandBuilder, PtySize, native_pty_system};
+use process::{cpu_seconds, median, resident, settle};
 use serde_json::json;
 use support::{Frame, Reply, ScriptedServer};
 
@@ -46,7 +56,8 @@ fn spawn(base_url: &str, home: &std::path::Path, ws: &std::path::Path) -> Runnin
             pixel_height: 0,
         })
         .unwrap();
-    let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_loom"));
+    let bin = std::env::var("LOOM_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_loom").into());
+    let mut cmd = CommandBuilder::new(bin);
     cmd.args(["--model", "bench-model", "--base-url", base_url, "-C"]);
     cmd.arg(ws);
     cmd.env("HOME", home);
@@ -97,30 +108,6 @@ impl Running {
     }
 }
 
-fn status_kb(pid: u32, field: &str) -> u64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .unwrap_or_default()
-        .lines()
-        .find(|l| l.starts_with(field))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0)
-}
-
-/// User plus system CPU seconds of a process.
-fn cpu_seconds(pid: u32) -> f64 {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    let after = stat.rsplit(')').next().unwrap_or("");
-    let fields: Vec<&str> = after.split_whitespace().collect();
-    let ticks = nix::unistd::sysconf(nix::unistd::SysconfVar::CLK_TCK)
-        .ok()
-        .flatten()
-        .unwrap_or(100) as f64;
-    let utime: f64 = fields.get(11).and_then(|v| v.parse().ok()).unwrap_or(0.0);
-    let stime: f64 = fields.get(12).and_then(|v| v.parse().ok()).unwrap_or(0.0);
-    (utime + stime) / ticks
-}
-
 fn markdown_200k() -> String {
     let mut s = String::new();
     let mut i = 0;
@@ -155,11 +142,6 @@ fn stream_reply(doc: &str) -> Reply {
     Reply::Stream(frames)
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(|a, b| a.total_cmp(b));
-    v[v.len() / 2]
-}
-
 fn main() {
     if std::env::args().any(|a| a == "--list") {
         return;
@@ -169,8 +151,7 @@ fn main() {
     let ws = tempfile::tempdir().unwrap();
 
     let mut first_frames = Vec::new();
-    let mut idle_rss = Vec::new();
-    let (mut idle_anon, mut idle_file) = (Vec::new(), Vec::new());
+    let mut idle = Vec::new();
     for _ in 0..7 {
         let server = rt.block_on(ScriptedServer::start(vec![]));
         let run = spawn(&server.base_url(), home.path(), ws.path());
@@ -178,10 +159,27 @@ fn main() {
             .wait_for("Ask Loom", Duration::from_secs(10))
             .expect("first frame");
         first_frames.push(t.as_secs_f64() * 1000.0);
-        std::thread::sleep(Duration::from_millis(1500));
-        idle_rss.push(status_kb(run.pid(), "VmRSS:") as f64 / 1024.0);
-        idle_anon.push(status_kb(run.pid(), "RssAnon:") as f64 / 1024.0);
-        idle_file.push(status_kb(run.pid(), "RssFile:") as f64 / 1024.0);
+        // Idle means nothing left to do: the provider is resolved, the model asked about,
+        // and whatever starts in the background has finished.
+        let settled = settle(
+            run.pid(),
+            Duration::from_millis(1500),
+            Duration::from_secs(10),
+        );
+        let r = resident(run.pid());
+        println!(
+            "  idle run: {:.1} MB resident (anon {:.1}, file {:.1}), {} threads{}",
+            r.total,
+            r.anon,
+            r.file,
+            r.threads,
+            if settled {
+                ""
+            } else {
+                " (still busy after 10 s)"
+            }
+        );
+        idle.push(r);
         run.stop();
     }
     println!(
@@ -192,13 +190,15 @@ fn main() {
             .map(|v| format!("{v:.1}"))
             .collect::<Vec<_>>()
     );
-    // Split because the two have different causes: the heap (anonymous) and the pages of
-    // the executable and libraries that have been touched (file-backed).
+    // Split because the two have different causes: the heap and stacks (anonymous) and the
+    // pages of the executable and libraries that have been touched (file-backed).
+    let m = |f: fn(&process::Resident) -> f64| median(idle.iter().map(f).collect());
     println!(
-        "idle resident memory:     median {:.1} MB (heap and stacks {:.1} MB, executable and libraries {:.1} MB)",
-        median(idle_rss),
-        median(idle_anon),
-        median(idle_file)
+        "idle resident memory:     median {:.1} MB (heap and stacks {:.1} MB, executable and libraries {:.1} MB; {} threads)",
+        m(|r| r.total),
+        m(|r| r.anon),
+        m(|r| r.file),
+        m(|r| r.threads),
     );
 
     let doc = markdown_200k();
@@ -220,9 +220,10 @@ fn main() {
             .expect("the stream completes");
         std::thread::sleep(Duration::from_millis(300));
         cpu.push(cpu_seconds(run.pid()) - before);
-        peak.push(status_kb(run.pid(), "VmHWM:") as f64 / 1024.0);
-        after_anon.push(status_kb(run.pid(), "RssAnon:") as f64 / 1024.0);
-        after_file.push(status_kb(run.pid(), "RssFile:") as f64 / 1024.0);
+        let now = resident(run.pid());
+        peak.push(now.peak);
+        after_anon.push(now.anon);
+        after_file.push(now.file);
         run.stop();
     }
     println!(

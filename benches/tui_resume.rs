@@ -14,6 +14,10 @@
 
 #[path = "../tests/support/mod.rs"]
 mod support;
+// Shared with tui_e2e, which also waits for the process to settle.
+#[allow(dead_code)]
+#[path = "shared/process.rs"]
+mod process;
 #[path = "shared/terminal.rs"]
 mod terminal;
 
@@ -25,6 +29,7 @@ use std::time::{Duration, Instant};
 use loom::llm::{Message, ToolCall};
 use loom::session::Record;
 use portable_pty::{CommandBuilder, PtySize, native_pty_system};
+use process::{cpu_seconds, median, resident};
 use serde_json::json;
 use support::ScriptedServer;
 
@@ -217,36 +222,6 @@ impl Running {
     }
 }
 
-fn status_mb(pid: u32, field: &str) -> f64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .unwrap_or_default()
-        .lines()
-        .find(|l| l.starts_with(field))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|v| v.parse::<f64>().ok())
-        .unwrap_or(0.0)
-        / 1024.0
-}
-
-/// User plus system CPU seconds of a process (all its threads, the agent's included).
-fn cpu_seconds(pid: u32) -> f64 {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    let after = stat.rsplit(')').next().unwrap_or("");
-    let fields: Vec<&str> = after.split_whitespace().collect();
-    let ticks = nix::unistd::sysconf(nix::unistd::SysconfVar::CLK_TCK)
-        .ok()
-        .flatten()
-        .unwrap_or(100) as f64;
-    let utime: f64 = fields.get(11).and_then(|v| v.parse().ok()).unwrap_or(0.0);
-    let stime: f64 = fields.get(12).and_then(|v| v.parse().ok()).unwrap_or(0.0);
-    (utime + stime) / ticks
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(|a, b| a.total_cmp(b));
-    v[v.len() / 2]
-}
-
 /// One run's figures.
 struct Figures {
     first_screen_ms: f64,
@@ -256,6 +231,8 @@ struct Figures {
     top_ms: f64,
     back_ms: f64,
     rss_mb: f64,
+    anon_mb: f64,
+    file_mb: f64,
     peak_mb: f64,
 }
 
@@ -292,7 +269,7 @@ fn measure(rt: &tokio::runtime::Runtime, home: &Path, ws: &Path, id: &str) -> Fi
     let key_ms = type_keys(&run, &mut typed, "qwertyuiopasdfghjklz");
     std::thread::sleep(Duration::from_millis(1500));
     let key_late_ms = type_keys(&run, &mut typed, "QWERTYUIOPASDFGHJKLZ");
-    let rss_mb = status_mb(run.pid(), "VmRSS:");
+    let rss = resident(run.pid());
     // Ctrl+Home: to the first message (the message box has text, so Ctrl is needed).
     let t = Instant::now();
     run.send(b"\x1b[1;5H");
@@ -318,7 +295,7 @@ fn measure(rt: &tokio::runtime::Runtime, home: &Path, ws: &Path, id: &str) -> Fi
         .wait_for("LAST-MESSAGE", t, Duration::from_secs(300))
         .expect("the bottom shows the last message again");
     std::thread::sleep(Duration::from_millis(300));
-    let peak_mb = status_mb(run.pid(), "VmHWM:");
+    let peak_mb = resident(run.pid()).peak;
     run.stop();
     Figures {
         first_screen_ms: first.as_secs_f64() * 1000.0,
@@ -327,7 +304,9 @@ fn measure(rt: &tokio::runtime::Runtime, home: &Path, ws: &Path, id: &str) -> Fi
         key_late_ms,
         top_ms: top.as_secs_f64() * 1000.0,
         back_ms: back.as_secs_f64() * 1000.0,
-        rss_mb,
+        rss_mb: rss.total,
+        anon_mb: rss.anon,
+        file_mb: rss.file,
         peak_mb,
     }
 }
@@ -351,7 +330,7 @@ fn main() {
     let sessions = home.path().join("data").join("loom").join("sessions");
     println!(
         "resumed session, {COLS}×{ROWS}, medians of {runs} run(s)\n\
-         | messages | file | first screen | its CPU | key → frame (at once) | key → frame (after 1.5 s) | scroll to top | back to bottom | RSS | peak RSS |\n\
+         | messages | file | first screen | its CPU | key → frame (at once) | key → frame (after 1.5 s) | scroll to top | back to bottom | RSS (anon + file) | peak RSS |\n\
          |---|---|---|---|---|---|---|---|---|---|"
     );
     for n in sizes {
@@ -361,7 +340,7 @@ fn main() {
             .collect();
         let m = |f: fn(&Figures) -> f64| median(all.iter().map(f).collect());
         println!(
-            "| {n} | {:.1} MB | {:.0} ms | {:.0} ms | {:.2} ms | {:.2} ms | {:.1} ms | {:.1} ms | {:.1} MB | {:.1} MB |",
+            "| {n} | {:.1} MB | {:.0} ms | {:.0} ms | {:.2} ms | {:.2} ms | {:.1} ms | {:.1} ms | {:.1} MB ({:.1} + {:.1}) | {:.1} MB |",
             bytes as f64 / 1e6,
             m(|f| f.first_screen_ms),
             m(|f| f.first_screen_cpu_ms),
@@ -370,6 +349,8 @@ fn main() {
             m(|f| f.top_ms),
             m(|f| f.back_ms),
             m(|f| f.rss_mb),
+            m(|f| f.anon_mb),
+            m(|f| f.file_mb),
             m(|f| f.peak_mb),
         );
     }

@@ -229,7 +229,7 @@ impl App {
             || self.layers.iter().any(|l| l.waiting())
             || self.tools.animating()
             || self.files_pending.is_some()
-            || (!self.highlight_ready && super::highlight::ready())
+            || (!self.highlight_ready && (super::highlight::ready() || super::highlight::loading()))
             || self.transcript.restyling()
     }
 

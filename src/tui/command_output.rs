@@ -8,6 +8,8 @@
 //! lines: a session holds many outputs); the rows are laid out from it when the chat wraps
 //! the entry, with the theme of the moment, so a theme switch restyles them.
 
+use std::borrow::Cow;
+
 use ratatui::style::{Modifier, Style};
 use ratatui::text::Span;
 use serde_json::Value;
@@ -61,35 +63,130 @@ fn took(ms: u64) -> String {
     }
 }
 
+/// What an output is made from: the fields of a `bash` result that matter here.
+struct Parts<'a> {
+    success: bool,
+    /// What it said when it never ran (the error, else the output).
+    why: &'a str,
+    stdout: &'a str,
+    stderr: &'a str,
+    /// `None` when the result carries no `data` (the command never ran).
+    ran: Option<Ending>,
+}
+
+/// How a command that ran ended, as its result's `data` says.
+struct Ending {
+    duration_ms: Option<u64>,
+    timed_out: bool,
+    exit_code: Option<i64>,
+}
+
+/// A stored `bash` result read without building a JSON tree of it: the strings are
+/// borrowed from the line where they need no unescaping. A result of another shape does not
+/// parse, and is read as a whole instead.
+#[derive(serde::Deserialize)]
+struct ResultView<'a> {
+    success: bool,
+    #[serde(borrow)]
+    output: Cow<'a, str>,
+    #[serde(default, borrow)]
+    error: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    data: Option<DataView<'a>>,
+}
+
+#[derive(serde::Deserialize)]
+struct DataView<'a> {
+    #[serde(default, borrow)]
+    stdout: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    stderr: Option<Cow<'a, str>>,
+    #[serde(default)]
+    duration_ms: Option<u64>,
+    #[serde(default)]
+    timed_out: Option<bool>,
+    #[serde(default)]
+    exit_code: Option<i64>,
+}
+
 impl CommandOutput {
     /// The output of a finished `bash` call (the model's or a `!command`) that ran `ms`
     /// milliseconds (when its result carries no time of its own).
     pub fn from_result(result: &ToolResult, ms: u64) -> CommandOutput {
-        let Some(data) = result.data.as_ref() else {
+        let data = result.data.as_ref();
+        let field = |k: &str| {
+            data.and_then(|d| d.get(k))
+                .and_then(Value::as_str)
+                .unwrap_or("")
+        };
+        CommandOutput::from_parts(
+            Parts {
+                success: result.success,
+                why: result.error.as_deref().unwrap_or(&result.output),
+                stdout: field("stdout"),
+                stderr: field("stderr"),
+                ran: data.map(|d| Ending {
+                    duration_ms: d.get("duration_ms").and_then(Value::as_u64),
+                    timed_out: d.get("timed_out").and_then(Value::as_bool) == Some(true),
+                    exit_code: d.get("exit_code").and_then(Value::as_i64),
+                }),
+            },
+            ms,
+        )
+    }
+
+    /// [`CommandOutput::from_result`] of the `bash` result serialised in `json`, without
+    /// parsing it into a [`ToolResult`] (a resumed session reads thousands of them before
+    /// its first screen); the result's `success` too. `None` when `json` is not shaped like
+    /// a `bash` result (the caller then parses it whole).
+    pub fn from_json(json: &str, ms: u64) -> Option<(bool, CommandOutput)> {
+        let view: ResultView = serde_json::from_str(json).ok()?;
+        let data = view.data.as_ref();
+        let (stdout, stderr) = match data {
+            Some(d) => (
+                d.stdout.as_deref().unwrap_or(""),
+                d.stderr.as_deref().unwrap_or(""),
+            ),
+            None => ("", ""),
+        };
+        let output = CommandOutput::from_parts(
+            Parts {
+                success: view.success,
+                why: view.error.as_deref().unwrap_or(&view.output),
+                stdout,
+                stderr,
+                ran: data.map(|d| Ending {
+                    duration_ms: d.duration_ms,
+                    timed_out: d.timed_out == Some(true),
+                    exit_code: d.exit_code,
+                }),
+            },
+            ms,
+        );
+        Some((view.success, output))
+    }
+
+    fn from_parts(parts: Parts<'_>, ms: u64) -> CommandOutput {
+        let Some(ran) = parts.ran else {
             // It never ran (refused arguments, a sandbox that could not start, stopped).
-            let why = result.error.as_deref().unwrap_or(&result.output);
             return CommandOutput {
-                tail: last_lines(why, KEPT_LINES).to_string(),
-                total: count_lines(why),
+                tail: last_lines(parts.why, KEPT_LINES).to_string(),
+                total: count_lines(parts.why),
                 ending: format!("not run · {}", took(ms)),
                 ok: false,
             };
         };
-        let field = |k: &str| data.get(k).and_then(Value::as_str).unwrap_or("");
-        let mut text = field("stdout").to_string();
-        let stderr = field("stderr");
+        let mut text = parts.stdout.to_string();
+        let stderr = parts.stderr;
         if !text.is_empty() && !stderr.is_empty() && !text.ends_with('\n') {
             text.push('\n');
         }
         text.push_str(stderr);
-        let ms = data
-            .get("duration_ms")
-            .and_then(Value::as_u64)
-            .unwrap_or(ms);
-        let ending = if data.get("timed_out").and_then(Value::as_bool) == Some(true) {
+        let ms = ran.duration_ms.unwrap_or(ms);
+        let ending = if ran.timed_out {
             format!("timed out · {}", took(ms))
         } else {
-            match data.get("exit_code").and_then(Value::as_i64) {
+            match ran.exit_code {
                 Some(code) => format!("exit {code} · {}", took(ms)),
                 None => format!("killed · {}", took(ms)),
             }
@@ -98,7 +195,7 @@ impl CommandOutput {
             tail: last_lines(&text, KEPT_LINES).to_string(),
             total: count_lines(&text),
             ending,
-            ok: result.success,
+            ok: parts.success,
         }
     }
 
@@ -265,5 +362,83 @@ mod tests {
             shown(&o.rows(false, &theme)),
             ["    │ the sandbox could not start", "    └ not run · 3ms"]
         );
+    }
+
+    /// How a field of a generated result is written: well-typed, absent, null, or of a
+    /// type a `bash` result never has.
+    #[derive(Debug, Clone)]
+    enum Field {
+        Good,
+        Absent,
+        Null,
+        Odd,
+    }
+
+    fn field() -> impl proptest::strategy::Strategy<Value = Field> {
+        proptest::prop_oneof![
+            4 => proptest::strategy::Just(Field::Good),
+            1 => proptest::strategy::Just(Field::Absent),
+            1 => proptest::strategy::Just(Field::Null),
+            1 => proptest::strategy::Just(Field::Odd),
+        ]
+    }
+
+    fn put(obj: &mut serde_json::Map<String, Value>, key: &str, how: &Field, good: Value) {
+        match how {
+            Field::Good => {
+                obj.insert(key.into(), good);
+            }
+            Field::Absent => {}
+            Field::Null => {
+                obj.insert(key.into(), Value::Null);
+            }
+            Field::Odd => {
+                obj.insert(key.into(), json!(-1.5));
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// Invariant: reading a stored `bash` result without building its JSON tree gives
+        /// exactly the output (and success) that parsing it whole gives, or declines (and
+        /// the caller parses it whole); a result of the usual shape is never declined.
+        #[test]
+        fn the_output_read_from_the_line_is_the_output_of_the_whole_result(
+            success: bool,
+            stdout in "(\\PC|\n|\t|\u{1b}\\[3[0-7]m|\"|\\\\){0,40}",
+            stderr in "(\\PC|\n){0,20}",
+            output in "\\PC{0,20}",
+            error in proptest::option::of("\\PC{0,20}"),
+            exit_code: i64,
+            duration_ms: u64,
+            timed_out: bool,
+            ms in 0u64..100_000,
+            has_data: bool,
+            hows in proptest::collection::vec(field(), 5),
+        ) {
+            let mut data = serde_json::Map::new();
+            put(&mut data, "stdout", &hows[0], json!(stdout));
+            put(&mut data, "stderr", &hows[1], json!(stderr));
+            put(&mut data, "exit_code", &hows[2], json!(exit_code));
+            put(&mut data, "duration_ms", &hows[3], json!(duration_ms));
+            put(&mut data, "timed_out", &hows[4], json!(timed_out));
+            let mut result = json!({"success": success, "output": output, "error": error});
+            if has_data {
+                result["data"] = Value::Object(data);
+            }
+            let line = result.to_string();
+            let whole: Option<ToolResult> = serde_json::from_str(&line).ok();
+            match CommandOutput::from_json(&line, ms) {
+                Some((ok, shown)) => {
+                    let whole = whole.expect("what the view reads, the whole parse reads");
+                    proptest::prop_assert_eq!(ok, whole.success);
+                    proptest::prop_assert_eq!(shown, CommandOutput::from_result(&whole, ms));
+                }
+                None => proptest::prop_assert!(
+                    has_data && hows.iter().any(|h| matches!(h, Field::Odd)),
+                    "a usual result was declined: {}", line
+                ),
+            }
+        }
     }
 }

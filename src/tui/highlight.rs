@@ -1,13 +1,16 @@
 //! Code highlighting with syntect, kept off the input path.
 //!
 //! Loading syntect's syntax and theme sets takes tens of milliseconds, longer than Loom's
-//! whole first-frame budget, so they load on a background thread at startup; until they
-//! are ready, code is shown plain and [`ready`] tells the UI to re-render once they are.
+//! whole first-frame budget, and about a megabyte that a session which never shows code
+//! does not need (issue 26: a fresh session's idle memory). So they load on a background
+//! thread the first time code is to be highlighted; until they are ready, code is shown
+//! plain, [`loading`] keeps frames coming and [`ready`] tells the UI to re-render.
 //! Lines are highlighted incrementally (the highlighter keeps its parse state between
 //! lines), and lines longer than [`MAX_LINE`] are never fed to the regex engine — one long
 //! minified line can otherwise take minutes.
 
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::Span;
@@ -20,12 +23,72 @@ use super::theme::{ColorDepth, adapt};
 /// Longest line highlighted; longer lines are shown plain.
 pub const MAX_LINE: usize = 1000;
 
+/// A value built on a background thread the first time it is asked for, so that what is
+/// never asked for costs nothing.
+pub(crate) struct OnDemand<T: 'static> {
+    value: OnceLock<T>,
+    asked: AtomicBool,
+    build: fn() -> T,
+}
+
+impl<T: Send + Sync + 'static> OnDemand<T> {
+    /// Nothing built or asked for yet; `build` makes the value.
+    pub(crate) const fn new(build: fn() -> T) -> Self {
+        OnDemand {
+            value: OnceLock::new(),
+            asked: AtomicBool::new(false),
+            build,
+        }
+    }
+
+    /// The value if it is built; otherwise start building it (once) and `None`.
+    pub(crate) fn get_or_request(&'static self) -> Option<&'static T> {
+        if let Some(v) = self.value.get() {
+            return Some(v);
+        }
+        self.request();
+        None
+    }
+
+    /// Start building the value in the background unless that has started already (where
+    /// no thread can be started, it is built here and now).
+    pub(crate) fn request(&'static self) {
+        if self.asked.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let spawned = std::thread::Builder::new()
+            .name("loom-load".into())
+            .spawn(move || {
+                let _ = self.value.get_or_init(self.build);
+            });
+        if spawned.is_err() {
+            let _ = self.value.get_or_init(self.build);
+        }
+    }
+
+    /// The value, built now on this thread if nobody has yet (waits for a build under way).
+    pub(crate) fn now(&self) -> &T {
+        self.asked.store(true, Ordering::Release);
+        self.value.get_or_init(self.build)
+    }
+
+    /// The value if it is built.
+    pub(crate) fn get(&self) -> Option<&T> {
+        self.value.get()
+    }
+
+    /// Whether it was asked for and is not built yet.
+    pub(crate) fn loading(&self) -> bool {
+        self.asked.load(Ordering::Acquire) && self.value.get().is_none()
+    }
+}
+
 struct Sets {
     syntaxes: SyntaxSet,
     themes: ThemeSet,
 }
 
-static SETS: OnceLock<Sets> = OnceLock::new();
+static SETS: OnDemand<Sets> = OnDemand::new(load);
 
 fn load() -> Sets {
     Sets {
@@ -34,18 +97,9 @@ fn load() -> Sets {
     }
 }
 
-/// Start loading the syntax sets in the background.
-pub fn preload() {
-    if SETS.get().is_none() {
-        std::thread::spawn(|| {
-            let _ = SETS.get_or_init(load);
-        });
-    }
-}
-
 /// Load the sets now (tests and benches).
 pub fn load_now() {
-    let _ = SETS.get_or_init(load);
+    let _ = SETS.now();
 }
 
 /// Whether highlighting is available yet.
@@ -53,9 +107,15 @@ pub fn ready() -> bool {
     SETS.get().is_some()
 }
 
-/// The names of the syntect themes available.
+/// Whether the sets were asked for and are still loading (frames should keep coming, so
+/// that code re-renders in colour without waiting for a key).
+pub fn loading() -> bool {
+    SETS.loading()
+}
+
+/// The names of the syntect themes available (none while they load, which this starts).
 pub fn theme_names() -> Vec<String> {
-    SETS.get()
+    SETS.get_or_request()
         .map(|s| s.themes.themes.keys().cloned().collect())
         .unwrap_or_default()
 }
@@ -100,7 +160,7 @@ impl CodeHighlighter {
     /// A highlighter for `lang` with the syntect theme `theme`; plain when either is unknown
     /// or the sets are still loading.
     pub fn new(lang: &str, theme: &str, depth: ColorDepth, plain: Style) -> CodeHighlighter {
-        let inner = SETS.get().and_then(|sets| {
+        let inner = SETS.get_or_request().and_then(|sets| {
             let syntax = find_syntax(sets, lang)?;
             let theme = sets
                 .themes
@@ -161,6 +221,68 @@ impl CodeHighlighter {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::atomic::AtomicUsize;
+    use std::time::{Duration, Instant};
+
+    static BUILT: AtomicUsize = AtomicUsize::new(0);
+    fn count_build() -> usize {
+        BUILT.fetch_add(1, Ordering::SeqCst) + 1
+    }
+    static COUNTED: OnDemand<usize> = OnDemand::new(count_build);
+
+    /// Nothing is built until asked for; asking from many threads at once builds it once,
+    /// in the background, and it is `loading` until then.
+    #[test]
+    fn on_demand_builds_once_and_only_when_asked() {
+        assert_eq!(BUILT.load(Ordering::SeqCst), 0);
+        assert!(!COUNTED.loading());
+        assert!(COUNTED.get().is_none());
+        let askers: Vec<_> = (0..8)
+            .map(|_| std::thread::spawn(|| COUNTED.get_or_request().copied()))
+            .collect();
+        for a in askers {
+            assert!(matches!(a.join().unwrap(), None | Some(1)));
+        }
+        let start = Instant::now();
+        while COUNTED.get().is_none() {
+            assert!(COUNTED.loading());
+            assert!(start.elapsed() < Duration::from_secs(10), "never built");
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        assert!(!COUNTED.loading());
+        assert_eq!(COUNTED.get_or_request(), Some(&1));
+        assert_eq!(*COUNTED.now(), 1);
+        assert_eq!(BUILT.load(Ordering::SeqCst), 1);
+    }
+
+    /// A highlighter asked for before the sets are loaded starts loading them, and one made
+    /// once they are ready colours code.
+    #[test]
+    fn asking_for_a_highlighter_loads_the_sets() {
+        let _first = CodeHighlighter::new(
+            "rust",
+            "base16-ocean.dark",
+            ColorDepth::TrueColor,
+            Style::default(),
+        );
+        let start = Instant::now();
+        while !ready() {
+            assert!(
+                loading() || ready(),
+                "asked for but neither loading nor ready"
+            );
+            assert!(start.elapsed() < Duration::from_secs(30), "never loaded");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let h = CodeHighlighter::new(
+            "rust",
+            "base16-ocean.dark",
+            ColorDepth::TrueColor,
+            Style::default(),
+        );
+        assert!(h.active());
+        assert!(!theme_names().is_empty());
+    }
 
     #[test]
     fn rust_gets_colours_and_long_lines_stay_plain() {

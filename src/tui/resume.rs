@@ -179,6 +179,28 @@ impl App {
                                 && r.name != "bash"
                                 && !super::tools_pane::WEB_TOOLS.contains(&r.name.as_str())
                         });
+                    // A resumed command's output under its row is made from the stored
+                    // line directly (its details are read back when it is selected).
+                    let stored_bash = at.is_some()
+                        && self
+                            .tools
+                            .row_mut(tool_call_id)
+                            .is_some_and(|r| r.stored.is_some() && r.name == "bash");
+                    let shown = stored_bash
+                        .then(|| super::command_output::CommandOutput::from_json(content, 0))
+                        .flatten();
+                    if let Some((ok, output)) = shown {
+                        if let Some(row) = self.tools.row_mut(tool_call_id) {
+                            row.status = ToolStatus::Done { ok, ms: 0 };
+                            row.result = None;
+                            if let (Some(stored), Some(at)) = (&mut row.stored, at) {
+                                stored.result = Some(at);
+                            }
+                        }
+                        self.mark(tool_call_id);
+                        self.transcript.set_output(tool_call_id, output);
+                        continue;
+                    }
                     let (ok, result) = if status_only {
                         (super::stored_calls::succeeded(content), None)
                     } else {

@@ -140,6 +140,8 @@ fn a_session_file_cut_after_resuming_shows_what_cannot_be_read_and_goes_on() {
 
 #[test]
 fn a_theme_switch_restyles_the_screen_on_ticks_without_keys() {
+    // Highlighting loads on demand; loaded first, so that only the theme switch restyles.
+    super::highlight::load_now();
     let dir = tempfile::tempdir().unwrap();
     let (mut app, _) = resumed(dir.path(), 1_000);
     text(&mut app, W, H);

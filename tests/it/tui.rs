@@ -165,6 +165,27 @@ impl Tui {
         self.parser.lock().unwrap().screen().contents()
     }
 
+    /// The distinct foreground colours of the visible glyphs on the first row that shows
+    /// `needle` (empty when no row does).
+    pub(crate) fn row_colours(&self, needle: &str) -> Vec<vt100::Color> {
+        let parser = self.parser.lock().unwrap();
+        let screen = parser.screen();
+        let cols = screen.size().1.get();
+        let Some(row) = screen.rows(0, cols).position(|text| text.contains(needle)) else {
+            return Vec::new();
+        };
+        let mut colours = Vec::new();
+        for c in 0..cols {
+            if let Some(cell) = screen.cell(row as u16, c)
+                && !cell.contents().trim().is_empty()
+                && !colours.contains(&cell.fgcolor())
+            {
+                colours.push(cell.fgcolor());
+            }
+        }
+        colours
+    }
+
     pub(crate) async fn wait_for(&self, needle: &str) -> String {
         let start = Instant::now();
         loop {

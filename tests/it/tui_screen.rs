@@ -1,7 +1,8 @@
 //! The screen a daily user meets every hour (issue 25), in the real binary in a
 //! pseudo-terminal: command output where people read it, approvals answered only on
 //! purpose, paging by the pane that scrolls, the light theme on a light terminal, copying
-//! inside a real tmux, and the resume picker.
+//! inside a real tmux, and the resume picker; and highlighting that loads only when code
+//! is first shown (issue 26).
 
 use crate::support::ScriptedServer;
 use crate::tui::{Tui, workspace};
@@ -450,4 +451,33 @@ fn fastrand_suffix() -> String {
         .map(|d| d.subsec_nanos())
         .unwrap_or(0);
     format!("{nanos:x}")
+}
+
+/// Issue 26: syntect's sets load only once code is first to be shown, so a session that
+/// never shows code does not hold them. The first answer with code is drawn at once (plain
+/// while they load) and turns to colour by itself: no key is pressed after the question.
+#[tokio::test(flavor = "multi_thread")]
+async fn code_turns_to_colour_by_itself_once_highlighting_has_loaded() {
+    let dir = workspace();
+    let server = ScriptedServer::start(vec![crate::support::text_reply(
+        "Here it is:\n\n```rust\nfn main() { let answer = 42; }\n```\n",
+    )])
+    .await;
+    let mut tui = Tui::start(dir.path(), &server, 120, 40);
+    tui.wait_for("Ask Loom").await;
+    tui.type_line("show me code").await;
+    tui.wait_for("let answer = 42").await;
+    let start = std::time::Instant::now();
+    // Plain code has one colour (two with the block's margin); highlighted Rust has a
+    // keyword, a function name, punctuation and a number in colours of their own.
+    while tui.row_colours("let answer = 42").len() < 4 {
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(20),
+            "the code stayed plain ({:?}):\n{}",
+            tui.row_colours("let answer = 42"),
+            tui.screen()
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    tui.quit().await;
 }
