@@ -18,8 +18,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::base::beneath::Beneath;
 use super::{CallIntent, Tool, ToolContext, ToolError, ToolKind, ToolResult, args, list_walk};
+use crate::base::beneath::Beneath;
 use crate::policy::paths::Access;
 
 /// Default depth of a recursive listing.
@@ -283,7 +283,7 @@ mod tests {
         std::fs::write(dir.path().join("a-b"), "").unwrap();
         let ctx = ToolContext::for_workspace(dir.path()).unwrap();
         let full = ListFiles
-            .execute(json!({"recursive": true, "max_results": 100000}), &ctx)
+            .execute(json!({"recursive": true, "max_results": 100_000}), &ctx)
             .await;
         let all = paths(&full);
         assert_eq!(all.len(), 30 * 21 + 3);

@@ -215,12 +215,9 @@ impl ignore::ParallelVisitor for Visitor<'_> {
         if self.cancel.is_cancelled() {
             return ignore::WalkState::Quit;
         }
-        let entry = match item {
-            Ok(e) => e,
-            Err(_) => {
-                self.kept.skipped += 1;
-                return ignore::WalkState::Continue;
-            }
+        let Ok(entry) = item else {
+            self.kept.skipped += 1;
+            return ignore::WalkState::Continue;
         };
         if entry.depth() == 0 {
             return ignore::WalkState::Continue;
