@@ -1,10 +1,10 @@
 //! Code highlighting with syntect, kept off the input path.
 //!
 //! Loading syntect's syntax and theme sets takes tens of milliseconds, longer than Loom's
-//! whole first-frame budget, and about a megabyte that a session which never shows code
-//! does not need (issue 26: a fresh session's idle memory). So they load on a background
-//! thread the first time code is to be highlighted; until they are ready, code is shown
-//! plain, [`loading`] keeps frames coming and [`ready`] tells the UI to re-render.
+//! whole first-frame budget, and about a megabyte. So they load on a background thread:
+//! the full-screen UI asks for them at startup ([`preload`]), anything else the first time
+//! code is to be highlighted; until they are ready, code is shown plain, [`loading`] keeps
+//! frames coming and [`ready`] tells the UI to re-render.
 //! Lines are highlighted incrementally (the highlighter keeps its parse state between
 //! lines), and lines longer than [`MAX_LINE`] are never fed to the regex engine — one long
 //! minified line can otherwise take minutes.
@@ -95,6 +95,15 @@ fn load() -> Sets {
         syntaxes: SyntaxSet::load_defaults_newlines(),
         themes: ThemeSet::load_defaults(),
     }
+}
+
+/// Start loading the sets in the background, as the full-screen UI does at startup: by the
+/// time a first answer streams they are ready, so its code is highlighted as it arrives
+/// instead of shown plain and rendered a second time once they load (that second rendering
+/// of a long answer cost more CPU than the megabyte of idle memory the sets hold). Front
+/// ends that may never show code (`loom exec`) leave them to load on first need.
+pub fn preload() {
+    SETS.request();
 }
 
 /// Load the sets now (tests and benches).

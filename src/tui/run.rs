@@ -123,6 +123,7 @@ fn short_path(path: &std::path::Path) -> String {
 
 /// Run the full-screen assistant until the person quits.
 pub async fn run(opts: TuiOptions) -> anyhow::Result<ExitCode> {
+    super::highlight::preload();
     let depth = ColorDepth::detect();
     // With no theme named, the terminal is asked for its background once it is in raw mode
     // (below); until then `COLORFGBG` is the best guess.
