@@ -4,7 +4,6 @@
 //! uses `llm`, `tools` and `hooks`; everything below consults `policy`.
 
 pub mod agent;
-pub mod base;
 pub mod changelog;
 pub mod cli;
 pub mod commands;
@@ -12,18 +11,16 @@ pub mod compose;
 pub mod config;
 pub mod cron;
 pub mod exec;
-pub mod gitcmd;
 pub mod hooks;
 pub mod llm;
-pub mod lockfile;
 pub mod mcp;
 pub mod memory;
 pub mod policy;
-pub mod printable;
-pub mod private;
 pub mod protocol;
-pub mod secrets;
 pub mod session;
 pub mod setup;
 pub mod tools;
 pub mod tui;
+
+pub use loom_base as base;
+pub use loom_base::{gitcmd, lockfile, printable, private, secrets};
