@@ -16,11 +16,11 @@ pub mod llm;
 pub mod mcp;
 pub mod memory;
 pub mod policy;
-pub mod protocol;
 pub mod session;
 pub mod setup;
 pub mod tools;
 pub mod tui;
 
 pub use loom_base as base;
+pub use loom_protocol as protocol;
 pub use loom_base::{gitcmd, lockfile, printable, private, secrets};

@@ -37,7 +37,7 @@ pub fn run(root: &Path, command: &Cli) -> anyhow::Result<ExitCode> {
                 key: key.clone(),
                 scope,
             };
-            return Ok(match forget.run(&memory) {
+            return Ok(match memory.run(&forget) {
                 Ok(text) => {
                     writeln!(out, "{text}")?;
                     ExitCode::SUCCESS

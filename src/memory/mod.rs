@@ -117,9 +117,10 @@ pub fn format_time(secs: i64) -> String {
 /// Most entries `/memory` and `loom memory list` show.
 pub const LIST_LIMIT: usize = 50;
 
-impl MemoryCommand {
-    /// Carry the command out: the text to show the person.
-    pub fn run(&self, memory: &Memory) -> Result<String, MemoryError> {
+impl Memory {
+    /// Carry out a `/memory` or `loom memory` command: the text to show the person.
+    pub fn run(&self, command: &MemoryCommand) -> Result<String, MemoryError> {
+        let memory = self;
         let listing = |entries: Vec<Entry>, empty: &str| {
             if entries.is_empty() {
                 return empty.to_string();
@@ -127,7 +128,7 @@ impl MemoryCommand {
             let lines: Vec<String> = entries.iter().map(|e| format!("  {}", e.line())).collect();
             format!("memories ({}):\n{}", entries.len(), lines.join("\n"))
         };
-        match self {
+        match command {
             MemoryCommand::List => Ok(listing(
                 memory.list(None, LIST_LIMIT)?,
                 "no memories yet (the model stores them with memory_store)",

@@ -207,7 +207,7 @@ impl Runner {
         };
         let tx = self.internal_tx.clone();
         tokio::task::spawn_blocking(move || {
-            let event = match command.run(&memory) {
+            let event = match memory.run(&command) {
                 Ok(message) => AgentEvent::Notice { message },
                 Err(e) => AgentEvent::Error {
                     message: format!("memory: {e}"),
