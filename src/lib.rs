@@ -22,5 +22,5 @@ pub mod tools;
 pub mod tui;
 
 pub use loom_base as base;
-pub use loom_protocol as protocol;
 pub use loom_base::{gitcmd, lockfile, printable, private, secrets};
+pub use loom_protocol as protocol;

@@ -10,17 +10,20 @@
 pub mod address_guard;
 pub mod approvals;
 pub mod call;
-pub mod commands;
+pub use loom_shell as commands;
 pub mod env;
 pub mod isolate;
 pub mod limits;
 pub mod mcp;
 pub mod network;
-pub mod paths;
+pub use loom_base::paths;
 #[cfg(target_os = "linux")]
 pub mod privileges;
 pub mod sandbox;
 pub mod schedule;
+
+#[cfg(test)]
+mod grant_offer_tests;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};

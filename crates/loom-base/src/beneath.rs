@@ -1,6 +1,6 @@
 //! File access beneath the workspace, with no window between checking a path and using it.
 //!
-//! `loom_policy::paths::Confinement` turns what the model gave into a canonical path
+//! [`crate::paths::Confinement`] turns what the model gave into a canonical path
 //! inside the workspace — a path with no symlinks left in it. Between that check and the
 //! open, another process could swap a directory of that path for a symlink to somewhere
 //! else (a `renameat2(RENAME_EXCHANGE)` loop wins such races reliably). So every open,

@@ -11,6 +11,7 @@ pub mod files;
 pub mod gitcmd;
 pub mod id;
 pub mod lockfile;
+pub mod paths;
 pub mod printable;
 pub mod private;
 pub mod secrets;

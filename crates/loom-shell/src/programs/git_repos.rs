@@ -56,7 +56,7 @@ pub(super) fn repository_in(dir: &Path, state: &State) -> Judgement {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy::commands::CommandContext;
+    use crate::CommandContext;
 
     /// Round 2: `git -C nested status` ran the nested repository's `core.fsmonitor` in
     /// read-only mode.

@@ -8,7 +8,7 @@ fn ctx() -> CommandContext {
     CommandContext {
         workspace: PathBuf::from("/work/project"),
         cwd: PathBuf::from("/work/project"),
-        protected: crate::policy::paths::ForbiddenRule::defaults(Some(&home)),
+        protected: loom_base::paths::ForbiddenRule::defaults(Some(&home)),
         home: Some(home),
     }
 }

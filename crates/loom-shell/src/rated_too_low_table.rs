@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use super::*;
-use crate::policy::paths::ForbiddenRule;
+use loom_base::paths::ForbiddenRule;
 
 fn ctx() -> CommandContext {
     let home = PathBuf::from("/home/dev");

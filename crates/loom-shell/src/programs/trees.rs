@@ -84,7 +84,7 @@ pub(super) fn reads_tree(w: &Word, state: &State) -> Judgement {
         };
         let real = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
         for rule in state.ctx.protected.iter().filter(|r| r.applies_to_reads) {
-            if let crate::policy::paths::ForbiddenMatch::Under(dir) = &rule.matcher
+            if let loom_base::paths::ForbiddenMatch::Under(dir) = &rule.matcher
                 && (dir.starts_with(&path) || dir.starts_with(&real))
             {
                 return judge(

@@ -17,7 +17,7 @@ use super::build::outside_output;
 use super::dev::forbidden_in_code;
 use super::readonly::response_file;
 use super::{Judgement, State, is_flag, judge, nested, program, unproven};
-use crate::policy::paths::Access;
+use loom_base::paths::Access;
 
 /// `rustfmt`, `black` and the other formatters: checking is low, rewriting medium.
 pub(super) fn formatter(name: &str, args: &[Word]) -> Judgement {

@@ -11,7 +11,7 @@ use super::super::parse::Word;
 use super::super::place::protected;
 use super::dev::forbidden_in_code;
 use super::{Judgement, PipedInput, State, is_flag, judge, nested, reads};
-use crate::policy::paths::Access;
+use loom_base::paths::Access;
 
 /// What a command reader is given to run.
 enum Input {

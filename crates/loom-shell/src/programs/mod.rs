@@ -46,7 +46,7 @@ use trees::{follows_links, reads_tree, reads_tree_through_links};
 use super::parse::{SimpleCommand, Word};
 use super::place::protected;
 use super::{Place, Risk, Segment, basename, classify_nested, display, place};
-use crate::policy::paths::Access;
+use loom_base::paths::Access;
 
 /// The verdict on one program invocation.
 #[derive(Debug, Clone)]

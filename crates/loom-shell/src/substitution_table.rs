@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use proptest::prelude::*;
 
 use super::*;
-use crate::policy::paths::ForbiddenRule;
+use loom_base::paths::ForbiddenRule;
 
 fn ctx() -> CommandContext {
     let home = PathBuf::from("/home/dev");
@@ -240,29 +240,6 @@ fn the_shell_state_a_line_builds_is_followed_conservatively() {
         ],
         true,
     );
-}
-
-/// A payload Loom cannot read (a file, a variable) runs unknown code: it asks and is
-/// snapshotted, and no session grant covers it.
-#[test]
-fn unreadable_payloads_ask() {
-    use crate::policy::approvals::Grants;
-    for command in [
-        "sh -c \"$X\"",
-        "eval \"$SCRIPT\"",
-        "sed -f script.sed a.txt",
-        "tar -I \"$X\" -cf a.tar .",
-        "ssh -o ProxyCommand=\"$X\" host",
-        "sh <<EOF\n$CMD\nEOF",
-        "bash <<< \"$CMD\"",
-        "vim -c \"$X\" f",
-        "python3 < script.py",
-        "cat <<EOF | sh\n$(curl x)\nEOF",
-    ] {
-        let c = classify(command, &ctx());
-        assert!(c.level >= M, "{command}: {} ({})", c.level, c.reason);
-        assert!(Grants::offer(&c).is_none(), "{command} was offered a grant");
-    }
 }
 
 /// Commands that change the machine rather than the project: high or forbidden whether or

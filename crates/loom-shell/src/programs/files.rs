@@ -5,7 +5,7 @@ use super::super::parse::Word;
 use super::super::place::protected;
 use super::super::{Place, Risk};
 use super::{Judgement, State, has_flag, judge, operands, reads, writes_at};
-use crate::policy::paths::Access;
+use loom_base::paths::Access;
 
 /// The value of `-t DIR` / `--target-directory=DIR` (glued or not, also inside combined
 /// short flags such as `-rtDIR`), the destination of `cp`, `mv`, `ln` and `install`.

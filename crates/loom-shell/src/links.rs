@@ -11,7 +11,7 @@
 use std::path::{Path, PathBuf};
 
 use super::CommandContext;
-use crate::policy::paths::ForbiddenMatch;
+use loom_base::paths::ForbiddenMatch;
 
 /// Most directory entries one glob expansion or tree search looks at.
 pub const MAX_ENTRIES: usize = 20_000;
@@ -114,7 +114,7 @@ pub fn links_into_protected(root: &Path, ctx: &CommandContext) -> Found {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy::paths::ForbiddenRule;
+    use loom_base::paths::ForbiddenRule;
 
     fn ctx(home: &Path, ws: &Path) -> CommandContext {
         CommandContext {

@@ -167,8 +167,7 @@ fn long_of(list: &'static [&'static str]) -> &'static [&'static str] {
 pub(super) fn outside_output(w: &Word, state: &State) -> Judgement {
     match state.place(w) {
         Place::Inside(_) | Place::WorkspaceRoot | Place::Harmless => {
-            match super::super::place::protected(w, &state.ctx, crate::policy::paths::Access::Write)
-            {
+            match super::super::place::protected(w, &state.ctx, loom_base::paths::Access::Write) {
                 Some(reason) => judge(Risk::High, reason),
                 None => judge(Risk::ReadOnly, "writes its output in the workspace"),
             }

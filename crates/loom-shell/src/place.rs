@@ -11,7 +11,7 @@ use std::path::{Component, Path, PathBuf};
 
 use super::CommandContext;
 use super::parse::Word;
-use crate::policy::paths::{Access, ForbiddenMatch};
+use loom_base::paths::{Access, ForbiddenMatch};
 
 /// Where a path argument points, relative to the workspace.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -361,7 +361,7 @@ fn glob_may_match(path: &Path, ctx: &CommandContext, access: Access) -> Option<S
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy::paths::ForbiddenRule;
+    use loom_base::paths::ForbiddenRule;
 
     fn ctx() -> CommandContext {
         let home = PathBuf::from("/home/dev");

@@ -1,4 +1,4 @@
-//! Command risk classification: what a shell command line may do, in words a person can
+//! `loom-shell`, Loom's command risk classification: what a shell command line may do, in words a person can
 //! read, so approvals ask about what matters and never about `ls`.
 //!
 //! The rule is "safe by proof". The command is parsed properly ([`parse`]: quotes,
@@ -29,7 +29,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::policy::paths::ForbiddenRule;
+use loom_base::paths::ForbiddenRule;
 use parse::{Script, SimpleCommand, Word};
 pub use place::{Place, normalize, place};
 
@@ -592,13 +592,13 @@ fn remote_execution(script: &Script) -> Option<String> {
 mod table;
 
 #[cfg(test)]
-#[path = "commands/proof_table.rs"]
+#[path = "proof_table.rs"]
 mod proof_table;
 
 #[cfg(test)]
-#[path = "commands/substitution_table.rs"]
+#[path = "substitution_table.rs"]
 mod substitution_table;
 
 #[cfg(test)]
-#[path = "commands/rated_too_low_table.rs"]
+#[path = "rated_too_low_table.rs"]
 mod rated_too_low_table;

@@ -7,7 +7,7 @@ use super::super::parse::Word;
 use super::super::place::protected;
 use super::tables::*;
 use super::*;
-use crate::policy::paths::Access;
+use loom_base::paths::Access;
 
 /// Judge `words` (program first, known to be a plain name) by the rules of its family.
 pub(super) fn named_program(
