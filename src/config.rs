@@ -19,7 +19,7 @@ use thiserror::Error;
 
 use crate::policy::Autonomy;
 use crate::policy::approvals::RuleConfig;
-use crate::policy::sandbox::SandboxMode;
+use loom_sandbox::SandboxMode;
 pub use oracle::{OracleConfig, OracleSettings, oracle_bounds};
 
 /// The theme name that means "dark or light, after the terminal's background" (the

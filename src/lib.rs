@@ -3,6 +3,9 @@
 //! Layers, with arrows pointing one way: front ends (`tui`, `exec`) drive the `agent`, which
 //! uses `llm`, `tools` and `hooks`; everything below consults `policy`.
 
+// Unsafe code lives in `loom-sandbox` only (issue 27); tests may set variables.
+#![cfg_attr(not(test), forbid(unsafe_code))]
+
 pub mod agent;
 pub mod changelog;
 pub mod cli;

@@ -1,5 +1,8 @@
 //! The `loom` binary: parse the command line and dispatch to a mode.
 
+// Unsafe code lives in `loom-sandbox` only (issue 27); tests may set variables.
+#![cfg_attr(not(test), forbid(unsafe_code))]
+
 use std::io::Read;
 use std::process::ExitCode;
 
@@ -13,8 +16,8 @@ use loom::setup;
 use loom::tools::ToolContext;
 
 fn main() -> ExitCode {
-    one_malloc_arena();
-    loom::policy::isolate::harden_self();
+    loom_sandbox::process_setup::one_malloc_arena();
+    loom_sandbox::isolate::harden_self();
     let cli = match Cli::try_parse_args(std::env::args_os()) {
         Ok(cli) => cli,
         Err(e) => {
@@ -43,22 +46,6 @@ fn main() -> ExitCode {
         Err(e) => {
             eprintln!("loom: {e:#}");
             ExitCode::FAILURE
-        }
-    }
-}
-
-/// Keep glibc's allocator to one arena. By default each thread that allocates gets an
-/// arena of its own (up to 8 per core); a streamed answer is parsed on a runtime worker and
-/// freed on the UI thread, so the workers' arenas kept memory the UI had already let go:
-/// streaming a 200 KB answer peaked ~3 MB higher (issue 26, `benches/tui_e2e.rs`). Loom's
-/// threads allocate little at once, so sharing one arena costs nothing measurable. Set
-/// before any thread starts; `MALLOC_ARENA_MAX` in the environment still wins.
-fn one_malloc_arena() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    if std::env::var_os("MALLOC_ARENA_MAX").is_none() {
-        // SAFETY: mallopt only sets an allocator parameter; no other thread exists yet.
-        unsafe {
-            nix::libc::mallopt(nix::libc::M_ARENA_MAX, 1);
         }
     }
 }

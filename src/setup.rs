@@ -16,12 +16,12 @@ use crate::llm::ProviderSettings;
 use crate::llm::current::CurrentModel;
 use crate::llm::discover::{self, how_to_configure};
 use crate::policy::approvals::Rules;
-use crate::policy::env::EnvPolicy;
 use crate::policy::paths::{Confinement, ForbiddenMatch, ForbiddenRule};
-use crate::policy::sandbox::{self, Availability, SandboxMode, SandboxSpec};
 use crate::policy::{CallIntent, CommandIntent, Policy};
 use crate::session::SessionLog;
 use crate::tools::{ToolContext, ToolLimits, ToolRegistry};
+use loom_sandbox::env::EnvPolicy;
+use loom_sandbox::{self as sandbox, Availability, SandboxMode, SandboxSpec};
 use std::sync::Mutex;
 
 pub mod web;
@@ -179,7 +179,7 @@ pub fn sandbox_for(root: &Path, config: &Config) -> SandboxStatus {
                 }
                 if nix::unistd::geteuid().is_root()
                     && !config.sandbox_keep_capabilities
-                    && !crate::policy::isolate::root_user_namespace_allowed()
+                    && !loom_sandbox::isolate::root_user_namespace_allowed()
                 {
                     gaps.push(
                         "user namespaces are not allowed here, so commands run as this \

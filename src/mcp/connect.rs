@@ -6,11 +6,11 @@
 //! not in the command sandbox, but with an allowlisted environment (the harmless base
 //! variables, the names in `env_vars`, and its `env` table), stdin and stdout for the
 //! protocol, and stderr kept as its last lines for the status. It runs in a PID namespace
-//! of its own where the system allows one ([`crate::policy::isolate::install_for_server`]),
+//! of its own where the system allows one ([`loom_sandbox::isolate::install_for_server`]),
 //! so every process it starts ends with it and with Loom, `kill -9` of Loom included; its
 //! whole process group (and, without namespaces, every descendant) is killed when the
 //! connection ends, and Loom's sweeps after commands leave it alone
-//! ([`crate::tools::reaper::spawn_kept`]).
+//! ([`loom_sandbox::reaper::spawn_kept`]).
 
 use std::collections::HashMap;
 use std::process::Stdio;
@@ -29,8 +29,8 @@ use tokio::io::AsyncBufReadExt;
 use tokio::sync::mpsc;
 
 use crate::config::mcp::{McpServer, McpTransport};
-use crate::policy::env::EnvPolicy;
-use crate::tools::reaper;
+use loom_sandbox::env::EnvPolicy;
+use loom_sandbox::reaper;
 
 /// Lines of a server's stderr kept for its status.
 pub const STDERR_LINES: usize = 12;
@@ -231,7 +231,7 @@ pub async fn open(server: &McpServer, stderr: Arc<Mutex<StderrTail>>) -> Result<
                 .stderr(Stdio::piped())
                 .process_group(0)
                 .kill_on_drop(true);
-            crate::policy::isolate::install_for_server(&mut cmd);
+            loom_sandbox::isolate::install_for_server(&mut cmd);
             let mut child = reaper::spawn_kept(&mut cmd).map_err(|e| {
                 let hint = if e.kind() == std::io::ErrorKind::NotFound {
                     if cwd.is_dir() {

@@ -11,15 +11,10 @@ pub mod address_guard;
 pub mod approvals;
 pub mod call;
 pub use loom_shell as commands;
-pub mod env;
-pub mod isolate;
 pub mod limits;
 pub mod mcp;
 pub mod network;
 pub use loom_base::paths;
-#[cfg(target_os = "linux")]
-pub mod privileges;
-pub mod sandbox;
 pub mod schedule;
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! `bash`: run a shell command in the workspace.
 //!
 //! `sh -c COMMAND` in its own PID namespace and process group with stdin closed and an
-//! allowlisted environment ([`crate::policy::env`]); the working directory goes through
+//! allowlisted environment ([`loom_sandbox::env`]); the working directory goes through
 //! confinement. When the call ends, every process it started ends too.
 //! Each stream is captured up to 256 KiB (head and tail kept) and what the model sees is cut
 //! in the middle to the configured budget. Whether a command may run at all is decided
@@ -18,7 +18,7 @@ use super::process::{CommandSpec, run};
 use super::{CallIntent, CommandIntent, Tool, ToolContext, ToolError, ToolKind, ToolResult, args};
 use crate::base::text::cut_middle;
 use crate::policy::paths::Access;
-use crate::policy::sandbox::{SandboxSpec, looks_denied};
+use loom_sandbox::{SandboxSpec, looks_denied};
 
 /// Default timeout in seconds.
 pub const DEFAULT_TIMEOUT_SECS: u64 = 60;
@@ -225,8 +225,8 @@ async fn execute(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy::env::EnvPolicy;
     use crate::tools::ToolLimits;
+    use loom_sandbox::env::EnvPolicy;
     use std::sync::Arc;
 
     fn ws() -> (tempfile::TempDir, ToolContext) {

@@ -30,7 +30,6 @@ pub mod oracle;
 pub mod patch;
 pub mod process;
 pub mod read_file;
-pub mod reaper;
 pub mod registry;
 pub mod search_files;
 pub mod summary;
@@ -47,9 +46,9 @@ use serde_json::Value;
 use thiserror::Error;
 use tokio_util::sync::CancellationToken;
 
-use crate::policy::env::EnvPolicy;
 use crate::policy::paths::{Confinement, PathError};
-use crate::policy::sandbox::SandboxSpec;
+use loom_sandbox::SandboxSpec;
+use loom_sandbox::env::EnvPolicy;
 
 pub use crate::policy::ToolKind;
 pub use crate::policy::{CallIntent, CommandIntent};

@@ -1,5 +1,5 @@
 //! Running a child process the way an agent must: isolated in its own PID namespace (see
-//! [`crate::policy::isolate`]) and process group, stdin closed, an allowlisted
+//! [`loom_sandbox::isolate`]) and process group, stdin closed, an allowlisted
 //! environment, output captured within bounds, and every process it started ended when
 //! the call ends — by timeout, cancellation, or simply because the command finished.
 //!
@@ -9,7 +9,7 @@
 //! nothing of the command line runs after the call reported it killed. No SIGTERM first:
 //! the shell, as PID 1, ignores it, and went on with the rest of its command line as soon
 //! as the child that did die let it. Without namespaces: SIGKILL to the whole process
-//! group at once, then a sweep of whatever escaped it ([`super::reaper`]). Output captured
+//! group at once, then a sweep of whatever escaped it ([`loom_sandbox::reaper`]). Output captured
 //! before a kill is kept: a timed-out call returns right after its limit with what the
 //! command printed so far.
 
@@ -24,7 +24,7 @@ use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio_util::sync::CancellationToken;
 
 use crate::base::text::HeadTail;
-use crate::policy::sandbox::SandboxSpec;
+use loom_sandbox::SandboxSpec;
 
 /// Bytes captured per stream (head and tail halves kept beyond this).
 pub const CAPTURE_BYTES: usize = 256 * 1024;
@@ -101,16 +101,16 @@ impl Drop for GroupGuard {
     fn drop(&mut self) {
         if let Some(pgid) = self.pgid.take() {
             let _ = killpg(pgid, Signal::SIGKILL);
-            super::reaper::release(pgid.as_raw() as u32);
+            loom_sandbox::reaper::release(pgid.as_raw() as u32);
         }
     }
 }
 
 /// End every process of a run at once: PID 1 of its namespace when it has one (see
-/// [`crate::policy::isolate`]), else its whole process group. `leader` is the child Loom
+/// [`loom_sandbox::isolate`]), else its whole process group. `leader` is the child Loom
 /// started: the namespace's proxy, or the command itself.
 fn kill_everything(leader: Pid) {
-    match super::reaper::namespace_init(leader.as_raw()) {
+    match loom_sandbox::reaper::namespace_init(leader.as_raw()) {
         Some(init) => {
             let _ = kill(Pid::from_raw(init), Signal::SIGKILL);
         }
@@ -159,18 +159,18 @@ pub async fn run(
         .process_group(0)
         .kill_on_drop(true);
     spec.sandbox.install(&mut cmd)?;
-    let before = super::reaper::children();
+    let before = loom_sandbox::reaper::children();
     // Without namespaces, kept while it runs, so the sweep after a call running at the
     // same time (parallel sub-agents) leaves this one alone; isolated calls are recognised
     // by their namespace instead, and spawn without waiting for each other.
-    let mut child = if crate::policy::sandbox::protection_available() {
+    let mut child = if loom_sandbox::protection_available() {
         cmd.spawn()?
     } else {
-        super::reaper::spawn_kept(&mut cmd)?
+        loom_sandbox::reaper::spawn_kept(&mut cmd)?
     };
     let pgid = child.id().map(|id| Pid::from_raw(id as i32));
     // Isolated: nothing it started can escape its namespace, so there is nothing to sweep.
-    let isolated = pgid.is_some_and(|p| super::reaper::is_namespace_proxy(p.as_raw()));
+    let isolated = pgid.is_some_and(|p| loom_sandbox::reaper::is_namespace_proxy(p.as_raw()));
     let mut guard = GroupGuard { pgid };
     let out_sink = Arc::new(Mutex::new(HeadTail::new(CAPTURE_BYTES)));
     let err_sink = Arc::new(Mutex::new(HeadTail::new(CAPTURE_BYTES)));
@@ -217,7 +217,7 @@ pub async fn run(
     };
     // Reaped: its pid may be reused from now on.
     if let Some(pgid) = pgid {
-        super::reaper::release(pgid.as_raw() as u32);
+        loom_sandbox::reaper::release(pgid.as_raw() as u32);
     }
 
     let mut stopped_background = false;
@@ -229,7 +229,8 @@ pub async fn run(
         }
         if !isolated {
             let before = before.clone();
-            let _ = tokio::task::spawn_blocking(move || super::reaper::sweep(None, &before)).await;
+            let _ = tokio::task::spawn_blocking(move || loom_sandbox::reaper::sweep(None, &before))
+                .await;
         }
         let both = async { ((&mut out_task).await, (&mut err_task).await) };
         if tokio::time::timeout(DRAIN_AFTER_KILL, both).await.is_err() {
@@ -238,7 +239,7 @@ pub async fn run(
         }
     }
     if !isolated {
-        let swept = tokio::task::spawn_blocking(move || super::reaper::sweep(None, &before))
+        let swept = tokio::task::spawn_blocking(move || loom_sandbox::reaper::sweep(None, &before))
             .await
             .unwrap_or(0);
         stopped_background |= swept > 0;

@@ -397,8 +397,8 @@ async fn the_browser_says_how_it_is_confined() {
     let r = results(&run);
     assert_eq!(r[1]["output"], "4", "{r:#?}");
     let said = r[0]["data"]["confinement"].as_str().unwrap_or_default();
-    let landlock_net = loom::policy::sandbox::kernel_abi() >= 4;
-    if loom::policy::sandbox::protection_available() && landlock_net {
+    let landlock_net = loom_sandbox::kernel_abi() >= 4;
+    if loom_sandbox::protection_available() && landlock_net {
         assert_eq!(
             said,
             "The browser runs with its own PID and mount namespaces, writes only in its \

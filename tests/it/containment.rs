@@ -8,8 +8,8 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use loom::policy::sandbox::{self, Availability, SandboxSpec};
 use loom::tools::process::{self, CommandSpec};
+use loom_sandbox::{self as sandbox, Availability, SandboxSpec};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 

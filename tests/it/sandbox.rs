@@ -6,8 +6,8 @@
 
 use std::path::Path;
 
-use loom::policy::sandbox::{self, Availability, SandboxSpec};
 use loom::tools::{ToolContext, ToolRegistry, ToolResult};
+use loom_sandbox::{self as sandbox, Availability, SandboxSpec};
 use serde_json::{Value, json};
 
 fn landlock() -> Option<bool> {

@@ -3,6 +3,9 @@
 //! one line-diff model, file access beneath the workspace, Loom's own git, lock files,
 //! escaping control characters, private data files and masking secrets.
 
+// Unsafe code lives in `loom-sandbox` only (issue 27); tests may set variables.
+#![cfg_attr(not(test), forbid(unsafe_code))]
+
 pub mod beneath;
 pub mod diff;
 pub mod dirs;

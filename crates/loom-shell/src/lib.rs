@@ -16,6 +16,9 @@
 //! `rm -rf` of `/`, `~` or the workspace, disk formatting, fork bombs, `curl | sh`, and
 //! nesting deeper than Loom analyses.
 
+// Unsafe code lives in `loom-sandbox` only (issue 27); tests may set variables.
+#![cfg_attr(not(test), forbid(unsafe_code))]
+
 pub mod coverage;
 pub mod decode;
 pub mod links;

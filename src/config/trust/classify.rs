@@ -17,7 +17,7 @@ use crate::config::{
 };
 use crate::policy::Autonomy;
 use crate::policy::approvals::RuleAction;
-use crate::policy::sandbox::SandboxMode;
+use loom_sandbox::SandboxMode;
 
 /// How a key of a project config bears on what Loom may do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -63,7 +63,7 @@ impl Drop for Chromium {
     fn drop(&mut self) {
         let group = nix::unistd::Pid::from_raw(self.group);
         let _ = nix::sys::signal::killpg(group, nix::sys::signal::Signal::SIGKILL);
-        crate::tools::reaper::release(self.group as u32);
+        loom_sandbox::reaper::release(self.group as u32);
     }
 }
 
@@ -89,7 +89,7 @@ impl Chromium {
         executable: &Path,
         proxy: std::net::SocketAddr,
         sandbox: bool,
-    ) -> Result<(Arc<Chromium>, super::jail::Confinement), String> {
+    ) -> Result<(Arc<Chromium>, loom_sandbox::browser_jail::Confinement), String> {
         let profile = tempfile::Builder::new()
             .prefix("loom-browser-")
             .tempdir()
@@ -143,18 +143,11 @@ impl Chromium {
         // numbered 3 or 4, which the pipes below take (the ruleset is used and closed by
         // then). In the other order a browser started now and then with its ruleset
         // replaced by a pipe, and failed.
-        let confinement = super::jail::install(&mut cmd, profile.path(), proxy.port(), sandbox)?;
+        let confinement =
+            loom_sandbox::browser_jail::install(&mut cmd, profile.path(), proxy.port(), sandbox)?;
         let (read_fd, write_fd) = (to_child_read.as_raw_fd(), from_child_write.as_raw_fd());
-        // SAFETY: between fork and exec only async-signal-safe calls are made (fcntl, dup2).
-        unsafe {
-            cmd.pre_exec(move || {
-                if !onto_3_and_4(read_fd, write_fd) {
-                    return Err(std::io::Error::last_os_error());
-                }
-                Ok(())
-            });
-        }
-        let child = crate::tools::reaper::spawn_kept(&mut cmd)
+        loom_sandbox::browser_jail::pipes_onto_3_and_4(&mut cmd, read_fd, write_fd);
+        let child = loom_sandbox::reaper::spawn_kept(&mut cmd)
             .map_err(|e| format!("cannot start {}: {e}", executable.display()))?;
         let group = child.id().unwrap_or(0) as i32;
         drop(to_child_read);
@@ -246,19 +239,6 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 fn pipe_pair() -> Result<(OwnedFd, OwnedFd), String> {
     nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)
         .map_err(|e| format!("cannot make a pipe for the browser: {e}"))
-}
-
-/// In the child: make `read` its fd 3 and `write` its fd 4, both left open across exec.
-/// Each is first copied above 10, so neither can be overwritten by the other's `dup2`
-/// and `dup2` never gets equal numbers (which would keep close-on-exec set).
-fn onto_3_and_4(read: i32, write: i32) -> bool {
-    use nix::libc::{F_DUPFD_CLOEXEC, dup2, fcntl};
-    // SAFETY: fcntl and dup2 on descriptors this process owns; async-signal-safe.
-    unsafe {
-        let r = fcntl(read, F_DUPFD_CLOEXEC, 10);
-        let w = fcntl(write, F_DUPFD_CLOEXEC, 10);
-        r >= 0 && w >= 0 && dup2(r, 3) == 3 && dup2(w, 4) == 4
-    }
 }
 
 async fn read_loop(

@@ -14,8 +14,6 @@
 pub mod cdp;
 pub mod gate;
 pub mod guard;
-pub mod jail;
-pub mod no_udp;
 pub mod proxy;
 pub mod session;
 

@@ -12,9 +12,9 @@ use tokio::sync::broadcast::error::RecvError;
 use super::cdp::{CdpEvent, Chromium};
 use super::gate::LoopbackGate;
 use super::guard;
-use super::jail::Confinement;
 use super::proxy::{Proxy, Rules};
 use crate::policy::address_guard::AllowPrivate;
+use loom_sandbox::browser_jail::Confinement;
 
 /// How long one protocol command may take.
 pub const COMMAND_LIMIT: Duration = Duration::from_secs(15);

@@ -15,7 +15,7 @@
 //!
 //! A confined command ([`Isolation::confined`]) has, besides, its own hostname and (without
 //! network) its own network namespace with only a loopback interface, and no capability
-//! at all ([`super::privileges`], applied by [`Isolation::drop_privileges`] last before
+//! at all ([`crate::privileges`], applied by [`Isolation::drop_privileges`] last before
 //! exec): root inside is root of its own user namespace only, mapped to itself, and holds
 //! nothing there either.
 //!
@@ -58,7 +58,7 @@ impl Isolation {
     pub fn for_child(read_only: Vec<CString>, pinned: Vec<CString>) -> Isolation {
         let ids = (nix::unistd::getuid(), nix::unistd::getgid());
         Isolation {
-            namespaces: super::sandbox::protection_available(),
+            namespaces: crate::protection_available(),
             root: ids.0.is_root(),
             user_namespace: !ids.0.is_root(),
             maps: (
@@ -109,7 +109,7 @@ impl Isolation {
         #[cfg(target_os = "linux")]
         if self.drop_capabilities {
             // SAFETY: the caller runs this between fork and exec.
-            return unsafe { super::privileges::drop_all() };
+            return unsafe { crate::privileges::drop_all() };
         }
         Ok(())
     }
@@ -164,7 +164,7 @@ impl Isolation {
                 return false;
             }
             if self.own_network {
-                super::privileges::loopback_up();
+                crate::privileges::loopback_up();
             }
             if libc::mount(
                 std::ptr::null(),
@@ -311,7 +311,7 @@ unsafe fn bind(p: &CString, read_only: bool) {
 /// Whether root's children can have a user namespace of their own here: user namespaces
 /// are allowed, and root may map itself into one.
 pub fn root_user_namespace_allowed() -> bool {
-    super::sandbox::mount_namespaces_allowed(false, |p| std::fs::read_to_string(p).ok())
+    crate::mount_namespaces_allowed(false, |p| std::fs::read_to_string(p).ok())
         && can_map_root_to_itself()
 }
 

@@ -1,6 +1,13 @@
+//! `loom-sandbox`: how Loom contains the processes it starts, and the only crate of the
+//! workspace with `unsafe` code outside tests (the other crates forbid it). It holds the
+//! namespaces and the reaper (every command, MCP server and browser runs isolated and is
+//! reaped with Loom), Landlock and the read-only binds, the browser's process jail and its
+//! UDP filter, the environment a contained process gets, and the few process-wide settings
+//! made at start.
+//!
 //! OS confinement for commands (Linux): what an approved command can still not do.
 //!
-//! Every command, sandboxed or not, runs isolated ([`super::isolate`]): in its own PID
+//! Every command, sandboxed or not, runs isolated ([`crate::isolate`]): in its own PID
 //! namespace with a fresh `/proc`, so no process it starts outlives the call and Loom is
 //! invisible to it. `workspace-write` mode adds: the child reads everywhere but writes
 //! only in the workspace, the temp dir and configured extra dirs (Landlock filesystem
@@ -22,11 +29,20 @@
 //! fork and exec) only makes system calls. Where Landlock is missing, [`availability`] says
 //! so and Loom falls back to approvals alone.
 
+pub mod browser_jail;
+pub mod env;
+pub mod isolate;
+pub mod no_udp;
+#[cfg(target_os = "linux")]
+pub mod privileges;
+pub mod process_setup;
+pub mod reaper;
+
 use std::ffi::CString;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use super::isolate::Isolation;
+use crate::isolate::Isolation;
 
 use landlock::{
     ABI, Access, AccessFs, AccessNet, NetPort, Ruleset, RulesetAttr, RulesetCreated,
@@ -352,7 +368,7 @@ pub fn looks_denied(stderr: &str, stdout: &str) -> Option<String> {
         .lines()
         .chain(stdout.lines())
         .find(|l| SIGNS.iter().any(|s| l.contains(s)))
-        .map(|l| crate::base::text::preview_str(l.trim(), 200))
+        .map(|l| loom_base::text::preview_str(l.trim(), 200))
 }
 
 #[cfg(test)]

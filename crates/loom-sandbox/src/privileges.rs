@@ -6,7 +6,7 @@
 //! (effective, permitted, inheritable, ambient and the bounding set) and sets
 //! `no_new_privs`, so neither root's own `exec` nor a setuid or file-capability program
 //! gives any back. Together with the command's own user, UTS and network namespaces
-//! ([`super::isolate`]), root inside the sandbox reaches nothing of the machine that
+//! ([`crate::isolate`]), root inside the sandbox reaches nothing of the machine that
 //! needs a capability; only ordinary file permissions remain, which Landlock confines.
 //!
 //! [`loopback_up`] brings up the loopback interface of a new network namespace, which

@@ -1,5 +1,5 @@
 //! The browser's confinement: Chromium runs in the same namespaces as a command
-//! ([`crate::policy::isolate`]) and, when the sandbox is on, under a Landlock domain
+//! ([`crate::isolate`]) and, when the sandbox is on, under a Landlock domain
 //! stricter than a command's, so a page that exploited Chromium itself would still be
 //! boxed in.
 //!
@@ -14,7 +14,7 @@
 //! - **Network** (Landlock ABI 4+): TCP connections only to Loom's proxy
 //!   ([`super::proxy`]), which vets every one; no listening sockets. Landlock judges ports,
 //!   not addresses, so "only the proxy" means "only the proxy's port". Landlock has no UDP
-//!   rules: a seccomp filter ([`super::no_udp`], in every sandbox mode) refuses UDP, raw
+//!   rules: a seccomp filter ([`crate::no_udp`], in every sandbox mode) refuses UDP, raw
 //!   and packet sockets.
 //! - **Environment**: what a command gets (no API keys), with the profile as `HOME`.
 //!
@@ -26,8 +26,8 @@ use std::sync::Mutex;
 
 use landlock::{AccessFs, PathBeneath, RulesetCreated, RulesetCreatedAttr};
 
-use crate::policy::isolate::Isolation;
-use crate::policy::sandbox::{TcpRule, landlock_ruleset};
+use crate::isolate::Isolation;
+use crate::{TcpRule, landlock_ruleset};
 
 /// What confines a browser, as set up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -99,7 +99,7 @@ pub fn install(
 ) -> Result<Confinement, String> {
     // Loom's environment holds API keys: the browser gets what a command would.
     cmd.env_clear()
-        .envs(crate::policy::env::EnvPolicy::default().filter(std::env::vars_os()))
+        .envs(crate::env::EnvPolicy::default().filter(std::env::vars_os()))
         .env("HOME", profile)
         .env("TMPDIR", profile)
         .env("XDG_CONFIG_HOME", profile.join(".config"))
@@ -122,7 +122,7 @@ pub fn install(
         namespaces: isolation.namespaces,
         files: landlock.is_some(),
         network: landlock.as_ref().is_some_and(|(_, net)| *net),
-        no_udp: super::no_udp::available(),
+        no_udp: crate::no_udp::available(),
     };
     // Chromium's own sandbox, outside root, enters a user namespace of its own and must
     // write its `/proc/PID/uid_map`; the fresh `/proc` exists only in the child, so its rule
@@ -145,7 +145,7 @@ pub fn install(
                     .map_err(|e| std::io::Error::other(e.to_string()))?;
             }
             // Between fork and exec, as `install` requires.
-            super::no_udp::install()
+            crate::no_udp::install()
         });
     }
     Ok(confinement)
@@ -169,6 +169,34 @@ fn allow_own_proc_writes(rs: RulesetCreated) -> std::io::Result<RulesetCreated> 
     added.map_err(|e| std::io::Error::other(e.to_string()))
 }
 
+/// Make the child's fd 3 and fd 4 the ends of the DevTools pipes (`read` and `write` in
+/// this process's numbering), left open across exec: Chromium's `--remote-debugging-pipe`
+/// talks on those two descriptors.
+pub fn pipes_onto_3_and_4(cmd: &mut tokio::process::Command, read_fd: i32, write_fd: i32) {
+    // SAFETY: between fork and exec only async-signal-safe calls are made (fcntl, dup2).
+    unsafe {
+        cmd.pre_exec(move || {
+            if !onto_3_and_4(read_fd, write_fd) {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}
+
+/// In the child: make `read` its fd 3 and `write` its fd 4, both left open across exec.
+/// Each is first copied above 10, so neither can be overwritten by the other's `dup2`
+/// and `dup2` never gets equal numbers (which would keep close-on-exec set).
+fn onto_3_and_4(read: i32, write: i32) -> bool {
+    use nix::libc::{F_DUPFD_CLOEXEC, dup2, fcntl};
+    // SAFETY: fcntl and dup2 on descriptors this process owns; async-signal-safe.
+    unsafe {
+        let r = fcntl(read, F_DUPFD_CLOEXEC, 10);
+        let w = fcntl(write, F_DUPFD_CLOEXEC, 10);
+        r >= 0 && w >= 0 && dup2(r, 3) == 3 && dup2(w, 4) == 4
+    }
+}
+
 #[cfg(test)]
-#[path = "jail_tests.rs"]
+#[path = "browser_jail_tests.rs"]
 mod tests;

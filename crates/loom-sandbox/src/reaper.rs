@@ -1,7 +1,7 @@
 //! Finding and ending the processes a command left behind, where PID namespaces could not
 //! be used.
 //!
-//! Loom is a child subreaper ([`crate::policy::isolate::harden_self`]), so a process that
+//! Loom is a child subreaper ([`crate::isolate::harden_self`]), so a process that
 //! escapes its command's process group (`setsid`, double fork) is re-parented to Loom
 //! rather than to init. After a call, [`sweep`] kills every descendant of the call's
 //! child still alive and every child of Loom that appeared during the call, and reaps the
@@ -99,7 +99,7 @@ fn is_namespace_init(pid: i32) -> bool {
 }
 
 /// The PID 1 of the namespace an isolated command's proxy started (see
-/// [`crate::policy::isolate`]): the proxy's child that is a namespace's init. `None` when
+/// [`crate::isolate`]): the proxy's child that is a namespace's init. `None` when
 /// `proxy` is the command itself (no namespaces here) or its init has already exited.
 pub fn namespace_init(proxy: i32) -> Option<i32> {
     children_of(proxy)
@@ -265,15 +265,13 @@ mod tests {
     /// proxy; a plain child is neither a proxy nor has an init below it.
     #[tokio::test]
     async fn an_isolated_childs_init_is_found_through_its_proxy() {
-        if !crate::policy::sandbox::protection_available() {
+        if !crate::protection_available() {
             eprintln!("skipped: namespaces are not allowed here");
             return;
         }
         let mut cmd = tokio::process::Command::new("sleep");
         cmd.arg("30").kill_on_drop(true);
-        crate::policy::sandbox::SandboxSpec::off()
-            .install(&mut cmd)
-            .unwrap();
+        crate::SandboxSpec::off().install(&mut cmd).unwrap();
         let isolated = cmd.spawn().unwrap();
         let proxy = isolated.id().unwrap() as i32;
         assert!(is_namespace_proxy(proxy));

@@ -1,5 +1,5 @@
 use super::*;
-use crate::policy::sandbox::kernel_abi;
+use crate::kernel_abi;
 
 /// Run `script` with bash under the browser's confinement (sandbox on) and return what it
 /// printed and the confinement reported.
@@ -32,7 +32,7 @@ fn pid_namespace() -> String {
 /// profile as `HOME` and `TMPDIR`.
 #[tokio::test]
 async fn the_browser_writes_only_its_profile_and_connects_only_to_the_proxy() {
-    if kernel_abi() < 4 || !crate::policy::sandbox::protection_available() {
+    if kernel_abi() < 4 || !crate::protection_available() {
         eprintln!("skipped: this kernel lacks Landlock network rules or namespaces");
         return;
     }
@@ -69,7 +69,7 @@ echo "userns $(readlink /proc/self/ns/user)"
             namespaces: true,
             files: true,
             network: true,
-            no_udp: super::super::no_udp::available(),
+            no_udp: crate::no_udp::available(),
         }
     );
     let line = |key: &str| {
@@ -82,7 +82,7 @@ echo "userns $(readlink /proc/self/ns/user)"
     assert_eq!(line("elsewhere"), "no", "{out}");
     assert_eq!(line("proxy"), "yes", "{out}");
     assert_eq!(line("other"), "no", "{out}");
-    if super::super::no_udp::available() {
+    if crate::no_udp::available() {
         assert_eq!(line("udp"), "no", "no UDP socket: {out}");
         // Regression (second review): an MPTCP stream socket connected past Landlock's TCP
         // rules (plain TCP to the same port was refused).
@@ -96,8 +96,7 @@ echo "userns $(readlink /proc/self/ns/user)"
     let own_userns = std::fs::read_link("/proc/self/ns/user")
         .map(|p| p.display().to_string())
         .unwrap_or_default();
-    if crate::policy::sandbox::mount_namespaces_allowed(false, |p| std::fs::read_to_string(p).ok())
-    {
+    if crate::mount_namespaces_allowed(false, |p| std::fs::read_to_string(p).ok()) {
         assert_ne!(
             line("userns"),
             own_userns,
