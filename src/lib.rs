@@ -18,7 +18,6 @@ pub mod hooks;
 pub mod llm;
 pub mod mcp;
 pub mod memory;
-pub mod policy;
 pub mod session;
 pub mod setup;
 pub mod tools;
@@ -26,4 +25,5 @@ pub mod tui;
 
 pub use loom_base as base;
 pub use loom_base::{gitcmd, lockfile, printable, private, secrets};
+pub use loom_policy as policy;
 pub use loom_protocol as protocol;

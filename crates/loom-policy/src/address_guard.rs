@@ -10,7 +10,7 @@
 //! IPv4 addresses hidden inside IPv6 ones (IPv4-mapped `::ffff:127.0.0.1`, IPv4-compatible
 //! `::127.0.0.1`, NAT64 `64:ff9b::7f00:1`, 6to4 `2002:7f00:1::`) are judged by the IPv4
 //! address they carry; Teredo (`2001::/32`) hides its address obfuscated and is refused as
-//! a whole. Pure: no I/O, no DNS; [`crate::tools::web::client`] resolves names and asks
+//! a whole. Pure: no I/O, no DNS; the web tools' client (`tools::web::client` in the root crate) resolves names and asks
 //! this module.
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};

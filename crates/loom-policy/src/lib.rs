@@ -1,4 +1,4 @@
-//! Policy: what may be touched and what may run. It knows nothing above it (no agent, no
+//! `loom-policy`: what may be touched and what may run. It knows nothing above it (no agent, no
 //! screen): it answers questions about paths, environments and proposed tool calls.
 //!
 //! [`Policy::decide`] turns a call's [`CallIntent`] (what the tool says the call will
@@ -6,6 +6,9 @@
 //! order: what is forbidden outright (never runs, whatever the mode or rules), the autonomy
 //! level, persistent rules from config (deny wins), grants made during the session, the
 //! hourly action budget, and whether anyone can be asked at all (headless: ask → deny).
+
+// Unsafe code lives in `loom-sandbox` only (issue 27); tests may set variables.
+#![cfg_attr(not(test), forbid(unsafe_code))]
 
 pub mod address_guard;
 pub mod approvals;

@@ -184,7 +184,7 @@ impl McpPolicy {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy::{McpIntent, Policy, ToolKind};
+    use crate::{McpIntent, Policy, ToolKind};
     use std::time::Instant;
 
     fn call(server: &str, tool: &str, read_only: bool) -> CallIntent {

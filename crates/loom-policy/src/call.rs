@@ -231,10 +231,10 @@ impl CallIntent {
     }
 
     /// The intent as it may be recorded and shown in events: the credentials in its command
-    /// line, MCP summary, job prompt and global note masked ([`crate::secrets::mask_text`]). The policy
+    /// line, MCP summary, job prompt and global note masked ([`loom_base::secrets::mask_text`]). The policy
     /// judges the intent itself: a masked value could hide what a command runs.
     pub fn shown(&self) -> CallIntent {
-        let mask = |s: &str| crate::secrets::mask_text(s).into_owned();
+        let mask = |s: &str| loom_base::secrets::mask_text(s).into_owned();
         let mut shown = self.clone();
         if let Some(c) = &mut shown.command {
             c.command = mask(&c.command);

@@ -207,7 +207,7 @@ impl Grants {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy::commands::{CommandContext, classify};
+    use crate::commands::{CommandContext, classify};
     use std::path::PathBuf;
 
     fn c(cmd: &str) -> Classification {

@@ -94,7 +94,7 @@ pub fn decide(
 
 /// The first line of `text`, cut to 120 columns.
 fn one_line(text: &str) -> String {
-    crate::base::text::truncate(text.lines().next().unwrap_or(""), 120)
+    loom_base::text::truncate(text.lines().next().unwrap_or(""), 120)
 }
 
 #[cfg(test)]
