@@ -15,7 +15,6 @@ pub mod config;
 pub mod cron;
 pub mod exec;
 pub mod hooks;
-pub mod llm;
 pub mod mcp;
 pub mod memory;
 pub mod session;
@@ -25,5 +24,6 @@ pub mod tui;
 
 pub use loom_base as base;
 pub use loom_base::{gitcmd, lockfile, printable, private, secrets};
+pub use loom_llm as llm;
 pub use loom_policy as policy;
 pub use loom_protocol as protocol;

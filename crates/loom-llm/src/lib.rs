@@ -1,9 +1,12 @@
-//! The model side: any OpenAI-compatible Chat Completions server, streamed.
+//! `loom-llm`, the model side: any OpenAI-compatible Chat Completions server, streamed.
 //!
 //! Owns the wire format, the lenient parsing of what real servers send, tool-call assembly
 //! and recovery, error classification for retries, and local server discovery. It knows
 //! nothing of the agent's states or of any screen; one [`client::LlmClient::stream`] call is
 //! one attempt, and the agent decides about retries.
+
+// Unsafe code lives in `loom-sandbox` only (issue 27); tests may set variables.
+#![cfg_attr(not(test), forbid(unsafe_code))]
 
 pub mod accumulate;
 pub mod bounded;

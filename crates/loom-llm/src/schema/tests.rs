@@ -249,9 +249,9 @@ fn normalising_twice_changes_nothing() {
 /// that form; one without (a free-form map) goes out as it was.
 #[test]
 fn a_strict_provider_gets_strict_functions_where_they_exist() {
-    let mut settings = crate::llm::ProviderSettings::new("http://127.0.0.1:1/v1", "m");
+    let mut settings = crate::ProviderSettings::new("http://127.0.0.1:1/v1", "m");
     settings.strict_tools = true;
-    let client = crate::llm::LlmClient::new(settings).unwrap();
+    let client = crate::LlmClient::new(settings).unwrap();
     let tools = [
         function(
             "read_file",
@@ -264,7 +264,7 @@ fn a_strict_provider_gets_strict_functions_where_they_exist() {
             &json!({"type": "object", "properties": {"headers": {"type": "object"}}}),
         ),
     ];
-    let body = client.body(crate::llm::client::ChatRequest {
+    let body = client.body(crate::client::ChatRequest {
         messages: &[],
         tools: &tools,
     });
@@ -282,12 +282,9 @@ fn a_strict_provider_gets_strict_functions_where_they_exist() {
 }
 
 fn settings_off_sends_tools_unchanged(tools: &[Value]) {
-    let client = crate::llm::LlmClient::new(crate::llm::ProviderSettings::new(
-        "http://127.0.0.1:1/v1",
-        "m",
-    ))
-    .unwrap();
-    let body = client.body(crate::llm::client::ChatRequest {
+    let client =
+        crate::LlmClient::new(crate::ProviderSettings::new("http://127.0.0.1:1/v1", "m")).unwrap();
+    let body = client.body(crate::client::ChatRequest {
         messages: &[],
         tools,
     });

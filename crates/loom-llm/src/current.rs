@@ -1,5 +1,5 @@
 //! The model a session talks to now. `/model` switches the top agent's client; what must
-//! follow it reads this cell: the editing tool offered ([`crate::tools::edit_choice`]),
+//! follow it reads this cell: the editing tool offered ((`tools::edit_choice` in the root crate)),
 //! the sub-agents started after the switch, and an oracle that names no model of its own.
 
 use std::sync::{Arc, RwLock};

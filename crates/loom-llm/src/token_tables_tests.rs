@@ -51,7 +51,7 @@ fn every_rank_is_tiktokens() {
 fn samples() -> Vec<String> {
     vec![
         include_str!("tokens.rs").to_string(),
-        include_str!("../../assets/system_prompt.md").to_string(),
+        include_str!("../../../assets/system_prompt.md").to_string(),
         "I'm sure you'll see they've said it's THEIR cat's toy; WE'LL know.".into(),
         "3.14159 + 2,718,281 = 1234567890123; 0x1F ff 007\n".into(),
         "a  b   c\t\td\r\n\r\n\n    indented\n\n\n   \n".into(),

@@ -188,7 +188,7 @@ fn check_arguments(raw: &str) -> (String, Option<String>) {
     match serde_json::from_str::<Value>(unfenced) {
         Ok(_) => (unfenced.to_string(), None),
         Err(e) => {
-            let shown = crate::base::text::preview_str(unfenced, 200);
+            let shown = loom_base::text::preview_str(unfenced, 200);
             (
                 "{}".to_string(),
                 Some(format!(
@@ -203,7 +203,7 @@ fn check_arguments(raw: &str) -> (String, Option<String>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::llm::wire::FunctionDelta;
+    use crate::wire::FunctionDelta;
     use serde_json::json;
 
     fn d(

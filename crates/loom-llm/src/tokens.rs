@@ -154,7 +154,7 @@ fn key_of(m: &Message) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::llm::message::ToolCall;
+    use crate::message::ToolCall;
 
     #[test]
     fn openai_models_get_their_encoding_and_others_none() {

@@ -74,7 +74,7 @@ mod tests {
 
     #[test]
     fn the_recorded_llama_server_overflow_gives_the_window() {
-        let body = include_str!("../../tests/fixtures/llama-server/context-exceeded-400.json");
+        let body = include_str!("../../../tests/fixtures/llama-server/context-exceeded-400.json");
         assert_eq!(
             detect(400, body),
             Some(Overflow {

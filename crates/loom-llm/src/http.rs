@@ -64,7 +64,7 @@ impl HttpFailure {
                 if trimmed.is_empty() {
                     status.canonical_reason().unwrap_or("error").to_string()
                 } else {
-                    crate::base::text::cut_middle(trimmed, 2000).0
+                    loom_base::text::cut_middle(trimmed, 2000).0
                 }
             });
         HttpFailure {

@@ -1,6 +1,6 @@
 //! A provider's 400 that blames one tool's schema ("Invalid schema for function
 //! 'browser': …"): which tool it names, and the words that explain it to a person. The
-//! client ([`crate::llm::LlmClient::stream`]) then tries the request once more without
+//! client ([`crate::LlmClient::stream`]) then tries the request once more without
 //! that tool and leaves it out for the rest of the session, so one schema a provider
 //! refuses costs one tool, not every request.
 //!

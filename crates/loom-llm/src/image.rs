@@ -70,7 +70,7 @@ pub fn load(path: &Path) -> Result<Image, String> {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| shown.to_string()),
         mime: mime.to_string(),
-        data: crate::base::encode::base64(&bytes),
+        data: loom_base::encode::base64(&bytes),
     })
 }
 
