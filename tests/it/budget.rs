@@ -329,11 +329,12 @@ async fn say_hi_works_at_2048_with_tools() {
     }
 }
 
-/// 5 KB of real source: this repository's `src/agent/compact.rs`, cut at a line.
+/// 5 KB of real source: this repository's `crates/loom-core/src/agent/compact.rs`, cut at a line.
 fn five_kb_of_real_code(dir: &Path, name: &str) -> String {
-    let text =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/agent/compact.rs"))
-            .unwrap();
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/loom-core/src/agent/compact.rs"),
+    )
+    .unwrap();
     let cut = text[..5_000].rfind('\n').unwrap() + 1;
     std::fs::write(dir.join(name), &text[..cut]).unwrap();
     text[..cut].to_string()

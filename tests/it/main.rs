@@ -13,6 +13,7 @@ mod budget;
 mod command_proof;
 mod containment;
 mod context;
+mod crate_graph;
 mod cron;
 mod delegate;
 mod docs;

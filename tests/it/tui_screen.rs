@@ -18,7 +18,9 @@ async fn the_first_line_of_a_commands_output_shows_in_the_chat_and_in_details() 
     let mut tui = Tui::start(dir.path(), &server, 140, 40);
     tui.wait_for("Ask Loom").await;
     tui.type_line("!echo first-line; echo second-line").await;
-    let screen = tui.wait_for("└ exit 0").await;
+    tui.wait_for("└ exit 0").await;
+    // The Details pane may draw the output a frame after the chat's row: wait for it.
+    let screen = tui.wait_for("││second-line").await;
     let lines: Vec<&str> = screen.lines().collect();
     let chat = |needle: &str| lines.iter().any(|l| l.contains(&format!("│ {needle}")));
     assert!(

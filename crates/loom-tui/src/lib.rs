@@ -1,0 +1,84 @@
+//! `loom-tui`, the full-screen front end: one consumer of the agent's events and producer
+//! of its ops.
+//!
+//! It still reaches into `loom-core` (the agent's events and ops live there, and the
+//! startup wiring in `run`); the target is a crate that depends on `loom-protocol` and
+//! `loom-base` only (docs/architecture.md). The crates it uses are imported under the
+//! module names they had before the workspace split.
+
+// Unsafe code lives in `loom-sandbox` only (issue 27); tests may set variables.
+#![cfg_attr(not(test), forbid(unsafe_code))]
+
+use loom_base as base;
+use loom_core::{agent, changelog, compose, config, session, setup, tools};
+use loom_llm as llm;
+use loom_policy as policy;
+use loom_protocol as protocol;
+
+pub mod ansi;
+pub mod app;
+pub mod approvals;
+pub mod areas;
+pub mod attachments;
+pub mod background;
+pub mod call_diff;
+pub mod clipboard;
+pub mod command_output;
+pub mod composer;
+pub mod contrast;
+pub mod diff_pane;
+pub mod diff_view;
+pub mod fuzzy;
+pub mod height_index;
+pub mod highlight;
+pub mod inline;
+pub mod input;
+pub mod layers;
+pub mod markdown;
+pub mod measured;
+pub mod mention;
+pub mod progress;
+pub mod render_cache;
+pub mod results;
+pub mod resume;
+pub mod run;
+pub mod scroll;
+pub mod scrollback;
+pub mod slash;
+pub mod slash_popup;
+pub mod status_line;
+pub mod stored_calls;
+pub mod sub_agents;
+pub mod theme;
+pub mod tools_pane;
+pub mod transcript;
+mod transcript_entry;
+pub mod view;
+pub mod wrap;
+
+#[cfg(test)]
+mod approval_focus_tests;
+#[cfg(test)]
+mod cron_snapshot_tests;
+#[cfg(test)]
+mod diff_snapshot_tests;
+#[cfg(test)]
+mod input_tests;
+#[cfg(test)]
+mod mcp_snapshot_tests;
+#[cfg(test)]
+mod output_snapshot_tests;
+#[cfg(test)]
+mod patch_review_tests;
+#[cfg(test)]
+mod resume_render_tests;
+#[cfg(test)]
+mod resume_snapshot_tests;
+#[cfg(test)]
+mod snapshot_tests;
+#[cfg(test)]
+mod status_snapshot_tests;
+#[cfg(test)]
+mod sub_agents_tests;
+#[cfg(test)]
+mod theme_tests;

@@ -1,0 +1,128 @@
+//! What finished calls and failed turns leave on screen: a command's output under its row
+//! in the chat, a `!command`'s output as a chip for the next message, and errors — a long
+//! one (the how-to-connect block, a server's error page) said in full once and in one line
+//! when it comes again.
+
+use std::hash::{Hash, Hasher};
+
+use super::app::{App, SHELL_ATTACH_BUDGET};
+use super::tools_pane::ToolStatus;
+use super::transcript::NoticeLevel;
+
+/// Errors of at least this many lines are said in full only once.
+const LONG_ERROR_LINES: usize = 3;
+
+impl App {
+    /// A finished command's output goes under its row in the chat.
+    pub(crate) fn show_output(&mut self, id: &str) {
+        let Some(row) = self.tools.rows.iter().rev().find(|r| r.id == id) else {
+            return;
+        };
+        if let (true, Some(result), ToolStatus::Done { ms, .. }) =
+            (row.name == "bash", &row.result, &row.status)
+        {
+            let output = super::command_output::CommandOutput::from_result(result, *ms);
+            self.transcript.set_output(id, output);
+        }
+    }
+
+    /// A `!command` finished: its output goes with the next message (as a chip).
+    pub(crate) fn attach_shell_output(&mut self, id: &str) {
+        let Some(row) = self.tools.rows.iter().rev().find(|r| r.id == id) else {
+            return;
+        };
+        let Some(result) = &row.result else { return };
+        if row.status == ToolStatus::Denied {
+            return;
+        }
+        let command = row.args["command"].as_str().unwrap_or(&row.summary);
+        let data = result.data.as_ref();
+        let field = |k: &str| data.and_then(|d| d[k].as_str()).unwrap_or("").to_string();
+        let mut text = format!("$ {command}\n");
+        let (stdout, stderr) = (field("stdout"), field("stderr"));
+        if data.is_none() {
+            text.push_str(result.error.as_deref().unwrap_or(&result.output));
+        }
+        text.push_str(&stdout);
+        if !stderr.is_empty() {
+            if !text.ends_with('\n') {
+                text.push('\n');
+            }
+            text.push_str("[stderr]\n");
+            text.push_str(&stderr);
+        }
+        if data.is_some() {
+            if !text.ends_with('\n') {
+                text.push('\n');
+            }
+            text.push_str(&format!("[{}]", result.output.lines().next().unwrap_or("")));
+        }
+        let (text, _) = crate::base::text::cut_middle(&text, SHELL_ATTACH_BUDGET);
+        self.attachments.push(super::attachments::Attachment {
+            name: format!("!{}", crate::wrap::truncate(command, 40)),
+            text,
+        });
+        self.transcript.push_notice(
+            NoticeLevel::Info,
+            "the output goes with your next message (Backspace in an empty message box drops it)",
+        );
+    }
+
+    /// Show an error from the agent: a long one seen before in one line, pointing up.
+    pub(crate) fn show_error(&mut self, message: &str) {
+        if message.lines().count() >= LONG_ERROR_LINES {
+            let mut hasher = std::collections::hash_map::DefaultHasher::new();
+            message.trim().hash(&mut hasher);
+            if !self.shown_errors.insert(hasher.finish()) {
+                let first = message.lines().next().unwrap_or("").trim_end();
+                let again = format!("{first} (again: the whole message is above)");
+                self.transcript.push_notice(NoticeLevel::Error, &again);
+                return;
+            }
+        }
+        self.transcript.push_notice(NoticeLevel::Error, message);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::agent::AgentEvent;
+    use crate::snapshot_tests::{app, ev, text};
+
+    /// Regression (issue 25): the how-to-connect block came back in full on later prompts.
+    /// A long error is said in full once, then in one line.
+    #[test]
+    fn a_long_error_said_again_takes_one_line() {
+        let (mut app, _rx) = app("dark");
+        let how_to = crate::llm::discover::how_to_configure();
+        for _ in 0..3 {
+            ev(
+                &mut app,
+                AgentEvent::Error {
+                    message: how_to.clone(),
+                },
+            );
+        }
+        let screen = text(&mut app, 120, 60);
+        assert_eq!(screen.matches("OPENAI_API_KEY").count(), 1, "{screen}");
+        assert_eq!(
+            screen
+                .matches("(again: the whole message is above)")
+                .count(),
+            2
+        );
+        ev(
+            &mut app,
+            AgentEvent::Error {
+                message: "short\nerror".into(),
+            },
+        );
+        ev(
+            &mut app,
+            AgentEvent::Error {
+                message: "short\nerror".into(),
+            },
+        );
+        assert_eq!(text(&mut app, 120, 60).matches("error").count(), 2);
+    }
+}

@@ -1,0 +1,133 @@
+//! The workspace's crate graph, read from `cargo metadata`, against the one
+//! `docs/architecture.md` allows: a crate may depend (normally, for its build or for its
+//! tests) only on the Loom crates its row lists, every crate of the workspace has a row,
+//! and every row is a crate. The compiler then keeps each arrow: a module cannot name a
+//! crate its manifest does not list.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+use std::process::Command;
+
+/// The allowed graph: crate -> the Loom crates it may depend on, from the table in
+/// `docs/architecture.md` whose header has "may depend on".
+fn allowed_graph(doc: &str) -> BTreeMap<String, BTreeSet<String>> {
+    let mut graph = BTreeMap::new();
+    let mut in_table = false;
+    for line in doc.lines() {
+        let line = line.trim();
+        if line.starts_with('|') && line.contains("may depend on") {
+            in_table = true;
+            continue;
+        }
+        if !in_table {
+            continue;
+        }
+        if !line.starts_with('|') {
+            break;
+        }
+        let cells: Vec<&str> = line.trim_matches('|').split('|').map(str::trim).collect();
+        let Some(name) = cells.first().and_then(|c| backticked(c).into_iter().next()) else {
+            continue;
+        };
+        let deps = cells.last().map(|c| backticked(c)).unwrap_or_default();
+        graph.insert(name, deps.into_iter().collect());
+    }
+    graph
+}
+
+/// The `` `names` `` in a table cell.
+fn backticked(cell: &str) -> Vec<String> {
+    cell.split('`')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_string)
+        .collect()
+}
+
+/// The workspace's crates and the workspace crates each depends on (any kind), from
+/// `cargo metadata --no-deps`.
+fn actual_graph(root: &Path) -> BTreeMap<String, BTreeSet<String>> {
+    let out = Command::new(env!("CARGO"))
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--no-deps",
+            "--offline",
+        ])
+        .current_dir(root)
+        .output()
+        .expect("run cargo metadata");
+    assert!(
+        out.status.success(),
+        "cargo metadata failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let meta: serde_json::Value = serde_json::from_slice(&out.stdout).expect("metadata is JSON");
+    let packages = meta["packages"].as_array().expect("packages");
+    let members: BTreeSet<String> = packages
+        .iter()
+        .filter_map(|p| p["name"].as_str().map(str::to_string))
+        .collect();
+    packages
+        .iter()
+        .map(|p| {
+            let deps = p["dependencies"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|d| d["name"].as_str())
+                .filter(|d| members.contains(*d))
+                .map(str::to_string)
+                .collect();
+            (p["name"].as_str().unwrap_or_default().to_string(), deps)
+        })
+        .collect()
+}
+
+#[test]
+fn the_crate_graph_is_the_one_the_architecture_page_allows() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let doc = std::fs::read_to_string(root.join("docs/architecture.md")).expect("the page");
+    let allowed = allowed_graph(&doc);
+    let actual = actual_graph(root);
+    assert!(actual.len() > 1, "the workspace has crates: {actual:?}");
+    let missing: Vec<_> = actual
+        .keys()
+        .filter(|c| !allowed.contains_key(*c))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "crates with no row in docs/architecture.md's crate table: {missing:?}"
+    );
+    let gone: Vec<_> = allowed
+        .keys()
+        .filter(|c| !actual.contains_key(*c))
+        .collect();
+    assert!(
+        gone.is_empty(),
+        "rows of docs/architecture.md's crate table that are no crate: {gone:?}"
+    );
+    let forbidden: Vec<String> = actual
+        .iter()
+        .flat_map(|(from, deps)| {
+            deps.difference(&allowed[from])
+                .map(move |to| format!("{from} -> {to}"))
+        })
+        .collect();
+    assert!(
+        forbidden.is_empty(),
+        "arrows docs/architecture.md does not allow (move what is shared down instead):\n{}",
+        forbidden.join("\n")
+    );
+}
+
+#[test]
+fn the_table_reader_takes_names_and_allowed_crates_from_the_crate_table() {
+    let doc = "text\n\n| crate | holds | may depend on |\n|---|---|---|\n\
+               | `a` | x, `not-a-dep` in prose | — |\n| `b` | y | `a` |\n\nafter\n| `c` | | `a` |\n";
+    let graph = allowed_graph(doc);
+    assert_eq!(graph.len(), 2, "{graph:?}");
+    assert!(graph["a"].is_empty());
+    assert_eq!(graph["b"], BTreeSet::from(["a".to_string()]));
+}
