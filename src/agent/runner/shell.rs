@@ -59,19 +59,7 @@ impl Runner {
             .policy
             .decide("bash", &prepared.intent, workspace, now);
         if let Decision::Deny { reason } = &ruling.decision {
-            self.emit(AgentEvent::Approval {
-                id: id.clone(),
-                approved: false,
-                by: DecidedBy::Policy,
-                reason: Some(reason.clone()),
-            });
-            self.emit(AgentEvent::ToolResult {
-                id,
-                name: "bash".into(),
-                result: ToolResult::err(format!("denied by policy: {reason}")),
-                duration_ms: 0,
-            });
-            return;
+            return self.shell_denied(id, reason);
         }
         self.work.policy.record_action(ToolKind::Execute, now);
         self.emit(AgentEvent::ToolStarted { id: id.clone() });
@@ -106,6 +94,22 @@ impl Runner {
                 result,
                 duration_ms: started.elapsed().as_millis() as u64,
             }));
+        });
+    }
+
+    /// The policy denied the person's command `id`: it is shown refused, with why.
+    fn shell_denied(&mut self, id: String, reason: &str) {
+        self.emit(AgentEvent::Approval {
+            id: id.clone(),
+            approved: false,
+            by: DecidedBy::Policy,
+            reason: Some(reason.to_string()),
+        });
+        self.emit(AgentEvent::ToolResult {
+            id,
+            name: "bash".into(),
+            result: ToolResult::err(format!("denied by policy: {reason}")),
+            duration_ms: 0,
         });
     }
 }
