@@ -150,20 +150,16 @@ pub struct RunnerParts {
     pub no_provider_message: String,
     /// Where tools run.
     pub ctx: ToolContext,
-    /// The system prompt.
-    pub system_prompt: String,
+    /// What the system prompt and tools of each request are built from.
+    pub prompt: PromptParts,
     /// Post-tools hooks.
     pub hooks: HookChain,
     /// Behaviour options.
     pub options: AgentOptions,
     /// An earlier conversation to continue.
     pub conversation: Vec<Message>,
-    /// Where the transcript is appended (none: not recorded).
-    pub session: Option<SessionLog>,
-    /// The undo journal (none: changes cannot be undone).
-    pub changelog: Option<Arc<Mutex<Changelog>>>,
-    /// Why the transcript or the journal could not be opened: the first events sent.
-    pub save_errors: Vec<String>,
+    /// Where the transcript and the undo journal are written.
+    pub persistence: PersistenceParts,
     /// The MCP servers whose tools the registry offers (their status is sent as events;
     /// they are shut down with the agent).
     pub mcp: Option<crate::mcp::McpManager>,
@@ -171,17 +167,34 @@ pub struct RunnerParts {
     pub memory: Option<Arc<crate::memory::Memory>>,
     /// The agent's sub-agents (shared with its `delegate` tool), if it may delegate.
     pub subagents: Option<Arc<super::sub_agents::SubAgents>>,
-    /// For a delegate's sub-agent: the parent's turn, which its changes are recorded under
-    /// (`None`: the agent numbers its own turns, after the journal's last).
-    pub parent_turn: Option<u64>,
     /// The session's model cell, which `/model` switches so the editing tool, the oracle
     /// and later sub-agents follow (the top agent's; `None` for a sub-agent).
     pub current_model: Option<crate::llm::current::CurrentModel>,
+}
+
+/// What the system prompt and tools of each request are built from (the runner's
+/// prefix part).
+pub struct PromptParts {
+    /// The system prompt.
+    pub system_prompt: String,
+    /// A shorter system prompt, sent when the window cannot hold the full one.
+    pub short_system_prompt: Option<String>,
     /// Which tools each request carries (core, loaded, a catalogue of the rest); `None`
     /// sends every tool (a sub-agent, given the few it needs).
     pub offer: Option<crate::tools::offer::ToolOffer>,
-    /// A shorter system prompt, sent when the window cannot hold the full one.
-    pub short_system_prompt: Option<String>,
+}
+
+/// Where the agent's work is saved (the runner's persistence part).
+pub struct PersistenceParts {
+    /// Where the transcript is appended (none: not recorded).
+    pub session: Option<SessionLog>,
+    /// The undo journal (none: changes cannot be undone).
+    pub changelog: Option<Arc<Mutex<Changelog>>>,
+    /// Why the transcript or the journal could not be opened: the first events sent.
+    pub save_errors: Vec<String>,
+    /// For a delegate's sub-agent: the parent's turn, which its changes are recorded under
+    /// (`None`: the agent numbers its own turns, after the journal's last).
+    pub parent_turn: Option<u64>,
 }
 
 impl Runner {
@@ -204,8 +217,8 @@ impl Runner {
         if let Some(hub) = &parts.subagents {
             hub.attach(events_tx.clone(), parts.policy.autonomy);
         }
-        let unsaved = Arc::new(AtomicBool::new(!parts.save_errors.is_empty()));
-        for message in &parts.save_errors {
+        let unsaved = Arc::new(AtomicBool::new(!parts.persistence.save_errors.is_empty()));
+        for message in &parts.persistence.save_errors {
             let _ = events_tx.send(AgentEvent::Error {
                 message: message.clone(),
             });
@@ -240,10 +253,8 @@ impl Runner {
         let (internal_tx, internal_rx) = mpsc::unbounded_channel();
         let tool_schemas = parts.registry.schemas();
         let persistence = persist::Persistence::new(
-            parts.session,
+            parts.persistence,
             parts.conversation.len(),
-            parts.changelog,
-            parts.parent_turn,
             unsaved,
             events.clone(),
         );
@@ -266,12 +277,7 @@ impl Runner {
                 parts.options.retry,
             ),
             window: window::Window::new(configured),
-            prefix: prefix::Prefix::new(
-                parts.system_prompt,
-                parts.short_system_prompt,
-                parts.offer,
-                tool_schemas,
-            ),
+            prefix: prefix::Prefix::new(parts.prompt, tool_schemas),
             schedule: schedule::Schedule::new(),
             persistence,
             services: Services {

@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex};
 
 use tokio::sync::mpsc;
 
+use super::PersistenceParts;
 use crate::agent::events::AgentEvent;
 use crate::changelog::Changelog;
 use crate::llm::Message;
@@ -37,16 +38,20 @@ pub(super) struct Persistence {
 }
 
 impl Persistence {
-    /// A transcript holding the first `logged` messages already, and the journal; the turn
-    /// is the parent's (`parent_turn`) or follows the journal's last.
+    /// The transcript of `parts` (holding the first `logged` messages already) and its
+    /// journal; the turn is the parent's or follows the journal's last.
     pub(super) fn new(
-        session: Option<SessionLog>,
+        parts: PersistenceParts,
         logged: usize,
-        changelog: Option<Arc<Mutex<Changelog>>>,
-        parent_turn: Option<u64>,
         unsaved: Arc<AtomicBool>,
         alerts: mpsc::UnboundedSender<AgentEvent>,
     ) -> Persistence {
+        let PersistenceParts {
+            session,
+            changelog,
+            save_errors: _,
+            parent_turn,
+        } = parts;
         let turn = match parent_turn {
             Some(turn) => turn,
             None => changelog

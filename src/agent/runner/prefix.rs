@@ -11,7 +11,7 @@
 
 use serde_json::Value;
 
-use super::Runner;
+use super::{PromptParts, Runner};
 use crate::agent::budget::{Budget, MIN_CONVERSATION};
 use crate::agent::events::AgentEvent;
 use crate::tools::offer::{self, Level, ToolOffer};
@@ -56,18 +56,12 @@ pub(super) struct Prefix {
 }
 
 impl Prefix {
-    /// A prefix built from these prompts and this offer, sending `tool_schemas` until the
-    /// first choice.
-    pub(super) fn new(
-        system_prompt: String,
-        short_system_prompt: Option<String>,
-        offer: Option<ToolOffer>,
-        tool_schemas: Vec<Value>,
-    ) -> Prefix {
+    /// A prefix built from `parts`, sending `tool_schemas` until the first choice.
+    pub(super) fn new(parts: PromptParts, tool_schemas: Vec<Value>) -> Prefix {
         Prefix {
-            system_prompt,
-            short_system_prompt,
-            offer,
+            system_prompt: parts.system_prompt,
+            short_system_prompt: parts.short_system_prompt,
+            offer: parts.offer,
             template_tools: None,
             sent_system: String::new(),
             schema_chars: schema_chars(&tool_schemas),
