@@ -5,6 +5,13 @@
 //! tasks, and feeds their outcomes back as events. Every task reports on one internal
 //! channel, so the machine sees one event at a time and stays the single source of truth.
 //! It knows no screen: front ends read [`AgentEvent`]s and send [`UserOp`]s.
+//!
+//! Its state is one owned part per concern, each with its own methods: the streaming
+//! state (`stream.rs`), the window and counting (`window.rs`), the request prefix
+//! (`prefix.rs`), the tool-call schedule with one record per call (`schedule.rs`), and the
+//! transcript and journal (`persist.rs`). The runner's own methods, by concern: model
+//! requests (`model_turn.rs`), tool calls and hooks (`tool_calls.rs`), approvals
+//! (`approvals.rs`), the person's operations (`ops.rs`, `shell.rs`, `attach.rs`).
 
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
