@@ -14,7 +14,7 @@ use crate::agent::delegate::{self, DelegateTool, SubAgentFactory, SubAgentSpec};
 use crate::agent::prompt;
 use crate::agent::state::Limits;
 use crate::agent::sub_agents::SubAgents;
-use crate::agent::{AgentOptions, RunnerParts};
+use crate::agent::{AgentOptions, PersistenceParts, PromptParts, RunnerParts};
 use crate::changelog::Changelog;
 use crate::config::Config;
 use crate::llm::current::CurrentModel;
@@ -297,20 +297,24 @@ impl AgentFactory {
             llm,
             no_provider_message,
             ctx: self.ctx.clone(),
-            system_prompt,
+            prompt: PromptParts {
+                system_prompt,
+                short_system_prompt,
+                offer,
+            },
             hooks,
             options: AgentOptions { limits, retry },
             conversation,
-            session,
-            changelog: self.changelog.clone(),
-            save_errors,
+            persistence: PersistenceParts {
+                session,
+                changelog: self.changelog.clone(),
+                save_errors,
+                parent_turn,
+            },
             memory: self.memory.clone(),
             subagents: Some(hub),
             mcp: top.then(|| self.mcp.clone()).flatten(),
-            parent_turn,
             current_model: top.then_some(model),
-            offer,
-            short_system_prompt,
         })
     }
 

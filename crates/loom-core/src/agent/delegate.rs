@@ -324,36 +324,14 @@ pub async fn drive(
             }
         };
         let Some(event) = event else { break };
-        match &event {
-            AgentEvent::ToolCall { id, intent, .. } => {
-                run.calls += 1;
-                if let Some(i) = intent {
-                    reads.push((id.clone(), i.reads.clone()));
-                }
-            }
-            AgentEvent::ToolResult { id, result, .. } => {
-                if result.success {
-                    succeeded.insert(id.clone());
-                }
-                for path in &result.files_changed {
-                    if !run.files_changed.contains(path) {
-                        run.files_changed.push(path.clone());
-                    }
-                }
-            }
-            AgentEvent::AssistantMessage { text } if !text.trim().is_empty() => {
-                run.answer = text.clone();
-            }
-            AgentEvent::Usage { usage } => {
-                run.usage.add(*usage);
-                if run.usage.prompt_tokens + run.usage.completion_tokens > budget && !stopping {
-                    stopping = true;
-                    run.over_budget = true;
-                    let _ = ops.send(UserOp::Interrupt);
-                }
-            }
-            AgentEvent::Error { message } => run.errors.push(message.clone()),
-            _ => {}
+        run.tally(&event, &mut reads, &mut succeeded);
+        if let AgentEvent::Usage { .. } = &event
+            && run.usage.prompt_tokens + run.usage.completion_tokens > budget
+            && !stopping
+        {
+            stopping = true;
+            run.over_budget = true;
+            let _ = ops.send(UserOp::Interrupt);
         }
         let end = match &event {
             AgentEvent::TurnComplete { end, .. } => Some(end.clone()),
@@ -386,6 +364,41 @@ pub async fn drive(
 }
 
 impl SubRun {
+    /// Count what `event` says of the sub-agent's work: its calls (with what each reads,
+    /// into `reads`), the calls that succeeded, the files changed, its answer, usage and
+    /// errors.
+    fn tally(
+        &mut self,
+        event: &AgentEvent,
+        reads: &mut Vec<(String, Vec<String>)>,
+        succeeded: &mut std::collections::HashSet<String>,
+    ) {
+        match event {
+            AgentEvent::ToolCall { id, intent, .. } => {
+                self.calls += 1;
+                if let Some(i) = intent {
+                    reads.push((id.clone(), i.reads.clone()));
+                }
+            }
+            AgentEvent::ToolResult { id, result, .. } => {
+                if result.success {
+                    succeeded.insert(id.clone());
+                }
+                for path in &result.files_changed {
+                    if !self.files_changed.contains(path) {
+                        self.files_changed.push(path.clone());
+                    }
+                }
+            }
+            AgentEvent::AssistantMessage { text } if !text.trim().is_empty() => {
+                self.answer = text.clone();
+            }
+            AgentEvent::Usage { usage } => self.usage.add(*usage),
+            AgentEvent::Error { message } => self.errors.push(message.clone()),
+            _ => {}
+        }
+    }
+
     /// The delegate call's result: the answer, and what the sub-agent looked at and changed.
     pub fn into_result(self) -> ToolResult {
         let data = json!({

@@ -77,29 +77,38 @@ pub(super) async fn write_with_record(
     let result = registry.apply(changes, selection, ctx).await;
     let mut journal_error = None;
     if !result.success {
-        // What was never written (or was put back) is voided; a file that stays changed
-        // after a failed restore keeps its entry, so undo can take it back.
         let stays: Vec<String> = result.files_changed.clone();
-        journal_error = tokio::task::spawn_blocking(move || {
-            let mut log = match changelog.lock() {
-                Ok(log) => log,
-                Err(e) => return Some(e.to_string()),
-            };
-            let mut first_error = None;
-            for (seq, display) in seqs {
-                if stays.contains(&display) {
-                    continue;
-                }
-                if let Err(e) = log.void(seq) {
-                    first_error.get_or_insert(e.to_string());
-                }
-            }
-            first_error
-        })
-        .await
-        .unwrap_or_else(|e| Some(e.to_string()));
+        journal_error = void_unwritten(changelog, seqs, stays).await;
     }
     (result, journal_error)
+}
+
+/// A write failed: what was never written (or was put back) is voided in the journal; a
+/// file that `stays` changed after a failed restore keeps its entry, so undo can take it
+/// back. Says why the journal could not be written, if so.
+async fn void_unwritten(
+    changelog: Arc<Mutex<Changelog>>,
+    seqs: Vec<(u64, String)>,
+    stays: Vec<String>,
+) -> Option<String> {
+    tokio::task::spawn_blocking(move || {
+        let mut log = match changelog.lock() {
+            Ok(log) => log,
+            Err(e) => return Some(e.to_string()),
+        };
+        let mut first_error = None;
+        for (seq, display) in seqs {
+            if stays.contains(&display) {
+                continue;
+            }
+            if let Err(e) = log.void(seq) {
+                first_error.get_or_insert(e.to_string());
+            }
+        }
+        first_error
+    })
+    .await
+    .unwrap_or_else(|e| Some(e.to_string()))
 }
 
 /// Run a command that may write between two workspace snapshots, so its changes can be

@@ -15,4 +15,4 @@ pub mod sub_agents;
 pub use events::{
     AgentEvent, ApprovalAnswer, ApprovalPreview, DecidedBy, FilePreview, Phase, TurnEnd, UserOp,
 };
-pub use runner::{AgentHandle, AgentOptions, Runner, RunnerParts};
+pub use runner::{AgentHandle, AgentOptions, PersistenceParts, PromptParts, Runner, RunnerParts};

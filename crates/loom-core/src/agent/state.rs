@@ -20,6 +20,7 @@ use super::events::{AgentEvent, ApprovalAnswer, DecidedBy, Phase, TurnEnd};
 use crate::llm::{Message, Stop, ToolCall, Usage};
 use crate::tools::{CallIntent, ToolKind, ToolResult};
 
+mod compaction;
 mod model_answers;
 
 pub use super::steps::{Action, Event, Limits, ProposedCall, Verdict};
@@ -232,75 +233,15 @@ impl Machine {
                     self.on_llm_failed(failure, &mut out);
                 }
             }
-            Event::Spent(usage) => {
-                if self.phase != Phase::Idle {
-                    self.turn_usage.add(usage);
-                    out.push(Action::Emit(AgentEvent::Usage { usage }));
-                }
-            }
-            Event::ContextFull => {
-                if self.phase == Phase::CallingLlm && !self.compacted {
-                    self.set_phase(Phase::Compacting, &mut out);
-                    out.push(Action::Compact);
-                }
-            }
-            Event::CompactNow => {
-                if self.phase == Phase::Idle && !self.conversation.is_empty() {
-                    self.compacting_on_request = true;
-                    self.set_phase(Phase::Compacting, &mut out);
-                    out.push(Action::Compact);
-                } else if self.phase != Phase::Idle {
-                    out.push(Action::Emit(AgentEvent::Error {
-                        message: "compaction runs between turns: wait for this one to end \
-                                  (or Esc)"
-                            .into(),
-                    }));
-                }
-            }
+            Event::Spent(usage) => self.on_spent(usage, &mut out),
+            Event::ContextFull => self.on_context_full(&mut out),
+            Event::CompactNow => self.on_compact_now(&mut out),
             Event::Compacted {
                 conversation,
                 report,
-            } => {
-                if self.phase == Phase::Compacting {
-                    self.conversation = conversation;
-                    out.push(Action::Emit(AgentEvent::Compacted {
-                        before_tokens: report.before_tokens,
-                        after_tokens: report.after_tokens,
-                        trimmed_results: report.trimmed_results,
-                        summarized_messages: report.summarized_messages,
-                        summary_failed: report.summary_failed,
-                    }));
-                    if std::mem::take(&mut self.compacting_on_request) {
-                        self.end_request_compaction(&mut out);
-                    } else {
-                        self.compacted = true;
-                        self.call_llm(&mut out);
-                    }
-                }
-            }
-            Event::CompactFailed { message } => {
-                if self.phase == Phase::Compacting {
-                    out.push(Action::Emit(AgentEvent::Error {
-                        message: format!("the conversation could not be compacted: {message}"),
-                    }));
-                    if std::mem::take(&mut self.compacting_on_request) {
-                        self.end_request_compaction(&mut out);
-                    } else {
-                        self.end_turn(TurnEnd::Failed, &mut out);
-                    }
-                }
-            }
-            Event::RetryElapsed => {
-                if self.phase == Phase::Error {
-                    if let Some(note) = self.note.take() {
-                        self.conversation.push(Message::user(note));
-                    }
-                    self.set_phase(Phase::CallingLlm, &mut out);
-                    out.push(Action::CallLlm {
-                        attempt: self.attempt,
-                    });
-                }
-            }
+            } => self.on_compacted(conversation, report, &mut out),
+            Event::CompactFailed { message } => self.on_compact_failed(&message, &mut out),
+            Event::RetryElapsed => self.on_retry_elapsed(&mut out),
             Event::Decided { id, verdict } => self.on_decided(&id, verdict, &mut out),
             Event::Answered { id, answer } => self.on_answered(&id, answer, &mut out),
             Event::ToolFinished {
@@ -313,42 +254,73 @@ impl Machine {
                     self.advance(&mut out);
                 }
             }
-            Event::HooksFinished { messages } => {
-                if self.phase == Phase::PostToolsHook {
-                    for m in messages {
-                        self.conversation.push(Message::user(m));
-                    }
-                    self.call_llm(&mut out);
-                }
-            }
+            Event::HooksFinished { messages } => self.on_hooks_finished(messages, &mut out),
             Event::Interrupt { partial_text } => self.on_interrupt(partial_text, &mut out),
-            Event::Clear => {
-                if self.phase == Phase::Idle {
-                    self.conversation.clear();
-                    out.push(Action::Emit(AgentEvent::Notice {
-                        message: "Started a new conversation.".into(),
-                    }));
-                } else {
-                    out.push(Action::Emit(AgentEvent::Error {
-                        message: "finish or interrupt (Esc) the current turn before clearing"
-                            .into(),
-                    }));
-                }
-            }
+            Event::Clear => self.on_clear(&mut out),
             Event::Note(text) => {
                 if self.phase == Phase::Idle {
                     self.conversation.push(Message::user(text));
                 }
             }
-            Event::Shutdown => {
-                out.push(Action::CancelLlm);
-                out.push(Action::CancelTools);
-                out.push(Action::CancelTimers);
-                self.set_phase(Phase::ShuttingDown, &mut out);
-                out.push(Action::Stop);
-            }
+            Event::Shutdown => self.on_shutdown(&mut out),
         }
         out
+    }
+
+    /// A request cost `usage` outside a finished answer (an interrupted or failed one).
+    fn on_spent(&mut self, usage: Usage, out: &mut Vec<Action>) {
+        if self.phase != Phase::Idle {
+            self.turn_usage.add(usage);
+            out.push(Action::Emit(AgentEvent::Usage { usage }));
+        }
+    }
+
+    /// The post-tools hooks ran: what they say to the model goes in, and the model is
+    /// asked again.
+    fn on_hooks_finished(&mut self, messages: Vec<String>, out: &mut Vec<Action>) {
+        if self.phase == Phase::PostToolsHook {
+            for m in messages {
+                self.conversation.push(Message::user(m));
+            }
+            self.call_llm(out);
+        }
+    }
+
+    /// Stop everything; no event is taken after this.
+    fn on_shutdown(&mut self, out: &mut Vec<Action>) {
+        out.push(Action::CancelLlm);
+        out.push(Action::CancelTools);
+        out.push(Action::CancelTimers);
+        self.set_phase(Phase::ShuttingDown, out);
+        out.push(Action::Stop);
+    }
+
+    /// The retry's wait is over: the request is made again (with the note for the model,
+    /// if any).
+    fn on_retry_elapsed(&mut self, out: &mut Vec<Action>) {
+        if self.phase == Phase::Error {
+            if let Some(note) = self.note.take() {
+                self.conversation.push(Message::user(note));
+            }
+            self.set_phase(Phase::CallingLlm, out);
+            out.push(Action::CallLlm {
+                attempt: self.attempt,
+            });
+        }
+    }
+
+    /// `/clear`: a new conversation, between turns only.
+    fn on_clear(&mut self, out: &mut Vec<Action>) {
+        if self.phase == Phase::Idle {
+            self.conversation.clear();
+            out.push(Action::Emit(AgentEvent::Notice {
+                message: "Started a new conversation.".into(),
+            }));
+        } else {
+            out.push(Action::Emit(AgentEvent::Error {
+                message: "finish or interrupt (Esc) the current turn before clearing".into(),
+            }));
+        }
     }
 
     fn set_phase(&mut self, phase: Phase, out: &mut Vec<Action>) {

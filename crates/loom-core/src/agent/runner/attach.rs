@@ -40,19 +40,20 @@ impl Runner {
                 result: Err(message),
             });
         };
-        let prepared = match self.registry.prepare(tool, args) {
+        let prepared = match self.work.registry.prepare(tool, args) {
             Ok(p) => p,
             Err(e) => return refuse(self, e.to_string()),
         };
-        let workspace = self.ctx.workspace.as_deref().map(|c| c.root());
+        let workspace = self.work.ctx.workspace.as_deref().map(|c| c.root());
         let ruling = self
+            .work
             .policy
             .decide(tool, &prepared.intent, workspace, Instant::now());
         if let Decision::Deny { reason } = ruling.decision {
             return refuse(self, reason);
         }
-        let registry = self.registry.clone();
-        let ctx = self.ctx.clone();
+        let registry = self.work.registry.clone();
+        let ctx = self.work.ctx.clone();
         let tx = self.internal_tx.clone();
         tokio::spawn(async move {
             let result = registry.execute(tool, prepared.args, &ctx).await;

@@ -1,23 +1,20 @@
 //! The runner's model requests: waiting for the window and the tokeniser, fitting the
-//! conversation, streaming the answer into machine events (moved from runner.rs).
+//! conversation, streaming the answer into machine events.
 
+use super::window::Calibration;
 use super::*;
+use crate::llm::{LlmFailure, LlmOutput};
 
 impl Runner {
     pub(super) fn call_llm(&mut self) {
-        self.call_waiting = false;
-        if (self.discovering && self.context_window.is_none()) || self.wait_for_tokenizer() {
-            self.call_waiting = true;
+        self.stream.call_waiting = false;
+        if (self.window.discovering && self.window.tokens.is_none()) || self.wait_for_tokenizer() {
+            self.stream.call_waiting = true;
             return;
         }
-        let Some(client) = self.llm.clone() else {
-            let message = if std::mem::replace(&mut self.told_no_provider, true) {
-                NO_PROVIDER_AGAIN.to_string()
-            } else {
-                self.no_provider_message.clone()
-            };
-            let tx = self.internal_tx.clone();
-            let _ = tx.send(Internal::Machine(Event::LlmFailed {
+        let Some(client) = self.stream.llm.clone() else {
+            let message = self.stream.no_provider();
+            let _ = self.internal_tx.send(Internal::Machine(Event::LlmFailed {
                 message,
                 retryable: false,
                 partial_text: String::new(),
@@ -27,20 +24,17 @@ impl Runner {
             }));
             return;
         };
-        self.inflight_prompt = None;
+        self.stream.inflight_prompt = None;
         // Tools of MCP servers come and go: each request offers the ones there now, as
         // many as the window affords.
         self.choose_prefix();
         self.record_loaded_tools();
         let mut messages = Vec::with_capacity(self.machine.conversation().len() + 1);
         messages.push(Message::System {
-            content: self.sent_system.clone(),
+            content: self.prefix.sent_system.clone(),
         });
         messages.extend_from_slice(self.machine.conversation());
-        let counted = match &mut self.tokenizer {
-            Some((tokenizer, Loaded::Yes)) => Some(tokenizer.count(&messages, &self.tool_schemas)),
-            _ => None,
-        };
+        let counted = self.window.count(&messages, &self.prefix.tool_schemas);
         if let Some(tokens) = counted {
             // The budget counts in characters; the tokeniser's count sets their worth.
             let chars = self.budget(1).overhead_chars
@@ -50,112 +44,143 @@ impl Runner {
                     .iter()
                     .map(Message::char_len)
                     .sum::<usize>();
-            let tokens = (tokens as f64 * self.tokenizer_correction).max(1.0);
-            self.chars_per_token = (chars as f64 / tokens).clamp(0.5, 16.0);
+            self.window.counted(tokens, chars);
         }
-        if let Some(window) = self.context_window
+        if let Some(window) = self.window.tokens
             && !self.machine.compacted()
             && self.budget(window).is_full(self.machine.conversation())
         {
             let _ = self.internal_tx.send(Internal::Machine(Event::ContextFull));
             return;
         }
-        let tools = self.tool_schemas.clone();
-        let registry = self.registry.clone();
-        self.llm_cancel = CancellationToken::new();
-        let cancel = self.llm_cancel.clone();
-        self.partial = Arc::new(Mutex::new(String::new()));
-        let partial = self.partial.clone();
-        let chars_per_token = self.chars_per_token;
-        let schema_chars = self.schema_chars;
-        let sent_chars = messages.iter().map(Message::char_len).sum::<usize>() + schema_chars;
-        self.inflight_prompt =
-            Some(counted.unwrap_or((sent_chars as f64 / chars_per_token) as u64));
+        let (cancel, partial) = self.stream.begin_request();
+        let request = Request {
+            client,
+            prompt_chars: messages.iter().map(Message::char_len).sum::<usize>()
+                + self.prefix.schema_chars,
+            messages,
+            tools: self.prefix.tool_schemas.clone(),
+            registry: self.work.registry.clone(),
+            counted,
+            chars_per_token: self.window.chars_per_token,
+        };
+        self.stream.inflight_prompt =
+            Some(counted.unwrap_or((request.prompt_chars as f64 / request.chars_per_token) as u64));
         let events = self.events.clone();
         let tx = self.internal_tx.clone();
-        tokio::spawn(async move {
-            let prompt_chars: usize =
-                messages.iter().map(Message::char_len).sum::<usize>() + schema_chars;
-            let mut sink = |ev: StreamEvent| match ev {
-                StreamEvent::Text(text) => {
-                    if let Ok(mut p) = partial.lock() {
-                        p.push_str(&text);
-                    }
-                    let _ = events.send(AgentEvent::TextDelta { text });
+        tokio::spawn(request.run(cancel, partial, events, tx));
+    }
+}
+
+/// One model request on its way: what is sent, and how its cost is counted.
+struct Request {
+    client: LlmClient,
+    messages: Vec<Message>,
+    tools: Vec<Value>,
+    /// Resolves the answer's calls to tools.
+    registry: Arc<ToolRegistry>,
+    /// The prompt's tokens as the tokeniser counted them (`None`: estimated).
+    counted: Option<u64>,
+    /// Characters of the prompt, tools included.
+    prompt_chars: usize,
+    /// Characters per token when the request was made.
+    chars_per_token: f64,
+}
+
+impl Request {
+    /// Stream the answer (text and reasoning to the front ends as it comes, the text also
+    /// into `partial`) and tell the machine how it ended; nothing once cancelled.
+    async fn run(
+        self,
+        cancel: CancellationToken,
+        partial: Arc<Mutex<String>>,
+        events: mpsc::UnboundedSender<AgentEvent>,
+        tx: mpsc::UnboundedSender<Internal>,
+    ) {
+        let mut sink = |ev: StreamEvent| match ev {
+            StreamEvent::Text(text) => {
+                if let Ok(mut p) = partial.lock() {
+                    p.push_str(&text);
                 }
-                StreamEvent::Reasoning(text) => {
-                    let _ = events.send(AgentEvent::ReasoningDelta { text });
-                }
-                StreamEvent::Notice(message) => {
-                    let _ = events.send(AgentEvent::Notice { message });
-                }
+                let _ = events.send(AgentEvent::TextDelta { text });
+            }
+            StreamEvent::Reasoning(text) => {
+                let _ = events.send(AgentEvent::ReasoningDelta { text });
+            }
+            StreamEvent::Notice(message) => {
+                let _ = events.send(AgentEvent::Notice { message });
+            }
+        };
+        let req = ChatRequest {
+            messages: &self.messages,
+            tools: &self.tools,
+        };
+        let event = match self.client.stream(req, &cancel, &mut sink).await {
+            Ok(out) => self.finished(out, &tx),
+            Err(failure) if matches!(failure.error, LlmError::Cancelled) => return,
+            Err(failure) => self.failed(failure, &tx),
+        };
+        let _ = tx.send(Internal::Machine(event));
+    }
+
+    /// The answer arrived: the server's usage calibrates Loom's counting (or is estimated
+    /// when it sent none).
+    fn finished(&self, out: LlmOutput, tx: &mpsc::UnboundedSender<Internal>) -> Event {
+        let prompt_chars = self.prompt_chars;
+        let completion_chars = out.text.len()
+            + out
+                .calls
+                .iter()
+                .map(|c| c.call.arguments.len())
+                .sum::<usize>();
+        if let Some(u) = out.usage.filter(|u| !u.estimated && u.prompt_tokens > 0) {
+            let calibration = match self.counted {
+                Some(n) => Calibration::Tokenizer {
+                    ratio: u.prompt_tokens as f64 / n.max(1) as f64,
+                    chars: prompt_chars as f64 / u.prompt_tokens as f64,
+                },
+                None => Calibration::Chars(prompt_chars as f64 / u.prompt_tokens as f64),
             };
-            let req = ChatRequest {
-                messages: &messages,
-                tools: &tools,
-            };
-            let event = match client.stream(req, &cancel, &mut sink).await {
-                Ok(out) => {
-                    let completion_chars = out.text.len()
-                        + out
-                            .calls
-                            .iter()
-                            .map(|c| c.call.arguments.len())
-                            .sum::<usize>();
-                    if let Some(u) = out.usage.filter(|u| !u.estimated && u.prompt_tokens > 0) {
-                        let calibration = match counted {
-                            Some(n) => Calibration::Tokenizer {
-                                ratio: u.prompt_tokens as f64 / n.max(1) as f64,
-                                chars: prompt_chars as f64 / u.prompt_tokens as f64,
-                            },
-                            None => {
-                                Calibration::Chars(prompt_chars as f64 / u.prompt_tokens as f64)
-                            }
-                        };
-                        let _ = tx.send(Internal::Calibrated(calibration));
-                    }
-                    let usage = out.usage.unwrap_or_else(|| {
-                        let mut usage = Usage::estimate(prompt_chars, completion_chars);
-                        if let Some(n) = counted {
-                            usage.prompt_tokens = n;
-                        }
-                        usage
-                    });
-                    Event::LlmFinished {
-                        text: out.text,
-                        calls: resolve_calls(out.calls, &registry),
-                        usage,
-                        stop: out.stop,
-                    }
-                }
-                Err(failure) if matches!(failure.error, LlmError::Cancelled) => return,
-                Err(failure) => {
-                    // A response that had begun (or was cut or stopped mid-way) cost its
-                    // prompt even when nothing visible arrived yet.
-                    let begun = failure.emitted
-                        || !failure.partial_text.is_empty()
-                        || matches!(failure.error, LlmError::StreamCut(_) | LlmError::Limit(_));
-                    if begun {
-                        // The server had begun to answer: the attempt cost tokens, which a
-                        // failed turn reports (as an estimate) rather than zero.
-                        let usage = Usage {
-                            prompt_tokens: (prompt_chars as f64 / chars_per_token) as u64,
-                            completion_tokens: failure.partial_text.len().div_ceil(4) as u64,
-                            estimated: true,
-                        };
-                        let _ = tx.send(Internal::Machine(Event::Spent(usage)));
-                    }
-                    Event::LlmFailed {
-                        message: failure.error.to_string(),
-                        retryable: failure.error.retryable(),
-                        retry_after: failure.error.retry_after(),
-                        overflow: failure.error.overflow(),
-                        partial_text: failure.partial_text,
-                        emitted: failure.emitted,
-                    }
-                }
-            };
-            let _ = tx.send(Internal::Machine(event));
+            let _ = tx.send(Internal::Calibrated(calibration));
+        }
+        let usage = out.usage.unwrap_or_else(|| {
+            let mut usage = Usage::estimate(prompt_chars, completion_chars);
+            if let Some(n) = self.counted {
+                usage.prompt_tokens = n;
+            }
+            usage
         });
+        Event::LlmFinished {
+            text: out.text,
+            calls: resolve_calls(out.calls, &self.registry),
+            usage,
+            stop: out.stop,
+        }
+    }
+
+    /// The request failed: a response that had begun (or was cut or stopped mid-way) cost
+    /// its prompt even when nothing visible arrived yet.
+    fn failed(&self, failure: LlmFailure, tx: &mpsc::UnboundedSender<Internal>) -> Event {
+        let begun = failure.emitted
+            || !failure.partial_text.is_empty()
+            || matches!(failure.error, LlmError::StreamCut(_) | LlmError::Limit(_));
+        if begun {
+            // The server had begun to answer: the attempt cost tokens, which a failed
+            // turn reports (as an estimate) rather than zero.
+            let usage = Usage {
+                prompt_tokens: (self.prompt_chars as f64 / self.chars_per_token) as u64,
+                completion_tokens: failure.partial_text.len().div_ceil(4) as u64,
+                estimated: true,
+            };
+            let _ = tx.send(Internal::Machine(Event::Spent(usage)));
+        }
+        Event::LlmFailed {
+            message: failure.error.to_string(),
+            retryable: failure.error.retryable(),
+            retry_after: failure.error.retry_after(),
+            overflow: failure.error.overflow(),
+            partial_text: failure.partial_text,
+            emitted: failure.emitted,
+        }
     }
 }

@@ -19,7 +19,7 @@ impl Runner {
             });
             return None;
         }
-        let Some(changelog) = self.changelog.clone() else {
+        let Some(changelog) = self.persistence.changelog() else {
             self.emit(AgentEvent::Error {
                 message: "changes cannot be undone in this session (no data directory)".into(),
             });
@@ -78,32 +78,10 @@ impl Runner {
                 }))
             }
             UserOp::Approve { id, answer } => Some(Event::Answered { id, answer }),
-            UserOp::Interrupt => {
-                // A `!command` runs between turns, outside the machine: Esc stops it too.
-                self.shell_cancel.cancel();
-                self.shell_cancel = CancellationToken::new();
-                let partial = self.partial.lock().map(|p| p.clone()).unwrap_or_default();
-                // The request under way was sent: the turn reports what it cost so far
-                // (estimated, as the server sends usage only at the end), not zero.
-                if let Some(prompt_tokens) = self.inflight_prompt.take()
-                    && self.machine.phase() == crate::agent::events::Phase::CallingLlm
-                {
-                    let spent = Usage {
-                        prompt_tokens,
-                        completion_tokens: partial.len().div_ceil(4) as u64,
-                        estimated: true,
-                    };
-                    for action in self.machine.step(Event::Spent(spent)) {
-                        self.perform(action);
-                    }
-                }
-                Some(Event::Interrupt {
-                    partial_text: partial,
-                })
-            }
+            UserOp::Interrupt => Some(self.interrupt()),
             UserOp::SetAutonomy { autonomy } => {
-                self.policy.autonomy = autonomy;
-                if let Some(hub) = &self.subagents {
+                self.work.policy.autonomy = autonomy;
+                if let Some(hub) = &self.services.subagents {
                     hub.set_autonomy(autonomy);
                 }
                 self.emit(AgentEvent::Notice {
@@ -112,7 +90,7 @@ impl Runner {
                 None
             }
             UserOp::SetAutoCommit { on } => {
-                self.hooks.set_auto_commit(on);
+                self.work.hooks.set_auto_commit(on);
                 let message = if on {
                     "Auto-commit on: after each batch, the files Loom changed are committed"
                 } else {
@@ -124,29 +102,7 @@ impl Runner {
                 None
             }
             UserOp::SetModel { model } => {
-                match &mut self.llm {
-                    Some(client) => {
-                        client.set_model(&model);
-                        if let Some(current) = &self.current_model {
-                            current.set(&model);
-                        }
-                        let configured = client.settings().context_window;
-                        self.emit(AgentEvent::Notice {
-                            message: format!("Model: {model}"),
-                        });
-                        // Another model has another window (unless the config names one).
-                        if configured.is_none() {
-                            self.context_window = None;
-                            self.discover();
-                        }
-                    }
-                    None => self.emit(AgentEvent::Error {
-                        message: format!(
-                            "{NO_PROVIDER_AGAIN}, so there is no model to switch to; connect one \
-                             and start Loom again"
-                        ),
-                    }),
-                }
+                self.set_model(&model);
                 None
             }
             UserOp::Clear => Some(Event::Clear),
@@ -158,8 +114,8 @@ impl Runner {
             UserOp::Redo { apply, force } => self.undo(true, Scope::Last, apply, force),
             UserOp::ListChanges => {
                 let changes = self
-                    .changelog
-                    .as_ref()
+                    .persistence
+                    .changelog()
                     .and_then(|c| c.lock().ok().map(|l| l.summaries()))
                     .unwrap_or_default();
                 self.emit(AgentEvent::Changes { changes });
@@ -174,18 +130,7 @@ impl Runner {
                 None
             }
             UserOp::ToSubAgent { parent_id, inner } => {
-                let routed = self
-                    .subagents
-                    .as_ref()
-                    .is_some_and(|hub| hub.route(&parent_id, *inner));
-                if !routed {
-                    self.emit(AgentEvent::Error {
-                        message: format!(
-                            "the sub-agent of call {parent_id} is no longer running; nothing \
-                             was sent to it"
-                        ),
-                    });
-                }
+                self.route_to_sub_agent(&parent_id, *inner);
                 None
             }
             UserOp::Memory { command } => {
@@ -197,9 +142,72 @@ impl Runner {
         }
     }
 
+    /// Esc: stop the person's `!command`, and the turn with what it streamed so far.
+    fn interrupt(&mut self) -> Event {
+        // A `!command` runs between turns, outside the machine: Esc stops it too.
+        self.schedule.cancel_shell();
+        let partial = self.stream.partial_text();
+        // The request under way was sent: the turn reports what it cost so far
+        // (estimated, as the server sends usage only at the end), not zero.
+        if let Some(prompt_tokens) = self.stream.inflight_prompt.take()
+            && self.machine.phase() == crate::agent::events::Phase::CallingLlm
+        {
+            let spent = Usage {
+                prompt_tokens,
+                completion_tokens: partial.len().div_ceil(4) as u64,
+                estimated: true,
+            };
+            for action in self.machine.step(Event::Spent(spent)) {
+                self.perform(action);
+            }
+        }
+        Event::Interrupt {
+            partial_text: partial,
+        }
+    }
+
+    /// `/model`: switch the model; another model has another window (unless the config
+    /// names one), so the server is asked again.
+    fn set_model(&mut self, model: &str) {
+        match self.stream.switch_model(model) {
+            Some(configured) => {
+                self.emit(AgentEvent::Notice {
+                    message: format!("Model: {model}"),
+                });
+                if configured.is_none() {
+                    self.window.tokens = None;
+                    self.discover();
+                }
+            }
+            None => self.emit(AgentEvent::Error {
+                message: format!(
+                    "{NO_PROVIDER_AGAIN}, so there is no model to switch to; connect one \
+                     and start Loom again"
+                ),
+            }),
+        }
+    }
+
+    /// Pass `inner` to the sub-agent of call `parent_id`, or say it is gone.
+    fn route_to_sub_agent(&mut self, parent_id: &str, inner: UserOp) {
+        let routed = self
+            .services
+            .subagents
+            .as_ref()
+            .is_some_and(|hub| hub.route(parent_id, inner));
+        if !routed {
+            self.emit(AgentEvent::Error {
+                message: format!(
+                    "the sub-agent of call {parent_id} is no longer running; nothing \
+                     was sent to it"
+                ),
+            });
+        }
+    }
+
     /// Carry out a `/memory` command off the runner's task; its answer comes as a notice.
     pub(super) fn memory_command(&mut self, command: crate::protocol::memory::MemoryCommand) {
-        let Some(memory) = self.memory.clone() else {
+        let Some(memory) = self.services.memory.clone() else {
             self.emit(AgentEvent::Error {
                 message: "long-term memory is off in this session (see the notice at start)".into(),
             });
@@ -227,51 +235,23 @@ impl Runner {
                 reason,
                 retry_after,
             } => {
-                let wait = self
-                    .options
-                    .retry
-                    .delay(attempt - 1, retry_after, fastrand::f64());
+                let wait = self.stream.retry_delay(attempt, retry_after);
                 self.emit(AgentEvent::Retry {
                     attempt,
                     max_attempts,
                     reason,
                     wait_ms: wait.as_millis() as u64,
                 });
-                self.timer_cancel = CancellationToken::new();
-                let cancel = self.timer_cancel.clone();
-                let tx = self.internal_tx.clone();
-                tokio::spawn(async move {
-                    tokio::select! {
-                        _ = tokio::time::sleep(wait) => {
-                            let _ = tx.send(Internal::Machine(Event::RetryElapsed));
-                        }
-                        _ = cancel.cancelled() => {}
-                    }
-                });
+                self.stream.start_timer(wait, &self.internal_tx);
             }
             Action::Decide { id } => self.decide(id),
             Action::AskUser { id, reason } => self.ask_user(id, reason),
             Action::RunTool { id, answer } => self.run_tool(id, answer),
-            Action::Grant { id } => {
-                let kind = self.machine.call(&id).map(|c| c.kind);
-                if let (Some(kind), Some(ruling)) = (kind, self.rulings.get(&id)) {
-                    let message = self.policy.grant(kind, &ruling.assessment);
-                    self.emit(AgentEvent::Notice { message });
-                }
-            }
+            Action::Grant { id } => self.grant(&id),
             Action::RunHooks { files } => self.run_hooks(files),
-            Action::CancelLlm => {
-                self.llm_cancel.cancel();
-                // A request waiting for the window or the tokeniser is not made after all.
-                self.call_waiting = false;
-            }
-            Action::CancelTools => {
-                self.tool_cancel.cancel();
-                self.tool_cancel = CancellationToken::new();
-                self.prepared.clear();
-                self.rulings.clear();
-            }
-            Action::CancelTimers => self.timer_cancel.cancel(),
+            Action::CancelLlm => self.stream.cancel(),
+            Action::CancelTools => self.schedule.cancel_calls(),
+            Action::CancelTimers => self.stream.cancel_timers(),
             Action::Compact => self.compact(),
             Action::Emit(event) => self.emit(event),
             Action::Stop => return true,

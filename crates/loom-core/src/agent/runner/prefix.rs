@@ -11,7 +11,7 @@
 
 use serde_json::Value;
 
-use super::{Runner, schema_chars};
+use super::{PromptParts, Runner};
 use crate::agent::budget::{Budget, MIN_CONVERSATION};
 use crate::agent::events::AgentEvent;
 use crate::tools::offer::{self, Level, ToolOffer};
@@ -32,11 +32,82 @@ pub(super) struct Choice {
     pub short: bool,
 }
 
-impl Runner {
-    /// Choose the prefix of the next request and keep it (`sent_system`, `tool_schemas`),
-    /// telling the person when it leaves something out for want of room.
-    pub(super) fn choose_prefix(&mut self) {
-        let all = self.registry.schemas();
+/// The fixed prefix of each request: the prompts and tools it is built from, and what the
+/// last request sent.
+pub(super) struct Prefix {
+    /// The system prompt.
+    system_prompt: String,
+    /// The system prompt for a window too small for the full one.
+    short_system_prompt: Option<String>,
+    /// Which tools each request carries and which deferred ones are loaded (`None`: all).
+    offer: Option<ToolOffer>,
+    /// Whether the server's chat template can carry tools (`Some(false)`: they are
+    /// described in the system prompt instead).
+    pub(super) template_tools: Option<bool>,
+    /// The system prompt as the last request sent it.
+    pub(super) sent_system: String,
+    /// The tools as the last request sent them.
+    pub(super) tool_schemas: Vec<Value>,
+    /// Characters of `tool_schemas` as sent (counted once per refresh, read by every
+    /// budget).
+    pub(super) schema_chars: usize,
+    /// The reduced prefix the person was last told about.
+    told: Option<Choice>,
+}
+
+impl Prefix {
+    /// A prefix built from `parts`, sending `tool_schemas` until the first choice.
+    pub(super) fn new(parts: PromptParts, tool_schemas: Vec<Value>) -> Prefix {
+        Prefix {
+            system_prompt: parts.system_prompt,
+            short_system_prompt: parts.short_system_prompt,
+            offer: parts.offer,
+            template_tools: None,
+            sent_system: String::new(),
+            schema_chars: schema_chars(&tool_schemas),
+            tool_schemas,
+            told: None,
+        }
+    }
+
+    /// Characters the prefix takes in every request.
+    pub(super) fn overhead_chars(&self) -> usize {
+        self.sent_system.len() + self.schema_chars
+    }
+
+    /// Choose the prefix of the next request from `all` the tools and keep it
+    /// (`sent_system`, `tool_schemas`) for a window of `window` tokens; what to tell the
+    /// person when it leaves something out for want of room.
+    pub(super) fn choose(
+        &mut self,
+        all: &[Value],
+        window: Option<u64>,
+        chars_per_token: f64,
+    ) -> Option<String> {
+        let built: Vec<(Choice, String, Vec<Value>)> = self
+            .choices(window)
+            .iter()
+            .map(|c| {
+                let (system, tools) = self.build_prefix(*c, all);
+                (*c, system, tools)
+            })
+            .collect();
+        let index = match window {
+            None => 0,
+            Some(window) => fitting(&built, window, chars_per_token),
+        };
+        let (choice, system, tools) = built[index].clone();
+        let notice = (index > 0 && self.told != Some(choice))
+            .then(|| self.left_out(built[0].0, choice, all, window));
+        self.told = (index > 0).then_some(choice);
+        self.schema_chars = schema_chars(&tools);
+        self.tool_schemas = tools;
+        self.sent_system = system;
+        notice
+    }
+
+    /// The prefixes to choose from, richest first.
+    fn choices(&self, window: Option<u64>) -> Vec<Choice> {
         let mut choices: Vec<Choice> = match &self.offer {
             Some(_) => Level::ALL
                 .iter()
@@ -57,54 +128,11 @@ impl Runner {
                 ..last
             });
         }
-        let small = self.context_window.is_some_and(|w| w < NAMES_ONLY_BELOW);
+        let small = window.is_some_and(|w| w < NAMES_ONLY_BELOW);
         if small {
             choices.retain(|c| c.level != Some(Level::Full));
         }
-        let built: Vec<(Choice, String, Vec<Value>)> = choices
-            .iter()
-            .map(|c| {
-                let (system, tools) = self.build_prefix(*c, &all);
-                (*c, system, tools)
-            })
-            .collect();
-        let index = match self.context_window {
-            None => 0,
-            Some(window) => {
-                let tokens = |(_, system, tools): &(Choice, String, Vec<Value>)| {
-                    Budget {
-                        window,
-                        chars_per_token: self.chars_per_token,
-                        overhead_chars: system.len() + schema_chars(tools),
-                    }
-                    .prefix_tokens()
-                };
-                let usable = Budget {
-                    window,
-                    chars_per_token: self.chars_per_token,
-                    overhead_chars: 0,
-                }
-                .usable();
-                built
-                    .iter()
-                    .position(|b| tokens(b) <= usable * PREFIX_PERCENT / 100)
-                    .or_else(|| {
-                        built
-                            .iter()
-                            .position(|b| tokens(b) + MIN_CONVERSATION <= usable)
-                    })
-                    .unwrap_or(built.len() - 1)
-            }
-        };
-        let (choice, system, tools) = built[index].clone();
-        if index > 0 && self.prefix_told != Some(choice) {
-            let message = self.left_out(built[0].0, choice, &all);
-            self.emit(AgentEvent::Notice { message });
-        }
-        self.prefix_told = (index > 0).then_some(choice);
-        self.schema_chars = schema_chars(&tools);
-        self.tool_schemas = tools;
-        self.sent_system = system;
+        choices
     }
 
     /// The system prompt and the tool schemas of `choice`.
@@ -129,7 +157,13 @@ impl Runner {
     }
 
     /// What `chosen` leaves out that `richest` would send, for the person.
-    fn left_out(&self, richest: Choice, chosen: Choice, all: &[Value]) -> String {
+    fn left_out(
+        &self,
+        richest: Choice,
+        chosen: Choice,
+        all: &[Value],
+        window: Option<u64>,
+    ) -> String {
         let mut parts = Vec::new();
         let deferred = self
             .offer
@@ -175,9 +209,38 @@ impl Runner {
         format!(
             "the model's context window ({} tokens) is small, so Loom leaves out {what}; start \
              the server with a larger context (llama-server -c, Ollama num_ctx) to have them",
-            self.context_window.unwrap_or(0)
+            window.unwrap_or(0)
         )
     }
+}
+
+/// The richest of `built` whose prefix leaves the conversation enough of a window of
+/// `window` tokens: at most [`PREFIX_PERCENT`] of the usable room, else at least
+/// [`MIN_CONVERSATION`] tokens, else the leanest.
+fn fitting(built: &[(Choice, String, Vec<Value>)], window: u64, chars_per_token: f64) -> usize {
+    let tokens = |(_, system, tools): &(Choice, String, Vec<Value>)| {
+        Budget {
+            window,
+            chars_per_token,
+            overhead_chars: system.len() + schema_chars(tools),
+        }
+        .prefix_tokens()
+    };
+    let usable = Budget {
+        window,
+        chars_per_token,
+        overhead_chars: 0,
+    }
+    .usable();
+    built
+        .iter()
+        .position(|b| tokens(b) <= usable * PREFIX_PERCENT / 100)
+        .or_else(|| {
+            built
+                .iter()
+                .position(|b| tokens(b) + MIN_CONVERSATION <= usable)
+        })
+        .unwrap_or(built.len() - 1)
 }
 
 /// Up to six names, then how many more.
@@ -189,12 +252,12 @@ fn names_shown(names: &[&String]) -> String {
     }
 }
 
-impl Runner {
+impl Prefix {
     /// Load the deferred tools the model called without loading them: the call runs all
     /// the same (its arguments are parsed by the tool's own type), and the tool's schema
     /// is sent from the next request on. A call whose arguments did not parse says so, so
     /// the model calls again with the schema in front of it.
-    pub(super) fn load_called(&mut self, calls: &mut [crate::agent::steps::ProposedCall]) {
+    pub(super) fn load_called(&self, calls: &mut [crate::agent::steps::ProposedCall]) {
         let Some(offer) = &self.offer else {
             return;
         };
@@ -213,24 +276,36 @@ impl Runner {
         }
     }
 
+    /// The tools loaded since the last request (`None` when there are none).
+    fn unrecorded(&self) -> Option<Vec<String>> {
+        let names = self.offer.as_ref()?.take_unrecorded();
+        (!names.is_empty()).then_some(names)
+    }
+}
+
+impl Runner {
+    /// Choose the prefix of the next request and keep it, telling the person when it
+    /// leaves something out for want of room.
+    pub(super) fn choose_prefix(&mut self) {
+        let all = self.work.registry.schemas();
+        let chosen = self
+            .prefix
+            .choose(&all, self.window.tokens, self.window.chars_per_token);
+        if let Some(message) = chosen {
+            self.emit(AgentEvent::Notice { message });
+        }
+    }
+
     /// Record the tools loaded since the last request in the session, so a resumed
     /// session sends them too.
     pub(super) fn record_loaded_tools(&mut self) {
-        let Some(offer) = &self.offer else {
-            return;
-        };
-        let names = offer.take_unrecorded();
-        if names.is_empty() {
-            return;
-        }
-        let Some(log) = &mut self.session else {
-            return;
-        };
-        if let Err(e) = log.append(&crate::session::Record::ToolsLoaded { names }) {
-            self.save_failed(format!(
-                "the session could not be saved ({e}): a resumed session will not have the \
-                 tools loaded now"
-            ));
+        if let Some(names) = self.prefix.unrecorded() {
+            self.persistence.tools_loaded(names);
         }
     }
+}
+
+/// Characters the tool definitions take in a request.
+fn schema_chars(schemas: &[Value]) -> usize {
+    schemas.iter().map(|t| t.to_string().len()).sum()
 }

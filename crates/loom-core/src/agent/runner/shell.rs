@@ -33,7 +33,11 @@ impl Runner {
             return;
         }
         let id = format!("{SHELL_ID_PREFIX}{}", NEXT.fetch_add(1, Ordering::Relaxed));
-        let prepared = match self.registry.prepare("bash", json!({ "command": command })) {
+        let prepared = match self
+            .work
+            .registry
+            .prepare("bash", json!({ "command": command }))
+        {
             Ok(p) => p,
             Err(e) => {
                 self.emit(AgentEvent::Error {
@@ -48,35 +52,26 @@ impl Runner {
             arguments: prepared.shown.clone(),
             intent: Some(Box::new(prepared.intent.shown())),
         });
-        let workspace = self.ctx.workspace.as_deref().map(|c| c.root());
+        let workspace = self.work.ctx.workspace.as_deref().map(|c| c.root());
         let now = Instant::now();
-        let ruling = self.policy.decide("bash", &prepared.intent, workspace, now);
+        let ruling = self
+            .work
+            .policy
+            .decide("bash", &prepared.intent, workspace, now);
         if let Decision::Deny { reason } = &ruling.decision {
-            self.emit(AgentEvent::Approval {
-                id: id.clone(),
-                approved: false,
-                by: DecidedBy::Policy,
-                reason: Some(reason.clone()),
-            });
-            self.emit(AgentEvent::ToolResult {
-                id,
-                name: "bash".into(),
-                result: ToolResult::err(format!("denied by policy: {reason}")),
-                duration_ms: 0,
-            });
-            return;
+            return self.shell_denied(id, reason);
         }
-        self.policy.record_action(ToolKind::Execute, now);
+        self.work.policy.record_action(ToolKind::Execute, now);
         self.emit(AgentEvent::ToolStarted { id: id.clone() });
-        let registry = self.registry.clone();
-        let mut ctx = self.ctx.clone();
-        ctx.cancel = self.shell_cancel.child_token();
+        let registry = self.work.registry.clone();
+        let mut ctx = self.work.ctx.clone();
+        ctx.cancel = self.schedule.shell_token();
         if ruling.opens_network(true) {
             ctx.sandbox.allow_network = true;
         }
         let snapshot = ruling.assessment.snapshot;
-        let changelog = self.changelog.clone();
-        let turn = self.turn;
+        let changelog = self.persistence.changelog();
+        let turn = self.persistence.turn();
         let tx = self.internal_tx.clone();
         tokio::spawn(async move {
             let started = Instant::now();
@@ -99,6 +94,22 @@ impl Runner {
                 result,
                 duration_ms: started.elapsed().as_millis() as u64,
             }));
+        });
+    }
+
+    /// The policy denied the person's command `id`: it is shown refused, with why.
+    fn shell_denied(&mut self, id: String, reason: &str) {
+        self.emit(AgentEvent::Approval {
+            id: id.clone(),
+            approved: false,
+            by: DecidedBy::Policy,
+            reason: Some(reason.to_string()),
+        });
+        self.emit(AgentEvent::ToolResult {
+            id,
+            name: "bash".into(),
+            result: ToolResult::err(format!("denied by policy: {reason}")),
+            duration_ms: 0,
         });
     }
 }

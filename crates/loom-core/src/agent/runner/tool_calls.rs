@@ -1,5 +1,5 @@
-//! The runner's tool calls: the policy's decision, asking the person, running the tool
-//! with snapshots, and the post-tools hooks (moved from runner.rs).
+//! The runner's tool calls: the policy's decision, running the tool with snapshots, and
+//! the post-tools hooks.
 
 use super::*;
 
@@ -18,8 +18,9 @@ impl Runner {
             }));
             return;
         };
-        let workspace = self.ctx.workspace.as_deref().map(|c| c.root());
+        let workspace = self.work.ctx.workspace.as_deref().map(|c| c.root());
         let ruling = self
+            .work
             .policy
             .decide(&name, &intent, workspace, Instant::now());
         let verdict = match &ruling.decision {
@@ -31,13 +32,13 @@ impl Runner {
                 reason: reason.clone(),
             },
         };
-        self.rulings.insert(id.clone(), ruling);
+        self.schedule.ruled(&id, ruling);
         if matches!(verdict, Verdict::Deny { .. }) || kind != ToolKind::Write {
             let _ = tx.send(Internal::Machine(Event::Decided { id, verdict }));
             return;
         }
-        let registry = self.registry.clone();
-        let ctx = self.ctx.clone();
+        let registry = self.work.registry.clone();
+        let ctx = self.work.ctx.clone();
         tokio::spawn(async move {
             let message = match registry.preview(&name, args, &ctx).await {
                 Some(Ok(changes)) => Internal::Prepared {
@@ -55,89 +56,18 @@ impl Runner {
         });
     }
 
-    pub(super) fn ask_user(&mut self, id: String, reason: String) {
-        let Some(call) = self.machine.call(&id) else {
-            return;
-        };
-        let command = call.intent.and_then(|i| i.command.clone());
-        let network = call.intent.and_then(|i| i.network.clone());
-        let mcp = call.intent.and_then(|i| i.mcp.clone());
-        let schedule = call.intent.and_then(|i| i.schedule.clone());
-        let preview = match (self.prepared.get(&id), command, self.rulings.get(&id)) {
-            (None, None, Some(ruling)) if network.is_some() => {
-                let n = *network.expect("checked above");
-                ApprovalPreview::Network {
-                    method: n.method,
-                    url: n.url,
-                    domain: n.domain,
-                    risk: ruling.assessment.risk.as_str().to_string(),
-                    risk_reason: ruling.assessment.reason.clone(),
-                }
-            }
-            (Some(changes), _, _) => match changes.as_slice() {
-                [change] if change.op == crate::tools::change::ChangeOp::Write => {
-                    ApprovalPreview::FileChange {
-                        path: change.display_path.clone(),
-                        unified: change.unified(),
-                        diff: change.diff.clone(),
-                        creates: change.creates(),
-                        notes: change.notes.clone(),
-                    }
-                }
-                _ => ApprovalPreview::Files {
-                    files: changes.iter().map(FilePreview::of).collect(),
-                },
-            },
-            (None, Some(command), Some(ruling)) => {
-                let a = &ruling.assessment;
-                ApprovalPreview::Command {
-                    command: command.command,
-                    cwd: command.cwd.unwrap_or_else(|| ".".into()),
-                    risk: a.risk.as_str().to_string(),
-                    risk_reason: a.reason.clone(),
-                    grant_offered: a.grant.is_some(),
-                    grant_prefix: a.grant_label(),
-                    network: a.network,
-                    outside_sandbox: command.outside_sandbox,
-                }
-            }
-            (None, None, ruling) if let Some(m) = mcp.map(|m| *m) => ApprovalPreview::McpTool {
-                server: m.server,
-                tool: m.tool,
-                arguments: serde_json::to_string_pretty(&call.args).unwrap_or_default(),
-                read_only_hint: m.read_only_hint,
-                grant_offered: ruling.is_some_and(|r| r.assessment.grant.is_some()),
-            },
-            (None, None, _) if let Some(change) = schedule.map(|s| *s) => {
-                ApprovalPreview::Schedule { change }
-            }
-            _ => ApprovalPreview::Other {
-                arguments: call.args.clone(),
-            },
-        };
-        let name = call.name_owned();
-        self.emit(AgentEvent::ApprovalRequested {
-            id: id.clone(),
-            name,
-            reason,
-            preview,
-        });
-    }
-
     pub(super) fn run_tool(&mut self, id: String, answer: Option<ApprovalAnswer>) {
         let Some(call) = self.machine.call(&id) else {
             return;
         };
         let (name, kind, args) = (call.name_owned(), call.kind, call.args.clone());
         let command = call.intent.and_then(|i| i.command.clone());
-        self.policy.record_action(kind, Instant::now());
-        let prepared = self.prepared.remove(&id);
-        let ruling = self.rulings.remove(&id);
-        let registry = self.registry.clone();
-        let mut ctx = self.ctx.clone();
-        ctx.cancel = self.tool_cancel.child_token();
+        self.work.policy.record_action(kind, Instant::now());
+        let (prepared, ruling) = self.schedule.take_for_run(&id);
+        let mut ctx = self.work.ctx.clone();
+        ctx.cancel = self.schedule.call_token();
         ctx.call_id = id.clone();
-        ctx.turn = self.turn;
+        ctx.turn = self.persistence.turn();
         if let Some(r) = &ruling
             && r.opens_network(answer.is_some())
         {
@@ -147,55 +77,29 @@ impl Runner {
             (Some(r), Some(c)) if r.assessment.snapshot => Some(c.command),
             _ => None,
         };
-        let changelog = self.changelog.clone();
-        let turn = self.turn;
-        let tx = self.internal_tx.clone();
-        tokio::spawn(async move {
-            let started = Instant::now();
-            let (result, journal_error): (ToolResult, Option<String>) = match prepared {
-                Some(changes) => {
-                    let selection = match answer {
-                        Some(ApprovalAnswer::ApproveHunks { hunks }) => HunkSelection::Only(hunks),
-                        _ => HunkSelection::All,
-                    };
-                    let applied = applied_events(&id, &changes, &selection);
-                    let done = write_with_record(
-                        &registry, changes, selection, changelog, turn, &id, &ctx,
-                    )
-                    .await;
-                    if done.0.success {
-                        for event in applied {
-                            let _ = tx.send(Internal::Applied(event));
-                        }
-                    }
-                    done
-                }
-                None => match (snapshot_command, changelog) {
-                    (Some(command), Some(changelog)) => {
-                        run_with_snapshots(
-                            &registry, &name, args, &command, changelog, turn, &id, &ctx,
-                        )
-                        .await
-                    }
-                    _ => (registry.execute(&name, args, &ctx).await, None),
-                },
-            };
-            if let Some(message) = journal_error {
-                let _ = tx.send(Internal::JournalFailed(message));
-            }
-            let event = Event::ToolFinished {
-                id,
-                result,
-                duration_ms: started.elapsed().as_millis() as u64,
-            };
-            let _ = tx.send(Internal::Machine(event));
-        });
+        let run = ToolRun {
+            registry: self.work.registry.clone(),
+            changelog: self.persistence.changelog(),
+            turn: self.persistence.turn(),
+            ctx,
+            id,
+            tx: self.internal_tx.clone(),
+        };
+        let work = match prepared {
+            Some(changes) => Work::Write { changes, answer },
+            None => Work::Call {
+                name,
+                args,
+                snapshot_command,
+            },
+        };
+        tokio::spawn(run.run(work));
     }
 
     pub(super) fn run_hooks(&mut self, files: Vec<String>) {
-        let hooks = self.hooks.clone();
-        let mut ctx = self.ctx.clone();
-        ctx.cancel = self.tool_cancel.child_token();
+        let hooks = self.work.hooks.clone();
+        let mut ctx = self.work.ctx.clone();
+        ctx.cancel = self.schedule.call_token();
         let events = self.events.clone();
         let tx = self.internal_tx.clone();
         tokio::spawn(async move {
@@ -218,6 +122,78 @@ impl Runner {
             }
             let _ = tx.send(Internal::Machine(Event::HooksFinished { messages }));
         });
+    }
+}
+
+/// What a call that runs does.
+enum Work {
+    /// Write the previewed changes (the hunks the person chose).
+    Write {
+        changes: Vec<FileChange>,
+        answer: Option<ApprovalAnswer>,
+    },
+    /// Run the tool, with workspace snapshots around a command that may write.
+    Call {
+        name: String,
+        args: Value,
+        snapshot_command: Option<String>,
+    },
+}
+
+/// A call on its way to run, with what it runs with.
+struct ToolRun {
+    registry: Arc<ToolRegistry>,
+    changelog: Option<Arc<Mutex<Changelog>>>,
+    /// The turn its changes are recorded under.
+    turn: u64,
+    ctx: ToolContext,
+    id: String,
+    tx: mpsc::UnboundedSender<Internal>,
+}
+
+impl ToolRun {
+    /// Do `work` and tell the machine the result (and the journal's failure, if any).
+    async fn run(self, work: Work) {
+        let started = Instant::now();
+        let changelog = self.changelog;
+        let (registry, ctx, id, turn) = (&self.registry, &self.ctx, &self.id, self.turn);
+        let (result, journal_error): (ToolResult, Option<String>) = match work {
+            Work::Write { changes, answer } => {
+                let selection = match answer {
+                    Some(ApprovalAnswer::ApproveHunks { hunks }) => HunkSelection::Only(hunks),
+                    _ => HunkSelection::All,
+                };
+                let applied = applied_events(id, &changes, &selection);
+                let done =
+                    write_with_record(registry, changes, selection, changelog, turn, id, ctx).await;
+                if done.0.success {
+                    for event in applied {
+                        let _ = self.tx.send(Internal::Applied(event));
+                    }
+                }
+                done
+            }
+            Work::Call {
+                name,
+                args,
+                snapshot_command,
+            } => match (snapshot_command, changelog) {
+                (Some(command), Some(changelog)) => {
+                    run_with_snapshots(registry, &name, args, &command, changelog, turn, id, ctx)
+                        .await
+                }
+                _ => (registry.execute(&name, args, ctx).await, None),
+            },
+        };
+        if let Some(message) = journal_error {
+            let _ = self.tx.send(Internal::JournalFailed(message));
+        }
+        let event = Event::ToolFinished {
+            id: self.id,
+            result,
+            duration_ms: started.elapsed().as_millis() as u64,
+        };
+        let _ = self.tx.send(Internal::Machine(event));
     }
 }
 

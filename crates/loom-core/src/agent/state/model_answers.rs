@@ -1,5 +1,5 @@
 //! How the machine takes the model's answer: a finished response (its tool calls
-//! scheduled), a cut one, and a failed request (moved from state.rs, unchanged).
+//! scheduled), a cut one, and a failed request.
 
 use super::*;
 
@@ -24,34 +24,7 @@ impl Machine {
         match stop {
             Stop::Complete => {}
             Stop::StreamError { message } => {
-                if calls.is_empty() {
-                    out.push(Action::Emit(AgentEvent::Error {
-                        message: format!(
-                            "the server reported an error inside its response ({message}) \
-                             before any tool call was whole"
-                        ),
-                    }));
-                } else {
-                    out.push(Action::Emit(AgentEvent::Error {
-                        message: format!(
-                            "the server reported an error inside its response ({message}); \
-                             the {} complete tool call(s) before it are kept and the model is \
-                             told",
-                            calls.len()
-                        ),
-                    }));
-                    self.note = Some(format!(
-                        "[loom] The server reported an error in the middle of your last \
-                         response ({message}). The {} complete tool call(s) before it were \
-                         handled as usual{}. Continue the task.",
-                        calls.len(),
-                        if dropped {
-                            "; an incomplete one after them was dropped"
-                        } else {
-                            ""
-                        }
-                    ));
-                }
+                self.on_stream_error(&message, calls.len(), dropped, out);
             }
             Stop::Length | Stop::ContentFilter => {
                 return self.on_cut_response(text, calls, dropped, stop, out);
@@ -82,50 +55,86 @@ impl Machine {
             return;
         }
         for c in &calls {
-            out.push(Action::Emit(AgentEvent::ToolCall {
-                id: c.call.id.clone(),
-                name: c.call.name.clone(),
-                arguments: if c.invalid.is_none() {
-                    // The recorded form (credentials masked), which is the canonical
-                    // arguments for every tool that masks nothing.
-                    serde_json::from_str(&c.call.arguments).unwrap_or_else(|_| c.args.clone())
-                } else {
-                    Value::String(c.call.arguments.clone())
-                },
-                intent: c.intent.as_ref().map(|i| Box::new(i.shown())),
-            }));
+            out.push(Action::Emit(announced(c)));
         }
         self.round += 1;
         if self.round > self.limits.max_tool_rounds {
-            let reason = format!(
-                "not run: this turn reached the limit of {} tool rounds; the user must send a \
-                 message to continue",
-                self.limits.max_tool_rounds
-            );
-            for c in &calls {
-                let result = ToolResult::err(&reason);
-                out.push(Action::Emit(AgentEvent::ToolResult {
-                    id: c.call.id.clone(),
-                    name: c.call.name.clone(),
-                    result: result.clone(),
-                    duration_ms: 0,
-                }));
-                self.conversation.push(tool_message(
-                    &c.call,
-                    &result,
-                    self.limits.tool_output_budget,
-                ));
-            }
+            return self.refuse_over_round_cap(&calls, out);
+        }
+        self.schedule_batch(calls, out);
+    }
+
+    /// The model's answer reported an error inside its stream (`calls` complete calls came
+    /// before it): the person is told, and so is the model when calls are kept.
+    fn on_stream_error(
+        &mut self,
+        message: &str,
+        calls: usize,
+        dropped: bool,
+        out: &mut Vec<Action>,
+    ) {
+        if calls == 0 {
             out.push(Action::Emit(AgentEvent::Error {
                 message: format!(
-                    "Stopped: the model used {} rounds of tool calls in this turn. Send a message \
-                     to let it continue.",
-                    self.limits.max_tool_rounds
+                    "the server reported an error inside its response ({message}) \
+                     before any tool call was whole"
                 ),
             }));
-            self.end_turn(TurnEnd::RoundCap, out);
-            return;
+        } else {
+            out.push(Action::Emit(AgentEvent::Error {
+                message: format!(
+                    "the server reported an error inside its response ({message}); \
+                     the {calls} complete tool call(s) before it are kept and the model is \
+                     told"
+                ),
+            }));
+            self.note = Some(format!(
+                "[loom] The server reported an error in the middle of your last \
+                 response ({message}). The {calls} complete tool call(s) before it were \
+                 handled as usual{}. Continue the task.",
+                if dropped {
+                    "; an incomplete one after them was dropped"
+                } else {
+                    ""
+                }
+            ));
         }
+    }
+
+    /// The turn used up its rounds of tool calls: `calls` are answered without running
+    /// and the turn ends.
+    fn refuse_over_round_cap(&mut self, calls: &[ProposedCall], out: &mut Vec<Action>) {
+        let reason = format!(
+            "not run: this turn reached the limit of {} tool rounds; the user must send a \
+                 message to continue",
+            self.limits.max_tool_rounds
+        );
+        for c in calls {
+            let result = ToolResult::err(&reason);
+            out.push(Action::Emit(AgentEvent::ToolResult {
+                id: c.call.id.clone(),
+                name: c.call.name.clone(),
+                result: result.clone(),
+                duration_ms: 0,
+            }));
+            self.conversation.push(tool_message(
+                &c.call,
+                &result,
+                self.limits.tool_output_budget,
+            ));
+        }
+        out.push(Action::Emit(AgentEvent::Error {
+            message: format!(
+                "Stopped: the model used {} rounds of tool calls in this turn. Send a message \
+                     to let it continue.",
+                self.limits.max_tool_rounds
+            ),
+        }));
+        self.end_turn(TurnEnd::RoundCap, out);
+    }
+
+    /// Run `calls` as the new batch; invalid ones are answered with why at once.
+    fn schedule_batch(&mut self, calls: Vec<ProposedCall>, out: &mut Vec<Action>) {
         self.batch = calls
             .into_iter()
             .map(|c| Slot {
@@ -181,28 +190,7 @@ impl Machine {
             }));
         }
         if calls.is_empty() && !dropped {
-            if !text.is_empty() {
-                self.conversation.push(Message::Assistant {
-                    content: text,
-                    tool_calls: Vec::new(),
-                });
-            }
-            let (message, end) = if filtered {
-                (
-                    "the provider's content filter stopped the answer".to_string(),
-                    TurnEnd::Failed,
-                )
-            } else {
-                (
-                    "the answer was cut off by the model's output token limit; ask it to \
-                     continue, or raise the server's limit (max_tokens, llama-server -n)"
-                        .to_string(),
-                    TurnEnd::Truncated,
-                )
-            };
-            out.push(Action::Emit(AgentEvent::Error { message }));
-            self.end_turn(end, out);
-            return;
+            return self.cut_text_answer(text, filtered, out);
         }
         let not_run = format!(
             "not run: {why} before it ended, so none of its {} tool call(s) ran{}. Make \
@@ -215,26 +203,7 @@ impl Machine {
             }
         );
         out.push(Action::Emit(AgentEvent::Error {
-            message: format!(
-                "the model's response was cut off ({}) after {} complete tool call(s){}; none \
-                 of them was run{}",
-                if filtered {
-                    "content filter"
-                } else {
-                    "output token limit"
-                },
-                calls.len(),
-                if dropped {
-                    " and an incomplete one"
-                } else {
-                    ""
-                },
-                if filtered {
-                    ""
-                } else {
-                    ", and the model is asked to continue"
-                }
-            ),
+            message: cut_message(filtered, calls.len(), dropped),
         }));
         if !text.is_empty() || !calls.is_empty() {
             // (An assistant message with neither text nor calls is refused by some servers.)
@@ -243,7 +212,45 @@ impl Machine {
                 tool_calls: calls.iter().map(|c| c.call.clone()).collect(),
             });
         }
-        for c in &calls {
+        self.refuse_cut_calls(&calls, &not_run, out);
+        if calls.is_empty() {
+            self.note = Some(format!(
+                "[loom] {why} in the middle of a tool call, which was dropped. Make fewer or \
+                 smaller calls per response, and continue."
+            ));
+        }
+        self.round += 1;
+        self.after_cut(filtered, out);
+    }
+
+    /// A text answer (no calls) was cut: the turn ends, truncated, or failed after a filter.
+    fn cut_text_answer(&mut self, text: String, filtered: bool, out: &mut Vec<Action>) {
+        if !text.is_empty() {
+            self.conversation.push(Message::Assistant {
+                content: text,
+                tool_calls: Vec::new(),
+            });
+        }
+        let (message, end) = if filtered {
+            (
+                "the provider's content filter stopped the answer".to_string(),
+                TurnEnd::Failed,
+            )
+        } else {
+            (
+                "the answer was cut off by the model's output token limit; ask it to \
+                     continue, or raise the server's limit (max_tokens, llama-server -n)"
+                    .to_string(),
+                TurnEnd::Truncated,
+            )
+        };
+        out.push(Action::Emit(AgentEvent::Error { message }));
+        self.end_turn(end, out);
+    }
+
+    /// Announce the cut response's `calls` and answer each with `not_run`.
+    fn refuse_cut_calls(&mut self, calls: &[ProposedCall], not_run: &str, out: &mut Vec<Action>) {
+        for c in calls {
             out.push(Action::Emit(AgentEvent::ToolCall {
                 id: c.call.id.clone(),
                 name: c.call.name.clone(),
@@ -251,7 +258,7 @@ impl Machine {
                     .unwrap_or_else(|_| c.args.clone()),
                 intent: c.intent.as_ref().map(|i| Box::new(i.shown())),
             }));
-            let result = ToolResult::err(&not_run);
+            let result = ToolResult::err(not_run);
             out.push(Action::Emit(AgentEvent::ToolResult {
                 id: c.call.id.clone(),
                 name: c.call.name.clone(),
@@ -264,13 +271,11 @@ impl Machine {
                 self.limits.tool_output_budget,
             ));
         }
-        if calls.is_empty() {
-            self.note = Some(format!(
-                "[loom] {why} in the middle of a tool call, which was dropped. Make fewer or \
-                 smaller calls per response, and continue."
-            ));
-        }
-        self.round += 1;
+    }
+
+    /// After a cut response's calls were answered: a filter ends the turn, the round cap
+    /// stops it, else the model is asked to go on.
+    fn after_cut(&mut self, filtered: bool, out: &mut Vec<Action>) {
         if filtered {
             self.end_turn(TurnEnd::Failed, out);
         } else if self.round > self.limits.max_tool_rounds {
@@ -356,4 +361,44 @@ impl Machine {
         out.push(Action::Emit(AgentEvent::Error { message }));
         self.end_turn(TurnEnd::Failed, out);
     }
+}
+
+/// The event announcing call `c`: its recorded arguments, or the text of arguments that
+/// did not parse.
+fn announced(c: &ProposedCall) -> AgentEvent {
+    AgentEvent::ToolCall {
+        id: c.call.id.clone(),
+        name: c.call.name.clone(),
+        arguments: if c.invalid.is_none() {
+            // The recorded form (credentials masked), which is the canonical
+            // arguments for every tool that masks nothing.
+            serde_json::from_str(&c.call.arguments).unwrap_or_else(|_| c.args.clone())
+        } else {
+            Value::String(c.call.arguments.clone())
+        },
+        intent: c.intent.as_ref().map(|i| Box::new(i.shown())),
+    }
+}
+
+/// What the person is told when a response with `calls` complete calls was cut.
+fn cut_message(filtered: bool, calls: usize, dropped: bool) -> String {
+    format!(
+        "the model's response was cut off ({}) after {calls} complete tool call(s){}; none \
+         of them was run{}",
+        if filtered {
+            "content filter"
+        } else {
+            "output token limit"
+        },
+        if dropped {
+            " and an incomplete one"
+        } else {
+            ""
+        },
+        if filtered {
+            ""
+        } else {
+            ", and the model is asked to continue"
+        }
+    )
 }
