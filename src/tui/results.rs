@@ -58,7 +58,7 @@ impl App {
             text.push_str(&format!("[{}]", result.output.lines().next().unwrap_or("")));
         }
         let (text, _) = crate::base::text::cut_middle(&text, SHELL_ATTACH_BUDGET);
-        self.attachments.push(super::attachments::Attachment {
+        self.draft.attachments.push(super::attachments::Attachment {
             name: format!("!{}", crate::tui::wrap::truncate(command, 40)),
             text,
         });

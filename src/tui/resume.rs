@@ -65,7 +65,7 @@ impl App {
     /// Open the resume picker; its list is read in a thread. `at_start`: Loom opened with
     /// `--resume` and starts a new session when the person closes it.
     pub fn open_resume_picker(&mut self, at_start: bool) {
-        let Some(workspace) = self.workspace_root.clone() else {
+        let Some(workspace) = self.draft.workspace_root.clone() else {
             return;
         };
         let current = (!at_start).then(|| self.status.session_id.clone());
@@ -81,13 +81,10 @@ impl App {
     pub fn start_over(&mut self, session: &LoadedSession) {
         self.transcript.clear();
         self.tools = super::tools_pane::ToolsPane::new();
-        self.diff = super::diff_view::DiffView::default();
-        self.diff_call = None;
-        self.diffs.clear();
-        self.applied.clear();
-        self.attachments.clear();
-        self.images.clear();
-        self.layers.retain(|l| l.call_id().is_none());
+        self.details.clear();
+        self.draft.attachments.clear();
+        self.draft.images.clear();
+        self.layers.close_calls();
         self.focus = super::app::Focus::Composer;
         self.status.session_id = session.id.clone();
         self.status.usage = Default::default();

@@ -108,7 +108,7 @@ fn empty_session() {
 fn empty_session_without_a_provider() {
     let (mut app, _rx) = app("dark");
     app.status.model = String::new();
-    app.welcome = Some(crate::llm::discover::how_to_configure());
+    app.provider.welcome = Some(crate::llm::discover::how_to_configure());
     insta::assert_snapshot!(text(&mut app, 120, 30));
 }
 
@@ -632,14 +632,14 @@ fn trust_prompt_answers_with_t_or_n_and_swallows_other_keys() {
     let (mut app, _rx) = app("dark");
     app.layers.push(Box::new(trust_prompt()));
     app.on_key(key('x'));
-    assert_eq!(app.trust_answer, None);
+    assert_eq!(app.outbox.trust_answer, None);
     assert_eq!(app.composer.text(), "", "the prompt swallows typing");
     app.on_key(key('t'));
-    assert_eq!(app.trust_answer, Some(true));
+    assert_eq!(app.outbox.trust_answer, Some(true));
     assert!(app.layers.is_empty());
     let (mut app, _rx) = app_with_prompt();
     app.on_key(KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE));
-    assert_eq!(app.trust_answer, Some(false));
+    assert_eq!(app.outbox.trust_answer, Some(false));
 }
 
 fn app_with_prompt() -> (App, mpsc::UnboundedReceiver<UserOp>) {

@@ -143,6 +143,8 @@ pub struct ToolsPane {
     pending_nest: Option<usize>,
     /// The session file resumed calls are read back from.
     pub store: Option<std::fs::File>,
+    /// Hook runs shown so far (each row's id is `hook-N`).
+    pub(crate) hooks: usize,
 }
 
 impl ToolsPane {

@@ -118,10 +118,14 @@ impl App {
 
     fn details_title(&self) -> String {
         if self.diff_visible() {
-            if self.diff.reviewing.is_some() {
-                format!("Review the change · {}", self.diff.summary())
+            if self.details.view.reviewing.is_some() {
+                format!("Review the change · {}", self.details.view.summary())
             } else {
-                format!("Diff {} · {}", self.diff.path, self.diff.summary())
+                format!(
+                    "Diff {} · {}",
+                    self.details.view.path,
+                    self.details.view.summary()
+                )
             }
         } else {
             match self.tools.current() {
@@ -144,7 +148,7 @@ impl App {
         if self.diff_visible() {
             self.sync_details();
             let det_in = inner(areas.details);
-            self.diff.prepare(det_in.width.max(1), &self.theme);
+            self.details.view.prepare(det_in.width.max(1), &self.theme);
         }
         let buf = frame.buffer_mut();
         self.render_panes(&areas, buf);
@@ -249,29 +253,29 @@ impl App {
             let title = self.details_title();
             let focused = self.focus == Focus::Details;
             let mut block = self.block(title, focused);
-            if self.diff.reviewing.is_some() {
+            if self.details.view.reviewing.is_some() {
                 block = block.border_style(Style::default().fg(self.theme.warning));
             }
             block.render(areas.details, buf);
             let det_in = inner(areas.details);
-            if self.diff_visible() && self.diff.reviewing.is_some() {
+            if self.diff_visible() && self.details.view.reviewing.is_some() {
                 // The review's keys are always drawn inside it, whatever the width.
                 let keys = super::layers::review_keys::key_line(
                     det_in.width,
                     &self.theme,
-                    !self.diff.sections.is_empty(),
+                    !self.details.view.sections.is_empty(),
                 );
                 let rows = (keys.len() as u16).min(det_in.height);
                 let diff_area = Rect::new(det_in.x, det_in.y, det_in.width, det_in.height - rows);
                 self.layout.details_rows = diff_area.height;
-                self.diff.viewport = diff_area.height as usize;
-                self.diff.render(diff_area, buf, &self.theme);
+                self.details.view.viewport = diff_area.height as usize;
+                self.details.view.render(diff_area, buf, &self.theme);
                 for (i, l) in keys.iter().take(rows as usize).enumerate() {
                     buf.set_line(det_in.x, diff_area.bottom() + i as u16, l, det_in.width);
                 }
             } else if self.diff_visible() {
-                self.diff.viewport = det_in.height as usize;
-                self.diff.render(det_in, buf, &self.theme);
+                self.details.view.viewport = det_in.height as usize;
+                self.details.view.render(det_in, buf, &self.theme);
             } else {
                 let lines =
                     self.tools
@@ -305,7 +309,7 @@ impl App {
             ),
             StyledLine::blank(),
         ];
-        if let Some(message) = &self.welcome {
+        if let Some(message) = &self.provider.welcome {
             for l in message.lines() {
                 lines.push(StyledLine::plain(
                     l.to_string(),
@@ -345,7 +349,7 @@ impl App {
         let focused = self.composer_has_keys();
         let title = if self.question_waits() {
             "Message (a question waits for your answer: Tab answers it)"
-        } else if self.diff.reviewing.is_some() {
+        } else if self.details.view.reviewing.is_some() {
             "Message (a change waits for your review: Tab returns to it)"
         } else if self.busy() {
             "Message (queued until the turn ends)"
@@ -353,7 +357,7 @@ impl App {
             "Message"
         };
         let mut title = title.to_string();
-        for a in &self.attachments {
+        for a in &self.draft.attachments {
             title.push_str(" · ⎘ ");
             title.push_str(&a.chip());
         }

@@ -36,7 +36,7 @@ impl App {
             Some(_) => true,
         };
         if !to_layer {
-            self.last_key = Some(std::time::Instant::now());
+            self.layers.last_key = Some(std::time::Instant::now());
         }
         if to_layer && let Some(layer) = self.layers.last_mut() {
             let outcome = layer.handle_key(key);
@@ -58,7 +58,7 @@ impl App {
                 return;
             }
             KeyCode::Char('d') if ctrl && self.composer.is_empty() => {
-                self.quit = true;
+                self.outbox.quit = true;
                 return;
             }
             KeyCode::Esc => {
@@ -69,7 +69,7 @@ impl App {
                 }
                 return;
             }
-            KeyCode::Tab | KeyCode::BackTab if self.diff.reviewing.is_some() => {
+            KeyCode::Tab | KeyCode::BackTab if self.details.view.reviewing.is_some() => {
                 // A pending review keeps the keys; Tab steps out to the composer on purpose
                 // and back.
                 self.focus = if self.focus == Focus::Composer {
@@ -96,8 +96,8 @@ impl App {
             }
             _ => {}
         }
-        self.ctrl_c_at = None;
-        if self.diff.reviewing.is_some() && self.focus != Focus::Composer {
+        self.outbox.ctrl_c_at = None;
+        if self.details.view.reviewing.is_some() && self.focus != Focus::Composer {
             self.focus = Focus::Details;
             return self.review_key(key);
         }
@@ -125,13 +125,14 @@ impl App {
         // seconds old when the screen was idle.
         let now = std::time::Instant::now();
         if self
+            .outbox
             .ctrl_c_at
             .is_some_and(|t| now.duration_since(t) < QUIT_WINDOW)
         {
-            self.quit = true;
+            self.outbox.quit = true;
             return;
         }
-        self.ctrl_c_at = Some(now);
+        self.outbox.ctrl_c_at = Some(now);
         if self.busy() || self.tools.shell_running() {
             self.send(UserOp::Interrupt);
         } else if !self.composer.is_empty() {
@@ -141,7 +142,8 @@ impl App {
 
     /// Whether a first Ctrl+C waits for a second (the status line says so meanwhile).
     pub(crate) fn quit_pending(&self) -> bool {
-        self.ctrl_c_at
+        self.outbox
+            .ctrl_c_at
             .is_some_and(|t| std::time::Instant::now().duration_since(t) < QUIT_WINDOW)
     }
 
@@ -163,7 +165,7 @@ impl App {
         match self.focus {
             Focus::Details => {
                 if self.diff_visible() {
-                    self.diff.scroll_by(lines);
+                    self.details.view.scroll_by(lines);
                 } else {
                     self.tools.scroll_details(lines);
                 }
@@ -203,7 +205,7 @@ impl App {
                             image.name
                         ),
                     );
-                    self.images.push(image);
+                    self.draft.images.push(image);
                 }
                 Err(e) => self.transcript.push_notice(NoticeLevel::Error, &e),
             }
@@ -246,7 +248,7 @@ impl App {
         let pos = ratatui::layout::Position::new(event.column, event.row);
         if self.layout.details.contains(pos) {
             if self.diff_visible() {
-                self.diff.scroll_by(delta);
+                self.details.view.scroll_by(delta);
             } else {
                 self.tools.scroll_details(delta);
             }
@@ -278,7 +280,7 @@ impl App {
         }
         let lines = text.lines().count();
         // The event loop copies it and says where it went (or why it could not).
-        self.clipboard = Some(crate::tui::clipboard::Pending {
+        self.outbox.clipboard = Some(crate::tui::clipboard::Pending {
             what: format!(
                 "{count} message{} ({lines} line{}, as written: no wrapping or borders)",
                 if count == 1 { "" } else { "s" },
@@ -303,7 +305,7 @@ impl App {
     /// Switch themes everywhere.
     pub fn set_theme(&mut self, theme: Theme) {
         self.transcript.set_theme(&theme);
-        self.diff.invalidate();
+        self.details.view.invalidate();
         self.tools.restyle();
         self.theme = theme;
     }
@@ -311,9 +313,10 @@ impl App {
     /// Show every change of the session in an overlay (`/diff`).
     pub(crate) fn show_session_diff(&mut self) {
         let text: Vec<String> = self
+            .details
             .applied
             .iter()
-            .filter_map(|id| self.diffs.get(id))
+            .filter_map(|id| self.details.diffs.get(id))
             .map(super::call_diff::CallDiff::unified)
             .collect();
         if text.is_empty() {
