@@ -1,12 +1,15 @@
 //! The TUI's state and how agent events change it. Input lives in `input.rs`, drawing in
-//! `view.rs`; this file owns the panes and the layer stack and knows the agent only through
-//! its events and ops.
+//! `view.rs`; this file holds the components and knows the agent only through its events
+//! and ops. Each component owns its state and takes its own events: the chat
+//! ([`Transcript`], `chat_events.rs`), the tools pane ([`ToolsPane`], `tool_events.rs`),
+//! the details pane (`details.rs`), the message box (`composer.rs` and `draft.rs`), the
+//! status facts (`status_info.rs`) and the layers (`layers/stack.rs`, one file per box);
+//! [`App::on_agent_event`] dispatches to them and wires what several of them show.
 
 use std::time::Instant;
 
 use tokio::sync::mpsc::UnboundedSender;
 
-use super::call_diff::DiffFile;
 use super::composer::Composer;
 use super::layers::{Action, UndoConfirm};
 use super::theme::Theme;
@@ -14,7 +17,8 @@ use super::tool_events::call_summary;
 use super::tools_pane::{ToolStatus, ToolsPane, status_mark};
 use super::transcript::{NoticeLevel, ToolMark, Transcript};
 use crate::agent::{AgentEvent, DecidedBy, Phase, TurnEnd, UserOp};
-use crate::tools::ToolResult;
+use crate::tools::{CallIntent, ToolResult};
+use serde_json::Value;
 
 /// What the message box offers after an answer was cut off by the token limit.
 pub const CONTINUE: &str = "Continue exactly where your last answer stopped.";
@@ -66,14 +70,8 @@ pub struct App {
     pub progress: super::progress::Progress,
     /// The time frames are drawn at.
     pub now: Instant,
-    /// The chat entry a mouse selection started on (left button held).
-    pub selecting: Option<usize>,
     pub(crate) ops: UnboundedSender<UserOp>,
-    pub(crate) highlight_ready: bool,
     pub(crate) layout: super::areas::Areas,
-    /// Errors of several lines already shown in full (by fingerprint): said again, they
-    /// take one line.
-    pub(crate) shown_errors: std::collections::HashSet<u64>,
 }
 
 impl App {
@@ -92,11 +90,8 @@ impl App {
             status,
             progress: super::progress::Progress::new(Instant::now()),
             now: Instant::now(),
-            selecting: None,
             ops,
-            highlight_ready: super::highlight::ready(),
             layout: super::areas::Areas::default(),
-            shown_errors: Default::default(),
             theme,
         }
     }
@@ -136,7 +131,7 @@ impl App {
             || self.layers.waiting()
             || self.tools.animating()
             || self.draft.files_pending.is_some()
-            || (!self.highlight_ready && (super::highlight::ready() || super::highlight::loading()))
+            || self.transcript.awaiting_highlighting()
             || self.transcript.restyling()
     }
 
@@ -144,9 +139,7 @@ impl App {
     pub fn tick(&mut self, now: Instant) {
         self.now = now;
         self.layers.tick();
-        if !self.highlight_ready && super::highlight::ready() {
-            self.highlight_ready = true;
-            self.transcript.rerender();
+        if self.transcript.pick_up_highlighting() {
             self.details.view.invalidate();
         }
         // Restyling after a theme switch advances on ticks, a few visible entries each.
@@ -215,27 +208,74 @@ impl App {
         let finished = self.progress.observe(&event, self.now);
         let report = event.compaction();
         match event {
-            AgentEvent::StateChanged { phase } => self.status.phase = phase,
-            AgentEvent::Usage { usage } => self.status.on_usage(usage),
-            AgentEvent::ContextWindow { tokens, .. } => self.status.context_window = Some(tokens),
-            AgentEvent::McpStatus { servers } => {
-                for warning in self.status.on_mcp_status(servers) {
+            status @ (AgentEvent::StateChanged { .. }
+            | AgentEvent::Usage { .. }
+            | AgentEvent::ContextWindow { .. }
+            | AgentEvent::McpStatus { .. }) => {
+                for warning in self.status.on_agent_event(status) {
                     self.transcript.push_notice(NoticeLevel::Warning, &warning);
                 }
             }
             AgentEvent::SubAgent { parent_id, event } => self.on_sub_agent(vec![parent_id], *event),
+            tool @ (AgentEvent::ToolCall { .. }
+            | AgentEvent::ApprovalRequested { .. }
+            | AgentEvent::Approval { .. }
+            | AgentEvent::ToolStarted { .. }
+            | AgentEvent::ToolResult { .. }
+            | AgentEvent::HookResult { .. }) => self.on_tool_event(tool),
+            AgentEvent::TurnComplete {
+                end,
+                unsent,
+                unsent_images,
+                ..
+            } => self.on_turn_complete(end, &unsent, unsent_images, finished),
+            AgentEvent::Error { message } => self.transcript.push_error(&message),
+            AgentEvent::Compacted { .. } => {
+                if let Some(report) = report {
+                    self.transcript
+                        .push_notice(NoticeLevel::Info, &report.describe());
+                    self.status.last_prompt = report.after_tokens;
+                }
+            }
+            change @ AgentEvent::ChangeApplied { .. } => self.details.on_agent_event(change),
+            AgentEvent::Attachment { name, result } => {
+                if let Err(e) = self.draft.on_attachment(name, result) {
+                    self.transcript.push_notice(NoticeLevel::Error, &e);
+                }
+            }
+            AgentEvent::Models { result } => self.provider.on_models(result),
+            AgentEvent::UndoPlanned {
+                redo,
+                diff,
+                files,
+                conflicts,
+            } => {
+                let scope = self.layers.pending_undo;
+                let confirm = UndoConfirm::new(redo, scope, diff, files, conflicts);
+                self.layers.push(Box::new(confirm));
+            }
+            chat @ (AgentEvent::UserMessage { .. }
+            | AgentEvent::TextDelta { .. }
+            | AgentEvent::ReasoningDelta { .. }
+            | AgentEvent::AssistantMessage { .. }
+            | AgentEvent::Retry { .. }
+            | AgentEvent::Notice { .. }
+            | AgentEvent::UndoApplied { .. }
+            | AgentEvent::Changes { .. }) => self.transcript.on_agent_event(chat),
+        }
+    }
+
+    /// An event in a tool call's life: made, asked about, answered, started, finished; or
+    /// a hook's run. The tools pane keeps the row; the chat, the details pane and the
+    /// layers show their part.
+    fn on_tool_event(&mut self, event: AgentEvent) {
+        match event {
             AgentEvent::ToolCall {
                 id,
                 name,
                 arguments,
                 intent,
-            } => {
-                let summary = call_summary(&name, &arguments, intent.as_deref());
-                self.transcript.push_tool(&id, &format!("{name} {summary}"));
-                self.tools.on_call(&id, name, summary, arguments);
-                self.mark(&id);
-                self.sync_details();
-            }
+            } => self.on_tool_call(&id, name, arguments, intent.as_deref()),
             AgentEvent::ApprovalRequested {
                 id,
                 name,
@@ -268,63 +308,23 @@ impl App {
                     self.transcript.push_notice(NoticeLevel::Warning, &warning);
                 }
             }
-            AgentEvent::TurnComplete {
-                end,
-                unsent,
-                unsent_images,
-                ..
-            } => self.on_turn_complete(end, &unsent, unsent_images, finished),
-            AgentEvent::Error { message } => self.show_error(&message),
-            AgentEvent::Compacted { .. } => {
-                if let Some(report) = report {
-                    self.transcript
-                        .push_notice(NoticeLevel::Info, &report.describe());
-                    self.status.last_prompt = report.after_tokens;
-                }
-            }
-            AgentEvent::ChangeApplied {
-                id,
-                path,
-                hunks,
-                creates,
-                deleted,
-                moved_from,
-            } => {
-                let file = DiffFile {
-                    path,
-                    hunks,
-                    notes: Vec::new(),
-                    creates,
-                    deletes: deleted,
-                    moved_from,
-                };
-                self.details.on_change_applied(id, file);
-            }
-            AgentEvent::Attachment { name, result } => {
-                if let Err(e) = self.draft.on_attachment(name, result) {
-                    self.transcript.push_notice(NoticeLevel::Error, &e);
-                }
-            }
-            AgentEvent::Models { result } => self.provider.on_models(result),
-            AgentEvent::UndoPlanned {
-                redo,
-                diff,
-                files,
-                conflicts,
-            } => {
-                let scope = self.layers.pending_undo;
-                let confirm = UndoConfirm::new(redo, scope, diff, files, conflicts);
-                self.layers.push(Box::new(confirm));
-            }
-            chat @ (AgentEvent::UserMessage { .. }
-            | AgentEvent::TextDelta { .. }
-            | AgentEvent::ReasoningDelta { .. }
-            | AgentEvent::AssistantMessage { .. }
-            | AgentEvent::Retry { .. }
-            | AgentEvent::Notice { .. }
-            | AgentEvent::UndoApplied { .. }
-            | AgentEvent::Changes { .. }) => self.transcript.on_agent_event(chat),
+            _ => {}
         }
+    }
+
+    /// The model made call `id`: its line in the chat, its row, its mark.
+    fn on_tool_call(
+        &mut self,
+        id: &str,
+        name: String,
+        arguments: Value,
+        intent: Option<&CallIntent>,
+    ) {
+        let summary = call_summary(&name, &arguments, intent);
+        self.transcript.push_tool(id, &format!("{name} {summary}"));
+        self.tools.on_call(id, name, summary, arguments);
+        self.mark(id);
+        self.sync_details();
     }
 
     /// The person (or the policy) answered about call `id`.

@@ -1,10 +1,15 @@
 //! The agent's events that only the chat shows: the person's messages, the streamed answer
-//! and reasoning, retries, notices, and the answers to `/undo` and `/changes`. The app hands
+//! and reasoning, retries, notices, errors, and the answers to `/undo` and `/changes`. The app hands
 //! them to the transcript as they come.
+
+use std::hash::{Hash, Hasher};
 
 use super::transcript::{NoticeLevel, Transcript};
 use crate::agent::AgentEvent;
 use crate::protocol::changes::ChangeSummary;
+
+/// Errors of at least this many lines are said in full only once.
+const LONG_ERROR_LINES: usize = 3;
 
 impl Transcript {
     /// Show `event`, one of the chat's own (others are ignored here).
@@ -44,6 +49,21 @@ impl Transcript {
             AgentEvent::Changes { changes } => self.show_changes(&changes),
             _ => {}
         }
+    }
+
+    /// Show an error from the agent: a long one seen before in one line, pointing up.
+    pub fn push_error(&mut self, message: &str) {
+        if message.lines().count() >= LONG_ERROR_LINES {
+            let mut hasher = std::collections::hash_map::DefaultHasher::new();
+            message.trim().hash(&mut hasher);
+            if !self.shown_errors.insert(hasher.finish()) {
+                let first = message.lines().next().unwrap_or("").trim_end();
+                let again = format!("{first} (again: the whole message is above)");
+                self.push_notice(NoticeLevel::Error, &again);
+                return;
+            }
+        }
+        self.push_notice(NoticeLevel::Error, message);
     }
 
     /// The session's recorded changes (`/changes`), one line each.

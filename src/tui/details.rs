@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use super::call_diff::{CallDiff, DiffFile};
 use super::diff_view::DiffView;
-use crate::agent::ApprovalPreview;
+use crate::agent::{AgentEvent, ApprovalPreview};
 
 /// The diffs of the session's calls and the view of the selected one.
 #[derive(Default)]
@@ -86,6 +86,29 @@ impl Details {
         self.shown = None;
         self.diffs.clear();
         self.applied.clear();
+    }
+
+    /// Take `event` if it is the details pane's own (a file a call wrote).
+    pub fn on_agent_event(&mut self, event: AgentEvent) {
+        if let AgentEvent::ChangeApplied {
+            id,
+            path,
+            hunks,
+            creates,
+            deleted,
+            moved_from,
+        } = event
+        {
+            let file = DiffFile {
+                path,
+                hunks,
+                notes: Vec::new(),
+                creates,
+                deletes: deleted,
+                moved_from,
+            };
+            self.on_change_applied(id, file);
+        }
     }
 
     /// A file of call `id` was written: the structured diff of exactly what was written,

@@ -42,6 +42,7 @@ pub mod stored_calls;
 pub mod sub_agents;
 pub mod theme;
 pub mod tool_events;
+pub mod tool_row;
 pub mod tools_pane;
 pub mod transcript;
 mod transcript_entry;
@@ -72,5 +73,7 @@ mod snapshot_tests;
 mod status_snapshot_tests;
 #[cfg(test)]
 mod sub_agents_tests;
+#[cfg(test)]
+mod test_support;
 #[cfg(test)]
 mod theme_tests;

@@ -638,7 +638,7 @@ mod tests {
 
     #[test]
     fn completion_finds_commands_and_their_values() {
-        let (app, _rx) = crate::tui::snapshot_tests::app("dark");
+        let (app, _rx) = crate::tui::test_support::app("dark");
         let complete = |line: &str| complete(&app, line);
         assert_eq!(complete("/th"), ["/theme"]);
         assert_eq!(complete("/a")[..2], ["/approval", "/autocommit"]);
@@ -662,7 +662,7 @@ mod tests {
     /// before anything changes.
     #[test]
     fn a_refused_model_never_reaches_the_status_line() {
-        let (mut app, mut rx) = crate::tui::snapshot_tests::app("dark");
+        let (mut app, mut rx) = crate::tui::test_support::app("dark");
         app.provider.models = vec!["alpha-7b".into(), "beta-13b".into()];
         app.submit("/model foo");
         assert_eq!(app.status.model, "qwen2.5-coder:14b");
@@ -675,7 +675,7 @@ mod tests {
                 model: "beta-13b".into()
             })
         );
-        let (mut app, mut rx) = crate::tui::snapshot_tests::app("dark");
+        let (mut app, mut rx) = crate::tui::test_support::app("dark");
         app.provider.welcome = Some(crate::llm::discover::how_to_configure());
         app.submit("/model foo");
         assert_ne!(app.status.model, "foo");

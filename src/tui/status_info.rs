@@ -2,7 +2,7 @@
 //! tokens used and how full the context is, the approval mode, the sandbox, the session and
 //! the MCP servers. It takes the agent's events about them; the status line draws it.
 
-use crate::agent::Phase;
+use crate::agent::{AgentEvent, Phase};
 use crate::llm::Usage;
 use crate::policy::Autonomy;
 use crate::protocol::mcp::{ServerState, ServerStatus};
@@ -38,6 +38,19 @@ pub struct StatusInfo {
 }
 
 impl StatusInfo {
+    /// Take `event` if it is one of the status bar's own (the agent's phase, tokens,
+    /// context window, MCP servers); gives the warnings the chat shows.
+    pub fn on_agent_event(&mut self, event: AgentEvent) -> Vec<String> {
+        match event {
+            AgentEvent::StateChanged { phase } => self.phase = phase,
+            AgentEvent::Usage { usage } => self.on_usage(usage),
+            AgentEvent::ContextWindow { tokens, .. } => self.context_window = Some(tokens),
+            AgentEvent::McpStatus { servers } => return self.on_mcp_status(servers),
+            _ => {}
+        }
+        Vec::new()
+    }
+
     /// A request's tokens: added to the session's, and its total is how full the context is.
     pub fn on_usage(&mut self, usage: Usage) {
         self.usage.add(usage);

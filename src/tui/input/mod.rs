@@ -27,10 +27,29 @@ impl App {
         if key.kind == KeyEventKind::Release {
             return;
         }
+        if self.layer_key(key) || self.global_key(key) {
+            return;
+        }
+        self.outbox.ctrl_c_at = None;
+        if self.details.view.reviewing.is_some() && self.focus != Focus::Composer {
+            self.focus = Focus::Details;
+            return self.review_key(key);
+        }
+        match self.focus {
+            Focus::Composer => self.composer_key(key),
+            Focus::Chat => self.chat_key(key),
+            Focus::Tools => self.tools_key(key),
+            Focus::Details => self.details_key(key),
+        }
+    }
+
+    /// Hand `key` to the front layer when it has the keys; true when nothing else is to
+    /// see it.
+    fn layer_key(&mut self, key: KeyEvent) -> bool {
         let to_layer = match self.layers.last() {
             None => false,
             Some(l) if l.is_question() => match self.question_key(&key) {
-                None => return,
+                None => return true,
                 Some(answering) => answering,
             },
             Some(_) => true,
@@ -47,27 +66,25 @@ impl App {
                 self.run_action(action);
             }
             if outcome.consumed {
-                return;
+                return true;
             }
         }
+        false
+    }
+
+    /// The keys that mean the same whichever pane has focus; true when `key` was one.
+    fn global_key(&mut self, key: KeyEvent) -> bool {
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         match key.code {
-            KeyCode::Char('c') if ctrl => return self.ctrl_c(),
-            KeyCode::Char('o') if ctrl => {
-                self.transcript.toggle_outputs();
-                return;
-            }
-            KeyCode::Char('d') if ctrl && self.composer.is_empty() => {
-                self.outbox.quit = true;
-                return;
-            }
+            KeyCode::Char('c') if ctrl => self.ctrl_c(),
+            KeyCode::Char('o') if ctrl => self.transcript.toggle_outputs(),
+            KeyCode::Char('d') if ctrl && self.composer.is_empty() => self.outbox.quit = true,
             KeyCode::Esc => {
                 if self.busy() || self.tools.shell_running() {
                     self.send(UserOp::Interrupt);
                 } else {
                     self.focus = Focus::Composer;
                 }
-                return;
             }
             KeyCode::Tab | KeyCode::BackTab if self.details.view.reviewing.is_some() => {
                 // A pending review keeps the keys; Tab steps out to the composer on purpose
@@ -77,36 +94,19 @@ impl App {
                 } else {
                     Focus::Composer
                 };
-                return;
             }
-            KeyCode::Tab if self.focus == Focus::Composer && self.complete_command() => return,
-            KeyCode::Tab => return self.cycle_focus(true),
-            KeyCode::BackTab => return self.cycle_focus(false),
-            KeyCode::PageUp => return self.scroll_focused(-(self.page() as isize)),
-            KeyCode::PageDown => return self.scroll_focused(self.page() as isize),
+            KeyCode::Tab if self.focus == Focus::Composer && self.complete_command() => {}
+            KeyCode::Tab => self.cycle_focus(true),
+            KeyCode::BackTab => self.cycle_focus(false),
+            KeyCode::PageUp => self.scroll_focused(-(self.page() as isize)),
+            KeyCode::PageDown => self.scroll_focused(self.page() as isize),
             // Home/End scroll the chat when it has focus, with Ctrl from anywhere, and from
             // an empty message box (where there is no text for them to move in).
-            KeyCode::Home if ctrl || self.scrolls_chat() => {
-                self.transcript.scroll_home();
-                return;
-            }
-            KeyCode::End if ctrl || self.scrolls_chat() => {
-                self.transcript.scroll_end();
-                return;
-            }
-            _ => {}
+            KeyCode::Home if ctrl || self.scrolls_chat() => self.transcript.scroll_home(),
+            KeyCode::End if ctrl || self.scrolls_chat() => self.transcript.scroll_end(),
+            _ => return false,
         }
-        self.outbox.ctrl_c_at = None;
-        if self.details.view.reviewing.is_some() && self.focus != Focus::Composer {
-            self.focus = Focus::Details;
-            return self.review_key(key);
-        }
-        match self.focus {
-            Focus::Composer => self.composer_key(key),
-            Focus::Chat => self.chat_key(key),
-            Focus::Tools => self.tools_key(key),
-            Focus::Details => self.details_key(key),
-        }
+        true
     }
 
     /// The rows a page key moves: the rows the pane it scrolls showed in the last frame
@@ -229,11 +229,13 @@ impl App {
         };
         match event.kind {
             MouseEventKind::Down(MouseButton::Left) => {
-                self.selecting = entry();
+                let start = entry();
+                self.transcript.selecting = start;
                 return;
             }
             MouseEventKind::Up(MouseButton::Left) => {
-                if let (Some(start), Some(end)) = (self.selecting.take(), entry()) {
+                let end = entry();
+                if let (Some(start), Some(end)) = (self.transcript.selecting.take(), end) {
                     self.copy_entries(start.min(end)..=start.max(end));
                 }
                 return;
