@@ -130,7 +130,7 @@ impl App {
             || self.typeahead_window()
             || self.layers.waiting()
             || self.tools.animating()
-            || self.draft.files_pending.is_some()
+            || self.draft.listing()
             || self.transcript.awaiting_highlighting()
             || self.transcript.restyling()
     }

@@ -230,7 +230,7 @@ impl App {
             forms.push(compact_keys(&forms[forms.len() - 1]));
             return (forms, true);
         }
-        if self.details.view.reviewing.is_some() {
+        if self.details.reviewing() {
             // In the message box the review's letters type; the way back is what matters.
             let forms: [&str; 3] = match self.focus {
                 Focus::Composer => [

@@ -118,7 +118,7 @@ impl App {
 
     fn details_title(&self) -> String {
         if self.diff_visible() {
-            if self.details.view.reviewing.is_some() {
+            if self.details.reviewing() {
                 format!("Review the change · {}", self.details.view.summary())
             } else {
                 format!(
@@ -265,12 +265,12 @@ impl App {
         let title = self.details_title();
         let focused = self.focus == Focus::Details;
         let mut block = self.block(title, focused);
-        if self.details.view.reviewing.is_some() {
+        if self.details.reviewing() {
             block = block.border_style(Style::default().fg(self.theme.warning));
         }
         block.render(area, buf);
         let det_in = inner(area);
-        if self.diff_visible() && self.details.view.reviewing.is_some() {
+        if self.diff_visible() && self.details.reviewing() {
             // The review's keys are always drawn inside it, whatever the width.
             let keys = super::layers::review_keys::key_line(
                 det_in.width,
@@ -360,7 +360,7 @@ impl App {
         let focused = self.composer_has_keys();
         let title = if self.question_waits() {
             "Message (a question waits for your answer: Tab answers it)"
-        } else if self.details.view.reviewing.is_some() {
+        } else if self.details.reviewing() {
             "Message (a change waits for your review: Tab returns to it)"
         } else if self.busy() {
             "Message (queued until the turn ends)"

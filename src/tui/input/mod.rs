@@ -31,7 +31,7 @@ impl App {
             return;
         }
         self.outbox.ctrl_c_at = None;
-        if self.details.view.reviewing.is_some() && self.focus != Focus::Composer {
+        if self.details.reviewing() && self.focus != Focus::Composer {
             self.focus = Focus::Details;
             return self.review_key(key);
         }
@@ -86,7 +86,7 @@ impl App {
                     self.focus = Focus::Composer;
                 }
             }
-            KeyCode::Tab | KeyCode::BackTab if self.details.view.reviewing.is_some() => {
+            KeyCode::Tab | KeyCode::BackTab if self.details.reviewing() => {
                 // A pending review keeps the keys; Tab steps out to the composer on purpose
                 // and back.
                 self.focus = if self.focus == Focus::Composer {
