@@ -133,7 +133,7 @@ fn a_question_that_appears_while_someone_types_answers_nothing() {
         typed(&mut app, "so add a test yes now");
         let sent = answers(&mut rx);
         assert!(sent.is_empty(), "{name}: answered {sent:?}");
-        assert!(app.trust_answer.is_none(), "{name}: trust answered");
+        assert!(app.outbox.trust_answer.is_none(), "{name}: trust answered");
         assert_eq!(app.layers.len(), 1, "{name}: the box is still there");
         assert_eq!(app.composer.text(), "also add a test yes now", "{name}");
         let screen = text(&mut app, 120, 30);
@@ -165,7 +165,7 @@ fn tab_moves_between_a_question_and_the_message_box() {
         app.on_key(KeyEvent::from(KeyCode::Tab));
         assert!(!app.question_waits(), "{name}");
         typed(&mut app, "n");
-        let answered = app.trust_answer.is_some()
+        let answered = app.outbox.trust_answer.is_some()
             || app
                 .layers
                 .iter()
@@ -179,7 +179,7 @@ fn tab_moves_between_a_question_and_the_message_box() {
 fn keys_long_before_a_question_do_not_hold_it_back() {
     let (mut app, mut rx) = app("dark");
     typed(&mut app, "hello");
-    app.last_key = Some(Instant::now() - Duration::from_millis(600));
+    app.layers.last_key = Some(Instant::now() - Duration::from_millis(600));
     command(&mut app);
     assert!(!app.question_waits());
     typed(&mut app, "y");
@@ -209,9 +209,9 @@ fn a_review_that_appears_while_someone_types_answers_nothing() {
 fn keys_typed_ahead_at_start_do_not_answer_the_trust_prompt() {
     let (mut app, _rx) = app("dark");
     trust(&mut app);
-    app.typeahead_until = Some(Instant::now() + Duration::from_millis(500));
+    app.layers.typeahead_until = Some(Instant::now() + Duration::from_millis(500));
     typed(&mut app, "try this");
-    assert!(app.trust_answer.is_none());
+    assert!(app.outbox.trust_answer.is_none());
     assert_eq!(app.composer.text(), "try this");
     assert!(app.question_waits());
 }

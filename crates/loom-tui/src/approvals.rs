@@ -12,9 +12,7 @@
 use std::time::{Duration, Instant};
 
 use super::app::{App, Focus};
-use super::call_diff::{CallDiff, DiffFile};
-use super::layers::{CommandApproval, Layer, McpApproval, NetworkApproval, ScheduleApproval};
-use super::tools_pane::ToolStatus;
+use super::layers::{Layer, question};
 use crate::agent::ApprovalPreview;
 
 /// How long after a key a question that appears leaves the keys with the message box; and
@@ -30,149 +28,27 @@ impl App {
         reason: String,
         preview: ApprovalPreview,
     ) {
-        if let Some(row) = self.tools.row_mut(&id) {
-            row.status = ToolStatus::Awaiting;
-        }
+        self.tools.on_awaiting(&id);
         self.mark(&id);
-        if let Some(i) = self.tools.rows.iter().rposition(|r| r.id == id) {
-            self.tools.selected = i;
-        }
-        match preview {
-            ApprovalPreview::FileChange {
-                path,
-                diff,
-                creates,
-                notes,
-                ..
-            } => {
-                self.diffs.insert(
-                    id.clone(),
-                    CallDiff::single(
-                        path.clone(),
-                        std::sync::Arc::new(diff.hunks.clone()),
-                        notes.clone(),
-                        creates,
-                    ),
-                );
-                self.diff
-                    .show_diff(&path, &diff, Some(id.clone()), notes, creates);
-                self.diff_call = Some(id.clone());
-                self.review_takes_focus();
-            }
-            ApprovalPreview::Files { files } => {
-                let files: Vec<DiffFile> = files
-                    .into_iter()
-                    .map(|f| DiffFile {
-                        path: f.path,
-                        hunks: std::sync::Arc::new(f.diff.hunks),
-                        notes: f.notes,
-                        creates: f.creates,
-                        deletes: f.deletes,
-                        moved_from: f.moved_from,
-                    })
-                    .collect();
-                self.diff.show_files(&files, Some(id.clone()));
-                self.diffs.insert(id.clone(), CallDiff { files });
-                self.diff_call = Some(id.clone());
-                self.review_takes_focus();
-            }
-            ApprovalPreview::Command {
-                command,
-                cwd,
-                risk,
-                risk_reason,
-                grant_prefix,
-                network,
-                outside_sandbox,
-                ..
-            } => {
-                self.push_question(Box::new(CommandApproval {
-                    id,
-                    command,
-                    cwd,
-                    risk,
-                    risk_reason,
-                    reason,
-                    grant_prefix,
-                    network,
-                    outside_sandbox,
-                    scroll: 0,
-                    max_scroll: Default::default(),
-                    shown: Default::default(),
-                }));
-            }
-            ApprovalPreview::Network {
-                method,
-                url,
-                domain,
-                risk,
-                risk_reason,
-            } => {
-                self.push_question(Box::new(NetworkApproval {
-                    id,
-                    tool: name,
-                    method,
-                    url,
-                    domain,
-                    risk,
-                    risk_reason,
-                    reason,
-                }));
-            }
-            ApprovalPreview::McpTool {
-                server,
-                tool,
-                arguments,
-                read_only_hint,
-                grant_offered,
-            } => {
-                self.push_question(Box::new(McpApproval {
-                    id,
-                    server,
-                    tool,
-                    arguments,
-                    read_only_hint,
-                    reason,
-                    grant_offered,
-                }));
-            }
-            ApprovalPreview::Schedule { change } => {
-                self.push_question(Box::new(ScheduleApproval { id, change, reason }));
-            }
-            ApprovalPreview::Other { arguments } => {
-                self.push_question(Box::new(CommandApproval {
-                    id,
-                    command: format!("{name} {arguments}"),
-                    cwd: ".".into(),
-                    risk: "unknown".into(),
-                    risk_reason: reason.clone(),
-                    reason,
-                    grant_prefix: None,
-                    network: false,
-                    outside_sandbox: false,
-                    scroll: 0,
-                    max_scroll: Default::default(),
-                    shown: Default::default(),
-                }));
+        match self.details.review(&id, preview) {
+            None => self.review_takes_focus(),
+            Some(preview) => {
+                if let Some(question) = question(id, name, reason, preview) {
+                    self.push_question(question);
+                }
             }
         }
-    }
-
-    /// Whether a key arriving `now` was typed ahead while Loom started.
-    fn within_startup(&self, now: Instant) -> bool {
-        self.typeahead_until.is_some_and(|t| now < t)
     }
 
     /// Whether the person typed within [`QUESTION_GRACE`] of `now`.
     fn typing(&self, now: Instant) -> bool {
-        self.last_key
-            .is_some_and(|t| now.saturating_duration_since(t) < QUESTION_GRACE)
+        self.layers.typing(now, QUESTION_GRACE)
     }
 
     /// Put a question on the layer stack: it takes the keys unless the person is typing.
     pub(crate) fn push_question(&mut self, layer: Box<dyn Layer>) {
-        self.answering = !self.typing(Instant::now());
-        if !self.answering {
+        self.layers.answering = !self.typing(Instant::now());
+        if !self.layers.answering {
             self.focus = Focus::Composer;
         }
         self.layers.push(layer);
@@ -189,12 +65,12 @@ impl App {
     /// Whether keys typed now would still count as typed ahead while Loom started (a
     /// question shown now waits, and is drawn waiting, until this passes).
     pub(crate) fn typeahead_window(&self) -> bool {
-        self.layers.last().is_some_and(|l| l.is_question()) && self.within_startup(Instant::now())
+        self.layers.typeahead_window()
     }
 
     /// Whether the front layer is a question waiting while the message box has the keys.
     pub(crate) fn question_waits(&self) -> bool {
-        !self.answering && self.layers.last().is_some_and(|l| l.is_question())
+        self.layers.question_waits()
     }
 
     /// Route a key when the front layer is a question; `None` when the key was handled
@@ -206,16 +82,16 @@ impl App {
         if matches!(key.code, KeyCode::Tab | KeyCode::BackTab)
             && !key.modifiers.contains(KeyModifiers::CONTROL)
         {
-            self.answering = !self.answering;
+            self.layers.answering = !self.layers.answering;
             self.focus = Focus::Composer;
             return None;
         }
         // Typed ahead while Loom was starting (a trust prompt is up from the first
         // frame): meant for the message box.
-        if self.answering && self.within_startup(now) {
-            self.answering = false;
+        if self.layers.answering && self.layers.within_startup(now) {
+            self.layers.answering = false;
             self.focus = Focus::Composer;
         }
-        Some(self.answering)
+        Some(self.layers.answering)
     }
 }

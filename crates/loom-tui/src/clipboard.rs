@@ -147,55 +147,7 @@ pub fn plan(text: &str, place: &Place, tmux: Option<&Tmux>, tool: Option<&str>) 
     let mut ways: Vec<String> = Vec::new();
     let mut why_not = String::new();
     if place.tmux {
-        match tmux {
-            Some(Tmux::Buffer {
-                to_terminal,
-                passthrough,
-            }) => {
-                ways.push(if *to_terminal {
-                    "tmux's paste buffer (prefix ]), which tmux passes on to the terminal's \
-                     clipboard where it can"
-                        .to_string()
-                } else {
-                    "tmux's paste buffer (prefix ])".to_string()
-                });
-                if *passthrough {
-                    sequence.push_str(&tmux_passthrough(&osc52(text)));
-                    ways.push("the terminal's clipboard through tmux's passthrough".into());
-                }
-            }
-            Some(Tmux::Refused {
-                why,
-                set_clipboard,
-                passthrough,
-            }) => {
-                if *set_clipboard {
-                    sequence.push_str(&osc52(text));
-                    ways.push("tmux (set-clipboard on)".into());
-                }
-                if *passthrough {
-                    sequence.push_str(&tmux_passthrough(&osc52(text)));
-                    ways.push("the terminal's clipboard through tmux's passthrough".into());
-                }
-                why_not = format!(
-                    "tmux refused the text ({why}), and takes no clipboard sequence from \
-                     programs here (set-clipboard is not on, allow-passthrough is off)"
-                );
-            }
-            Some(Tmux::Unreachable(_)) | None => {
-                // tmux cannot be asked: a plain OSC 52 is what a tmux with set-clipboard on
-                // takes; the passthrough is not sent blind.
-                sequence.push_str(&osc52(text));
-                let why = match tmux {
-                    Some(Tmux::Unreachable(why)) => why.as_str(),
-                    _ => "not asked",
-                };
-                ways.push(format!(
-                    "tmux as OSC 52, which it keeps only with `set -g set-clipboard on` (tmux \
-                     could not be asked: {why})"
-                ));
-            }
-        }
+        why_not = through_tmux(text, tmux, &mut sequence, &mut ways);
     } else if place.screen {
         sequence.push_str(&screen_osc52(text));
         ways.push("the terminal's clipboard through screen (if the terminal takes OSC 52)".into());
@@ -229,6 +181,67 @@ pub fn plan(text: &str, place: &Place, tmux: Option<&Tmux>, tool: Option<&str>) 
         how: (!ways.is_empty()).then(|| ways.join(" and ")),
         why_not,
     }
+}
+
+/// Inside tmux: the sequences and ways that reach a clipboard as `tmux` (if it could be
+/// asked) allows, added to `sequence` and `ways`; gives why the terminal's clipboard is
+/// not reached, if so.
+fn through_tmux(
+    text: &str,
+    tmux: Option<&Tmux>,
+    sequence: &mut String,
+    ways: &mut Vec<String>,
+) -> String {
+    match tmux {
+        Some(Tmux::Buffer {
+            to_terminal,
+            passthrough,
+        }) => {
+            ways.push(if *to_terminal {
+                "tmux's paste buffer (prefix ]), which tmux passes on to the terminal's \
+                 clipboard where it can"
+                    .to_string()
+            } else {
+                "tmux's paste buffer (prefix ])".to_string()
+            });
+            if *passthrough {
+                sequence.push_str(&tmux_passthrough(&osc52(text)));
+                ways.push("the terminal's clipboard through tmux's passthrough".into());
+            }
+        }
+        Some(Tmux::Refused {
+            why,
+            set_clipboard,
+            passthrough,
+        }) => {
+            if *set_clipboard {
+                sequence.push_str(&osc52(text));
+                ways.push("tmux (set-clipboard on)".into());
+            }
+            if *passthrough {
+                sequence.push_str(&tmux_passthrough(&osc52(text)));
+                ways.push("the terminal's clipboard through tmux's passthrough".into());
+            }
+            return format!(
+                "tmux refused the text ({why}), and takes no clipboard sequence from \
+                 programs here (set-clipboard is not on, allow-passthrough is off)"
+            );
+        }
+        Some(Tmux::Unreachable(_)) | None => {
+            // tmux cannot be asked: a plain OSC 52 is what a tmux with set-clipboard on
+            // takes; the passthrough is not sent blind.
+            sequence.push_str(&osc52(text));
+            let why = match tmux {
+                Some(Tmux::Unreachable(why)) => why.as_str(),
+                _ => "not asked",
+            };
+            ways.push(format!(
+                "tmux as OSC 52, which it keeps only with `set -g set-clipboard on` (tmux \
+                 could not be asked: {why})"
+            ));
+        }
+    }
+    String::new()
 }
 
 /// The desktop clipboard tool to use, if one is installed and its display is there.

@@ -315,41 +315,57 @@ impl Composer {
             KeyCode::Delete => self.delete(),
             KeyCode::Left if ctrl || alt => self.col = self.word_left(),
             KeyCode::Right if ctrl || alt => self.col = self.word_right(),
-            KeyCode::Left => {
-                if self.col > 0 {
-                    self.col -= 1;
-                } else if self.row > 0 {
-                    self.row -= 1;
-                    self.col = self.line_len();
-                }
-            }
-            KeyCode::Right => {
-                if self.col < self.line_len() {
-                    self.col += 1;
-                } else if self.row + 1 < self.lines.len() {
-                    self.row += 1;
-                    self.col = 0;
-                }
-            }
+            KeyCode::Left => self.left(),
+            KeyCode::Right => self.right(),
             KeyCode::Home => self.col = 0,
             KeyCode::End => self.col = self.line_len(),
-            KeyCode::Up => {
-                if self.row > 0 {
-                    self.row -= 1;
-                    self.col = self.col.min(self.line_len());
-                } else if !self.recall(true) {
-                    return ComposerOutcome::Ignored;
-                }
-            }
-            KeyCode::Down => {
-                if self.row + 1 < self.lines.len() {
-                    self.row += 1;
-                    self.col = self.col.min(self.line_len());
-                } else if !self.recall(false) {
-                    return ComposerOutcome::Ignored;
-                }
-            }
+            KeyCode::Up => return self.up_or_recall(),
+            KeyCode::Down => return self.down_or_recall(),
             _ => return ComposerOutcome::Ignored,
+        }
+        ComposerOutcome::Consumed
+    }
+
+    /// One grapheme left, to the end of the line above at the start of a line.
+    fn left(&mut self) {
+        if self.col > 0 {
+            self.col -= 1;
+        } else if self.row > 0 {
+            self.row -= 1;
+            self.col = self.line_len();
+        }
+    }
+
+    /// One grapheme right, to the start of the line below at the end of a line.
+    fn right(&mut self) {
+        if self.col < self.line_len() {
+            self.col += 1;
+        } else if self.row + 1 < self.lines.len() {
+            self.row += 1;
+            self.col = 0;
+        }
+    }
+
+    /// One line up; on the first line, the previous message of the history (ignored when
+    /// there is none).
+    fn up_or_recall(&mut self) -> ComposerOutcome {
+        if self.row > 0 {
+            self.row -= 1;
+            self.col = self.col.min(self.line_len());
+        } else if !self.recall(true) {
+            return ComposerOutcome::Ignored;
+        }
+        ComposerOutcome::Consumed
+    }
+
+    /// One line down; on the last line, the next message of the history (ignored when
+    /// there is none).
+    fn down_or_recall(&mut self) -> ComposerOutcome {
+        if self.row + 1 < self.lines.len() {
+            self.row += 1;
+            self.col = self.col.min(self.line_len());
+        } else if !self.recall(false) {
+            return ComposerOutcome::Ignored;
         }
         ComposerOutcome::Consumed
     }

@@ -21,7 +21,7 @@ use super::contrast::legible;
 use super::highlight::{CodeHighlighter, language_of_path};
 use super::theme::Theme;
 use super::wrap::{StyledLine, wrap};
-use crate::base::diff::{FileDiff, Hunk, LineKind};
+use crate::base::diff::{DiffLine, FileDiff, Hunk, LineKind};
 
 /// Diff lines beyond this are shown without syntax colours.
 pub const MAX_HIGHLIGHTED: usize = 3000;
@@ -336,8 +336,55 @@ impl DiffView {
     }
 
     fn build(&self, width: u16, theme: &Theme) -> (Vec<Line<'static>>, Vec<usize>) {
-        let mut out: Vec<Line<'static>> = Vec::new();
+        let mut out = self.title_lines(width, theme);
         let mut starts = Vec::new();
+        let num_w = self
+            .hunks
+            .iter()
+            .flat_map(|h| [h.old_start + h.old_len, h.new_start + h.new_len])
+            .max()
+            .unwrap_or(1)
+            .to_string()
+            .len()
+            .max(3);
+        let mut lang = language_of_path(&self.path);
+        let mut highlighted = 0usize;
+        for (hi, hunk) in self.hunks.iter().enumerate() {
+            if let Some(section) = self.sections.iter().find(|s| s.first == hi) {
+                lang = language_of_path(&section.path);
+                out.push(self.section_header(section, theme));
+            }
+            starts.push(out.len());
+            out.push(self.hunk_header(hi, hunk, theme));
+            let dimmed =
+                self.reviewing.is_some() && !self.selected.get(hi).copied().unwrap_or(true);
+            let mut hl = CodeHighlighter::new(
+                &lang,
+                &theme.syntax,
+                theme.depth,
+                Style::default().fg(theme.text),
+            );
+            let emphasis = word_emphasis(hunk);
+            for (li, line) in hunk.lines.iter().enumerate() {
+                let code = if highlighted < MAX_HIGHLIGHTED && !dimmed {
+                    highlighted += 1;
+                    hl.line(line.text())
+                } else {
+                    vec![Span::styled(
+                        line.text().to_string(),
+                        Style::default().fg(theme.text),
+                    )]
+                };
+                let styled = diff_line(line, code, &emphasis[li], num_w, dimmed, theme);
+                out.extend(wrap(&styled, width));
+            }
+        }
+        (out, starts)
+    }
+
+    /// The file's name with its counts, and the tool's notes.
+    fn title_lines(&self, width: u16, theme: &Theme) -> Vec<Line<'static>> {
+        let mut out: Vec<Line<'static>> = Vec::new();
         let added: usize = self.hunks.iter().map(Hunk::added).sum();
         let removed: usize = self.hunks.iter().map(Hunk::removed).sum();
         let title = format!(
@@ -359,144 +406,34 @@ impl DiffView {
                 width,
             ));
         }
-        let num_w = self
-            .hunks
-            .iter()
-            .flat_map(|h| [h.old_start + h.old_len, h.new_start + h.new_len])
-            .max()
-            .unwrap_or(1)
-            .to_string()
-            .len()
-            .max(3);
-        let mut lang = language_of_path(&self.path);
-        let mut highlighted = 0usize;
-        for (hi, hunk) in self.hunks.iter().enumerate() {
-            if let Some(section) = self.sections.iter().find(|s| s.first == hi) {
-                lang = language_of_path(&section.path);
-                out.push(self.section_header(section, theme));
-            }
-            starts.push(out.len());
-            let mut header = Vec::new();
-            if self.reviewing.is_some() {
-                let pointer = if hi == self.cursor { "▶ " } else { "  " };
-                let check = if self.selected.get(hi).copied().unwrap_or(true) {
-                    "[x] "
-                } else {
-                    "[ ] "
-                };
-                header.push(Span::styled(
-                    pointer,
-                    Style::default()
-                        .fg(theme.accent)
-                        .add_modifier(Modifier::BOLD),
-                ));
-                header.push(Span::styled(check, Style::default().fg(theme.accent)));
-            }
-            let header_text = if hunk.lines.is_empty() {
-                "no line changes".to_string()
+        out
+    }
+
+    /// Hunk `hi`'s header line; in a review, with its pointer and check box.
+    fn hunk_header(&self, hi: usize, hunk: &Hunk, theme: &Theme) -> Line<'static> {
+        let mut header = Vec::new();
+        if self.reviewing.is_some() {
+            let pointer = if hi == self.cursor { "▶ " } else { "  " };
+            let check = if self.selected.get(hi).copied().unwrap_or(true) {
+                "[x] "
             } else {
-                hunk.header()
+                "[ ] "
             };
-            header.push(Span::styled(header_text, Style::default().fg(theme.accent)));
-            out.push(Line::from(header));
-            let dimmed =
-                self.reviewing.is_some() && !self.selected.get(hi).copied().unwrap_or(true);
-            let mut hl = CodeHighlighter::new(
-                &lang,
-                &theme.syntax,
-                theme.depth,
-                Style::default().fg(theme.text),
-            );
-            // Pair each run of removed lines with the following run of added lines for
-            // word-level emphasis.
-            let mut emphasis: Vec<Vec<Range<usize>>> = vec![Vec::new(); hunk.lines.len()];
-            let mut i = 0;
-            while i < hunk.lines.len() {
-                if hunk.lines[i].kind != LineKind::Removed {
-                    i += 1;
-                    continue;
-                }
-                let rem_start = i;
-                while i < hunk.lines.len() && hunk.lines[i].kind == LineKind::Removed {
-                    i += 1;
-                }
-                let add_start = i;
-                while i < hunk.lines.len() && hunk.lines[i].kind == LineKind::Added {
-                    i += 1;
-                }
-                let pairs = (add_start - rem_start).min(i - add_start);
-                for k in 0..pairs {
-                    let (o, n) = changed_ranges(
-                        hunk.lines[rem_start + k].text(),
-                        hunk.lines[add_start + k].text(),
-                    );
-                    emphasis[rem_start + k] = o;
-                    emphasis[add_start + k] = n;
-                }
-            }
-            for (li, line) in hunk.lines.iter().enumerate() {
-                let (sign, fg, bg, emph) = match line.kind {
-                    LineKind::Added => ('+', theme.added, theme.added_bg, theme.added_emphasis),
-                    LineKind::Removed => {
-                        ('-', theme.removed, theme.removed_bg, theme.removed_emphasis)
-                    }
-                    LineKind::Context => (
-                        ' ',
-                        theme.dim,
-                        ratatui::style::Color::Reset,
-                        ratatui::style::Color::Reset,
-                    ),
-                };
-                let num = |n: Option<usize>| {
-                    n.map(|v| format!("{v:>num_w$}"))
-                        .unwrap_or_else(|| " ".repeat(num_w))
-                };
-                let gutter = format!("{} {} {sign} ", num(line.old_no), num(line.new_no));
-                let mut code = if highlighted < MAX_HIGHLIGHTED && !dimmed {
-                    highlighted += 1;
-                    hl.line(line.text())
-                } else {
-                    vec![Span::styled(
-                        line.text().to_string(),
-                        Style::default().fg(theme.text),
-                    )]
-                };
-                let emph_style = if emph == ratatui::style::Color::Reset {
-                    Style::default().add_modifier(Modifier::BOLD | Modifier::UNDERLINED)
-                } else {
-                    Style::default().bg(emph)
-                };
-                code = emphasize(code, &emphasis[li], emph_style);
-                let mut spans = vec![Span::styled(gutter.clone(), Style::default().fg(fg))];
-                for s in code {
-                    let mut st = s.style;
-                    if line.kind != LineKind::Context {
-                        st = st.bg(st
-                            .bg
-                            .filter(|c| *c != ratatui::style::Color::Reset)
-                            .unwrap_or(bg));
-                        if bg == ratatui::style::Color::Reset {
-                            st = st.fg(fg);
-                        }
-                    }
-                    st = if dimmed {
-                        Style::default().fg(theme.dim)
-                    } else {
-                        legible(st, theme)
-                    };
-                    spans.push(Span::styled(s.content, st));
-                }
-                let fill =
-                    (line.kind != LineKind::Context && !dimmed).then(|| Style::default().bg(bg));
-                let styled = StyledLine {
-                    spans,
-                    continuation: vec![Span::raw(" ".repeat(gutter.chars().count()))],
-                    fill,
-                };
-                out.extend(wrap(&styled, width));
-            }
+            header.push(Span::styled(
+                pointer,
+                Style::default()
+                    .fg(theme.accent)
+                    .add_modifier(Modifier::BOLD),
+            ));
+            header.push(Span::styled(check, Style::default().fg(theme.accent)));
         }
-        (out, starts)
+        let header_text = if hunk.lines.is_empty() {
+            "no line changes".to_string()
+        } else {
+            hunk.header()
+        };
+        header.push(Span::styled(header_text, Style::default().fg(theme.accent)));
+        Line::from(header)
     }
 
     /// The bold line naming a file of a multi-file diff, with its counts.
@@ -620,6 +557,96 @@ impl DiffView {
         {
             buf.set_line(area.x, area.y + i as u16, line, area.width);
         }
+    }
+}
+
+/// The changed words of each line of `hunk`: each run of removed lines is paired with the
+/// run of added lines after it, line by line.
+fn word_emphasis(hunk: &Hunk) -> Vec<Vec<Range<usize>>> {
+    let mut emphasis: Vec<Vec<Range<usize>>> = vec![Vec::new(); hunk.lines.len()];
+    let mut i = 0;
+    while i < hunk.lines.len() {
+        if hunk.lines[i].kind != LineKind::Removed {
+            i += 1;
+            continue;
+        }
+        let rem_start = i;
+        while i < hunk.lines.len() && hunk.lines[i].kind == LineKind::Removed {
+            i += 1;
+        }
+        let add_start = i;
+        while i < hunk.lines.len() && hunk.lines[i].kind == LineKind::Added {
+            i += 1;
+        }
+        let pairs = (add_start - rem_start).min(i - add_start);
+        for k in 0..pairs {
+            let (o, n) = changed_ranges(
+                hunk.lines[rem_start + k].text(),
+                hunk.lines[add_start + k].text(),
+            );
+            emphasis[rem_start + k] = o;
+            emphasis[add_start + k] = n;
+        }
+    }
+    emphasis
+}
+
+/// One line of a hunk: its gutter (old and new numbers `num_w` wide, the sign) and its
+/// `code` spans with the changed words (`emphasis`) stressed, in the added or removed
+/// colours; all dim when its hunk is left out of a review.
+fn diff_line(
+    line: &DiffLine,
+    code: Vec<Span<'static>>,
+    emphasis: &[Range<usize>],
+    num_w: usize,
+    dimmed: bool,
+    theme: &Theme,
+) -> StyledLine {
+    let (sign, fg, bg, emph) = match line.kind {
+        LineKind::Added => ('+', theme.added, theme.added_bg, theme.added_emphasis),
+        LineKind::Removed => ('-', theme.removed, theme.removed_bg, theme.removed_emphasis),
+        LineKind::Context => (
+            ' ',
+            theme.dim,
+            ratatui::style::Color::Reset,
+            ratatui::style::Color::Reset,
+        ),
+    };
+    let num = |n: Option<usize>| {
+        n.map(|v| format!("{v:>num_w$}"))
+            .unwrap_or_else(|| " ".repeat(num_w))
+    };
+    let gutter = format!("{} {} {sign} ", num(line.old_no), num(line.new_no));
+    let emph_style = if emph == ratatui::style::Color::Reset {
+        Style::default().add_modifier(Modifier::BOLD | Modifier::UNDERLINED)
+    } else {
+        Style::default().bg(emph)
+    };
+    let code = emphasize(code, emphasis, emph_style);
+    let mut spans = vec![Span::styled(gutter.clone(), Style::default().fg(fg))];
+    for s in code {
+        let mut st = s.style;
+        if line.kind != LineKind::Context {
+            st = st.bg(st
+                .bg
+                .filter(|c| *c != ratatui::style::Color::Reset)
+                .unwrap_or(bg));
+            if bg == ratatui::style::Color::Reset {
+                st = st.fg(fg);
+            }
+        }
+        st = if dimmed {
+            Style::default().fg(theme.dim)
+        } else {
+            legible(st, theme)
+        };
+        spans.push(Span::styled(s.content, st));
+    }
+    let fill = (line.kind != LineKind::Context && !dimmed).then(|| Style::default().bg(bg));
+    StyledLine {
+        spans,
+        continuation: vec![Span::raw(" ".repeat(gutter.chars().count()))],
+        fill,
     }
 }
 

@@ -66,7 +66,7 @@ fn the_ctrl_c_hint_is_on_the_status_line_not_in_the_transcript() {
     let (mut app, _rx) = app("dark");
     for _ in 0..3 {
         ctrl(&mut app, KeyCode::Char('c'));
-        assert!(!app.quit, "not yet");
+        assert!(!app.outbox.quit, "not yet");
         let screen = text(&mut app, 100, 20);
         assert!(
             screen
@@ -77,12 +77,12 @@ fn the_ctrl_c_hint_is_on_the_status_line_not_in_the_transcript() {
             "{screen}"
         );
         assert!(!screen.contains("press Ctrl+C again"), "{screen}");
-        app.ctrl_c_at = Some(std::time::Instant::now() - std::time::Duration::from_secs(3));
+        app.outbox.ctrl_c_at = Some(std::time::Instant::now() - std::time::Duration::from_secs(3));
         assert!(!app.quit_pending(), "the hint passes");
     }
     ctrl(&mut app, KeyCode::Char('c'));
     ctrl(&mut app, KeyCode::Char('c'));
-    assert!(app.quit);
+    assert!(app.outbox.quit);
 }
 
 #[test]
@@ -227,13 +227,13 @@ fn a_bang_command_becomes_a_tool_row_and_a_chip() {
         },
     );
     insta::assert_snapshot!("bang_command_chip", text(&mut app, 100, 24));
-    assert_eq!(app.attachments.len(), 1);
+    assert_eq!(app.draft.attachments.len(), 1);
     assert_eq!(
-        app.attachments[0].text,
+        app.draft.attachments[0].text,
         "$ ls src\nlib.rs\nmain.rs\n[exit code 0 in 0.01s; stdout 12 bytes, stderr 0 bytes]"
     );
     key(&mut app, KeyCode::Backspace);
-    assert!(app.attachments.is_empty());
+    assert!(app.draft.attachments.is_empty());
 }
 
 /// `@` lists the workspace's files that fit; Tab leaves `@path` in the text and asks the
@@ -251,11 +251,11 @@ fn an_at_mention_opens_the_file_popup() {
         std::fs::write(dir.path().join(f), "x\n").unwrap();
     }
     let (mut app, mut rx) = app("dark");
-    app.workspace_root = Some(dir.path().to_path_buf());
+    app.draft.workspace_root = Some(dir.path().to_path_buf());
     for c in "look at @".chars() {
         key(&mut app, KeyCode::Char(c));
     }
-    assert!(app.files.is_none(), "the walk runs off the UI thread");
+    assert!(app.draft.files.is_none(), "the walk runs off the UI thread");
     app.finish_listing();
     for c in "tuiv".chars() {
         key(&mut app, KeyCode::Char(c));
@@ -340,7 +340,7 @@ fn a_pasted_image_path_attaches_the_image_to_the_next_message() {
     assert_eq!(images[0].name, "screen shot.png");
     assert_eq!(images[0].mime, "image/png");
     assert!(
-        app.images.is_empty(),
+        app.draft.images.is_empty(),
         "the image went with that message only"
     );
 
@@ -348,7 +348,7 @@ fn a_pasted_image_path_attaches_the_image_to_the_next_message() {
     let fake = dir.path().join("fake.png");
     std::fs::write(&fake, "text").unwrap();
     app.on_paste(&fake.display().to_string());
-    assert!(app.images.is_empty());
+    assert!(app.draft.images.is_empty());
     assert!(text_of(&mut app).contains("not a PNG"));
 }
 
@@ -404,7 +404,7 @@ fn a_mouse_selection_copies_the_clean_text_of_the_messages() {
     };
     app.on_mouse(mouse(MouseEventKind::Down(MouseButton::Left), first));
     app.on_mouse(mouse(MouseEventKind::Up(MouseButton::Left), last));
-    let pending = app.clipboard.take().expect("something was copied");
+    let pending = app.outbox.clipboard.take().expect("something was copied");
     // The event loop copies it and says where it went.
     app.copied(
         &pending.what,
@@ -443,7 +443,7 @@ fn an_interrupted_queue_gives_back_text_and_images() {
         },
     );
     assert_eq!(app.composer.text(), "look at this");
-    assert_eq!(app.images, vec![shot.clone()]);
+    assert_eq!(app.draft.images, vec![shot.clone()]);
     key(&mut app, KeyCode::Enter);
     assert_eq!(
         rx.try_recv().unwrap(),

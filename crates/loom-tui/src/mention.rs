@@ -60,12 +60,12 @@ impl App {
     pub(crate) fn mention_query(&self) -> Option<String> {
         let word = self.composer.word_at_cursor();
         let query = word.strip_prefix('@')?;
-        (self.workspace_root.is_some() && !query.contains('@')).then(|| query.to_string())
+        (self.draft.workspace_root.is_some() && !query.contains('@')).then(|| query.to_string())
     }
 
     /// The paths that fit `query`, best first.
     pub(crate) fn mention_suggestions(&self, query: &str) -> Vec<Suggestion> {
-        let Some(files) = &self.files else {
+        let Some(files) = &self.draft.files else {
             return Vec::new();
         };
         super::fuzzy::best(query, files, SHOWN)
@@ -86,8 +86,9 @@ impl App {
         let Some(query) = self.mention_query() else {
             return;
         };
-        let wanted = (self.files.is_none() && self.files_pending.is_none()) || query.is_empty();
-        if wanted && let Some(root) = self.workspace_root.clone() {
+        let wanted =
+            (self.draft.files.is_none() && self.draft.files_pending.is_none()) || query.is_empty();
+        if wanted && let Some(root) = self.draft.workspace_root.clone() {
             let (tx, rx) = std::sync::mpsc::channel();
             let spawned = std::thread::Builder::new()
                 .name("loom-mention-list".into())
@@ -95,33 +96,33 @@ impl App {
                     let _ = tx.send(workspace_paths(&root));
                 });
             if spawned.is_ok() {
-                self.files_pending = Some(rx);
+                self.draft.files_pending = Some(rx);
             }
         }
     }
 
     /// Take a finished listing (called before each frame).
     pub(crate) fn take_listing(&mut self) {
-        let Some(rx) = &self.files_pending else {
+        let Some(rx) = &self.draft.files_pending else {
             return;
         };
         match rx.try_recv() {
             Ok(files) => {
-                self.files = Some(files);
-                self.files_pending = None;
+                self.draft.files = Some(files);
+                self.draft.files_pending = None;
             }
             Err(std::sync::mpsc::TryRecvError::Empty) => {}
-            Err(std::sync::mpsc::TryRecvError::Disconnected) => self.files_pending = None,
+            Err(std::sync::mpsc::TryRecvError::Disconnected) => self.draft.files_pending = None,
         }
     }
 
     /// Wait for the listing being made (tests, which read the popup right after typing).
     #[cfg(test)]
     pub(crate) fn finish_listing(&mut self) {
-        if let Some(rx) = self.files_pending.take()
+        if let Some(rx) = self.draft.files_pending.take()
             && let Ok(files) = rx.recv_timeout(std::time::Duration::from_secs(10))
         {
-            self.files = Some(files);
+            self.draft.files = Some(files);
         }
     }
 
@@ -136,7 +137,7 @@ impl App {
         };
         self.composer
             .replace_word_at_cursor(&format!("@{} ", choice.line));
-        self.popup_selected = 0;
+        self.draft.popup_selected = 0;
         self.send(UserOp::Attach { path: choice.line });
         true
     }

@@ -103,12 +103,12 @@ fn f_on_a_whole_file_left_out_brings_it_back() {
     app.on_key(KeyEvent::from(KeyCode::Char(' ')));
     app.on_key(KeyEvent::from(KeyCode::Char('f')));
     assert_eq!(
-        app.diff.selected[..2],
+        app.details.view.selected[..2],
         [true, true],
         "one hunk off: f turns the file on"
     );
     app.on_key(KeyEvent::from(KeyCode::Char('f')));
-    assert_eq!(app.diff.selected[..2], [false, false]);
+    assert_eq!(app.details.view.selected[..2], [false, false]);
 }
 
 #[test]
@@ -129,10 +129,10 @@ fn the_files_a_patch_wrote_are_shown_together() {
             },
         );
     }
-    let files = &app.diffs["p1"].files;
+    let files = &app.details.diffs["p1"].files;
     assert_eq!(files.len(), 2);
-    assert_eq!(app.applied, vec!["p1".to_string()]);
-    let unified = app.diffs["p1"].unified();
+    assert_eq!(app.details.applied, vec!["p1".to_string()]);
+    let unified = app.details.diffs["p1"].unified();
     assert!(
         unified.contains("+++ b/a.txt") && unified.contains("--- /dev/null"),
         "{unified}"

@@ -79,6 +79,17 @@ pub struct Activity {
 }
 
 impl Activity {
+    /// An activity shown as `mark` and `label`, lasting `elapsed` (its short form is made
+    /// from the label).
+    fn of(mark: &'static str, label: impl Into<String>, elapsed: Option<String>) -> Activity {
+        Activity {
+            mark,
+            label: label.into(),
+            short: String::new(),
+            elapsed,
+        }
+    }
+
     /// The whole activity as one piece of text.
     pub fn text(&self) -> String {
         let mut s = format!("{} {}", self.mark, self.label);
@@ -179,87 +190,46 @@ impl Progress {
         let since = |t: Instant| Some(seconds_whole(now.saturating_duration_since(t)));
         let spin = spinner(now.saturating_duration_since(self.phase_since));
         match self.phase {
-            Phase::Idle => Activity {
-                mark: "●",
-                label: "ready".into(),
-                short: String::new(),
-                elapsed: None,
-            },
-            Phase::CallingLlm => Activity {
-                mark: spin,
-                label: if self.answering {
-                    "answering".into()
+            Phase::Idle => Activity::of("●", "ready", None),
+            Phase::CallingLlm => {
+                let label = if self.answering {
+                    "answering"
                 } else if self.streamed_bytes > 0 {
-                    "reasoning".into()
+                    "reasoning"
                 } else {
-                    "thinking".into()
-                },
-                short: String::new(),
-                elapsed: since(self.request_start.unwrap_or(self.phase_since)),
-            },
+                    "thinking"
+                };
+                let start = self.request_start.unwrap_or(self.phase_since);
+                Activity::of(spin, label, since(start))
+            }
             Phase::ExecutingTools => match running {
-                [(name, start)] => Activity {
-                    mark: spin,
-                    label: format!("running {name}"),
-                    short: String::new(),
-                    elapsed: since(*start),
-                },
-                [] => Activity {
-                    mark: spin,
-                    label: "running tools".into(),
-                    short: String::new(),
-                    elapsed: since(self.phase_since),
-                },
-                many => Activity {
-                    mark: spin,
-                    label: format!("running {} tools", many.len()),
-                    short: String::new(),
-                    elapsed: since(self.phase_since),
-                },
+                [(name, start)] => Activity::of(spin, format!("running {name}"), since(*start)),
+                [] => Activity::of(spin, "running tools", since(self.phase_since)),
+                many => Activity::of(
+                    spin,
+                    format!("running {} tools", many.len()),
+                    since(self.phase_since),
+                ),
             },
-            Phase::AwaitingApproval => Activity {
-                mark: "?",
-                label: "waiting for you".into(),
-                short: String::new(),
-                elapsed: None,
-            },
-            Phase::PostToolsHook => Activity {
-                mark: spin,
-                label: "running hooks".into(),
-                short: String::new(),
-                elapsed: since(self.phase_since),
-            },
+            Phase::AwaitingApproval => Activity::of("?", "waiting for you", None),
+            Phase::PostToolsHook => Activity::of(spin, "running hooks", since(self.phase_since)),
             Phase::Error => match self.retrying {
-                Some(r) => Activity {
-                    mark: "↻",
-                    label: format!(
+                Some(r) => Activity::of(
+                    "↻",
+                    format!(
                         "retrying in {} ({}/{})",
                         seconds_up(r.at.saturating_duration_since(now)),
                         r.attempt,
                         r.max_attempts
                     ),
-                    short: String::new(),
-                    elapsed: None,
-                },
-                None => Activity {
-                    mark: "↻",
-                    label: "retrying".into(),
-                    short: String::new(),
-                    elapsed: None,
-                },
+                    None,
+                ),
+                None => Activity::of("↻", "retrying", None),
             },
-            Phase::Compacting => Activity {
-                mark: spin,
-                label: "compacting the conversation".into(),
-                short: String::new(),
-                elapsed: since(self.phase_since),
-            },
-            Phase::ShuttingDown => Activity {
-                mark: spin,
-                label: "stopping".into(),
-                short: String::new(),
-                elapsed: None,
-            },
+            Phase::Compacting => {
+                Activity::of(spin, "compacting the conversation", since(self.phase_since))
+            }
+            Phase::ShuttingDown => Activity::of(spin, "stopping", None),
         }
     }
 }

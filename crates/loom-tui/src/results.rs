@@ -1,16 +1,11 @@
 //! What finished calls and failed turns leave on screen: a command's output under its row
 //! in the chat, a `!command`'s output as a chip for the next message, and errors — a long
 //! one (the how-to-connect block, a server's error page) said in full once and in one line
-//! when it comes again.
-
-use std::hash::{Hash, Hasher};
+//! when it comes again (the chat keeps which; see `chat_events.rs`).
 
 use super::app::{App, SHELL_ATTACH_BUDGET};
 use super::tools_pane::ToolStatus;
 use super::transcript::NoticeLevel;
-
-/// Errors of at least this many lines are said in full only once.
-const LONG_ERROR_LINES: usize = 3;
 
 impl App {
     /// A finished command's output goes under its row in the chat.
@@ -58,7 +53,7 @@ impl App {
             text.push_str(&format!("[{}]", result.output.lines().next().unwrap_or("")));
         }
         let (text, _) = crate::base::text::cut_middle(&text, SHELL_ATTACH_BUDGET);
-        self.attachments.push(super::attachments::Attachment {
+        self.draft.attachments.push(super::attachments::Attachment {
             name: format!("!{}", crate::wrap::truncate(command, 40)),
             text,
         });
@@ -66,21 +61,6 @@ impl App {
             NoticeLevel::Info,
             "the output goes with your next message (Backspace in an empty message box drops it)",
         );
-    }
-
-    /// Show an error from the agent: a long one seen before in one line, pointing up.
-    pub(crate) fn show_error(&mut self, message: &str) {
-        if message.lines().count() >= LONG_ERROR_LINES {
-            let mut hasher = std::collections::hash_map::DefaultHasher::new();
-            message.trim().hash(&mut hasher);
-            if !self.shown_errors.insert(hasher.finish()) {
-                let first = message.lines().next().unwrap_or("").trim_end();
-                let again = format!("{first} (again: the whole message is above)");
-                self.transcript.push_notice(NoticeLevel::Error, &again);
-                return;
-            }
-        }
-        self.transcript.push_notice(NoticeLevel::Error, message);
     }
 }
 

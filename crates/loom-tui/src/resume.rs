@@ -12,8 +12,8 @@ use super::layers::resume_picker::{ResumePicker, SessionItem};
 use super::stored_calls::StoredCall;
 use super::tools_pane::{ToolRow, ToolStatus, summarize};
 use super::transcript::NoticeLevel;
-use crate::llm::Message;
-use crate::session::{self, LoadedSession};
+use crate::llm::{Message, ToolCall};
+use crate::session::{self, LoadedSession, MessageAt};
 
 /// The most sessions the picker lists.
 const MAX_LISTED: usize = 200;
@@ -65,7 +65,7 @@ impl App {
     /// Open the resume picker; its list is read in a thread. `at_start`: Loom opened with
     /// `--resume` and starts a new session when the person closes it.
     pub fn open_resume_picker(&mut self, at_start: bool) {
-        let Some(workspace) = self.workspace_root.clone() else {
+        let Some(workspace) = self.draft.workspace_root.clone() else {
             return;
         };
         let current = (!at_start).then(|| self.status.session_id.clone());
@@ -81,13 +81,10 @@ impl App {
     pub fn start_over(&mut self, session: &LoadedSession) {
         self.transcript.clear();
         self.tools = super::tools_pane::ToolsPane::new();
-        self.diff = super::diff_view::DiffView::default();
-        self.diff_call = None;
-        self.diffs.clear();
-        self.applied.clear();
-        self.attachments.clear();
-        self.images.clear();
-        self.layers.retain(|l| l.call_id().is_none());
+        self.details.clear();
+        self.draft.attachments.clear();
+        self.draft.images.clear();
+        self.layers.close_calls();
         self.focus = super::app::Focus::Composer;
         self.status.session_id = session.id.clone();
         self.status.usage = Default::default();
@@ -134,98 +131,104 @@ impl App {
                 Message::Assistant {
                     content,
                     tool_calls,
-                } => {
-                    if !content.trim().is_empty() {
-                        match at {
-                            Some(at) => self.transcript.push_stored_answer(at, content),
-                            None => self.transcript.push_answer(content),
-                        }
-                    }
-                    for (index, c) in tool_calls.iter().enumerate() {
-                        let args = super::stored_calls::parse_args(&c.arguments);
-                        let summary = match super::tools_pane::readable_args(&args) {
-                            Some(args) => summarize(&c.name, &args),
-                            None => "(arguments that are not JSON)".to_string(),
-                        };
-                        self.transcript
-                            .push_tool(&c.id, &format!("{} {summary}", c.name));
-                        // A resumed call keeps what its row shows; the rest is read back.
-                        let stored = at.map(|call| StoredCall {
-                            call,
-                            index,
-                            result: None,
-                        });
-                        self.tools.add(ToolRow {
-                            id: c.id.clone(),
-                            name: c.name.clone(),
-                            summary,
-                            args: if stored.is_some() { Value::Null } else { args },
-                            status: ToolStatus::Queued,
-                            result: None,
-                            stored,
-                        });
-                    }
-                }
+                } => self.load_answer(content, tool_calls, at),
                 Message::Tool {
                     tool_call_id,
                     content,
                     ..
-                } => {
-                    // A resumed row whose result shows nowhere but in its details needs
-                    // only the status: the result is not built.
-                    let status_only = at.is_some()
-                        && self.tools.row_mut(tool_call_id).is_some_and(|r| {
-                            r.stored.is_some()
-                                && r.name != "bash"
-                                && !super::tools_pane::WEB_TOOLS.contains(&r.name.as_str())
-                        });
-                    // A resumed command's output under its row is made from the stored
-                    // line directly (its details are read back when it is selected).
-                    let stored_bash = at.is_some()
-                        && self
-                            .tools
-                            .row_mut(tool_call_id)
-                            .is_some_and(|r| r.stored.is_some() && r.name == "bash");
-                    let shown = stored_bash
-                        .then(|| super::command_output::CommandOutput::from_json(content, 0))
-                        .flatten();
-                    if let Some((ok, output)) = shown {
-                        if let Some(row) = self.tools.row_mut(tool_call_id) {
-                            row.status = ToolStatus::Done { ok, ms: 0 };
-                            row.result = None;
-                            if let (Some(stored), Some(at)) = (&mut row.stored, at) {
-                                stored.result = Some(at);
-                            }
-                        }
-                        self.mark(tool_call_id);
-                        self.transcript.set_output(tool_call_id, output);
-                        continue;
-                    }
-                    let (ok, result) = if status_only {
-                        (super::stored_calls::succeeded(content), None)
-                    } else {
-                        let result: Option<crate::tools::ToolResult> =
-                            serde_json::from_str(content).ok();
-                        (result.as_ref().is_some_and(|r| r.success), result)
-                    };
-                    if let Some(row) = self.tools.row_mut(tool_call_id) {
-                        row.status = ToolStatus::Done { ok, ms: 0 };
-                        row.result = result;
-                    }
-                    self.mark(tool_call_id);
-                    self.show_output(tool_call_id);
-                    // The output is on screen now; a stored result is read back when the
-                    // row is selected (a web call's row shows what its result says).
-                    if let (Some(row), Some(at)) = (self.tools.row_mut(tool_call_id), at)
-                        && let Some(stored) = &mut row.stored
-                    {
-                        stored.result = Some(at);
-                        if super::tools_pane::web_outcome(row).is_none() {
-                            row.result = None;
-                        }
-                    }
-                }
+                } => self.load_result(tool_call_id, content, at),
                 Message::System { .. } => {}
+            }
+        }
+    }
+
+    /// A resumed answer of the model (read back from `at` when shown) and its calls' rows.
+    fn load_answer(&mut self, content: &str, tool_calls: &[ToolCall], at: Option<MessageAt>) {
+        if !content.trim().is_empty() {
+            match at {
+                Some(at) => self.transcript.push_stored_answer(at, content),
+                None => self.transcript.push_answer(content),
+            }
+        }
+        for (index, c) in tool_calls.iter().enumerate() {
+            let args = super::stored_calls::parse_args(&c.arguments);
+            let summary = match super::tools_pane::readable_args(&args) {
+                Some(args) => summarize(&c.name, &args),
+                None => "(arguments that are not JSON)".to_string(),
+            };
+            self.transcript
+                .push_tool(&c.id, &format!("{} {summary}", c.name));
+            // A resumed call keeps what its row shows; the rest is read back.
+            let stored = at.map(|call| StoredCall {
+                call,
+                index,
+                result: None,
+            });
+            self.tools.add(ToolRow {
+                id: c.id.clone(),
+                name: c.name.clone(),
+                summary,
+                args: if stored.is_some() { Value::Null } else { args },
+                status: ToolStatus::Queued,
+                result: None,
+                stored,
+            });
+        }
+    }
+
+    /// A resumed call's result (at `at` in the session file): its row's status, and its
+    /// output under the row when it shows one.
+    fn load_result(&mut self, tool_call_id: &str, content: &str, at: Option<MessageAt>) {
+        // A resumed row whose result shows nowhere but in its details needs
+        // only the status: the result is not built.
+        let status_only = at.is_some()
+            && self.tools.row_mut(tool_call_id).is_some_and(|r| {
+                r.stored.is_some()
+                    && r.name != "bash"
+                    && !super::tools_pane::WEB_TOOLS.contains(&r.name.as_str())
+            });
+        // A resumed command's output under its row is made from the stored
+        // line directly (its details are read back when it is selected).
+        let stored_bash = at.is_some()
+            && self
+                .tools
+                .row_mut(tool_call_id)
+                .is_some_and(|r| r.stored.is_some() && r.name == "bash");
+        let shown = stored_bash
+            .then(|| super::command_output::CommandOutput::from_json(content, 0))
+            .flatten();
+        if let Some((ok, output)) = shown {
+            if let Some(row) = self.tools.row_mut(tool_call_id) {
+                row.status = ToolStatus::Done { ok, ms: 0 };
+                row.result = None;
+                if let (Some(stored), Some(at)) = (&mut row.stored, at) {
+                    stored.result = Some(at);
+                }
+            }
+            self.mark(tool_call_id);
+            self.transcript.set_output(tool_call_id, output);
+            return;
+        }
+        let (ok, result) = if status_only {
+            (super::stored_calls::succeeded(content), None)
+        } else {
+            let result: Option<crate::tools::ToolResult> = serde_json::from_str(content).ok();
+            (result.as_ref().is_some_and(|r| r.success), result)
+        };
+        if let Some(row) = self.tools.row_mut(tool_call_id) {
+            row.status = ToolStatus::Done { ok, ms: 0 };
+            row.result = result;
+        }
+        self.mark(tool_call_id);
+        self.show_output(tool_call_id);
+        // The output is on screen now; a stored result is read back when the
+        // row is selected (a web call's row shows what its result says).
+        if let (Some(row), Some(at)) = (self.tools.row_mut(tool_call_id), at)
+            && let Some(stored) = &mut row.stored
+        {
+            stored.result = Some(at);
+            if super::tools_pane::web_outcome(row).is_none() {
+                row.result = None;
             }
         }
     }

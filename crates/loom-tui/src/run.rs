@@ -164,7 +164,7 @@ pub async fn run(opts: TuiOptions) -> anyhow::Result<ExitCode> {
         mcp: Vec::new(),
     };
     let mut app = App::new(theme, status, ops_tx.clone());
-    app.workspace_root = Some(opts.workspace.clone());
+    app.draft.workspace_root = Some(opts.workspace.clone());
     if let Some(r) = &opts.resume {
         app.load_conversation(r);
         if let Some(report) = r.damage_report() {
@@ -182,7 +182,7 @@ pub async fn run(opts: TuiOptions) -> anyhow::Result<ExitCode> {
         app.transcript
             .push_notice(super::transcript::NoticeLevel::Warning, n);
     }
-    app.images = opts.images.clone();
+    app.draft.images = opts.images.clone();
     if let Some(p) = &opts.prompt {
         app.composer.remember(p);
         app.submit(p);
@@ -197,7 +197,8 @@ pub async fn run(opts: TuiOptions) -> anyhow::Result<ExitCode> {
             .unwrap_or_else(|_| file.display().to_string());
         app.push_question(Box::new(TrustPrompt::new(&shown, ignored.clone())));
         // Keys typed while Loom starts were meant for the message box, not this prompt.
-        app.typeahead_until = Some(std::time::Instant::now() + super::approvals::QUESTION_GRACE);
+        app.layers.typeahead_until =
+            Some(std::time::Instant::now() + super::approvals::QUESTION_GRACE);
     }
 
     let previous = std::panic::take_hook();
@@ -215,7 +216,7 @@ pub async fn run(opts: TuiOptions) -> anyhow::Result<ExitCode> {
     // screen starts blank, and `resize` clears and forces a full redraw without asking.
     // (Inline mode has to ask once, to know where the live region starts.)
     let mut terminal = if inline {
-        app.mouse_capture = false;
+        app.outbox.mouse_capture = false;
         let rows = crossterm::terminal::size().map(|(_, r)| r).unwrap_or(24);
         let options = ratatui::TerminalOptions {
             viewport: ratatui::Viewport::Inline(super::inline::viewport_rows(rows)),
@@ -507,7 +508,7 @@ async fn event_loop(
                     }
                     dirty = true;
                 }
-                Some(Err(_)) | None => app.quit = true,
+                Some(Err(_)) | None => app.outbox.quit = true,
             },
             Some(event) = events.recv() => {
                 // Events are stamped with the screen's clock (the status line's timers);
@@ -523,7 +524,7 @@ async fn event_loop(
                 provider_known = true;
                 let Ok((model, missing)) = resolved else { continue };
                 app.status.model = model;
-                app.welcome = missing;
+                app.provider.welcome = missing;
                 dirty = true;
             }
             Some((what, prepared)) = copies.recv() => {
@@ -538,15 +539,15 @@ async fn event_loop(
                 app.copied(&what, result);
                 dirty = true;
             }
-            _ = sigterm.recv() => app.quit = true,
-            _ = sighup.recv() => app.quit = true,
+            _ = sigterm.recv() => app.outbox.quit = true,
+            _ = sighup.recv() => app.outbox.quit = true,
             _ = animation.tick(), if app.animating() => dirty = true,
             _ = tokio::time::sleep_until(deadline.into()), if dirty => {}
         }
-        if app.quit {
+        if app.outbox.quit {
             return Ok(());
         }
-        if let Some(trusted) = app.trust_answer.take()
+        if let Some(trusted) = app.outbox.trust_answer.take()
             && let Some(start) = pending.as_mut()
         {
             trusting = false;
@@ -572,7 +573,7 @@ async fn event_loop(
             agent_config = start.config.clone();
             dirty = true;
         }
-        if let Some(choice) = app.resume_choice.take() {
+        if let Some(choice) = app.outbox.resume_choice.take() {
             picking = false;
             dirty = true;
             match choice.map(|id| load_session(&id)) {
@@ -620,7 +621,7 @@ async fn event_loop(
         {
             start.spawn();
         }
-        if let Some(pending) = app.clipboard.take() {
+        if let Some(pending) = app.outbox.clipboard.take() {
             // tmux may be slow to answer: the copy is made ready off the UI thread.
             let done = copies_tx.clone();
             tokio::task::spawn_blocking(move || {
@@ -628,8 +629,8 @@ async fn event_loop(
                 let _ = done.send((pending.what, prepared));
             });
         }
-        if app.mouse_capture != mouse {
-            mouse = app.mouse_capture;
+        if app.outbox.mouse_capture != mouse {
+            mouse = app.outbox.mouse_capture;
             if mouse {
                 execute!(std::io::stdout(), EnableMouseCapture)?;
             } else {

@@ -85,7 +85,7 @@ pub const COMMANDS: &[SlashCommand] = &[
         args: "",
         help: "leave Loom (the session is saved)",
         values: none,
-        run: |app, _| app.quit = true,
+        run: |app, _| app.outbox.quit = true,
     },
     SlashCommand {
         name: "clear",
@@ -357,24 +357,24 @@ fn model(app: &mut App, arg: &str) {
         // What the agent would refuse is refused here, before the status line says it:
         // there is no model to switch with no server, and a server that lists its models
         // does not serve one it does not list.
-        if app.welcome.is_some() {
+        if app.provider.welcome.is_some() {
             let msg = format!(
                 "no model server is connected, so there is no model to switch to; {arg} is not \
                  in use (connect one and start Loom again)"
             );
             return app.say(NoticeLevel::Error, &msg);
         }
-        if !app.models.is_empty() && !app.models.iter().any(|m| m == arg) {
+        if !app.provider.models.is_empty() && !app.provider.models.iter().any(|m| m == arg) {
             let msg = format!(
                 "the server does not offer {arg}; it offers {} (/model lists them)",
-                app.models.join(", ")
+                app.provider.models.join(", ")
             );
             return app.say(NoticeLevel::Error, &msg);
         }
         return app.set_model(arg);
     }
-    if app.models.is_empty() {
-        let why = match &app.models_error {
+    if app.provider.models.is_empty() {
+        let why = match &app.provider.models_error {
             Some(e) => format!("the server's models could not be listed: {e}"),
             None => "the server has not listed its models (yet)".to_string(),
         };
@@ -383,6 +383,7 @@ fn model(app: &mut App, arg: &str) {
     }
     let current = app.status.model.clone();
     let mut items: Vec<PickItem> = app
+        .provider
         .models
         .iter()
         .map(|m| PickItem {
@@ -394,7 +395,7 @@ fn model(app: &mut App, arg: &str) {
             },
         })
         .collect();
-    if !current.is_empty() && !app.models.contains(&current) {
+    if !current.is_empty() && !app.provider.models.contains(&current) {
         items.insert(
             0,
             PickItem {
@@ -481,7 +482,7 @@ fn undo(app: &mut App, arg: &str) {
             Err(_) => return app.usage("undo"),
         },
     };
-    app.pending_undo = scope;
+    app.layers.pending_undo = scope;
     app.send(UserOp::Undo {
         scope,
         apply: false,
@@ -535,12 +536,12 @@ fn mcp_servers(app: &App) -> Vec<String> {
 }
 
 fn mouse(app: &mut App, arg: &str) {
-    app.mouse_capture = match arg {
+    app.outbox.mouse_capture = match arg {
         "" | "on" | "yes" | "true" => true,
         "off" | "no" | "false" => false,
         _ => return app.usage("mouse"),
     };
-    let msg = if app.mouse_capture {
+    let msg = if app.outbox.mouse_capture {
         "mouse captured: the wheel scrolls Loom's panes"
     } else {
         "mouse released: select text with the terminal; scroll with PgUp/PgDn"
@@ -607,7 +608,7 @@ fn copy(app: &mut App, arg: &str) {
     }
     let lines = text.lines().count();
     // The event loop copies it and says where it went (or why it could not).
-    app.clipboard = Some(super::clipboard::Pending {
+    app.outbox.clipboard = Some(super::clipboard::Pending {
         what: format!(
             "{what} ({lines} line{}{})",
             if lines == 1 { "" } else { "s" },
@@ -637,7 +638,7 @@ mod tests {
 
     #[test]
     fn completion_finds_commands_and_their_values() {
-        let (app, _rx) = crate::snapshot_tests::app("dark");
+        let (app, _rx) = crate::test_support::app("dark");
         let complete = |line: &str| complete(&app, line);
         assert_eq!(complete("/th"), ["/theme"]);
         assert_eq!(complete("/a")[..2], ["/approval", "/autocommit"]);
@@ -661,8 +662,8 @@ mod tests {
     /// before anything changes.
     #[test]
     fn a_refused_model_never_reaches_the_status_line() {
-        let (mut app, mut rx) = crate::snapshot_tests::app("dark");
-        app.models = vec!["alpha-7b".into(), "beta-13b".into()];
+        let (mut app, mut rx) = crate::test_support::app("dark");
+        app.provider.models = vec!["alpha-7b".into(), "beta-13b".into()];
         app.submit("/model foo");
         assert_eq!(app.status.model, "qwen2.5-coder:14b");
         assert!(rx.try_recv().is_err(), "nothing sent to the agent");
@@ -674,8 +675,8 @@ mod tests {
                 model: "beta-13b".into()
             })
         );
-        let (mut app, mut rx) = crate::snapshot_tests::app("dark");
-        app.welcome = Some(crate::llm::discover::how_to_configure());
+        let (mut app, mut rx) = crate::test_support::app("dark");
+        app.provider.welcome = Some(crate::llm::discover::how_to_configure());
         app.submit("/model foo");
         assert_ne!(app.status.model, "foo");
         assert!(rx.try_recv().is_err());

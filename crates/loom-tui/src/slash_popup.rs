@@ -38,7 +38,7 @@ impl App {
     /// The highlighted suggestion, if the popup is open.
     pub(crate) fn popup_choice(&self) -> Option<Suggestion> {
         let all = self.popup_items();
-        let i = self.popup_selected.min(all.len().checked_sub(1)?);
+        let i = self.draft.popup_selected.min(all.len().checked_sub(1)?);
         all.into_iter().nth(i)
     }
 
@@ -48,8 +48,8 @@ impl App {
         if n == 0 {
             return false;
         }
-        let i = self.popup_selected.min(n - 1) as isize + delta;
-        self.popup_selected = i.rem_euclid(n as isize) as usize;
+        let i = self.draft.popup_selected.min(n - 1) as isize + delta;
+        self.draft.popup_selected = i.rem_euclid(n as isize) as usize;
         true
     }
 
@@ -83,7 +83,7 @@ impl App {
             .title(Span::styled(title, Style::default().fg(t.dim)));
         let inner = block.inner(area);
         block.render(area, buf);
-        let selected = self.popup_selected.min(items.len() - 1);
+        let selected = self.draft.popup_selected.min(items.len() - 1);
         let rows = inner.height as usize;
         let first = selected.saturating_sub(rows.saturating_sub(1));
         let column = items

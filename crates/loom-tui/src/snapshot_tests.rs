@@ -1,43 +1,21 @@
 //! Screen states as insta snapshots of the rendered buffer: every state a person can reach
 //! that the issue names, at fixed sizes, with a fixed clock and paths.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use serde_json::json;
 use tokio::sync::mpsc;
 
-use super::app::{App, StatusInfo};
-use super::theme::{ColorDepth, Theme};
+use super::app::App;
 use crate::agent::{AgentEvent, ApprovalPreview, Phase, TurnEnd, UserOp};
 use crate::base::diff::FileDiff;
 use crate::llm::Usage;
-use crate::policy::Autonomy;
 use crate::tools::ToolResult;
 
-pub(super) fn app(theme: &str) -> (App, mpsc::UnboundedReceiver<UserOp>) {
-    super::highlight::load_now();
-    let (tx, rx) = mpsc::unbounded_channel();
-    let status = StatusInfo {
-        model: "qwen2.5-coder:14b".into(),
-        phase: Phase::Idle,
-        usage: Usage::default(),
-        last_prompt: 0,
-        context_window: Some(32_768),
-        autonomy: Autonomy::Supervised,
-        edits_allowed: false,
-        auto_commit: false,
-        sandbox: "workspace-write".into(),
-        workspace: "~/src/demo".into(),
-        session_id: "20261122-080000-abcd".into(),
-        mcp: Vec::new(),
-    };
-    let theme = Theme::load(theme, ColorDepth::TrueColor).unwrap();
-    let mut app = App::new(theme, status, tx);
-    app.now = Instant::now();
-    (app, rx)
-}
+/// The app the snapshots are taken of (shared with other modules' tests).
+pub(super) use super::test_support::app;
 
 /// The screen's text, one line per row, trailing spaces trimmed.
 pub(super) fn text(app: &mut App, w: u16, h: u16) -> String {
@@ -108,7 +86,7 @@ fn empty_session() {
 fn empty_session_without_a_provider() {
     let (mut app, _rx) = app("dark");
     app.status.model = String::new();
-    app.welcome = Some(crate::llm::discover::how_to_configure());
+    app.provider.welcome = Some(crate::llm::discover::how_to_configure());
     insta::assert_snapshot!(text(&mut app, 120, 30));
 }
 
@@ -632,14 +610,14 @@ fn trust_prompt_answers_with_t_or_n_and_swallows_other_keys() {
     let (mut app, _rx) = app("dark");
     app.layers.push(Box::new(trust_prompt()));
     app.on_key(key('x'));
-    assert_eq!(app.trust_answer, None);
+    assert_eq!(app.outbox.trust_answer, None);
     assert_eq!(app.composer.text(), "", "the prompt swallows typing");
     app.on_key(key('t'));
-    assert_eq!(app.trust_answer, Some(true));
+    assert_eq!(app.outbox.trust_answer, Some(true));
     assert!(app.layers.is_empty());
     let (mut app, _rx) = app_with_prompt();
     app.on_key(KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE));
-    assert_eq!(app.trust_answer, Some(false));
+    assert_eq!(app.outbox.trust_answer, Some(false));
 }
 
 fn app_with_prompt() -> (App, mpsc::UnboundedReceiver<UserOp>) {

@@ -230,7 +230,7 @@ impl App {
             forms.push(compact_keys(&forms[forms.len() - 1]));
             return (forms, true);
         }
-        if self.diff.reviewing.is_some() {
+        if self.details.reviewing() {
             // In the message box the review's letters type; the way back is what matters.
             let forms: [&str; 3] = match self.focus {
                 Focus::Composer => [
@@ -293,7 +293,14 @@ impl App {
         let base = Style::default().fg(t.text).bg(t.selection_bg);
         let fill = Line::from(Span::styled(" ".repeat(area.width as usize), base));
         buf.set_line(area.x, area.y, &fill, area.width);
+        let mut parts = self.turn_parts(base);
+        parts.extend(self.setting_parts(base));
+        fit(&mut parts, area.width as usize);
+        self.draw_parts(&parts, area, buf, base);
+    }
 
+    /// The parts about the turn: the activity, the model, the tokens, the context left.
+    fn turn_parts(&self, base: Style) -> Vec<Part> {
         let activity = self.progress.activity(self.now, &self.running_tools());
         let mut activity_forms = vec![activity.text()];
         if activity.elapsed.is_some() {
@@ -343,6 +350,14 @@ impl App {
                 base,
             ));
         }
+        parts
+    }
+
+    /// The parts about the settings and where Loom works: the approval mode, the sandbox,
+    /// the MCP servers, the workspace and the keys.
+    fn setting_parts(&self, base: Style) -> Vec<Part> {
+        let t = &self.theme;
+        let mut parts = Vec::new();
         let mode = self.status.autonomy.to_string();
         let mode_forms = if self.status.edits_allowed {
             vec![format!("{mode} · edits allowed"), format!("{mode}+edits")]
@@ -398,8 +413,12 @@ impl App {
         let mut hint = Part::new(hint_forms, steps, None, base.fg(t.accent));
         hint.right = true;
         parts.push(hint);
+        parts
+    }
 
-        fit(&mut parts, area.width as usize);
+    /// Lay out the parts that fit: the left ones after one another, the keys at the right end.
+    fn draw_parts(&self, parts: &[Part], area: Rect, buf: &mut Buffer, base: Style) {
+        let t = &self.theme;
         let (left, right): (Vec<&Part>, Vec<&Part>) =
             parts.iter().filter(|p| !p.dropped).partition(|p| !p.right);
         let mut spans = vec![Span::styled(" ", base)];

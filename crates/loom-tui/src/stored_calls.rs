@@ -11,21 +11,14 @@ use serde::de::IgnoredAny;
 
 use serde_json::Value;
 
-use super::tools_pane::ToolRow;
+use super::tool_row::ToolRow;
 use crate::llm::Message;
-use crate::session::{MessageAt, read_message};
+use crate::session::read_message;
 use crate::tools::ToolResult;
 
-/// Where a resumed call's arguments and result are in the session file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct StoredCall {
-    /// The answer that made the call.
-    pub call: MessageAt,
-    /// Which of that answer's tool calls it is.
-    pub index: usize,
-    /// The call's result message, once there is one.
-    pub result: Option<MessageAt>,
-}
+/// Where a resumed call's arguments and result are in the session file (defined with the
+/// row that holds it).
+pub use super::tool_row::StoredCall;
 
 /// A call's arguments as the pane shows them: JSON when they parse, else the text.
 pub fn parse_args(arguments: &str) -> Value {

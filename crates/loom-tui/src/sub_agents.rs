@@ -9,7 +9,7 @@
 //! [`UserOp::ToSubAgent`] for each level, so the agent routes them to the right sub-agent.
 
 use super::app::App;
-use super::tools_pane::{ToolRow, ToolStatus, summarize};
+use super::tools_pane::summarize;
 use super::transcript::NoticeLevel;
 use crate::agent::{AgentEvent, ApprovalPreview, UserOp};
 
@@ -17,17 +17,14 @@ impl App {
     /// React to an event of the sub-agent of the delegate calls `path` (outermost first).
     pub(crate) fn on_sub_agent(&mut self, mut path: Vec<String>, event: AgentEvent) {
         let prefix = path.join("/");
-        let composite = |id: &str| format!("{prefix}/{id}");
         let label = format!(
             "sub-agent of {}",
             path.last().map(String::as_str).unwrap_or("")
         );
-        let depth = path.len() as u8;
-        let shown = match event {
+        match event {
             AgentEvent::SubAgent { parent_id, event } => {
                 path.push(parent_id);
                 self.on_sub_agent(path, *event);
-                return;
             }
             AgentEvent::ToolCall {
                 id,
@@ -36,120 +33,26 @@ impl App {
                 intent,
             } => {
                 // A row in the tools pane only: the chat shows the delegate call.
-                let full = composite(&id);
-                self.tools.nest(&prefix, &full, depth, path.clone(), id);
+                let full = format!("{prefix}/{id}");
+                let depth = path.len() as u8;
+                self.tools.nest(&prefix, &full, depth, path, id);
                 let summary = match intent.as_ref().and_then(|i| i.command.as_ref()) {
                     Some(c) => c.command.lines().next().unwrap_or("").to_string(),
                     None => summarize(&name, &arguments),
                 };
-                self.tools.add(ToolRow {
-                    id: full,
-                    name,
-                    summary,
-                    args: arguments,
-                    status: ToolStatus::Queued,
-                    result: None,
-                    stored: None,
-                });
+                self.tools.on_call(&full, name, summary, arguments);
                 self.sync_details();
-                return;
             }
-            AgentEvent::ApprovalRequested {
-                id,
-                name,
-                reason,
-                preview,
-            } => AgentEvent::ApprovalRequested {
-                id: composite(&id),
-                name,
-                reason: format!("{label} asks: {reason}"),
-                preview: match preview {
-                    ApprovalPreview::FileChange {
-                        path,
-                        unified,
-                        diff,
-                        creates,
-                        mut notes,
-                    } => {
-                        notes.insert(0, format!("asked by the {label}"));
-                        ApprovalPreview::FileChange {
-                            path,
-                            unified,
-                            diff,
-                            creates,
-                            notes,
-                        }
-                    }
-                    ApprovalPreview::Command {
-                        command,
-                        cwd,
-                        risk,
-                        risk_reason,
-                        grant_offered,
-                        grant_prefix,
-                        network,
-                        outside_sandbox,
-                    } => ApprovalPreview::Command {
-                        command,
-                        cwd,
-                        risk,
-                        risk_reason: format!("{risk_reason} — asked by the {label}"),
-                        grant_offered,
-                        grant_prefix,
-                        network,
-                        outside_sandbox,
-                    },
-                    other => other,
-                },
-            },
-            AgentEvent::Approval {
-                id,
-                approved,
-                by,
-                reason,
-            } => AgentEvent::Approval {
-                id: composite(&id),
-                approved,
-                by,
-                reason,
-            },
-            AgentEvent::ToolStarted { id } => AgentEvent::ToolStarted { id: composite(&id) },
-            AgentEvent::ToolResult {
-                id,
-                name,
-                result,
-                duration_ms,
-            } => AgentEvent::ToolResult {
-                id: composite(&id),
-                name,
-                result,
-                duration_ms,
-            },
-            AgentEvent::ChangeApplied {
-                id,
-                path,
-                hunks,
-                creates,
-                deleted,
-                moved_from,
-            } => AgentEvent::ChangeApplied {
-                id: composite(&id),
-                path,
-                hunks,
-                creates,
-                deleted,
-                moved_from,
-            },
             AgentEvent::Error { message } => {
                 self.transcript
                     .push_notice(NoticeLevel::Warning, &format!("{label}: {message}"));
-                return;
             }
-            // Its text, state and turns are its own; its answer comes back as the delegate
-            // call's result.
-            _ => return,
-        };
-        self.on_agent_event(shown);
+            other => {
+                if let Some(shown) = shown_as(other, &prefix, &label) {
+                    self.on_agent_event(shown);
+                }
+            }
+        }
     }
 
     /// `op` as the agent must receive it: an answer about a sub-agent's call, wrapped for
@@ -172,5 +75,107 @@ impl App {
             };
         }
         op
+    }
+}
+
+/// A sub-agent's `event` as the screen shows it: its call ids become `PREFIX/ID` and its
+/// approval requests name it (`label`). `None` for what is its own: its text, state and
+/// turns (its answer comes back as the delegate call's result).
+fn shown_as(event: AgentEvent, prefix: &str, label: &str) -> Option<AgentEvent> {
+    let composite = |id: &str| format!("{prefix}/{id}");
+    let shown = match event {
+        AgentEvent::ApprovalRequested {
+            id,
+            name,
+            reason,
+            preview,
+        } => AgentEvent::ApprovalRequested {
+            id: composite(&id),
+            name,
+            reason: format!("{label} asks: {reason}"),
+            preview: labelled(preview, label),
+        },
+        AgentEvent::Approval {
+            id,
+            approved,
+            by,
+            reason,
+        } => AgentEvent::Approval {
+            id: composite(&id),
+            approved,
+            by,
+            reason,
+        },
+        AgentEvent::ToolStarted { id } => AgentEvent::ToolStarted { id: composite(&id) },
+        AgentEvent::ToolResult {
+            id,
+            name,
+            result,
+            duration_ms,
+        } => AgentEvent::ToolResult {
+            id: composite(&id),
+            name,
+            result,
+            duration_ms,
+        },
+        AgentEvent::ChangeApplied {
+            id,
+            path,
+            hunks,
+            creates,
+            deleted,
+            moved_from,
+        } => AgentEvent::ChangeApplied {
+            id: composite(&id),
+            path,
+            hunks,
+            creates,
+            deleted,
+            moved_from,
+        },
+        _ => return None,
+    };
+    Some(shown)
+}
+
+/// The preview of a sub-agent's call, saying which sub-agent (`label`) asks.
+fn labelled(preview: ApprovalPreview, label: &str) -> ApprovalPreview {
+    match preview {
+        ApprovalPreview::FileChange {
+            path,
+            unified,
+            diff,
+            creates,
+            mut notes,
+        } => {
+            notes.insert(0, format!("asked by the {label}"));
+            ApprovalPreview::FileChange {
+                path,
+                unified,
+                diff,
+                creates,
+                notes,
+            }
+        }
+        ApprovalPreview::Command {
+            command,
+            cwd,
+            risk,
+            risk_reason,
+            grant_offered,
+            grant_prefix,
+            network,
+            outside_sandbox,
+        } => ApprovalPreview::Command {
+            command,
+            cwd,
+            risk,
+            risk_reason: format!("{risk_reason} — asked by the {label}"),
+            grant_offered,
+            grant_prefix,
+            network,
+            outside_sandbox,
+        },
+        other => other,
     }
 }

@@ -221,7 +221,7 @@ fn command_output(app: &mut App) {
             },
         );
     }
-    app.last_key = Some(std::time::Instant::now());
+    app.layers.last_key = Some(std::time::Instant::now());
     command_approval(app);
 }
 

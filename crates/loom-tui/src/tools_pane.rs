@@ -11,52 +11,15 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use serde_json::Value;
 
-use super::stored_calls::{StoredCall, read_back};
+use super::stored_calls::read_back;
 use super::theme::Theme;
 use super::wrap::{StyledLine, truncate, wrap};
-use crate::tools::ToolResult;
 
 const SPINNER: &[&str] = &["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 
-/// Where a call stands.
-#[derive(Debug, Clone, PartialEq)]
-pub enum ToolStatus {
-    /// Proposed, not started.
-    Queued,
-    /// Waiting for the person.
-    Awaiting,
-    /// Running since.
-    Running(Instant),
-    /// Finished.
-    Done {
-        /// Succeeded.
-        ok: bool,
-        /// How long it ran.
-        ms: u64,
-    },
-    /// Refused (by the policy or the person).
-    Denied,
-}
-
-/// One call.
-#[derive(Debug, Clone)]
-pub struct ToolRow {
-    /// Call id.
-    pub id: String,
-    /// Tool name.
-    pub name: String,
-    /// One-line summary of the arguments.
-    pub summary: String,
-    /// The arguments.
-    pub args: Value,
-    /// Status.
-    pub status: ToolStatus,
-    /// The result, when finished.
-    pub result: Option<ToolResult>,
-    /// For a resumed call, where its arguments and result are in the session file (then
-    /// `args` and `result` are not kept: they are read back when the row is selected).
-    pub stored: Option<StoredCall>,
-}
+/// A call's row and where it stands (defined with the resumed call's place in the session
+/// file, which a row may hold).
+pub use super::tool_row::{ToolRow, ToolStatus};
 
 /// A one-line summary of a call's arguments (shared with `loom exec`).
 pub use crate::tools::summary::summarize;
@@ -143,6 +106,8 @@ pub struct ToolsPane {
     pending_nest: Option<usize>,
     /// The session file resumed calls are read back from.
     pub store: Option<std::fs::File>,
+    /// Hook runs shown so far (each row's id is `hook-N`).
+    pub(crate) hooks: usize,
 }
 
 impl ToolsPane {
@@ -414,73 +379,97 @@ fn build_detail(row: &ToolRow, width: u16, theme: &Theme) -> Vec<Line<'static>> 
         ));
     }
     if !result.output.is_empty() {
-        if row.name == "bash" {
-            out.extend(wrap(
-                &StyledLine::plain(result.output.clone(), Style::default().fg(theme.dim)),
-                width,
-            ));
-        } else if row.name == "web_fetch" {
-            // A fetched page is markdown: shown rendered, as the chat shows answers.
-            for l in super::markdown::MarkdownStream::render(&result.output, theme) {
-                out.extend(wrap(&l, width));
-            }
-        } else {
-            for l in result.output.lines() {
-                out.extend(wrap(
-                    &StyledLine::plain(l.to_string(), Style::default().fg(theme.text)),
-                    width,
-                ));
-            }
-        }
+        output_lines(row, &result.output, width, theme, &mut out);
     }
     if let Some(data) = &result.data {
-        if row.name == "bash" {
-            for stream in ["stdout", "stderr"] {
-                let text = data.get(stream).and_then(Value::as_str).unwrap_or("");
-                if text.is_empty() {
-                    continue;
-                }
-                out.push(Line::default());
-                out.extend(wrap(&heading(stream, theme), width));
-                for line in super::ansi::parse(text) {
-                    out.extend(wrap(&super::ansi::themed(&line, theme), width));
-                }
-            }
-        } else if let Some(diff) = data.get("diff").and_then(Value::as_str) {
-            out.push(Line::default());
-            out.extend(wrap(&heading("diff", theme), width));
-            for l in diff.lines() {
-                let color = if l.starts_with('+') {
-                    theme.added
-                } else if l.starts_with('-') {
-                    theme.removed
-                } else {
-                    theme.text
-                };
-                out.extend(wrap(
-                    &StyledLine::plain(l.to_string(), Style::default().fg(color)),
-                    width,
-                ));
-            }
-        } else {
-            out.push(Line::default());
-            out.extend(wrap(&heading("data", theme), width));
-            let pretty = serde_json::to_string_pretty(data).unwrap_or_default();
-            for l in pretty.lines().take(2000) {
-                out.extend(wrap(
-                    &StyledLine::plain(l.to_string(), Style::default().fg(theme.dim)),
-                    width,
-                ));
-            }
-        }
+        data_lines(row, data, width, theme, &mut out);
     }
     out
+}
+
+/// A call's output in its details: a command's dim, a fetched page rendered, others plain.
+fn output_lines(
+    row: &ToolRow,
+    output: &str,
+    width: u16,
+    theme: &Theme,
+    out: &mut Vec<Line<'static>>,
+) {
+    if row.name == "bash" {
+        out.extend(wrap(
+            &StyledLine::plain(output.to_string(), Style::default().fg(theme.dim)),
+            width,
+        ));
+    } else if row.name == "web_fetch" {
+        // A fetched page is markdown: shown rendered, as the chat shows answers.
+        for l in super::markdown::MarkdownStream::render(output, theme) {
+            out.extend(wrap(&l, width));
+        }
+    } else {
+        for l in output.lines() {
+            out.extend(wrap(
+                &StyledLine::plain(l.to_string(), Style::default().fg(theme.text)),
+                width,
+            ));
+        }
+    }
+}
+
+/// A call's data in its details: a command's streams in their colours, a diff in the
+/// added and removed colours, anything else as JSON.
+fn data_lines(
+    row: &ToolRow,
+    data: &Value,
+    width: u16,
+    theme: &Theme,
+    out: &mut Vec<Line<'static>>,
+) {
+    if row.name == "bash" {
+        for stream in ["stdout", "stderr"] {
+            let text = data.get(stream).and_then(Value::as_str).unwrap_or("");
+            if text.is_empty() {
+                continue;
+            }
+            out.push(Line::default());
+            out.extend(wrap(&heading(stream, theme), width));
+            for line in super::ansi::parse(text) {
+                out.extend(wrap(&super::ansi::themed(&line, theme), width));
+            }
+        }
+    } else if let Some(diff) = data.get("diff").and_then(Value::as_str) {
+        out.push(Line::default());
+        out.extend(wrap(&heading("diff", theme), width));
+        for l in diff.lines() {
+            let color = if l.starts_with('+') {
+                theme.added
+            } else if l.starts_with('-') {
+                theme.removed
+            } else {
+                theme.text
+            };
+            out.extend(wrap(
+                &StyledLine::plain(l.to_string(), Style::default().fg(color)),
+                width,
+            ));
+        }
+    } else {
+        out.push(Line::default());
+        out.extend(wrap(&heading("data", theme), width));
+        let pretty = serde_json::to_string_pretty(data).unwrap_or_default();
+        for l in pretty.lines().take(2000) {
+            out.extend(wrap(
+                &StyledLine::plain(l.to_string(), Style::default().fg(theme.dim)),
+                width,
+            ));
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::theme::ColorDepth;
+    use crate::tools::ToolResult;
     use serde_json::json;
 
     fn bash_row(id: &str, lines: usize) -> ToolRow {

@@ -30,25 +30,9 @@ use super::transcript_entry::{Context, Entry, Kind, Outputs, Shape, Text};
 use super::wrap::{StyledLine, wrap};
 use crate::session::MessageAt;
 
-/// How serious a notice is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum NoticeLevel {
-    /// Information.
-    Info,
-    /// A retry or warning.
-    Warning,
-    /// An error.
-    Error,
-}
-
-/// A tool call's status as the chat line shows it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ToolMark {
-    /// Icon (✓, ✗, spinner, …).
-    pub icon: String,
-    /// Its style.
-    pub style: Style,
-}
+/// How serious a notice is, and a tool call's status mark (defined with the entries that
+/// show them).
+pub use super::transcript_entry::{NoticeLevel, ToolMark};
 
 /// Lines rendered beyond the viewport (above and below), so a small scroll finds them
 /// drawn.
@@ -73,21 +57,8 @@ struct Live {
     tail: Vec<Line<'static>>,
 }
 
-/// The chat transcript.
-pub struct Transcript {
-    entries: Vec<Entry>,
-    /// Heights at `width`, with the blank line after each entry.
-    index: HeightIndex,
-    width: u16,
-    cache: RenderCache,
-    live: Option<Live>,
-    theme: Theme,
-    /// Bumped by each theme switch: cached lines of an older one are restyled.
-    generation: u32,
-    marks: HashMap<String, ToolMark>,
-    outputs: Outputs,
-    /// Where resumed messages are read from.
-    store: Option<File>,
+/// Where the view stands: what the last `prepare` showed and whether it follows the end.
+struct View {
     /// The first visible line, as of the last `prepare`.
     top: u64,
     /// When not following: the entry at the top of the view and the line inside it.
@@ -98,13 +69,51 @@ pub struct Transcript {
     visible: std::ops::Range<usize>,
     /// The entries the last `prepare` rendered or kept (the view and its margin).
     prepared: std::ops::Range<usize>,
+    /// Whether output arrived below while scrolled up (the marker says so).
     unseen: bool,
-    /// Entries handed to the terminal's scrollback (inline mode) and dropped from here.
-    flushed: usize,
-    /// The source of the last answer handed to the scrollback (for `/copy`).
-    flushed_answer: Option<String>,
+}
+
+/// The theme entries are drawn in.
+struct Styling {
+    theme: Theme,
+    /// Bumped by each theme switch: cached lines of an older one are restyled.
+    generation: u32,
+}
+
+/// What was handed to the terminal's scrollback (inline mode).
+#[derive(Default)]
+struct Flushed {
+    /// Entries handed over and dropped from here.
+    count: usize,
+    /// The source of the last answer handed over (for `/copy`).
+    answer: Option<String>,
+}
+
+/// The chat transcript.
+pub struct Transcript {
+    entries: Vec<Entry>,
+    /// Heights at `width`, with the blank line after each entry.
+    index: HeightIndex,
+    width: u16,
+    cache: RenderCache,
+    live: Option<Live>,
+    styling: Styling,
+    marks: HashMap<String, ToolMark>,
+    outputs: Outputs,
+    /// Where resumed messages are read from.
+    store: Option<File>,
+    view: View,
+    flushed: Flushed,
     /// Entries rendered so far (see [`Transcript::renders`]).
     renders: std::cell::Cell<u64>,
+    /// Whether syntax highlighting was available when entries were last rendered (when it
+    /// arrives later, they are rendered again).
+    highlighted: bool,
+    /// The entry a mouse selection started on (left button held).
+    pub(crate) selecting: Option<usize>,
+    /// Errors of several lines already shown in full (by fingerprint): said again, they
+    /// take one line.
+    pub(crate) shown_errors: std::collections::HashSet<u64>,
 }
 
 impl Transcript {
@@ -116,22 +125,45 @@ impl Transcript {
             width: 0,
             cache: RenderCache::default(),
             live: None,
-            theme: theme.clone(),
-            generation: 0,
+            styling: Styling {
+                theme: theme.clone(),
+                generation: 0,
+            },
             marks: HashMap::new(),
             outputs: Outputs::default(),
             store: None,
-            top: 0,
-            anchor: (0, 0),
-            follow: true,
-            viewport: 0,
-            visible: 0..0,
-            prepared: 0..0,
-            unseen: false,
-            flushed: 0,
-            flushed_answer: None,
+            view: View {
+                top: 0,
+                anchor: (0, 0),
+                follow: true,
+                viewport: 0,
+                visible: 0..0,
+                prepared: 0..0,
+                unseen: false,
+            },
+            flushed: Flushed::default(),
             renders: std::cell::Cell::new(0),
+            highlighted: super::highlight::ready(),
+            selecting: None,
+            shown_errors: Default::default(),
         }
+    }
+
+    /// Whether highlighting is being loaded or has just arrived (frames are needed to
+    /// pick it up).
+    pub fn awaiting_highlighting(&self) -> bool {
+        !self.highlighted && (super::highlight::ready() || super::highlight::loading())
+    }
+
+    /// Render again once syntax highlighting has arrived; true when it just did (other
+    /// views of code render again too).
+    pub fn pick_up_highlighting(&mut self) -> bool {
+        if self.highlighted || !super::highlight::ready() {
+            return false;
+        }
+        self.highlighted = true;
+        self.rerender();
+        true
     }
 
     /// Number of entries.
@@ -158,7 +190,7 @@ impl Transcript {
 
     fn context(&self) -> Context<'_> {
         Context {
-            theme: &self.theme,
+            theme: &self.styling.theme,
             marks: &self.marks,
             outputs: &self.outputs,
             store: self.store.as_ref(),
@@ -166,17 +198,17 @@ impl Transcript {
     }
 
     fn key(&self, i: usize) -> u64 {
-        (self.flushed + i) as u64
+        (self.flushed.count + i) as u64
     }
 
     /// Switch themes. Entries on screen are restyled over the next ticks (their old lines
     /// are shown until then), others when they come into view; the answer being streamed
     /// at once.
     pub fn set_theme(&mut self, theme: &Theme) {
-        self.theme = theme.clone();
-        self.generation = self.generation.wrapping_add(1);
+        self.styling.theme = theme.clone();
+        self.styling.generation = self.styling.generation.wrapping_add(1);
         if let Some(live) = &mut self.live {
-            let mut fresh = MarkdownStream::new(&self.theme);
+            let mut fresh = MarkdownStream::new(&self.styling.theme);
             fresh.push(live.md.source());
             *live.md = fresh;
             live.done = Measured::of(Vec::new(), live.done.width());
@@ -185,26 +217,26 @@ impl Transcript {
 
     /// Render again (for example once highlighting becomes available).
     pub fn rerender(&mut self) {
-        let theme = self.theme.clone();
+        let theme = self.styling.theme.clone();
         self.set_theme(&theme);
     }
 
     /// Whether entries on screen still wait to be restyled (frames are needed).
     pub fn restyling(&self) -> bool {
-        self.visible.clone().any(|i| self.stale(i))
+        self.view.visible.clone().any(|i| self.stale(i))
     }
 
     fn stale(&self, i: usize) -> bool {
         self.cache
             .peek(self.key(i))
-            .is_some_and(|r| r.generation != self.generation)
+            .is_some_and(|r| r.generation != self.styling.generation)
     }
 
     /// Restyle a few of the visible entries still drawn in an older style (called on each
     /// tick, so it advances without keys and never touches what is off screen).
     pub fn restyle_visible(&mut self) {
         let mut budget = RESTYLE_PER_TICK;
-        for i in self.visible.clone() {
+        for i in self.view.visible.clone() {
             if budget == 0 {
                 break;
             }
@@ -219,8 +251,8 @@ impl Transcript {
         let entry = Entry::new(kind, shape);
         self.index.push(entry.estimate(self.width, &self.outputs));
         self.entries.push(entry);
-        if !self.follow {
-            self.unseen = true;
+        if !self.view.follow {
+            self.view.unseen = true;
         }
     }
 
@@ -276,7 +308,7 @@ impl Transcript {
             self.push(Kind::Streaming, Shape::default());
             self.live = Some(Live {
                 index: self.entries.len() - 1,
-                md: Box::new(MarkdownStream::new(&self.theme)),
+                md: Box::new(MarkdownStream::new(&self.styling.theme)),
                 done: Measured::of(Vec::new(), self.width),
                 tail: Vec::new(),
             });
@@ -285,8 +317,8 @@ impl Transcript {
             live.md.push(text);
             self.entries[live.index].shape.add(text);
         }
-        if !self.follow {
-            self.unseen = true;
+        if !self.view.follow {
+            self.view.unseen = true;
         }
     }
 
@@ -312,7 +344,7 @@ impl Transcript {
             self.index.set(i, done.rows() + 1);
         }
         let key = self.key(i);
-        self.cache.insert(key, done, self.generation);
+        self.cache.insert(key, done, self.styling.generation);
     }
 
     /// A line for a tool call.
@@ -376,17 +408,19 @@ impl Transcript {
         self.outputs.map.clear();
         self.marks.clear();
         self.store = None;
-        self.follow = true;
-        self.top = 0;
-        self.anchor = (0, 0);
-        self.visible = 0..0;
-        self.prepared = 0..0;
-        self.unseen = false;
+        self.view.follow = true;
+        self.view.top = 0;
+        self.view.anchor = (0, 0);
+        self.view.visible = 0..0;
+        self.view.prepared = 0..0;
+        self.view.unseen = false;
     }
 
     /// The entry on row `row` of the chat (0 is its first visible line), as last drawn.
     pub fn entry_at(&self, row: u16) -> Option<usize> {
-        self.index.find(self.top + u64::from(row)).map(|(i, _)| i)
+        self.index
+            .find(self.view.top + u64::from(row))
+            .map(|(i, _)| i)
     }
 
     /// The clean text of the entries in `range`: what was said, not how it was drawn (no
@@ -423,12 +457,12 @@ impl Transcript {
                 Kind::Streaming => self.live.as_ref().map(|l| l.md.source().to_string()),
                 _ => None,
             })
-            .or_else(|| self.flushed_answer.clone())
+            .or_else(|| self.flushed.answer.clone())
     }
 
     /// How many entries were handed to the scrollback (inline mode).
     pub fn flushed(&self) -> usize {
-        self.flushed
+        self.flushed.count
     }
 
     /// How many entries at the front will not change any more: those before the answer
@@ -455,7 +489,7 @@ impl Transcript {
         let lines = Measured::of(self.render_lines(i), self.width);
         self.index.set(i, lines.rows() + 1);
         let key = self.key(i);
-        self.cache.insert(key, lines, self.generation);
+        self.cache.insert(key, lines, self.styling.generation);
     }
 
     /// Make sure entry `i` is rendered and measured at the current width.
@@ -499,7 +533,7 @@ impl Transcript {
     /// Bring the entries in view (plus [`MARGIN_LINES`]) up to date for `width` and a
     /// viewport of `height` lines: O(visible + log N), whatever the transcript's length.
     pub fn prepare(&mut self, width: u16, height: u16) {
-        self.viewport = height as usize;
+        self.view.viewport = height as usize;
         if width != self.width {
             // Heights are per width: every one becomes an estimate again (a resize is rare;
             // this is the one O(N) step, and only arithmetic). Rendered entries stay; they
@@ -513,36 +547,36 @@ impl Transcript {
             self.index = HeightIndex::from_heights(heights);
         }
         self.update_live();
-        if !self.follow {
+        if !self.view.follow {
             self.fill_from_anchor();
         }
-        if self.follow {
+        if self.view.follow {
             self.fill_from_bottom();
         }
-        let kept = self.key(self.prepared.start)..self.key(self.prepared.end);
+        let kept = self.key(self.view.prepared.start)..self.key(self.view.prepared.end);
         self.cache.shrink(kept);
-        let last = self.top + self.viewport.max(1) as u64 - 1;
-        let first = self.index.find(self.top).map_or(0, |(i, _)| i);
+        let last = self.view.top + self.view.viewport.max(1) as u64 - 1;
+        let first = self.index.find(self.view.top).map_or(0, |(i, _)| i);
         let end = self
             .index
             .find(last)
             .map_or(self.entries.len(), |(i, _)| i + 1);
-        self.visible = first..end;
+        self.view.visible = first..end;
     }
 
     /// Following the bottom: render entries from the last one up until the view and the
     /// margin are full.
     fn fill_from_bottom(&mut self) {
-        let want = (self.viewport + MARGIN_LINES) as u64;
+        let want = (self.view.viewport + MARGIN_LINES) as u64;
         let (mut acc, mut i) = (0u64, self.entries.len());
         while i > 0 && acc < want {
             i -= 1;
             self.ensure(i);
             acc += u64::from(self.index.get(i));
         }
-        self.prepared = i..self.entries.len();
-        self.top = self.index.total().saturating_sub(self.viewport as u64);
-        self.unseen = false;
+        self.view.prepared = i..self.entries.len();
+        self.view.top = self.index.total().saturating_sub(self.view.viewport as u64);
+        self.view.unseen = false;
     }
 
     /// Scrolled: render from the anchor entry down until the view is full, and the margin
@@ -550,10 +584,10 @@ impl Transcript {
     fn fill_from_anchor(&mut self) {
         let n = self.entries.len();
         if n == 0 {
-            self.follow = true;
+            self.view.follow = true;
             return;
         }
-        let (a, mut offset) = self.anchor;
+        let (a, mut offset) = self.view.anchor;
         let a = a.min(n - 1);
         let (mut acc, mut j) = (0u64, a);
         while j > 0 && acc < MARGIN_LINES as u64 {
@@ -563,19 +597,19 @@ impl Transcript {
         }
         self.ensure(a);
         offset = offset.min(u64::from(self.index.get(a)).saturating_sub(1));
-        self.anchor = (a, offset);
-        let want = (self.viewport + MARGIN_LINES) as u64;
+        self.view.anchor = (a, offset);
+        let want = (self.view.viewport + MARGIN_LINES) as u64;
         let (mut acc, mut i) = (u64::from(self.index.get(a)) - offset, a + 1);
         while i < n && acc < want {
             self.ensure(i);
             acc += u64::from(self.index.get(i));
             i += 1;
         }
-        self.prepared = j..i;
-        self.top = self.index.prefix(a) + offset;
-        if self.top + self.viewport as u64 >= self.index.total() {
-            self.follow = true;
-            self.unseen = false;
+        self.view.prepared = j..i;
+        self.view.top = self.index.prefix(a) + offset;
+        if self.view.top + self.view.viewport as u64 >= self.index.total() {
+            self.view.follow = true;
+            self.view.unseen = false;
         }
     }
 
@@ -585,33 +619,33 @@ impl Transcript {
     }
 
     fn anchor_line(&self) -> u64 {
-        if self.follow {
-            self.index.total().saturating_sub(self.viewport as u64)
+        if self.view.follow {
+            self.index.total().saturating_sub(self.view.viewport as u64)
         } else {
-            self.index.prefix(self.anchor.0) + self.anchor.1
+            self.index.prefix(self.view.anchor.0) + self.view.anchor.1
         }
     }
 
     fn set_top(&mut self, line: u64) {
-        self.anchor = self.index.find(line).unwrap_or((0, 0));
+        self.view.anchor = self.index.find(line).unwrap_or((0, 0));
     }
 
     /// Scroll up by `lines`.
     pub fn scroll_up(&mut self, lines: usize) {
         let top = self.anchor_line();
-        self.follow = false;
+        self.view.follow = false;
         self.set_top(top.saturating_sub(lines as u64));
     }
 
     /// Scroll down by `lines` (following the bottom again when it is reached).
     pub fn scroll_down(&mut self, lines: usize) {
-        if self.follow {
+        if self.view.follow {
             return;
         }
         let top = self.anchor_line() + lines as u64;
-        if top + self.viewport as u64 >= self.index.total() {
-            self.follow = true;
-            self.unseen = false;
+        if top + self.view.viewport as u64 >= self.index.total() {
+            self.view.follow = true;
+            self.view.unseen = false;
         } else {
             self.set_top(top);
         }
@@ -619,26 +653,26 @@ impl Transcript {
 
     /// Jump to the start.
     pub fn scroll_home(&mut self) {
-        self.follow = false;
-        self.anchor = (0, 0);
+        self.view.follow = false;
+        self.view.anchor = (0, 0);
     }
 
     /// Jump to the end and follow new output.
     pub fn scroll_end(&mut self) {
-        self.follow = true;
-        self.unseen = false;
+        self.view.follow = true;
+        self.view.unseen = false;
     }
 
     /// Whether the view follows new output.
     pub fn following(&self) -> bool {
-        self.follow
+        self.view.follow
     }
 
     /// Draw the visible lines into `area` (after `prepare` with its size).
     pub fn render(&self, area: Rect, buf: &mut Buffer) {
         let bottom = area.y + area.height;
         let mut y = area.y;
-        if let Some((mut i, mut skip)) = self.index.find(self.top) {
+        if let Some((mut i, mut skip)) = self.index.find(self.view.top) {
             while y < bottom && i < self.entries.len() {
                 let height = u64::from(self.index.get(i));
                 let wanted = height.saturating_sub(1).saturating_sub(skip) as usize;
@@ -667,12 +701,12 @@ impl Transcript {
                 i += 1;
             }
         }
-        if self.unseen && !self.follow && area.height > 0 {
+        if self.view.unseen && !self.view.follow && area.height > 0 {
             let marker = Line::from(Span::styled(
                 " ↓ new output below (Ctrl+End to follow) ",
                 Style::default()
-                    .fg(self.theme.status_fg)
-                    .bg(self.theme.status_bg),
+                    .fg(self.styling.theme.status_fg)
+                    .bg(self.styling.theme.status_bg),
             ));
             let w = marker.width() as u16;
             let x = area.x + area.width.saturating_sub(w) / 2;

@@ -12,10 +12,29 @@ use ratatui::text::Span;
 use super::command_output::{CommandOutput, PREVIEW_LINES};
 use super::markdown::MarkdownStream;
 use super::theme::Theme;
-use super::transcript::{NoticeLevel, ToolMark};
 use super::wrap::StyledLine;
 use crate::llm::Message;
 use crate::session::MessageAt;
+
+/// How serious a notice is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NoticeLevel {
+    /// Information.
+    Info,
+    /// A retry or warning.
+    Warning,
+    /// An error.
+    Error,
+}
+
+/// A tool call's status as the chat line shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolMark {
+    /// Icon (✓, ✗, spinner, …).
+    pub icon: String,
+    /// Its style.
+    pub style: Style,
+}
 
 /// A message's text: kept, or where to read it in the session file.
 pub(super) enum Text {
@@ -156,28 +175,7 @@ impl Context<'_> {
     pub fn lines(&self, kind: &Kind) -> Vec<StyledLine> {
         let t = self.theme;
         match kind {
-            Kind::User(text) => {
-                let text = self.text(text, true);
-                let style = Style::default().fg(t.user).add_modifier(Modifier::BOLD);
-                let (text, chips) = super::attachments::split(&text);
-                let chip_style = Style::default().fg(t.accent);
-                text.lines()
-                    .enumerate()
-                    .map(|(i, l)| StyledLine {
-                        spans: vec![
-                            Span::styled(if i == 0 { "› " } else { "  " }, style),
-                            Span::styled(l.to_string(), style),
-                        ],
-                        continuation: vec![Span::raw("  ")],
-                        fill: None,
-                    })
-                    .chain(chips.into_iter().map(|c| StyledLine {
-                        spans: vec![Span::raw("  "), Span::styled(format!("⎘ {c}"), chip_style)],
-                        continuation: vec![Span::raw("    ")],
-                        fill: None,
-                    }))
-                    .collect()
-            }
+            Kind::User(text) => self.user_lines(text),
             Kind::Answer(text) => MarkdownStream::render(&self.text(text, false), t),
             Kind::Streaming => Vec::new(),
             Kind::Reasoning(text) => {
@@ -212,28 +210,57 @@ impl Context<'_> {
                     })
                     .collect()
             }
-            Kind::Tool { id, summary } => {
-                let mark = self.marks.get(id).cloned().unwrap_or(ToolMark {
-                    icon: "○".into(),
-                    style: Style::default().fg(t.dim),
-                });
-                let output = self
-                    .outputs
-                    .map
-                    .get(id)
-                    .map(|o| o.rows(self.outputs.expanded, t));
-                std::iter::once(StyledLine {
-                    spans: vec![
-                        Span::styled(format!("  {} ", mark.icon), mark.style),
-                        Span::styled(summary.clone(), Style::default().fg(t.dim)),
-                    ],
-                    continuation: vec![Span::raw("    ")],
-                    fill: None,
-                })
-                .chain(output.into_iter().flatten())
-                .collect()
-            }
+            Kind::Tool { id, summary } => self.tool_lines(id, summary),
         }
+    }
+
+    /// A message of the person's: its lines after a `›`, then its attachments' chips.
+    fn user_lines(&self, text: &Text) -> Vec<StyledLine> {
+        let t = self.theme;
+        let text = self.text(text, true);
+        let style = Style::default().fg(t.user).add_modifier(Modifier::BOLD);
+        let (text, chips) = super::attachments::split(&text);
+        let chip_style = Style::default().fg(t.accent);
+        text.lines()
+            .enumerate()
+            .map(|(i, l)| StyledLine {
+                spans: vec![
+                    Span::styled(if i == 0 { "› " } else { "  " }, style),
+                    Span::styled(l.to_string(), style),
+                ],
+                continuation: vec![Span::raw("  ")],
+                fill: None,
+            })
+            .chain(chips.into_iter().map(|c| StyledLine {
+                spans: vec![Span::raw("  "), Span::styled(format!("⎘ {c}"), chip_style)],
+                continuation: vec![Span::raw("    ")],
+                fill: None,
+            }))
+            .collect()
+    }
+
+    /// A tool call's line (its status mark and summary), with a command's output under it.
+    fn tool_lines(&self, id: &str, summary: &str) -> Vec<StyledLine> {
+        let t = self.theme;
+        let mark = self.marks.get(id).cloned().unwrap_or(ToolMark {
+            icon: "○".into(),
+            style: Style::default().fg(t.dim),
+        });
+        let output = self
+            .outputs
+            .map
+            .get(id)
+            .map(|o| o.rows(self.outputs.expanded, t));
+        std::iter::once(StyledLine {
+            spans: vec![
+                Span::styled(format!("  {} ", mark.icon), mark.style),
+                Span::styled(summary.to_string(), Style::default().fg(t.dim)),
+            ],
+            continuation: vec![Span::raw("    ")],
+            fill: None,
+        })
+        .chain(output.into_iter().flatten())
+        .collect()
     }
 
     /// The clean text of an entry: what was said, not how it was drawn.

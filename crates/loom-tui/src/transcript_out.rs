@@ -25,7 +25,7 @@ impl Transcript {
             return Cow::Owned(lines);
         }
         match self.cache.peek(self.key(i)) {
-            Some(r) if r.generation == self.generation => Cow::Borrowed(r.lines.lines()),
+            Some(r) if r.generation == self.styling.generation => Cow::Borrowed(r.lines.lines()),
             _ => Cow::Owned(self.render_lines(i)),
         }
     }
@@ -56,7 +56,7 @@ impl Transcript {
                 format!(
                     "… {first} earlier entries are in the session file (resume it to read them)"
                 ),
-                Style::default().fg(self.theme.dim),
+                Style::default().fg(self.styling.theme.dim),
             );
             out.write_all(super::super::scrollback::render(&[note], width).as_bytes())?;
             started = true;
@@ -84,13 +84,13 @@ impl Transcript {
             let fresh = self
                 .cache
                 .peek(self.key(i))
-                .is_some_and(|r| r.generation == self.generation);
+                .is_some_and(|r| r.generation == self.styling.generation);
             match self.cache.take(self.key(i)) {
                 Some(cached) if fresh => lines.extend(cached.into_lines()),
                 _ => lines.extend(self.logical(i).into_owned()),
             }
             if let Kind::Answer(text) = &self.entries[i].kind {
-                self.flushed_answer = Some(self.context().text(text, false));
+                self.flushed.answer = Some(self.context().text(text, false));
             }
             lines.push(StyledLine::blank());
         }
@@ -102,18 +102,18 @@ impl Transcript {
             }
         }
         self.index.drain_front(n);
-        self.flushed += n;
-        self.cache.remove_below(self.flushed as u64);
+        self.flushed.count += n;
+        self.cache.remove_below(self.flushed.count as u64);
         if let Some(live) = &mut self.live {
             live.index -= n;
         }
-        self.anchor = match self.anchor.0.checked_sub(n) {
-            Some(a) => (a, self.anchor.1),
+        self.view.anchor = match self.view.anchor.0.checked_sub(n) {
+            Some(a) => (a, self.view.anchor.1),
             None => (0, 0),
         };
-        self.top = self.top.saturating_sub(height);
-        self.visible = 0..0;
-        self.prepared = 0..0;
+        self.view.top = self.view.top.saturating_sub(height);
+        self.view.visible = 0..0;
+        self.view.prepared = 0..0;
         lines
     }
 }

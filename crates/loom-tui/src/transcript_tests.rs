@@ -97,7 +97,7 @@ fn theme_switches_restyle_visible_answers_on_ticks_and_leave_the_rest() {
     assert!(!t.restyling(), "ticks restyle what is visible");
     let restyled = t.renders() - renders;
     assert!(
-        restyled <= t.visible.len() as u64,
+        restyled <= t.view.visible.len() as u64,
         "only visible entries were restyled ({restyled})"
     );
     assert!(t.stale(0), "the top waits until it is scrolled to");
@@ -131,14 +131,14 @@ fn a_corrected_estimate_above_the_view_does_not_move_it() {
     screen(&mut t, 40, 12);
     t.scroll_up(300);
     let before = screen(&mut t, 40, 12);
-    let anchor = t.anchor;
+    let anchor = t.view.anchor;
     // Render everything above: every estimate there is replaced by a measured height.
     for i in 0..anchor.0 {
         t.ensure(i);
     }
     let after = screen(&mut t, 40, 12);
     assert_eq!(before, after, "the view stays on the same lines");
-    assert_eq!(t.anchor, anchor);
+    assert_eq!(t.view.anchor, anchor);
 }
 
 #[test]

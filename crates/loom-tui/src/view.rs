@@ -118,10 +118,14 @@ impl App {
 
     fn details_title(&self) -> String {
         if self.diff_visible() {
-            if self.diff.reviewing.is_some() {
-                format!("Review the change · {}", self.diff.summary())
+            if self.details.reviewing() {
+                format!("Review the change · {}", self.details.view.summary())
             } else {
-                format!("Diff {} · {}", self.diff.path, self.diff.summary())
+                format!(
+                    "Diff {} · {}",
+                    self.details.view.path,
+                    self.details.view.summary()
+                )
             }
         } else {
             match self.tools.current() {
@@ -144,7 +148,7 @@ impl App {
         if self.diff_visible() {
             self.sync_details();
             let det_in = inner(areas.details);
-            self.diff.prepare(det_in.width.max(1), &self.theme);
+            self.details.view.prepare(det_in.width.max(1), &self.theme);
         }
         let buf = frame.buffer_mut();
         self.render_panes(&areas, buf);
@@ -184,35 +188,7 @@ impl App {
 
     fn render_panes(&mut self, areas: &Areas, buf: &mut Buffer) {
         if areas.narrow {
-            let shown = self.shown();
-            let mut spans = Vec::new();
-            for (name, s) in [
-                ("Chat", Shown::Chat),
-                ("Tools", Shown::Tools),
-                ("Details", Shown::Details),
-            ] {
-                let style = if s == shown {
-                    Style::default()
-                        .fg(self.theme.status_fg)
-                        .bg(self.theme.status_bg)
-                        .add_modifier(Modifier::BOLD)
-                } else {
-                    Style::default().fg(self.theme.dim)
-                };
-                spans.push(Span::styled(format!(" {name} "), style));
-                spans.push(Span::raw(" "));
-            }
-            spans.push(Span::styled(
-                "Tab switches",
-                Style::default().fg(self.theme.dim),
-            ));
-            let y = areas
-                .chat
-                .y
-                .max(areas.tools.y)
-                .max(areas.details.y)
-                .saturating_sub(1);
-            buf.set_line(areas.status.x, y, &Line::from(spans), areas.status.width);
+            self.render_pane_tabs(areas, buf);
         }
         if areas.chat.width > 0 {
             let title = if self.transcript.following() {
@@ -246,48 +222,87 @@ impl App {
             );
         }
         if areas.details.width > 0 {
-            let title = self.details_title();
-            let focused = self.focus == Focus::Details;
-            let mut block = self.block(title, focused);
-            if self.diff.reviewing.is_some() {
-                block = block.border_style(Style::default().fg(self.theme.warning));
-            }
-            block.render(areas.details, buf);
-            let det_in = inner(areas.details);
-            if self.diff_visible() && self.diff.reviewing.is_some() {
-                // The review's keys are always drawn inside it, whatever the width.
-                let keys = super::layers::review_keys::key_line(
-                    det_in.width,
-                    &self.theme,
-                    !self.diff.sections.is_empty(),
-                );
-                let rows = (keys.len() as u16).min(det_in.height);
-                let diff_area = Rect::new(det_in.x, det_in.y, det_in.width, det_in.height - rows);
-                self.layout.details_rows = diff_area.height;
-                self.diff.viewport = diff_area.height as usize;
-                self.diff.render(diff_area, buf, &self.theme);
-                for (i, l) in keys.iter().take(rows as usize).enumerate() {
-                    buf.set_line(det_in.x, diff_area.bottom() + i as u16, l, det_in.width);
-                }
-            } else if self.diff_visible() {
-                self.diff.viewport = det_in.height as usize;
-                self.diff.render(det_in, buf, &self.theme);
+            self.render_details(areas.details, buf);
+        }
+    }
+
+    /// The narrow layout's tabs naming the pane shown, above it.
+    fn render_pane_tabs(&self, areas: &Areas, buf: &mut Buffer) {
+        let shown = self.shown();
+        let mut spans = Vec::new();
+        for (name, s) in [
+            ("Chat", Shown::Chat),
+            ("Tools", Shown::Tools),
+            ("Details", Shown::Details),
+        ] {
+            let style = if s == shown {
+                Style::default()
+                    .fg(self.theme.status_fg)
+                    .bg(self.theme.status_bg)
+                    .add_modifier(Modifier::BOLD)
             } else {
-                let lines =
-                    self.tools
-                        .detail_window(det_in.width.max(1), det_in.height, &self.theme);
-                if lines.is_empty() {
-                    buf.set_stringn(
-                        det_in.x,
-                        det_in.y,
-                        "select a tool call to see its details",
-                        det_in.width as usize,
-                        Style::default().fg(self.theme.dim),
-                    );
-                }
-                for (y, l) in (det_in.y..det_in.bottom()).zip(lines) {
-                    buf.set_line(det_in.x, y, l, det_in.width);
-                }
+                Style::default().fg(self.theme.dim)
+            };
+            spans.push(Span::styled(format!(" {name} "), style));
+            spans.push(Span::raw(" "));
+        }
+        spans.push(Span::styled(
+            "Tab switches",
+            Style::default().fg(self.theme.dim),
+        ));
+        let y = areas
+            .chat
+            .y
+            .max(areas.tools.y)
+            .max(areas.details.y)
+            .saturating_sub(1);
+        buf.set_line(areas.status.x, y, &Line::from(spans), areas.status.width);
+    }
+
+    /// The details pane: the change under review with its keys, the selected call's diff,
+    /// or its arguments and output.
+    fn render_details(&mut self, area: Rect, buf: &mut Buffer) {
+        let title = self.details_title();
+        let focused = self.focus == Focus::Details;
+        let mut block = self.block(title, focused);
+        if self.details.reviewing() {
+            block = block.border_style(Style::default().fg(self.theme.warning));
+        }
+        block.render(area, buf);
+        let det_in = inner(area);
+        if self.diff_visible() && self.details.reviewing() {
+            // The review's keys are always drawn inside it, whatever the width.
+            let keys = super::layers::review_keys::key_line(
+                det_in.width,
+                &self.theme,
+                !self.details.view.sections.is_empty(),
+            );
+            let rows = (keys.len() as u16).min(det_in.height);
+            let diff_area = Rect::new(det_in.x, det_in.y, det_in.width, det_in.height - rows);
+            self.layout.details_rows = diff_area.height;
+            self.details.view.viewport = diff_area.height as usize;
+            self.details.view.render(diff_area, buf, &self.theme);
+            for (i, l) in keys.iter().take(rows as usize).enumerate() {
+                buf.set_line(det_in.x, diff_area.bottom() + i as u16, l, det_in.width);
+            }
+        } else if self.diff_visible() {
+            self.details.view.viewport = det_in.height as usize;
+            self.details.view.render(det_in, buf, &self.theme);
+        } else {
+            let lines = self
+                .tools
+                .detail_window(det_in.width.max(1), det_in.height, &self.theme);
+            if lines.is_empty() {
+                buf.set_stringn(
+                    det_in.x,
+                    det_in.y,
+                    "select a tool call to see its details",
+                    det_in.width as usize,
+                    Style::default().fg(self.theme.dim),
+                );
+            }
+            for (y, l) in (det_in.y..det_in.bottom()).zip(lines) {
+                buf.set_line(det_in.x, y, l, det_in.width);
             }
         }
     }
@@ -305,7 +320,7 @@ impl App {
             ),
             StyledLine::blank(),
         ];
-        if let Some(message) = &self.welcome {
+        if let Some(message) = &self.provider.welcome {
             for l in message.lines() {
                 lines.push(StyledLine::plain(
                     l.to_string(),
@@ -345,7 +360,7 @@ impl App {
         let focused = self.composer_has_keys();
         let title = if self.question_waits() {
             "Message (a question waits for your answer: Tab answers it)"
-        } else if self.diff.reviewing.is_some() {
+        } else if self.details.reviewing() {
             "Message (a change waits for your review: Tab returns to it)"
         } else if self.busy() {
             "Message (queued until the turn ends)"
@@ -353,7 +368,7 @@ impl App {
             "Message"
         };
         let mut title = title.to_string();
-        for a in &self.attachments {
+        for a in &self.draft.attachments {
             title.push_str(" · ⎘ ");
             title.push_str(&a.chip());
         }

@@ -24,8 +24,10 @@ impl App {
             {
                 return;
             }
-            KeyCode::Backspace if self.composer.is_empty() && !self.attachments.is_empty() => {
-                self.attachments.pop();
+            KeyCode::Backspace
+                if self.composer.is_empty() && !self.draft.attachments.is_empty() =>
+            {
+                self.draft.attachments.pop();
                 return;
             }
             _ => {}
@@ -33,7 +35,7 @@ impl App {
         let before = self.composer.text();
         let outcome = self.composer.handle_key(key);
         if self.composer.text() != before {
-            self.popup_selected = 0;
+            self.draft.popup_selected = 0;
             self.load_files_for_mention();
         }
         match outcome {
@@ -63,7 +65,7 @@ impl App {
             format!("{} ", choice.line)
         };
         self.composer.set_text(&with_space);
-        self.popup_selected = 0;
+        self.draft.popup_selected = 0;
         true
     }
 
@@ -83,7 +85,7 @@ impl App {
         };
         self.composer.set_text(&choice.line);
         let line = self.composer.take();
-        self.popup_selected = 0;
+        self.draft.popup_selected = 0;
         self.submit(&line);
         true
     }
@@ -92,7 +94,7 @@ impl App {
     pub fn submit(&mut self, text: &str) {
         // A sent message ends the typing: a question the model asks right after it takes
         // the keys (keys typed after this still hold it back).
-        self.last_key = None;
+        self.layers.last_key = None;
         let trimmed = text.trim();
         if let Some(command) = trimmed.strip_prefix('/')
             && !command.starts_with('/')
@@ -117,8 +119,8 @@ impl App {
             return;
         }
         self.transcript.scroll_end();
-        let attachments = std::mem::take(&mut self.attachments);
-        let images = std::mem::take(&mut self.images);
+        let attachments = std::mem::take(&mut self.draft.attachments);
+        let images = std::mem::take(&mut self.draft.images);
         self.send(UserOp::Submit {
             text: crate::attachments::compose(text, &attachments),
             images,

@@ -9,17 +9,14 @@ use crate::app::{App, Focus};
 impl App {
     /// Whether the details area shows a diff (rather than tool output).
     pub(crate) fn diff_visible(&self) -> bool {
-        self.diff.reviewing.is_some()
-            || self
-                .tools
-                .current()
-                .is_some_and(|r| self.diffs.contains_key(&r.id))
+        self.details
+            .visible(self.tools.current().map(|r| r.id.as_str()))
     }
 
     /// Keys while a file change waits for review: they go to the review whatever pane had
     /// focus (only the composer, reached on purpose with Tab, types instead).
     pub(super) fn review_key(&mut self, key: KeyEvent) {
-        if let Some(id) = self.diff.reviewing.clone() {
+        if let Some(id) = self.details.view.reviewing.clone() {
             let answer = |a: ApprovalAnswer| UserOp::Approve {
                 id: id.clone(),
                 answer: a,
@@ -39,7 +36,7 @@ impl App {
                 }
                 KeyCode::Char('n') => self.run_action(crate::layers::Action::AskReason(id.clone())),
                 KeyCode::Enter => {
-                    let hunks = self.diff.selected.clone();
+                    let hunks = self.details.view.selected.clone();
                     self.resolve_review(&id);
                     if hunks.iter().all(|h| *h) {
                         self.send(answer(ApprovalAnswer::Approve));
@@ -47,10 +44,10 @@ impl App {
                         self.send(answer(ApprovalAnswer::ApproveHunks { hunks }));
                     }
                 }
-                KeyCode::Char(' ') => self.diff.toggle(),
-                KeyCode::Char('f') => self.diff.toggle_file(),
-                KeyCode::Down | KeyCode::Char('j') => self.diff.move_hunk(1),
-                KeyCode::Up | KeyCode::Char('k') => self.diff.move_hunk(-1),
+                KeyCode::Char(' ') => self.details.view.toggle(),
+                KeyCode::Char('f') => self.details.view.toggle_file(),
+                KeyCode::Down | KeyCode::Char('j') => self.details.view.move_hunk(1),
+                KeyCode::Up | KeyCode::Char('k') => self.details.view.move_hunk(-1),
                 _ => {}
             }
         }

@@ -27,16 +27,35 @@ impl App {
         if key.kind == KeyEventKind::Release {
             return;
         }
+        if self.layer_key(key) || self.global_key(key) {
+            return;
+        }
+        self.outbox.ctrl_c_at = None;
+        if self.details.reviewing() && self.focus != Focus::Composer {
+            self.focus = Focus::Details;
+            return self.review_key(key);
+        }
+        match self.focus {
+            Focus::Composer => self.composer_key(key),
+            Focus::Chat => self.chat_key(key),
+            Focus::Tools => self.tools_key(key),
+            Focus::Details => self.details_key(key),
+        }
+    }
+
+    /// Hand `key` to the front layer when it has the keys; true when nothing else is to
+    /// see it.
+    fn layer_key(&mut self, key: KeyEvent) -> bool {
         let to_layer = match self.layers.last() {
             None => false,
             Some(l) if l.is_question() => match self.question_key(&key) {
-                None => return,
+                None => return true,
                 Some(answering) => answering,
             },
             Some(_) => true,
         };
         if !to_layer {
-            self.last_key = Some(std::time::Instant::now());
+            self.layers.last_key = Some(std::time::Instant::now());
         }
         if to_layer && let Some(layer) = self.layers.last_mut() {
             let outcome = layer.handle_key(key);
@@ -47,29 +66,27 @@ impl App {
                 self.run_action(action);
             }
             if outcome.consumed {
-                return;
+                return true;
             }
         }
+        false
+    }
+
+    /// The keys that mean the same whichever pane has focus; true when `key` was one.
+    fn global_key(&mut self, key: KeyEvent) -> bool {
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         match key.code {
-            KeyCode::Char('c') if ctrl => return self.ctrl_c(),
-            KeyCode::Char('o') if ctrl => {
-                self.transcript.toggle_outputs();
-                return;
-            }
-            KeyCode::Char('d') if ctrl && self.composer.is_empty() => {
-                self.quit = true;
-                return;
-            }
+            KeyCode::Char('c') if ctrl => self.ctrl_c(),
+            KeyCode::Char('o') if ctrl => self.transcript.toggle_outputs(),
+            KeyCode::Char('d') if ctrl && self.composer.is_empty() => self.outbox.quit = true,
             KeyCode::Esc => {
                 if self.busy() || self.tools.shell_running() {
                     self.send(UserOp::Interrupt);
                 } else {
                     self.focus = Focus::Composer;
                 }
-                return;
             }
-            KeyCode::Tab | KeyCode::BackTab if self.diff.reviewing.is_some() => {
+            KeyCode::Tab | KeyCode::BackTab if self.details.reviewing() => {
                 // A pending review keeps the keys; Tab steps out to the composer on purpose
                 // and back.
                 self.focus = if self.focus == Focus::Composer {
@@ -77,36 +94,19 @@ impl App {
                 } else {
                     Focus::Composer
                 };
-                return;
             }
-            KeyCode::Tab if self.focus == Focus::Composer && self.complete_command() => return,
-            KeyCode::Tab => return self.cycle_focus(true),
-            KeyCode::BackTab => return self.cycle_focus(false),
-            KeyCode::PageUp => return self.scroll_focused(-(self.page() as isize)),
-            KeyCode::PageDown => return self.scroll_focused(self.page() as isize),
+            KeyCode::Tab if self.focus == Focus::Composer && self.complete_command() => {}
+            KeyCode::Tab => self.cycle_focus(true),
+            KeyCode::BackTab => self.cycle_focus(false),
+            KeyCode::PageUp => self.scroll_focused(-(self.page() as isize)),
+            KeyCode::PageDown => self.scroll_focused(self.page() as isize),
             // Home/End scroll the chat when it has focus, with Ctrl from anywhere, and from
             // an empty message box (where there is no text for them to move in).
-            KeyCode::Home if ctrl || self.scrolls_chat() => {
-                self.transcript.scroll_home();
-                return;
-            }
-            KeyCode::End if ctrl || self.scrolls_chat() => {
-                self.transcript.scroll_end();
-                return;
-            }
-            _ => {}
+            KeyCode::Home if ctrl || self.scrolls_chat() => self.transcript.scroll_home(),
+            KeyCode::End if ctrl || self.scrolls_chat() => self.transcript.scroll_end(),
+            _ => return false,
         }
-        self.ctrl_c_at = None;
-        if self.diff.reviewing.is_some() && self.focus != Focus::Composer {
-            self.focus = Focus::Details;
-            return self.review_key(key);
-        }
-        match self.focus {
-            Focus::Composer => self.composer_key(key),
-            Focus::Chat => self.chat_key(key),
-            Focus::Tools => self.tools_key(key),
-            Focus::Details => self.details_key(key),
-        }
+        true
     }
 
     /// The rows a page key moves: the rows the pane it scrolls showed in the last frame
@@ -125,13 +125,14 @@ impl App {
         // seconds old when the screen was idle.
         let now = std::time::Instant::now();
         if self
+            .outbox
             .ctrl_c_at
             .is_some_and(|t| now.duration_since(t) < QUIT_WINDOW)
         {
-            self.quit = true;
+            self.outbox.quit = true;
             return;
         }
-        self.ctrl_c_at = Some(now);
+        self.outbox.ctrl_c_at = Some(now);
         if self.busy() || self.tools.shell_running() {
             self.send(UserOp::Interrupt);
         } else if !self.composer.is_empty() {
@@ -141,7 +142,8 @@ impl App {
 
     /// Whether a first Ctrl+C waits for a second (the status line says so meanwhile).
     pub(crate) fn quit_pending(&self) -> bool {
-        self.ctrl_c_at
+        self.outbox
+            .ctrl_c_at
             .is_some_and(|t| std::time::Instant::now().duration_since(t) < QUIT_WINDOW)
     }
 
@@ -163,7 +165,7 @@ impl App {
         match self.focus {
             Focus::Details => {
                 if self.diff_visible() {
-                    self.diff.scroll_by(lines);
+                    self.details.view.scroll_by(lines);
                 } else {
                     self.tools.scroll_details(lines);
                 }
@@ -203,7 +205,7 @@ impl App {
                             image.name
                         ),
                     );
-                    self.images.push(image);
+                    self.draft.images.push(image);
                 }
                 Err(e) => self.transcript.push_notice(NoticeLevel::Error, &e),
             }
@@ -227,11 +229,13 @@ impl App {
         };
         match event.kind {
             MouseEventKind::Down(MouseButton::Left) => {
-                self.selecting = entry();
+                let start = entry();
+                self.transcript.selecting = start;
                 return;
             }
             MouseEventKind::Up(MouseButton::Left) => {
-                if let (Some(start), Some(end)) = (self.selecting.take(), entry()) {
+                let end = entry();
+                if let (Some(start), Some(end)) = (self.transcript.selecting.take(), end) {
                     self.copy_entries(start.min(end)..=start.max(end));
                 }
                 return;
@@ -246,7 +250,7 @@ impl App {
         let pos = ratatui::layout::Position::new(event.column, event.row);
         if self.layout.details.contains(pos) {
             if self.diff_visible() {
-                self.diff.scroll_by(delta);
+                self.details.view.scroll_by(delta);
             } else {
                 self.tools.scroll_details(delta);
             }
@@ -278,7 +282,7 @@ impl App {
         }
         let lines = text.lines().count();
         // The event loop copies it and says where it went (or why it could not).
-        self.clipboard = Some(crate::clipboard::Pending {
+        self.outbox.clipboard = Some(crate::clipboard::Pending {
             what: format!(
                 "{count} message{} ({lines} line{}, as written: no wrapping or borders)",
                 if count == 1 { "" } else { "s" },
@@ -303,7 +307,7 @@ impl App {
     /// Switch themes everywhere.
     pub fn set_theme(&mut self, theme: Theme) {
         self.transcript.set_theme(&theme);
-        self.diff.invalidate();
+        self.details.view.invalidate();
         self.tools.restyle();
         self.theme = theme;
     }
@@ -311,9 +315,10 @@ impl App {
     /// Show every change of the session in an overlay (`/diff`).
     pub(crate) fn show_session_diff(&mut self) {
         let text: Vec<String> = self
+            .details
             .applied
             .iter()
-            .filter_map(|id| self.diffs.get(id))
+            .filter_map(|id| self.details.diffs.get(id))
             .map(super::call_diff::CallDiff::unified)
             .collect();
         if text.is_empty() {

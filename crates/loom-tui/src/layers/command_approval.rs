@@ -49,6 +49,51 @@ impl CommandApproval {
         let risk_color = risk_color(&self.risk, theme);
         let width = area.width.saturating_sub(4).min(100);
         let inner_w = width.saturating_sub(2);
+        let mut command = self.command_lines(inner_w, theme);
+        let mut lines = self.fact_lines(inner_w, risk_color, theme);
+        lines.push(Line::default());
+        lines.extend(wrap(&StyledLine::from_spans(self.keys(theme)), inner_w));
+        // The keys are never cut off: on a short screen the command gives way, scrolls,
+        // and says which part of it is shown.
+        // On a very short screen the blank spacer lines go first, so at least two rows show
+        // the command (one of it and where it stands): a box that hides what `y` would run
+        // must not happen.
+        let inside = area.height.saturating_sub(2) as usize;
+        while inside.saturating_sub(lines.len()) < 2
+            && let Some(blank) = lines.iter().position(|l| l.width() == 0)
+        {
+            lines.remove(blank);
+        }
+        let room = inside.saturating_sub(lines.len()).min(MAX_COMMAND_ROWS);
+        let total = command.len();
+        if total > room {
+            let keep = if room >= 2 { room - 1 } else { room };
+            let first = self.scroll.min(total - keep);
+            self.max_scroll.set(total - keep);
+            command = command.split_off(first);
+            command.truncate(keep);
+            self.shown.set(keep);
+            if room >= 2 {
+                command.push(Line::from(Span::styled(
+                    format!(
+                        "lines {}–{} of {total} · ↑↓ PgUp/PgDn to read all of it",
+                        first + 1,
+                        first + keep
+                    ),
+                    Style::default().fg(theme.warning),
+                )));
+            }
+        }
+        command.append(&mut lines);
+        let lines = command;
+        let height = (lines.len() as u16 + 2).min(area.height);
+        let rect = centered(area, width, height);
+        let inner = question_frame(rect, buf, "Run this command?", risk_color, waiting, theme);
+        draw_lines(&lines, inner, buf);
+    }
+
+    /// The command, highlighted, wrapped to `inner_w`.
+    fn command_lines(&self, inner_w: u16, theme: &Theme) -> Vec<Line<'static>> {
         let mut command: Vec<Line<'static>> = Vec::new();
         let mut hl = CodeHighlighter::new(
             "bash",
@@ -71,6 +116,16 @@ impl CommandApproval {
                 inner_w,
             ));
         }
+        command
+    }
+
+    /// Where it runs, its risk and why, and what approving it opens.
+    fn fact_lines(
+        &self,
+        inner_w: u16,
+        risk_color: ratatui::style::Color,
+        theme: &Theme,
+    ) -> Vec<Line<'static>> {
         let mut lines: Vec<Line<'static>> = vec![Line::default()];
         lines.push(Line::from(vec![
             Span::styled("in ", Style::default().fg(theme.dim)),
@@ -104,7 +159,11 @@ impl CommandApproval {
                     .add_modifier(Modifier::BOLD),
             )));
         }
-        lines.push(Line::default());
+        lines
+    }
+
+    /// The keys: run, refuse, the session grant when one is offered, stop the turn.
+    fn keys(&self, theme: &Theme) -> Vec<Span<'static>> {
         let mut keys = vec![
             Span::styled(
                 "y",
@@ -143,44 +202,7 @@ impl CommandApproval {
                 .add_modifier(Modifier::BOLD),
         ));
         keys.push(Span::raw(" stop the turn"));
-        lines.extend(wrap(&StyledLine::from_spans(keys), inner_w));
-        // The keys are never cut off: on a short screen the command gives way, scrolls,
-        // and says which part of it is shown.
-        // On a very short screen the blank spacer lines go first, so at least two rows show
-        // the command (one of it and where it stands): a box that hides what `y` would run
-        // must not happen.
-        let inside = area.height.saturating_sub(2) as usize;
-        while inside.saturating_sub(lines.len()) < 2
-            && let Some(blank) = lines.iter().position(|l| l.width() == 0)
-        {
-            lines.remove(blank);
-        }
-        let room = inside.saturating_sub(lines.len()).min(MAX_COMMAND_ROWS);
-        let total = command.len();
-        if total > room {
-            let keep = if room >= 2 { room - 1 } else { room };
-            let first = self.scroll.min(total - keep);
-            self.max_scroll.set(total - keep);
-            command = command.split_off(first);
-            command.truncate(keep);
-            self.shown.set(keep);
-            if room >= 2 {
-                command.push(Line::from(Span::styled(
-                    format!(
-                        "lines {}–{} of {total} · ↑↓ PgUp/PgDn to read all of it",
-                        first + 1,
-                        first + keep
-                    ),
-                    Style::default().fg(theme.warning),
-                )));
-            }
-        }
-        command.append(&mut lines);
-        let lines = command;
-        let height = (lines.len() as u16 + 2).min(area.height);
-        let rect = centered(area, width, height);
-        let inner = question_frame(rect, buf, "Run this command?", risk_color, waiting, theme);
-        draw_lines(&lines, inner, buf);
+        keys
     }
 }
 

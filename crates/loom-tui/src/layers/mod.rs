@@ -19,10 +19,12 @@ mod help;
 mod mcp_approval;
 mod network_approval;
 mod picker;
+mod questions;
 mod reason_prompt;
 pub mod resume_picker;
 pub mod review_keys;
 mod schedule_approval;
+mod stack;
 pub mod trust_prompt;
 mod undo_confirm;
 
@@ -32,8 +34,10 @@ pub use help::{Help, KEYS};
 pub use mcp_approval::McpApproval;
 pub use network_approval::NetworkApproval;
 pub use picker::{PickItem, Picker};
+pub use questions::question;
 pub use reason_prompt::ReasonPrompt;
 pub use schedule_approval::ScheduleApproval;
+pub use stack::Layers;
 pub use undo_confirm::UndoConfirm;
 
 /// What the app should do after a layer handled a key.

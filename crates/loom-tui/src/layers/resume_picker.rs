@@ -217,41 +217,7 @@ impl Layer for ResumePicker {
             .enumerate()
         {
             let on = i == self.selected;
-            let counts = format!(
-                "{:>9}  {:>4} msg{}  {:>3} change{}",
-                s.age,
-                s.messages,
-                if s.messages == 1 { " " } else { "s" },
-                s.changes,
-                if s.changes == 1 { " " } else { "s" },
-            );
-            // On a narrow screen the counts give way to the title.
-            let counts = if w >= 60 {
-                counts
-            } else {
-                format!("{:>9}", s.age)
-            };
-            let mut title = s.title.clone();
-            if let Some(ws) = &s.workspace {
-                title.push_str(&format!("  ({ws})"));
-            }
-            let title_w = w.saturating_sub(width(&counts) + 4);
-            let title = truncate(&title, title_w);
-            let pad = title_w.saturating_sub(width(&title));
-            let (main, side) = if on {
-                let sel = Style::default()
-                    .fg(theme.status_fg)
-                    .bg(theme.status_bg)
-                    .add_modifier(Modifier::BOLD);
-                (sel, sel)
-            } else {
-                (text, dim)
-            };
-            let line = Line::from(vec![
-                Span::styled(if on { "› " } else { "  " }, main),
-                Span::styled(format!("{title}{}", " ".repeat(pad)), main),
-                Span::styled(format!("  {counts}"), side),
-            ]);
+            let line = item_line(s, on, w, theme);
             buf.set_line(list.x, list.y + row as u16, &line, list.width);
         }
         let esc = if self.at_start {
@@ -274,6 +240,48 @@ impl Layer for ResumePicker {
             "Enter opens · Esc closes".into()
         }
     }
+}
+
+/// Session `s`'s row, `w` wide: its title (and workspace) and, when there is room, its
+/// age and counts; highlighted when `on`.
+fn item_line(s: &SessionItem, on: bool, w: usize, theme: &Theme) -> Line<'static> {
+    let text = Style::default().fg(theme.text);
+    let dim = Style::default().fg(theme.dim);
+    let counts = format!(
+        "{:>9}  {:>4} msg{}  {:>3} change{}",
+        s.age,
+        s.messages,
+        if s.messages == 1 { " " } else { "s" },
+        s.changes,
+        if s.changes == 1 { " " } else { "s" },
+    );
+    // On a narrow screen the counts give way to the title.
+    let counts = if w >= 60 {
+        counts
+    } else {
+        format!("{:>9}", s.age)
+    };
+    let mut title = s.title.clone();
+    if let Some(ws) = &s.workspace {
+        title.push_str(&format!("  ({ws})"));
+    }
+    let title_w = w.saturating_sub(width(&counts) + 4);
+    let title = truncate(&title, title_w);
+    let pad = title_w.saturating_sub(width(&title));
+    let (main, side) = if on {
+        let sel = Style::default()
+            .fg(theme.status_fg)
+            .bg(theme.status_bg)
+            .add_modifier(Modifier::BOLD);
+        (sel, sel)
+    } else {
+        (text, dim)
+    };
+    Line::from(vec![
+        Span::styled(if on { "› " } else { "  " }, main),
+        Span::styled(format!("{title}{}", " ".repeat(pad)), main),
+        Span::styled(format!("  {counts}"), side),
+    ])
 }
 
 #[cfg(test)]

@@ -1,0 +1,39 @@
+//! What the screen hands the event loop: the person's answers that start or steer the
+//! session (the trust prompt, the resume picker), text to put on the clipboard, whether the
+//! mouse is captured, quitting, and the Ctrl+C that waits for a second one to quit. The loop takes
+//! each when it is set; the screen never does terminal or process work itself.
+
+use std::time::Instant;
+
+use super::clipboard::Pending;
+
+/// Requests for the event loop, set by keys and layers.
+pub struct Outbox {
+    /// Set when the person asked to quit.
+    pub quit: bool,
+    /// Whether the mouse is captured (wheel scrolls).
+    pub mouse_capture: bool,
+    /// Set when a Ctrl+C asked to confirm quitting.
+    pub ctrl_c_at: Option<Instant>,
+    /// The person's answer to the trust prompt, once given (the event loop takes it).
+    pub trust_answer: Option<bool>,
+    /// The session picked in the resume picker (`Some(None)`: a new one, at start), for
+    /// the event loop to start the agent on.
+    pub resume_choice: Option<Option<String>>,
+    /// Text to put on the clipboard (`/copy`, a mouse selection), for the event loop, which
+    /// copies it and says where it went.
+    pub clipboard: Option<Pending>,
+}
+
+impl Default for Outbox {
+    fn default() -> Self {
+        Outbox {
+            quit: false,
+            mouse_capture: true,
+            ctrl_c_at: None,
+            trust_answer: None,
+            resume_choice: None,
+            clipboard: None,
+        }
+    }
+}
