@@ -7,8 +7,15 @@
 //! role into the [`RunnerParts`] a [`crate::agent::Runner`] starts from. It is called by
 //! [`runner_parts`] (the top agent) and, through
 //! [`crate::agent::delegate::SubAgentFactory`], by the `delegate` tool.
+//!
+//! [`Session::start`] (in `session.rs`) is the one way a front end starts a session on
+//! top of that.
 
 use std::sync::{Arc, Mutex};
+
+pub mod session;
+
+pub use session::{Mode, Session, SessionOptions};
 
 use crate::agent::delegate::{self, DelegateTool, SubAgentFactory, SubAgentSpec};
 use crate::agent::prompt;

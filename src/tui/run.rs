@@ -35,8 +35,9 @@ use tokio::sync::mpsc;
 use super::app::{App, StatusInfo};
 use super::layers::trust_prompt::TrustPrompt;
 use super::theme::{ColorDepth, Theme};
-use crate::agent::{AgentEvent, Phase, Runner, UserOp};
-use crate::compose;
+use crate::agent::{AgentEvent, Phase, UserOp};
+use crate::compose::session::StartError;
+use crate::compose::{Mode, Session, SessionOptions};
 use crate::config::Config;
 use crate::config::trust::{self, ProjectTrust};
 use crate::session::LoadedSession;
@@ -320,45 +321,52 @@ impl AgentStart {
             provider_tx,
         } = self;
         tokio::spawn(async move {
-            let provider = setup::resolve_provider(&config).await;
-            let (model, missing) = match &provider {
-                Provider::Ready { settings, .. } => (settings.model.clone(), None),
-                Provider::Missing { message } => (String::new(), Some(message.clone())),
+            let options = SessionOptions {
+                resumed: resume,
+                session_id: Some(sid),
+                ops: Some(ops_rx),
+                ..SessionOptions::new(Mode::Interactive)
             };
-            let _ = provider_tx.send((model.clone(), missing));
-            if let Provider::Ready { settings, .. } = &provider {
-                // The server's models, for `/model`'s picker and completion.
-                let (base, key, tx) = (
-                    settings.base_url.clone(),
-                    config.api_key.clone(),
-                    events_tx.clone(),
-                );
-                tokio::spawn(async move {
-                    let timeout = std::time::Duration::from_secs(10);
-                    let result =
-                        crate::llm::discover::list_models(&base, key.as_deref(), timeout).await;
-                    let _ = tx.send(AgentEvent::Models { result });
-                });
-            }
-            let ctx = match setup::tool_context(&workspace, &config, &sid) {
-                Ok(c) => c,
-                Err(e) => {
+            let on_provider = |provider: &Provider| {
+                let (model, missing) = match provider {
+                    Provider::Ready { settings, .. } => (settings.model.clone(), None),
+                    Provider::Missing { message } => (String::new(), Some(message.clone())),
+                };
+                let _ = provider_tx.send((model, missing));
+                if let Provider::Ready { settings, .. } = provider {
+                    // The server's models, for `/model`'s picker and completion.
+                    let (base, key, tx) = (
+                        settings.base_url.clone(),
+                        config.api_key.clone(),
+                        events_tx.clone(),
+                    );
+                    tokio::spawn(async move {
+                        let timeout = std::time::Duration::from_secs(10);
+                        let result =
+                            crate::llm::discover::list_models(&base, key.as_deref(), timeout).await;
+                        let _ = tx.send(AgentEvent::Models { result });
+                    });
+                }
+            };
+            let session = match Session::start(&config, &workspace, options, on_provider).await {
+                Ok(session) => session,
+                Err(StartError::Workspace { source, .. }) => {
                     let _ = events_tx.send(AgentEvent::Error {
-                        message: format!("cannot open the workspace: {e}"),
+                        message: format!("cannot open the workspace: {source}"),
+                    });
+                    return;
+                }
+                Err(e @ StartError::NoModel(_)) => {
+                    let _ = events_tx.send(AgentEvent::Error {
+                        message: e.to_string(),
                     });
                     return;
                 }
             };
-            let mut files = setup::session_files(&workspace, &sid, &model, resume.is_some());
-            if let Some(r) = &resume {
-                files.loaded_tools = r.loaded_tools.clone();
-            }
-            for n in &files.notices {
+            for n in &session.notices {
                 let _ = events_tx.send(AgentEvent::Notice { message: n.clone() });
             }
-            let conversation = resume.map(|r| r.conversation).unwrap_or_default();
-            let parts = compose::runner_parts(&config, &provider, ctx, true, conversation, files);
-            let mut handle = Runner::spawn_with_ops(parts, ops_rx);
+            let mut handle = session.agent;
             while let Some(ev) = handle.events.recv().await {
                 if events_tx.send(ev).is_err() {
                     break;
