@@ -255,14 +255,8 @@ pub async fn open(server: &McpServer, stderr: Arc<Mutex<StderrTail>>) -> Result<
             bearer_token_env,
         } => {
             let config = http_config(url, headers, bearer_token_env.as_deref()).map_err(failed)?;
-            // Redirects are not followed: a redirect to another host would carry the
-            // session and the configured headers there.
-            let client = reqwest::Client::builder()
-                .redirect(reqwest::redirect::Policy::none())
-                .pool_max_idle_per_host(0)
-                .build()
-                .map_err(|e| failed(format!("cannot build an HTTP client: {e}")))?;
-            let transport = StreamableHttpClientTransport::with_client(client, config);
+            let transport =
+                StreamableHttpClientTransport::with_client(http_client().map_err(failed)?, config);
             match handler.serve(transport).await {
                 Ok(service) => Ok(Opened {
                     service,
@@ -321,6 +315,16 @@ async fn keep_stderr(err: tokio::process::ChildStderr, tail: Arc<Mutex<StderrTai
             tail.push(&line);
         }
     }
+}
+
+/// The client an HTTP server is spoken to with. Redirects are not followed: a redirect to
+/// another host would carry the session and the configured headers there.
+fn http_client() -> Result<reqwest::Client, String> {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .pool_max_idle_per_host(0)
+        .build()
+        .map_err(|e| format!("cannot build an HTTP client: {e}"))
 }
 
 /// The transport settings of an HTTP server: its URL, its headers, and the bearer token
