@@ -3,10 +3,12 @@
 //! A second consumer of the agent's events (the TUI is the first). Without `--json` the
 //! answer streams to stdout, a paragraph per assistant message, and one short line per tool
 //! call and result goes to stderr (see [`plain`]). With
-//! `--json` every event is one JSON object per line on stdout, each with a `type` (the
-//! schema is in docs/exec.md). Nobody can approve anything here: the runner turns every
+//! `--json` every event is one JSON object per line on stdout, each with a `type`: the
+//! events' own `Serialize` (the schema is in docs/exec.md). Nobody can approve anything here: the runner turns every
 //! "ask" into a denial the model can read.
 
+#[cfg(test)]
+mod json_tests;
 mod plain;
 pub mod start;
 
@@ -14,7 +16,8 @@ use std::io::Write;
 use std::process::ExitCode;
 use std::sync::atomic::Ordering;
 
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::agent::{AgentEvent, AgentHandle, TurnEnd, UserOp};
@@ -30,8 +33,9 @@ pub const EXIT_USAGE: u8 = 2;
 /// Exit code after Ctrl+C.
 pub const EXIT_INTERRUPTED: u8 = 130;
 
-/// What `session_started` reports.
-#[derive(Debug, Clone)]
+/// What `session_started` reports (its `Serialize` is that line).
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "type", rename = "session_started")]
 pub struct SessionInfo {
     /// Session id.
     pub session_id: String,
@@ -44,6 +48,7 @@ pub struct SessionInfo {
     /// The sandbox mode commands run under.
     pub sandbox: String,
     /// A warning to show once (e.g. no sandbox on this system).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub notice: Option<String>,
 }
 
@@ -150,20 +155,7 @@ enum Printer<O: Write, E: Write> {
 impl<O: Write, E: Write> Printer<O, E> {
     fn started(&mut self, info: &SessionInfo) {
         match self {
-            Printer::Json(out) => {
-                let mut started = json!({
-                    "type": "session_started",
-                    "session_id": info.session_id,
-                    "model": info.model,
-                    "workspace": info.workspace,
-                    "provider": info.provider,
-                    "sandbox": info.sandbox,
-                });
-                if let Some(n) = &info.notice {
-                    started["notice"] = json!(n);
-                }
-                line(out, &started);
-            }
+            Printer::Json(out) => line(out, info),
             Printer::Plain(plain) => {
                 if let Some(n) = &info.notice {
                     plain.notice(n);
@@ -175,8 +167,8 @@ impl<O: Write, E: Write> Printer<O, E> {
     fn event(&mut self, event: &AgentEvent) {
         match self {
             Printer::Json(out) => {
-                if let Some(v) = to_json(event) {
-                    line(out, &v);
+                if let Some(l) = Line::of(event) {
+                    line(out, &l);
                 }
             }
             Printer::Plain(plain) => plain.event(event),
@@ -193,112 +185,63 @@ impl<O: Write, E: Write> Printer<O, E> {
     }
 }
 
-fn line(out: &mut impl Write, value: &Value) {
+fn line(out: &mut impl Write, value: &impl Serialize) {
     let _ = serde_json::to_writer(&mut *out, value);
     let _ = writeln!(out);
     let _ = out.flush();
 }
 
-/// The `--json` form of an event; `None` for events the schema leaves out (text deltas,
-/// state changes).
+/// One `--json` line: an event as its `Serialize` writes it, and for a sub-agent's event
+/// the delegate call it belongs to.
+#[derive(Serialize)]
+pub struct Line<'a> {
+    #[serde(flatten)]
+    event: &'a AgentEvent,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    parent_id: Option<&'a str>,
+}
+
+impl<'a> Line<'a> {
+    /// The line `event` is printed as; `None` for events the schema leaves out (text
+    /// deltas, state changes). A sub-agent's event is printed as itself with the delegate
+    /// call it belongs to (a deeper sub-agent's event keeps its own, nearer parent).
+    pub fn of(event: &'a AgentEvent) -> Option<Line<'a>> {
+        let mut event = event;
+        let mut parent_id = None;
+        while let AgentEvent::SubAgent {
+            parent_id: parent,
+            event: inner,
+        } = event
+        {
+            parent_id = Some(parent.as_str());
+            event = inner;
+        }
+        printed(event).then_some(Line { event, parent_id })
+    }
+}
+
+/// The `--json` form of an event (its [`Line`]); `None` for events the schema leaves out.
 pub fn to_json(event: &AgentEvent) -> Option<Value> {
-    Some(match event {
-        AgentEvent::ToolCall {
-            id,
-            name,
-            arguments,
-            intent,
-        } => {
-            let mut v = json!({
-                "type": "tool_call", "id": id, "name": name, "arguments": arguments,
-            });
-            if let Some(intent) = intent {
-                v["touches"] = json!(intent);
-            }
-            v
-        }
-        AgentEvent::Approval {
-            id,
-            approved,
-            by,
-            reason,
-        } => json!({
-            "type": "approval",
-            "id": id,
-            "decision": if *approved { "approved" } else { "denied" },
-            "by": by,
-            "reason": reason,
-        }),
-        AgentEvent::ToolResult {
-            id,
-            name,
-            result,
-            duration_ms,
-        } => json!({
-            "type": "tool_result",
-            "id": id,
-            "name": name,
-            "success": result.success,
-            "output": result.output,
-            "error": result.error,
-            "data": result.data,
-            "files_changed": result.files_changed,
-            "duration_ms": duration_ms,
-        }),
-        AgentEvent::AssistantMessage { text } => json!({"type": "assistant_message", "text": text}),
-        AgentEvent::Retry {
-            attempt,
-            max_attempts,
-            reason,
-            wait_ms,
-        } => json!({
-            "type": "retry", "attempt": attempt, "max_attempts": max_attempts,
-            "reason": reason, "wait_ms": wait_ms,
-        }),
-        AgentEvent::Error { message } => json!({"type": "error", "message": message}),
-        AgentEvent::TurnComplete { usage, end, .. } => json!({
-            "type": "turn_completed",
-            "end": end,
-            "usage": {
-                "prompt_tokens": usage.prompt_tokens,
-                "completion_tokens": usage.completion_tokens,
-                "estimated": usage.estimated,
-            },
-        }),
-        AgentEvent::HookResult {
-            name,
-            success,
-            output,
-            duration_ms,
-        } => json!({
-            "type": "hook_result", "name": name, "success": success, "output": output,
-            "duration_ms": duration_ms,
-        }),
-        AgentEvent::Notice { message } => json!({"type": "notice", "message": message}),
-        AgentEvent::Compacted {
-            before_tokens,
-            after_tokens,
-            trimmed_results,
-            summarized_messages,
-            summary_failed,
-        } => json!({
-            "type": "compacted", "before_tokens": before_tokens, "after_tokens": after_tokens,
-            "trimmed_results": trimmed_results, "summarized_messages": summarized_messages,
-            "summary_failed": summary_failed,
-        }),
-        AgentEvent::McpStatus { servers } => json!({"type": "mcp_status", "servers": servers}),
-        AgentEvent::ContextWindow { tokens, source } => json!({
-            "type": "context_window", "tokens": tokens, "source": source,
-        }),
-        AgentEvent::SubAgent { parent_id, event } => {
-            // The sub-agent's event as it would be printed, with the delegate call it
-            // belongs to (a deeper sub-agent's event keeps its own, nearer parent).
-            let mut v = to_json(event)?;
-            if v.get("parent_id").is_none() {
-                v["parent_id"] = json!(parent_id);
-            }
-            v
-        }
+    serde_json::to_value(Line::of(event)?).ok()
+}
+
+/// Whether `--json` prints an event of this kind (every kind is named, so a new one is
+/// decided here).
+fn printed(event: &AgentEvent) -> bool {
+    match event {
+        AgentEvent::ToolCall { .. }
+        | AgentEvent::Approval { .. }
+        | AgentEvent::ToolResult { .. }
+        | AgentEvent::AssistantMessage { .. }
+        | AgentEvent::Retry { .. }
+        | AgentEvent::Error { .. }
+        | AgentEvent::TurnComplete { .. }
+        | AgentEvent::HookResult { .. }
+        | AgentEvent::Notice { .. }
+        | AgentEvent::Compacted { .. }
+        | AgentEvent::McpStatus { .. }
+        | AgentEvent::ContextWindow { .. }
+        | AgentEvent::SubAgent { .. } => true,
         AgentEvent::TextDelta { .. }
         | AgentEvent::ReasoningDelta { .. }
         | AgentEvent::StateChanged { .. }
@@ -311,6 +254,6 @@ pub fn to_json(event: &AgentEvent) -> Option<Value> {
         | AgentEvent::Changes { .. }
         | AgentEvent::ChangeApplied { .. }
         | AgentEvent::Attachment { .. }
-        | AgentEvent::Models { .. } => return None,
-    })
+        | AgentEvent::Models { .. } => false,
+    }
 }

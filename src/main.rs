@@ -122,48 +122,8 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         }
     };
     match &cli.command {
-        Some(Command::Tool(ToolCommand::List)) => {
-            let config = match load_config(&cli, &workspace) {
-                Ok(c) => c,
-                Err(code) => return Ok(code),
-            };
-            note_untrusted(&config);
-            let ctx: ToolContext = setup::tool_context(&workspace, &config, "tool-list")?;
-            let (registry, unoffered) = commands::tool::registry(&config, &workspace, &ctx).await;
-            commands::tool::list(&registry, &unoffered)
-        }
-        Some(Command::Tool(ToolCommand::Run { name, args })) => {
-            let config = match load_config(&cli, &workspace) {
-                Ok(c) => c,
-                Err(code) => return Ok(code),
-            };
-            note_untrusted(&config);
-            let ctx: ToolContext = setup::tool_context(&workspace, &config, "tool-run")?;
-            let policy = setup::policy(&config);
-            let (registry, unoffered) = commands::tool::registry(&config, &workspace, &ctx).await;
-            if let Some(u) = unoffered.iter().find(|u| u.name == name.as_str()) {
-                eprintln!("loom: {} is not offered: {}", u.name, u.why);
-                return Ok(ExitCode::from(commands::tool::EXIT_USAGE));
-            }
-            commands::tool::run(&registry, &policy, &ctx, name, args).await
-        }
-        Some(Command::Mcp(McpCommand::List { json })) => {
-            let config = match load_config(&cli, &workspace) {
-                Ok(c) => c,
-                Err(code) => return Ok(code),
-            };
-            note_untrusted(&config);
-            commands::mcp::list(&config, *json).await
-        }
-        Some(Command::Mcp(McpCommand::Call { server, tool, args })) => {
-            let config = match load_config(&cli, &workspace) {
-                Ok(c) => c,
-                Err(code) => return Ok(code),
-            };
-            note_untrusted(&config);
-            let ctx: ToolContext = setup::tool_context(&workspace, &config, "mcp-call")?;
-            commands::mcp::call(&config, &ctx, server, tool, args).await
-        }
+        Some(Command::Tool(command)) => run_tool(&cli, &workspace, command).await,
+        Some(Command::Mcp(command)) => run_mcp(&cli, &workspace, command).await,
         Some(Command::Policy(PolicyCommand::Check { command, json })) => {
             let config = match load_config(&cli, &workspace) {
                 Ok(c) => c,
@@ -214,93 +174,164 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             note_untrusted(&config);
             commands::models::run(&config).await
         }
-        Some(Command::Exec { json, prompt }) => {
-            let config = match load_config(&cli, &workspace) {
+        Some(Command::Exec { json, prompt }) => run_exec(&cli, &workspace, prompt, *json).await,
+        None => run_tui(&cli, workspace).await,
+    }
+}
+
+/// `loom tool`: list the tools, or run one by hand.
+async fn run_tool(
+    cli: &Cli,
+    workspace: &std::path::Path,
+    command: &ToolCommand,
+) -> anyhow::Result<ExitCode> {
+    match command {
+        ToolCommand::List => {
+            let config = match load_config(cli, workspace) {
                 Ok(c) => c,
                 Err(code) => return Ok(code),
             };
-            let prompt = if prompt == "-" {
-                let mut text = String::new();
-                std::io::stdin().read_to_string(&mut text)?;
-                text
-            } else {
-                prompt.clone()
-            };
-            if prompt.trim().is_empty() {
-                eprintln!("loom: the prompt is empty");
-                return Ok(ExitCode::from(exec::EXIT_USAGE));
-            }
-            let images = match load_images(&cli.global.images) {
-                Ok(images) => images,
-                Err(message) => {
-                    eprintln!("loom: {message}");
-                    return Ok(ExitCode::from(exec::EXIT_USAGE));
-                }
-            };
-            let resumed = match resume_target(&cli, &workspace) {
-                Ok(r) => r,
-                Err(message) => {
-                    eprintln!("loom: {message}");
-                    return Ok(ExitCode::from(exec::EXIT_USAGE));
-                }
-            };
-            let options = exec::StartOptions {
-                resumed,
-                ..exec::StartOptions::default()
-            };
-            match exec::start(&config, &workspace, options).await {
-                Ok(started) => {
-                    Ok(exec::run(started.agent, started.info, prompt, images, *json).await)
-                }
-                Err(e) => {
-                    eprintln!("loom: {}", e.message);
-                    Ok(ExitCode::from(e.code))
-                }
-            }
+            note_untrusted(&config);
+            let ctx: ToolContext = setup::tool_context(workspace, &config, "tool-list")?;
+            let (registry, unoffered) = commands::tool::registry(&config, workspace, &ctx).await;
+            commands::tool::list(&registry, &unoffered)
         }
-        None => {
-            let config = match load_config(&cli, &workspace) {
+        ToolCommand::Run { name, args } => {
+            let config = match load_config(cli, workspace) {
                 Ok(c) => c,
                 Err(code) => return Ok(code),
             };
-            // `--resume` without an id opens the TUI's resume picker.
-            let pick_session = cli.global.resume.as_deref() == Some("");
-            let resume = if pick_session {
-                None
-            } else {
-                match resume_target(&cli, &workspace) {
-                    Ok(r) => r,
-                    Err(message) => {
-                        eprintln!("loom: {message}");
-                        return Ok(ExitCode::from(2));
-                    }
-                }
-            };
-            if !std::io::IsTerminal::is_terminal(&std::io::stdout()) {
-                eprintln!(
-                    "loom: the full-screen assistant needs a terminal; use `loom exec PROMPT` for scripts"
-                );
-                return Ok(ExitCode::from(2));
+            note_untrusted(&config);
+            let ctx: ToolContext = setup::tool_context(workspace, &config, "tool-run")?;
+            let policy = setup::policy(&config);
+            let (registry, unoffered) = commands::tool::registry(&config, workspace, &ctx).await;
+            if let Some(u) = unoffered.iter().find(|u| u.name == name.as_str()) {
+                eprintln!("loom: {} is not offered: {}", u.name, u.why);
+                return Ok(ExitCode::from(commands::tool::EXIT_USAGE));
             }
-            loom::tui::run::run(loom::tui::run::TuiOptions {
-                inline: config.inline,
-                config,
-                workspace,
-                prompt: cli.prompt.clone(),
-                images: match load_images(&cli.global.images) {
-                    Ok(images) => images,
-                    Err(message) => {
-                        eprintln!("loom: {message}");
-                        return Ok(ExitCode::from(2));
-                    }
-                },
-                resume,
-                flags: cli.global.flag_config(),
-                pick_session,
-            })
-            .await
+            commands::tool::run(&registry, &policy, &ctx, name, args).await
         }
     }
+}
+
+/// `loom mcp`: list the configured servers, or call one of their tools.
+async fn run_mcp(
+    cli: &Cli,
+    workspace: &std::path::Path,
+    command: &McpCommand,
+) -> anyhow::Result<ExitCode> {
+    match command {
+        McpCommand::List { json } => {
+            let config = match load_config(cli, workspace) {
+                Ok(c) => c,
+                Err(code) => return Ok(code),
+            };
+            note_untrusted(&config);
+            commands::mcp::list(&config, *json).await
+        }
+        McpCommand::Call { server, tool, args } => {
+            let config = match load_config(cli, workspace) {
+                Ok(c) => c,
+                Err(code) => return Ok(code),
+            };
+            note_untrusted(&config);
+            let ctx: ToolContext = setup::tool_context(workspace, &config, "mcp-call")?;
+            commands::mcp::call(&config, &ctx, server, tool, args).await
+        }
+    }
+}
+
+/// `loom exec`: one task, headless.
+async fn run_exec(
+    cli: &Cli,
+    workspace: &std::path::Path,
+    prompt: &str,
+    json: bool,
+) -> anyhow::Result<ExitCode> {
+    let config = match load_config(cli, workspace) {
+        Ok(c) => c,
+        Err(code) => return Ok(code),
+    };
+    let prompt = if prompt == "-" {
+        let mut text = String::new();
+        std::io::stdin().read_to_string(&mut text)?;
+        text
+    } else {
+        prompt.to_string()
+    };
+    if prompt.trim().is_empty() {
+        eprintln!("loom: the prompt is empty");
+        return Ok(ExitCode::from(exec::EXIT_USAGE));
+    }
+    let images = match load_images(&cli.global.images) {
+        Ok(images) => images,
+        Err(message) => {
+            eprintln!("loom: {message}");
+            return Ok(ExitCode::from(exec::EXIT_USAGE));
+        }
+    };
+    let resumed = match resume_target(cli, workspace) {
+        Ok(r) => r,
+        Err(message) => {
+            eprintln!("loom: {message}");
+            return Ok(ExitCode::from(exec::EXIT_USAGE));
+        }
+    };
+    let options = exec::StartOptions {
+        resumed,
+        ..exec::StartOptions::default()
+    };
+    match exec::start(&config, workspace, options).await {
+        Ok(started) => Ok(exec::run(started.agent, started.info, prompt, images, json).await),
+        Err(e) => {
+            eprintln!("loom: {}", e.message);
+            Ok(ExitCode::from(e.code))
+        }
+    }
+}
+
+/// `loom` without a command: the full-screen assistant.
+async fn run_tui(cli: &Cli, workspace: std::path::PathBuf) -> anyhow::Result<ExitCode> {
+    let config = match load_config(cli, &workspace) {
+        Ok(c) => c,
+        Err(code) => return Ok(code),
+    };
+    // `--resume` without an id opens the TUI's resume picker.
+    let pick_session = cli.global.resume.as_deref() == Some("");
+    let resume = if pick_session {
+        None
+    } else {
+        match resume_target(cli, &workspace) {
+            Ok(r) => r,
+            Err(message) => {
+                eprintln!("loom: {message}");
+                return Ok(ExitCode::from(2));
+            }
+        }
+    };
+    if !std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+        eprintln!(
+            "loom: the full-screen assistant needs a terminal; use `loom exec PROMPT` for scripts"
+        );
+        return Ok(ExitCode::from(2));
+    }
+    loom::tui::run::run(loom::tui::run::TuiOptions {
+        inline: config.inline,
+        config,
+        workspace,
+        prompt: cli.prompt.clone(),
+        images: match load_images(&cli.global.images) {
+            Ok(images) => images,
+            Err(message) => {
+                eprintln!("loom: {message}");
+                return Ok(ExitCode::from(2));
+            }
+        },
+        resume,
+        flags: cli.global.flag_config(),
+        pick_session,
+    })
+    .await
 }
 
 /// The images given with `--image`, read and checked, or why one cannot be attached.

@@ -28,20 +28,7 @@ pub fn run(
         return list_trusted(&mut out, &store);
     }
     if revoke {
-        let update = match trust::revoke(&store, workspace) {
-            Ok(u) => u,
-            Err(e) => {
-                eprintln!("loom: {e}");
-                return Ok(ExitCode::FAILURE);
-            }
-        };
-        say_set_aside(&update);
-        if update.had_entry {
-            writeln!(out, "{} is no longer trusted.", workspace.display())?;
-        } else {
-            writeln!(out, "{} was not trusted.", workspace.display())?;
-        }
-        return Ok(ExitCode::SUCCESS);
+        return revoke_trust(&mut out, &store, workspace);
     }
     let config = match config::load(workspace, flags, &|k| std::env::var(k).ok()) {
         Ok(c) => c,
@@ -94,6 +81,24 @@ pub fn run(
         out,
         "Trusted. Editing the file will ask again; `loom trust --revoke` undoes this."
     )?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `loom trust --revoke`: forget the workspace's trust.
+fn revoke_trust(out: &mut impl Write, store: &Path, workspace: &Path) -> anyhow::Result<ExitCode> {
+    let update = match trust::revoke(store, workspace) {
+        Ok(u) => u,
+        Err(e) => {
+            eprintln!("loom: {e}");
+            return Ok(ExitCode::FAILURE);
+        }
+    };
+    say_set_aside(&update);
+    if update.had_entry {
+        writeln!(out, "{} is no longer trusted.", workspace.display())?;
+    } else {
+        writeln!(out, "{} was not trusted.", workspace.display())?;
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -106,32 +106,14 @@ impl<O: Write, E: Write> Plain<O, E> {
                 ));
             }
             AgentEvent::Error { message } => self.notice(message),
-            AgentEvent::McpStatus { servers } => {
-                for s in servers {
-                    if let crate::protocol::mcp::ServerState::Failed { .. } = s.state {
-                        let line = s.line();
-                        if !self.mcp_failures.contains(&line) {
-                            self.mcp_failures.push(line.clone());
-                            self.notice(&format!("MCP server {line}"));
-                        }
-                    }
-                }
-            }
+            AgentEvent::McpStatus { servers } => self.mcp_failures(servers),
             AgentEvent::SubAgent { parent_id, event } => self.sub_event(parent_id, event, 1),
             AgentEvent::HookResult {
                 name,
                 success,
                 output,
                 ..
-            } => {
-                self.end_message();
-                self.say(&format!(
-                    "  {} hook {}: {}",
-                    if *success { "✓" } else { "✗" },
-                    one_line(name),
-                    indented(output)
-                ));
-            }
+            } => self.hook(name, *success, output),
             // A denial is reported by the call's result, which names the call and says why;
             // an approval is the start of the run its result reports.
             AgentEvent::Approval { .. }
@@ -150,6 +132,30 @@ impl<O: Write, E: Write> Plain<O, E> {
             | AgentEvent::Attachment { .. }
             | AgentEvent::Models { .. } => {}
         }
+    }
+
+    /// Each MCP server that failed, once per different failure.
+    fn mcp_failures(&mut self, servers: &[crate::protocol::mcp::ServerStatus]) {
+        for s in servers {
+            if let crate::protocol::mcp::ServerState::Failed { .. } = s.state {
+                let line = s.line();
+                if !self.mcp_failures.contains(&line) {
+                    self.mcp_failures.push(line.clone());
+                    self.notice(&format!("MCP server {line}"));
+                }
+            }
+        }
+    }
+
+    /// A post-tools hook's result.
+    fn hook(&mut self, name: &str, success: bool, output: &str) {
+        self.end_message();
+        self.say(&format!(
+            "  {} hook {}: {}",
+            if success { "✓" } else { "✗" },
+            one_line(name),
+            indented(output)
+        ));
     }
 
     /// A sub-agent's event (of the delegate call `parent_id`, `depth` levels down): its calls

@@ -1,11 +1,12 @@
-//! Starting a headless session: provider, tool context, transcript and undo journal,
-//! composed agent, MCP servers settled. Shared by `loom exec` and the scheduler of
-//! `loom cron run`, so a scheduled job runs exactly as `loom exec` would run its prompt.
+//! Starting a headless session through [`compose::Session::start`] (provider, tool
+//! context, transcript and undo journal, composed agent, MCP servers settled), and what
+//! `session_started` reports about it. Shared by `loom exec` and the scheduler of `loom
+//! cron run`, so a scheduled job runs exactly as `loom exec` would run its prompt.
 
 use std::path::Path;
 
-use crate::agent::{AgentHandle, Runner};
-use crate::compose;
+use crate::agent::AgentHandle;
+use crate::compose::{Mode, Session, SessionOptions};
 use crate::config::Config;
 use crate::session::LoadedSession;
 use crate::setup::{self, Provider};
@@ -48,58 +49,40 @@ pub async fn start(
     workspace: &Path,
     options: StartOptions,
 ) -> Result<Started, StartError> {
-    let failure = |message: String| StartError {
-        code: EXIT_FAILURE,
-        message,
-    };
-    let resumed = options.resumed;
-    let provider = setup::resolve_provider(config).await;
-    let session_id = resumed
+    // Told before the session starts: `resumed` moves into it.
+    let damage = options
+        .resumed
         .as_ref()
-        .map(|s| s.id.clone())
-        .unwrap_or_else(crate::base::id::new_session_id);
-    let ctx = setup::tool_context(workspace, config, &session_id).map_err(|e| {
-        failure(format!(
-            "cannot open workspace {}: {e}",
-            workspace.display()
-        ))
-    })?;
-    let sandbox = setup::sandbox_for(workspace, config);
-    let (model, origin) = match &provider {
-        Provider::Ready { settings, origin } => (settings.model.clone(), origin.clone()),
-        Provider::Missing { message } => return Err(failure(message.clone())),
+        .and_then(|r| Some(format!("resumed session {}: {}", r.id, r.damage_report()?)));
+    let session_options = SessionOptions {
+        resumed: options.resumed,
+        title: options.title,
+        no_cron_tools: options.no_cron_tools,
+        ..SessionOptions::new(Mode::Headless)
     };
-    let mut files = setup::session_files_titled(
-        workspace,
-        &session_id,
-        &model,
-        resumed.is_some(),
-        options.title.as_deref(),
-    );
-    if options.no_cron_tools {
-        files.cron = None;
-    }
-    let mut notices = files.notices.clone();
+    let session = Session::start(config, workspace, session_options, |_| {})
+        .await
+        .map_err(|e| StartError {
+            code: EXIT_FAILURE,
+            message: e.to_string(),
+        })?;
+    let Session {
+        agent,
+        id,
+        provider,
+        model,
+        mut notices,
+    } = session;
+    let origin = match provider {
+        Provider::Ready { origin, .. } => origin,
+        Provider::Missing { .. } => String::new(),
+    };
+    let sandbox = setup::sandbox_for(workspace, config);
     notices.extend(config.project_trust.notice());
-    if let Some(r) = &resumed
-        && let Some(report) = r.damage_report()
-    {
-        notices.push(format!("resumed session {}: {report}", r.id));
-    }
-    if let Some(r) = &resumed {
-        files.loaded_tools = r.loaded_tools.clone();
-    }
-    let conversation = resumed.map(|r| r.conversation).unwrap_or_default();
-    let parts = compose::runner_parts(config, &provider, ctx, false, conversation, files);
-    // Headless, the first request is the only chance to offer the servers' tools: it
-    // waits for them to start (each bounded by its startup timeout).
-    if let Some(mcp) = &parts.mcp {
-        mcp.settled().await;
-    }
-    let agent = Runner::spawn(parts);
+    notices.extend(damage);
     notices.extend(sandbox.notice);
     let info = SessionInfo {
-        session_id,
+        session_id: id,
         model,
         workspace: workspace.display().to_string(),
         provider: origin,
@@ -107,4 +90,37 @@ pub async fn start(
         notice: (!notices.is_empty()).then(|| notices.join("; ")),
     };
     Ok(Started { agent, info })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The headless start reports each failure with the message `loom exec` printed before
+    /// the start was shared with the TUI: a workspace that cannot be opened comes first,
+    /// and is named.
+    #[tokio::test]
+    async fn a_missing_workspace_is_named_in_the_start_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let gone = dir.path().join("gone");
+        let file = dir.path().join("config.toml");
+        std::fs::write(&file, "").unwrap();
+        let flags = crate::config::FlagConfig {
+            base_url: Some("http://127.0.0.1:9/v1".into()),
+            model: Some("m".into()),
+            config_file: Some(file),
+            ..crate::config::FlagConfig::default()
+        };
+        let config = crate::config::load(dir.path(), &flags, &|_| None).unwrap();
+        let Err(e) = start(&config, &gone, StartOptions::default()).await else {
+            panic!("a missing workspace started a session");
+        };
+        assert_eq!(e.code, EXIT_FAILURE);
+        assert!(
+            e.message
+                .starts_with(&format!("cannot open workspace {}: ", gone.display())),
+            "{}",
+            e.message
+        );
+    }
 }

@@ -7,8 +7,15 @@
 //! role into the [`RunnerParts`] a [`crate::agent::Runner`] starts from. It is called by
 //! [`runner_parts`] (the top agent) and, through
 //! [`crate::agent::delegate::SubAgentFactory`], by the `delegate` tool.
+//!
+//! [`Session::start`] (in `session.rs`) is the one way a front end starts a session on
+//! top of that.
 
 use std::sync::{Arc, Mutex};
+
+pub mod session;
+
+pub use session::{Mode, Session, SessionOptions};
 
 use crate::agent::delegate::{self, DelegateTool, SubAgentFactory, SubAgentSpec};
 use crate::agent::prompt;
@@ -209,24 +216,7 @@ impl AgentFactory {
             Role::Top { .. } => self.model.clone(),
             Role::Sub(_) => CurrentModel::new(&self.model.get()),
         };
-        let mut all = self.all_tools(depth, &hub, &model);
-        // The top agent is sent its core tools and a catalogue of the rest, loaded on
-        // demand; a sub-agent is given the few tools its task names, and sent them all.
-        let offer = match &role {
-            Role::Top { files, .. } => {
-                let offer = ToolOffer::new(files.loaded_tools.iter().cloned());
-                let _ = all.register(Arc::new(LoadTools(offer.clone())));
-                Some(offer)
-            }
-            Role::Sub(_) => None,
-        };
-        let (registry, sub_autonomy) = match &role {
-            Role::Top { .. } => (all, None),
-            Role::Sub(spec) => {
-                let (registry, autonomy) = delegate::sub_registry(&all, spec)?;
-                (registry, Some(autonomy))
-            }
-        };
+        let (registry, offer, sub_autonomy) = self.tools_for(&role, depth, &hub, &model)?;
         let instructions = prompt::agents_md(&root, &self.ctx.cwd);
         let workspace = root.display().to_string();
         let mut system_prompt = prompt::system_prompt(&workspace, &instructions);
@@ -234,25 +224,8 @@ impl AgentFactory {
         let short_system_prompt =
             matches!(role, Role::Top { .. }).then(|| prompt::short_system_prompt(&workspace));
         let mut policy = self.policy.clone();
-        let (llm, no_provider_message) = match &self.provider {
-            Provider::Ready { settings, .. } => match LlmClient::new(ProviderSettings {
-                model: model.get(),
-                ..settings.clone()
-            }) {
-                Ok(client) => (Some(client), String::new()),
-                Err(e) => (None, format!("the provider settings are not usable: {e}")),
-            },
-            Provider::Missing { message } => (None, message.clone()),
-        };
-        let mut limits = Limits {
-            max_tool_rounds: self.config.max_tool_rounds,
-            max_llm_attempts: self.config.max_retries,
-            tool_output_budget: self.config.output_budget,
-        };
-        let retry = RetryPolicy {
-            max_attempts: self.config.max_retries,
-            ..RetryPolicy::default()
-        };
+        let (llm, no_provider_message) = self.client_for(&model.get());
+        let (mut limits, retry) = self.limits();
         let top = matches!(role, Role::Top { .. });
         let parent_turn = match &role {
             Role::Top { .. } => None,
@@ -284,11 +257,7 @@ impl AgentFactory {
                 // result lists the files the sub-agent changed).
                 hooks = crate::hooks::HookChain::new();
                 conversation = Vec::new();
-                (session, save_errors) = match self.sub_transcript(&spec, &root, &model.get()) {
-                    Some(Ok(log)) => (Some(log), Vec::new()),
-                    Some(Err(e)) => (None, vec![e]),
-                    None => (None, Vec::new()),
-                };
+                (session, save_errors) = self.sub_session(&spec, &root, &model.get());
             }
         }
         Ok(RunnerParts {
@@ -316,6 +285,82 @@ impl AgentFactory {
             mcp: top.then(|| self.mcp.clone()).flatten(),
             current_model: top.then_some(model),
         })
+    }
+
+    /// The tools of an agent in `role` at `depth`, which of them are offered how, and a
+    /// sub-agent's autonomy. The top agent is sent its core tools and a catalogue of the
+    /// rest, loaded on demand; a sub-agent is given the few tools its task names, and sent
+    /// them all.
+    fn tools_for(
+        self: &Arc<Self>,
+        role: &Role,
+        depth: u8,
+        hub: &Arc<SubAgents>,
+        model: &CurrentModel,
+    ) -> Result<
+        (
+            ToolRegistry,
+            Option<ToolOffer>,
+            Option<crate::policy::Autonomy>,
+        ),
+        String,
+    > {
+        let mut all = self.all_tools(depth, hub, model);
+        Ok(match role {
+            Role::Top { files, .. } => {
+                let offer = ToolOffer::new(files.loaded_tools.iter().cloned());
+                let _ = all.register(Arc::new(LoadTools(offer.clone())));
+                (all, Some(offer), None)
+            }
+            Role::Sub(spec) => {
+                let (registry, autonomy) = delegate::sub_registry(&all, spec)?;
+                (registry, None, Some(autonomy))
+            }
+        })
+    }
+
+    /// The client for `model` over the session's provider, or (without one) the message
+    /// the agent answers with instead.
+    fn client_for(&self, model: &str) -> (Option<LlmClient>, String) {
+        match &self.provider {
+            Provider::Ready { settings, .. } => match LlmClient::new(ProviderSettings {
+                model: model.to_string(),
+                ..settings.clone()
+            }) {
+                Ok(client) => (Some(client), String::new()),
+                Err(e) => (None, format!("the provider settings are not usable: {e}")),
+            },
+            Provider::Missing { message } => (None, message.clone()),
+        }
+    }
+
+    /// The configured limits of an agent's turn and its model requests' retries.
+    fn limits(&self) -> (Limits, RetryPolicy) {
+        let limits = Limits {
+            max_tool_rounds: self.config.max_tool_rounds,
+            max_llm_attempts: self.config.max_retries,
+            tool_output_budget: self.config.output_budget,
+        };
+        let retry = RetryPolicy {
+            max_attempts: self.config.max_retries,
+            ..RetryPolicy::default()
+        };
+        (limits, retry)
+    }
+
+    /// The sub-agent's transcript ([`Self::sub_transcript`]) and the error to report when
+    /// it cannot be saved.
+    fn sub_session(
+        &self,
+        spec: &SubAgentSpec,
+        root: &std::path::Path,
+        model: &str,
+    ) -> (Option<crate::session::SessionLog>, Vec<String>) {
+        match self.sub_transcript(spec, root, model) {
+            Some(Ok(log)) => (Some(log), Vec::new()),
+            Some(Err(e)) => (None, vec![e]),
+            None => (None, Vec::new()),
+        }
     }
 
     /// A transcript for the sub-agent of `spec`, in the session's directory (so `loom

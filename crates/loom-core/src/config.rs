@@ -201,35 +201,8 @@ impl FileConfig {
 
     /// `other`'s values over this one's.
     pub fn overlay(self, other: FileConfig) -> FileConfig {
-        let tools = match (self.tools, other.tools) {
-            (Some(a), Some(b)) => Some(ToolsConfig {
-                output_budget: b.output_budget.or(a.output_budget),
-                bash_output_budget: b.bash_output_budget.or(a.bash_output_budget),
-                env: b.env.or(a.env),
-                forbidden_paths: match (a.forbidden_paths, b.forbidden_paths) {
-                    (Some(mut x), Some(y)) => {
-                        x.extend(y.into_iter().filter(|p| !x.contains(p)).collect::<Vec<_>>());
-                        Some(x)
-                    }
-                    (x, y) => y.or(x),
-                },
-            }),
-            (a, b) => b.or(a),
-        };
-        let approval = match (self.approval, other.approval) {
-            (Some(a), Some(b)) => Some(ApprovalConfig {
-                mode: b.mode.or(a.mode),
-                max_actions_per_hour: b.max_actions_per_hour.or(a.max_actions_per_hour),
-                rules: match (a.rules, b.rules) {
-                    (Some(mut x), Some(y)) => {
-                        x.extend(y);
-                        Some(x)
-                    }
-                    (x, y) => y.or(x),
-                },
-            }),
-            (a, b) => b.or(a),
-        };
+        let tools = overlay_tables(self.tools, other.tools, ToolsConfig::overlay);
+        let approval = overlay_tables(self.approval, other.approval, ApprovalConfig::overlay);
         FileConfig {
             base_url: other.base_url.or(self.base_url),
             model: other.model.or(self.model),
@@ -273,28 +246,56 @@ impl FileConfig {
                 web::WebSearchConfig::overlay,
             ),
             mcp_servers: mcp::overlay_servers(self.mcp_servers, other.mcp_servers),
-            oracle: match (self.oracle, other.oracle) {
-                (Some(a), Some(b)) => Some(OracleConfig {
-                    model: b.model.or(a.model),
-                    base_url: b.base_url.or(a.base_url),
-                    api_key_env: b.api_key_env.or(a.api_key_env),
-                    max_tokens: b.max_tokens.or(a.max_tokens),
-                    temperature: b.temperature.or(a.temperature),
+            oracle: overlay_tables(self.oracle, other.oracle, |a, b| OracleConfig {
+                model: b.model.or(a.model),
+                base_url: b.base_url.or(a.base_url),
+                api_key_env: b.api_key_env.or(a.api_key_env),
+                max_tokens: b.max_tokens.or(a.max_tokens),
+                temperature: b.temperature.or(a.temperature),
+            }),
+            hooks: overlay_tables(self.hooks, other.hooks, |a, b| HooksConfig {
+                post_tools: overlay_tables(a.post_tools, b.post_tools, |mut x, y| {
+                    x.extend(y);
+                    x
                 }),
-                (a, b) => b.or(a),
-            },
-            hooks: match (self.hooks, other.hooks) {
-                (Some(a), Some(b)) => Some(HooksConfig {
-                    post_tools: match (a.post_tools, b.post_tools) {
-                        (Some(mut x), Some(y)) => {
-                            x.extend(y);
-                            Some(x)
-                        }
-                        (x, y) => y.or(x),
-                    },
-                }),
-                (a, b) => b.or(a),
-            },
+            }),
+        }
+    }
+}
+
+/// Two layers' values of one table: `merge`d when both have it, else whichever has it.
+fn overlay_tables<T>(a: Option<T>, b: Option<T>, merge: impl FnOnce(T, T) -> T) -> Option<T> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(merge(a, b)),
+        (a, b) => b.or(a),
+    }
+}
+
+impl ToolsConfig {
+    /// `b`'s values over `a`'s; the forbidden paths of both, each once.
+    fn overlay(a: ToolsConfig, b: ToolsConfig) -> ToolsConfig {
+        ToolsConfig {
+            output_budget: b.output_budget.or(a.output_budget),
+            bash_output_budget: b.bash_output_budget.or(a.bash_output_budget),
+            env: b.env.or(a.env),
+            forbidden_paths: overlay_tables(a.forbidden_paths, b.forbidden_paths, |mut x, y| {
+                x.extend(y.into_iter().filter(|p| !x.contains(p)).collect::<Vec<_>>());
+                x
+            }),
+        }
+    }
+}
+
+impl ApprovalConfig {
+    /// `b`'s values over `a`'s; the rules of both, `a`'s first.
+    fn overlay(a: ApprovalConfig, b: ApprovalConfig) -> ApprovalConfig {
+        ApprovalConfig {
+            mode: b.mode.or(a.mode),
+            max_actions_per_hour: b.max_actions_per_hour.or(a.max_actions_per_hour),
+            rules: overlay_tables(a.rules, b.rules, |mut x, y| {
+                x.extend(y);
+                x
+            }),
         }
     }
 }
@@ -481,6 +482,50 @@ pub fn load(
     flags: &FlagConfig,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<Config, ConfigError> {
+    let mut files = file_layers(workspace, flags)?;
+    let nonempty = |k: &str| env(k).filter(|v| !v.trim().is_empty());
+    let env_layer = FileConfig {
+        base_url: nonempty("OPENAI_BASE_URL"),
+        model: nonempty("LOOM_MODEL"),
+        ..FileConfig::default()
+    };
+    let merged = std::mem::take(&mut files.merged)
+        .overlay(env_layer)
+        .overlay(flag_layer(flags));
+    let api_key_env = merged
+        .api_key_env
+        .clone()
+        .unwrap_or_else(|| DEFAULT_API_KEY_ENV.to_string());
+    let checked = Checked {
+        modes: check_modes(&merged)?,
+        web: check_web(&merged)?,
+        mcp_servers: resolve_servers(&merged, workspace, &files.project_servers)?,
+        oracle: oracle::settings(
+            merged.oracle.clone().unwrap_or_default(),
+            &nonempty,
+            &api_key_env,
+        )?,
+        api_key: nonempty(&api_key_env),
+        api_key_env,
+    };
+    Ok(assemble(merged, checked, files))
+}
+
+/// The config files' layers: the user's (or `--config`'s) file, then the project's, as far
+/// as its trust allows.
+struct FileLayers {
+    /// The files merged.
+    merged: FileConfig,
+    /// The files read, in order.
+    sources: Vec<PathBuf>,
+    /// Whether the project's config is trusted.
+    project_trust: trust::ProjectTrust,
+    /// The MCP servers whose program the (trusted) project config gives.
+    project_servers: std::collections::BTreeSet<String>,
+}
+
+/// Read and merge the config files of `workspace`.
+fn file_layers(workspace: &Path, flags: &FlagConfig) -> Result<FileLayers, ConfigError> {
     let mut sources = Vec::new();
     let mut merged = FileConfig::default();
     let user = flags.config_file.clone().or_else(user_config_path);
@@ -498,7 +543,6 @@ pub fn load(
     }
     let project = workspace.join(".loom/config.toml");
     let mut project_trust = trust::ProjectTrust::NotNeeded;
-    // The MCP servers whose program the (trusted) project config gives.
     let mut project_servers = std::collections::BTreeSet::new();
     if let Some(bytes) = read_bytes(&project)? {
         sources.push(project.clone());
@@ -517,14 +561,17 @@ pub fn load(
         );
         merged = merged.overlay(applied);
     }
-    let nonempty = |k: &str| env(k).filter(|v| !v.trim().is_empty());
-    let env_layer = FileConfig {
-        base_url: nonempty("OPENAI_BASE_URL"),
-        model: nonempty("LOOM_MODEL"),
-        ..FileConfig::default()
-    };
-    merged = merged.overlay(env_layer);
-    let flag_layer = FileConfig {
+    Ok(FileLayers {
+        merged,
+        sources,
+        project_trust,
+        project_servers,
+    })
+}
+
+/// The layer the command-line flags make.
+fn flag_layer(flags: &FlagConfig) -> FileConfig {
+    FileConfig {
         base_url: flags.base_url.clone(),
         model: flags.model.clone(),
         api_key_env: flags.api_key_env.clone(),
@@ -537,13 +584,31 @@ pub fn load(
         auto_commit: flags.auto_commit.then_some(true),
         inline: flags.inline.then_some(true),
         ..FileConfig::default()
-    };
-    merged = merged.overlay(flag_layer);
+    }
+}
 
-    let api_key_env = merged
-        .api_key_env
-        .clone()
-        .unwrap_or_else(|| DEFAULT_API_KEY_ENV.to_string());
+/// What of the merged layers had to be parsed or checked, done in the order the errors are
+/// reported in.
+struct Checked {
+    modes: Modes,
+    web: (web::WebConfig, web::WebSearchConfig),
+    mcp_servers: Vec<mcp::McpServer>,
+    oracle: OracleSettings,
+    api_key_env: String,
+    api_key: Option<String>,
+}
+
+/// The modes named by words, parsed.
+struct Modes {
+    autonomy: Autonomy,
+    sandbox: SandboxMode,
+    rules: Vec<RuleConfig>,
+    edit_tool: EditTool,
+}
+
+/// The approval and sandbox modes, the approval rules, the hooks' globs and the editing
+/// tool of `merged`: parsed, or the first that is not valid.
+fn check_modes(merged: &FileConfig) -> Result<Modes, ConfigError> {
     let approval = merged.approval.clone().unwrap_or_default();
     let autonomy = match approval.mode.as_deref() {
         None => Autonomy::default(),
@@ -566,7 +631,6 @@ pub fn load(
         source_name: "approval.rules".into(),
         message,
     })?;
-    let tools = merged.tools.clone().unwrap_or_default();
     if let Some(bad) = merged
         .hooks
         .iter()
@@ -587,6 +651,16 @@ pub fn load(
             ),
         })?,
     };
+    Ok(Modes {
+        autonomy,
+        sandbox,
+        rules,
+        edit_tool,
+    })
+}
+
+/// The `[web]` and `[web_search]` tables of `merged`, checked.
+fn check_web(merged: &FileConfig) -> Result<(web::WebConfig, web::WebSearchConfig), ConfigError> {
     let web = merged.web.clone().unwrap_or_default();
     crate::policy::address_guard::AllowPrivate::parse(web.allow_private.as_deref().unwrap_or(&[]))
         .map_err(|message| ConfigError::Invalid {
@@ -604,7 +678,17 @@ pub fn load(
             ),
         });
     }
-    let mcp_servers = merged
+    Ok((web, web_search))
+}
+
+/// The MCP servers of `merged`, resolved against `workspace` (those in `project_servers`
+/// run a program the project config gives).
+fn resolve_servers(
+    merged: &FileConfig,
+    workspace: &Path,
+    project_servers: &std::collections::BTreeSet<String>,
+) -> Result<Vec<mcp::McpServer>, ConfigError> {
+    merged
         .mcp_servers
         .iter()
         .flatten()
@@ -620,21 +704,30 @@ pub fn load(
         .map_err(|message| ConfigError::Invalid {
             source_name: "mcp_servers".into(),
             message,
-        })?;
-    let oracle = oracle::settings(
-        merged.oracle.clone().unwrap_or_default(),
-        &nonempty,
-        &api_key_env,
-    )?;
-    Ok(Config {
-        edit_tool,
+        })
+}
+
+/// The configuration in force: the merged layers with their defaults and bounds.
+fn assemble(merged: FileConfig, checked: Checked, files: FileLayers) -> Config {
+    let Checked {
+        modes,
+        web: (web, web_search),
+        mcp_servers,
+        oracle,
+        api_key_env,
+        api_key,
+    } = checked;
+    let approval = merged.approval.clone().unwrap_or_default();
+    let tools = merged.tools.clone().unwrap_or_default();
+    Config {
+        edit_tool: modes.edit_tool,
         strict_tools: merged.strict_tools.unwrap_or(false),
         web,
         web_search,
         oracle,
         base_url: merged.base_url.clone(),
         model: merged.model.clone(),
-        api_key: nonempty(&api_key_env),
+        api_key,
         api_key_env,
         temperature: merged.temperature,
         max_tokens: merged.max_tokens,
@@ -645,12 +738,12 @@ pub fn load(
             .unwrap_or_default()
             .into_iter()
             .collect(),
-        autonomy,
-        rules,
+        autonomy: modes.autonomy,
+        rules: modes.rules,
         max_actions_per_hour: approval
             .max_actions_per_hour
             .unwrap_or(crate::policy::limits::DEFAULT_PER_HOUR),
-        sandbox,
+        sandbox: modes.sandbox,
         sandbox_writable: merged.sandbox_writable.clone().unwrap_or_default(),
         network: merged.network.unwrap_or(false),
         sandbox_keep_capabilities: merged.sandbox_keep_capabilities.unwrap_or(false),
@@ -671,8 +764,8 @@ pub fn load(
             .clone()
             .and_then(|h| h.post_tools)
             .unwrap_or_default(),
-        sources,
-        project_trust,
+        sources: files.sources,
+        project_trust: files.project_trust,
         max_response_bytes: merged
             .max_response_bytes
             .unwrap_or(crate::llm::DEFAULT_MAX_RESPONSE_BYTES)
@@ -686,7 +779,7 @@ pub fn load(
             .unwrap_or(crate::llm::DEFAULT_IDLE_TIMEOUT_SECS)
             .clamp(1, 3600),
         mcp_servers,
-    })
+    }
 }
 
 #[cfg(test)]

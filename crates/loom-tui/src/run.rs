@@ -35,8 +35,9 @@ use tokio::sync::mpsc;
 use super::app::{App, StatusInfo};
 use super::layers::trust_prompt::TrustPrompt;
 use super::theme::{ColorDepth, Theme};
-use crate::agent::{AgentEvent, Phase, Runner, UserOp};
-use crate::compose;
+use crate::agent::{AgentEvent, Phase, UserOp};
+use crate::compose::session::StartError;
+use crate::compose::{Mode, Session, SessionOptions};
 use crate::config::Config;
 use crate::config::trust::{self, ProjectTrust};
 use crate::session::LoadedSession;
@@ -145,7 +146,45 @@ pub async fn run(opts: TuiOptions) -> anyhow::Result<ExitCode> {
         .unwrap_or_else(crate::base::id::new_session_id);
     let sandbox = setup::sandbox_for(&opts.workspace, &opts.config);
     let (ops_tx, ops_rx) = mpsc::unbounded_channel::<UserOp>();
-    let status = StatusInfo {
+    let status = status_at_start(&opts, &sandbox, &session_id);
+    let mut app = App::new(theme, status, ops_tx.clone());
+    welcome(&mut app, &opts, &sandbox, theme_error);
+
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        restore();
+        previous(info);
+    }));
+    let inline = opts.inline;
+    enter(inline)?;
+    if auto {
+        pick_theme_for_the_terminal(&mut app, depth, colorfgbg.as_deref());
+    }
+    // No `Terminal::clear()` here or on resize: it asks the terminal for the cursor position
+    // and waits up to two seconds for an answer some terminals never send. The alternate
+    // screen starts blank, and `resize` clears and forces a full redraw without asking.
+    // (Inline mode has to ask once, to know where the live region starts.)
+    let mut terminal = open_terminal(inline, &mut app)?;
+    draw(&mut terminal, &mut app)?;
+
+    let result = event_loop(&mut terminal, &mut app, opts, session_id.clone(), ops_rx).await;
+    let _ = ops_tx.send(UserOp::Shutdown);
+    if inline {
+        leave_live_region(&mut terminal, &mut app);
+    }
+    restore();
+    result?;
+    say_saved(&app, inline);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// What the status line shows before the agent has started.
+fn status_at_start(
+    opts: &TuiOptions,
+    sandbox: &setup::SandboxStatus,
+    session_id: &str,
+) -> StatusInfo {
+    StatusInfo {
         model: opts
             .config
             .model
@@ -160,10 +199,20 @@ pub async fn run(opts: TuiOptions) -> anyhow::Result<ExitCode> {
         auto_commit: opts.config.auto_commit,
         sandbox: sandbox.label.clone(),
         workspace: short_path(&opts.workspace),
-        session_id: session_id.clone(),
+        session_id: session_id.to_string(),
         mcp: Vec::new(),
-    };
-    let mut app = App::new(theme, status, ops_tx.clone());
+    }
+}
+
+/// What the first frame shows: a resumed conversation, what went wrong with the theme,
+/// the sandbox's notice, the first message sent, the resume picker, or the question
+/// whether to trust the project's config.
+fn welcome(
+    app: &mut App,
+    opts: &TuiOptions,
+    sandbox: &setup::SandboxStatus,
+    theme_error: Option<String>,
+) {
     app.draft.workspace_root = Some(opts.workspace.clone());
     if let Some(r) = &opts.resume {
         app.load_conversation(r);
@@ -200,22 +249,14 @@ pub async fn run(opts: TuiOptions) -> anyhow::Result<ExitCode> {
         app.layers.typeahead_until =
             Some(std::time::Instant::now() + super::approvals::QUESTION_GRACE);
     }
+}
 
-    let previous = std::panic::take_hook();
-    std::panic::set_hook(Box::new(move |info| {
-        restore();
-        previous(info);
-    }));
-    let inline = opts.inline;
-    enter(inline)?;
-    if auto {
-        pick_theme_for_the_terminal(&mut app, depth, colorfgbg.as_deref());
-    }
-    // No `Terminal::clear()` here or on resize: it asks the terminal for the cursor position
-    // and waits up to two seconds for an answer some terminals never send. The alternate
-    // screen starts blank, and `resize` clears and forces a full redraw without asking.
-    // (Inline mode has to ask once, to know where the live region starts.)
-    let mut terminal = if inline {
+/// The terminal drawn on: the alternate screen, or inline a live region at the bottom.
+fn open_terminal(
+    inline: bool,
+    app: &mut App,
+) -> anyhow::Result<Terminal<CrosstermBackend<std::io::Stdout>>> {
+    Ok(if inline {
         app.outbox.mouse_capture = false;
         let rows = crossterm::terminal::size().map(|(_, r)| r).unwrap_or(24);
         let options = ratatui::TerminalOptions {
@@ -230,25 +271,25 @@ pub async fn run(opts: TuiOptions) -> anyhow::Result<ExitCode> {
         }
     } else {
         Terminal::new(CrosstermBackend::new(std::io::stdout()))?
-    };
-    draw(&mut terminal, &mut app)?;
+    })
+}
 
-    let result = event_loop(&mut terminal, &mut app, opts, session_id.clone(), ops_rx).await;
-    let _ = ops_tx.send(UserOp::Shutdown);
-    if inline {
-        // Everything still in the live region goes to the scrollback, and the region is
-        // cleared so the shell prompt follows the conversation.
-        let _ = flush_settled(&mut terminal, &mut app, true);
-        // Not `Terminal::clear()`: it asks the terminal where the cursor is.
-        let top = terminal.get_frame().area().y;
-        let _ = execute!(
-            terminal.backend_mut(),
-            cursor::MoveTo(0, top),
-            crossterm::terminal::Clear(crossterm::terminal::ClearType::FromCursorDown)
-        );
-    }
-    restore();
-    result?;
+/// Inline, on quitting: everything still in the live region goes to the scrollback, and
+/// the region is cleared so the shell prompt follows the conversation.
+fn leave_live_region(terminal: &mut Terminal<CrosstermBackend<std::io::Stdout>>, app: &mut App) {
+    let _ = flush_settled(terminal, app, true);
+    // Not `Terminal::clear()`: it asks the terminal where the cursor is.
+    let top = terminal.get_frame().area().y;
+    let _ = execute!(
+        terminal.backend_mut(),
+        cursor::MoveTo(0, top),
+        crossterm::terminal::Clear(crossterm::terminal::ClearType::FromCursorDown)
+    );
+}
+
+/// After quitting: how to resume the session (and, from the alternate screen, the
+/// conversation written to the scrollback).
+fn say_saved(app: &App, inline: bool) {
     // `/resume` may have switched sessions.
     let session_id = app.status.session_id.clone();
     if inline {
@@ -267,7 +308,6 @@ pub async fn run(opts: TuiOptions) -> anyhow::Result<ExitCode> {
         );
         let _ = out.flush();
     }
-    Ok(ExitCode::SUCCESS)
 }
 
 /// Ask the terminal for its background and switch to the theme made for it; keys typed
@@ -309,7 +349,44 @@ struct AgentStart {
     provider_tx: tokio::sync::oneshot::Sender<(String, Option<String>)>,
 }
 
+/// The channels from the agent running (or about to start): its events, and the provider
+/// it found.
+struct AgentLink {
+    events: mpsc::UnboundedReceiver<AgentEvent>,
+    provider: tokio::sync::oneshot::Receiver<(String, Option<String>)>,
+    /// Whether the provider has been heard of.
+    provider_known: bool,
+}
+
 impl AgentStart {
+    /// An agent to start on the session `session_id` (`resume`: a saved one), reading the
+    /// ops sent on `ops_rx`, and the channels the screen hears it on.
+    fn new(
+        config: Config,
+        workspace: std::path::PathBuf,
+        session_id: String,
+        resume: Option<LoadedSession>,
+        ops_rx: mpsc::UnboundedReceiver<UserOp>,
+    ) -> (AgentStart, AgentLink) {
+        let (events_tx, events) = mpsc::unbounded_channel::<AgentEvent>();
+        let (provider_tx, provider) = tokio::sync::oneshot::channel::<(String, Option<String>)>();
+        let start = AgentStart {
+            config,
+            workspace,
+            resume,
+            session_id,
+            ops_rx,
+            events_tx,
+            provider_tx,
+        };
+        let link = AgentLink {
+            events,
+            provider,
+            provider_known: false,
+        };
+        (start, link)
+    }
+
     fn spawn(self) {
         let AgentStart {
             config,
@@ -321,51 +398,101 @@ impl AgentStart {
             provider_tx,
         } = self;
         tokio::spawn(async move {
-            let provider = setup::resolve_provider(&config).await;
-            let (model, missing) = match &provider {
-                Provider::Ready { settings, .. } => (settings.model.clone(), None),
-                Provider::Missing { message } => (String::new(), Some(message.clone())),
+            let options = SessionOptions {
+                resumed: resume,
+                session_id: Some(sid),
+                ops: Some(ops_rx),
+                ..SessionOptions::new(Mode::Interactive)
             };
-            let _ = provider_tx.send((model.clone(), missing));
-            if let Provider::Ready { settings, .. } = &provider {
-                // The server's models, for `/model`'s picker and completion.
-                let (base, key, tx) = (
-                    settings.base_url.clone(),
-                    config.api_key.clone(),
-                    events_tx.clone(),
-                );
-                tokio::spawn(async move {
-                    let timeout = std::time::Duration::from_secs(10);
-                    let result =
-                        crate::llm::discover::list_models(&base, key.as_deref(), timeout).await;
-                    let _ = tx.send(AgentEvent::Models { result });
-                });
-            }
-            let ctx = match setup::tool_context(&workspace, &config, &sid) {
-                Ok(c) => c,
-                Err(e) => {
+            let on_provider = |provider: &Provider| {
+                let (model, missing) = match provider {
+                    Provider::Ready { settings, .. } => (settings.model.clone(), None),
+                    Provider::Missing { message } => (String::new(), Some(message.clone())),
+                };
+                let _ = provider_tx.send((model, missing));
+                if let Provider::Ready { settings, .. } = provider {
+                    // The server's models, for `/model`'s picker and completion.
+                    let (base, key, tx) = (
+                        settings.base_url.clone(),
+                        config.api_key.clone(),
+                        events_tx.clone(),
+                    );
+                    tokio::spawn(async move {
+                        let timeout = std::time::Duration::from_secs(10);
+                        let result =
+                            crate::llm::discover::list_models(&base, key.as_deref(), timeout).await;
+                        let _ = tx.send(AgentEvent::Models { result });
+                    });
+                }
+            };
+            let session = match Session::start(&config, &workspace, options, on_provider).await {
+                Ok(session) => session,
+                Err(StartError::Workspace { source, .. }) => {
                     let _ = events_tx.send(AgentEvent::Error {
-                        message: format!("cannot open the workspace: {e}"),
+                        message: format!("cannot open the workspace: {source}"),
+                    });
+                    return;
+                }
+                Err(e @ StartError::NoModel(_)) => {
+                    let _ = events_tx.send(AgentEvent::Error {
+                        message: e.to_string(),
                     });
                     return;
                 }
             };
-            let mut files = setup::session_files(&workspace, &sid, &model, resume.is_some());
-            if let Some(r) = &resume {
-                files.loaded_tools = r.loaded_tools.clone();
-            }
-            for n in &files.notices {
+            for n in &session.notices {
                 let _ = events_tx.send(AgentEvent::Notice { message: n.clone() });
             }
-            let conversation = resume.map(|r| r.conversation).unwrap_or_default();
-            let parts = compose::runner_parts(&config, &provider, ctx, true, conversation, files);
-            let mut handle = Runner::spawn_with_ops(parts, ops_rx);
+            let mut handle = session.agent;
             while let Some(ev) = handle.events.recv().await {
                 if events_tx.send(ev).is_err() {
                     break;
                 }
             }
         });
+    }
+}
+
+/// The session the person picked to resume (`choice`; `None`: none, on Esc). Before any
+/// agent runs (`--resume`), the agent about to start (`pending`) starts on it; with one
+/// running (`/resume`), that one stops and one starts on the picked session under
+/// `config`, with channels of its own (`link`; the old one's late events go nowhere).
+fn on_resume_choice(
+    app: &mut App,
+    choice: Option<String>,
+    (pending, link): (&mut Option<AgentStart>, &mut AgentLink),
+    config: &Config,
+    workspace: &std::path::Path,
+) {
+    let loaded = match choice.map(|id| load_session(&id)) {
+        None => return,
+        Some(Err(message)) => {
+            app.transcript
+                .push_notice(super::transcript::NoticeLevel::Error, &message);
+            return;
+        }
+        Some(Ok(loaded)) => loaded,
+    };
+    app.start_over(&loaded);
+    match pending.as_mut() {
+        Some(start) => {
+            start.session_id = loaded.id.clone();
+            start.resume = Some(loaded);
+        }
+        None => {
+            let _ = app.ops.send(UserOp::Shutdown);
+            let (ops_tx, ops_rx) = mpsc::unbounded_channel::<UserOp>();
+            app.ops = ops_tx;
+            let (start, fresh) = AgentStart::new(
+                config.clone(),
+                workspace.to_path_buf(),
+                loaded.id.clone(),
+                Some(loaded),
+                ops_rx,
+            );
+            *pending = Some(start);
+            *link = fresh;
+        }
     }
 }
 
@@ -440,10 +567,161 @@ fn draw(
     drawn
 }
 
+/// A key, paste, mouse or resize event from the terminal.
+fn on_input(
+    terminal: &mut Terminal<CrosstermBackend<std::io::Stdout>>,
+    app: &mut App,
+    event: Event,
+) -> std::io::Result<()> {
+    match event {
+        Event::Key(key) => app.on_key(key),
+        Event::Paste(text) => app.on_paste(&text),
+        Event::Mouse(m) => app.on_mouse(m),
+        Event::Resize(w, h) if !INLINE.load(Ordering::SeqCst) => {
+            terminal.resize(ratatui::layout::Rect::new(0, 0, w, h))?;
+        }
+        // Inline: ratatui asks the terminal where the cursor is, which can wait up to two
+        // seconds while the input stream is open; a failure is said, never fatal.
+        Event::Resize(..) => {
+            if let Err(e) = terminal.autoresize() {
+                app.transcript.push_notice(
+                    super::transcript::NoticeLevel::Warning,
+                    &format!("the live region could not follow the resize: {e}"),
+                );
+            }
+        }
+        Event::FocusGained | Event::FocusLost => {}
+    }
+    Ok(())
+}
+
+/// Write a copy made ready to the terminal: how it was copied, or why not.
+fn write_copy(prepared: Result<super::clipboard::Prepared, String>) -> Result<String, String> {
+    prepared.and_then(|p| {
+        let mut out = std::io::stdout();
+        out.write_all(p.sequence.as_bytes())
+            .and_then(|()| out.flush())
+            .map(|()| p.how)
+            .map_err(|e| format!("cannot write to the terminal: {e}"))
+    })
+}
+
+/// The person answered the trust prompt: the agent about to start (`start`) gets the
+/// configuration that follows, and the screen says what changed.
+fn on_trust_answer(app: &mut App, trusted: bool, start: &mut AgentStart, opts: &TuiOptions) {
+    let (config, message) = answer_trust(
+        trusted,
+        &opts.config.project_trust,
+        &opts.workspace,
+        &opts.flags,
+    );
+    if let Some(config) = config {
+        start.config = config;
+    }
+    if let Some(message) = message {
+        app.transcript
+            .push_notice(super::transcript::NoticeLevel::Error, &message);
+    }
+    if let Some(n) = start.config.project_trust.notice() {
+        app.transcript
+            .push_notice(super::transcript::NoticeLevel::Warning, &n);
+    }
+    app.status.autonomy = start.config.autonomy;
+    app.status.sandbox = setup::sandbox_for(&start.workspace, &start.config).label;
+}
+
+/// Capture the mouse, or let it go, as the screen now wants (`mouse`: as it is).
+fn follow_mouse_capture(app: &App, mouse: &mut bool) -> std::io::Result<()> {
+    if app.outbox.mouse_capture != *mouse {
+        *mouse = app.outbox.mouse_capture;
+        if *mouse {
+            execute!(std::io::stdout(), EnableMouseCapture)?;
+        } else {
+            execute!(std::io::stdout(), DisableMouseCapture)?;
+        }
+    }
+    Ok(())
+}
+
+/// Copies made ready off the UI thread: what was copied, and how or why not.
+type Copied = (String, Result<super::clipboard::Prepared, String>);
+
+/// What the event loop keeps about the agent between wake-ups.
+struct Agents {
+    /// The agent about to start, until nothing holds it back.
+    pending: Option<AgentStart>,
+    /// The channels from the agent running (or about to start).
+    link: AgentLink,
+    /// The agent waits for the person's answer to the trust prompt.
+    trusting: bool,
+    /// The agent waits while the person picks a session to resume (`--resume`).
+    picking: bool,
+    /// The configuration the running agent has (the trusted one, once trusted).
+    config: Config,
+}
+
+impl Agents {
+    /// The agent of the session `session_id` (the one `opts` resumes, if any), reading
+    /// `ops_rx`, waiting for what `opts` says it waits for.
+    fn new(
+        opts: &mut TuiOptions,
+        session_id: String,
+        ops_rx: mpsc::UnboundedReceiver<UserOp>,
+    ) -> Agents {
+        let (start, link) = AgentStart::new(
+            opts.config.clone(),
+            opts.workspace.clone(),
+            session_id,
+            opts.resume.take(),
+            ops_rx,
+        );
+        Agents {
+            pending: Some(start),
+            link,
+            trusting: matches!(opts.config.project_trust, ProjectTrust::Untrusted { .. }),
+            picking: opts.pick_session,
+            config: opts.config.clone(),
+        }
+    }
+
+    /// What the person's last input decided for the agent: the trust prompt answered, a
+    /// session picked, and the agent started once nothing holds it back. Returns whether
+    /// the screen changed.
+    fn follow(&mut self, app: &mut App, opts: &TuiOptions) -> bool {
+        let mut dirty = false;
+        if let Some(trusted) = app.outbox.trust_answer.take()
+            && let Some(start) = self.pending.as_mut()
+        {
+            self.trusting = false;
+            on_trust_answer(app, trusted, start, opts);
+            self.config = start.config.clone();
+            dirty = true;
+        }
+        if let Some(choice) = app.outbox.resume_choice.take() {
+            self.picking = false;
+            dirty = true;
+            on_resume_choice(
+                app,
+                choice,
+                (&mut self.pending, &mut self.link),
+                &self.config,
+                &opts.workspace,
+            );
+        }
+        if !self.trusting
+            && !self.picking
+            && let Some(start) = self.pending.take()
+        {
+            start.spawn();
+        }
+        dirty
+    }
+}
+
 async fn event_loop(
     terminal: &mut Terminal<CrosstermBackend<std::io::Stdout>>,
     app: &mut App,
-    opts: TuiOptions,
+    mut opts: TuiOptions,
     session_id: String,
     ops_rx: mpsc::UnboundedReceiver<UserOp>,
 ) -> anyhow::Result<()> {
@@ -455,30 +733,11 @@ async fn event_loop(
     let mut dirty = false;
     let mut last_frame = Instant::now();
     let mut mouse = true;
-    let mut provider_known = false;
 
     // Start the agent while the first frame is already on screen — unless the project's
     // config waits for the person's trust, which decides the configuration it starts with.
-    let (events_tx, mut events) = mpsc::unbounded_channel::<AgentEvent>();
-    let (provider_tx, mut provider_rx) =
-        tokio::sync::oneshot::channel::<(String, Option<String>)>();
-    let mut pending = Some(AgentStart {
-        config: opts.config.clone(),
-        workspace: opts.workspace.clone(),
-        resume: opts.resume,
-        session_id: session_id.clone(),
-        ops_rx,
-        events_tx,
-        provider_tx,
-    });
-    // Copies made ready off the UI thread: what was copied, and how or why not.
-    type Copied = (String, Result<super::clipboard::Prepared, String>);
+    let mut agents = Agents::new(&mut opts, session_id, ops_rx);
     let (copies_tx, mut copies) = mpsc::unbounded_channel::<Copied>();
-    // The agent also waits while the person picks a session to resume (`--resume`).
-    let mut trusting = matches!(opts.config.project_trust, ProjectTrust::Untrusted { .. });
-    let mut picking = opts.pick_session;
-    // The configuration the running agent has (the trusted one, once trusted).
-    let mut agent_config = opts.config.clone();
 
     loop {
         let deadline = last_frame + FRAME;
@@ -486,42 +745,23 @@ async fn event_loop(
             biased;
             maybe = input.next() => match maybe {
                 Some(Ok(event)) => {
-                    match event {
-                        Event::Key(key) => app.on_key(key),
-                        Event::Paste(text) => app.on_paste(&text),
-                        Event::Mouse(m) => app.on_mouse(m),
-                        Event::Resize(w, h) if !INLINE.load(Ordering::SeqCst) => {
-                            terminal.resize(ratatui::layout::Rect::new(0, 0, w, h))?;
-                        }
-                        // Inline: ratatui asks the terminal where the cursor is, which can
-                        // wait up to two seconds while the input stream is open; a failure
-                        // is said, never fatal.
-                        Event::Resize(..) => {
-                            if let Err(e) = terminal.autoresize() {
-                                app.transcript.push_notice(
-                                    super::transcript::NoticeLevel::Warning,
-                                    &format!("the live region could not follow the resize: {e}"),
-                                );
-                            }
-                        }
-                        Event::FocusGained | Event::FocusLost => {}
-                    }
+                    on_input(terminal, app, event)?;
                     dirty = true;
                 }
                 Some(Err(_)) | None => app.outbox.quit = true,
             },
-            Some(event) = events.recv() => {
+            Some(event) = agents.link.events.recv() => {
                 // Events are stamped with the screen's clock (the status line's timers);
                 // it may not have ticked for a while when nothing animated.
                 app.now = Instant::now();
                 app.on_agent_event(event);
-                while let Ok(more) = events.try_recv() {
+                while let Ok(more) = agents.link.events.try_recv() {
                     app.on_agent_event(more);
                 }
                 dirty = true;
             }
-            resolved = &mut provider_rx, if !provider_known => {
-                provider_known = true;
+            resolved = &mut agents.link.provider, if !agents.link.provider_known => {
+                agents.link.provider_known = true;
                 let Ok((model, missing)) = resolved else { continue };
                 app.status.model = model;
                 app.provider.welcome = missing;
@@ -529,14 +769,7 @@ async fn event_loop(
             }
             Some((what, prepared)) = copies.recv() => {
                 // The sequence goes to the terminal here, between frames.
-                let result = prepared.and_then(|p| {
-                    let mut out = std::io::stdout();
-                    out.write_all(p.sequence.as_bytes())
-                        .and_then(|()| out.flush())
-                        .map(|()| p.how)
-                        .map_err(|e| format!("cannot write to the terminal: {e}"))
-                });
-                app.copied(&what, result);
+                app.copied(&what, write_copy(prepared));
                 dirty = true;
             }
             _ = sigterm.recv() => app.outbox.quit = true,
@@ -547,80 +780,7 @@ async fn event_loop(
         if app.outbox.quit {
             return Ok(());
         }
-        if let Some(trusted) = app.outbox.trust_answer.take()
-            && let Some(start) = pending.as_mut()
-        {
-            trusting = false;
-            let (config, message) = answer_trust(
-                trusted,
-                &opts.config.project_trust,
-                &opts.workspace,
-                &opts.flags,
-            );
-            if let Some(config) = config {
-                start.config = config;
-            }
-            if let Some(message) = message {
-                app.transcript
-                    .push_notice(super::transcript::NoticeLevel::Error, &message);
-            }
-            if let Some(n) = start.config.project_trust.notice() {
-                app.transcript
-                    .push_notice(super::transcript::NoticeLevel::Warning, &n);
-            }
-            app.status.autonomy = start.config.autonomy;
-            app.status.sandbox = setup::sandbox_for(&start.workspace, &start.config).label;
-            agent_config = start.config.clone();
-            dirty = true;
-        }
-        if let Some(choice) = app.outbox.resume_choice.take() {
-            picking = false;
-            dirty = true;
-            match choice.map(|id| load_session(&id)) {
-                None => {}
-                Some(Err(message)) => app
-                    .transcript
-                    .push_notice(super::transcript::NoticeLevel::Error, &message),
-                Some(Ok(loaded)) => {
-                    app.start_over(&loaded);
-                    match pending.as_mut() {
-                        // Nothing runs yet (`--resume`): the agent starts on it.
-                        Some(start) => {
-                            start.session_id = loaded.id.clone();
-                            start.resume = Some(loaded);
-                        }
-                        // `/resume`: the agent of the last session stops, one starts on
-                        // this one, with channels of its own (the old one's late events go
-                        // nowhere).
-                        None => {
-                            let _ = app.ops.send(UserOp::Shutdown);
-                            let (ops_tx, ops_rx) = mpsc::unbounded_channel::<UserOp>();
-                            app.ops = ops_tx;
-                            let (events_tx, fresh) = mpsc::unbounded_channel::<AgentEvent>();
-                            events = fresh;
-                            let (provider_tx, fresh) = tokio::sync::oneshot::channel();
-                            provider_rx = fresh;
-                            provider_known = false;
-                            pending = Some(AgentStart {
-                                config: agent_config.clone(),
-                                workspace: opts.workspace.clone(),
-                                session_id: loaded.id.clone(),
-                                resume: Some(loaded),
-                                ops_rx,
-                                events_tx,
-                                provider_tx,
-                            });
-                        }
-                    }
-                }
-            }
-        }
-        if !trusting
-            && !picking
-            && let Some(start) = pending.take()
-        {
-            start.spawn();
-        }
+        dirty |= agents.follow(app, &opts);
         if let Some(pending) = app.outbox.clipboard.take() {
             // tmux may be slow to answer: the copy is made ready off the UI thread.
             let done = copies_tx.clone();
@@ -629,14 +789,7 @@ async fn event_loop(
                 let _ = done.send((pending.what, prepared));
             });
         }
-        if app.outbox.mouse_capture != mouse {
-            mouse = app.outbox.mouse_capture;
-            if mouse {
-                execute!(std::io::stdout(), EnableMouseCapture)?;
-            } else {
-                execute!(std::io::stdout(), DisableMouseCapture)?;
-            }
-        }
+        follow_mouse_capture(app, &mut mouse)?;
         if dirty && Instant::now() >= deadline {
             draw(terminal, app)?;
             last_frame = Instant::now();

@@ -11,6 +11,8 @@ use crate::llm::Usage;
 use crate::policy::Autonomy;
 use crate::tools::{CallIntent, ToolResult};
 
+mod wire;
+
 /// The agent's state, as shown in a status bar.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Phase {
@@ -261,7 +263,9 @@ pub enum TurnEnd {
     Truncated,
 }
 
-/// Everything the agent tells its front ends.
+/// Everything the agent tells its front ends. Its `Serialize` is the JSONL schema of `loom
+/// exec --json` (docs/exec.md; `SubAgent` excepted: exec prints the sub-agent's event
+/// itself, with a `parent_id`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum AgentEvent {
@@ -303,7 +307,7 @@ pub enum AgentEvent {
         arguments: Value,
         /// What the call will touch, as the tool described it (absent for invalid calls).
         /// Boxed: most events are small, and every event is as large as the largest.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(default, rename = "touches", skip_serializing_if = "Option::is_none")]
         intent: Option<Box<CallIntent>>,
     },
     /// A call needs a person's decision.
@@ -321,7 +325,8 @@ pub enum AgentEvent {
     Approval {
         /// Call id.
         id: String,
-        /// Approved or not.
+        /// Approved or not (written as `decision`: `approved` or `denied`).
+        #[serde(rename = "decision", with = "wire::decision")]
         approved: bool,
         /// By whom.
         by: DecidedBy,
@@ -339,7 +344,8 @@ pub enum AgentEvent {
         id: String,
         /// Tool name.
         name: String,
-        /// The result the model reads.
+        /// The result the model reads (its keys written beside the call's).
+        #[serde(flatten, serialize_with = "wire::result_keys")]
         result: ToolResult,
         /// Wall-clock time spent running.
         duration_ms: u64,
@@ -372,8 +378,10 @@ pub enum AgentEvent {
         usage: Usage,
     },
     /// A turn ended.
+    #[serde(rename = "turn_completed")]
     TurnComplete {
         /// Tokens used in the turn.
+        #[serde(serialize_with = "wire::usage_keys")]
         usage: Usage,
         /// Why it ended.
         end: TurnEnd,

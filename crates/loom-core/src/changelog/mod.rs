@@ -463,125 +463,20 @@ impl Changelog {
     }
 
     fn plan(&self, entries: Vec<&Line>, redo: bool) -> Result<Plan, String> {
+        // What each file holds once the steps before have run.
         let mut sim: HashMap<PathBuf, Option<Vec<u8>>> = HashMap::new();
         let mut steps = Vec::new();
         let mut conflicts = Vec::new();
         let mut seqs = Vec::new();
         for entry in entries {
-            let ops: Vec<FileOp> = match entry {
-                Line::File {
-                    seq,
-                    path,
-                    display,
-                    before,
-                    after,
-                    ..
-                } => {
-                    let (from, to, to_side) = if redo {
-                        (before, after, "after")
-                    } else {
-                        (after, before, "before")
-                    };
-                    let target = match to {
-                        Some(state) => {
-                            let bytes = std::fs::read(self.blob(*seq, to_side)).map_err(|e| {
-                                format!("the saved copy of {display} is missing: {e}")
-                            })?;
-                            Some((bytes, state.mode))
-                        }
-                        None => None,
-                    };
-                    vec![(
-                        path.clone(),
-                        display.clone(),
-                        target,
-                        from.map(|s| s.fingerprint),
-                    )]
-                }
-                Line::Command {
-                    before_tree,
-                    after_tree,
-                    files,
-                    ..
-                } => {
-                    let shadow = self
-                        .shadow
-                        .as_ref()
-                        .ok_or("git is not available to restore the snapshot")?;
-                    let (from_tree, to_tree) = if redo {
-                        (before_tree, after_tree)
-                    } else {
-                        (after_tree, before_tree)
-                    };
-                    let root = shadow.work_tree().to_path_buf();
-                    files
-                        .iter()
-                        .map(|(_, p)| {
-                            let target = shadow.read(to_tree, p).map(|bytes| {
-                                (
-                                    bytes,
-                                    if shadow.executable(to_tree, p) {
-                                        0o755
-                                    } else {
-                                        0o644
-                                    },
-                                )
-                            });
-                            let expected = shadow.read(from_tree, p).map(|b| Fingerprint::of(&b));
-                            (root.join(p), p.clone(), target, expected)
-                        })
-                        .collect()
-                }
-                _ => continue,
+            let Some(ops) = self.file_ops(entry, redo)? else {
+                continue;
             };
             seqs.push(entry.seq().unwrap_or(0));
-            for (path, display, target, expected) in ops {
-                let current = match sim.get(&path) {
-                    Some(c) => c.clone(),
-                    None => self
-                        .read_state(&path)
-                        .map_err(|e| format!("{display}: {e}"))?
-                        .map(|(b, _)| b),
-                };
-                let current_fp = current.as_deref().map(Fingerprint::of);
-                let target_fp = target.as_ref().map(|(b, _)| Fingerprint::of(b));
-                if current_fp == target_fp {
-                    sim.insert(path, current);
-                    continue;
+            for op in ops {
+                if let Some(step) = self.plan_file(&mut sim, op, redo, &mut conflicts)? {
+                    steps.push(step);
                 }
-                if current_fp != expected {
-                    conflicts.push(format!(
-                        "{display} changed since Loom {} it; {} would overwrite those changes",
-                        if redo { "undid" } else { "wrote" },
-                        if redo { "redo" } else { "undo" }
-                    ));
-                }
-                let old_text = current
-                    .as_deref()
-                    .map(String::from_utf8_lossy)
-                    .unwrap_or_default();
-                let new_text = target
-                    .as_ref()
-                    .map(|(b, _)| String::from_utf8_lossy(b))
-                    .unwrap_or_default();
-                let old_name = if current.is_some() {
-                    format!("a/{display}")
-                } else {
-                    "/dev/null".into()
-                };
-                let new_name = if target.is_some() {
-                    format!("b/{display}")
-                } else {
-                    "/dev/null".into()
-                };
-                let diff = FileDiff::compute(&old_text, &new_text).unified(&old_name, &new_name);
-                sim.insert(path.clone(), target.as_ref().map(|(b, _)| b.clone()));
-                steps.push(Step {
-                    display,
-                    path,
-                    target,
-                    diff,
-                });
             }
         }
         Ok(Plan {
@@ -590,6 +485,135 @@ impl Changelog {
             conflicts,
             redo,
         })
+    }
+
+    /// The files an undo (or, with `redo`, a redo) of `entry` sets, each with the state it
+    /// restores and the fingerprint it expects to find; `None` for an entry that changed
+    /// no file.
+    fn file_ops(&self, entry: &Line, redo: bool) -> Result<Option<Vec<FileOp>>, String> {
+        Ok(Some(match entry {
+            Line::File {
+                seq,
+                path,
+                display,
+                before,
+                after,
+                ..
+            } => {
+                let (from, to, to_side) = if redo {
+                    (before, after, "after")
+                } else {
+                    (after, before, "before")
+                };
+                let target = match to {
+                    Some(state) => {
+                        let bytes = std::fs::read(self.blob(*seq, to_side))
+                            .map_err(|e| format!("the saved copy of {display} is missing: {e}"))?;
+                        Some((bytes, state.mode))
+                    }
+                    None => None,
+                };
+                vec![(
+                    path.clone(),
+                    display.clone(),
+                    target,
+                    from.map(|s| s.fingerprint),
+                )]
+            }
+            Line::Command {
+                before_tree,
+                after_tree,
+                files,
+                ..
+            } => {
+                let shadow = self
+                    .shadow
+                    .as_ref()
+                    .ok_or("git is not available to restore the snapshot")?;
+                let (from_tree, to_tree) = if redo {
+                    (before_tree, after_tree)
+                } else {
+                    (after_tree, before_tree)
+                };
+                let root = shadow.work_tree().to_path_buf();
+                files
+                    .iter()
+                    .map(|(_, p)| {
+                        let target = shadow.read(to_tree, p).map(|bytes| {
+                            (
+                                bytes,
+                                if shadow.executable(to_tree, p) {
+                                    0o755
+                                } else {
+                                    0o644
+                                },
+                            )
+                        });
+                        let expected = shadow.read(from_tree, p).map(|b| Fingerprint::of(&b));
+                        (root.join(p), p.clone(), target, expected)
+                    })
+                    .collect()
+            }
+            _ => return Ok(None),
+        }))
+    }
+
+    /// One file's step of a plan, against what the steps before left (`sim`): `None` when
+    /// the file already holds its target; a conflict is noted when it holds neither what
+    /// Loom left nor the target.
+    fn plan_file(
+        &self,
+        sim: &mut HashMap<PathBuf, Option<Vec<u8>>>,
+        (path, display, target, expected): FileOp,
+        redo: bool,
+        conflicts: &mut Vec<String>,
+    ) -> Result<Option<Step>, String> {
+        let current = match sim.get(&path) {
+            Some(c) => c.clone(),
+            None => self
+                .read_state(&path)
+                .map_err(|e| format!("{display}: {e}"))?
+                .map(|(b, _)| b),
+        };
+        let current_fp = current.as_deref().map(Fingerprint::of);
+        let target_fp = target.as_ref().map(|(b, _)| Fingerprint::of(b));
+        if current_fp == target_fp {
+            sim.insert(path, current);
+            return Ok(None);
+        }
+        if current_fp != expected {
+            conflicts.push(format!(
+                "{display} changed since Loom {} it; {} would overwrite those changes",
+                if redo { "undid" } else { "wrote" },
+                if redo { "redo" } else { "undo" }
+            ));
+        }
+        let old_text = current
+            .as_deref()
+            .map(String::from_utf8_lossy)
+            .unwrap_or_default();
+        let new_text = target
+            .as_ref()
+            .map(|(b, _)| String::from_utf8_lossy(b))
+            .unwrap_or_default();
+        let old_name = if current.is_some() {
+            format!("a/{display}")
+        } else {
+            "/dev/null".into()
+        };
+        let new_name = if target.is_some() {
+            format!("b/{display}")
+        } else {
+            "/dev/null".into()
+        };
+        let diff = FileDiff::compute(&old_text, &new_text).unified(&old_name, &new_name);
+        sim.insert(path.clone(), target.as_ref().map(|(b, _)| b.clone()));
+        Ok(Some(Step {
+            display,
+            path,
+            target,
+            diff,
+        }))
     }
 
     /// Carry out a plan. Refuses when it has conflicts, unless `force`.

@@ -231,66 +231,8 @@ pub fn resolve(
         ));
     }
     let transport = match (&table.command, &table.url) {
-        (Some(command), None) => {
-            if command.trim().is_empty() {
-                return Err(format!("{at}: `command` is empty"));
-            }
-            if table.headers.is_some() || table.bearer_token_env.is_some() {
-                return Err(format!(
-                    "{at}: `headers` and `bearer_token_env` are for servers with a `url`"
-                ));
-            }
-            let (cwd, private_cwd) = match (&table.cwd, origin) {
-                (Some(dir), _) if dir.is_absolute() => (dir.clone(), false),
-                (Some(dir), _) => (workspace.join(dir), false),
-                (None, Origin::Project) => (workspace.to_path_buf(), false),
-                (None, Origin::User) => private_dir(name),
-            };
-            let mut env: Vec<(String, String)> =
-                table.env.clone().unwrap_or_default().into_iter().collect();
-            if origin == Origin::User && !env.iter().any(|(k, _)| k == SAFE_PATH) {
-                env.push((SAFE_PATH.to_string(), "1".to_string()));
-            }
-            McpTransport::Stdio {
-                command: command.clone(),
-                args: table.args.clone().unwrap_or_default(),
-                env,
-                env_vars: table.env_vars.clone().unwrap_or_default(),
-                cwd,
-                private_cwd,
-            }
-        }
-        (None, Some(url)) => {
-            if !(url.starts_with("http://") || url.starts_with("https://")) {
-                return Err(format!(
-                    "{at}: `url` must start with http:// or https:// (got {url:?})"
-                ));
-            }
-            if table.args.is_some()
-                || table.env.is_some()
-                || table.env_vars.is_some()
-                || table.cwd.is_some()
-            {
-                return Err(format!(
-                    "{at}: `args`, `env`, `env_vars` and `cwd` are for servers with a `command`"
-                ));
-            }
-            for header in table.headers.iter().flat_map(|h| h.keys()) {
-                if http::HeaderName::try_from(header.as_str()).is_err() {
-                    return Err(format!("{at}: {header:?} is not a valid HTTP header name"));
-                }
-            }
-            McpTransport::Http {
-                url: url.clone(),
-                headers: table
-                    .headers
-                    .clone()
-                    .unwrap_or_default()
-                    .into_iter()
-                    .collect(),
-                bearer_token_env: table.bearer_token_env.clone(),
-            }
-        }
+        (Some(command), None) => stdio_transport(&at, name, command, table, workspace, origin)?,
+        (None, Some(url)) => http_transport(&at, url, table)?,
         (Some(_), Some(_)) => {
             return Err(format!(
                 "{at}: give either `command` (a program Loom starts) or `url` (a server it \
@@ -315,6 +257,77 @@ pub fn resolve(
         enabled: table.enabled.unwrap_or(true),
         allow: table.allow.clone().unwrap_or_default(),
         deny: table.deny.clone().unwrap_or_default(),
+    })
+}
+
+/// The transport of a server that runs `command` (the table at `at`, named `name`).
+fn stdio_transport(
+    at: &str,
+    name: &str,
+    command: &str,
+    table: &McpServerConfig,
+    workspace: &Path,
+    origin: Origin,
+) -> Result<McpTransport, String> {
+    if command.trim().is_empty() {
+        return Err(format!("{at}: `command` is empty"));
+    }
+    if table.headers.is_some() || table.bearer_token_env.is_some() {
+        return Err(format!(
+            "{at}: `headers` and `bearer_token_env` are for servers with a `url`"
+        ));
+    }
+    let (cwd, private_cwd) = match (&table.cwd, origin) {
+        (Some(dir), _) if dir.is_absolute() => (dir.clone(), false),
+        (Some(dir), _) => (workspace.join(dir), false),
+        (None, Origin::Project) => (workspace.to_path_buf(), false),
+        (None, Origin::User) => private_dir(name),
+    };
+    let mut env: Vec<(String, String)> =
+        table.env.clone().unwrap_or_default().into_iter().collect();
+    if origin == Origin::User && !env.iter().any(|(k, _)| k == SAFE_PATH) {
+        env.push((SAFE_PATH.to_string(), "1".to_string()));
+    }
+    Ok(McpTransport::Stdio {
+        command: command.to_string(),
+        args: table.args.clone().unwrap_or_default(),
+        env,
+        env_vars: table.env_vars.clone().unwrap_or_default(),
+        cwd,
+        private_cwd,
+    })
+}
+
+/// The transport of a server at `url` (the table at `at`).
+fn http_transport(at: &str, url: &str, table: &McpServerConfig) -> Result<McpTransport, String> {
+    if !(url.starts_with("http://") || url.starts_with("https://")) {
+        return Err(format!(
+            "{at}: `url` must start with http:// or https:// (got {url:?})"
+        ));
+    }
+    if table.args.is_some()
+        || table.env.is_some()
+        || table.env_vars.is_some()
+        || table.cwd.is_some()
+    {
+        return Err(format!(
+            "{at}: `args`, `env`, `env_vars` and `cwd` are for servers with a `command`"
+        ));
+    }
+    for header in table.headers.iter().flat_map(|h| h.keys()) {
+        if http::HeaderName::try_from(header.as_str()).is_err() {
+            return Err(format!("{at}: {header:?} is not a valid HTTP header name"));
+        }
+    }
+    Ok(McpTransport::Http {
+        url: url.to_string(),
+        headers: table
+            .headers
+            .clone()
+            .unwrap_or_default()
+            .into_iter()
+            .collect(),
+        bearer_token_env: table.bearer_token_env.clone(),
     })
 }
 

@@ -71,20 +71,7 @@ where
     let mut unreadable: Option<String> = None;
     let mut bad_schedules: Vec<String> = Vec::new();
     while !stop.is_cancelled() {
-        let jobs = match store.list() {
-            Ok(jobs) => {
-                unreadable = None;
-                jobs
-            }
-            Err(e) => {
-                let message = e.to_string();
-                if unreadable.as_ref() != Some(&message) {
-                    say(&format!("loom cron: {message}"));
-                    unreadable = Some(message);
-                }
-                Vec::new()
-            }
-        };
+        let jobs = read_jobs(store, &mut unreadable, &mut say);
         // After a run the file is read again at once: a run can take long, and the other
         // jobs may have changed meanwhile.
         let mut ran = false;
@@ -108,20 +95,7 @@ where
                     count,
                     last_due,
                     next,
-                } => {
-                    say(&format!(
-                        "loom cron: job {} missed {count} run(s) (the last due {}) while no \
-                         scheduler ran; not replayed, next run {}",
-                        job.id,
-                        local(last_due),
-                        next.map(local).unwrap_or_else(|| "never".into())
-                    ));
-                    record(store, &job.id, &mut say, |j| {
-                        j.missed += count;
-                        j.last_missed = Some(last_due);
-                        j.next_run = next;
-                    });
-                }
+                } => missed(store, &job.id, (count, last_due), next, &mut say),
                 Step::Run => {
                     let due = job.next_run.unwrap_or_else(Utc::now);
                     let id = job.id.clone();
@@ -133,41 +107,7 @@ where
                     ));
                     let at = Utc::now();
                     let report = run_job(job).await;
-                    let finished = Utc::now();
-                    let next = next_run(&schedule, finished);
-                    // Occurrences that came due while it ran were missed.
-                    let skipped = next_run(&schedule, due)
-                        .filter(|first| *first <= finished)
-                        .map(|first| plan::occurrences(&schedule, first, finished));
-                    say(&format!(
-                        "loom cron: job {id} {}{}; next run {}",
-                        report.outcome,
-                        report
-                            .session_id
-                            .as_ref()
-                            .map(|s| format!(" (session {s})"))
-                            .unwrap_or_default(),
-                        next.map(local).unwrap_or_else(|| "never".into())
-                    ));
-                    if let Some((count, last)) = skipped {
-                        say(&format!(
-                            "loom cron: job {id} missed {count} run(s) while it ran (the last \
-                             due {}); not replayed",
-                            local(last)
-                        ));
-                    }
-                    record(store, &id, &mut say, |j| {
-                        j.last_run = Some(LastRun {
-                            at,
-                            outcome: report.outcome.clone(),
-                            session_id: report.session_id.clone(),
-                        });
-                        j.next_run = next;
-                        if let Some((count, last)) = skipped {
-                            j.missed += count;
-                            j.last_missed = Some(last);
-                        }
-                    });
+                    ran_job(store, &id, &schedule, (due, at), &report, &mut say);
                     ran = true;
                     break;
                 }
@@ -183,6 +123,97 @@ where
     }
     say("loom cron: stopped");
     Ok(())
+}
+
+/// The jobs in the store now; none when the file cannot be read, which is said once per
+/// different failure (`unreadable` is the last one said).
+fn read_jobs(
+    store: &JobStore,
+    unreadable: &mut Option<String>,
+    say: &mut impl FnMut(&str),
+) -> Vec<Job> {
+    match store.list() {
+        Ok(jobs) => {
+            *unreadable = None;
+            jobs
+        }
+        Err(e) => {
+            let message = e.to_string();
+            if unreadable.as_ref() != Some(&message) {
+                say(&format!("loom cron: {message}"));
+                *unreadable = Some(message);
+            }
+            Vec::new()
+        }
+    }
+}
+
+/// Say and record that job `id` missed `count` runs, the last due at `last_due`, while no
+/// scheduler ran (they are not replayed; the next is at `next`).
+fn missed(
+    store: &JobStore,
+    id: &str,
+    (count, last_due): (u64, DateTime<Utc>),
+    next: Option<DateTime<Utc>>,
+    say: &mut impl FnMut(&str),
+) {
+    say(&format!(
+        "loom cron: job {id} missed {count} run(s) (the last due {}) while no \
+         scheduler ran; not replayed, next run {}",
+        local(last_due),
+        next.map(local).unwrap_or_else(|| "never".into())
+    ));
+    record(store, id, say, |j| {
+        j.missed += count;
+        j.last_missed = Some(last_due);
+        j.next_run = next;
+    });
+}
+
+/// Say and record how job `id` ran (due at `due`, started at `at`) and when it runs next;
+/// occurrences that came due while it ran were missed.
+fn ran_job(
+    store: &JobStore,
+    id: &str,
+    schedule: &Schedule,
+    (due, at): (DateTime<Utc>, DateTime<Utc>),
+    report: &RunReport,
+    say: &mut impl FnMut(&str),
+) {
+    let finished = Utc::now();
+    let next = next_run(schedule, finished);
+    let skipped = next_run(schedule, due)
+        .filter(|first| *first <= finished)
+        .map(|first| plan::occurrences(schedule, first, finished));
+    say(&format!(
+        "loom cron: job {id} {}{}; next run {}",
+        report.outcome,
+        report
+            .session_id
+            .as_ref()
+            .map(|s| format!(" (session {s})"))
+            .unwrap_or_default(),
+        next.map(local).unwrap_or_else(|| "never".into())
+    ));
+    if let Some((count, last)) = skipped {
+        say(&format!(
+            "loom cron: job {id} missed {count} run(s) while it ran (the last \
+             due {}); not replayed",
+            local(last)
+        ));
+    }
+    record(store, id, say, |j| {
+        j.last_run = Some(LastRun {
+            at,
+            outcome: report.outcome.clone(),
+            session_id: report.session_id.clone(),
+        });
+        j.next_run = next;
+        if let Some((count, last)) = skipped {
+            j.missed += count;
+            j.last_missed = Some(last);
+        }
+    });
 }
 
 /// Change job `id` in the store; a job removed meanwhile is only reported.

@@ -221,39 +221,11 @@ pub async fn open(server: &McpServer, stderr: Arc<Mutex<StderrTail>>) -> Result<
                     ))
                 })?;
             }
-            let mut cmd = tokio::process::Command::new(command);
-            cmd.args(args)
-                .current_dir(cwd)
-                .env_clear()
-                .envs(environment(env, env_vars))
-                .stdin(Stdio::piped())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .process_group(0)
-                .kill_on_drop(true);
-            loom_sandbox::isolate::install_for_server(&mut cmd);
-            let mut child = reaper::spawn_kept(&mut cmd).map_err(|e| {
-                let hint = if e.kind() == std::io::ErrorKind::NotFound {
-                    if cwd.is_dir() {
-                        " (is it installed and on PATH?)"
-                    } else {
-                        " (its working directory does not exist)"
-                    }
-                } else {
-                    ""
-                };
-                failed(format!("cannot start `{command}`: {e}{hint}"))
-            })?;
+            let mut child =
+                spawn_stdio(command, args, environment(env, env_vars), cwd).map_err(failed)?;
             let group = child.id().map(|pid| ProcessGroup { pid });
             if let Some(err) = child.stderr.take() {
-                tokio::spawn(async move {
-                    let mut lines = tokio::io::BufReader::new(err).lines();
-                    while let Ok(Some(line)) = lines.next_line().await {
-                        if let Ok(mut tail) = stderr.lock() {
-                            tail.push(&line);
-                        }
-                    }
-                });
+                tokio::spawn(keep_stderr(err, stderr));
             }
             let (Some(out), Some(inp)) = (child.stdout.take(), child.stdin.take()) else {
                 return Err(OpenError {
@@ -282,34 +254,9 @@ pub async fn open(server: &McpServer, stderr: Arc<Mutex<StderrTail>>) -> Result<
             headers,
             bearer_token_env,
         } => {
-            let mut config = StreamableHttpClientTransportConfig::with_uri(url.as_str());
-            if let Some(var) = bearer_token_env {
-                match std::env::var(var) {
-                    Ok(token) if !token.trim().is_empty() => {
-                        config = config.auth_header(token.trim().to_string())
-                    }
-                    _ => {
-                        return Err(failed(format!("${var} (its bearer_token_env) is not set")));
-                    }
-                }
-            }
-            let mut custom = HashMap::new();
-            for (k, v) in headers {
-                let name = http::HeaderName::try_from(k.as_str())
-                    .map_err(|e| failed(format!("header {k:?}: {e}")))?;
-                let value = http::HeaderValue::try_from(v.as_str())
-                    .map_err(|e| failed(format!("header {k:?}: {e}")))?;
-                custom.insert(name, value);
-            }
-            config = config.custom_headers(custom);
-            // Redirects are not followed: a redirect to another host would carry the
-            // session and the configured headers there.
-            let client = reqwest::Client::builder()
-                .redirect(reqwest::redirect::Policy::none())
-                .pool_max_idle_per_host(0)
-                .build()
-                .map_err(|e| failed(format!("cannot build an HTTP client: {e}")))?;
-            let transport = StreamableHttpClientTransport::with_client(client, config);
+            let config = http_config(url, headers, bearer_token_env.as_deref()).map_err(failed)?;
+            let transport =
+                StreamableHttpClientTransport::with_client(http_client().map_err(failed)?, config);
             match handler.serve(transport).await {
                 Ok(service) => Ok(Opened {
                     service,
@@ -325,6 +272,88 @@ pub async fn open(server: &McpServer, stderr: Arc<Mutex<StderrTail>>) -> Result<
             }
         }
     }
+}
+
+/// Start a stdio server's process (`vars` its whole environment), in its own process
+/// group and under the servers' isolation, with its three streams piped.
+fn spawn_stdio(
+    command: &str,
+    args: &[String],
+    vars: Vec<(String, String)>,
+    cwd: &std::path::Path,
+) -> Result<tokio::process::Child, String> {
+    let mut cmd = tokio::process::Command::new(command);
+    cmd.args(args)
+        .current_dir(cwd)
+        .env_clear()
+        .envs(vars)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .kill_on_drop(true);
+    loom_sandbox::isolate::install_for_server(&mut cmd);
+    reaper::spawn_kept(&mut cmd).map_err(|e| {
+        let hint = if e.kind() == std::io::ErrorKind::NotFound {
+            if cwd.is_dir() {
+                " (is it installed and on PATH?)"
+            } else {
+                " (its working directory does not exist)"
+            }
+        } else {
+            ""
+        };
+        format!("cannot start `{command}`: {e}{hint}")
+    })
+}
+
+/// Keep the lines a stdio server writes to stderr in `tail`, until the stream ends.
+async fn keep_stderr(err: tokio::process::ChildStderr, tail: Arc<Mutex<StderrTail>>) {
+    let mut lines = tokio::io::BufReader::new(err).lines();
+    while let Ok(Some(line)) = lines.next_line().await {
+        if let Ok(mut tail) = tail.lock() {
+            tail.push(&line);
+        }
+    }
+}
+
+/// The client an HTTP server is spoken to with. Redirects are not followed: a redirect to
+/// another host would carry the session and the configured headers there.
+fn http_client() -> Result<reqwest::Client, String> {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .pool_max_idle_per_host(0)
+        .build()
+        .map_err(|e| format!("cannot build an HTTP client: {e}"))
+}
+
+/// The transport settings of an HTTP server: its URL, its headers, and the bearer token
+/// read from `bearer_token_env` (which must be set when named).
+fn http_config(
+    url: &str,
+    headers: &[(String, String)],
+    bearer_token_env: Option<&str>,
+) -> Result<StreamableHttpClientTransportConfig, String> {
+    let mut config = StreamableHttpClientTransportConfig::with_uri(url);
+    if let Some(var) = bearer_token_env {
+        match std::env::var(var) {
+            Ok(token) if !token.trim().is_empty() => {
+                config = config.auth_header(token.trim().to_string())
+            }
+            _ => {
+                return Err(format!("${var} (its bearer_token_env) is not set"));
+            }
+        }
+    }
+    let mut custom = HashMap::new();
+    for (k, v) in headers {
+        let name =
+            http::HeaderName::try_from(k.as_str()).map_err(|e| format!("header {k:?}: {e}"))?;
+        let value =
+            http::HeaderValue::try_from(v.as_str()).map_err(|e| format!("header {k:?}: {e}"))?;
+        custom.insert(name, value);
+    }
+    Ok(config.custom_headers(custom))
 }
 
 /// A failed MCP handshake in plain words. The SDK's own text for a transport error

@@ -45,27 +45,10 @@ pub fn to_tool_result(result: &Value) -> ToolResult {
                     "[{kind} ({mime}, {bytes} bytes) not shown: Loom passes only text to the model]"
                 ));
             }
-            "resource" => {
-                let r = block.get("resource").cloned().unwrap_or(Value::Null);
-                let uri = r.get("uri").and_then(Value::as_str).unwrap_or("?");
-                match (r.get("text").and_then(Value::as_str), r.get("blob")) {
-                    (Some(text), _) if !text.contains('\0') => {
-                        parts.push(format!("[resource {uri}]\n{text}"))
-                    }
-                    (_, Some(Value::String(blob))) => {
-                        let mime = r
-                            .get("mimeType")
-                            .and_then(Value::as_str)
-                            .unwrap_or("unknown type");
-                        notes.push(format!(
-                            "[binary resource {uri} ({mime}, {} bytes) refused: Loom passes only \
-                             text]",
-                            base64_len(blob)
-                        ));
-                    }
-                    _ => notes.push(format!("[resource {uri} without text was left out]")),
-                }
-            }
+            "resource" => match resource(block) {
+                Ok(part) => parts.push(part),
+                Err(note) => notes.push(note),
+            },
             "resource_link" => {
                 let uri = block.get("uri").and_then(Value::as_str).unwrap_or("?");
                 let name = block.get("name").and_then(Value::as_str).unwrap_or("");
@@ -95,6 +78,28 @@ pub fn to_tool_result(result: &Value) -> ToolResult {
         r
     } else {
         ToolResult::ok(text)
+    }
+}
+
+/// An embedded resource block: its text for the model, or the note that says why it was
+/// left out.
+fn resource(block: &Value) -> Result<String, String> {
+    let r = block.get("resource").cloned().unwrap_or(Value::Null);
+    let uri = r.get("uri").and_then(Value::as_str).unwrap_or("?");
+    match (r.get("text").and_then(Value::as_str), r.get("blob")) {
+        (Some(text), _) if !text.contains('\0') => Ok(format!("[resource {uri}]\n{text}")),
+        (_, Some(Value::String(blob))) => {
+            let mime = r
+                .get("mimeType")
+                .and_then(Value::as_str)
+                .unwrap_or("unknown type");
+            Err(format!(
+                "[binary resource {uri} ({mime}, {} bytes) refused: Loom passes only \
+                 text]",
+                base64_len(blob)
+            ))
+        }
+        _ => Err(format!("[resource {uri} without text was left out]")),
     }
 }
 

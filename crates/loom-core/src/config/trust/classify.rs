@@ -7,17 +7,20 @@
 //! until it is handled here; the tests then fail until the table has a row for it.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 
 use serde::Serialize;
 
 use crate::config::mcp::McpServerConfig;
-use crate::config::{
-    ApprovalConfig, DEFAULT_API_KEY_ENV, FileConfig, HooksConfig, OracleConfig, ToolsConfig,
-};
+use crate::config::{ApprovalConfig, DEFAULT_API_KEY_ENV, FileConfig, OracleConfig, ToolsConfig};
 use crate::policy::Autonomy;
 use crate::policy::approvals::RuleAction;
-use loom_sandbox::SandboxMode;
+
+mod keys;
+
+use keys::{
+    AUTO_COMMIT, KEEP_CAPABILITIES, NETWORK, split_api_key_env, split_base_url, split_hooks,
+    split_sandbox, split_switch, split_writable,
+};
 
 /// How a key of a project config bears on what Loom may do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -442,84 +445,23 @@ pub fn split(user: &FileConfig, project: FileConfig) -> (FileConfig, Vec<Looseni
         strict_tools,
         ..FileConfig::default()
     };
-    match base_url {
-        Some(url) if Some(&url) != user.base_url.as_ref() => loose.push(loosening(
-            "base_url",
-            format!("sends your prompts, code and API key to {url}"),
-        )),
-        other => kept.base_url = other,
-    }
-    let user_key = user.api_key_env.as_deref().unwrap_or(DEFAULT_API_KEY_ENV);
-    match api_key_env {
-        Some(name) if name != user_key => loose.push(loosening(
-            "api_key_env",
-            format!("sends the value of ${name} to the model server as the API key"),
-        )),
-        other => kept.api_key_env = other,
-    }
+    kept.base_url = split_base_url(user, base_url, &mut loose);
+    kept.api_key_env = split_api_key_env(user, api_key_env, &mut loose);
     kept.headers = headers.and_then(|h| split_headers(user, h, &mut loose));
     kept.approval = approval.map(|a| split_approval(user, a, &mut loose));
-    let user_sandbox = user.sandbox.as_deref().and_then(SandboxMode::parse);
-    match sandbox {
-        Some(s)
-            if SandboxMode::parse(&s) == Some(SandboxMode::Off)
-                && user_sandbox != Some(SandboxMode::Off) =>
-        {
-            loose.push(loosening("sandbox", "switches the command sandbox off"))
-        }
-        other => kept.sandbox = other,
-    }
-    let user_dirs = user.sandbox_writable.clone().unwrap_or_default();
-    match sandbox_writable {
-        Some(dirs) if dirs.iter().any(|d| !user_dirs.contains(d)) => {
-            let new: Vec<&PathBuf> = dirs.iter().filter(|d| !user_dirs.contains(d)).collect();
-            loose.push(loosening(
-                "sandbox_writable",
-                format!(
-                    "lets commands write in {}",
-                    joined(new.iter().map(|d| d.display()))
-                ),
-            ))
-        }
-        other => kept.sandbox_writable = other,
-    }
-    match network {
-        Some(true) if user.network != Some(true) => loose.push(loosening(
-            "network",
-            "lets sandboxed commands use the network",
-        )),
-        other => kept.network = other,
-    }
-    match sandbox_keep_capabilities {
-        Some(true) if user.sandbox_keep_capabilities != Some(true) => loose.push(loosening(
-            "sandbox_keep_capabilities",
-            "lets sandboxed commands run as root keep root's capabilities",
-        )),
-        other => kept.sandbox_keep_capabilities = other,
-    }
+    kept.sandbox = split_sandbox(user, sandbox, &mut loose);
+    kept.sandbox_writable = split_writable(user, sandbox_writable, &mut loose);
+    kept.network = split_switch(user.network, network, &NETWORK, &mut loose);
+    kept.sandbox_keep_capabilities = split_switch(
+        user.sandbox_keep_capabilities,
+        sandbox_keep_capabilities,
+        &KEEP_CAPABILITIES,
+        &mut loose,
+    );
     kept.tools = tools.map(|t| split_tools(user, t, &mut loose));
-    match auto_commit {
-        Some(true) if user.auto_commit != Some(true) => loose.push(loosening(
-            "auto_commit",
-            "commits the files Loom changes in your repository",
-        )),
-        other => kept.auto_commit = other,
-    }
+    kept.auto_commit = split_switch(user.auto_commit, auto_commit, &AUTO_COMMIT, &mut loose);
     kept.mcp_servers = mcp_servers.and_then(|m| split_mcp(user, m, &mut loose));
-    if let Some(HooksConfig { post_tools }) = hooks {
-        match post_tools {
-            Some(list) if !list.is_empty() => {
-                for h in &list {
-                    loose.push(loosening(
-                        "hooks.post_tools",
-                        format!("runs `{}` after every change", h.command),
-                    ));
-                }
-                kept.hooks = Some(HooksConfig { post_tools: None });
-            }
-            other => kept.hooks = Some(HooksConfig { post_tools: other }),
-        }
-    }
+    kept.hooks = hooks.map(|h| split_hooks(h, &mut loose));
     kept.web = web.map(|w| crate::config::web::split_web(user.web.as_ref(), w, &mut loose));
     kept.web_search = web_search
         .map(|w| crate::config::web::split_search(user.web_search.as_ref(), w, &mut loose));
@@ -738,6 +680,10 @@ fn split_tools(user: &FileConfig, t: ToolsConfig, loose: &mut Vec<Loosening>) ->
     }
     kept
 }
+
+/// The tests build hooks tables through `use super::*`.
+#[cfg(test)]
+use crate::config::HooksConfig;
 
 #[cfg(test)]
 #[path = "classify_tests.rs"]

@@ -1,0 +1,137 @@
+//! The project settings that loosen one key each: the project's value compared with the
+//! person's own configuration, kept when it loosens nothing (used by [`super::split`], in
+//! the order the loosenings are listed).
+
+use std::path::PathBuf;
+
+use super::{Loosening, joined, loosening};
+use crate::config::{DEFAULT_API_KEY_ENV, FileConfig, HooksConfig};
+use loom_sandbox::SandboxMode;
+
+/// A model server other than `user`'s loosens.
+pub(super) fn split_base_url(
+    user: &FileConfig,
+    base_url: Option<String>,
+    loose: &mut Vec<Loosening>,
+) -> Option<String> {
+    match base_url {
+        Some(url) if Some(&url) != user.base_url.as_ref() => {
+            loose.push(loosening(
+                "base_url",
+                format!("sends your prompts, code and API key to {url}"),
+            ));
+            None
+        }
+        other => other,
+    }
+}
+
+/// Reading the API key from a variable other than `user`'s loosens.
+pub(super) fn split_api_key_env(
+    user: &FileConfig,
+    api_key_env: Option<String>,
+    loose: &mut Vec<Loosening>,
+) -> Option<String> {
+    let user_key = user.api_key_env.as_deref().unwrap_or(DEFAULT_API_KEY_ENV);
+    match api_key_env {
+        Some(name) if name != user_key => {
+            loose.push(loosening(
+                "api_key_env",
+                format!("sends the value of ${name} to the model server as the API key"),
+            ));
+            None
+        }
+        other => other,
+    }
+}
+
+/// Switching the sandbox off, unless `user` did, loosens.
+pub(super) fn split_sandbox(
+    user: &FileConfig,
+    sandbox: Option<String>,
+    loose: &mut Vec<Loosening>,
+) -> Option<String> {
+    let user_sandbox = user.sandbox.as_deref().and_then(SandboxMode::parse);
+    match sandbox {
+        Some(s)
+            if SandboxMode::parse(&s) == Some(SandboxMode::Off)
+                && user_sandbox != Some(SandboxMode::Off) =>
+        {
+            loose.push(loosening("sandbox", "switches the command sandbox off"));
+            None
+        }
+        other => other,
+    }
+}
+
+/// Writable directories `user` does not name loosen.
+pub(super) fn split_writable(
+    user: &FileConfig,
+    sandbox_writable: Option<Vec<PathBuf>>,
+    loose: &mut Vec<Loosening>,
+) -> Option<Vec<PathBuf>> {
+    let user_dirs = user.sandbox_writable.clone().unwrap_or_default();
+    match sandbox_writable {
+        Some(dirs) if dirs.iter().any(|d| !user_dirs.contains(d)) => {
+            let new: Vec<&PathBuf> = dirs.iter().filter(|d| !user_dirs.contains(d)).collect();
+            loose.push(loosening(
+                "sandbox_writable",
+                format!(
+                    "lets commands write in {}",
+                    joined(new.iter().map(|d| d.display()))
+                ),
+            ));
+            None
+        }
+        other => other,
+    }
+}
+
+/// A setting that loosens when the project switches it on where the person's own config
+/// has it off: its key, and what it lets happen.
+pub(super) struct Switch(&'static str, &'static str);
+
+/// `network`.
+pub(super) const NETWORK: Switch = Switch("network", "lets sandboxed commands use the network");
+/// `sandbox_keep_capabilities`.
+pub(super) const KEEP_CAPABILITIES: Switch = Switch(
+    "sandbox_keep_capabilities",
+    "lets sandboxed commands run as root keep root's capabilities",
+);
+/// `auto_commit`.
+pub(super) const AUTO_COMMIT: Switch = Switch(
+    "auto_commit",
+    "commits the files Loom changes in your repository",
+);
+
+/// The project's `value` of `switch`, kept unless it turns on what `user_value` leaves off.
+pub(super) fn split_switch(
+    user_value: Option<bool>,
+    value: Option<bool>,
+    switch: &Switch,
+    loose: &mut Vec<Loosening>,
+) -> Option<bool> {
+    match value {
+        Some(true) if user_value != Some(true) => {
+            loose.push(loosening(switch.0, switch.1));
+            None
+        }
+        other => other,
+    }
+}
+
+/// Post-tools hooks run commands: each one loosens.
+pub(super) fn split_hooks(hooks: HooksConfig, loose: &mut Vec<Loosening>) -> HooksConfig {
+    match hooks.post_tools {
+        Some(list) if !list.is_empty() => {
+            for h in &list {
+                loose.push(loosening(
+                    "hooks.post_tools",
+                    format!("runs `{}` after every change", h.command),
+                ));
+            }
+            HooksConfig { post_tools: None }
+        }
+        other => HooksConfig { post_tools: other },
+    }
+}
