@@ -13,7 +13,7 @@ fn call(id: &str, name: &str, kind: ToolKind) -> ProposedCall {
             arguments: "{}".into(),
         },
         kind,
-        args: serde_json::json!({}),
+        args: serde_json::json!({}).into(),
         intent: Some(crate::tools::CallIntent {
             kind,
             reads: Vec::new(),

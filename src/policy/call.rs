@@ -315,6 +315,10 @@ pub struct Assessment {
     /// Whether the workspace is snapshotted before the call, so whatever it does can be
     /// undone: every command not proven read-only.
     pub snapshot: bool,
+    /// Whether the command runs outside the sandbox once a person approves it: the model
+    /// asked for that, and such a call is never allowed without asking. The one place
+    /// this decision is made; the tool only runs in the sandbox it is given.
+    pub outside_sandbox: bool,
     /// The command's full classification, for the approval prompt and `loom policy check`.
     pub classification: Option<Classification>,
     /// For a network call: the kind of access and the domain a "for this session" approval
@@ -331,6 +335,7 @@ impl Assessment {
             grant: None,
             network: false,
             snapshot: false,
+            outside_sandbox: false,
             classification: None,
             domain_grant: None,
         }
@@ -361,5 +366,13 @@ impl Ruling {
     /// command that needs the network and that a person approved (`approved_by_person`).
     pub fn opens_network(&self, approved_by_person: bool) -> bool {
         approved_by_person && self.assessment.network
+    }
+
+    /// Whether the call runs with no sandbox at all: only a command the model asked to run
+    /// outside it, that a person approved (`approved_by_person`).
+    pub fn leaves_sandbox(&self, approved_by_person: bool) -> bool {
+        approved_by_person
+            && self.assessment.outside_sandbox
+            && !matches!(self.decision, Decision::Deny { .. })
     }
 }

@@ -384,6 +384,7 @@ impl Policy {
             grant: Grants::offer(&c),
             network: c.uses_network(),
             snapshot: c.level > Risk::ReadOnly,
+            outside_sandbox: outside,
             classification: Some(c.clone()),
             domain_grant: None,
         };
@@ -624,6 +625,26 @@ mod tests {
             c.outside_sandbox = true;
         }
         assert!(matches!(decide(&fa, args), Decision::Ask { .. }));
+    }
+
+    /// Issue 27: the decision to leave the sandbox was made twice, by the policy and again
+    /// by bash from its raw argument. The ruling now carries it, and only a person's
+    /// approval of a call that asked for it opens it.
+    #[test]
+    fn only_an_approved_outside_call_leaves_the_sandbox() {
+        let p = Policy::new(Autonomy::Supervised);
+        let mut outside = bash("ls");
+        if let Some(c) = outside.command.as_mut() {
+            c.outside_sandbox = true;
+        }
+        let ruling = p.decide("bash", &outside, None, Instant::now());
+        assert!(ruling.leaves_sandbox(true));
+        assert!(!ruling.leaves_sandbox(false), "never without a person");
+        let inside = p.decide("bash", &bash("ls"), None, Instant::now());
+        assert!(!inside.leaves_sandbox(true));
+        let ro = Policy::new(Autonomy::ReadOnly).decide("bash", &outside, None, Instant::now());
+        assert!(matches!(ro.decision, Decision::Deny { .. }));
+        assert!(!ro.leaves_sandbox(true), "a refused call leaves nothing");
     }
 
     #[test]

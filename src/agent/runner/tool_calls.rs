@@ -39,7 +39,7 @@ impl Runner {
         let registry = self.registry.clone();
         let ctx = self.ctx.clone();
         tokio::spawn(async move {
-            let message = match registry.preview(&name, args, &ctx).await {
+            let message = match registry.changes(&name, &args, &ctx).await {
                 Some(Ok(changes)) => Internal::Prepared {
                     id,
                     changes,
@@ -112,7 +112,7 @@ impl Runner {
                 ApprovalPreview::Schedule { change }
             }
             _ => ApprovalPreview::Other {
-                arguments: call.args.clone(),
+                arguments: call.args.value().clone(),
             },
         };
         let name = call.name_owned();
@@ -142,6 +142,11 @@ impl Runner {
             && r.opens_network(answer.is_some())
         {
             ctx.sandbox.allow_network = true;
+        }
+        if let Some(r) = &ruling
+            && r.leaves_sandbox(answer.is_some())
+        {
+            ctx.sandbox = crate::policy::sandbox::SandboxSpec::off();
         }
         let snapshot_command = match (&ruling, command) {
             (Some(r), Some(c)) if r.assessment.snapshot => Some(c.command),
@@ -177,7 +182,7 @@ impl Runner {
                         )
                         .await
                     }
-                    _ => (registry.execute(&name, args, &ctx).await, None),
+                    _ => (registry.run(&name, &args, &ctx).await, None),
                 },
             };
             if let Some(message) = journal_error {

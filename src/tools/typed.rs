@@ -1,0 +1,236 @@
+//! Typed tool calls: a tool declares its arguments as a Rust type, the model's JSON is
+//! parsed into that type once, at the boundary, and everything after reads the typed value.
+//!
+//! A tool implements [`TypedTool`]; the blanket impl makes it a [`Tool`], the object-safe
+//! view the registry keeps. [`Tool::parse`] is the boundary: it parses the canonical JSON
+//! into the tool's `Args` (the schema the model sees is derived from the same type, so the
+//! two cannot drift apart) and asks the tool what the call will touch. The parsed value
+//! travels inside [`ToolArgs`] next to the JSON it came from (which events, the transcript
+//! and the screen show), so running the call, previewing its change and choosing its
+//! timeout read the typed value and never parse again.
+
+use std::any::Any;
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use super::{CallIntent, FileChange, Tool, ToolContext, ToolError, ToolKind, ToolResult, args};
+
+/// A tool call's arguments after the boundary: the canonical JSON (what is shown and
+/// recorded) and, once the tool parsed it, the tool's typed value.
+#[derive(Clone)]
+pub struct ToolArgs {
+    value: Value,
+    typed: Option<Arc<dyn Any + Send + Sync>>,
+}
+
+impl ToolArgs {
+    /// Arguments the tool parsed into `typed` from `value`.
+    pub fn parsed<A: Any + Send + Sync>(value: Value, typed: A) -> ToolArgs {
+        ToolArgs {
+            value,
+            typed: Some(Arc::new(typed)),
+        }
+    }
+
+    /// Arguments no typed tool parsed: those of a tool whose arguments are free JSON (an
+    /// MCP server's tool), or of a call that never runs (its arguments did not parse).
+    pub fn untyped(value: Value) -> ToolArgs {
+        ToolArgs { value, typed: None }
+    }
+
+    /// The canonical JSON the arguments were parsed from.
+    pub fn value(&self) -> &Value {
+        &self.value
+    }
+
+    /// The typed value, when these arguments were parsed into `A`.
+    pub fn typed<A: Any + Send + Sync>(&self) -> Option<Arc<A>> {
+        self.typed.clone()?.downcast::<A>().ok()
+    }
+}
+
+impl From<Value> for ToolArgs {
+    fn from(value: Value) -> ToolArgs {
+        ToolArgs::untyped(value)
+    }
+}
+
+impl std::ops::Deref for ToolArgs {
+    type Target = Value;
+    fn deref(&self) -> &Value {
+        &self.value
+    }
+}
+
+impl std::fmt::Debug for ToolArgs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.value.fmt(f)
+    }
+}
+
+/// Two calls' arguments are the same when their canonical JSON is: the typed value is
+/// parsed from it, so it cannot differ.
+impl PartialEq for ToolArgs {
+    fn eq(&self, other: &ToolArgs) -> bool {
+        self.value == other.value
+    }
+}
+
+impl Serialize for ToolArgs {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.value.serialize(s)
+    }
+}
+
+/// A call that passed the boundary: its arguments (typed) and what it will touch.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParsedCall {
+    /// The arguments, parsed.
+    pub args: ToolArgs,
+    /// What the call will touch, as the tool describes it from the typed arguments.
+    pub intent: CallIntent,
+}
+
+/// A tool whose arguments are a Rust type. Implement this, not [`Tool`]: the blanket impl
+/// parses the model's JSON into [`TypedTool::Args`] once and hands every method the typed
+/// value.
+#[async_trait]
+pub trait TypedTool: Send + Sync + 'static {
+    /// The arguments: serde reads them (with `deny_unknown_fields`, so a misspelt name is
+    /// an error the model reads) and schemars derives the schema the model sees.
+    type Args: DeserializeOwned + JsonSchema + Send + Sync + 'static;
+    /// The name the model calls it by.
+    fn name(&self) -> &str;
+    /// What it does and how to use it, written for the model.
+    fn description(&self) -> &str;
+    /// JSON Schema of the arguments, derived from [`TypedTool::Args`].
+    fn parameters(&self) -> Value {
+        args::schema_for::<Self::Args>()
+    }
+    /// What kind of effect it has.
+    fn kind(&self) -> ToolKind;
+    /// How long a call may take before it is cancelled.
+    fn default_timeout(&self) -> Duration;
+    /// What a call with these arguments will touch; also where arguments that parse but
+    /// make no sense (an empty command) are refused, before anything is decided.
+    fn intent(&self, args: &Self::Args) -> Result<CallIntent, ToolError>;
+    /// The arguments as they may be shown and recorded ([`Tool::redact`]).
+    fn redact(&self, args: &Value) -> Value {
+        crate::secrets::mask_json(args)
+    }
+    /// The timeout of this call (bash reads its `timeout_secs`).
+    fn timeout(&self, _args: &Self::Args) -> Duration {
+        self.default_timeout()
+    }
+    /// Run the call. Failures are returned as results, never panics.
+    async fn run(&self, args: Arc<Self::Args>, ctx: &ToolContext) -> ToolResult;
+    /// For write tools: every file change this call would make, computed without touching
+    /// disk. `None` for tools that do not write files.
+    async fn changes(
+        &self,
+        _args: Arc<Self::Args>,
+        _ctx: &ToolContext,
+    ) -> Option<Result<Vec<FileChange>, ToolError>> {
+        None
+    }
+}
+
+/// The typed value of `args` for tool `T`: the one the boundary parsed, or, for arguments
+/// that did not come through [`Tool::parse`] (a direct call), parsed now.
+fn typed_args<T: TypedTool>(args: &ToolArgs) -> Result<Arc<T::Args>, ToolError> {
+    match args.typed::<T::Args>() {
+        Some(typed) => Ok(typed),
+        None => args::parse::<T::Args>(args.value.clone()).map(Arc::new),
+    }
+}
+
+#[async_trait]
+impl<T: TypedTool> Tool for T {
+    fn name(&self) -> &str {
+        TypedTool::name(self)
+    }
+    fn description(&self) -> &str {
+        TypedTool::description(self)
+    }
+    fn parameters(&self) -> Value {
+        TypedTool::parameters(self)
+    }
+    fn kind(&self) -> ToolKind {
+        TypedTool::kind(self)
+    }
+    fn default_timeout(&self) -> Duration {
+        TypedTool::default_timeout(self)
+    }
+    fn parse(&self, args: Value) -> Result<ParsedCall, ToolError> {
+        let args = args::normalise(args)?;
+        let typed: T::Args = args::parse(args.clone())?;
+        let intent = self.intent(&typed)?;
+        Ok(ParsedCall {
+            args: ToolArgs::parsed(args, typed),
+            intent,
+        })
+    }
+    fn describe(&self, args: &Value) -> Result<CallIntent, ToolError> {
+        Tool::parse(self, args.clone()).map(|call| call.intent)
+    }
+    fn redact(&self, args: &Value) -> Value {
+        TypedTool::redact(self, args)
+    }
+    fn timeout_for(&self, args: &Value) -> Duration {
+        match Tool::parse(self, args.clone()) {
+            Ok(call) => Tool::timeout(self, &call.args),
+            Err(_) => TypedTool::default_timeout(self),
+        }
+    }
+    fn timeout(&self, args: &ToolArgs) -> Duration {
+        match typed_args::<T>(args) {
+            Ok(typed) => TypedTool::timeout(self, &typed),
+            Err(_) => TypedTool::default_timeout(self),
+        }
+    }
+    async fn run(&self, args: &ToolArgs, ctx: &ToolContext) -> ToolResult {
+        match typed_args::<T>(args) {
+            Ok(typed) => TypedTool::run(self, typed, ctx).await,
+            Err(e) => e.into(),
+        }
+    }
+    async fn execute(&self, args: Value, ctx: &ToolContext) -> ToolResult {
+        match Tool::parse(self, args) {
+            Ok(call) => Tool::run(self, &call.args, ctx).await,
+            Err(e) => e.into(),
+        }
+    }
+    async fn changes(
+        &self,
+        args: &ToolArgs,
+        ctx: &ToolContext,
+    ) -> Option<Result<Vec<FileChange>, ToolError>> {
+        match typed_args::<T>(args) {
+            Ok(typed) => TypedTool::changes(self, typed, ctx).await,
+            Err(e) => Some(Err(e)),
+        }
+    }
+}
+
+/// The `run` of every write tool: compute the change with `changes`, then write exactly
+/// that change.
+pub async fn apply_changes(
+    tool: &str,
+    changes: Option<Result<Vec<FileChange>, ToolError>>,
+) -> ToolResult {
+    match changes {
+        Some(Ok(changes)) => super::blocking(tool, move || {
+            super::change::apply_all(&changes, &super::change::HunkSelection::All)
+        })
+        .await
+        .unwrap_or_else(ToolResult::from),
+        Some(Err(e)) => e.into(),
+        None => ToolResult::err(format!("{tool} has no preview")),
+    }
+}
