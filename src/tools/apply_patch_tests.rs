@@ -6,6 +6,7 @@ use std::fs;
 use serde_json::json;
 
 use super::*;
+use crate::tools::Tool;
 use crate::tools::change::{HunkSelection, apply_all};
 
 fn ws() -> (tempfile::TempDir, ToolContext) {

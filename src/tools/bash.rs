@@ -59,12 +59,15 @@ impl TypedTool for Bash {
     fn kind(&self) -> ToolKind {
         ToolKind::Execute
     }
-    fn intent(&self, a: &BashArgs) -> Result<CallIntent, ToolError> {
+    fn check(&self, a: &BashArgs) -> Result<(), ToolError> {
         if a.command.trim().is_empty() {
             return Err(ToolError::InvalidArguments(
                 "command is empty; give the shell command to run".into(),
             ));
         }
+        Ok(())
+    }
+    fn intent(&self, a: &BashArgs) -> Result<CallIntent, ToolError> {
         Ok(CallIntent::runs(CommandIntent {
             command: a.command.clone(),
             cwd: a.cwd.clone(),

@@ -117,8 +117,14 @@ pub trait TypedTool: Send + Sync + 'static {
     fn kind(&self) -> ToolKind;
     /// How long a call may take before it is cancelled.
     fn default_timeout(&self) -> Duration;
-    /// What a call with these arguments will touch; also where arguments that parse but
-    /// make no sense (an empty command) are refused, before anything is decided.
+    /// What the type cannot say about the arguments (an empty command, a count out of
+    /// range): checked right after parsing, wherever a call enters.
+    fn check(&self, _args: &Self::Args) -> Result<(), ToolError> {
+        Ok(())
+    }
+    /// What a call with these (checked) arguments will touch, for the policy and the
+    /// approval; it may read the tool's state (the open page, the stored jobs), so a call
+    /// it refuses is refused before anything is decided.
     fn intent(&self, args: &Self::Args) -> Result<CallIntent, ToolError>;
     /// The arguments as they may be shown and recorded ([`Tool::redact`]).
     fn redact(&self, args: &Value) -> Value {
@@ -141,13 +147,22 @@ pub trait TypedTool: Send + Sync + 'static {
     }
 }
 
-/// The typed value of `args` for tool `T`: the one the boundary parsed, or, for arguments
-/// that did not come through [`Tool::parse`] (a direct call), parsed now.
-fn typed_args<T: TypedTool>(args: &ToolArgs) -> Result<Arc<T::Args>, ToolError> {
+/// The typed value of `args` for `tool`: the one the boundary parsed, or, for arguments
+/// that did not come through [`Tool::parse`] (a direct call), parsed and checked now the
+/// same way.
+fn typed_args<T: TypedTool>(tool: &T, args: &ToolArgs) -> Result<Arc<T::Args>, ToolError> {
     match args.typed::<T::Args>() {
         Some(typed) => Ok(typed),
-        None => args::parse::<T::Args>(args.value.clone()).map(Arc::new),
+        None => parse_checked(tool, args.value.clone()).map(Arc::new),
     }
+}
+
+/// JSON to the tool's type, then [`TypedTool::check`]ed: the errors a model reads for
+/// arguments that do not fit.
+fn parse_checked<T: TypedTool>(tool: &T, args: Value) -> Result<T::Args, ToolError> {
+    let typed: T::Args = args::parse(args)?;
+    tool.check(&typed)?;
+    Ok(typed)
 }
 
 #[async_trait]
@@ -169,7 +184,7 @@ impl<T: TypedTool> Tool for T {
     }
     fn parse(&self, args: Value) -> Result<ParsedCall, ToolError> {
         let args = args::normalise(args)?;
-        let typed: T::Args = args::parse(args.clone())?;
+        let typed = parse_checked(self, args.clone())?;
         let intent = self.intent(&typed)?;
         Ok(ParsedCall {
             args: ToolArgs::parsed(args, typed),
@@ -183,26 +198,28 @@ impl<T: TypedTool> Tool for T {
         TypedTool::redact(self, args)
     }
     fn timeout_for(&self, args: &Value) -> Duration {
-        match Tool::parse(self, args.clone()) {
-            Ok(call) => Tool::timeout(self, &call.args),
+        match parse_checked(self, args.clone()) {
+            Ok(typed) => TypedTool::timeout(self, &typed),
             Err(_) => TypedTool::default_timeout(self),
         }
     }
     fn timeout(&self, args: &ToolArgs) -> Duration {
-        match typed_args::<T>(args) {
+        match typed_args(self, args) {
             Ok(typed) => TypedTool::timeout(self, &typed),
             Err(_) => TypedTool::default_timeout(self),
         }
     }
     async fn run(&self, args: &ToolArgs, ctx: &ToolContext) -> ToolResult {
-        match typed_args::<T>(args) {
+        match typed_args(self, args) {
             Ok(typed) => TypedTool::run(self, typed, ctx).await,
             Err(e) => e.into(),
         }
     }
+    /// A direct call: parsed and checked, then run; its intent is for deciding about a
+    /// call, and nothing decides here.
     async fn execute(&self, args: Value, ctx: &ToolContext) -> ToolResult {
-        match Tool::parse(self, args) {
-            Ok(call) => Tool::run(self, &call.args, ctx).await,
+        match parse_checked(self, args) {
+            Ok(typed) => TypedTool::run(self, Arc::new(typed), ctx).await,
             Err(e) => e.into(),
         }
     }
@@ -211,7 +228,7 @@ impl<T: TypedTool> Tool for T {
         args: &ToolArgs,
         ctx: &ToolContext,
     ) -> Option<Result<Vec<FileChange>, ToolError>> {
-        match typed_args::<T>(args) {
+        match typed_args(self, args) {
             Ok(typed) => TypedTool::changes(self, typed, ctx).await,
             Err(e) => Some(Err(e)),
         }
