@@ -251,3 +251,83 @@ pub async fn apply_changes(
         None => ToolResult::err(format!("{tool} has no preview")),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use serde::{Deserialize, Deserializer};
+    use serde_json::json;
+
+    use super::*;
+    use crate::tools::ToolRegistry;
+
+    /// How many times [`Counted`] was deserialised.
+    static PARSES: AtomicUsize = AtomicUsize::new(0);
+
+    /// Arguments that count their parses.
+    #[derive(Debug, JsonSchema)]
+    struct Counted {
+        /// Anything.
+        #[allow(dead_code)]
+        text: String,
+    }
+
+    impl<'de> Deserialize<'de> for Counted {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Counted, D::Error> {
+            /// The fields.
+            #[derive(Deserialize)]
+            struct Raw {
+                text: String,
+            }
+            PARSES.fetch_add(1, Ordering::SeqCst);
+            Raw::deserialize(d).map(|r| Counted { text: r.text })
+        }
+    }
+
+    struct Echo;
+
+    #[async_trait]
+    impl TypedTool for Echo {
+        type Args = Counted;
+        fn name(&self) -> &'static str {
+            "echo"
+        }
+        fn description(&self) -> &'static str {
+            "echoes"
+        }
+        fn kind(&self) -> ToolKind {
+            ToolKind::Read
+        }
+        fn default_timeout(&self) -> Duration {
+            Duration::from_secs(5)
+        }
+        fn intent(&self, _args: &Counted) -> Result<CallIntent, ToolError> {
+            Ok(CallIntent::reads([]))
+        }
+        async fn run(&self, args: Arc<Counted>, _ctx: &ToolContext) -> ToolResult {
+            ToolResult::ok(args.text.clone())
+        }
+    }
+
+    /// Issue 27: a call's arguments were parsed again by every step (describe, timeout,
+    /// execute). A prepared call is parsed once, at the boundary; choosing its timeout and
+    /// running it read the typed value.
+    #[tokio::test]
+    async fn a_prepared_call_is_parsed_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let ctx = ToolContext::for_workspace(dir.path()).unwrap();
+        let mut registry = ToolRegistry::new();
+        registry.register(Arc::new(Echo)).unwrap();
+        let call = registry.prepare("echo", json!({"text": "hi"})).unwrap();
+        assert_eq!(PARSES.load(Ordering::SeqCst), 1);
+        let result = registry.run("echo", &call.args, &ctx).await;
+        assert_eq!(result.output, "hi");
+        assert_eq!(PARSES.load(Ordering::SeqCst), 1, "running parsed again");
+        assert!(call.args.typed::<Counted>().is_some());
+        assert!(
+            call.args.typed::<String>().is_none(),
+            "another type is not there"
+        );
+    }
+}
