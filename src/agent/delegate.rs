@@ -328,7 +328,7 @@ pub async fn drive(
             AgentEvent::ToolCall { id, intent, .. } => {
                 run.calls += 1;
                 if let Some(i) = intent {
-                    reads.push((id.clone(), i.reads.clone()));
+                    reads.push((id.clone(), i.read_paths().to_vec()));
                 }
             }
             AgentEvent::ToolResult { id, result, .. } => {

@@ -14,15 +14,14 @@ fn call(id: &str, name: &str, kind: ToolKind) -> ProposedCall {
         },
         kind,
         args: serde_json::json!({}).into(),
-        intent: Some(crate::tools::CallIntent {
-            kind,
-            reads: Vec::new(),
-            writes: Vec::new(),
-            command: None,
-            network: None,
-            mcp: None,
-            schedule: None,
-            global_memory: None,
+        intent: Some(match kind {
+            ToolKind::Write => crate::tools::CallIntent::Writes(Vec::new()),
+            ToolKind::Execute => crate::tools::CallIntent::runs(crate::tools::CommandIntent {
+                command: "true".into(),
+                cwd: None,
+                outside_sandbox: false,
+            }),
+            _ => crate::tools::CallIntent::reads([]),
         }),
         invalid: None,
         note: None,

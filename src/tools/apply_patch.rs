@@ -75,10 +75,7 @@ impl TypedTool for ApplyPatch {
                 writes.push(to.clone());
             }
         }
-        Ok(CallIntent {
-            writes,
-            ..CallIntent::writes(String::new())
-        })
+        Ok(CallIntent::Writes(writes))
     }
     fn default_timeout(&self) -> Duration {
         Duration::from_secs(30)

@@ -381,7 +381,7 @@ mod tests {
         let call = registry
             .prepare("bash", json!({"command": "true", "outside_sandbox": true}))
             .unwrap();
-        assert!(call.intent.command.as_ref().unwrap().outside_sandbox);
+        assert!(call.intent.as_command().unwrap().outside_sandbox);
         let r = registry.run("bash", &call.args, &ctx).await;
         assert!(r.success, "{r:?}");
         assert_eq!(data(&r)["sandboxed"], true, "{r:?}");

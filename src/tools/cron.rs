@@ -292,9 +292,9 @@ mod tests {
         let (_d, s) = store();
         let args = json!({"schedule": "@daily", "prompt": "check deps", "approval": "supervised"});
         let intent = CronAdd(s.clone()).describe(&args).unwrap();
-        assert_eq!(intent.kind, ToolKind::Schedule);
+        assert_eq!(intent.kind(), ToolKind::Schedule);
         assert_eq!(
-            intent.schedule.as_deref(),
+            intent.as_schedule(),
             Some(&ScheduleIntent::Add {
                 schedule: "@daily".into(),
                 prompt: "check deps".into(),
@@ -308,7 +308,7 @@ mod tests {
         assert!(listed.output.contains(&id), "{listed:?}");
         let intent = CronRemove(s.clone()).describe(&json!({"id": id})).unwrap();
         assert_eq!(
-            intent.schedule.as_deref(),
+            intent.as_schedule(),
             Some(&ScheduleIntent::Remove {
                 id: id.clone(),
                 job: "@daily: check deps".into(),
@@ -327,7 +327,7 @@ mod tests {
         let intent = CronAdd(s)
             .describe(&json!({"schedule": "@hourly", "prompt": "x"}))
             .unwrap();
-        match intent.schedule.as_deref() {
+        match intent.as_schedule() {
             Some(ScheduleIntent::Add { approval, .. }) => {
                 assert_eq!(*approval, Autonomy::ReadOnly)
             }

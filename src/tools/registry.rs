@@ -266,7 +266,7 @@ impl ToolRegistry {
         intent: &CallIntent,
         ctx: &ToolContext,
     ) -> ToolResult {
-        if intent.command.as_ref().is_some_and(|c| c.outside_sandbox) {
+        if intent.as_command().is_some_and(|c| c.outside_sandbox) {
             let ctx = ToolContext {
                 sandbox: SandboxSpec::off(),
                 ..ctx.clone()
@@ -604,11 +604,11 @@ mod tests {
             plain, double,
             "double-encoded arguments become the same call"
         );
-        assert_eq!(plain.intent.command.unwrap().command, "ls");
+        assert_eq!(plain.intent.as_command().unwrap().command, "ls");
         let w = r
             .prepare("write_file", json!({"path": "a.txt", "content": "x"}))
             .unwrap();
-        assert_eq!(w.intent.writes, vec!["a.txt"]);
+        assert_eq!(w.intent.written_paths(), ["a.txt"]);
         for (name, args, expected) in [
             ("bash", json!({"comand": "ls"}), "unknown field `comand`"),
             (

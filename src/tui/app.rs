@@ -366,7 +366,7 @@ impl App {
                 arguments,
                 intent,
             } => {
-                let summary = match intent.as_ref().and_then(|i| i.command.as_ref()) {
+                let summary = match intent.as_ref().and_then(|i| i.as_command()) {
                     Some(c) => c.command.lines().next().unwrap_or("").to_string(),
                     None => match super::tools_pane::readable_args(&arguments) {
                         Some(args) => summarize(&name, &args),

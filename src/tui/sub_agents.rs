@@ -38,7 +38,7 @@ impl App {
                 // A row in the tools pane only: the chat shows the delegate call.
                 let full = composite(&id);
                 self.tools.nest(&prefix, &full, depth, path.clone(), id);
-                let summary = match intent.as_ref().and_then(|i| i.command.as_ref()) {
+                let summary = match intent.as_ref().and_then(|i| i.as_command()) {
                     Some(c) => c.command.lines().next().unwrap_or("").to_string(),
                     None => summarize(&name, &arguments),
                 };

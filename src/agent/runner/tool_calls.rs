@@ -59,10 +59,14 @@ impl Runner {
         let Some(call) = self.machine.call(&id) else {
             return;
         };
-        let command = call.intent.and_then(|i| i.command.clone());
-        let network = call.intent.and_then(|i| i.network.clone());
-        let mcp = call.intent.and_then(|i| i.mcp.clone());
-        let schedule = call.intent.and_then(|i| i.schedule.clone());
+        let command = call.intent.and_then(|i| i.as_command().cloned());
+        let network = call
+            .intent
+            .and_then(|i| i.as_network().cloned().map(Box::new));
+        let mcp = call.intent.and_then(|i| i.as_mcp().cloned().map(Box::new));
+        let schedule = call
+            .intent
+            .and_then(|i| i.as_schedule().cloned().map(Box::new));
         let preview = match (self.prepared.get(&id), command, self.rulings.get(&id)) {
             (None, None, Some(ruling)) if network.is_some() => {
                 let n = *network.expect("checked above");
@@ -129,7 +133,7 @@ impl Runner {
             return;
         };
         let (name, kind, args) = (call.name_owned(), call.kind, call.args.clone());
-        let command = call.intent.and_then(|i| i.command.clone());
+        let command = call.intent.and_then(|i| i.as_command().cloned());
         self.policy.record_action(kind, Instant::now());
         let prepared = self.prepared.remove(&id);
         let ruling = self.rulings.remove(&id);
