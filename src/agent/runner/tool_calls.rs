@@ -74,7 +74,7 @@ impl Runner {
                     method: n.method,
                     url: n.url,
                     domain: n.domain,
-                    risk: ruling.assessment.risk.as_str().to_string(),
+                    risk: ruling.assessment.risk,
                     risk_reason: ruling.assessment.reason.clone(),
                 }
             }
@@ -97,7 +97,7 @@ impl Runner {
                 ApprovalPreview::Command {
                     command: command.command,
                     cwd: command.cwd.unwrap_or_else(|| ".".into()),
-                    risk: a.risk.as_str().to_string(),
+                    risk: a.risk,
                     risk_reason: a.reason.clone(),
                     grant_offered: a.grant.is_some(),
                     grant_prefix: a.grant_label(),
