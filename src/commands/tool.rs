@@ -90,7 +90,11 @@ pub async fn run(
         Err(e) => ToolResult::from(e),
         Ok(call) => match policy.refusal(name, &call.intent, workspace) {
             Some(reason) => ToolResult::err(reason),
-            None => registry.execute(name, call.args, ctx).await,
+            None => {
+                registry
+                    .run_as_asked(name, &call.args, &call.intent, ctx)
+                    .await
+            }
         },
     };
     let mut out = std::io::stdout().lock();

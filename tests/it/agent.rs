@@ -117,7 +117,7 @@ async fn a_session_grant_covers_the_same_prefix_only() {
             ..
         } = preview
         {
-            offered.push((risk.clone(), *grant_offered, grant_prefix.clone()));
+            offered.push((*risk, *grant_offered, grant_prefix.clone()));
         }
         ApprovalAnswer::ApproveForSession
     })
@@ -127,7 +127,14 @@ async fn a_session_grant_covers_the_same_prefix_only() {
         vec!["touch a.txt", "mkdir d"],
         "b.txt ran under the grant"
     );
-    assert_eq!(offered[0], ("medium".into(), true, Some("touch".into())));
+    assert_eq!(
+        offered[0],
+        (
+            loom::policy::commands::Risk::Medium,
+            true,
+            Some("touch".into())
+        )
+    );
     assert!(dir.path().join("a.txt").exists() && dir.path().join("b.txt").exists());
     assert!(dir.path().join("d").is_dir());
     let _ = agent.ops.send(UserOp::Shutdown);
@@ -153,7 +160,7 @@ async fn high_risk_commands_never_get_a_grant() {
             ..
         } = preview
         {
-            grants.push((risk.clone(), *grant_offered));
+            grants.push((*risk, *grant_offered));
         }
         ApprovalAnswer::ApproveForSession
     })
@@ -162,7 +169,7 @@ async fn high_risk_commands_never_get_a_grant() {
     assert!(
         grants
             .iter()
-            .all(|(risk, offered)| risk == "high" && !offered)
+            .all(|(risk, offered)| *risk == loom::policy::commands::Risk::High && !offered)
     );
     let _ = agent.ops.send(UserOp::Shutdown);
 }

@@ -254,7 +254,7 @@ async fn the_approval_prompt_carries_the_assessment_and_the_approved_command_run
             grant_offered,
             ..
         } => {
-            assert_eq!(risk, "medium");
+            assert_eq!(risk, loom::policy::commands::Risk::Medium);
             assert!(risk_reason.contains("sorted.txt"), "{risk_reason}");
             assert!(grant_offered, "a medium command may be granted by prefix");
         }

@@ -115,118 +115,199 @@ pub struct GlobalMemory {
     pub content: String,
 }
 
-/// What one tool call will touch, as the tool describes it from its parsed arguments.
+/// What one tool call will touch, as the tool describes it from its parsed arguments: one
+/// variant per kind of effect, so a call that runs a command always says which.
+///
+/// On the wire (events, `loom exec --json`) it keeps the shape it had as a struct:
+/// `{"kind": "execute", "command": {...}}`, `{"kind": "read", "reads": [...]}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CallIntent {
-    /// The kind of effect.
-    pub kind: ToolKind,
-    /// Paths the call reads, as given (workspace-relative or absolute).
+#[serde(into = "IntentWire", try_from = "IntentWire")]
+pub enum CallIntent {
+    /// Reads these paths, as given (workspace-relative or absolute); none for a call that
+    /// touches only Loom's own data.
+    Reads(Vec<String>),
+    /// Creates, changes or deletes these paths, as given.
+    Writes(Vec<String>),
+    /// Runs a shell command.
+    Runs(CommandIntent),
+    /// Uses the network (boxed, like the variants below: most calls are reads and writes,
+    /// and the intent travels inside every tool-call event).
+    Network(Box<NetworkIntent>),
+    /// Calls a tool of an MCP server.
+    Mcp(Box<McpIntent>),
+    /// Adds or removes a scheduled job.
+    Schedule(Box<ScheduleIntent>),
+    /// Keeps a note in memory for every workspace (`memory_store` in the global scope).
+    GlobalMemory(Box<GlobalMemory>),
+}
+
+/// [`CallIntent`] as it is written: the kind and the one part it has.
+#[derive(Serialize, Deserialize)]
+struct IntentWire {
+    kind: ToolKind,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub reads: Vec<String>,
-    /// Paths the call creates, changes or deletes, as given.
+    reads: Vec<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub writes: Vec<String>,
-    /// The command it runs, for commands.
+    writes: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub command: Option<CommandIntent>,
-    /// Where it goes, for network calls (boxed: most calls have none, and the intent
-    /// travels inside every tool-call event).
+    command: Option<CommandIntent>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub network: Option<Box<NetworkIntent>>,
-    /// The MCP server tool it calls, for MCP tools (boxed: most calls have none, and
-    /// events carrying an intent stay small).
+    network: Option<Box<NetworkIntent>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mcp: Option<Box<McpIntent>>,
-    /// The scheduled job it adds or removes, for the cron tools (boxed like the others).
+    mcp: Option<Box<McpIntent>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub schedule: Option<Box<ScheduleIntent>>,
-    /// The note it keeps for every workspace, for `memory_store` in the global scope.
+    schedule: Option<Box<ScheduleIntent>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub global_memory: Option<Box<GlobalMemory>>,
+    global_memory: Option<Box<GlobalMemory>>,
+}
+
+impl From<CallIntent> for IntentWire {
+    fn from(intent: CallIntent) -> IntentWire {
+        let mut wire = IntentWire {
+            kind: intent.kind(),
+            reads: Vec::new(),
+            writes: Vec::new(),
+            command: None,
+            network: None,
+            mcp: None,
+            schedule: None,
+            global_memory: None,
+        };
+        match intent {
+            CallIntent::Reads(paths) => wire.reads = paths,
+            CallIntent::Writes(paths) => wire.writes = paths,
+            CallIntent::Runs(c) => wire.command = Some(c),
+            CallIntent::Network(n) => wire.network = Some(n),
+            CallIntent::Mcp(m) => wire.mcp = Some(m),
+            CallIntent::Schedule(s) => wire.schedule = Some(s),
+            CallIntent::GlobalMemory(g) => wire.global_memory = Some(g),
+        }
+        wire
+    }
+}
+
+impl TryFrom<IntentWire> for CallIntent {
+    type Error = String;
+    fn try_from(w: IntentWire) -> Result<CallIntent, String> {
+        Ok(match w.kind {
+            ToolKind::Read => match w.global_memory {
+                Some(g) => CallIntent::GlobalMemory(g),
+                None => CallIntent::Reads(w.reads),
+            },
+            ToolKind::Write => CallIntent::Writes(w.writes),
+            ToolKind::Execute => CallIntent::Runs(w.command.ok_or("a command without `command`")?),
+            ToolKind::Network => {
+                CallIntent::Network(w.network.ok_or("a network call without `network`")?)
+            }
+            ToolKind::Mcp => CallIntent::Mcp(w.mcp.ok_or("an MCP call without `mcp`")?),
+            ToolKind::Schedule => {
+                CallIntent::Schedule(w.schedule.ok_or("a schedule call without `schedule`")?)
+            }
+        })
+    }
 }
 
 impl CallIntent {
     /// A call that reads `paths`.
     pub fn reads(paths: impl IntoIterator<Item = String>) -> CallIntent {
-        CallIntent {
-            kind: ToolKind::Read,
-            reads: paths.into_iter().collect(),
-            writes: Vec::new(),
-            command: None,
-            network: None,
-            mcp: None,
-            schedule: None,
-            global_memory: None,
-        }
+        CallIntent::Reads(paths.into_iter().collect())
     }
 
     /// A call that writes `path`.
     pub fn writes(path: impl Into<String>) -> CallIntent {
-        CallIntent {
-            kind: ToolKind::Write,
-            reads: Vec::new(),
-            writes: vec![path.into()],
-            command: None,
-            network: None,
-            mcp: None,
-            schedule: None,
-            global_memory: None,
-        }
+        CallIntent::Writes(vec![path.into()])
     }
 
     /// A call that runs `command`.
     pub fn runs(command: CommandIntent) -> CallIntent {
-        CallIntent {
-            kind: ToolKind::Execute,
-            reads: Vec::new(),
-            writes: Vec::new(),
-            command: Some(command),
-            network: None,
-            mcp: None,
-            schedule: None,
-            global_memory: None,
-        }
+        CallIntent::Runs(command)
     }
 
     /// A call that uses the network as `network` says.
     pub fn network(network: NetworkIntent) -> CallIntent {
-        CallIntent {
-            kind: ToolKind::Network,
-            reads: Vec::new(),
-            writes: Vec::new(),
-            command: None,
-            network: Some(Box::new(network)),
-            mcp: None,
-            schedule: None,
-            global_memory: None,
-        }
+        CallIntent::Network(Box::new(network))
     }
 
     /// A call to the MCP tool `intent` describes.
     pub fn calls_mcp(intent: McpIntent) -> CallIntent {
-        CallIntent {
-            kind: ToolKind::Mcp,
-            reads: Vec::new(),
-            writes: Vec::new(),
-            command: None,
-            network: None,
-            mcp: Some(Box::new(intent)),
-            schedule: None,
-            global_memory: None,
-        }
+        CallIntent::Mcp(Box::new(intent))
     }
 
     /// A call that adds or removes a scheduled job as `intent` says.
     pub fn schedules(intent: ScheduleIntent) -> CallIntent {
-        CallIntent {
-            kind: ToolKind::Schedule,
-            reads: Vec::new(),
-            writes: Vec::new(),
-            command: None,
-            network: None,
-            mcp: None,
-            schedule: Some(Box::new(intent)),
-            global_memory: None,
+        CallIntent::Schedule(Box::new(intent))
+    }
+
+    /// A call that keeps `key: content` in memory for every workspace.
+    pub fn stores_global_memory(key: String, content: String) -> CallIntent {
+        CallIntent::GlobalMemory(Box::new(GlobalMemory { key, content }))
+    }
+
+    /// The kind of effect.
+    pub fn kind(&self) -> ToolKind {
+        match self {
+            CallIntent::Reads(_) | CallIntent::GlobalMemory(_) => ToolKind::Read,
+            CallIntent::Writes(_) => ToolKind::Write,
+            CallIntent::Runs(_) => ToolKind::Execute,
+            CallIntent::Network(_) => ToolKind::Network,
+            CallIntent::Mcp(_) => ToolKind::Mcp,
+            CallIntent::Schedule(_) => ToolKind::Schedule,
+        }
+    }
+
+    /// The paths the call reads.
+    pub fn read_paths(&self) -> &[String] {
+        match self {
+            CallIntent::Reads(paths) => paths,
+            _ => &[],
+        }
+    }
+
+    /// The paths the call creates, changes or deletes.
+    pub fn written_paths(&self) -> &[String] {
+        match self {
+            CallIntent::Writes(paths) => paths,
+            _ => &[],
+        }
+    }
+
+    /// The command it runs, for commands.
+    pub fn as_command(&self) -> Option<&CommandIntent> {
+        match self {
+            CallIntent::Runs(c) => Some(c),
+            _ => None,
+        }
+    }
+
+    /// Where it goes, for network calls.
+    pub fn as_network(&self) -> Option<&NetworkIntent> {
+        match self {
+            CallIntent::Network(n) => Some(n),
+            _ => None,
+        }
+    }
+
+    /// The MCP server tool it calls, for MCP tools.
+    pub fn as_mcp(&self) -> Option<&McpIntent> {
+        match self {
+            CallIntent::Mcp(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    /// The scheduled job it adds or removes, for the cron tools.
+    pub fn as_schedule(&self) -> Option<&ScheduleIntent> {
+        match self {
+            CallIntent::Schedule(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The note it keeps for every workspace.
+    pub fn as_global_memory(&self) -> Option<&GlobalMemory> {
+        match self {
+            CallIntent::GlobalMemory(g) => Some(g),
+            _ => None,
         }
     }
 
@@ -236,65 +317,38 @@ impl CallIntent {
     pub fn shown(&self) -> CallIntent {
         let mask = |s: &str| loom_base::secrets::mask_text(s).into_owned();
         let mut shown = self.clone();
-        if let Some(c) = &mut shown.command {
-            c.command = mask(&c.command);
-        }
-        if let Some(m) = &mut shown.mcp {
-            m.summary = mask(&m.summary);
-        }
-        if let Some(g) = &mut shown.global_memory {
-            g.content = mask(&g.content);
-        }
-        if let Some(s) = &mut shown.schedule {
-            match s.as_mut() {
+        match &mut shown {
+            CallIntent::Runs(c) => c.command = mask(&c.command),
+            CallIntent::Mcp(m) => m.summary = mask(&m.summary),
+            CallIntent::GlobalMemory(g) => g.content = mask(&g.content),
+            CallIntent::Schedule(s) => match s.as_mut() {
                 ScheduleIntent::Add { prompt, .. } => *prompt = mask(prompt),
                 ScheduleIntent::Remove { job, .. } => *job = mask(job),
-            }
+            },
+            CallIntent::Reads(_) | CallIntent::Writes(_) | CallIntent::Network(_) => {}
         }
         shown
     }
 
-    /// A call that keeps `key: content` in memory for every workspace.
-    pub fn stores_global_memory(key: String, content: String) -> CallIntent {
-        CallIntent {
-            global_memory: Some(Box::new(GlobalMemory { key, content })),
-            ..CallIntent::reads([])
-        }
-    }
-
     /// A one-line summary for tool rows: the command, or the paths touched.
     pub fn summary(&self) -> String {
-        if let Some(c) = &self.command {
-            return c.command.lines().next().unwrap_or("").to_string();
-        }
-        if let Some(n) = &self.network {
-            return format!("{} {}", n.method, n.url);
-        }
-        if let Some(m) = &self.mcp {
-            return m.summary.clone();
-        }
-        if let Some(s) = &self.schedule {
-            return match s.as_ref() {
+        match self {
+            CallIntent::Runs(c) => c.command.lines().next().unwrap_or("").to_string(),
+            CallIntent::Network(n) => format!("{} {}", n.method, n.url),
+            CallIntent::Mcp(m) => m.summary.clone(),
+            CallIntent::Schedule(s) => match s.as_ref() {
                 ScheduleIntent::Add {
                     schedule, prompt, ..
                 } => format!("{schedule}: {}", prompt.lines().next().unwrap_or("")),
                 ScheduleIntent::Remove { id, .. } => id.clone(),
-            };
-        }
-        if let Some(g) = &self.global_memory {
-            return format!(
+            },
+            CallIntent::GlobalMemory(g) => format!(
                 "global {}: {}",
                 g.key,
                 g.content.lines().next().unwrap_or("")
-            );
+            ),
+            CallIntent::Reads(paths) | CallIntent::Writes(paths) => paths.join(", "),
         }
-        let paths: Vec<&str> = self
-            .writes
-            .iter()
-            .chain(self.reads.iter())
-            .map(String::as_str)
-            .collect();
-        paths.join(", ")
     }
 }
 
@@ -315,6 +369,10 @@ pub struct Assessment {
     /// Whether the workspace is snapshotted before the call, so whatever it does can be
     /// undone: every command not proven read-only.
     pub snapshot: bool,
+    /// Whether the command runs outside the sandbox once a person approves it: the model
+    /// asked for that, and such a call is never allowed without asking. The one place
+    /// this decision is made; the tool only runs in the sandbox it is given.
+    pub outside_sandbox: bool,
     /// The command's full classification, for the approval prompt and `loom policy check`.
     pub classification: Option<Classification>,
     /// For a network call: the kind of access and the domain a "for this session" approval
@@ -331,6 +389,7 @@ impl Assessment {
             grant: None,
             network: false,
             snapshot: false,
+            outside_sandbox: false,
             classification: None,
             domain_grant: None,
         }
@@ -361,5 +420,70 @@ impl Ruling {
     /// command that needs the network and that a person approved (`approved_by_person`).
     pub fn opens_network(&self, approved_by_person: bool) -> bool {
         approved_by_person && self.assessment.network
+    }
+
+    /// Whether the call runs with no sandbox at all: only a command the model asked to run
+    /// outside it, that a person approved (`approved_by_person`).
+    pub fn leaves_sandbox(&self, approved_by_person: bool) -> bool {
+        approved_by_person
+            && self.assessment.outside_sandbox
+            && !matches!(self.decision, Decision::Deny { .. })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    /// Issue 27: the intent became an enum; events and `loom exec --json` keep the shape it
+    /// had as a struct of optional parts, and read it back.
+    #[test]
+    fn the_wire_shape_of_an_intent_is_unchanged() {
+        let cases = [
+            (
+                CallIntent::reads(["a.rs".to_string()]),
+                json!({"kind": "read", "reads": ["a.rs"]}),
+            ),
+            (CallIntent::reads([]), json!({"kind": "read"})),
+            (
+                CallIntent::writes("b.rs"),
+                json!({"kind": "write", "writes": ["b.rs"]}),
+            ),
+            (
+                CallIntent::runs(CommandIntent {
+                    command: "ls".into(),
+                    cwd: None,
+                    outside_sandbox: true,
+                }),
+                json!({"kind": "execute", "command": {"command": "ls", "cwd": null, "outside_sandbox": true}}),
+            ),
+            (
+                CallIntent::stores_global_memory("k".into(), "v".into()),
+                json!({"kind": "read", "global_memory": {"key": "k", "content": "v"}}),
+            ),
+        ];
+        for (intent, wire) in cases {
+            assert_eq!(serde_json::to_value(&intent).unwrap(), wire);
+            assert_eq!(serde_json::from_value::<CallIntent>(wire).unwrap(), intent);
+        }
+    }
+
+    /// Issue 27: the approval events carry the risk as [`Risk`], not its name; on the wire
+    /// it is still the name the screens and `loom exec --json` showed.
+    #[test]
+    fn a_risk_travels_as_its_name() {
+        for risk in [
+            Risk::ReadOnly,
+            Risk::Low,
+            Risk::Medium,
+            Risk::High,
+            Risk::Forbidden,
+        ] {
+            let wire = serde_json::to_value(risk).unwrap();
+            assert_eq!(wire, risk.as_str());
+            assert_eq!(serde_json::from_value::<Risk>(wire).unwrap(), risk);
+        }
     }
 }

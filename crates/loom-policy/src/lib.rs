@@ -236,32 +236,21 @@ impl Policy {
         workspace: Option<&Path>,
         now: Instant,
     ) -> Ruling {
-        let (decision, assessment) = match intent.kind {
-            ToolKind::Read if intent.global_memory.is_some() => self.decide_global_memory(name),
-            ToolKind::Read => (
+        let (decision, assessment) = match intent {
+            CallIntent::GlobalMemory(_) => self.decide_global_memory(name),
+            CallIntent::Reads(_) => (
                 Decision::Allow,
                 Assessment::plain(Risk::ReadOnly, "only reads"),
             ),
-            ToolKind::Write => self.decide_write(name, intent),
-            ToolKind::Execute => self.decide_command(name, intent, workspace),
-            ToolKind::Network if intent.network.is_some() => {
-                let net = intent.network.as_ref().expect("checked above");
+            CallIntent::Writes(paths) => self.decide_write(name, paths),
+            CallIntent::Runs(command) => self.decide_command(command, workspace),
+            CallIntent::Network(net) => {
                 network::decide(name, net, self.autonomy, &self.network, &self.domains)
             }
-            ToolKind::Network => (
-                match self.autonomy {
-                    Autonomy::ReadOnly => Decision::Deny {
-                        reason: format!("{name} was refused: read-only mode has no network access"),
-                    },
-                    Autonomy::Supervised => Decision::Ask {
-                        reason: "network access is approved first".into(),
-                    },
-                    Autonomy::FullAuto => Decision::Allow,
-                },
-                Assessment::plain(Risk::High, "uses the network"),
-            ),
-            ToolKind::Mcp => self.mcp.decide(name, intent, self.autonomy),
-            ToolKind::Schedule => schedule::decide(name, intent, self.autonomy, self.interactive),
+            CallIntent::Mcp(_) => self.mcp.decide(name, intent, self.autonomy),
+            CallIntent::Schedule(_) => {
+                schedule::decide(name, intent, self.autonomy, self.interactive)
+            }
         };
         let decision = if decision == Decision::Allow && self.budget().exhausted(now) {
             Decision::Ask {
@@ -313,8 +302,8 @@ impl Policy {
         (decision, assessment)
     }
 
-    fn decide_write(&self, name: &str, intent: &CallIntent) -> (Decision, Assessment) {
-        let shown = intent.writes.join(", ");
+    fn decide_write(&self, name: &str, writes: &[String]) -> (Decision, Assessment) {
+        let shown = writes.join(", ");
         let assessment = Assessment::plain(Risk::Medium, format!("changes {shown}"));
         if self.autonomy == Autonomy::ReadOnly {
             let reason = format!(
@@ -322,9 +311,9 @@ impl Policy {
             );
             return (Decision::Deny { reason }, assessment);
         }
-        let mut allowed_by_rule = !intent.writes.is_empty();
+        let mut allowed_by_rule = !writes.is_empty();
         let mut ask = None;
-        for path in &intent.writes {
+        for path in writes {
             let rel = path.trim_start_matches("./");
             match self.rules.for_path(rel) {
                 Some((RuleAction::Deny, label)) => {
@@ -355,28 +344,9 @@ impl Policy {
 
     fn decide_command(
         &self,
-        name: &str,
-        intent: &CallIntent,
+        command: &CommandIntent,
         workspace: Option<&Path>,
     ) -> (Decision, Assessment) {
-        let Some(command) = &intent.command else {
-            let assessment = Assessment::plain(
-                Risk::Medium,
-                format!("{name} runs a program Loom cannot see"),
-            );
-            let decision = match self.autonomy {
-                Autonomy::ReadOnly => Decision::Deny {
-                    reason: format!(
-                        "{name} was refused: read-only mode runs only read-only commands"
-                    ),
-                },
-                Autonomy::FullAuto => Decision::Allow,
-                Autonomy::Supervised => Decision::Ask {
-                    reason: "commands are approved before they run".into(),
-                },
-            };
-            return (decision, assessment);
-        };
         let c = self.classify(&command.command, workspace, command.cwd.as_deref());
         let outside = command.outside_sandbox;
         let assessment = Assessment {
@@ -385,6 +355,7 @@ impl Policy {
             grant: Grants::offer(&c),
             network: c.uses_network(),
             snapshot: c.level > Risk::ReadOnly,
+            outside_sandbox: outside,
             classification: Some(c.clone()),
             domain_grant: None,
         };
@@ -548,10 +519,12 @@ mod tests {
     }
 
     fn network() -> CallIntent {
-        CallIntent {
-            kind: ToolKind::Network,
-            ..CallIntent::reads([])
-        }
+        CallIntent::network(NetworkIntent {
+            access: NetAccess::Fetch,
+            domain: "example.com".into(),
+            method: "GET".into(),
+            url: "https://example.com/".into(),
+        })
     }
 
     /// Issue 23: a note the model keeps for every workspace reaches every later session's
@@ -621,10 +594,30 @@ mod tests {
     fn outside_sandbox_always_asks() {
         let fa = Policy::new(Autonomy::FullAuto);
         let mut args = bash("ls");
-        if let Some(c) = args.command.as_mut() {
+        if let CallIntent::Runs(c) = &mut args {
             c.outside_sandbox = true;
         }
         assert!(matches!(decide(&fa, args), Decision::Ask { .. }));
+    }
+
+    /// Issue 27: the decision to leave the sandbox was made twice, by the policy and again
+    /// by bash from its raw argument. The ruling now carries it, and only a person's
+    /// approval of a call that asked for it opens it.
+    #[test]
+    fn only_an_approved_outside_call_leaves_the_sandbox() {
+        let p = Policy::new(Autonomy::Supervised);
+        let mut outside = bash("ls");
+        if let CallIntent::Runs(c) = &mut outside {
+            c.outside_sandbox = true;
+        }
+        let ruling = p.decide("bash", &outside, None, Instant::now());
+        assert!(ruling.leaves_sandbox(true));
+        assert!(!ruling.leaves_sandbox(false), "never without a person");
+        let inside = p.decide("bash", &bash("ls"), None, Instant::now());
+        assert!(!inside.leaves_sandbox(true));
+        let ro = Policy::new(Autonomy::ReadOnly).decide("bash", &outside, None, Instant::now());
+        assert!(matches!(ro.decision, Decision::Deny { .. }));
+        assert!(!ro.leaves_sandbox(true), "a refused call leaves nothing");
     }
 
     #[test]

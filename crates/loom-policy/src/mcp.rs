@@ -105,7 +105,7 @@ impl McpPolicy {
         intent: &CallIntent,
         autonomy: Autonomy,
     ) -> (Decision, Assessment) {
-        let Some(m) = &intent.mcp else {
+        let Some(m) = intent.as_mcp() else {
             let reason = format!("{name} calls an MCP tool but did not say which");
             return (
                 Decision::Deny {
@@ -287,14 +287,19 @@ mod tests {
         }
     }
 
+    /// Since the intent is an enum (issue 27) an MCP call without its MCP part cannot be
+    /// built; one that arrives in JSON (a recorded event) is refused as it is read.
     #[test]
     fn a_call_without_its_mcp_part_is_refused() {
-        let p = Policy::new(Autonomy::FullAuto);
-        let intent = CallIntent {
-            mcp: None,
-            ..call("x", "t", false)
-        };
-        let r = p.decide("mcp__x__t", &intent, None, Instant::now());
-        assert!(matches!(r.decision, Decision::Deny { .. }));
+        let err = serde_json::from_value::<CallIntent>(serde_json::json!({"kind": "mcp"}))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("an MCP call without `mcp`"), "{err}");
+        let whole = serde_json::to_value(call("x", "t", false)).unwrap();
+        assert_eq!(whole["kind"], "mcp");
+        assert_eq!(
+            serde_json::from_value::<CallIntent>(whole).unwrap(),
+            call("x", "t", false)
+        );
     }
 }

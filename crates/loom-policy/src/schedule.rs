@@ -37,7 +37,7 @@ pub fn decide(
     autonomy: Autonomy,
     interactive: bool,
 ) -> (Decision, Assessment) {
-    let Some(schedule) = intent.schedule.as_deref() else {
+    let Some(schedule) = intent.as_schedule() else {
         let reason = format!("{name} changes scheduled jobs but did not say which");
         return (
             Decision::Deny {
@@ -239,18 +239,14 @@ mod tests {
         ));
     }
 
-    /// A schedule call that does not say what it schedules is refused.
+    /// A schedule call that does not say what it schedules is refused: since the intent
+    /// is an enum (issue 27) it cannot be built, and its JSON is refused as it is read.
     #[test]
     fn a_schedule_call_without_its_schedule_part_is_refused() {
-        let intent = CallIntent {
-            kind: ToolKind::Schedule,
-            ..CallIntent::reads([])
-        };
-        let p = Policy::new(Autonomy::FullAuto);
-        assert!(matches!(
-            decide(&p, "cron_add", &intent),
-            Decision::Deny { .. }
-        ));
+        let err = serde_json::from_value::<CallIntent>(serde_json::json!({"kind": "schedule"}))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("a schedule call without `schedule`"), "{err}");
     }
 
     /// Job changes count against the hourly action budget, like writes and commands.

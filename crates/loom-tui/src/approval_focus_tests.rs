@@ -41,7 +41,7 @@ fn command(app: &mut App) {
         ApprovalPreview::Command {
             command: "mkdir out && python3 gen.py".into(),
             cwd: ".".into(),
-            risk: "medium".into(),
+            risk: crate::policy::commands::Risk::Medium,
             risk_reason: "creates files".into(),
             grant_offered: true,
             grant_prefix: Some("mkdir".into()),
@@ -58,7 +58,7 @@ fn network(app: &mut App) {
             method: "GET".into(),
             url: "https://docs.rs/".into(),
             domain: "docs.rs".into(),
-            risk: "low".into(),
+            risk: crate::policy::commands::Risk::Low,
             risk_reason: "reads a page".into(),
         },
     );

@@ -472,7 +472,7 @@ fn modal_boxes_leave_no_pane_fragments_beside_them() {
                     preview: crate::agent::ApprovalPreview::Command {
                         command: "touch x".into(),
                         cwd: ".".into(),
-                        risk: "medium".into(),
+                        risk: crate::policy::commands::Risk::Medium,
                         risk_reason: "creates files".into(),
                         grant_offered: true,
                         grant_prefix: Some("touch".into()),

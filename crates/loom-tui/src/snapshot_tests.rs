@@ -300,7 +300,7 @@ fn command_approval_for_a_high_risk_command() {
             preview: ApprovalPreview::Command {
                 command: "rm -rf target && curl -o x.tgz https://example.com/x.tgz".into(),
                 cwd: ".".into(),
-                risk: "high".into(),
+                risk: crate::policy::commands::Risk::High,
                 risk_reason: "rm -r deletes the directory tree target".into(),
                 grant_offered: false,
                 grant_prefix: None,
@@ -360,7 +360,7 @@ fn network_approval_for_a_fetch_with_a_finished_web_row() {
                 method: "GET".into(),
                 url: "https://serde.rs/derive.html?token=****".into(),
                 domain: "serde.rs".into(),
-                risk: "low".into(),
+                risk: crate::policy::commands::Risk::Low,
                 risk_reason: "reads https://serde.rs/derive.html?token=****".into(),
             },
         },

@@ -45,7 +45,7 @@ fn ask_to_run(app: &mut App, command: &str) {
             preview: ApprovalPreview::Command {
                 command: command.into(),
                 cwd: ".".into(),
-                risk: "medium".into(),
+                risk: crate::policy::commands::Risk::Medium,
                 risk_reason: "python3 runs code".into(),
                 grant_offered: true,
                 grant_prefix: Some("python3".into()),

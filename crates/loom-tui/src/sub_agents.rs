@@ -36,7 +36,7 @@ impl App {
                 let full = format!("{prefix}/{id}");
                 let depth = path.len() as u8;
                 self.tools.nest(&prefix, &full, depth, path, id);
-                let summary = match intent.as_ref().and_then(|i| i.command.as_ref()) {
+                let summary = match intent.as_ref().and_then(|i| i.as_command()) {
                     Some(c) => c.command.lines().next().unwrap_or("").to_string(),
                     None => summarize(&name, &arguments),
                 };

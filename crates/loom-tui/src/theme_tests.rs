@@ -152,7 +152,7 @@ fn command_approval(app: &mut App) {
             preview: ApprovalPreview::Command {
                 command: command.into(),
                 cwd: ".".into(),
-                risk: "high".into(),
+                risk: crate::policy::commands::Risk::High,
                 risk_reason: "rm -r deletes the directory tree target".into(),
                 grant_offered: false,
                 grant_prefix: None,

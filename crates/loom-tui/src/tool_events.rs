@@ -12,7 +12,7 @@ use crate::tools::{CallIntent, ToolResult};
 /// The one-line summary of a call: the first line of its command, else its arguments
 /// summarized.
 pub fn call_summary(name: &str, arguments: &Value, intent: Option<&CallIntent>) -> String {
-    match intent.and_then(|i| i.command.as_ref()) {
+    match intent.and_then(|i| i.as_command()) {
         Some(c) => c.command.lines().next().unwrap_or("").to_string(),
         None => match readable_args(arguments) {
             Some(args) => summarize(name, &args),

@@ -377,7 +377,7 @@ impl SubRun {
             AgentEvent::ToolCall { id, intent, .. } => {
                 self.calls += 1;
                 if let Some(i) = intent {
-                    reads.push((id.clone(), i.reads.clone()));
+                    reads.push((id.clone(), i.read_paths().to_vec()));
                 }
             }
             AgentEvent::ToolResult { id, result, .. } => {

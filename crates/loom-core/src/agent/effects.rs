@@ -118,7 +118,7 @@ async fn void_unwritten(
 pub(super) async fn run_with_snapshots(
     registry: &ToolRegistry,
     name: &str,
-    args: Value,
+    args: crate::tools::ToolArgs,
     command: &str,
     changelog: Arc<Mutex<Changelog>>,
     turn: u64,
@@ -132,7 +132,7 @@ pub(super) async fn run_with_snapshots(
     let before = snap(format!("{id}-before"))
         .await
         .unwrap_or_else(|e| Err(e.to_string()));
-    let mut result = registry.execute(name, args, ctx).await;
+    let mut result = registry.run(name, &args, ctx).await;
     let before = match before {
         Ok(tree) => tree,
         Err(e) => {
@@ -212,7 +212,7 @@ pub(super) fn resolve_calls(
                 Err(e) => ProposedCall {
                     call: c.call,
                     kind,
-                    args: Value::Null,
+                    args: crate::tools::ToolArgs::untyped(Value::Null),
                     intent: None,
                     invalid: Some(e),
                     note: None,

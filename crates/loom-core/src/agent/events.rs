@@ -149,8 +149,8 @@ pub enum ApprovalPreview {
         command: String,
         /// Working directory (workspace-relative).
         cwd: String,
-        /// Risk level name.
-        risk: String,
+        /// The risk level (`"low"`, `"high"` ... on the wire).
+        risk: crate::policy::commands::Risk,
         /// Why it has that level.
         risk_reason: String,
         /// Whether a session-wide grant may be offered (never for high risk).
@@ -170,8 +170,8 @@ pub enum ApprovalPreview {
         url: String,
         /// The domain a "for this session" approval covers.
         domain: String,
-        /// Risk level name.
-        risk: String,
+        /// The risk level (`"low"`, `"high"` ... on the wire).
+        risk: crate::policy::commands::Risk,
         /// What the call does, in words.
         risk_reason: String,
     },

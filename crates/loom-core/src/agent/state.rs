@@ -47,7 +47,7 @@ enum SlotStatus {
 struct Slot {
     call: ToolCall,
     kind: ToolKind,
-    args: Value,
+    args: crate::tools::ToolArgs,
     intent: Option<CallIntent>,
     status: SlotStatus,
     result: Option<ToolResult>,
@@ -69,8 +69,8 @@ pub struct CallRef<'a> {
     pub call: &'a ToolCall,
     /// Its kind.
     pub kind: ToolKind,
-    /// The canonical arguments.
-    pub args: &'a Value,
+    /// The canonical arguments, parsed.
+    pub args: &'a crate::tools::ToolArgs,
     /// What it will touch (`None` for invalid calls, which never run).
     pub intent: Option<&'a CallIntent>,
 }

@@ -3,7 +3,6 @@
 //! from the transitions in [`super::state`] so each file has one purpose.
 
 use super::events::{AgentEvent, ApprovalAnswer};
-use serde_json::Value;
 
 use crate::llm::{ToolCall, Usage};
 use crate::tools::{CallIntent, ToolKind, ToolResult};
@@ -38,8 +37,9 @@ pub struct ProposedCall {
     pub call: ToolCall,
     /// The tool's kind (unknown tools count as reads; they fail at once anyway).
     pub kind: ToolKind,
-    /// The canonical arguments (a JSON object), the only ones anything downstream reads.
-    pub args: Value,
+    /// The canonical arguments (a JSON object) with the tool's typed value, parsed once:
+    /// the only ones anything downstream reads.
+    pub args: crate::tools::ToolArgs,
     /// What the call will touch, as the tool described it; `None` exactly when invalid.
     pub intent: Option<CallIntent>,
     /// Why the call cannot run at all (unknown tool, arguments that do not parse).

@@ -7,6 +7,7 @@
 //! onto a file that exists is an error rather than an overwrite.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -16,7 +17,7 @@ use serde_json::{Value, json};
 
 use super::change::FileChange;
 use super::patch::{Fuzz, PatchOp, apply_chunks, parse};
-use super::{CallIntent, Tool, ToolContext, ToolError, ToolKind, ToolResult, args};
+use super::{CallIntent, ToolContext, ToolError, ToolKind, ToolResult, TypedTool};
 use crate::policy::paths::{Access, Confinement};
 
 /// Arguments of `apply_patch`.
@@ -45,15 +46,13 @@ context (' ', about 3 around each change), removed ('-') and added ('+'); `*** M
 after `*** Update File:` renames. Paths are relative to the workspace.";
 
 #[async_trait]
-impl Tool for ApplyPatch {
+impl TypedTool for ApplyPatch {
+    type Args = ApplyPatchArgs;
     fn name(&self) -> &'static str {
         "apply_patch"
     }
     fn description(&self) -> &'static str {
         DESCRIPTION
-    }
-    fn parameters(&self) -> Value {
-        args::schema_for::<ApplyPatchArgs>()
     }
     fn kind(&self) -> ToolKind {
         ToolKind::Write
@@ -64,8 +63,7 @@ impl Tool for ApplyPatch {
     fn redact(&self, args: &Value) -> Value {
         args.clone()
     }
-    fn describe(&self, args: &Value) -> Result<CallIntent, ToolError> {
-        let a: ApplyPatchArgs = args::parse(args.clone())?;
+    fn intent(&self, a: &ApplyPatchArgs) -> Result<CallIntent, ToolError> {
         let patch = parse(&a.input).map_err(|e| ToolError::InvalidArguments(e.to_string()))?;
         let mut writes = Vec::new();
         for op in &patch.ops {
@@ -77,39 +75,26 @@ impl Tool for ApplyPatch {
                 writes.push(to.clone());
             }
         }
-        Ok(CallIntent {
-            writes,
-            ..CallIntent::writes(String::new())
-        })
+        Ok(CallIntent::Writes(writes))
     }
     fn default_timeout(&self) -> Duration {
         Duration::from_secs(30)
     }
-    async fn execute(&self, args: Value, ctx: &ToolContext) -> ToolResult {
-        let changes = match self.preview_all(args, ctx).await {
-            Some(Ok(changes)) => changes,
-            Some(Err(e)) => return e.into(),
-            None => return ToolResult::err("apply_patch has no preview"),
-        };
-        super::blocking("apply_patch", move || {
-            super::change::apply_all(&changes, &super::change::HunkSelection::All)
-        })
-        .await
-        .unwrap_or_else(ToolResult::from)
+    async fn run(&self, args: Arc<ApplyPatchArgs>, ctx: &ToolContext) -> ToolResult {
+        super::typed::apply_changes("apply_patch", self.changes(args, ctx).await).await
     }
-    async fn preview_all(
+    async fn changes(
         &self,
-        args: Value,
+        args: Arc<ApplyPatchArgs>,
         ctx: &ToolContext,
     ) -> Option<Result<Vec<FileChange>, ToolError>> {
         let ctx = ctx.clone();
-        Some(super::blocking("apply_patch", move || preview(args, &ctx)).await)
+        Some(super::blocking("apply_patch", move || preview(&args, &ctx)).await)
     }
 }
 
 /// Every file change the patch makes, or the first reason it cannot be applied.
-fn preview(args: Value, ctx: &ToolContext) -> Result<Vec<FileChange>, ToolError> {
-    let args: ApplyPatchArgs = args::parse(args)?;
+fn preview(args: &ApplyPatchArgs, ctx: &ToolContext) -> Result<Vec<FileChange>, ToolError> {
     let patch = parse(&args.input).map_err(|e| ToolError::InvalidArguments(e.to_string()))?;
     let conf = ctx.confinement()?;
     let nothing =

@@ -6,6 +6,7 @@ use std::fs;
 use serde_json::json;
 
 use super::*;
+use crate::tools::Tool;
 use crate::tools::change::{HunkSelection, apply_all};
 
 fn ws() -> (tempfile::TempDir, ToolContext) {
@@ -159,8 +160,8 @@ fn the_call_names_every_path_it_writes_including_a_move_destination() {
             "*** Add File: a\n+x\n*** Update File: b\n*** Move to: c\n",
         ))
         .unwrap();
-    assert_eq!(intent.kind, ToolKind::Write);
-    assert_eq!(intent.writes, vec!["a", "b", "c"]);
+    assert_eq!(intent.kind(), ToolKind::Write);
+    assert_eq!(intent.written_paths(), ["a", "b", "c"]);
     assert!(ApplyPatch.describe(&json!({"input": "nonsense"})).is_err());
 }
 

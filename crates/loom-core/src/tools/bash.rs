@@ -7,18 +7,19 @@
 //! in the middle to the configured budget. Whether a command may run at all is decided
 //! above this tool, by the policy; this file only runs what it is given, safely.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::json;
 
 use super::process::{CommandSpec, run};
-use super::{CallIntent, CommandIntent, Tool, ToolContext, ToolError, ToolKind, ToolResult, args};
+use super::{CallIntent, CommandIntent, ToolContext, ToolError, ToolKind, ToolResult, TypedTool};
 use crate::base::text::cut_middle;
 use crate::policy::paths::Access;
-use loom_sandbox::{SandboxSpec, looks_denied};
+use loom_sandbox::looks_denied;
 
 /// Default timeout in seconds.
 pub const DEFAULT_TIMEOUT_SECS: u64 = 60;
@@ -47,59 +48,55 @@ exit_code, stdout and stderr (long output cut in the middle). No stdin; it is ki
 children after timeout_secs. Read and edit files with the file tools, not bash.";
 
 #[async_trait]
-impl Tool for Bash {
+impl TypedTool for Bash {
+    type Args = BashArgs;
     fn name(&self) -> &'static str {
         "bash"
     }
     fn description(&self) -> &'static str {
         DESCRIPTION
     }
-    fn parameters(&self) -> Value {
-        args::schema_for::<BashArgs>()
-    }
     fn kind(&self) -> ToolKind {
         ToolKind::Execute
     }
-    fn describe(&self, args: &Value) -> Result<CallIntent, ToolError> {
-        let a: BashArgs = args::parse(args.clone())?;
+    fn check(&self, a: &BashArgs) -> Result<(), ToolError> {
         if a.command.trim().is_empty() {
             return Err(ToolError::InvalidArguments(
                 "command is empty; give the shell command to run".into(),
             ));
         }
+        Ok(())
+    }
+    fn intent(&self, a: &BashArgs) -> Result<CallIntent, ToolError> {
         Ok(CallIntent::runs(CommandIntent {
-            command: a.command,
-            cwd: a.cwd,
+            command: a.command.clone(),
+            cwd: a.cwd.clone(),
             outside_sandbox: a.outside_sandbox == Some(true),
         }))
     }
     fn default_timeout(&self) -> Duration {
         Duration::from_secs(DEFAULT_TIMEOUT_SECS)
     }
-    fn timeout_for(&self, args: &Value) -> Duration {
-        let secs = args
-            .get("timeout_secs")
-            .and_then(Value::as_u64)
+    fn timeout(&self, a: &BashArgs) -> Duration {
+        let secs = a
+            .timeout_secs
             .unwrap_or(DEFAULT_TIMEOUT_SECS)
             .clamp(1, MAX_TIMEOUT_SECS);
         // The tool enforces its own timeout; the registry's is a backstop after the kill.
         Duration::from_secs(secs + 10)
     }
-    async fn execute(&self, args: Value, ctx: &ToolContext) -> ToolResult {
-        match execute(args, ctx).await {
+    async fn run(&self, args: Arc<BashArgs>, ctx: &ToolContext) -> ToolResult {
+        match execute(&args, ctx).await {
             Ok(r) => r,
             Err(e) => e.into(),
         }
     }
 }
 
-async fn execute(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
-    let args: BashArgs = args::parse(args)?;
-    if args.command.trim().is_empty() {
-        return Err(ToolError::InvalidArguments(
-            "command is empty; give the shell command to run".into(),
-        ));
-    }
+/// Run the command in `ctx.sandbox`: whether a call leaves the sandbox was decided before
+/// it got here (by the policy's ruling, or by the person running the tool directly), so
+/// the call's own `outside_sandbox` is not read again.
+async fn execute(args: &BashArgs, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
     let conf = ctx.confinement()?;
     let cwd = match &args.cwd {
         Some(dir) => conf.resolve(dir, Access::Read)?,
@@ -125,11 +122,7 @@ async fn execute(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError
     }
     let env = ctx.limits.env.filter(std::env::vars_os());
     let mut spec = CommandSpec::shell(&args.command, cwd.clone(), env, Duration::from_secs(secs));
-    spec.sandbox = if args.outside_sandbox == Some(true) {
-        SandboxSpec::off()
-    } else {
-        ctx.sandbox.clone()
-    };
+    spec.sandbox = ctx.sandbox.clone();
     let sandboxed = spec.sandbox.is_active();
     let outcome = run(&spec, &ctx.cancel)
         .await
@@ -225,8 +218,9 @@ async fn execute(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tools::ToolLimits;
+    use crate::tools::{Tool, ToolLimits};
     use loom_sandbox::env::EnvPolicy;
+    use serde_json::Value;
     use std::sync::Arc;
 
     fn ws() -> (tempfile::TempDir, ToolContext) {
@@ -365,9 +359,42 @@ mod tests {
             .await;
         assert!(r.output.contains("clamped to 300"), "{}", r.output);
         assert_eq!(
-            Bash.timeout_for(&json!({"timeout_secs": 900})),
+            Bash.timeout_for(&json!({"command": "true", "timeout_secs": 900})),
             Duration::from_secs(310)
         );
+    }
+
+    /// Issue 27: bash read `outside_sandbox` from its raw arguments and dropped the
+    /// sandbox itself, a second decision after the policy's. A prepared call now runs in
+    /// the sandbox its context carries, whatever its arguments ask.
+    #[tokio::test]
+    async fn a_prepared_call_runs_in_the_sandbox_it_is_given() {
+        if !matches!(
+            loom_sandbox::availability(),
+            loom_sandbox::Availability::Available { .. }
+        ) {
+            return;
+        }
+        let (d, mut ctx) = ws();
+        let root = ctx.confinement().unwrap().root().to_path_buf();
+        ctx.sandbox = loom_sandbox::SandboxSpec::workspace_write(&root, &[], false);
+        let registry = crate::tools::ToolRegistry::builtin();
+        let call = registry
+            .prepare("bash", json!({"command": "true", "outside_sandbox": true}))
+            .unwrap();
+        assert!(call.intent.as_command().unwrap().outside_sandbox);
+        let r = registry.run("bash", &call.args, &ctx).await;
+        assert!(r.success, "{r:?}");
+        assert_eq!(data(&r)["sandboxed"], true, "{r:?}");
+        let direct = registry
+            .execute(
+                "bash",
+                json!({"command": "true", "outside_sandbox": true}),
+                &ctx,
+            )
+            .await;
+        assert_eq!(data(&direct)["sandboxed"], false, "{direct:?}");
+        drop(d);
     }
 
     #[tokio::test]

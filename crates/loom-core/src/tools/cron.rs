@@ -8,6 +8,7 @@
 //! session has. The call's description carries the whole job (schedule, prompt, mode; for
 //! a removal the job as stored), so the approval shows exactly what would run.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -16,7 +17,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{CallIntent, Tool, ToolContext, ToolError, ToolKind, ToolResult, args};
+use super::{CallIntent, Tool, ToolContext, ToolError, ToolKind, ToolResult, TypedTool};
 use crate::cron::{Job, JobStore, Schedule};
 use crate::policy::{Autonomy, ScheduleIntent};
 
@@ -97,21 +98,21 @@ pub fn job_json(job: &Job) -> Value {
     })
 }
 
-fn parse_add(args: &Value) -> Result<(AddArgs, Schedule, Autonomy), ToolError> {
-    let a: AddArgs = args::parse(args.clone())?;
+fn parse_add(a: &AddArgs) -> Result<(Schedule, Autonomy), ToolError> {
     let schedule =
         Schedule::parse(&a.schedule).map_err(|e| ToolError::InvalidArguments(e.to_string()))?;
     crate::cron::store::check_prompt(&a.prompt)
         .map_err(|e| ToolError::InvalidArguments(e.to_string()))?;
     let approval = a.approval.map(Autonomy::from).unwrap_or(Autonomy::ReadOnly);
-    Ok((a, schedule, approval))
+    Ok((schedule, approval))
 }
 
 /// The `cron_add` tool.
 pub struct CronAdd(pub JobStore);
 
 #[async_trait]
-impl Tool for CronAdd {
+impl TypedTool for CronAdd {
+    type Args = AddArgs;
     fn name(&self) -> &'static str {
         "cron_add"
     }
@@ -123,14 +124,14 @@ impl Tool for CronAdd {
          never more than this session's mode); what would need a person is refused in the \
          run. Returns the job's id and next run."
     }
-    fn parameters(&self) -> Value {
-        args::schema_for::<AddArgs>()
-    }
     fn kind(&self) -> ToolKind {
         ToolKind::Schedule
     }
-    fn describe(&self, args: &Value) -> Result<CallIntent, ToolError> {
-        let (a, schedule, approval) = parse_add(args)?;
+    fn check(&self, a: &AddArgs) -> Result<(), ToolError> {
+        parse_add(a).map(|_| ())
+    }
+    fn intent(&self, a: &AddArgs) -> Result<CallIntent, ToolError> {
+        let (schedule, approval) = parse_add(a)?;
         Ok(CallIntent::schedules(ScheduleIntent::Add {
             schedule: schedule.to_string(),
             prompt: a.prompt.trim().to_string(),
@@ -140,8 +141,8 @@ impl Tool for CronAdd {
     fn default_timeout(&self) -> Duration {
         Duration::from_secs(30)
     }
-    async fn execute(&self, args: Value, ctx: &ToolContext) -> ToolResult {
-        let (a, schedule, approval) = match parse_add(&args) {
+    async fn run(&self, a: Arc<AddArgs>, ctx: &ToolContext) -> ToolResult {
+        let (schedule, approval) = match parse_add(&a) {
             Ok(p) => p,
             Err(e) => return e.into(),
         };
@@ -179,7 +180,8 @@ impl Tool for CronAdd {
 pub struct CronList(pub JobStore);
 
 #[async_trait]
-impl Tool for CronList {
+impl TypedTool for CronList {
+    type Args = ListArgs;
     fn name(&self) -> &'static str {
         "cron_list"
     }
@@ -187,23 +189,16 @@ impl Tool for CronList {
         "List this workspace's scheduled jobs: id, schedule, prompt, approval mode, next run, \
          and the last run's outcome and session id."
     }
-    fn parameters(&self) -> Value {
-        args::schema_for::<ListArgs>()
-    }
     fn kind(&self) -> ToolKind {
         ToolKind::Read
     }
-    fn describe(&self, args: &Value) -> Result<CallIntent, ToolError> {
-        let _: ListArgs = args::parse(args.clone())?;
+    fn intent(&self, _a: &ListArgs) -> Result<CallIntent, ToolError> {
         Ok(CallIntent::reads([]))
     }
     fn default_timeout(&self) -> Duration {
         Duration::from_secs(30)
     }
-    async fn execute(&self, args: Value, _ctx: &ToolContext) -> ToolResult {
-        if let Err(e) = args::parse::<ListArgs>(args) {
-            return e.into();
-        }
+    async fn run(&self, _a: Arc<ListArgs>, _ctx: &ToolContext) -> ToolResult {
         let store = self.0.clone();
         let listed = super::blocking("cron_list", move || {
             store.list().map_err(|e| ToolError::Other(e.to_string()))
@@ -230,7 +225,8 @@ impl Tool for CronList {
 pub struct CronRemove(pub JobStore);
 
 #[async_trait]
-impl Tool for CronRemove {
+impl TypedTool for CronRemove {
+    type Args = RemoveArgs;
     fn name(&self) -> &'static str {
         "cron_remove"
     }
@@ -238,14 +234,10 @@ impl Tool for CronRemove {
         "Remove a scheduled job of this workspace by its id (see cron_list). The person \
          approves every removal (except in full-auto)."
     }
-    fn parameters(&self) -> Value {
-        args::schema_for::<RemoveArgs>()
-    }
     fn kind(&self) -> ToolKind {
         ToolKind::Schedule
     }
-    fn describe(&self, args: &Value) -> Result<CallIntent, ToolError> {
-        let a: RemoveArgs = args::parse(args.clone())?;
+    fn intent(&self, a: &RemoveArgs) -> Result<CallIntent, ToolError> {
         // The approval shows which job goes, as stored: one small file read.
         let jobs = self.0.list().map_err(|e| ToolError::Other(e.to_string()))?;
         let job = jobs.iter().find(|j| j.id == a.id).ok_or_else(|| {
@@ -262,11 +254,7 @@ impl Tool for CronRemove {
     fn default_timeout(&self) -> Duration {
         Duration::from_secs(30)
     }
-    async fn execute(&self, args: Value, _ctx: &ToolContext) -> ToolResult {
-        let a: RemoveArgs = match args::parse(args) {
-            Ok(a) => a,
-            Err(e) => return e.into(),
-        };
+    async fn run(&self, a: Arc<RemoveArgs>, _ctx: &ToolContext) -> ToolResult {
         let store = self.0.clone();
         let removed = super::blocking("cron_remove", move || {
             store
@@ -304,9 +292,9 @@ mod tests {
         let (_d, s) = store();
         let args = json!({"schedule": "@daily", "prompt": "check deps", "approval": "supervised"});
         let intent = CronAdd(s.clone()).describe(&args).unwrap();
-        assert_eq!(intent.kind, ToolKind::Schedule);
+        assert_eq!(intent.kind(), ToolKind::Schedule);
         assert_eq!(
-            intent.schedule.as_deref(),
+            intent.as_schedule(),
             Some(&ScheduleIntent::Add {
                 schedule: "@daily".into(),
                 prompt: "check deps".into(),
@@ -320,7 +308,7 @@ mod tests {
         assert!(listed.output.contains(&id), "{listed:?}");
         let intent = CronRemove(s.clone()).describe(&json!({"id": id})).unwrap();
         assert_eq!(
-            intent.schedule.as_deref(),
+            intent.as_schedule(),
             Some(&ScheduleIntent::Remove {
                 id: id.clone(),
                 job: "@daily: check deps".into(),
@@ -339,7 +327,7 @@ mod tests {
         let intent = CronAdd(s)
             .describe(&json!({"schedule": "@hourly", "prompt": "x"}))
             .unwrap();
-        match intent.schedule.as_deref() {
+        match intent.as_schedule() {
             Some(ScheduleIntent::Add { approval, .. }) => {
                 assert_eq!(*approval, Autonomy::ReadOnly)
             }

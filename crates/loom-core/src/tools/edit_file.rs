@@ -9,6 +9,7 @@
 //! is refused (the seed appended), because a model that meant "replace the file" would
 //! otherwise silently duplicate it.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -18,7 +19,7 @@ use serde_json::{Value, json};
 
 use super::change::FileChange;
 use super::edit_match::{Edit, apply_edits};
-use super::{CallIntent, Tool, ToolContext, ToolError, ToolKind, ToolResult, args};
+use super::{CallIntent, ToolContext, ToolError, ToolKind, ToolResult, TypedTool};
 use crate::policy::paths::Access;
 
 /// One replacement in the list form.
@@ -34,7 +35,7 @@ pub struct EditSpec {
 }
 
 /// Arguments of `edit_file`.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct EditFileArgs {
     /// Relative to the workspace root.
@@ -96,16 +97,14 @@ const DESCRIPTION: &str = "Replace exact text in a file. old_str must match exac
 replace_all. An empty old_str creates a file. Returns the diff.";
 
 #[async_trait]
-impl Tool for EditFile {
+impl TypedTool for EditFile {
     fn name(&self) -> &'static str {
         "edit_file"
     }
     fn description(&self) -> &'static str {
         DESCRIPTION
     }
-    fn parameters(&self) -> Value {
-        args::schema_for::<EditFileArgs>()
-    }
+    type Args = EditFileArgs;
     fn kind(&self) -> ToolKind {
         ToolKind::Write
     }
@@ -115,28 +114,26 @@ impl Tool for EditFile {
     fn redact(&self, args: &Value) -> Value {
         args.clone()
     }
-    fn describe(&self, args: &Value) -> Result<CallIntent, ToolError> {
-        let a: EditFileArgs = args::parse(args.clone())?;
-        Ok(CallIntent::writes(a.path))
+    fn intent(&self, a: &EditFileArgs) -> Result<CallIntent, ToolError> {
+        Ok(CallIntent::writes(a.path.clone()))
     }
     fn default_timeout(&self) -> Duration {
         Duration::from_secs(15)
     }
-    async fn execute(&self, args: Value, ctx: &ToolContext) -> ToolResult {
-        super::preview_and_apply(self, args, ctx).await
+    async fn run(&self, args: Arc<EditFileArgs>, ctx: &ToolContext) -> ToolResult {
+        super::typed::apply_changes("edit_file", self.changes(args, ctx).await).await
     }
-    async fn preview(
+    async fn changes(
         &self,
-        args: Value,
+        args: Arc<EditFileArgs>,
         ctx: &ToolContext,
-    ) -> Option<Result<FileChange, ToolError>> {
+    ) -> Option<Result<Vec<FileChange>, ToolError>> {
         let ctx = ctx.clone();
-        Some(super::blocking("edit_file", move || preview(args, &ctx)).await)
+        Some(super::blocking("edit_file", move || preview(&args, &ctx).map(|c| vec![c])).await)
     }
 }
 
-fn preview(args: Value, ctx: &ToolContext) -> Result<FileChange, ToolError> {
-    let args: EditFileArgs = args::parse(args)?;
+fn preview(args: &EditFileArgs, ctx: &ToolContext) -> Result<FileChange, ToolError> {
     let edits = args.edits()?;
     let conf = ctx.confinement()?;
     let path = conf.resolve(&args.path, Access::Write)?;
@@ -187,6 +184,7 @@ fn preview(args: Value, ctx: &ToolContext) -> Result<FileChange, ToolError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tools::Tool;
     use crate::tools::change::{self, HunkSelection};
     use std::os::unix::fs::PermissionsExt;
 

@@ -11,6 +11,7 @@
 //! files returned are stat-ed, for their sizes; whether an entry is a directory comes from
 //! the directory listing itself. How that is kept cheap is [`list_walk`]'s business.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -18,7 +19,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::{CallIntent, Tool, ToolContext, ToolError, ToolKind, ToolResult, args, list_walk};
+use super::{CallIntent, ToolContext, ToolError, ToolKind, ToolResult, TypedTool, list_walk};
 use crate::base::beneath::Beneath;
 use crate::policy::paths::Access;
 
@@ -59,31 +60,27 @@ const DESCRIPTION: &str = "List a directory, sorted, respecting .gitignore. recu
 descends (up to max_depth, default 10). Returns entries {path, size, is_dir}.";
 
 #[async_trait]
-impl Tool for ListFiles {
+impl TypedTool for ListFiles {
+    type Args = ListFilesArgs;
     fn name(&self) -> &'static str {
         "list_files"
     }
     fn description(&self) -> &'static str {
         DESCRIPTION
     }
-    fn parameters(&self) -> Value {
-        args::schema_for::<ListFilesArgs>()
-    }
     fn kind(&self) -> ToolKind {
         ToolKind::Read
     }
-    fn describe(&self, args: &Value) -> Result<CallIntent, ToolError> {
-        let a: ListFilesArgs = args::parse(args.clone())?;
-        Ok(CallIntent::reads([a.path.unwrap_or_else(|| ".".into())]))
+    fn intent(&self, a: &ListFilesArgs) -> Result<CallIntent, ToolError> {
+        Ok(CallIntent::reads([a
+            .path
+            .clone()
+            .unwrap_or_else(|| ".".into())]))
     }
     fn default_timeout(&self) -> Duration {
         Duration::from_secs(30)
     }
-    async fn execute(&self, args: Value, ctx: &ToolContext) -> ToolResult {
-        let args: ListFilesArgs = match args::parse(args) {
-            Ok(a) => a,
-            Err(e) => return e.into(),
-        };
+    async fn run(&self, args: Arc<ListFilesArgs>, ctx: &ToolContext) -> ToolResult {
         let ctx = ctx.clone();
         super::blocking("list_files", move || list(&args, &ctx))
             .await
@@ -156,6 +153,7 @@ fn list(args: &ListFilesArgs, ctx: &ToolContext) -> Result<ToolResult, ToolError
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tools::Tool;
     use serde_json::json;
 
     fn ws() -> (tempfile::TempDir, ToolContext) {

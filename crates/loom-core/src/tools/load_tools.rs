@@ -3,15 +3,16 @@
 //! names tools from it, or gives a query that finds them, and their full schemas are sent
 //! with every later request of the session.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::json;
 
 use super::offer::{LOAD_TOOLS, ToolOffer, is_core};
-use super::{CallIntent, Tool, ToolContext, ToolError, ToolKind, ToolResult, args};
+use super::{CallIntent, ToolContext, ToolError, ToolKind, ToolResult, TypedTool};
 
 /// Most tools one query loads.
 pub const QUERY_LOADS: usize = 5;
@@ -32,33 +33,26 @@ pub struct LoadTools(pub ToolOffer);
 const DESCRIPTION: &str = "Load more tools: their schemas are sent from your next turn on.";
 
 #[async_trait]
-impl Tool for LoadTools {
+impl TypedTool for LoadTools {
+    type Args = LoadToolsArgs;
     fn name(&self) -> &'static str {
         LOAD_TOOLS
     }
     fn description(&self) -> &'static str {
         DESCRIPTION
     }
-    fn parameters(&self) -> Value {
-        args::schema_for::<LoadToolsArgs>()
-    }
     fn kind(&self) -> ToolKind {
         ToolKind::Read
     }
-    fn describe(&self, args: &Value) -> Result<CallIntent, ToolError> {
-        let _: LoadToolsArgs = args::parse(args.clone())?;
+    fn intent(&self, _a: &LoadToolsArgs) -> Result<CallIntent, ToolError> {
         Ok(CallIntent::reads([]))
     }
     fn default_timeout(&self) -> Duration {
         Duration::from_secs(5)
     }
-    async fn execute(&self, args: Value, _ctx: &ToolContext) -> ToolResult {
-        let a: LoadToolsArgs = match args::parse(args) {
-            Ok(a) => a,
-            Err(e) => return e.into(),
-        };
-        let mut wanted = a.names.unwrap_or_default();
-        let query = a.query.filter(|q| !q.trim().is_empty());
+    async fn run(&self, a: Arc<LoadToolsArgs>, _ctx: &ToolContext) -> ToolResult {
+        let mut wanted = a.names.clone().unwrap_or_default();
+        let query = a.query.clone().filter(|q| !q.trim().is_empty());
         if wanted.is_empty() && query.is_none() {
             return ToolError::InvalidArguments(
                 "give names (from load_tools' list) or a query of words describing the tool".into(),

@@ -11,9 +11,9 @@ use std::time::Duration;
 use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::json;
 
-use super::{CallIntent, Tool, ToolContext, ToolError, ToolKind, ToolResult, args};
+use super::{CallIntent, Tool, ToolContext, ToolError, ToolKind, ToolResult, TypedTool};
 use crate::memory::{Category, DEFAULT_RECALL, Memory, MemoryError};
 use crate::protocol::memory::ScopeKind;
 
@@ -71,7 +71,8 @@ async fn on_store<T: Send + 'static>(
 pub struct MemoryStore(pub Arc<Memory>);
 
 #[async_trait]
-impl Tool for MemoryStore {
+impl TypedTool for MemoryStore {
+    type Args = StoreArgs;
     fn name(&self) -> &'static str {
         "memory_store"
     }
@@ -81,19 +82,15 @@ impl Tool for MemoryStore {
          is listed at the start of later sessions in this workspace; daily and conversation \
          are found with memory_recall. scope workspace (default) or global."
     }
-    fn parameters(&self) -> Value {
-        args::schema_for::<StoreArgs>()
-    }
     fn kind(&self) -> ToolKind {
         ToolKind::Read
     }
-    fn describe(&self, args: &Value) -> Result<CallIntent, ToolError> {
-        let a: StoreArgs = args::parse(args.clone())?;
+    fn intent(&self, a: &StoreArgs) -> Result<CallIntent, ToolError> {
         // A note for every workspace is the policy's to judge (it may ask); one for this
         // workspace touches only Loom's data.
         Ok(match a.scope.unwrap_or_default() {
             ScopeKind::Global => {
-                CallIntent::stores_global_memory(a.key.trim().to_string(), a.content)
+                CallIntent::stores_global_memory(a.key.trim().to_string(), a.content.clone())
             }
             ScopeKind::Workspace => CallIntent::reads([]),
         })
@@ -101,11 +98,7 @@ impl Tool for MemoryStore {
     fn default_timeout(&self) -> Duration {
         Duration::from_secs(30)
     }
-    async fn execute(&self, args: Value, _ctx: &ToolContext) -> ToolResult {
-        let a: StoreArgs = match args::parse(args) {
-            Ok(a) => a,
-            Err(e) => return e.into(),
-        };
+    async fn run(&self, a: Arc<StoreArgs>, _ctx: &ToolContext) -> ToolResult {
         let category = a.category.unwrap_or_default();
         let scope = a.scope.unwrap_or_default();
         let key = a.key.trim().to_string();
@@ -133,7 +126,8 @@ impl Tool for MemoryStore {
 pub struct MemoryRecall(pub Arc<Memory>);
 
 #[async_trait]
-impl Tool for MemoryRecall {
+impl TypedTool for MemoryRecall {
+    type Args = RecallArgs;
     fn name(&self) -> &'static str {
         "memory_recall"
     }
@@ -142,24 +136,16 @@ impl Tool for MemoryRecall {
          keywords; the best matches come first (bm25). Searches this workspace and the \
          global scope unless scope is given. limit defaults to 5 (at most 50)."
     }
-    fn parameters(&self) -> Value {
-        args::schema_for::<RecallArgs>()
-    }
     fn kind(&self) -> ToolKind {
         ToolKind::Read
     }
-    fn describe(&self, args: &Value) -> Result<CallIntent, ToolError> {
-        let _: RecallArgs = args::parse(args.clone())?;
+    fn intent(&self, _a: &RecallArgs) -> Result<CallIntent, ToolError> {
         Ok(CallIntent::reads([]))
     }
     fn default_timeout(&self) -> Duration {
         Duration::from_secs(30)
     }
-    async fn execute(&self, args: Value, _ctx: &ToolContext) -> ToolResult {
-        let a: RecallArgs = match args::parse(args) {
-            Ok(a) => a,
-            Err(e) => return e.into(),
-        };
+    async fn run(&self, a: Arc<RecallArgs>, _ctx: &ToolContext) -> ToolResult {
         if a.limit == Some(0) {
             return ToolError::InvalidArguments("limit must be at least 1".into()).into();
         }
@@ -189,7 +175,8 @@ impl Tool for MemoryRecall {
 pub struct MemoryForget(pub Arc<Memory>);
 
 #[async_trait]
-impl Tool for MemoryForget {
+impl TypedTool for MemoryForget {
+    type Args = ForgetArgs;
     fn name(&self) -> &'static str {
         "memory_forget"
     }
@@ -197,24 +184,16 @@ impl Tool for MemoryForget {
         "Delete a memory by key (from the workspace scope, or global with scope: global). Use \
          it when a stored note is wrong or no longer true."
     }
-    fn parameters(&self) -> Value {
-        args::schema_for::<ForgetArgs>()
-    }
     fn kind(&self) -> ToolKind {
         ToolKind::Read
     }
-    fn describe(&self, args: &Value) -> Result<CallIntent, ToolError> {
-        let _: ForgetArgs = args::parse(args.clone())?;
+    fn intent(&self, _a: &ForgetArgs) -> Result<CallIntent, ToolError> {
         Ok(CallIntent::reads([]))
     }
     fn default_timeout(&self) -> Duration {
         Duration::from_secs(30)
     }
-    async fn execute(&self, args: Value, _ctx: &ToolContext) -> ToolResult {
-        let a: ForgetArgs = match args::parse(args) {
-            Ok(a) => a,
-            Err(e) => return e.into(),
-        };
+    async fn run(&self, a: Arc<ForgetArgs>, _ctx: &ToolContext) -> ToolResult {
         let scope = a.scope.unwrap_or_default();
         let done = on_store(&self.0, "memory_forget", move |m| m.forget(&a.key, scope)).await;
         match done {
@@ -237,6 +216,7 @@ pub fn tools(memory: &Arc<Memory>) -> [Arc<dyn Tool>; 3] {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::Value;
 
     fn setup() -> (tempfile::TempDir, ToolRegistryFixture) {
         let dir = tempfile::tempdir().unwrap();

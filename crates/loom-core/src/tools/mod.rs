@@ -33,6 +33,7 @@ pub mod read_file;
 pub mod registry;
 pub mod search_files;
 pub mod summary;
+pub mod typed;
 pub mod web;
 pub mod write_file;
 
@@ -54,6 +55,7 @@ pub use crate::policy::ToolKind;
 pub use crate::policy::{CallIntent, CommandIntent};
 pub use change::FileChange;
 pub use registry::{ToolRegistry, ToolSource};
+pub use typed::{ParsedCall, ToolArgs, TypedTool};
 
 /// Budgets that keep tool output from flooding the model's context.
 #[derive(Debug, Clone)]
@@ -293,21 +295,13 @@ where
         .unwrap_or_else(|e| Err(ToolError::Other(format!("{tool} failed: {e}"))))
 }
 
-/// The `execute` of every write tool: compute the change with `preview`, then write
-/// exactly that change.
-pub async fn preview_and_apply(tool: &dyn Tool, args: Value, ctx: &ToolContext) -> ToolResult {
-    match tool.preview(args, ctx).await {
-        Some(Ok(change)) => blocking(tool.name(), move || {
-            change::apply(&change, &change::HunkSelection::All)
-        })
-        .await
-        .unwrap_or_else(ToolResult::from),
-        Some(Err(e)) => e.into(),
-        None => ToolResult::err(format!("{} has no preview", tool.name())),
-    }
-}
-
-/// One capability offered to the model.
+/// One capability offered to the model, as the registry keeps it.
+///
+/// Built-in tools implement [`TypedTool`] and get this through its blanket impl: their
+/// arguments are parsed once, by [`Tool::parse`], and every later step reads the typed
+/// value inside [`ToolArgs`]. A tool whose arguments are free JSON (an MCP server's tool,
+/// whose schema is the server's) implements this directly with [`Tool::describe`] and
+/// [`Tool::execute`]; the other methods then fall back to those.
 #[async_trait]
 pub trait Tool: Send + Sync {
     /// The name the model calls it by.
@@ -318,10 +312,18 @@ pub trait Tool: Send + Sync {
     fn parameters(&self) -> Value;
     /// What kind of effect it has.
     fn kind(&self) -> ToolKind;
-    /// What a call with these arguments will touch, computed from the parsed, typed
-    /// arguments: the one description the policy, the approval prompt, the tool pane and
-    /// the runner read. Arguments that do not parse are an error, never a call with
-    /// unknown facts.
+    /// The boundary: the canonical arguments parsed, once, into the tool's own type, and
+    /// what the call will touch. Arguments that do not parse are an error, never a call
+    /// with unknown facts.
+    fn parse(&self, args: Value) -> Result<ParsedCall, ToolError> {
+        let intent = self.describe(&args)?;
+        Ok(ParsedCall {
+            args: ToolArgs::untyped(args),
+            intent,
+        })
+    }
+    /// What a call with these arguments will touch ([`Tool::parse`]'s intent): the one
+    /// description the policy, the approval prompt, the tool pane and the runner read.
     fn describe(&self, args: &Value) -> Result<CallIntent, ToolError>;
     /// The arguments as they may be shown and recorded (events, transcript, screen):
     /// credentials masked ([`crate::secrets::mask_json`]: fields named like credentials,
@@ -332,30 +334,58 @@ pub trait Tool: Send + Sync {
     }
     /// How long a call may take before it is cancelled.
     fn default_timeout(&self) -> Duration;
-    /// The timeout for a particular call (bash reads it from its arguments).
+    /// The timeout for a call given as JSON (bash reads it from its arguments).
     fn timeout_for(&self, _args: &Value) -> Duration {
         self.default_timeout()
     }
-    /// Run the call. Failures are returned as results, never panics.
+    /// The timeout for a parsed call.
+    fn timeout(&self, args: &ToolArgs) -> Duration {
+        self.timeout_for(args.value())
+    }
+    /// Run a call given as JSON: parsed, then run. Failures are returned as results,
+    /// never panics.
     async fn execute(&self, args: Value, ctx: &ToolContext) -> ToolResult;
-    /// For write tools: the change this call would make, computed without touching disk.
-    /// `None` for tools that do not write files.
+    /// Run a parsed call.
+    async fn run(&self, args: &ToolArgs, ctx: &ToolContext) -> ToolResult {
+        self.execute(args.value().clone(), ctx).await
+    }
+    /// For write tools: the change a call given as JSON would make, computed without
+    /// touching disk (the first, for a call that changes several files). `None` for tools
+    /// that do not write files.
     async fn preview(
         &self,
-        _args: Value,
-        _ctx: &ToolContext,
+        args: Value,
+        ctx: &ToolContext,
     ) -> Option<Result<FileChange, ToolError>> {
-        None
+        let changes = match self.parse(args) {
+            Ok(call) => self.changes(&call.args, ctx).await?,
+            Err(e) => return Some(Err(e)),
+        };
+        Some(changes.and_then(|c| {
+            c.into_iter()
+                .next()
+                .ok_or_else(|| ToolError::Other("the call changes no file".into()))
+        }))
     }
-    /// For write tools: every file change this call would make (a patch changes several),
-    /// computed without touching disk. The default is [`Tool::preview`]'s one change.
+    /// For write tools: every file change a call given as JSON would make, computed
+    /// without touching disk.
     async fn preview_all(
         &self,
         args: Value,
         ctx: &ToolContext,
     ) -> Option<Result<Vec<FileChange>, ToolError>> {
-        self.preview(args, ctx)
-            .await
-            .map(|r| r.map(|change| vec![change]))
+        match self.parse(args) {
+            Ok(call) => self.changes(&call.args, ctx).await,
+            Err(e) => Some(Err(e)),
+        }
+    }
+    /// For write tools: every file change a parsed call would make (a patch changes
+    /// several), computed without touching disk. `None` for tools that do not write.
+    async fn changes(
+        &self,
+        _args: &ToolArgs,
+        _ctx: &ToolContext,
+    ) -> Option<Result<Vec<FileChange>, ToolError>> {
+        None
     }
 }

@@ -8,14 +8,15 @@
 //! the workspace, and the server is one the person configured, so to the policy it is a
 //! read; a project config that points it elsewhere needs trust like `base_url` does.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::json;
 
-use super::{CallIntent, Tool, ToolContext, ToolError, ToolKind, ToolResult, args};
+use super::{CallIntent, ToolContext, ToolError, ToolKind, ToolResult, TypedTool};
 use crate::llm::current::CurrentModel;
 use crate::llm::{ChatRequest, LlmClient, LlmError, Message, Usage};
 
@@ -79,7 +80,8 @@ fn check(a: &OracleArgs) -> Result<(), ToolError> {
 }
 
 #[async_trait]
-impl Tool for Oracle {
+impl TypedTool for Oracle {
+    type Args = OracleArgs;
     fn name(&self) -> &'static str {
         "oracle"
     }
@@ -89,28 +91,19 @@ impl Tool for Oracle {
          error messages and facts it needs in `context`. Costs tokens; use it when stuck, not \
          for every step."
     }
-    fn parameters(&self) -> Value {
-        args::schema_for::<OracleArgs>()
-    }
     fn kind(&self) -> ToolKind {
         ToolKind::Read
     }
-    fn describe(&self, args: &Value) -> Result<CallIntent, ToolError> {
-        let a: OracleArgs = args::parse(args.clone())?;
-        check(&a)?;
+    fn check(&self, a: &OracleArgs) -> Result<(), ToolError> {
+        check(a)
+    }
+    fn intent(&self, _a: &OracleArgs) -> Result<CallIntent, ToolError> {
         Ok(CallIntent::reads([]))
     }
     fn default_timeout(&self) -> Duration {
         Duration::from_secs(300)
     }
-    async fn execute(&self, args: Value, ctx: &ToolContext) -> ToolResult {
-        let a: OracleArgs = match args::parse(args) {
-            Ok(a) => a,
-            Err(e) => return e.into(),
-        };
-        if let Err(e) = check(&a) {
-            return e.into();
-        }
+    async fn run(&self, a: Arc<OracleArgs>, ctx: &ToolContext) -> ToolResult {
         let mut question = a.question.trim().to_string();
         if let Some(context) = a.context.as_deref().filter(|c| !c.trim().is_empty()) {
             question.push_str("\n\nContext:\n");
@@ -176,6 +169,7 @@ impl Tool for Oracle {
 mod tests {
     use super::*;
     use crate::llm::ProviderSettings;
+    use crate::tools::Tool;
 
     fn oracle() -> Oracle {
         let settings = ProviderSettings::new("http://127.0.0.1:9/v1", "o");

@@ -10,16 +10,17 @@
 //! symlink swapped in after the check) and streamed: what is read is what is shown plus a
 //! bounded count of the remaining lines, so a huge (or sparse) file costs its output.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::json;
 
 use std::io::Read;
 
-use super::{CallIntent, Tool, ToolContext, ToolError, ToolKind, ToolResult, args};
+use super::{CallIntent, ToolContext, ToolError, ToolKind, ToolResult, TypedTool};
 use crate::base::beneath::Beneath;
 use crate::policy::paths::Access;
 
@@ -48,31 +49,24 @@ the line: leave the number and tab out of edits. line_range [start, end] reads p
 when `truncated`, continue from `next_line`.";
 
 #[async_trait]
-impl Tool for ReadFile {
+impl TypedTool for ReadFile {
+    type Args = ReadFileArgs;
     fn name(&self) -> &'static str {
         "read_file"
     }
     fn description(&self) -> &'static str {
         DESCRIPTION
     }
-    fn parameters(&self) -> Value {
-        args::schema_for::<ReadFileArgs>()
-    }
     fn kind(&self) -> ToolKind {
         ToolKind::Read
     }
-    fn describe(&self, args: &Value) -> Result<CallIntent, ToolError> {
-        let a: ReadFileArgs = args::parse(args.clone())?;
-        Ok(CallIntent::reads([a.path]))
+    fn intent(&self, a: &ReadFileArgs) -> Result<CallIntent, ToolError> {
+        Ok(CallIntent::reads([a.path.clone()]))
     }
     fn default_timeout(&self) -> Duration {
         Duration::from_secs(10)
     }
-    async fn execute(&self, args: Value, ctx: &ToolContext) -> ToolResult {
-        let args: ReadFileArgs = match args::parse(args) {
-            Ok(a) => a,
-            Err(e) => return e.into(),
-        };
+    async fn run(&self, args: Arc<ReadFileArgs>, ctx: &ToolContext) -> ToolResult {
         let ctx = ctx.clone();
         super::blocking("read_file", move || read(&args, &ctx))
             .await
@@ -277,7 +271,9 @@ fn render<R: std::io::BufRead>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tools::Tool;
     use proptest::prelude::*;
+    use serde_json::Value;
 
     fn ws() -> (tempfile::TempDir, ToolContext) {
         let dir = tempfile::tempdir().unwrap();

@@ -13,14 +13,19 @@ use serde_json::Value;
 use thiserror::Error;
 
 use super::change::{self, FileChange, HunkSelection};
-use super::{CallIntent, Tool, ToolContext, ToolError, ToolKind, ToolResult, args};
+use super::{
+    CallIntent, ParsedCall, Tool, ToolArgs, ToolContext, ToolError, ToolKind, ToolResult, args,
+};
+use loom_sandbox::SandboxSpec;
 
 /// A call ready to be judged and run: its arguments in their one canonical form (a JSON
-/// object, however the model encoded it) and what the tool says it will touch.
+/// object, however the model encoded it) parsed into the tool's type, and what the tool
+/// says it will touch.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Prepared {
-    /// The normalised arguments, the only ones anything downstream reads.
-    pub args: Value,
+    /// The normalised arguments with their typed value, the only ones anything downstream
+    /// reads: [`ToolRegistry::run`] runs them without parsing again.
+    pub args: ToolArgs,
     /// What the call will touch.
     pub intent: CallIntent,
     /// The arguments as they may be shown and recorded (credentials masked).
@@ -217,42 +222,70 @@ impl ToolRegistry {
             ));
         };
         let (args, mapped) = args::canonical(name, args)?;
-        // A tool that panics on odd arguments must not take the model's stream task (and
-        // with it the turn) down: the call becomes an error the model reads.
-        let described = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            let intent = tool.describe(&args)?;
-            Ok::<_, ToolError>((intent, tool.redact(&args)))
-        }));
-        let (intent, shown) = match described {
-            Ok(result) => result?,
-            Err(panic) => {
-                return Err(ToolError::Other(format!(
-                    "the {name} tool crashed reading its arguments ({}); this is a bug in Loom \
-                     — try different arguments",
-                    panic_message(&panic)
-                )));
-            }
-        };
+        let (call, shown) = parse_guarded(tool.as_ref(), name, args)?;
         Ok(Prepared {
-            args,
-            intent,
+            args: call.args,
+            intent: call.intent,
             shown,
             note: super::aliases::note(&mapped),
         })
     }
 
-    /// Run the tool `name` with `args`: validated, timed out, panic-safe and bounded.
+    /// Run the tool `name` with `args` given as JSON, as a person running a tool directly
+    /// (`loom tool run`) does: normalised, parsed once, timed out, panic-safe and bounded.
+    /// No policy stands between that person and the tool, so a bash call's own
+    /// `outside_sandbox` is the decision here; the agent runs calls through
+    /// [`ToolRegistry::run`], where the policy's ruling has set the sandbox instead.
     pub async fn execute(&self, name: &str, args: Value, ctx: &ToolContext) -> ToolResult {
-        let Some(tool) = self.get(name) else {
+        if self.get(name).is_none() {
             return self.unknown(name);
-        };
+        }
         let (args, mapped) = match args::canonical(name, args) {
             Ok(a) => a,
             Err(e) => return e.into(),
         };
-        let timeout = tool.timeout_for(&args);
+        let tool = self.get(name).expect("checked above");
+        let call = match parse_guarded(tool.as_ref(), name, args) {
+            Ok((call, _)) => call,
+            Err(e) => return self.bound(e.into(), ctx),
+        };
+        let mut result = self.run_as_asked(name, &call.args, &call.intent, ctx).await;
+        if let Some(note) = super::aliases::note(&mapped) {
+            with_note(&mut result, &note);
+        }
+        result
+    }
+
+    /// Run a parsed call as the person running it directly asked (`loom tool run`): a
+    /// command that asks to leave the sandbox runs outside it, since that person is the
+    /// one who would approve it.
+    pub async fn run_as_asked(
+        &self,
+        name: &str,
+        args: &ToolArgs,
+        intent: &CallIntent,
+        ctx: &ToolContext,
+    ) -> ToolResult {
+        if intent.as_command().is_some_and(|c| c.outside_sandbox) {
+            let ctx = ToolContext {
+                sandbox: SandboxSpec::off(),
+                ..ctx.clone()
+            };
+            return self.run(name, args, &ctx).await;
+        }
+        self.run(name, args, ctx).await
+    }
+
+    /// Run a prepared call ([`ToolRegistry::prepare`]) with its typed arguments, without
+    /// parsing them again: timed out, panic-safe and bounded. It runs in `ctx.sandbox` as
+    /// the caller set it from the policy's ruling.
+    pub async fn run(&self, name: &str, args: &ToolArgs, ctx: &ToolContext) -> ToolResult {
+        let Some(tool) = self.get(name) else {
+            return self.unknown(name);
+        };
+        let timeout = tool.timeout(args);
         let call_ctx = ctx.child();
-        let fut = std::panic::AssertUnwindSafe(tool.execute(args, &call_ctx)).catch_unwind();
+        let fut = std::panic::AssertUnwindSafe(tool.run(args, &call_ctx)).catch_unwind();
         let result = match tokio::time::timeout(timeout, fut).await {
             Ok(Ok(result)) => result,
             Ok(Err(panic)) => ToolResult::err(format!(
@@ -265,14 +298,11 @@ impl ToolRegistry {
                 ToolError::TimedOut(timeout).into()
             }
         };
-        let mut result = self.bound(result, ctx);
-        if let Some(note) = super::aliases::note(&mapped) {
-            with_note(&mut result, &note);
-        }
-        result
+        self.bound(result, ctx)
     }
 
-    /// For a write tool, the change a call would make; `None` if the tool does not write.
+    /// For a write tool, the change a call given as JSON would make; `None` if the tool
+    /// does not write.
     pub async fn preview(
         &self,
         name: &str,
@@ -280,11 +310,25 @@ impl ToolRegistry {
         ctx: &ToolContext,
     ) -> Option<Result<Vec<FileChange>, ToolError>> {
         let tool = self.get(name)?;
-        let args = match args::canonical(name, args) {
-            Ok((a, _)) => a,
+        let call = match args::canonical(name, args)
+            .and_then(|(a, _)| parse_guarded(tool.as_ref(), name, a))
+        {
+            Ok((call, _)) => call,
             Err(e) => return Some(Err(e)),
         };
-        let fut = std::panic::AssertUnwindSafe(tool.preview_all(args, ctx)).catch_unwind();
+        self.changes(name, &call.args, ctx).await
+    }
+
+    /// For a write tool, the changes a prepared call would make, from its typed arguments;
+    /// `None` if the tool does not write.
+    pub async fn changes(
+        &self,
+        name: &str,
+        args: &ToolArgs,
+        ctx: &ToolContext,
+    ) -> Option<Result<Vec<FileChange>, ToolError>> {
+        let tool = self.get(name)?;
+        let fut = std::panic::AssertUnwindSafe(tool.changes(args, ctx)).catch_unwind();
         match fut.await {
             Ok(r) => r,
             Err(panic) => Some(Err(ToolError::Other(format!(
@@ -310,6 +354,28 @@ impl ToolRegistry {
     fn bound(&self, mut result: ToolResult, ctx: &ToolContext) -> ToolResult {
         super::fit::fit(&mut result, ctx.limits.output_budget);
         result
+    }
+}
+
+/// The boundary: `tool` parses the canonical `args` once, and says how they may be shown.
+/// A tool that panics on odd arguments must not take the model's stream task (and with it
+/// the turn) down: the call becomes an error the model reads.
+fn parse_guarded(
+    tool: &dyn Tool,
+    name: &str,
+    args: Value,
+) -> Result<(ParsedCall, Value), ToolError> {
+    let parsed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let shown = tool.redact(&args);
+        Ok::<_, ToolError>((tool.parse(args)?, shown))
+    }));
+    match parsed {
+        Ok(result) => result,
+        Err(panic) => Err(ToolError::Other(format!(
+            "the {name} tool crashed reading its arguments ({}); this is a bug in Loom — try \
+             different arguments",
+            panic_message(&panic)
+        ))),
     }
 }
 
@@ -538,11 +604,11 @@ mod tests {
             plain, double,
             "double-encoded arguments become the same call"
         );
-        assert_eq!(plain.intent.command.unwrap().command, "ls");
+        assert_eq!(plain.intent.as_command().unwrap().command, "ls");
         let w = r
             .prepare("write_file", json!({"path": "a.txt", "content": "x"}))
             .unwrap();
-        assert_eq!(w.intent.writes, vec!["a.txt"]);
+        assert_eq!(w.intent.written_paths(), ["a.txt"]);
         for (name, args, expected) in [
             ("bash", json!({"comand": "ls"}), "unknown field `comand`"),
             (

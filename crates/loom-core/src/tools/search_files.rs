@@ -7,6 +7,7 @@
 
 use std::io;
 use std::path::Path;
+use std::sync::Arc;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
@@ -17,9 +18,9 @@ use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContex
 use ignore::WalkState;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::json;
 
-use super::{CallIntent, Tool, ToolContext, ToolError, ToolKind, ToolResult, args};
+use super::{CallIntent, ToolContext, ToolError, ToolKind, ToolResult, TypedTool};
 use crate::base::text::floor_char_boundary;
 use crate::policy::paths::Access;
 
@@ -58,31 +59,27 @@ syntax), respecting .gitignore. Output lines: `path:line:text` for matches, `pat
 context.";
 
 #[async_trait]
-impl Tool for SearchFiles {
+impl TypedTool for SearchFiles {
+    type Args = SearchFilesArgs;
     fn name(&self) -> &'static str {
         "search_files"
     }
     fn description(&self) -> &'static str {
         DESCRIPTION
     }
-    fn parameters(&self) -> Value {
-        args::schema_for::<SearchFilesArgs>()
-    }
     fn kind(&self) -> ToolKind {
         ToolKind::Read
     }
-    fn describe(&self, args: &Value) -> Result<CallIntent, ToolError> {
-        let a: SearchFilesArgs = args::parse(args.clone())?;
-        Ok(CallIntent::reads([a.path.unwrap_or_else(|| ".".into())]))
+    fn intent(&self, a: &SearchFilesArgs) -> Result<CallIntent, ToolError> {
+        Ok(CallIntent::reads([a
+            .path
+            .clone()
+            .unwrap_or_else(|| ".".into())]))
     }
     fn default_timeout(&self) -> Duration {
         Duration::from_secs(30)
     }
-    async fn execute(&self, args: Value, ctx: &ToolContext) -> ToolResult {
-        let args: SearchFilesArgs = match args::parse(args) {
-            Ok(a) => a,
-            Err(e) => return e.into(),
-        };
+    async fn run(&self, args: Arc<SearchFilesArgs>, ctx: &ToolContext) -> ToolResult {
         let ctx = ctx.clone();
         super::blocking("search_files", move || search(&args, &ctx))
             .await
@@ -300,6 +297,7 @@ fn relative(root: &Path, path: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tools::Tool;
 
     fn ws() -> (tempfile::TempDir, ToolContext) {
         let dir = tempfile::tempdir().unwrap();

@@ -153,7 +153,7 @@ pub fn call_line(name: &str, args: &Value, intent: Option<&CallIntent>) -> Strin
     let Some(intent) = intent else {
         return format!("{name} (invalid call)");
     };
-    let detail = match &intent.command {
+    let detail = match intent.as_command() {
         Some(c) => {
             let mut lines = c.command.lines();
             let mut out = lines.next().unwrap_or("").to_string();

@@ -4,6 +4,7 @@
 //! permissions ([`super::atomic`]); the result carries the bytes written and the diff
 //! against what was there before.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -12,11 +13,11 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::change::FileChange;
-use super::{CallIntent, Tool, ToolContext, ToolError, ToolKind, ToolResult, args};
+use super::{CallIntent, ToolContext, ToolError, ToolKind, ToolResult, TypedTool};
 use crate::policy::paths::Access;
 
 /// Arguments of `write_file`.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WriteFileArgs {
     /// Relative to the workspace root.
@@ -32,16 +33,14 @@ const DESCRIPTION: &str = "Create a file, or replace all of its content (parent 
 directories are created). To change part of a file, use the editing tool.";
 
 #[async_trait]
-impl Tool for WriteFile {
+impl TypedTool for WriteFile {
     fn name(&self) -> &'static str {
         "write_file"
     }
     fn description(&self) -> &'static str {
         DESCRIPTION
     }
-    fn parameters(&self) -> Value {
-        args::schema_for::<WriteFileArgs>()
-    }
+    type Args = WriteFileArgs;
     fn kind(&self) -> ToolKind {
         ToolKind::Write
     }
@@ -51,28 +50,26 @@ impl Tool for WriteFile {
     fn redact(&self, args: &Value) -> Value {
         args.clone()
     }
-    fn describe(&self, args: &Value) -> Result<CallIntent, ToolError> {
-        let a: WriteFileArgs = args::parse(args.clone())?;
-        Ok(CallIntent::writes(a.path))
+    fn intent(&self, a: &WriteFileArgs) -> Result<CallIntent, ToolError> {
+        Ok(CallIntent::writes(a.path.clone()))
     }
     fn default_timeout(&self) -> Duration {
         Duration::from_secs(15)
     }
-    async fn execute(&self, args: Value, ctx: &ToolContext) -> ToolResult {
-        super::preview_and_apply(self, args, ctx).await
+    async fn run(&self, args: Arc<WriteFileArgs>, ctx: &ToolContext) -> ToolResult {
+        super::typed::apply_changes("write_file", self.changes(args, ctx).await).await
     }
-    async fn preview(
+    async fn changes(
         &self,
-        args: Value,
+        args: Arc<WriteFileArgs>,
         ctx: &ToolContext,
-    ) -> Option<Result<FileChange, ToolError>> {
+    ) -> Option<Result<Vec<FileChange>, ToolError>> {
         let ctx = ctx.clone();
-        Some(super::blocking("write_file", move || preview(args, &ctx)).await)
+        Some(super::blocking("write_file", move || preview(&args, &ctx).map(|c| vec![c])).await)
     }
 }
 
-fn preview(args: Value, ctx: &ToolContext) -> Result<FileChange, ToolError> {
-    let args: WriteFileArgs = args::parse(args)?;
+fn preview(args: &WriteFileArgs, ctx: &ToolContext) -> Result<FileChange, ToolError> {
     let conf = ctx.confinement()?;
     let path = conf.resolve(&args.path, Access::Write)?;
     let shown = conf.display(&path);
@@ -82,13 +79,14 @@ fn preview(args: Value, ctx: &ToolContext) -> Result<FileChange, ToolError> {
         path,
         shown,
         existing.as_deref(),
-        args.content,
+        args.content.clone(),
     ))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tools::Tool;
     use serde_json::json;
 
     fn ws() -> (tempfile::TempDir, ToolContext) {

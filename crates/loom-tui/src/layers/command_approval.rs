@@ -21,7 +21,7 @@ pub struct CommandApproval {
     /// Its working directory.
     pub cwd: String,
     /// Risk level name.
-    pub risk: String,
+    pub risk: Option<crate::policy::commands::Risk>,
     /// Why it has that level.
     pub risk_reason: String,
     /// Why the policy asks.
@@ -46,7 +46,7 @@ const MAX_COMMAND_ROWS: usize = 14;
 
 impl CommandApproval {
     fn draw(&self, area: Rect, buf: &mut Buffer, theme: &Theme, waiting: bool) {
-        let risk_color = risk_color(&self.risk, theme);
+        let risk_color = risk_color(self.risk, theme);
         let width = area.width.saturating_sub(4).min(100);
         let inner_w = width.saturating_sub(2);
         let mut command = self.command_lines(inner_w, theme);
@@ -135,7 +135,7 @@ impl CommandApproval {
             &StyledLine::from_spans(vec![
                 Span::styled("risk ", Style::default().fg(theme.dim)),
                 Span::styled(
-                    self.risk.clone(),
+                    super::risk_name(self.risk),
                     Style::default().fg(risk_color).add_modifier(Modifier::BOLD),
                 ),
                 Span::styled(

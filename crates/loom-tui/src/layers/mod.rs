@@ -3,6 +3,7 @@
 //! front layer sees keys first and says whether it consumed them and what should happen;
 //! the app owns the stack, not the widgets' logic. A new layer is one new file here.
 
+use crate::policy::commands::Risk;
 use crossterm::event::KeyEvent;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -144,12 +145,17 @@ pub(crate) fn approval_key(id: &str, key: KeyEvent, grant_offered: bool) -> Outc
 }
 
 /// The colour a risk level is drawn in.
-pub(crate) fn risk_color(risk: &str, theme: &Theme) -> ratatui::style::Color {
+pub(crate) fn risk_color(risk: Option<Risk>, theme: &Theme) -> ratatui::style::Color {
     match risk {
-        "high" | "forbidden" => theme.error,
-        "medium" => theme.warning,
+        Some(Risk::High | Risk::Forbidden) => theme.error,
+        Some(Risk::Medium) => theme.warning,
         _ => theme.success,
     }
+}
+
+/// A risk level's name, `unknown` when the policy gave none.
+pub(crate) fn risk_name(risk: Option<Risk>) -> String {
+    risk.map_or("unknown", Risk::as_str).to_string()
 }
 
 pub(crate) fn centered(area: Rect, width: u16, height: u16) -> Rect {

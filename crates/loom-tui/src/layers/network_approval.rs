@@ -23,7 +23,7 @@ pub struct NetworkApproval {
     /// The domain a session grant covers.
     pub domain: String,
     /// Risk level name.
-    pub risk: String,
+    pub risk: crate::policy::commands::Risk,
     /// What the call does.
     pub risk_reason: String,
     /// Why the policy asks.
@@ -32,7 +32,7 @@ pub struct NetworkApproval {
 
 impl NetworkApproval {
     fn draw(&self, area: Rect, buf: &mut Buffer, theme: &Theme, waiting: bool) {
-        let risk_color = risk_color(&self.risk, theme);
+        let risk_color = risk_color(Some(self.risk), theme);
         let width = area.width.saturating_sub(4).min(100);
         let inner_w = width.saturating_sub(2);
         let key = |k: &str| {
@@ -62,7 +62,7 @@ impl NetworkApproval {
         push(vec![
             dim("risk "),
             Span::styled(
-                self.risk.clone(),
+                self.risk.as_str().to_string(),
                 Style::default().fg(risk_color).add_modifier(Modifier::BOLD),
             ),
             plain(format!(": {}", self.risk_reason)),
@@ -126,7 +126,7 @@ mod tests {
             method: "GET".into(),
             url: "https://docs.rs/x?token=****".into(),
             domain: "docs.rs".into(),
-            risk: "low".into(),
+            risk: crate::policy::commands::Risk::Low,
             risk_reason: "reads https://docs.rs/x".into(),
             reason: "web_fetch to docs.rs is approved first, once per domain".into(),
         }

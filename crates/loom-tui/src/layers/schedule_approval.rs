@@ -49,7 +49,7 @@ impl ScheduleApproval {
                     Span::styled(
                         format!("{approval} mode"),
                         Style::default()
-                            .fg(risk_color("high", theme))
+                            .fg(risk_color(Some(crate::policy::commands::Risk::High), theme))
                             .add_modifier(Modifier::BOLD),
                     ),
                     Span::styled(", headless", dim),

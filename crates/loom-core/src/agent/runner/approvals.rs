@@ -35,10 +35,14 @@ impl Runner {
 /// What the person is shown for `call`: a network request, a file change, a command, an
 /// MCP tool or a schedule change, else the arguments.
 fn preview(call: CallRef<'_>, record: Option<&CallRecord>) -> ApprovalPreview {
-    let command = call.intent.and_then(|i| i.command.clone());
-    let network = call.intent.and_then(|i| i.network.clone());
-    let mcp = call.intent.and_then(|i| i.mcp.clone());
-    let schedule = call.intent.and_then(|i| i.schedule.clone());
+    let command = call.intent.and_then(|i| i.as_command().cloned());
+    let network = call
+        .intent
+        .and_then(|i| i.as_network().cloned().map(Box::new));
+    let mcp = call.intent.and_then(|i| i.as_mcp().cloned().map(Box::new));
+    let schedule = call
+        .intent
+        .and_then(|i| i.as_schedule().cloned().map(Box::new));
     let prepared = record.and_then(|r| r.prepared.as_ref());
     let ruling = record.and_then(|r| r.ruling.as_ref());
     match (prepared, command, ruling) {
@@ -48,7 +52,7 @@ fn preview(call: CallRef<'_>, record: Option<&CallRecord>) -> ApprovalPreview {
                 method: n.method,
                 url: n.url,
                 domain: n.domain,
-                risk: ruling.assessment.risk.as_str().to_string(),
+                risk: ruling.assessment.risk,
                 risk_reason: ruling.assessment.reason.clone(),
             }
         }
@@ -71,7 +75,7 @@ fn preview(call: CallRef<'_>, record: Option<&CallRecord>) -> ApprovalPreview {
             ApprovalPreview::Command {
                 command: command.command,
                 cwd: command.cwd.unwrap_or_else(|| ".".into()),
-                risk: a.risk.as_str().to_string(),
+                risk: a.risk,
                 risk_reason: a.reason.clone(),
                 grant_offered: a.grant.is_some(),
                 grant_prefix: a.grant_label(),
@@ -90,7 +94,7 @@ fn preview(call: CallRef<'_>, record: Option<&CallRecord>) -> ApprovalPreview {
             ApprovalPreview::Schedule { change }
         }
         _ => ApprovalPreview::Other {
-            arguments: call.args.clone(),
+            arguments: call.args.value().clone(),
         },
     }
 }

@@ -56,7 +56,7 @@ impl Runner {
         let ctx = self.work.ctx.clone();
         let tx = self.internal_tx.clone();
         tokio::spawn(async move {
-            let result = registry.execute(tool, prepared.args, &ctx).await;
+            let result = registry.run(tool, &prepared.args, &ctx).await;
             let result = if listing {
                 listing_text(&result)
             } else {

@@ -83,7 +83,7 @@ impl Runner {
                     )
                     .await
                 }
-                _ => (registry.execute("bash", args, &ctx).await, None),
+                _ => (registry.run("bash", &args, &ctx).await, None),
             };
             if let Some(message) = journal_error {
                 let _ = tx.send(Internal::JournalFailed(message));

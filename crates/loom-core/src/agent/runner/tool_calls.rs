@@ -2,6 +2,7 @@
 //! the post-tools hooks.
 
 use super::*;
+use crate::tools::ToolArgs;
 
 impl Runner {
     pub(super) fn decide(&mut self, id: String) {
@@ -40,7 +41,7 @@ impl Runner {
         let registry = self.work.registry.clone();
         let ctx = self.work.ctx.clone();
         tokio::spawn(async move {
-            let message = match registry.preview(&name, args, &ctx).await {
+            let message = match registry.changes(&name, &args, &ctx).await {
                 Some(Ok(changes)) => Internal::Prepared {
                     id,
                     changes,
@@ -61,7 +62,7 @@ impl Runner {
             return;
         };
         let (name, kind, args) = (call.name_owned(), call.kind, call.args.clone());
-        let command = call.intent.and_then(|i| i.command.clone());
+        let command = call.intent.and_then(|i| i.as_command().cloned());
         self.work.policy.record_action(kind, Instant::now());
         let (prepared, ruling) = self.schedule.take_for_run(&id);
         let mut ctx = self.work.ctx.clone();
@@ -72,6 +73,11 @@ impl Runner {
             && r.opens_network(answer.is_some())
         {
             ctx.sandbox.allow_network = true;
+        }
+        if let Some(r) = &ruling
+            && r.leaves_sandbox(answer.is_some())
+        {
+            ctx.sandbox = loom_sandbox::SandboxSpec::off();
         }
         let snapshot_command = match (&ruling, command) {
             (Some(r), Some(c)) if r.assessment.snapshot => Some(c.command),
@@ -135,7 +141,7 @@ enum Work {
     /// Run the tool, with workspace snapshots around a command that may write.
     Call {
         name: String,
-        args: Value,
+        args: ToolArgs,
         snapshot_command: Option<String>,
     },
 }
@@ -182,7 +188,7 @@ impl ToolRun {
                     run_with_snapshots(registry, &name, args, &command, changelog, turn, id, ctx)
                         .await
                 }
-                _ => (registry.execute(&name, args, ctx).await, None),
+                _ => (registry.run(&name, &args, ctx).await, None),
             },
         };
         if let Some(message) = journal_error {

@@ -255,7 +255,7 @@ impl Machine {
                 id: c.call.id.clone(),
                 name: c.call.name.clone(),
                 arguments: serde_json::from_str(&c.call.arguments)
-                    .unwrap_or_else(|_| c.args.clone()),
+                    .unwrap_or_else(|_| c.args.value().clone()),
                 intent: c.intent.as_ref().map(|i| Box::new(i.shown())),
             }));
             let result = ToolResult::err(not_run);
@@ -372,7 +372,7 @@ fn announced(c: &ProposedCall) -> AgentEvent {
         arguments: if c.invalid.is_none() {
             // The recorded form (credentials masked), which is the canonical
             // arguments for every tool that masks nothing.
-            serde_json::from_str(&c.call.arguments).unwrap_or_else(|_| c.args.clone())
+            serde_json::from_str(&c.call.arguments).unwrap_or_else(|_| c.args.value().clone())
         } else {
             Value::String(c.call.arguments.clone())
         },

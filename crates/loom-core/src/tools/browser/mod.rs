@@ -28,7 +28,7 @@ use serde_json::{Value, json};
 
 use crate::policy::NetAccess;
 use crate::policy::address_guard::AllowPrivate;
-use crate::tools::{CallIntent, Tool, ToolContext, ToolError, ToolKind, ToolResult, args};
+use crate::tools::{CallIntent, Tool, ToolContext, ToolError, ToolKind, ToolResult, TypedTool};
 use session::Session;
 
 /// Most characters of page text or script result returned.
@@ -133,22 +133,19 @@ saved, path returned); text {selector?} (readable text of the page or an element
 page per session; private network addresses are refused.";
 
 #[async_trait]
-impl Tool for Browser {
+impl TypedTool for Browser {
+    type Args = BrowserArgs;
     fn name(&self) -> &'static str {
         "browser"
     }
     fn description(&self) -> &'static str {
         DESCRIPTION
     }
-    fn parameters(&self) -> Value {
-        args::schema_for::<BrowserArgs>()
-    }
     fn kind(&self) -> ToolKind {
         ToolKind::Network
     }
-    fn describe(&self, args: &Value) -> Result<CallIntent, ToolError> {
-        let a: BrowserArgs = args::parse(args.clone())?;
-        let url = match &a {
+    fn intent(&self, a: &BrowserArgs) -> Result<CallIntent, ToolError> {
+        let url = match a {
             BrowserArgs::Open { url } => crate::tools::web::parse_url(url)?,
             _ => self.current().ok_or_else(|| {
                 ToolError::InvalidArguments(
@@ -157,7 +154,7 @@ impl Tool for Browser {
             })?,
         };
         let mut intent = crate::tools::web::intent_for(NetAccess::Browse, a.verb(), &url);
-        if let BrowserArgs::Eval { js } = &a {
+        if let BrowserArgs::Eval { js } = a {
             let js = js.split_whitespace().collect::<Vec<_>>().join(" ");
             intent.url = format!("{} — {}", intent.url, crate::base::text::truncate(&js, 200));
         }
@@ -169,11 +166,7 @@ impl Tool for Browser {
     fn default_timeout(&self) -> Duration {
         LOAD_LIMIT + MAX_WAIT
     }
-    async fn execute(&self, args: Value, ctx: &ToolContext) -> ToolResult {
-        let a: BrowserArgs = match args::parse(args) {
-            Ok(a) => a,
-            Err(e) => return e.into(),
-        };
+    async fn run(&self, args: Arc<BrowserArgs>, ctx: &ToolContext) -> ToolResult {
         let mut guard = self.session.lock().await;
         // A browser that crashed or was killed is started again, with a fresh page.
         if guard.as_ref().is_some_and(Session::is_closed) {
@@ -205,7 +198,7 @@ impl Tool for Browser {
             return ToolResult::err("the browser could not start");
         };
         let result = tokio::select! {
-            r = act(session, &a, ctx) => r,
+            r = act(session, &args, ctx) => r,
             _ = ctx.cancel.cancelled() => Err(ToolError::Cancelled),
         };
         let url = session.url().await;

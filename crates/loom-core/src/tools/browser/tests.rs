@@ -170,7 +170,7 @@ fn calls_on_the_page_need_an_open_page_and_bad_actions_are_named() {
     let intent = b
         .describe(&json!({"action": "open", "url": "http://localhost:5173/"}))
         .unwrap();
-    assert_eq!(intent.network.unwrap().method, "OPEN");
+    assert_eq!(intent.as_network().unwrap().method, "OPEN");
 }
 
 /// A browser that crashed (here: killed) is started again on the next call, not reported

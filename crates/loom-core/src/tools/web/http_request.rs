@@ -10,6 +10,7 @@
 //! parameters and the values themselves (wherever the server echoed them) are masked in
 //! the result, and the call's arguments are masked where they are shown and recorded.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -24,7 +25,7 @@ use super::decode::{self, Kind};
 use super::secrets::{self, Scrubber};
 use super::{SharedWeb, intent_for, parse_url, web_error};
 use crate::policy::NetAccess;
-use crate::tools::{CallIntent, Tool, ToolContext, ToolError, ToolKind, ToolResult, args};
+use crate::tools::{CallIntent, ToolContext, ToolError, ToolKind, ToolResult, TypedTool, args};
 
 /// The methods a call may use.
 const METHODS: &[&str] = &["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
@@ -76,21 +77,18 @@ fn method_of(raw: &str) -> Result<Method, ToolError> {
 }
 
 #[async_trait]
-impl Tool for HttpRequest {
+impl TypedTool for HttpRequest {
+    type Args = HttpRequestArgs;
     fn name(&self) -> &'static str {
         "http_request"
     }
     fn description(&self) -> &'static str {
         DESCRIPTION
     }
-    fn parameters(&self) -> Value {
-        args::schema_for::<HttpRequestArgs>()
-    }
     fn kind(&self) -> ToolKind {
         ToolKind::Network
     }
-    fn describe(&self, args: &Value) -> Result<CallIntent, ToolError> {
-        let a: HttpRequestArgs = args::parse(args.clone())?;
+    fn intent(&self, a: &HttpRequestArgs) -> Result<CallIntent, ToolError> {
         let method = method_of(&a.method)?;
         let url = parse_url(&a.url)?;
         Ok(CallIntent::network(intent_for(
@@ -106,7 +104,9 @@ impl Tool for HttpRequest {
                 .get("body")
                 .and_then(Value::as_str)
                 .map(str::to_string),
-            secrets_of(args).ok(),
+            args::parse::<HttpRequestArgs>(args.clone())
+                .ok()
+                .map(|a| secrets_of(&a)),
         ) {
             shown["body"] = Value::String(scrubber.scrub(&body));
         }
@@ -115,8 +115,8 @@ impl Tool for HttpRequest {
     fn default_timeout(&self) -> Duration {
         self.web.settings.timeout + Duration::from_secs(5)
     }
-    async fn execute(&self, args: Value, ctx: &ToolContext) -> ToolResult {
-        match request(&self.web, args, ctx).await {
+    async fn run(&self, args: Arc<HttpRequestArgs>, ctx: &ToolContext) -> ToolResult {
+        match request(&self.web, &args, ctx).await {
             Ok(r) => r,
             Err(e) => e.into(),
         }
@@ -125,8 +125,7 @@ impl Tool for HttpRequest {
 
 /// The credential values a call carries (secret header values, credential query
 /// parameters), to scrub from whatever comes back.
-fn secrets_of(args: &Value) -> Result<Scrubber, ToolError> {
-    let a: HttpRequestArgs = args::parse(args.clone())?;
+fn secrets_of(a: &HttpRequestArgs) -> Scrubber {
     let mut values = Vec::new();
     for (k, v) in a.headers.iter().flatten() {
         if secrets::is_secret_header(k) {
@@ -146,12 +145,15 @@ fn secrets_of(args: &Value) -> Result<Scrubber, ToolError> {
             values.push(p.to_string());
         }
     }
-    Ok(Scrubber::new(values))
+    Scrubber::new(values)
 }
 
-async fn request(web: &SharedWeb, args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
-    let scrubber = secrets_of(&args)?;
-    let a: HttpRequestArgs = args::parse(args)?;
+async fn request(
+    web: &SharedWeb,
+    a: &HttpRequestArgs,
+    ctx: &ToolContext,
+) -> Result<ToolResult, ToolError> {
+    let scrubber = secrets_of(a);
     let method = method_of(&a.method)?;
     let url = parse_url(&a.url)?;
     let headers = header_map(
@@ -170,7 +172,7 @@ async fn request(web: &SharedWeb, args: Value, ctx: &ToolContext) -> Result<Tool
         method: method.clone(),
         url,
         headers,
-        body: a.body.map(String::into_bytes),
+        body: a.body.clone().map(String::into_bytes),
         max_bytes: web.cap(a.max_bytes),
         follow_redirects: false,
         guarded: true,

@@ -7,6 +7,7 @@
 //! binaries are refused with what they are. The final URL is always reported, so the
 //! model knows where a redirect led.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -20,7 +21,7 @@ use super::client::{WebRequest, send};
 use super::decode::{self, Kind};
 use super::{SharedWeb, html, intent_for, parse_url, secrets, web_error};
 use crate::policy::NetAccess;
-use crate::tools::{CallIntent, Tool, ToolContext, ToolError, ToolKind, ToolResult, args};
+use crate::tools::{CallIntent, ToolContext, ToolError, ToolKind, ToolResult, TypedTool};
 
 /// How the page is returned.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
@@ -66,21 +67,18 @@ public addresses can be reached; binary files (images, PDFs, archives) are refus
 web_search first when you do not know the URL.";
 
 #[async_trait]
-impl Tool for WebFetch {
+impl TypedTool for WebFetch {
+    type Args = WebFetchArgs;
     fn name(&self) -> &'static str {
         "web_fetch"
     }
     fn description(&self) -> &'static str {
         DESCRIPTION
     }
-    fn parameters(&self) -> Value {
-        args::schema_for::<WebFetchArgs>()
-    }
     fn kind(&self) -> ToolKind {
         ToolKind::Network
     }
-    fn describe(&self, args: &Value) -> Result<CallIntent, ToolError> {
-        let a: WebFetchArgs = args::parse(args.clone())?;
+    fn intent(&self, a: &WebFetchArgs) -> Result<CallIntent, ToolError> {
         let url = parse_url(&a.url)?;
         Ok(CallIntent::network(intent_for(
             NetAccess::Fetch,
@@ -95,16 +93,19 @@ impl Tool for WebFetch {
         self.web.settings.timeout * (self.web.settings.max_redirects as u32 + 1)
             + Duration::from_secs(5)
     }
-    async fn execute(&self, args: Value, ctx: &ToolContext) -> ToolResult {
-        match fetch(&self.web, args, ctx).await {
+    async fn run(&self, args: Arc<WebFetchArgs>, ctx: &ToolContext) -> ToolResult {
+        match fetch(&self.web, &args, ctx).await {
             Ok(r) => r,
             Err(e) => e.into(),
         }
     }
 }
 
-async fn fetch(web: &SharedWeb, args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
-    let a: WebFetchArgs = args::parse(args)?;
+async fn fetch(
+    web: &SharedWeb,
+    a: &WebFetchArgs,
+    ctx: &ToolContext,
+) -> Result<ToolResult, ToolError> {
     let url = parse_url(&a.url)?;
     let mut headers = HeaderMap::new();
     headers.insert(

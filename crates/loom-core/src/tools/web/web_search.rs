@@ -8,6 +8,7 @@
 //! of times, honouring a short `Retry-After`. The API key never appears in what the call
 //! shows.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -20,7 +21,7 @@ use super::search::{Provider, parse_hits};
 use super::{SharedWeb, intent_for};
 use crate::llm::retry::{RetryPolicy, parse_retry_after};
 use crate::policy::NetAccess;
-use crate::tools::{CallIntent, Tool, ToolContext, ToolError, ToolKind, ToolResult, args};
+use crate::tools::{CallIntent, ToolContext, ToolError, ToolKind, ToolResult, TypedTool};
 
 /// Results returned when the call does not say.
 pub const DEFAULT_RESULTS: usize = 5;
@@ -60,21 +61,21 @@ snippet}), 5 by default (max_results 1 to 10). Use it to find documentation, err
 release notes or APIs; then read a result with web_fetch.";
 
 #[async_trait]
-impl Tool for WebSearch {
+impl TypedTool for WebSearch {
+    type Args = WebSearchArgs;
     fn name(&self) -> &'static str {
         "web_search"
     }
     fn description(&self) -> &'static str {
         DESCRIPTION
     }
-    fn parameters(&self) -> Value {
-        args::schema_for::<WebSearchArgs>()
-    }
     fn kind(&self) -> ToolKind {
         ToolKind::Network
     }
-    fn describe(&self, args: &Value) -> Result<CallIntent, ToolError> {
-        let a = parse(args.clone())?;
+    fn check(&self, a: &WebSearchArgs) -> Result<(), ToolError> {
+        check(a)
+    }
+    fn intent(&self, a: &WebSearchArgs) -> Result<CallIntent, ToolError> {
         let method = self.provider.request("", 1).method;
         let mut intent = intent_for(
             NetAccess::Search,
@@ -88,9 +89,9 @@ impl Tool for WebSearch {
         let attempts = self.retry.max_attempts.max(1);
         self.web.settings.timeout * attempts + self.retry.cap * attempts + Duration::from_secs(5)
     }
-    async fn execute(&self, args: Value, ctx: &ToolContext) -> ToolResult {
+    async fn run(&self, args: Arc<WebSearchArgs>, ctx: &ToolContext) -> ToolResult {
         let scrubber = self.provider.scrubber();
-        let mut result = match self.search(args, ctx).await {
+        let mut result = match self.search(&args, ctx).await {
             Ok(r) => r,
             Err(e) => e.into(),
         };
@@ -105,8 +106,8 @@ impl Tool for WebSearch {
     }
 }
 
-fn parse(args: Value) -> Result<WebSearchArgs, ToolError> {
-    let a: WebSearchArgs = args::parse(args)?;
+/// What the schema cannot say: a query with words, a count in range.
+fn check(a: &WebSearchArgs) -> Result<(), ToolError> {
     if a.query.trim().is_empty() {
         return Err(ToolError::InvalidArguments(
             "query is empty; say what to search for".into(),
@@ -119,12 +120,11 @@ fn parse(args: Value) -> Result<WebSearchArgs, ToolError> {
             "max_results must be between 1 and {MAX_RESULTS}, not {n}"
         )));
     }
-    Ok(a)
+    Ok(())
 }
 
 impl WebSearch {
-    async fn search(&self, args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
-        let a = parse(args)?;
+    async fn search(&self, a: &WebSearchArgs, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
         let n = a.max_results.unwrap_or(DEFAULT_RESULTS);
         let kind = self.provider.kind;
         let mut attempt = 1;
