@@ -480,6 +480,14 @@ async fn event_loop(
     let mut agent_config = opts.config.clone();
 
     loop {
+        // Before waiting: at launch nothing else may wake the loop (no key, no agent yet,
+        // no animation once highlighting has loaded), and the agent must not wait for a key.
+        if !trusting
+            && !picking
+            && let Some(start) = pending.take()
+        {
+            start.spawn();
+        }
         let deadline = last_frame + FRAME;
         tokio::select! {
             biased;
@@ -613,12 +621,6 @@ async fn event_loop(
                     }
                 }
             }
-        }
-        if !trusting
-            && !picking
-            && let Some(start) = pending.take()
-        {
-            start.spawn();
         }
         if let Some(pending) = app.clipboard.take() {
             // tmux may be slow to answer: the copy is made ready off the UI thread.
