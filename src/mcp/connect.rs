@@ -304,7 +304,7 @@ pub async fn open(server: &McpServer, stderr: Arc<Mutex<StderrTail>>) -> Result<
             config = config.custom_headers(custom);
             // Redirects are not followed: a redirect to another host would carry the
             // session and the configured headers there.
-            let client = reqwest::Client::builder()
+            let client = crate::llm::net::builder()
                 .redirect(reqwest::redirect::Policy::none())
                 .pool_max_idle_per_host(0)
                 .build()

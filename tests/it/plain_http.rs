@@ -1,13 +1,68 @@
-//! A local model server over plain `http://` (llama-server, Ollama): the full-screen UI
-//! starts its agent as soon as it is up, without waiting for a key.
+//! A local model server over plain `http://` (llama-server, Ollama) costs no TLS: the real
+//! binary works on a system whose certificate store is empty, and the full-screen UI starts
+//! its agent as soon as it is up, without waiting for a key.
 
 use std::io::Read;
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use portable_pty::{CommandBuilder, PtySize, native_pty_system};
 
-use crate::support::ScriptedServer;
+use crate::exec::loom_command;
+use crate::support::{self, ScriptedServer};
+
+/// A `loom` command whose certificate store is empty (rustls-native-certs reads
+/// `SSL_CERT_FILE` and `SSL_CERT_DIR` before the system's own places).
+fn without_roots(dir: &Path) -> tokio::process::Command {
+    let home = dir.join(".home");
+    let certs = dir.join(".no-certs");
+    std::fs::create_dir_all(&certs).unwrap();
+    std::fs::write(certs.join("none.pem"), "").unwrap();
+    let mut cmd = loom_command(&home);
+    cmd.env("SSL_CERT_FILE", certs.join("none.pem"))
+        .env("SSL_CERT_DIR", &certs);
+    cmd
+}
+
+// The bug this guards: every HTTP client read and parsed the system's root certificates
+// when it was built, for `http://` too, so a machine with no usable store could not even
+// list a local server's models, and every launch paid for the roots.
+#[tokio::test]
+async fn a_plain_http_server_needs_no_root_certificates() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = ScriptedServer::start(vec![support::text_reply("hello over plain http")]).await;
+    let models = without_roots(dir.path())
+        .args(["models", "--model", "scripted-model", "--base-url"])
+        .arg(server.base_url())
+        .arg("-C")
+        .arg(dir.path())
+        .output()
+        .await
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&models.stdout);
+    assert!(
+        models.status.success() && stdout.contains("* scripted-model"),
+        "stdout: {stdout}\nstderr: {}",
+        String::from_utf8_lossy(&models.stderr)
+    );
+
+    let exec = without_roots(dir.path())
+        .args(["exec", "--model", "scripted-model", "--base-url"])
+        .arg(server.base_url())
+        .arg("-C")
+        .arg(dir.path())
+        .arg("say hello")
+        .output()
+        .await
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&exec.stdout);
+    assert!(
+        exec.status.success() && stdout.contains("hello over plain http"),
+        "stdout: {stdout}\nstderr: {}",
+        String::from_utf8_lossy(&exec.stderr)
+    );
+}
 
 // The bug this guards: the UI started the agent only after its loop first woke up, and at
 // launch nothing had to wake it: when syntax highlighting had loaded before the first frame
