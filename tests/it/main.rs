@@ -28,6 +28,7 @@ mod mcp;
 mod mcp_edges;
 mod memory;
 mod oracle;
+mod plain_http;
 mod private_files;
 mod project_trust;
 mod provider_bounds;

@@ -121,7 +121,7 @@ impl LlmClient {
         let idle = Duration::from_secs(settings.read_timeout_secs.max(1));
         // reqwest's own read timeout is a backstop behind Loom's idle bound, which reports
         // the setting to change.
-        let http = reqwest::Client::builder()
+        let http = super::net::builder()
             .connect_timeout(Duration::from_secs(10))
             .read_timeout(idle.saturating_mul(2))
             .build()

@@ -36,13 +36,9 @@ pub async fn list_models(
     api_key: Option<&str>,
     timeout: Duration,
 ) -> Result<Vec<String>, String> {
-    super::ensure_tls();
-    let client = reqwest::Client::builder()
-        .timeout(timeout)
-        .build()
-        .map_err(|e| e.to_string())?;
+    let client = super::net::shared().ok_or_else(|| "cannot start an HTTP client".to_string())?;
     let url = format!("{}/models", base_url.trim_end_matches('/'));
-    let mut req = client.get(&url);
+    let mut req = client.get(&url).timeout(timeout);
     if let Some(key) = api_key.filter(|k| !k.is_empty()) {
         req = req.bearer_auth(key);
     }

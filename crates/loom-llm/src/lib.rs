@@ -18,6 +18,7 @@ pub mod error;
 pub mod http;
 pub mod image;
 pub mod message;
+pub mod net;
 pub mod overflow;
 pub mod retry;
 pub mod schema;

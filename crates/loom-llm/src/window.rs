@@ -41,12 +41,11 @@ fn root(base_url: &str) -> String {
 
 /// Ask the server about `settings.model`.
 pub async fn probe(settings: &ProviderSettings) -> ModelInfo {
-    super::ensure_tls();
-    let Ok(client) = reqwest::Client::builder().timeout(PROBE_TIMEOUT).build() else {
+    let Some(client) = super::net::shared() else {
         return ModelInfo::default();
     };
     let get = |url: String| {
-        let mut req = client.get(url);
+        let mut req = client.get(url).timeout(PROBE_TIMEOUT);
         if let Some(key) = settings.api_key.as_deref().filter(|k| !k.is_empty()) {
             req = req.bearer_auth(key);
         }
@@ -83,6 +82,7 @@ pub async fn probe(settings: &ProviderSettings) -> ModelInfo {
         async {
             let resp = client
                 .post(format!("{root}/api/show"))
+                .timeout(PROBE_TIMEOUT)
                 .json(&json!({ "model": model }))
                 .send()
                 .await

@@ -708,13 +708,18 @@ impl Agents {
                 &opts.workspace,
             );
         }
+        self.start_if_free();
+        dirty
+    }
+
+    /// Start the pending agent unless the trust prompt or the resume picker holds it back.
+    fn start_if_free(&mut self) {
         if !self.trusting
             && !self.picking
             && let Some(start) = self.pending.take()
         {
             start.spawn();
         }
-        dirty
     }
 }
 
@@ -740,6 +745,9 @@ async fn event_loop(
     let (copies_tx, mut copies) = mpsc::unbounded_channel::<Copied>();
 
     loop {
+        // Before waiting: at launch nothing else may wake the loop (no key, no agent yet,
+        // no animation once highlighting has loaded), and the agent must not wait for a key.
+        agents.start_if_free();
         let deadline = last_frame + FRAME;
         tokio::select! {
             biased;

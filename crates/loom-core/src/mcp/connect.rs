@@ -320,7 +320,7 @@ async fn keep_stderr(err: tokio::process::ChildStderr, tail: Arc<Mutex<StderrTai
 /// The client an HTTP server is spoken to with. Redirects are not followed: a redirect to
 /// another host would carry the session and the configured headers there.
 fn http_client() -> Result<reqwest::Client, String> {
-    reqwest::Client::builder()
+    crate::llm::net::builder()
         .redirect(reqwest::redirect::Policy::none())
         .pool_max_idle_per_host(0)
         .build()

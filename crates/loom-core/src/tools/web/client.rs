@@ -297,7 +297,7 @@ async fn one_hop(
         return Err(refused(url, from, ip, why, port));
     }
     let slot: RefusalSlot = Arc::default();
-    let mut builder = reqwest::Client::builder()
+    let mut builder = crate::llm::net::builder()
         .no_proxy()
         .redirect(reqwest::redirect::Policy::none())
         .connect_timeout(settings.connect_timeout)
