@@ -7,31 +7,13 @@
 use std::io::Read;
 use std::path::Path;
 
-use serde::{Deserialize, Serialize};
-
 /// Largest image attached (OpenAI accepts 20 MB; local servers choke well before).
 pub const MAX_IMAGE_BYTES: u64 = 8 * 1024 * 1024;
 /// Characters an image is counted as when sizing a request (about 850 tokens, what a
 /// mid-sized image costs hosted models).
 pub const IMAGE_CHARS: usize = 3_000;
 
-/// An attached image.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Image {
-    /// The file's name, for the transcript.
-    pub name: String,
-    /// Its media type (`image/png`, …).
-    pub mime: String,
-    /// Its bytes, base64-encoded.
-    pub data: String,
-}
-
-impl Image {
-    /// The `data:` URL the request carries.
-    pub fn data_url(&self) -> String {
-        format!("data:{};base64,{}", self.mime, self.data)
-    }
-}
+pub use loom_protocol::image::Image;
 
 /// A message's text as the chat shows it: the text, then a chip line per attached image.
 pub fn with_chips(text: &str, images: &[Image]) -> String {

@@ -1,11 +1,20 @@
-//! What crosses between the agent and its front ends, as plain data that names no other
-//! Loom crate but `loom-base`. The agent's events and ops still live in `agent::events` of
-//! the root crate; what they carry moves here piece by piece until they can follow (issue 27).
+//! `loom-protocol`: what crosses between the agent and its front ends, as plain data that
+//! names no other Loom crate but `loom-base` — the approval mode, a command's risk, token
+//! usage, attached images, tool results, MCP status, change summaries, the compaction report
+//! and `/memory` commands. The crates that produce them (`loom-shell`, `loom-policy`,
+//! `loom-llm`, `loom-core`) re-export them where they were. The agent's events and ops
+//! still live in `loom-core`'s `agent::events`; what they carry moves here piece by piece
+//! until they can follow (issue 27).
 
 // Unsafe code lives in `loom-sandbox` only (issue 27); tests may set variables.
 #![cfg_attr(not(test), forbid(unsafe_code))]
 
+pub mod autonomy;
 pub mod changes;
 pub mod compaction;
+pub mod image;
 pub mod mcp;
 pub mod memory;
+pub mod risk;
+pub mod tool_result;
+pub mod usage;

@@ -688,7 +688,7 @@ fn tool_message(call: &ToolCall, result: &ToolResult, budget: usize) -> Message 
     Message::Tool {
         tool_call_id: call.id.clone(),
         name: call.name.clone(),
-        content: result.to_model_json(budget),
+        content: crate::tools::fit::model_json(&result, budget),
     }
 }
 

@@ -667,10 +667,13 @@ mod tests {
     #[test]
     fn model_json_is_compact() {
         let r = ToolResult::ok("hi");
-        assert_eq!(r.to_model_json(8192), r#"{"success":true,"output":"hi"}"#);
+        assert_eq!(
+            crate::tools::fit::model_json(&r, 8192),
+            r#"{"success":true,"output":"hi"}"#
+        );
         let e = ToolResult::err("bad");
         assert_eq!(
-            e.to_model_json(8192),
+            crate::tools::fit::model_json(&e, 8192),
             r#"{"success":false,"output":"","error":"bad"}"#
         );
     }
