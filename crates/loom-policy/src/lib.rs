@@ -38,32 +38,7 @@ use commands::{Classification, CommandContext, Risk, classify};
 use limits::ActionBudget;
 use paths::ForbiddenRule;
 
-/// What a tool does to the world. Defined here, not in `tools`, because it is what the
-/// policy judges; `tools` re-exports it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ToolKind {
-    /// Only reads the workspace.
-    Read,
-    /// Changes files in the workspace.
-    Write,
-    /// Runs a program.
-    Execute,
-    /// Talks to the network.
-    Network,
-    /// Calls a tool of a Model Context Protocol server: whatever it does, Loom cannot see.
-    Mcp,
-    /// Adds or removes a scheduled job: work that runs later with nobody at the keyboard.
-    Schedule,
-}
-
-impl ToolKind {
-    /// Whether a successful call may have changed the workspace (an MCP tool may, like a
-    /// command).
-    pub fn is_mutating(self) -> bool {
-        matches!(self, ToolKind::Write | ToolKind::Execute | ToolKind::Mcp)
-    }
-}
+pub use loom_protocol::tool_kind::ToolKind;
 
 pub use loom_protocol::autonomy::Autonomy;
 

@@ -1,6 +1,6 @@
 //! `loom-protocol`: what crosses between the agent and its front ends, as plain data that
-//! names no other Loom crate but `loom-base` — the approval mode, a command's risk, token
-//! usage, attached images, tool results, MCP status, change summaries, the compaction report
+//! names no other Loom crate but `loom-base` — the approval mode, a command's risk, what a
+//! tool call will touch and its kind, token usage, attached images, tool results, MCP status, change summaries, the compaction report
 //! and `/memory` commands. The crates that produce them (`loom-shell`, `loom-policy`,
 //! `loom-llm`, `loom-core`) re-export them where they were. The agent's events and ops
 //! still live in `loom-core`'s `agent::events`; what they carry moves here piece by piece
@@ -13,8 +13,10 @@ pub mod autonomy;
 pub mod changes;
 pub mod compaction;
 pub mod image;
+pub mod intent;
 pub mod mcp;
 pub mod memory;
 pub mod risk;
+pub mod tool_kind;
 pub mod tool_result;
 pub mod usage;

@@ -36,3 +36,25 @@ impl std::fmt::Display for Risk {
         f.write_str(self.as_str())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 27: the approval events carry the risk as [`Risk`], not its name; on the wire
+    /// it is still the name the screens and `loom exec --json` showed.
+    #[test]
+    fn a_risk_travels_as_its_name() {
+        for risk in [
+            Risk::ReadOnly,
+            Risk::Low,
+            Risk::Medium,
+            Risk::High,
+            Risk::Forbidden,
+        ] {
+            let wire = serde_json::to_value(risk).unwrap();
+            assert_eq!(wire, risk.as_str());
+            assert_eq!(serde_json::from_value::<Risk>(wire).unwrap(), risk);
+        }
+    }
+}
