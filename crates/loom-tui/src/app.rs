@@ -16,7 +16,7 @@ use super::theme::Theme;
 use super::tool_events::call_summary;
 use super::tools_pane::{ToolStatus, ToolsPane, status_mark};
 use super::transcript::{NoticeLevel, ToolMark, Transcript};
-use crate::agent::{AgentEvent, DecidedBy, Phase, TurnEnd, UserOp};
+use crate::protocol::events::{AgentEvent, DecidedBy, Phase, TurnEnd, UserOp};
 use crate::tools::{CallIntent, ToolResult};
 use serde_json::Value;
 
@@ -351,7 +351,7 @@ impl App {
         self.resolve_review(id);
         self.layers.close_call(id);
         self.sync_details();
-        if id.starts_with(crate::agent::runner::SHELL_ID_PREFIX) {
+        if id.starts_with(crate::protocol::events::SHELL_ID_PREFIX) {
             self.attach_shell_output(id);
         }
     }

@@ -11,8 +11,8 @@ use tokio::sync::mpsc::UnboundedReceiver;
 
 use super::app::{App, Focus};
 use super::snapshot_tests::{app, awaiting_diff, ev, text};
-use crate::agent::{AgentEvent, ApprovalPreview, UserOp};
 use crate::policy::{Autonomy, ScheduleIntent};
+use crate::protocol::events::{AgentEvent, ApprovalPreview, UserOp};
 
 fn ask(app: &mut App, preview: ApprovalPreview) {
     ev(

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use super::app::{App, Focus};
 use super::layers::{Layer, question};
-use crate::agent::ApprovalPreview;
+use crate::protocol::events::ApprovalPreview;
 
 /// How long after a key a question that appears leaves the keys with the message box; and
 /// how long after Loom starts typed-ahead keys still count as typing.

@@ -5,8 +5,8 @@
 use std::hash::{Hash, Hasher};
 
 use super::transcript::{NoticeLevel, Transcript};
-use crate::agent::AgentEvent;
 use crate::protocol::changes::ChangeSummary;
+use crate::protocol::events::AgentEvent;
 
 /// Errors of at least this many lines are said in full only once.
 const LONG_ERROR_LINES: usize = 3;

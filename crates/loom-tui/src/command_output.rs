@@ -17,7 +17,7 @@ use serde_json::Value;
 use super::ansi;
 use super::theme::Theme;
 use super::wrap::StyledLine;
-use crate::tools::ToolResult;
+use crate::protocol::tool_result::ToolResult;
 
 /// Lines shown under a finished command.
 pub const PREVIEW_LINES: usize = 5;

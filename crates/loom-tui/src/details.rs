@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use super::call_diff::{CallDiff, DiffFile};
 use super::diff_view::DiffView;
-use crate::agent::{AgentEvent, ApprovalPreview};
+use crate::protocol::events::{AgentEvent, ApprovalPreview};
 
 /// The diffs of the session's calls and the view of the selected one.
 #[derive(Default)]

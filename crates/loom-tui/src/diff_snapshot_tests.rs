@@ -6,9 +6,9 @@ use std::sync::Arc;
 use serde_json::json;
 
 use super::snapshot_tests::{app, ev, text};
-use crate::agent::AgentEvent;
 use crate::base::diff::FileDiff;
-use crate::tools::ToolResult;
+use crate::protocol::events::AgentEvent;
+use crate::protocol::tool_result::ToolResult;
 
 /// Regression (issue 11): after applying a large change the diff pane showed a silently
 /// cut diff. 3,000 changed lines arrive structured and are all there, with the count.

@@ -49,7 +49,7 @@ impl App {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::AgentEvent;
+    use crate::protocol::events::AgentEvent;
     use crate::snapshot_tests::{app, ev};
 
     #[test]
@@ -121,7 +121,7 @@ mod tests {
                 id: "b1".into(),
                 name: "bash".into(),
                 reason: "asks".into(),
-                preview: crate::agent::ApprovalPreview::Command {
+                preview: crate::protocol::events::ApprovalPreview::Command {
                     command: "cargo test --workspace".into(),
                     cwd: ".".into(),
                     risk: crate::policy::commands::Risk::Medium,

@@ -5,7 +5,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::app::App;
 use super::snapshot_tests::{app, ev, text};
-use crate::agent::AgentEvent;
+use crate::protocol::events::AgentEvent;
 
 fn key(app: &mut App, code: KeyCode) {
     app.on_key(KeyEvent::from(code));
@@ -195,11 +195,11 @@ fn a_bang_command_becomes_a_tool_row_and_a_chip() {
     app.submit("!ls src");
     assert_eq!(
         rx.try_recv().unwrap(),
-        crate::agent::UserOp::Shell {
+        crate::protocol::events::UserOp::Shell {
             command: "ls src".into()
         }
     );
-    let id = format!("{}1", crate::agent::runner::SHELL_ID_PREFIX);
+    let id = format!("{}1", crate::protocol::events::SHELL_ID_PREFIX);
     ev(
         &mut app,
         AgentEvent::ToolCall {
@@ -215,7 +215,7 @@ fn a_bang_command_becomes_a_tool_row_and_a_chip() {
         AgentEvent::ToolResult {
             id,
             name: "bash".into(),
-            result: crate::tools::ToolResult {
+            result: crate::protocol::tool_result::ToolResult {
                 success: true,
                 output: "exit code 0 in 0.01s; stdout 12 bytes, stderr 0 bytes".into(),
                 data: Some(serde_json::json!({"stdout": "lib.rs\nmain.rs\n", "stderr": ""})),
@@ -265,7 +265,7 @@ fn an_at_mention_opens_the_file_popup() {
     assert_eq!(app.composer.text(), "look at @src/tui/view.rs ");
     assert_eq!(
         rx.try_recv().unwrap(),
-        crate::agent::UserOp::Attach {
+        crate::protocol::events::UserOp::Attach {
             path: "src/tui/view.rs".into()
         }
     );
@@ -275,7 +275,7 @@ fn an_at_mention_opens_the_file_popup() {
     key(&mut app, KeyCode::Enter);
     assert_eq!(
         rx.try_recv().unwrap(),
-        crate::agent::UserOp::Submit {
+        crate::protocol::events::UserOp::Submit {
             text: "@".into(),
             images: Vec::new()
         }
@@ -305,7 +305,7 @@ fn the_model_picker_lists_the_servers_models() {
     assert_eq!(app.status.model, "qwen2.5-coder:32b");
     assert_eq!(
         rx.try_recv().unwrap(),
-        crate::agent::UserOp::SetModel {
+        crate::protocol::events::UserOp::SetModel {
             model: "qwen2.5-coder:32b".into()
         }
     );
@@ -330,7 +330,7 @@ fn a_pasted_image_path_attaches_the_image_to_the_next_message() {
     key(&mut app, KeyCode::Enter);
     let mut sent = None;
     while let Ok(op) = rx.try_recv() {
-        if let crate::agent::UserOp::Submit { text, images } = op {
+        if let crate::protocol::events::UserOp::Submit { text, images } = op {
             sent = Some((text, images));
         }
     }
@@ -383,7 +383,7 @@ fn a_mouse_selection_copies_the_clean_text_of_the_messages() {
         &mut app,
         AgentEvent::TurnComplete {
             usage: crate::llm::Usage::default(),
-            end: crate::agent::TurnEnd::Done,
+            end: crate::protocol::events::TurnEnd::Done,
             unsent: Vec::new(),
             unsent_images: Vec::new(),
         },
@@ -437,7 +437,7 @@ fn an_interrupted_queue_gives_back_text_and_images() {
         &mut app,
         AgentEvent::TurnComplete {
             usage: crate::llm::Usage::default(),
-            end: crate::agent::TurnEnd::Interrupted,
+            end: crate::protocol::events::TurnEnd::Interrupted,
             unsent: vec!["look at this".into()],
             unsent_images: vec![shot.clone()],
         },
@@ -447,7 +447,7 @@ fn an_interrupted_queue_gives_back_text_and_images() {
     key(&mut app, KeyCode::Enter);
     assert_eq!(
         rx.try_recv().unwrap(),
-        crate::agent::UserOp::Submit {
+        crate::protocol::events::UserOp::Submit {
             text: "look at this".into(),
             images: vec![shot]
         }
@@ -469,7 +469,7 @@ fn modal_boxes_leave_no_pane_fragments_beside_them() {
                     id: "b1".into(),
                     name: "bash".into(),
                     reason: "asks".into(),
-                    preview: crate::agent::ApprovalPreview::Command {
+                    preview: crate::protocol::events::ApprovalPreview::Command {
                         command: "touch x".into(),
                         cwd: ".".into(),
                         risk: crate::policy::commands::Risk::Medium,

@@ -1,8 +1,10 @@
 //! `loom-tui`, the full-screen front end: one consumer of the agent's events and producer
 //! of its ops.
 //!
-//! It still reaches into `loom-core` (the agent's events and ops live there, and the
-//! startup wiring in `run`); the target is a crate that depends on `loom-protocol` and
+//! It takes the agent's events and sends its ops as `loom-protocol` types, but still reaches
+//! into `loom-core` for the rest: the startup wiring in `run` (configuration, trust,
+//! `Session::start`), reading a resumed session's file, the undo journal's change count and
+//! the tools' summary rows. The target is a crate that depends on `loom-protocol` and
 //! `loom-base` only (docs/architecture.md). The crates it uses are imported under the
 //! module names they had before the workspace split.
 
@@ -10,7 +12,7 @@
 #![cfg_attr(not(test), forbid(unsafe_code))]
 
 use loom_base as base;
-use loom_core::{agent, changelog, compose, config, session, setup, tools};
+use loom_core::{changelog, compose, config, session, setup, tools};
 use loom_llm as llm;
 use loom_policy as policy;
 use loom_protocol as protocol;

@@ -4,8 +4,8 @@
 use serde_json::json;
 
 use super::snapshot_tests::{app, ev, text};
-use crate::agent::ApprovalAnswer;
-use crate::agent::{AgentEvent, ApprovalPreview, Phase, UserOp};
+use crate::protocol::events::ApprovalAnswer;
+use crate::protocol::events::{AgentEvent, ApprovalPreview, Phase, UserOp};
 use crate::protocol::mcp::{ServerState, ServerStatus};
 
 fn servers() -> Vec<ServerStatus> {

@@ -9,7 +9,7 @@ use std::path::Path;
 
 use super::app::App;
 use super::slash::Suggestion;
-use crate::agent::UserOp;
+use crate::protocol::events::UserOp;
 
 /// Most paths listed for mentions (a bigger workspace is listed in part; type more of
 /// the path to narrow it).

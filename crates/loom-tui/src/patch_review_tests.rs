@@ -7,8 +7,8 @@ use crossterm::event::{KeyCode, KeyEvent};
 use serde_json::json;
 
 use super::snapshot_tests::{app, ev, text};
-use crate::agent::{AgentEvent, ApprovalAnswer, ApprovalPreview, FilePreview, UserOp};
 use crate::base::diff::FileDiff;
+use crate::protocol::events::{AgentEvent, ApprovalAnswer, ApprovalPreview, FilePreview, UserOp};
 
 fn preview(path: &str, old: &str, new: &str) -> FilePreview {
     let diff = FileDiff::compute(old, new);

@@ -8,7 +8,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::agent::{AgentEvent, Phase};
+use crate::protocol::events::{AgentEvent, Phase};
 
 /// The spinner's frames, one every [`SPINNER_STEP`].
 pub const SPINNER: &[&str] = &["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
@@ -283,8 +283,8 @@ fn seconds(d: Duration) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::TurnEnd;
     use crate::llm::Usage;
+    use crate::protocol::events::TurnEnd;
 
     fn state(p: &mut Progress, phase: Phase, at: Instant) {
         p.observe(&AgentEvent::StateChanged { phase }, at);

@@ -66,7 +66,7 @@ impl App {
 
 #[cfg(test)]
 mod tests {
-    use crate::agent::AgentEvent;
+    use crate::protocol::events::AgentEvent;
     use crate::snapshot_tests::{app, ev, text};
 
     /// Regression (issue 25): the how-to-connect block came back in full on later prompts.

@@ -212,7 +212,8 @@ impl App {
         let (ok, result) = if status_only {
             (super::stored_calls::succeeded(content), None)
         } else {
-            let result: Option<crate::tools::ToolResult> = serde_json::from_str(content).ok();
+            let result: Option<crate::protocol::tool_result::ToolResult> =
+                serde_json::from_str(content).ok();
             (result.as_ref().is_some_and(|r| r.success), result)
         };
         if let Some(row) = self.tools.row_mut(tool_call_id) {

@@ -35,11 +35,11 @@ use tokio::sync::mpsc;
 use super::app::{App, StatusInfo};
 use super::layers::trust_prompt::TrustPrompt;
 use super::theme::{ColorDepth, Theme};
-use crate::agent::{AgentEvent, Phase, UserOp};
 use crate::compose::session::StartError;
 use crate::compose::{Mode, Session, SessionOptions};
 use crate::config::Config;
 use crate::config::trust::{self, ProjectTrust};
+use crate::protocol::events::{AgentEvent, Phase, UserOp};
 use crate::session::LoadedSession;
 use crate::setup::{self, Provider};
 

@@ -6,9 +6,9 @@ use super::app::App;
 use super::layers::{Action, Help, PickItem, Picker};
 use super::theme::Theme;
 use super::transcript::NoticeLevel;
-use crate::agent::UserOp;
 use crate::policy::Autonomy;
 use crate::protocol::changes::Scope;
+use crate::protocol::events::UserOp;
 
 /// One slash command.
 pub struct SlashCommand {

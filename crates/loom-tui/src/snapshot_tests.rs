@@ -9,10 +9,10 @@ use serde_json::json;
 use tokio::sync::mpsc;
 
 use super::app::App;
-use crate::agent::{AgentEvent, ApprovalPreview, Phase, TurnEnd, UserOp};
 use crate::base::diff::FileDiff;
 use crate::llm::Usage;
-use crate::tools::ToolResult;
+use crate::protocol::events::{AgentEvent, ApprovalPreview, Phase, TurnEnd, UserOp};
+use crate::protocol::tool_result::ToolResult;
 
 /// The app the snapshots are taken of (shared with other modules' tests).
 pub(super) use super::test_support::app;
@@ -329,7 +329,7 @@ fn network_approval_for_a_fetch_with_a_finished_web_row() {
         AgentEvent::ToolResult {
             id: "w0".into(),
             name: "web_search".into(),
-            result: crate::tools::ToolResult::ok("1. serde\n   https://serde.rs").with_data(
+            result: crate::protocol::tool_result::ToolResult::ok("1. serde\n   https://serde.rs").with_data(
                 json!({"results": [{"title": "serde", "url": "https://serde.rs", "snippet": ""}]}),
             ),
             duration_ms: 310,
@@ -645,7 +645,7 @@ fn review_keys_reach_the_review_whatever_pane_had_focus() {
             matches!(
                 rx.try_recv(),
                 Ok(UserOp::Approve {
-                    answer: crate::agent::ApprovalAnswer::Approve,
+                    answer: crate::protocol::events::ApprovalAnswer::Approve,
                     ..
                 })
             ),

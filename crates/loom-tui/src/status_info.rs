@@ -2,9 +2,9 @@
 //! tokens used and how full the context is, the approval mode, the sandbox, the session and
 //! the MCP servers. It takes the agent's events about them; the status line draws it.
 
-use crate::agent::{AgentEvent, Phase};
 use crate::llm::Usage;
 use crate::policy::Autonomy;
+use crate::protocol::events::{AgentEvent, Phase};
 use crate::protocol::mcp::{ServerState, ServerStatus};
 
 /// Facts the status bar shows.

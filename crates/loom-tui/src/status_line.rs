@@ -18,7 +18,7 @@ use ratatui::text::{Line, Span};
 use super::app::{App, Focus};
 use super::tools_pane::ToolStatus;
 use super::wrap::width;
-use crate::agent::Phase;
+use crate::protocol::events::Phase;
 
 /// Between two parts.
 const SEPARATOR: &str = " │ ";

@@ -9,8 +9,8 @@ use serde_json::json;
 
 use super::app::App;
 use super::snapshot_tests::{app, ev, text};
-use crate::agent::{AgentEvent, ApprovalPreview, Phase, TurnEnd, UserOp};
 use crate::llm::Usage;
+use crate::protocol::events::{AgentEvent, ApprovalPreview, Phase, TurnEnd, UserOp};
 
 fn phase(app: &mut App, phase: Phase) {
     ev(app, AgentEvent::StateChanged { phase });

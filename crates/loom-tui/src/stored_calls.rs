@@ -13,8 +13,8 @@ use serde_json::Value;
 
 use super::tool_row::ToolRow;
 use crate::llm::Message;
+use crate::protocol::tool_result::ToolResult;
 use crate::session::read_message;
-use crate::tools::ToolResult;
 
 /// Where a resumed call's arguments and result are in the session file (defined with the
 /// row that holds it).

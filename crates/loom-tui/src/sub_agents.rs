@@ -11,7 +11,7 @@
 use super::app::App;
 use super::tools_pane::summarize;
 use super::transcript::NoticeLevel;
-use crate::agent::{AgentEvent, ApprovalPreview, UserOp};
+use crate::protocol::events::{AgentEvent, ApprovalPreview, UserOp};
 
 impl App {
     /// React to an event of the sub-agent of the delegate calls `path` (outermost first).

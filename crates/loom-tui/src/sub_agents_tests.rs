@@ -4,8 +4,8 @@
 use serde_json::json;
 
 use super::snapshot_tests::{app, text};
-use crate::agent::{AgentEvent, ApprovalAnswer, ApprovalPreview, UserOp};
-use crate::tools::ToolResult;
+use crate::protocol::events::{AgentEvent, ApprovalAnswer, ApprovalPreview, UserOp};
+use crate::protocol::tool_result::ToolResult;
 
 fn call(id: &str, name: &str, args: serde_json::Value) -> AgentEvent {
     AgentEvent::ToolCall {

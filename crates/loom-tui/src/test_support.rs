@@ -8,9 +8,9 @@ use tokio::sync::mpsc;
 
 use super::app::{App, StatusInfo};
 use super::theme::{ColorDepth, Theme};
-use crate::agent::{Phase, UserOp};
 use crate::llm::Usage;
 use crate::policy::Autonomy;
+use crate::protocol::events::{Phase, UserOp};
 
 /// An app in theme `theme` and the ops it sends.
 pub(super) fn app(theme: &str) -> (App, mpsc::UnboundedReceiver<UserOp>) {

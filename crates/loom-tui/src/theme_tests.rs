@@ -19,9 +19,9 @@ use super::app::{App, Focus};
 use super::contrast::{NON_TEXT, TEXT, ratio, rgb, terminal};
 use super::snapshot_tests::{app, awaiting_diff, ev};
 use super::theme::{BUILTIN, ColorDepth, Theme};
-use crate::agent::{AgentEvent, ApprovalPreview, Phase, TurnEnd};
 use crate::llm::Usage;
-use crate::tools::ToolResult;
+use crate::protocol::events::{AgentEvent, ApprovalPreview, Phase, TurnEnd};
+use crate::protocol::tool_result::ToolResult;
 
 const DEPTHS: [ColorDepth; 3] = [
     ColorDepth::TrueColor,

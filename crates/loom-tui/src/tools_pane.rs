@@ -167,7 +167,7 @@ impl ToolsPane {
     /// Whether a command the person typed (`!command`) is still running: Esc stops it.
     pub fn shell_running(&self) -> bool {
         self.rows.iter().rev().take(64).any(|r| {
-            r.id.starts_with(crate::agent::runner::SHELL_ID_PREFIX)
+            r.id.starts_with(crate::protocol::events::SHELL_ID_PREFIX)
                 && matches!(r.status, ToolStatus::Running(_))
         })
     }
@@ -468,8 +468,8 @@ fn data_lines(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::tool_result::ToolResult;
     use crate::theme::ColorDepth;
-    use crate::tools::ToolResult;
     use serde_json::json;
 
     fn bash_row(id: &str, lines: usize) -> ToolRow {

@@ -5,7 +5,7 @@ pub mod budget;
 pub mod compact;
 pub mod delegate;
 mod effects;
-pub mod events;
+pub use loom_protocol::events;
 pub mod prompt;
 pub mod runner;
 pub mod state;

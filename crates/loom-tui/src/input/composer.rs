@@ -2,9 +2,9 @@
 
 use crossterm::event::{KeyCode, KeyEvent};
 
-use crate::agent::UserOp;
 use crate::app::App;
 use crate::composer::ComposerOutcome;
+use crate::protocol::events::UserOp;
 use crate::transcript::NoticeLevel;
 
 impl App {

@@ -3,8 +3,8 @@
 
 use crossterm::event::{KeyCode, KeyEvent};
 
-use crate::agent::{ApprovalAnswer, UserOp};
 use crate::app::{App, Focus};
+use crate::protocol::events::{ApprovalAnswer, UserOp};
 
 impl App {
     /// Whether the details area shows a diff (rather than tool output).

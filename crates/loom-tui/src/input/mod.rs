@@ -11,7 +11,7 @@ use super::app::{App, Focus};
 use super::composer::sanitize_paste;
 use super::theme::Theme;
 use super::transcript::NoticeLevel;
-use crate::agent::UserOp;
+use crate::protocol::events::UserOp;
 
 mod chat;
 mod composer;

@@ -12,7 +12,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Widget};
 
 use super::theme::Theme;
-use crate::agent::UserOp;
+use crate::protocol::events::UserOp;
 
 mod command_approval;
 mod diff_overlay;
@@ -126,7 +126,7 @@ pub trait Layer {
 /// combinations pass to the app (stop the turn, quit); any other key is swallowed, so a
 /// message typed as the box appears cannot answer it.
 pub(crate) fn approval_key(id: &str, key: KeyEvent, grant_offered: bool) -> Outcome {
-    use crate::agent::ApprovalAnswer;
+    use crate::protocol::events::ApprovalAnswer;
     use crossterm::event::{KeyCode, KeyModifiers};
     let answer = |a| {
         Outcome::close(vec![Action::Send(UserOp::Approve {

@@ -116,7 +116,7 @@ impl Layer for NetworkApproval {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::ApprovalAnswer;
+    use crate::protocol::events::ApprovalAnswer;
     use crossterm::event::{KeyCode, KeyEventKind, KeyModifiers};
 
     fn layer() -> NetworkApproval {

@@ -3,7 +3,7 @@
 //! change is not asked in a box: the details pane reviews it.
 
 use super::{CommandApproval, Layer, McpApproval, NetworkApproval, ScheduleApproval};
-use crate::agent::ApprovalPreview;
+use crate::protocol::events::ApprovalPreview;
 
 /// The box asking about call `id` of tool `name` (the agent's `reason` for asking); none
 /// for a file change, which is reviewed in the details pane.

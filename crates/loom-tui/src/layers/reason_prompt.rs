@@ -6,8 +6,8 @@ use ratatui::layout::Rect;
 use ratatui::style::Style;
 
 use super::*;
-use crate::agent::ApprovalAnswer;
 use crate::composer::Composer;
+use crate::protocol::events::ApprovalAnswer;
 
 /// "Why not?" after a refusal: optional text that goes to the model.
 pub struct ReasonPrompt {

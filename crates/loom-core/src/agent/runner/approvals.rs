@@ -67,7 +67,7 @@ fn preview(call: CallRef<'_>, record: Option<&CallRecord>) -> ApprovalPreview {
                 }
             }
             _ => ApprovalPreview::Files {
-                files: changes.iter().map(FilePreview::of).collect(),
+                files: changes.iter().map(file_preview).collect(),
             },
         },
         (None, Some(command), Some(ruling)) => {
@@ -96,5 +96,18 @@ fn preview(call: CallRef<'_>, record: Option<&CallRecord>) -> ApprovalPreview {
         _ => ApprovalPreview::Other {
             arguments: call.args.value().clone(),
         },
+    }
+}
+
+/// The preview of one proposed change, as the approval screens show it.
+fn file_preview(change: &crate::tools::FileChange) -> FilePreview {
+    FilePreview {
+        path: change.display_path.clone(),
+        unified: change.unified(),
+        diff: change.diff.clone(),
+        creates: change.creates(),
+        deletes: change.deletes(),
+        moved_from: change.move_source().map(str::to_string),
+        notes: change.notes.clone(),
     }
 }

@@ -20,8 +20,7 @@ use crate::tools::{ToolKind, ToolResult};
 /// Ids of person-typed commands: `shell-1`, `shell-2`, … (never a model's call id).
 static NEXT: AtomicU64 = AtomicU64::new(1);
 
-/// The prefix of a person-typed command's call id.
-pub const SHELL_ID_PREFIX: &str = "shell-";
+pub use loom_protocol::events::SHELL_ID_PREFIX;
 
 impl Runner {
     /// Run `command` as the person's own `bash` call (see the module docs).

@@ -6,8 +6,8 @@
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
-use crate::llm::Usage;
-use crate::tools::ToolResult;
+use crate::tool_result::ToolResult;
+use crate::usage::Usage;
 
 /// An approval's `approved` flag as `decision`: `approved` or `denied`.
 pub mod decision {

@@ -6,12 +6,17 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::base::diff::FileDiff;
-use crate::llm::Usage;
-use crate::policy::Autonomy;
-use crate::tools::{CallIntent, ToolResult};
+use crate::autonomy::Autonomy;
+use crate::intent::CallIntent;
+use crate::tool_result::ToolResult;
+use crate::usage::Usage;
+use loom_base::diff::FileDiff;
 
 mod wire;
+
+/// The prefix of a person-typed command's call id (`!cargo test`), which front ends tell
+/// apart from the model's calls.
+pub const SHELL_ID_PREFIX: &str = "shell-";
 
 /// The agent's state, as shown in a status bar.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -36,7 +41,7 @@ pub enum Phase {
 
 impl AgentEvent {
     /// The report of a [`AgentEvent::Compacted`] event.
-    pub fn compaction(&self) -> Option<crate::protocol::compaction::Report> {
+    pub fn compaction(&self) -> Option<crate::compaction::Report> {
         match self {
             AgentEvent::Compacted {
                 before_tokens,
@@ -44,7 +49,7 @@ impl AgentEvent {
                 trimmed_results,
                 summarized_messages,
                 summary_failed,
-            } => Some(crate::protocol::compaction::Report {
+            } => Some(crate::compaction::Report {
                 before_tokens: *before_tokens,
                 after_tokens: *after_tokens,
                 trimmed_results: *trimmed_results,
@@ -99,7 +104,7 @@ pub struct UserInput {
     /// The text.
     pub text: String,
     /// Attached images.
-    pub images: Vec<crate::llm::image::Image>,
+    pub images: Vec<crate::image::Image>,
 }
 
 impl From<&str> for UserInput {
@@ -150,7 +155,7 @@ pub enum ApprovalPreview {
         /// Working directory (workspace-relative).
         cwd: String,
         /// The risk level (`"low"`, `"high"` ... on the wire).
-        risk: crate::policy::commands::Risk,
+        risk: crate::risk::Risk,
         /// Why it has that level.
         risk_reason: String,
         /// Whether a session-wide grant may be offered (never for high risk).
@@ -171,7 +176,7 @@ pub enum ApprovalPreview {
         /// The domain a "for this session" approval covers.
         domain: String,
         /// The risk level (`"low"`, `"high"` ... on the wire).
-        risk: crate::policy::commands::Risk,
+        risk: crate::risk::Risk,
         /// What the call does, in words.
         risk_reason: String,
     },
@@ -191,7 +196,7 @@ pub enum ApprovalPreview {
     /// A change to scheduled jobs (`cron_add`, `cron_remove`), as the tool described it.
     Schedule {
         /// The job added, or the job removed.
-        change: crate::policy::ScheduleIntent,
+        change: crate::intent::ScheduleIntent,
     },
     /// Anything else: the raw arguments.
     Other {
@@ -219,21 +224,6 @@ pub struct FilePreview {
     pub moved_from: Option<String>,
     /// Notes from the tool.
     pub notes: Vec<String>,
-}
-
-impl FilePreview {
-    /// The preview of one proposed change.
-    pub fn of(change: &crate::tools::FileChange) -> FilePreview {
-        FilePreview {
-            path: change.display_path.clone(),
-            unified: change.unified(),
-            diff: change.diff.clone(),
-            creates: change.creates(),
-            deletes: change.deletes(),
-            moved_from: change.move_source().map(str::to_string),
-            notes: change.notes.clone(),
-        }
-    }
 }
 
 /// Who made an approval decision.
@@ -390,7 +380,7 @@ pub enum AgentEvent {
         unsent: Vec<String>,
         /// The images attached to those messages, given back with them.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
-        unsent_images: Vec<crate::llm::image::Image>,
+        unsent_images: Vec<crate::image::Image>,
     },
     /// Something went wrong that the person should know.
     Error {
@@ -436,7 +426,7 @@ pub enum AgentEvent {
     /// The session's recorded changes, oldest first.
     Changes {
         /// The list.
-        changes: Vec<crate::protocol::changes::ChangeSummary>,
+        changes: Vec<crate::changes::ChangeSummary>,
     },
     /// The conversation was compacted to fit the model's context window (what is sent
     /// shrank; the session file keeps everything).
@@ -460,7 +450,7 @@ pub enum AgentEvent {
         /// Workspace-relative path.
         path: String,
         /// The hunks written (shared: a big diff is not copied per front end).
-        hunks: std::sync::Arc<Vec<crate::base::diff::Hunk>>,
+        hunks: std::sync::Arc<Vec<loom_base::diff::Hunk>>,
         /// Whether the file was created.
         creates: bool,
         /// Whether the file was deleted.
@@ -473,7 +463,7 @@ pub enum AgentEvent {
     /// The MCP servers' status changed (sent at start and after every change).
     McpStatus {
         /// Every configured server.
-        servers: Vec<crate::protocol::mcp::ServerStatus>,
+        servers: Vec<crate::mcp::ServerStatus>,
     },
     /// What Loom now knows of the model's context window (from the server or config).
     ContextWindow {
@@ -502,7 +492,7 @@ pub enum UserOp {
         text: String,
         /// Images attached to it.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
-        images: Vec<crate::llm::image::Image>,
+        images: Vec<crate::image::Image>,
     },
     /// The answer to an approval request.
     Approve {
@@ -535,7 +525,7 @@ pub enum UserOp {
     /// Plan (and with `apply`, do) an undo.
     Undo {
         /// Which changes.
-        scope: crate::protocol::changes::Scope,
+        scope: crate::changes::Scope,
         /// Do it (otherwise only show the plan).
         apply: bool,
         /// Overwrite files changed since Loom wrote them.
@@ -573,7 +563,7 @@ pub enum UserOp {
     /// List, search or delete long-term memories (`/memory`); the answer comes as a notice.
     Memory {
         /// What to do.
-        command: crate::protocol::memory::MemoryCommand,
+        command: crate::memory::MemoryCommand,
     },
     /// Stop the agent.
     Shutdown,
