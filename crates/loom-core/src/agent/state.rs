@@ -688,7 +688,7 @@ fn tool_message(call: &ToolCall, result: &ToolResult, budget: usize) -> Message 
     Message::Tool {
         tool_call_id: call.id.clone(),
         name: call.name.clone(),
-        content: crate::tools::fit::model_json(&result, budget),
+        content: crate::tools::fit::model_json(result, budget),
     }
 }
 
