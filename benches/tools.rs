@@ -94,7 +94,7 @@ fn bench_search(c: &mut Criterion) {
         .measurement_time(Duration::from_secs(10));
     group.bench_function("4000 files, regex, 4000 hits", |b| {
         b.iter(|| {
-            let r = rt.block_on(registry.execute(
+            let r = rt.block_on(registry.execute_as_person(
                 "search_files",
                 json!({"pattern": r"fn [a-z]+_17\(", "max_results": 5000}),
                 &ctx,
@@ -104,7 +104,7 @@ fn bench_search(c: &mut Criterion) {
     });
     group.bench_function("4000 files, literal, no hits", |b| {
         b.iter(|| {
-            let r = rt.block_on(registry.execute(
+            let r = rt.block_on(registry.execute_as_person(
                 "search_files",
                 json!({"pattern": "this_is_not_anywhere"}),
                 &ctx,
@@ -366,7 +366,7 @@ fn bench_edit(c: &mut Criterion) {
                 )
             };
             flip = !flip;
-            let r = rt.block_on(registry.execute(
+            let r = rt.block_on(registry.execute_as_person(
                 "edit_file",
                 json!({"path": "big.rs", "old_str": old, "new_str": new}),
                 &ctx,

@@ -3,7 +3,7 @@
 //! `tiktoken-rs` embeds its encodings as base64 text (about 7 MB for o200k, cl100k, p50k
 //! and r50k) in any executable that calls its constructors. Loom calls them only here, at
 //! build time, and embeds the same ranks as zlib-compressed records instead (about 1.7 MB;
-//! read by `src/llm/token_tables.rs`): for ranks `first, first + 1, …`, a length byte and
+//! read by `src/token_tables.rs`): for ranks `first, first + 1, …`, a length byte and
 //! then the token's bytes, a length of 0 for a rank that is not an ordinary token (a
 //! special token, or a gap). p50k is r50k plus a few ranks, so only those are stored for it.
 //! Nothing is fetched: the ranks come from the `tiktoken-rs` crate the build already has.

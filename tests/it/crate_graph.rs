@@ -44,9 +44,8 @@ fn backticked(cell: &str) -> Vec<String> {
         .collect()
 }
 
-/// The workspace's crates and the workspace crates each depends on (any kind), from
-/// `cargo metadata --no-deps`.
-fn actual_graph(root: &Path) -> BTreeMap<String, BTreeSet<String>> {
+/// `cargo metadata --no-deps` of the workspace.
+fn metadata(root: &Path) -> serde_json::Value {
     let out = Command::new(env!("CARGO"))
         .args([
             "metadata",
@@ -63,7 +62,12 @@ fn actual_graph(root: &Path) -> BTreeMap<String, BTreeSet<String>> {
         "cargo metadata failed: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let meta: serde_json::Value = serde_json::from_slice(&out.stdout).expect("metadata is JSON");
+    serde_json::from_slice(&out.stdout).expect("metadata is JSON")
+}
+
+/// The workspace's crates and the workspace crates each depends on (any kind).
+fn actual_graph(root: &Path) -> BTreeMap<String, BTreeSet<String>> {
+    let meta = metadata(root);
     let packages = meta["packages"].as_array().expect("packages");
     let members: BTreeSet<String> = packages
         .iter()
@@ -130,4 +134,64 @@ fn the_table_reader_takes_names_and_allowed_crates_from_the_crate_table() {
     assert_eq!(graph.len(), 2, "{graph:?}");
     assert!(graph["a"].is_empty());
     assert_eq!(graph["b"], BTreeSet::from(["a".to_string()]));
+}
+
+/// A crate left in a cycle of the allowed graph once every crate whose allowed crates are
+/// all placed has been placed, bottom up; `None` when the graph has no cycle.
+fn a_crate_in_a_cycle(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<String> {
+    let mut placed = BTreeSet::new();
+    loop {
+        let next: Vec<&String> = graph
+            .iter()
+            .filter(|(c, deps)| !placed.contains(*c) && deps.iter().all(|d| placed.contains(d)))
+            .map(|(c, _)| c)
+            .collect();
+        if next.is_empty() {
+            return graph.keys().find(|c| !placed.contains(*c)).cloned();
+        }
+        placed.extend(next.into_iter().cloned());
+    }
+}
+
+#[test]
+fn the_allowed_graph_has_no_cycle() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let doc = std::fs::read_to_string(root.join("docs/architecture.md")).expect("the page");
+    let allowed = allowed_graph(&doc);
+    assert_eq!(a_crate_in_a_cycle(&allowed), None, "{allowed:?}");
+    let looped: BTreeMap<String, BTreeSet<String>> = [
+        ("a".to_string(), BTreeSet::from(["b".to_string()])),
+        ("b".to_string(), BTreeSet::from(["a".to_string()])),
+        ("c".to_string(), BTreeSet::new()),
+    ]
+    .into();
+    assert!(
+        a_crate_in_a_cycle(&looped).is_some(),
+        "the checker sees a loop"
+    );
+}
+
+/// Only `loom-sandbox` may hold `unsafe` code outside tests: every other crate's roots (its
+/// library and binaries) forbid it, so unsafe code elsewhere is a compile error.
+#[test]
+fn every_crate_but_the_sandbox_forbids_unsafe_code() {
+    const FORBID: &str = "#![cfg_attr(not(test), forbid(unsafe_code))]";
+    let meta = metadata(Path::new(env!("CARGO_MANIFEST_DIR")));
+    let mut roots = 0;
+    for package in meta["packages"].as_array().expect("packages") {
+        if package["name"] == "loom-sandbox" {
+            continue;
+        }
+        for target in package["targets"].as_array().expect("targets") {
+            let kinds = target["kind"].as_array().expect("kinds");
+            if !kinds.iter().any(|k| k == "lib" || k == "bin") {
+                continue;
+            }
+            let path = target["src_path"].as_str().expect("a source path");
+            let text = std::fs::read_to_string(path).expect("a crate root");
+            assert!(text.contains(FORBID), "{path} does not forbid unsafe code");
+            roots += 1;
+        }
+    }
+    assert!(roots >= 9, "only {roots} crate roots were checked");
 }

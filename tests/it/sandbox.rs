@@ -37,7 +37,9 @@ fn ctx_workspace_only(dir: &Path) -> ToolContext {
 }
 
 async fn bash(ctx: &ToolContext, args: Value) -> ToolResult {
-    ToolRegistry::builtin().execute("bash", args, ctx).await
+    ToolRegistry::builtin()
+        .execute_as_person("bash", args, ctx)
+        .await
 }
 
 #[tokio::test]

@@ -44,7 +44,7 @@ fn ctx(dir: &Path, network: bool, keep_capabilities: bool) -> ToolContext {
 
 async fn bash(ctx: &ToolContext, command: &str) -> ToolResult {
     ToolRegistry::builtin()
-        .execute("bash", json!({ "command": command }), ctx)
+        .execute_as_person("bash", json!({ "command": command }), ctx)
         .await
 }
 

@@ -27,7 +27,7 @@ use rustls::{DigitallySignedStruct, SignatureScheme};
 #[derive(Debug)]
 pub struct LazyVerifier {
     provider: Arc<CryptoProvider>,
-    made: OnceLock<Result<rustls_platform_verifier::Verifier, rustls::Error>>,
+    made: OnceLock<rustls_platform_verifier::Verifier>,
 }
 
 impl LazyVerifier {
@@ -45,13 +45,15 @@ impl LazyVerifier {
         self.made.get().is_some()
     }
 
-    /// The platform verifier, made on the first call; a system without usable roots gives
-    /// the same error every time (as reqwest's client build gave it before).
+    /// The platform verifier, made on the first call and kept once made. A failure to make
+    /// it (no usable roots yet) is not kept: the next certificate check tries again, so a
+    /// passing problem does not leave HTTPS broken until Loom restarts.
     fn verifier(&self) -> Result<&rustls_platform_verifier::Verifier, rustls::Error> {
-        self.made
-            .get_or_init(|| rustls_platform_verifier::Verifier::new(self.provider.clone()))
-            .as_ref()
-            .map_err(Clone::clone)
+        if let Some(made) = self.made.get() {
+            return Ok(made);
+        }
+        let made = rustls_platform_verifier::Verifier::new(self.provider.clone())?;
+        Ok(self.made.get_or_init(|| made))
     }
 }
 
@@ -133,6 +135,10 @@ static TLS: LazyLock<Tls> = LazyLock::new(|| {
 
 /// A client builder whose TLS checks servers with the process's one lazily made platform
 /// verifier; add the client's own settings (timeouts, redirects, a resolver) and build.
+/// The TLS configuration is preset, so reqwest ignores TLS settings added to this builder
+/// (extra roots, minimum versions, `danger_*`): change them in the shared configuration.
+/// Clients made here share that configuration's session-resumption cache (keyed by server
+/// name), as they share its verifier.
 pub fn builder() -> reqwest::ClientBuilder {
     builder_with(&TLS.config)
 }

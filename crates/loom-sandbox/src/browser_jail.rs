@@ -12,7 +12,7 @@
 //!   [`landlock_ruleset`]). Not the workspace: the browser looks at the app, it never
 //!   edits it.
 //! - **Network** (Landlock ABI 4+): TCP connections only to Loom's proxy
-//!   ([`super::proxy`]), which vets every one; no listening sockets. Landlock judges ports,
+//!   (`tools::browser::proxy` in `loom-core`), which vets every one; no listening sockets. Landlock judges ports,
 //!   not addresses, so "only the proxy" means "only the proxy's port". Landlock has no UDP
 //!   rules: a seccomp filter ([`crate::no_udp`], in every sandbox mode) refuses UDP, raw
 //!   and packet sockets.

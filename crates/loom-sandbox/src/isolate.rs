@@ -21,7 +21,7 @@
 //!
 //! Everything here runs in the child between fork and exec, so it makes only system calls
 //! on data prepared by the parent. Where namespaces are not allowed it does nothing and
-//! the caller falls back to reaping ([`loom_sandbox::reaper`]).
+//! the caller falls back to reaping ([`crate::reaper`]).
 
 use std::ffi::CString;
 

@@ -5,7 +5,8 @@
 //! UDP filter, the environment a contained process gets, and the few process-wide settings
 //! made at start.
 //!
-//! OS confinement for commands (Linux): what an approved command can still not do.
+//! The crate root holds the Landlock side, OS confinement for commands (Linux): what an
+//! approved command can still not do.
 //!
 //! Every command, sandboxed or not, runs isolated ([`crate::isolate`]): in its own PID
 //! namespace with a fresh `/proc`, so no process it starts outlives the call and Loom is

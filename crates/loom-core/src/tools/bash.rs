@@ -387,7 +387,7 @@ mod tests {
         assert!(r.success, "{r:?}");
         assert_eq!(data(&r)["sandboxed"], true, "{r:?}");
         let direct = registry
-            .execute(
+            .execute_as_person(
                 "bash",
                 json!({"command": "true", "outside_sandbox": true}),
                 &ctx,

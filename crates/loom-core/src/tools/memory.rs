@@ -236,7 +236,7 @@ mod tests {
 
     impl ToolRegistryFixture {
         async fn run(&self, name: &str, args: Value) -> ToolResult {
-            self.registry.execute(name, args, &self.ctx).await
+            self.registry.execute_as_person(name, args, &self.ctx).await
         }
     }
 

@@ -232,11 +232,18 @@ impl ToolRegistry {
     }
 
     /// Run the tool `name` with `args` given as JSON, as a person running a tool directly
-    /// (`loom tool run`) does: normalised, parsed once, timed out, panic-safe and bounded.
-    /// No policy stands between that person and the tool, so a bash call's own
-    /// `outside_sandbox` is the decision here; the agent runs calls through
-    /// [`ToolRegistry::run`], where the policy's ruling has set the sandbox instead.
-    pub async fn execute(&self, name: &str, args: Value, ctx: &ToolContext) -> ToolResult {
+    /// would: normalised, parsed once, timed out, panic-safe and bounded, and a bash call's
+    /// own `outside_sandbox` honoured ([`ToolRegistry::run_as_asked`]). For tests and
+    /// benches, which drive tools without an agent; `loom tool run` does the same through
+    /// `prepare`, the policy's refusal and `run_as_asked`. Never for the model's calls: those
+    /// go through [`ToolRegistry::prepare`] and [`ToolRegistry::run`], where the policy's
+    /// ruling alone decides whether a call leaves the sandbox.
+    pub async fn execute_as_person(
+        &self,
+        name: &str,
+        args: Value,
+        ctx: &ToolContext,
+    ) -> ToolResult {
         if self.get(name).is_none() {
             return self.unknown(name);
         }
@@ -526,7 +533,7 @@ mod tests {
     async fn unknown_tool_lists_valid_names() {
         let (_d, c) = ctx();
         let r = ToolRegistry::builtin()
-            .execute("rm_rf", json!({}), &c)
+            .execute_as_person("rm_rf", json!({}), &c)
             .await;
         assert!(!r.success);
         let err = r.error.unwrap();
@@ -539,7 +546,7 @@ mod tests {
         let (_d, c) = ctx();
         let mut r = ToolRegistry::new();
         r.register(Arc::new(Panicky)).unwrap();
-        let res = r.execute("panicky", json!({}), &c).await;
+        let res = r.execute_as_person("panicky", json!({}), &c).await;
         assert!(!res.success);
         assert!(res.error.unwrap().contains("crashed (boom)"));
     }
@@ -549,7 +556,7 @@ mod tests {
         let (_d, c) = ctx();
         let mut r = ToolRegistry::new();
         r.register(Arc::new(Slow)).unwrap();
-        let res = r.execute("slow", json!({}), &c).await;
+        let res = r.execute_as_person("slow", json!({}), &c).await;
         assert!(res.error.unwrap().contains("timed out after 50ms"));
         assert!(
             !c.cancel.is_cancelled(),
@@ -562,7 +569,7 @@ mod tests {
         let (_d, c) = ctx();
         let mut r = ToolRegistry::new();
         r.register(Arc::new(Loud)).unwrap();
-        let res = r.execute("loud", json!({}), &c).await;
+        let res = r.execute_as_person("loud", json!({}), &c).await;
         assert!(res.output.len() <= c.limits.output_budget + 100);
         assert!(res.output.contains("omitted"));
     }
@@ -579,7 +586,9 @@ mod tests {
         let mut r = ToolRegistry::new();
         r.register(Arc::new(Loud)).unwrap();
         for shape in ["data", "error", "output"] {
-            let res = r.execute("loud", json!({"shape": shape}), &c).await;
+            let res = r
+                .execute_as_person("loud", json!({"shape": shape}), &c)
+                .await;
             let json = serde_json::to_string(&res).unwrap();
             assert!(json.len() <= 8192, "{shape}: {} bytes", json.len());
             assert!(json.contains("omitted"), "{shape}");
@@ -590,7 +599,7 @@ mod tests {
     async fn non_object_arguments_are_refused() {
         let (_d, c) = ctx();
         let res = ToolRegistry::builtin()
-            .execute("read_file", json!([1, 2]), &c)
+            .execute_as_person("read_file", json!([1, 2]), &c)
             .await;
         assert!(res.error.unwrap().contains("must be a JSON object"));
     }
@@ -646,7 +655,7 @@ mod tests {
             "two\n"
         );
         let res = r
-            .execute("bash", json!({"cmd": "echo hi", "timeout_secs": null}), &c)
+            .execute_as_person("bash", json!({"cmd": "echo hi", "timeout_secs": null}), &c)
             .await;
         assert!(res.success, "{res:?}");
         assert!(

@@ -20,7 +20,7 @@ pub struct CommandApproval {
     pub command: String,
     /// Its working directory.
     pub cwd: String,
-    /// Risk level name.
+    /// Its risk, or `None` where nothing classified it (shown as "unknown").
     pub risk: Option<crate::policy::commands::Risk>,
     /// Why it has that level.
     pub risk_reason: String,
