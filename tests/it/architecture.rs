@@ -30,13 +30,29 @@ const CRATES: &[(&str, &str, bool)] = &[
 ];
 
 /// Loops between files still allowed, each exactly as it stands (found by [`file_graph`]),
-/// as `crate::module` names. Break one and take it off; never add one. The pairs issue 27
-/// named (`tui::app` <-> `view` <-> `diff_view`, `agent::delegate` <-> `runner`) are gone, and
-/// the TUI's three went when it became components. (The
-/// sandbox's `isolate` <-> `sandbox` pair became `isolate` <-> the crate root when
-/// `sandbox.rs` became `loom-sandbox`'s lib.rs, which this reader does not follow.)
+/// as `crate::module` names; `(root)` is a crate's `lib.rs`. Break one and take it off; never
+/// add one. The pairs issue 27 named (`tui::app` <-> `view` <-> `diff_view`,
+/// `agent::delegate` <-> `runner`) are gone, and the TUI's three went when it became
+/// components. The loops through crate roots are the old modules' `mod.rs` loops, seen since
+/// the reader follows roots (`sandbox.rs` became `loom-sandbox`'s root, `commands.rs`
+/// `loom-shell`'s).
 const ALLOWED_FILE_LOOPS: &[&[&str]] = &[
     &["loom-core::mcp::server", "loom-core::mcp::tool"],
+    &["loom-llm::(root)", "loom-llm::client", "loom-llm::net"],
+    &[
+        "loom-policy::(root)",
+        "loom-policy::call",
+        "loom-policy::mcp",
+        "loom-policy::network",
+        "loom-policy::schedule",
+    ],
+    &["loom-sandbox::(root)", "loom-sandbox::isolate"],
+    &[
+        "loom-shell::(root)",
+        "loom-shell::links",
+        "loom-shell::place",
+        "loom-shell::programs",
+    ],
     &["loom-shell::coverage", "loom-shell::parse"],
     &[
         "loom-shell::programs::build",
@@ -387,6 +403,67 @@ fn inline_modules(code: &str) -> Vec<(usize, usize, String)> {
     spans
 }
 
+/// The crate root's name in the file graph.
+const ROOT: &str = "(root)";
+
+/// What a crate root (`lib.rs`) holds that the file graph needs: the items it defines
+/// itself (not the modules it declares, not what it re-exports) and its code.
+struct CrateRoot {
+    items: BTreeSet<String>,
+    code: String,
+}
+
+impl CrateRoot {
+    /// The root of the crate at `src` (empty for a crate without `lib.rs`).
+    fn read(src: &Path) -> CrateRoot {
+        let code = std::fs::read_to_string(src.join("lib.rs"))
+            .map(|t| code_only(&t))
+            .unwrap_or_default();
+        let items = code
+            .lines()
+            .filter_map(|line| {
+                let line = line.strip_prefix("pub ").unwrap_or(line);
+                let line = line.strip_prefix("pub(crate) ").unwrap_or(line);
+                let line = line.strip_prefix("async ").unwrap_or(line);
+                [
+                    "struct ", "enum ", "fn ", "trait ", "type ", "const ", "static ",
+                ]
+                .iter()
+                .find_map(|k| line.strip_prefix(k))
+            })
+            .filter_map(|rest| {
+                let name: String = rest
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                (!name.is_empty()).then_some(name)
+            })
+            .collect();
+        CrateRoot { items, code }
+    }
+
+    /// The top-level modules of `top` the root's own code names (`parse::Word`,
+    /// `use place::{…}`, `crate::vars::…`), not counting names inside other paths
+    /// (`loom_base::paths::…`).
+    fn names_modules<'m>(&self, top: &BTreeSet<&'m str>) -> Vec<&'m str> {
+        let b = self.code.as_bytes();
+        top.iter()
+            .copied()
+            .filter(|m| {
+                self.code.match_indices(&format!("{m}::")).any(|(at, _)| {
+                    let before = &self.code[..at];
+                    at == 0
+                        || !(b[at - 1].is_ascii_alphanumeric()
+                            || b[at - 1] == b'_'
+                            || b[at - 1] == b':')
+                        || before.ends_with("crate::")
+                        || before.ends_with("self::")
+                })
+            })
+            .collect()
+    }
+}
+
 /// The graph of the modules inside each top-level module, one node per file module
 /// (`tui::app`, `agent::runner`), from `crate::`, `super::` and `self::` paths. An arrow
 /// to a module's own ancestor, or to a `mod.rs` (a folder's front door), is not counted:
@@ -396,6 +473,17 @@ fn file_graph(src: &Path, one_module: bool) -> Graph {
     let modules: BTreeMap<Vec<String>, &SourceFile> =
         files.iter().map(|f| (f.module.clone(), f)).collect();
     let mut graph = Graph::new();
+    let root = CrateRoot::read(src);
+    if one_module {
+        let top: BTreeSet<&str> = files
+            .iter()
+            .filter(|f| f.module.len() == 1)
+            .map(|f| f.module[0].as_str())
+            .collect();
+        for named in root.names_modules(&top) {
+            add_arrow(&mut graph, ROOT, named, "lib.rs");
+        }
+    }
     for file in &files {
         let spans = inline_modules(&file.code);
         let b = file.code.as_bytes();
@@ -428,6 +516,9 @@ fn file_graph(src: &Path, one_module: bool) -> Graph {
                     full.extend(path);
                     let Some(to) = (1..=full.len()).rev().find_map(|n| modules.get(&full[..n]))
                     else {
+                        if one_module && full.first().is_some_and(|n| root.items.contains(n)) {
+                            add_arrow(&mut graph, &file.module.join("::"), ROOT, &file.shown);
+                        }
                         continue;
                     };
                     let ancestor = file.module.starts_with(&to.module);
@@ -583,6 +674,31 @@ fn files_loop_only_where_the_allowance_says() {
         stale.is_empty(),
         "{stale:?} no longer loop: take them off ALLOWED_FILE_LOOPS"
     );
+}
+
+#[test]
+fn the_file_reader_sees_loops_through_a_crate_root() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path();
+    let write = |rel: &str, text: &str| std::fs::write(src.join(rel), text).unwrap();
+    write(
+        "lib.rs",
+        "//! a::X in a comment is no arrow\npub mod a;\npub mod b;\npub mod c;\n\
+         pub use loom_base::c::Y;\npub struct Door;\npub fn f() -> a::X { todo!() }\n",
+    );
+    write("a.rs", "use crate::Door;\npub struct X;\n");
+    write("b.rs", "use super::Door;\n");
+    write("c.rs", "pub struct Y;\n");
+    let graph = file_graph(src, true);
+    let want: BTreeSet<String> = [ROOT, "a"].into_iter().map(String::from).collect();
+    assert_eq!(cycles(&graph), vec![want]);
+    let from_root: Vec<_> = graph[ROOT].keys().cloned().collect();
+    assert_eq!(
+        from_root,
+        ["a"],
+        "the root names a, not c (that path is another crate's)"
+    );
+    assert!(graph["b"].contains_key(ROOT), "b names the root's Door");
 }
 
 #[test]
