@@ -220,6 +220,13 @@ pub enum Command {
     /// them (`loom cron run`).
     #[command(subcommand)]
     Cron(CronCommand),
+    /// Serve Loom as an MCP server on stdin/stdout, for other agents (Claude Code, Codex):
+    /// a `loom` tool runs a task in a new session, `loom-reply` continues one.
+    ///
+    /// --approval is the most a call may ask for (a call's default is supervised); nobody
+    /// can approve anything, so whatever would ask is refused and the model is told. A
+    /// call's `cwd` must be inside the workspace (-C, default the current directory).
+    McpServer,
 }
 
 /// `loom cron ...`

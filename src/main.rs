@@ -175,6 +175,14 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             commands::models::run(&config).await
         }
         Some(Command::Exec { json, prompt }) => run_exec(&cli, &workspace, prompt, *json).await,
+        Some(Command::McpServer) => {
+            let config = match load_config(&cli, &workspace) {
+                Ok(c) => c,
+                Err(code) => return Ok(code),
+            };
+            note_untrusted(&config);
+            commands::mcp_server::run(config, workspace).await
+        }
         None => run_tui(&cli, workspace).await,
     }
 }

@@ -3,6 +3,7 @@
 
 pub mod cron;
 pub mod mcp;
+pub mod mcp_server;
 pub mod memory;
 pub mod models;
 pub mod policy;

@@ -26,6 +26,7 @@ mod images;
 mod masking;
 mod mcp;
 mod mcp_edges;
+mod mcp_server;
 mod memory;
 mod oracle;
 mod plain_http;
