@@ -316,3 +316,67 @@ async fn a_cwd_inside_the_workspace_is_the_sessions_directory() {
     assert!(!d.ws.join("sub/new.txt").exists());
     client.close().await;
 }
+
+/// A `loom-reply` to a session a previous server started reopens it from its saved file
+/// (the model is sent the earlier turn); a session saved for a directory outside the
+/// server's workspace is refused, and its model never called.
+#[tokio::test(flavor = "multi_thread")]
+async fn loom_reply_reopens_a_saved_session_of_the_workspace_only() {
+    let d = dirs();
+    let model = ScriptedServer::start(vec![
+        support::text_reply("First answer."),
+        support::text_reply("Second answer."),
+    ])
+    .await;
+    let first = connect(&d, &model, &[]).await;
+    let r = call(&first, "loom", json!({"prompt": "remember the word teal"})).await;
+    assert_eq!(r.is_error, Some(false), "{}", text(&r));
+    let id = structured(&r)["sessionId"].as_str().unwrap().to_string();
+    first.close().await;
+
+    let again = connect(&d, &model, &[]).await;
+    let r = call(
+        &again,
+        "loom-reply",
+        json!({"sessionId": id, "prompt": "which word?"}),
+    )
+    .await;
+    assert_eq!(r.is_error, Some(false), "{}", text(&r));
+    assert_eq!(text(&r), "Second answer.");
+    assert_eq!(structured(&r)["sessionId"], json!(id));
+    let seen = conversation(&model.requests()[1]);
+    assert!(
+        seen.iter()
+            .any(|(role, t)| role == "user" && t.contains("remember the word teal")),
+        "{seen:?}"
+    );
+    assert!(
+        seen.iter()
+            .any(|(role, t)| role == "assistant" && t == "First answer."),
+        "{seen:?}"
+    );
+    again.close().await;
+
+    // The same home, another workspace beside the first: the session is not its own.
+    let other = Dirs {
+        _dir: tempfile::tempdir().unwrap(),
+        ws: d.ws.parent().unwrap().join("other"),
+        home: d.home.clone(),
+    };
+    std::fs::create_dir_all(&other.ws).unwrap();
+    let elsewhere = connect(&other, &model, &[]).await;
+    let r = call(
+        &elsewhere,
+        "loom-reply",
+        json!({"sessionId": id, "prompt": "x"}),
+    )
+    .await;
+    assert_eq!(r.is_error, Some(true), "{}", text(&r));
+    assert!(
+        text(&r).contains("outside this server's workspace"),
+        "{}",
+        text(&r)
+    );
+    assert_eq!(model.requests().len(), 2);
+    elsewhere.close().await;
+}

@@ -81,18 +81,16 @@ impl State {
         let started = Session::start(&config, cwd, options, |_| {})
             .await
             .map_err(|e| format!("cannot start a session: {e}"))?;
-        let held = Arc::new(Mutex::new(started.agent));
-        self.sessions
-            .lock()
-            .await
-            .insert(started.id.clone(), held.clone());
-        Ok((started.id, held))
+        Ok((started.id, Arc::new(Mutex::new(started.agent))))
     }
 
     /// The session `id`: one this server holds, or one saved for a directory inside the
     /// server's workspace, reopened (in supervised mode, or the ceiling when lower).
+    /// The map stays locked while a saved one is reopened, so two replies to it at once
+    /// reopen it once.
     async fn find(&self, id: &str) -> Result<Held, String> {
-        if let Some(h) = self.sessions.lock().await.get(id) {
+        let mut sessions = self.sessions.lock().await;
+        if let Some(h) = sessions.get(id) {
             return Ok(h.clone());
         }
         let unknown = || {
@@ -113,7 +111,9 @@ impl State {
             ));
         }
         let autonomy = args::approval(None, self.config.autonomy).map_err(|e| e.to_string())?;
-        Ok(self.start(&cwd, autonomy, Some(loaded)).await?.1)
+        let (_, held) = self.start(&cwd, autonomy, Some(loaded)).await?;
+        sessions.insert(id.to_string(), held.clone());
+        Ok(held)
     }
 
     /// The `loom` tool.
@@ -129,6 +129,7 @@ impl State {
         };
         match self.start(&cwd, autonomy, None).await {
             Ok((id, held)) => {
+                self.sessions.lock().await.insert(id.clone(), held.clone());
                 let report = turn::run(&mut *held.lock().await, prompt, &ctx.ct).await;
                 answered(&id, &report)
             }
