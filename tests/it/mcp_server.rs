@@ -380,3 +380,31 @@ async fn loom_reply_reopens_a_saved_session_of_the_workspace_only() {
     assert_eq!(model.requests().len(), 2);
     elsewhere.close().await;
 }
+
+/// A client that hangs up while a turn runs (the model still streaming) does not keep
+/// the server: the turn is interrupted, the session saved, and the server exits cleanly.
+#[tokio::test(flavor = "multi_thread")]
+async fn hanging_up_mid_turn_interrupts_it_and_the_server_exits() {
+    let d = dirs();
+    let model = ScriptedServer::start(vec![support::Reply::Endless]).await;
+    let conn = connect(&d, &model, &[]).await;
+    let params = CallToolRequestParams::new("loom").with_arguments(
+        json!({"prompt": "talk forever"})
+            .as_object()
+            .cloned()
+            .unwrap(),
+    );
+    let peer = conn.peer().clone();
+    let pending = tokio::spawn(async move { peer.call_tool(params).await });
+    while model.requests().is_empty() {
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let Conn { client, mut child } = conn;
+    client.cancel().await.unwrap();
+    let status = tokio::time::timeout(std::time::Duration::from_secs(60), child.wait())
+        .await
+        .expect("the server exits after the client hangs up")
+        .unwrap();
+    assert!(status.success(), "{status}");
+    assert!(pending.await.unwrap().is_err());
+}
