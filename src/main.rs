@@ -176,6 +176,13 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Some(Command::Exec { json, prompt }) => run_exec(&cli, &workspace, prompt, *json).await,
         Some(Command::McpServer) => {
+            if let Some(flag) = commands::mcp_server::unused_flag(&cli.global) {
+                eprintln!(
+                    "loom: {flag} does not apply to `loom mcp-server`: each `loom` call starts \
+                     its own session (continue one with `loom-reply`)"
+                );
+                return Ok(ExitCode::from(2));
+            }
             let config = match load_config(&cli, &workspace) {
                 Ok(c) => c,
                 Err(code) => return Ok(code),

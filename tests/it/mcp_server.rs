@@ -408,3 +408,24 @@ async fn hanging_up_mid_turn_interrupts_it_and_the_server_exits() {
     assert!(status.success(), "{status}");
     assert!(pending.await.unwrap().is_err());
 }
+
+/// The flags that pick a session or attach images mean nothing to the server (each call
+/// starts its own session): they are refused, not ignored.
+#[tokio::test(flavor = "multi_thread")]
+async fn session_flags_are_refused() {
+    let d = dirs();
+    for flag in [
+        &["--continue"][..],
+        &["--resume", "abc"],
+        &["--image", "x.png"],
+    ] {
+        let mut args = vec!["mcp-server"];
+        args.extend_from_slice(flag);
+        let (code, _, stderr) = crate::exec::loom_in(&d.ws, &args).await;
+        assert_eq!(code, 2, "{flag:?}: {stderr}");
+        assert!(
+            stderr.contains(&format!("{} does not apply to `loom mcp-server`", flag[0])),
+            "{stderr}"
+        );
+    }
+}
