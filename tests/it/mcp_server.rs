@@ -429,3 +429,58 @@ async fn session_flags_are_refused() {
         );
     }
 }
+
+/// Cancelling a call (MCP's `notifications/cancelled`) interrupts its turn while the
+/// model still streams, and frees the session: the next `loom-reply` to it is answered.
+#[tokio::test(flavor = "multi_thread")]
+async fn cancelling_a_call_interrupts_its_turn_and_frees_the_session() {
+    use rmcp::model::{CallToolRequest, ClientRequest};
+    use rmcp::service::PeerRequestOptions;
+
+    let d = dirs();
+    let model = ScriptedServer::start(vec![
+        support::text_reply("First."),
+        support::Reply::Endless,
+        support::text_reply("Third."),
+    ])
+    .await;
+    let conn = connect(&d, &model, &[]).await;
+    let r = call(&conn, "loom", json!({"prompt": "one"})).await;
+    let id = structured(&r)["sessionId"].as_str().unwrap().to_string();
+    let params = CallToolRequestParams::new("loom-reply").with_arguments(
+        json!({"sessionId": id, "prompt": "two"})
+            .as_object()
+            .cloned()
+            .unwrap(),
+    );
+    let handle = conn
+        .peer()
+        .send_cancellable_request(
+            ClientRequest::CallToolRequest(CallToolRequest::new(params)),
+            PeerRequestOptions::no_options(),
+        )
+        .await
+        .unwrap();
+    while model.requests().len() < 2 {
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    handle.cancel(Some("changed my mind".into())).await.unwrap();
+    let third = tokio::time::timeout(
+        std::time::Duration::from_secs(60),
+        call(
+            &conn,
+            "loom-reply",
+            json!({"sessionId": id, "prompt": "three"}),
+        ),
+    )
+    .await
+    .expect("the session is free again");
+    assert_eq!(third.is_error, Some(false), "{}", text(&third));
+    assert_eq!(text(&third), "Third.");
+    let seen = conversation(&model.requests()[2]);
+    assert!(
+        seen.iter().any(|(r, t)| r == "user" && t == "two"),
+        "{seen:?}"
+    );
+    conn.close().await;
+}
