@@ -220,6 +220,10 @@ pub enum Command {
     /// them (`loom cron run`).
     #[command(subcommand)]
     Cron(CronCommand),
+    /// Serve the Agent Client Protocol on stdin/stdout, for editors (Zed, Neovim's
+    /// CodeCompanion): each session is a Loom session of the workspace the editor names,
+    /// supervised by default; see docs/editors.md.
+    Acp,
 }
 
 /// `loom cron ...`

@@ -175,6 +175,10 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             commands::models::run(&config).await
         }
         Some(Command::Exec { json, prompt }) => run_exec(&cli, &workspace, prompt, *json).await,
+        Some(Command::Acp) => {
+            loom_acp::serve_stdio(cli.global.flag_config()).await?;
+            Ok(ExitCode::SUCCESS)
+        }
         None => run_tui(&cli, workspace).await,
     }
 }

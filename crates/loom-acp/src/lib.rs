@@ -1,0 +1,111 @@
+//! `loom-acp`: Loom as an Agent Client Protocol agent over stdio (`loom acp`), for editors
+//! such as Zed and Neovim's CodeCompanion.
+//!
+//! Not a second agent: each ACP session is a Loom session started through
+//! `loom_core::compose::Session::start` (the TUI's and `loom exec`'s composition root), with
+//! the same policy, sandbox, undo journal and session files. The server turns the agent's
+//! [`AgentEvent`](loom_core::agent::AgentEvent)s into `session/update` notifications and
+//! `session/request_permission` requests, and the client's requests into
+//! [`UserOp`](loom_core::agent::UserOp)s.
+
+// Unsafe code lives in `loom-sandbox` only (issue 27); tests may set variables.
+#![cfg_attr(not(test), forbid(unsafe_code))]
+
+mod modes;
+mod permission;
+mod replay;
+mod server;
+mod session;
+mod translate;
+
+use std::sync::Arc;
+
+use agent_client_protocol::v1::schema::{
+    CancelNotification, InitializeRequest, LoadSessionRequest, NewSessionRequest, PromptRequest,
+    SetSessionModeRequest,
+};
+use agent_client_protocol::{
+    Agent, ByteStreams, ConnectTo, on_receive_notification, on_receive_request,
+};
+use loom_core::config::FlagConfig;
+use tokio_util::compat::{TokioAsyncReadCompatExt, TokioAsyncWriteCompatExt};
+
+pub use server::Server;
+
+/// Serve ACP on this process's stdin and stdout until the client closes them, each session
+/// loading its workspace's configuration with `flags`; then stop every session's agent.
+pub async fn serve_stdio(flags: FlagConfig) -> anyhow::Result<()> {
+    let transport = ByteStreams::new(
+        tokio::io::stdout().compat_write(),
+        tokio::io::stdin().compat(),
+    );
+    serve(flags, transport).await
+}
+
+/// Serve ACP over `transport` (stdio in `loom acp`).
+pub async fn serve(
+    flags: FlagConfig,
+    transport: impl ConnectTo<Agent> + 'static,
+) -> anyhow::Result<()> {
+    let server = Arc::new(Server::new(flags));
+    let (s1, s2, s3, s4, s5) = (
+        server.clone(),
+        server.clone(),
+        server.clone(),
+        server.clone(),
+        server.clone(),
+    );
+    let served = Agent
+        .v1()
+        .name("loom")
+        .on_receive_request(
+            async move |request: InitializeRequest, responder, _cx| {
+                responder.respond(Server::initialize(&request))
+            },
+            on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: NewSessionRequest, responder, cx| {
+                let server = s1.clone();
+                let inner = cx.clone();
+                cx.spawn(async move {
+                    responder.respond_with_result(server.new_session(request, &inner).await)
+                })
+            },
+            on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: LoadSessionRequest, responder, cx| {
+                let server = s2.clone();
+                let inner = cx.clone();
+                cx.spawn(async move {
+                    responder.respond_with_result(server.load_session(request, &inner).await)
+                })
+            },
+            on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: PromptRequest, responder, cx| {
+                let server = s3.clone();
+                cx.spawn(async move { responder.respond_with_result(server.prompt(request).await) })
+            },
+            on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: SetSessionModeRequest, responder, _cx| {
+                responder.respond_with_result(s4.set_mode(&request))
+            },
+            on_receive_request!(),
+        )
+        .on_receive_notification(
+            async move |notification: CancelNotification, _cx| {
+                s5.cancel(&notification.session_id.0);
+                Ok(())
+            },
+            on_receive_notification!(),
+        )
+        .connect_to(transport)
+        .await;
+    server.shutdown().await;
+    served.map_err(|e| anyhow::anyhow!("ACP connection: {e}"))
+}
