@@ -40,18 +40,30 @@ struct Acp {
     done: Option<oneshot::Sender<()>>,
     served: tokio::task::JoinHandle<()>,
     child: tokio::process::Child,
+    home: std::path::PathBuf,
 }
 
 impl Acp {
     /// Start `loom acp` for workspace `dir` against `server`, answering permission requests
     /// with `answers` in order (`cancelled` once they run out), and initialize.
     async fn start(dir: &Path, server: &ScriptedServer, answers: &[&'static str]) -> Acp {
+        Acp::start_with(dir, server, answers, &[]).await
+    }
+
+    /// [`Acp::start`] with more arguments for `loom acp`.
+    async fn start_with(
+        dir: &Path,
+        server: &ScriptedServer,
+        answers: &[&'static str],
+        args: &[&str],
+    ) -> Acp {
         let home = dir.join(".home");
         std::fs::create_dir_all(&home).unwrap();
         let stderr = std::fs::File::create(home.join("acp-stderr.log")).unwrap();
         let mut child = loom_command(&home)
             .args(["acp", "--model", "scripted-model", "--base-url"])
             .arg(server.base_url())
+            .args(args)
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
             .stderr(stderr)
@@ -103,6 +115,7 @@ impl Acp {
             done: Some(done),
             served,
             child,
+            home,
         };
         acp.call(InitializeRequest::new(ProtocolVersion::V1))
             .await
@@ -156,7 +169,8 @@ impl Acp {
             .await
             .expect("loom acp exits when its stdin closes")
             .unwrap();
-        assert!(status.success(), "loom acp exited with {status}");
+        let log = std::fs::read_to_string(self.home.join("acp-stderr.log")).unwrap_or_default();
+        assert!(status.success(), "loom acp exited with {status}: {log}");
     }
 }
 
@@ -451,5 +465,65 @@ async fn a_mode_beyond_the_configuration_is_refused() {
     acp.call(SetSessionModeRequest::new(session, "read-only"))
         .await
         .expect("a lower mode is allowed");
+    acp.close().await;
+}
+
+#[tokio::test]
+async fn full_auto_is_offered_when_the_configuration_allows_it_but_the_session_starts_supervised() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = ScriptedServer::start(vec![
+        write("w1", "a.txt", "1\n"),
+        support::text_reply("Done."),
+    ])
+    .await;
+    let acp = Acp::start_with(dir.path(), &server, &[], &["--approval", "full-auto"]).await;
+    let r = acp
+        .call(NewSessionRequest::new(dir.path()))
+        .await
+        .expect("session/new");
+    let modes = r.modes.expect("modes are offered");
+    assert_eq!(modes.current_mode_id.0.as_ref(), "supervised");
+    assert_eq!(modes.available_modes.len(), 3);
+    let session = r.session_id.0.to_string();
+    acp.call(SetSessionModeRequest::new(session.clone(), "full-auto"))
+        .await
+        .expect("the configuration allows full-auto");
+    acp.prompt(&session, "make a.txt").await.expect("prompt");
+    assert!(dir.path().join("a.txt").exists());
+    acp.seen(|s| assert!(s.asked.is_empty(), "full-auto does not ask"));
+    acp.close().await;
+}
+
+#[tokio::test]
+async fn the_undo_command_is_advertised_and_takes_back_the_last_change() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = ScriptedServer::start(vec![
+        write("w1", "a.txt", "hello\n"),
+        support::text_reply("Wrote it."),
+    ])
+    .await;
+    let acp = Acp::start(dir.path(), &server, &["allow_once"]).await;
+    let session = acp.new_session(dir.path()).await;
+    acp.prompt(&session, "make a.txt").await.expect("prompt");
+    assert!(dir.path().join("a.txt").exists());
+    let r = acp.prompt(&session, "/undo").await.expect("/undo");
+    assert_eq!(r.stop_reason, StopReason::EndTurn);
+    assert!(
+        !dir.path().join("a.txt").exists(),
+        "the created file is taken back"
+    );
+    acp.seen(|s| {
+        let advertised = s.updates.iter().any(|u| {
+            matches!(u, SessionUpdate::AvailableCommandsUpdate(c)
+                if c.available_commands.iter().any(|c| c.name == "undo"))
+        });
+        assert!(advertised, "the client is told of /undo");
+        assert!(agent_text(s).contains("Undid Loom's last change to: a.txt"));
+    });
+    assert_eq!(
+        server.requests().len(),
+        2,
+        "the write and its answer; /undo does not go to the model"
+    );
     acp.close().await;
 }

@@ -11,6 +11,7 @@
 // Unsafe code lives in `loom-sandbox` only (issue 27); tests may set variables.
 #![cfg_attr(not(test), forbid(unsafe_code))]
 
+mod commands;
 mod modes;
 mod permission;
 mod replay;
@@ -25,7 +26,8 @@ use agent_client_protocol::v1::schema::{
     SetSessionModeRequest,
 };
 use agent_client_protocol::{
-    Agent, ByteStreams, ConnectTo, on_receive_notification, on_receive_request,
+    Agent, ByteStreams, ConnectTo, is_connection_terminated, is_incoming_transport_closed,
+    on_receive_notification, on_receive_request,
 };
 use loom_core::config::FlagConfig;
 use tokio_util::compat::{TokioAsyncReadCompatExt, TokioAsyncWriteCompatExt};
@@ -69,7 +71,10 @@ pub async fn serve(
                 let server = s1.clone();
                 let inner = cx.clone();
                 cx.spawn(async move {
-                    responder.respond_with_result(server.new_session(request, &inner).await)
+                    let answer = server.new_session(request, &inner).await;
+                    let id = answer.as_ref().ok().map(|r| r.session_id.0.to_string());
+                    responder.respond_with_result(answer)?;
+                    id.map_or(Ok(()), |id| Server::advertise(&inner, &id))
                 })
             },
             on_receive_request!(),
@@ -79,7 +84,15 @@ pub async fn serve(
                 let server = s2.clone();
                 let inner = cx.clone();
                 cx.spawn(async move {
-                    responder.respond_with_result(server.load_session(request, &inner).await)
+                    let id = request.session_id.0.to_string();
+                    let answer = server.load_session(request, &inner).await;
+                    let loaded = answer.is_ok();
+                    responder.respond_with_result(answer)?;
+                    if loaded {
+                        Server::advertise(&inner, &id)
+                    } else {
+                        Ok(())
+                    }
                 })
             },
             on_receive_request!(),
@@ -87,7 +100,12 @@ pub async fn serve(
         .on_receive_request(
             async move |request: PromptRequest, responder, cx| {
                 let server = s3.clone();
-                cx.spawn(async move { responder.respond_with_result(server.prompt(request).await) })
+                cx.spawn(async move {
+                    let answer = server.prompt(request).await;
+                    // A client gone before its turn ended is no failure of the connection.
+                    let _ = responder.respond_with_result(answer);
+                    Ok(())
+                })
             },
             on_receive_request!(),
         )
@@ -107,5 +125,11 @@ pub async fn serve(
         .connect_to(transport)
         .await;
     server.shutdown().await;
-    served.map_err(|e| anyhow::anyhow!("ACP connection: {e}"))
+    match served {
+        // The client closing the connection (its stdin) is how a session ends.
+        Err(e) if !is_connection_terminated(&e) && !is_incoming_transport_closed(&e) => {
+            Err(anyhow::anyhow!("ACP connection: {e}"))
+        }
+        _ => Ok(()),
+    }
 }

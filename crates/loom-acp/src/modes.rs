@@ -31,7 +31,7 @@ pub fn pick(id: &str, max: Autonomy) -> Result<Autonomy, String> {
     };
     if rank(mode) > rank(max) {
         return Err(format!(
-            "the configuration allows at most {max}; set `autonomy` in Loom's config to allow {mode}"
+            "the configuration allows at most {max}; set `approval.mode` in Loom's config (or start `loom acp --approval {mode}`) to allow {mode}"
         ));
     }
     Ok(mode)

@@ -20,10 +20,10 @@ use loom_core::agent::UserOp;
 use loom_core::compose::{Mode, Session, SessionOptions};
 use loom_core::config::{self, FlagConfig};
 use loom_core::session::{self as store, LoadedSession};
-use loom_core::setup;
+use loom_core::setup::{self, Provider};
 
 use crate::session::{Live, Pump, TurnOutcome};
-use crate::{modes, replay};
+use crate::{commands, modes, replay};
 
 /// What the server keeps: how to load a workspace's configuration, and the live sessions.
 pub struct Server {
@@ -90,6 +90,10 @@ impl Server {
         let session = Session::start(&config, &workspace, options, |_| {})
             .await
             .map_err(|e| invalid(e.to_string()))?;
+        if let Provider::Missing { message } = &session.provider {
+            let _ = session.agent.ops.send(UserOp::Shutdown);
+            return Err(invalid(message.clone()));
+        }
         let max = config.autonomy;
         let mode = modes::initial(max);
         if mode != config.autonomy {
@@ -151,20 +155,30 @@ impl Server {
         if text.trim().is_empty() {
             return Err(invalid("the prompt has no text"));
         }
+        let command = commands::parse(&text);
         let done = live
-            .begin_turn()
+            .begin_turn(command.is_some())
             .ok_or_else(|| invalid("a turn is running; cancel it or wait for it to end"))?;
+        let op = command.unwrap_or(UserOp::Submit {
+            text,
+            images: Vec::new(),
+        });
         live.ops
-            .send(UserOp::Submit {
-                text,
-                images: Vec::new(),
-            })
+            .send(op)
             .map_err(|_| Error::internal_error().data("the agent stopped"))?;
         match done.await {
             Ok(TurnOutcome::Stopped(reason)) => Ok(PromptResponse::new(reason)),
             Ok(TurnOutcome::Failed(why)) => Err(Error::internal_error().data(why)),
             Err(_) => Err(Error::internal_error().data("the agent stopped")),
         }
+    }
+
+    /// Tell the client of session `id`'s slash commands (after it has the session's id).
+    pub fn advertise(cx: &ConnectionTo<Client>, id: &str) -> Result<(), Error> {
+        cx.send_notification(SessionNotification::new(
+            id.to_string(),
+            commands::advertised(),
+        ))
     }
 
     /// `session/cancel`: interrupt the running turn (its prompt ends `cancelled`).

@@ -41,8 +41,9 @@ pub struct Live {
     pub max_mode: Autonomy,
     /// The approval mode now.
     pub mode: Mutex<Autonomy>,
-    /// The pending prompt's answer, while a turn runs.
-    turn: Mutex<Option<oneshot::Sender<TurnOutcome>>>,
+    /// The pending prompt's answer while a turn runs, and whether the prompt was a slash
+    /// command (which ends on its own event, not on a turn's end).
+    turn: Mutex<Option<(oneshot::Sender<TurnOutcome>, bool)>>,
     /// The agent's task, awaited at shutdown so the session files are whole.
     pub task: Mutex<Option<tokio::task::JoinHandle<()>>>,
 }
@@ -67,20 +68,26 @@ impl Live {
         }
     }
 
-    /// Start a turn: `None` when one runs already (ACP runs one prompt at a time).
-    pub fn begin_turn(&self) -> Option<oneshot::Receiver<TurnOutcome>> {
+    /// Start a turn (`command`: a slash command's): `None` when one runs already (ACP runs
+    /// one prompt at a time).
+    pub fn begin_turn(&self, command: bool) -> Option<oneshot::Receiver<TurnOutcome>> {
         let mut turn = self.turn.lock().unwrap_or_else(|e| e.into_inner());
-        if turn.as_ref().is_some_and(|t| !t.is_closed()) {
+        if turn.as_ref().is_some_and(|(t, _)| !t.is_closed()) {
             return None;
         }
         let (tx, rx) = oneshot::channel();
-        *turn = Some(tx);
+        *turn = Some((tx, command));
         Some(rx)
+    }
+
+    fn running_command(&self) -> bool {
+        let turn = self.turn.lock().unwrap_or_else(|e| e.into_inner());
+        turn.as_ref().is_some_and(|(_, command)| *command)
     }
 
     fn end_turn(&self, outcome: TurnOutcome) {
         let taken = self.turn.lock().unwrap_or_else(|e| e.into_inner()).take();
-        if let Some(tx) = taken {
+        if let Some((tx, _)) = taken {
             let _ = tx.send(outcome);
         }
     }
@@ -107,13 +114,17 @@ impl Pump {
         }
     }
 
-    /// Forward every event until the agent's channel closes.
+    /// Forward every event until the agent's channel closes. A client that went away while
+    /// the agent was still talking is no failure of the connection: what it would have been
+    /// told is dropped (the agent is stopped when the connection ends).
     pub async fn run(
         mut self,
         mut events: mpsc::UnboundedReceiver<AgentEvent>,
     ) -> Result<(), Error> {
         while let Some(event) = events.recv().await {
-            self.on_event(event)?;
+            if self.on_event(event).is_err() && self.cx.is_incoming_closed() {
+                break;
+            }
         }
         self.live
             .end_turn(TurnOutcome::Failed("the agent stopped".into()));
@@ -186,6 +197,17 @@ impl Pump {
                     status,
                     Some(content),
                 )))
+            }
+            AgentEvent::Error { message } if self.live.running_command() => {
+                self.live.end_turn(TurnOutcome::Failed(message));
+                Ok(())
+            }
+            AgentEvent::UndoApplied { files, .. } if self.live.running_command() => {
+                let said = format!("Undid Loom's last change to: {}", files.join(", "));
+                self.update(SessionUpdate::AgentMessageChunk(Self::chunk(said)))?;
+                self.live
+                    .end_turn(TurnOutcome::Stopped(StopReason::EndTurn));
+                Ok(())
             }
             AgentEvent::Error { message } => {
                 self.errors.push(message.clone());
