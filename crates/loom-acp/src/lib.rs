@@ -22,12 +22,13 @@ mod translate;
 use std::sync::Arc;
 
 use agent_client_protocol::v1::schema::{
-    CancelNotification, InitializeRequest, LoadSessionRequest, NewSessionRequest, PromptRequest,
-    SetSessionModeRequest,
+    CancelNotification, InitializeRequest, LoadSessionRequest, LoadSessionResponse,
+    NewSessionRequest, NewSessionResponse, PromptRequest, SetSessionModeRequest,
 };
+use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{
-    Agent, ByteStreams, ConnectTo, is_connection_terminated, is_incoming_transport_closed,
-    on_receive_notification, on_receive_request,
+    Agent, ByteStreams, Client, ConnectTo, Error, is_connection_terminated,
+    is_incoming_transport_closed, on_receive_notification, on_receive_request,
 };
 use loom_core::config::FlagConfig;
 use tokio_util::compat::{TokioAsyncReadCompatExt, TokioAsyncWriteCompatExt};
@@ -68,32 +69,13 @@ pub async fn serve(
         )
         .on_receive_request(
             async move |request: NewSessionRequest, responder, cx| {
-                let server = s1.clone();
-                let inner = cx.clone();
-                cx.spawn(async move {
-                    let answer = server.new_session(request, &inner).await;
-                    let id = answer.as_ref().ok().map(|r| r.session_id.0.to_string());
-                    responder.respond_with_result(answer)?;
-                    id.map_or(Ok(()), |id| Server::advertise(&inner, &id))
-                })
+                cx.spawn(open_new(s1.clone(), request, responder, cx.clone()))
             },
             on_receive_request!(),
         )
         .on_receive_request(
             async move |request: LoadSessionRequest, responder, cx| {
-                let server = s2.clone();
-                let inner = cx.clone();
-                cx.spawn(async move {
-                    let id = request.session_id.0.to_string();
-                    let answer = server.load_session(request, &inner).await;
-                    let loaded = answer.is_ok();
-                    responder.respond_with_result(answer)?;
-                    if loaded {
-                        Server::advertise(&inner, &id)
-                    } else {
-                        Ok(())
-                    }
-                })
+                cx.spawn(open_saved(s2.clone(), request, responder, cx.clone()))
             },
             on_receive_request!(),
         )
@@ -131,5 +113,37 @@ pub async fn serve(
             Err(anyhow::anyhow!("ACP connection: {e}"))
         }
         _ => Ok(()),
+    }
+}
+
+/// `session/new`, outside the dispatch loop: start the session, answer, then advertise its
+/// commands (the client knows the session's id by then).
+async fn open_new(
+    server: Arc<Server>,
+    request: NewSessionRequest,
+    responder: Responder<NewSessionResponse>,
+    cx: ConnectionTo<Client>,
+) -> Result<(), Error> {
+    let answer = server.new_session(request, &cx).await;
+    let id = answer.as_ref().ok().map(|r| r.session_id.0.to_string());
+    responder.respond_with_result(answer)?;
+    id.map_or(Ok(()), |id| Server::advertise(&cx, &id))
+}
+
+/// `session/load`, as [`open_new`].
+async fn open_saved(
+    server: Arc<Server>,
+    request: LoadSessionRequest,
+    responder: Responder<LoadSessionResponse>,
+    cx: ConnectionTo<Client>,
+) -> Result<(), Error> {
+    let id = request.session_id.0.to_string();
+    let answer = server.load_session(request, &cx).await;
+    let loaded = answer.is_ok();
+    responder.respond_with_result(answer)?;
+    if loaded {
+        Server::advertise(&cx, &id)
+    } else {
+        Ok(())
     }
 }

@@ -141,7 +141,6 @@ impl Pump {
     }
 
     fn on_event(&mut self, event: AgentEvent) -> Result<(), Error> {
-        let workspace = self.live.workspace.clone();
         match event {
             AgentEvent::TextDelta { text } => {
                 self.update(SessionUpdate::AgentMessageChunk(Self::chunk(text)))
@@ -149,55 +148,13 @@ impl Pump {
             AgentEvent::ReasoningDelta { text } => {
                 self.update(SessionUpdate::AgentThoughtChunk(Self::chunk(text)))
             }
-            AgentEvent::ToolCall {
-                id,
-                name,
-                arguments,
-                intent,
-            } => self.update(SessionUpdate::ToolCall(translate::tool_call(
-                &workspace,
-                &id,
-                &name,
-                &arguments,
-                intent.as_deref(),
-            ))),
+            e @ (AgentEvent::ToolCall { .. }
+            | AgentEvent::ToolStarted { .. }
+            | AgentEvent::ChangeApplied { .. }
+            | AgentEvent::ToolResult { .. }) => self.on_tool(e),
             AgentEvent::ApprovalRequested {
                 id, name, preview, ..
             } => self.ask(Vec::new(), &id, &name, &preview),
-            AgentEvent::ToolStarted { id } => self.update(SessionUpdate::ToolCallUpdate(
-                translate::status(&id, ToolCallStatus::InProgress, None),
-            )),
-            AgentEvent::ChangeApplied {
-                id,
-                path,
-                hunks,
-                creates,
-                ..
-            } => {
-                let shown = self.diffs.entry(id.clone()).or_default();
-                shown.push(ToolCallContent::from(translate::diff(
-                    &workspace, &path, &hunks, creates,
-                )));
-                let content = shown.clone();
-                self.update(SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(
-                    id,
-                    ToolCallUpdateFields::new().content(content),
-                )))
-            }
-            AgentEvent::ToolResult { id, result, .. } => {
-                let status = if result.success {
-                    ToolCallStatus::Completed
-                } else {
-                    ToolCallStatus::Failed
-                };
-                let mut content = self.diffs.remove(&id).unwrap_or_default();
-                content.push(translate::text(translate::result_text(&result)));
-                self.update(SessionUpdate::ToolCallUpdate(translate::status(
-                    &id,
-                    status,
-                    Some(content),
-                )))
-            }
             AgentEvent::Error { message } if self.live.running_command() => {
                 self.live.end_turn(TurnOutcome::Failed(message));
                 Ok(())
@@ -227,6 +184,54 @@ impl Pump {
             AgentEvent::SubAgent { parent_id, event } => self.sub_agent(vec![parent_id], *event),
             _ => Ok(()),
         }
+    }
+
+    /// A tool call's life: announced, started, the changes it wrote, its result.
+    fn on_tool(&mut self, event: AgentEvent) -> Result<(), Error> {
+        let workspace = self.live.workspace.clone();
+        let update = match event {
+            AgentEvent::ToolCall {
+                id,
+                name,
+                arguments,
+                intent,
+            } => {
+                let call =
+                    translate::tool_call(&workspace, &id, &name, &arguments, intent.as_deref());
+                SessionUpdate::ToolCall(call)
+            }
+            AgentEvent::ToolStarted { id } => SessionUpdate::ToolCallUpdate(translate::status(
+                &id,
+                ToolCallStatus::InProgress,
+                None,
+            )),
+            AgentEvent::ChangeApplied {
+                id,
+                path,
+                hunks,
+                creates,
+                ..
+            } => {
+                let shown = self.diffs.entry(id.clone()).or_default();
+                shown.push(ToolCallContent::from(translate::diff(
+                    &workspace, &path, &hunks, creates,
+                )));
+                let fields = ToolCallUpdateFields::new().content(shown.clone());
+                SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(id, fields))
+            }
+            AgentEvent::ToolResult { id, result, .. } => {
+                let status = if result.success {
+                    ToolCallStatus::Completed
+                } else {
+                    ToolCallStatus::Failed
+                };
+                let mut content = self.diffs.remove(&id).unwrap_or_default();
+                content.push(translate::text(translate::result_text(&result)));
+                SessionUpdate::ToolCallUpdate(translate::status(&id, status, Some(content)))
+            }
+            _ => return Ok(()),
+        };
+        self.update(update)
     }
 
     /// A sub-agent's event: only its approval requests reach the client (answered through
