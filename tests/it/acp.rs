@@ -418,6 +418,11 @@ async fn a_saved_session_loads_with_its_history_and_continues() {
     acp.close().await;
 
     let acp = Acp::start(dir.path(), &server, &[]).await;
+    let err = acp
+        .call(LoadSessionRequest::new("20200101-000000-0000", dir.path()))
+        .await
+        .expect_err("an unknown session is refused");
+    assert!(format!("{err:?}").contains("loom sessions"), "{err:?}");
     acp.call(LoadSessionRequest::new(session.clone(), dir.path()))
         .await
         .expect("session/load");
