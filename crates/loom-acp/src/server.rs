@@ -107,7 +107,6 @@ impl Server {
             workspace,
             session.agent.ops.clone(),
             max,
-            mode,
         ));
         *live.task.lock().unwrap_or_else(|e| e.into_inner()) = Some(session.agent.task);
         self.sessions
@@ -195,7 +194,6 @@ impl Server {
     ) -> Result<SetSessionModeResponse, Error> {
         let live = self.live(&request.session_id.0)?;
         let mode = modes::pick(&request.mode_id.0, live.max_mode).map_err(invalid)?;
-        *live.mode.lock().unwrap_or_else(|e| e.into_inner()) = mode;
         let _ = live.ops.send(UserOp::SetAutonomy { autonomy: mode });
         Ok(SetSessionModeResponse::new())
     }

@@ -39,8 +39,6 @@ pub struct Live {
     pub ops: mpsc::UnboundedSender<UserOp>,
     /// The most autonomy the user's configuration allows.
     pub max_mode: Autonomy,
-    /// The approval mode now.
-    pub mode: Mutex<Autonomy>,
     /// The pending prompt's answer while a turn runs, and whether the prompt was a slash
     /// command (which ends on its own event, not on a turn's end).
     turn: Mutex<Option<(oneshot::Sender<TurnOutcome>, bool)>>,
@@ -55,14 +53,12 @@ impl Live {
         workspace: PathBuf,
         ops: mpsc::UnboundedSender<UserOp>,
         max_mode: Autonomy,
-        mode: Autonomy,
     ) -> Live {
         Live {
             id,
             workspace,
             ops,
             max_mode,
-            mode: Mutex::new(mode),
             turn: Mutex::new(None),
             task: Mutex::new(None),
         }
