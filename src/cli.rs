@@ -227,6 +227,10 @@ pub enum Command {
     /// can approve anything, so whatever would ask is refused and the model is told. A
     /// call's `cwd` must be inside the workspace (-C, default the current directory).
     McpServer,
+    /// Serve the Agent Client Protocol on stdin/stdout, for editors (Zed, Neovim's
+    /// CodeCompanion): each session is a Loom session of the workspace the editor names,
+    /// supervised by default; see docs/editors.md.
+    Acp,
 }
 
 /// `loom cron ...`

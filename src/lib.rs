@@ -12,6 +12,7 @@ pub mod cli;
 pub mod commands;
 pub mod exec;
 
+pub use loom_acp as acp;
 pub use loom_base as base;
 pub use loom_base::{gitcmd, lockfile, printable, private, secrets};
 pub use loom_core::{

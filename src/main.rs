@@ -190,6 +190,10 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             note_untrusted(&config);
             commands::mcp_server::run(config, workspace).await
         }
+        Some(Command::Acp) => {
+            loom_acp::serve_stdio(cli.global.flag_config()).await?;
+            Ok(ExitCode::SUCCESS)
+        }
         None => run_tui(&cli, workspace).await,
     }
 }

@@ -28,6 +28,7 @@ const CRATES: &[(&str, &str, bool)] = &[
     ("loom-sandbox", "crates/loom-sandbox/src", true),
     ("loom-shell", "crates/loom-shell/src", true),
     ("loom-tui", "crates/loom-tui/src", true),
+    ("loom-acp", "crates/loom-acp/src", true),
 ];
 
 /// Loops between files still allowed, each exactly as it stands (found by [`file_graph`]),

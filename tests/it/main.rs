@@ -4,6 +4,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod acp;
 mod agent;
 mod apply_patch;
 mod architecture;
