@@ -1,6 +1,7 @@
 //! The conversation as the Chat Completions API sees it: system, user, assistant (with tool
-//! calls) and tool messages, plus token usage. Pure data, shared by the agent (which owns
-//! the conversation) and the client (which serialises it).
+//! calls) and tool messages, plus token usage. The messages are `loom-protocol`'s (pure
+//! data, shared with the session file and the front ends), re-exported here; what is the
+//! client's alone stays here.
 
 pub use loom_protocol::message::{Message, ToolCall};
 
@@ -39,6 +40,8 @@ pub fn check_tool_answers(conversation: &[Message]) -> Result<(), String> {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
 
     #[test]

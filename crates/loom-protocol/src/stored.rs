@@ -101,3 +101,31 @@ impl SessionFile {
         (self.read)(&self.file, at)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A reader that takes the record's line as the user's text.
+    fn as_text(file: &File, at: MessageAt) -> std::io::Result<Message> {
+        use std::os::unix::fs::FileExt;
+        let mut buf = vec![0u8; at.len as usize];
+        file.read_exact_at(&mut buf, at.offset)?;
+        Ok(Message::user(String::from_utf8_lossy(&buf)))
+    }
+
+    #[test]
+    fn a_session_file_reads_the_message_at_its_place_with_the_reader_given() {
+        let dir = std::env::temp_dir().join(format!("loom-stored-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("s.jsonl");
+        std::fs::write(&path, "first\nsecond\n").unwrap();
+        let file = SessionFile::open(&path, as_text).unwrap();
+        let second = MessageAt { offset: 6, len: 6 };
+        assert_eq!(file.read(second).unwrap(), Message::user("second"));
+        let past_the_end = MessageAt { offset: 20, len: 4 };
+        assert!(file.read(past_the_end).is_err());
+        assert!(SessionFile::open(&dir.join("none.jsonl"), as_text).is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
