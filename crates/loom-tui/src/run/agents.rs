@@ -186,3 +186,7 @@ impl Agents {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "agents_tests.rs"]
+mod tests;
