@@ -334,8 +334,7 @@ async fn run_tui(cli: &Cli, workspace: std::path::PathBuf) -> anyhow::Result<Exi
         );
         return Ok(ExitCode::from(2));
     }
-    loom::tui::run::run(loom::tui::run::TuiOptions {
-        inline: config.inline,
+    loom::commands::tui::run(loom::commands::tui::Start {
         config,
         workspace,
         prompt: cli.prompt.clone(),

@@ -1,5 +1,5 @@
-//! Handlers for the subcommands that are not the TUI or `exec`: each prints to stdout and
-//! returns the process exit code.
+//! Handlers for the subcommands that are not `exec` (each prints to stdout and returns the
+//! process exit code), and the start of the TUI (`tui`), which hands the screen its session.
 
 pub mod cron;
 pub mod mcp;
@@ -10,3 +10,4 @@ pub mod policy;
 pub mod sessions;
 pub mod tool;
 pub mod trust;
+pub mod tui;

@@ -1,17 +1,40 @@
 //! The workspace's crate graph, read from `cargo metadata`, against the one
 //! `docs/architecture.md` allows: a crate may depend (normally, for its build or for its
-//! tests) only on the Loom crates its row lists, every crate of the workspace has a row,
-//! and every row is a crate. The compiler then keeps each arrow: a module cannot name a
+//! tests) only on the Loom crates its row lists — those listed after "tests only:" for its
+//! tests alone (dev-dependencies) —, every crate of the workspace has a row, and every row
+//! is a crate. The compiler then keeps each arrow: a module cannot name a
 //! crate its manifest does not list.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::process::Command;
 
-/// The allowed graph: crate -> the Loom crates it may depend on, from the table in
-/// `docs/architecture.md` whose header has "may depend on".
+/// Where a row's crates allowed for its tests alone start.
+const TESTS_ONLY: &str = "tests only:";
+
+/// The allowed graph: crate -> the Loom crates it may depend on (for its build, or for its
+/// tests), from the table in `docs/architecture.md` whose header has "may depend on".
 fn allowed_graph(doc: &str) -> BTreeMap<String, BTreeSet<String>> {
-    let mut graph = BTreeMap::new();
+    crate_rows(doc)
+        .into_iter()
+        .map(|(name, cell)| (name, backticked(&cell).into_iter().collect()))
+        .collect()
+}
+
+/// The crates each row allows for its tests alone: those after "tests only:".
+fn tests_only(doc: &str) -> BTreeMap<String, BTreeSet<String>> {
+    crate_rows(doc)
+        .into_iter()
+        .map(|(name, cell)| {
+            let after = cell.split_once(TESTS_ONLY).map_or("", |(_, t)| t);
+            (name, backticked(after).into_iter().collect())
+        })
+        .collect()
+}
+
+/// The crate table's rows: each crate's name and its "may depend on" cell.
+fn crate_rows(doc: &str) -> Vec<(String, String)> {
+    let mut rows = Vec::new();
     let mut in_table = false;
     for line in doc.lines() {
         let line = line.trim();
@@ -29,10 +52,12 @@ fn allowed_graph(doc: &str) -> BTreeMap<String, BTreeSet<String>> {
         let Some(name) = cells.first().and_then(|c| backticked(c).into_iter().next()) else {
             continue;
         };
-        let deps = cells.last().map(|c| backticked(c)).unwrap_or_default();
-        graph.insert(name, deps.into_iter().collect());
+        rows.push((
+            name,
+            cells.last().map(|c| c.to_string()).unwrap_or_default(),
+        ));
     }
-    graph
+    rows
 }
 
 /// The `` `names` `` in a table cell.
@@ -67,7 +92,21 @@ fn metadata(root: &Path) -> serde_json::Value {
 
 /// The workspace's crates and the workspace crates each depends on (any kind).
 fn actual_graph(root: &Path) -> BTreeMap<String, BTreeSet<String>> {
-    let meta = metadata(root);
+    graph_of(&metadata(root), |_| true)
+}
+
+/// The workspace's crates and the workspace crates each depends on to build (normal and
+/// build dependencies, not dev-dependencies).
+fn build_graph(root: &Path) -> BTreeMap<String, BTreeSet<String>> {
+    graph_of(&metadata(root), |d| d["kind"].as_str() != Some("dev"))
+}
+
+/// The workspace's crates and the workspace crates each depends on, of the dependencies
+/// `keep` keeps.
+fn graph_of(
+    meta: &serde_json::Value,
+    keep: impl Fn(&serde_json::Value) -> bool,
+) -> BTreeMap<String, BTreeSet<String>> {
     let packages = meta["packages"].as_array().expect("packages");
     let members: BTreeSet<String> = packages
         .iter()
@@ -80,6 +119,7 @@ fn actual_graph(root: &Path) -> BTreeMap<String, BTreeSet<String>> {
                 .as_array()
                 .into_iter()
                 .flatten()
+                .filter(|d| keep(d))
                 .filter_map(|d| d["name"].as_str())
                 .filter(|d| members.contains(*d))
                 .map(str::to_string)
@@ -124,6 +164,19 @@ fn the_crate_graph_is_the_one_the_architecture_page_allows() {
         "arrows docs/architecture.md does not allow (move what is shared down instead):\n{}",
         forbidden.join("\n")
     );
+    let only = tests_only(&doc);
+    let built: Vec<String> = build_graph(root)
+        .iter()
+        .flat_map(|(from, deps)| {
+            deps.intersection(&only[from])
+                .map(move |to| format!("{from} -> {to}"))
+        })
+        .collect();
+    assert!(
+        built.is_empty(),
+        "arrows docs/architecture.md allows for tests only, used to build:\n{}",
+        built.join("\n")
+    );
 }
 
 #[test]
@@ -134,6 +187,15 @@ fn the_table_reader_takes_names_and_allowed_crates_from_the_crate_table() {
     assert_eq!(graph.len(), 2, "{graph:?}");
     assert!(graph["a"].is_empty());
     assert_eq!(graph["b"], BTreeSet::from(["a".to_string()]));
+    let doc = "| crate | holds | may depend on |\n|---|---|---|\n\
+               | `a` | x | — |\n| `b` | y | `a` |\n| `c` | z | `b`; tests only: `a` |\n";
+    let (graph, only) = (allowed_graph(doc), tests_only(doc));
+    assert_eq!(
+        graph["c"],
+        BTreeSet::from(["a".to_string(), "b".to_string()])
+    );
+    assert_eq!(only["c"], BTreeSet::from(["a".to_string()]));
+    assert!(only["b"].is_empty());
 }
 
 /// A crate left in a cycle of the allowed graph once every crate whose allowed crates are

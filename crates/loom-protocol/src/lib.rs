@@ -2,9 +2,11 @@
 //! names no other Loom crate but `loom-base`: the agent's ops and events ([`events`]) and
 //! what they carry — the approval mode, a command's risk, what a tool call will touch and
 //! its kind, token usage, attached images, tool results, MCP status, change summaries, the
-//! compaction report and `/memory` commands. The crates that produce them (`loom-shell`,
-//! `loom-policy`, `loom-llm`, `loom-core`) re-export them where they were, and
-//! `loom exec --json` prints the events' `Serialize`.
+//! compaction report and `/memory` commands — and what a front end is handed at start:
+//! the conversation's messages, a session read back from its file, what a project config
+//! would loosen. The crates that produce them (`loom-shell`, `loom-policy`, `loom-llm`,
+//! `loom-core`) re-export them where they were, and `loom exec --json` prints the events'
+//! `Serialize`.
 
 // Unsafe code lives in `loom-sandbox` only (issue 27); tests may set variables.
 #![cfg_attr(not(test), forbid(unsafe_code))]
@@ -17,7 +19,10 @@ pub mod image;
 pub mod intent;
 pub mod mcp;
 pub mod memory;
+pub mod message;
 pub mod risk;
+pub mod stored;
 pub mod tool_kind;
 pub mod tool_result;
+pub mod trust;
 pub mod usage;

@@ -13,11 +13,10 @@ use tokio::sync::mpsc::UnboundedSender;
 use super::composer::Composer;
 use super::layers::{Action, UndoConfirm};
 use super::theme::Theme;
-use super::tool_events::call_summary;
 use super::tools_pane::{ToolStatus, ToolsPane, status_mark};
 use super::transcript::{NoticeLevel, ToolMark, Transcript};
 use crate::protocol::events::{AgentEvent, DecidedBy, Phase, TurnEnd, UserOp};
-use crate::tools::{CallIntent, ToolResult};
+use crate::protocol::{intent::CallIntent, tool_result::ToolResult};
 use serde_json::Value;
 
 /// What the message box offers after an answer was cut off by the token limit.
@@ -320,7 +319,7 @@ impl App {
         arguments: Value,
         intent: Option<&CallIntent>,
     ) {
-        let summary = call_summary(&name, &arguments, intent);
+        let summary = self.tools.call_summary(&name, &arguments, intent);
         self.transcript.push_tool(id, &format!("{name} {summary}"));
         self.tools.on_call(id, name, summary, arguments);
         self.mark(id);
@@ -362,7 +361,7 @@ impl App {
         &mut self,
         end: TurnEnd,
         unsent: &[String],
-        unsent_images: Vec<crate::llm::image::Image>,
+        unsent_images: Vec<crate::protocol::image::Image>,
         finished: Option<super::progress::TurnFigures>,
     ) {
         self.transcript.finish_answer();

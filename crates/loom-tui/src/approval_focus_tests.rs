@@ -11,8 +11,8 @@ use tokio::sync::mpsc::UnboundedReceiver;
 
 use super::app::{App, Focus};
 use super::snapshot_tests::{app, awaiting_diff, ev, text};
-use crate::policy::{Autonomy, ScheduleIntent};
 use crate::protocol::events::{AgentEvent, ApprovalPreview, UserOp};
+use crate::protocol::{autonomy::Autonomy, intent::ScheduleIntent};
 
 fn ask(app: &mut App, preview: ApprovalPreview) {
     ev(
@@ -41,7 +41,7 @@ fn command(app: &mut App) {
         ApprovalPreview::Command {
             command: "mkdir out && python3 gen.py".into(),
             cwd: ".".into(),
-            risk: crate::policy::commands::Risk::Medium,
+            risk: crate::protocol::risk::Risk::Medium,
             risk_reason: "creates files".into(),
             grant_offered: true,
             grant_prefix: Some("mkdir".into()),
@@ -58,7 +58,7 @@ fn network(app: &mut App) {
             method: "GET".into(),
             url: "https://docs.rs/".into(),
             domain: "docs.rs".into(),
-            risk: crate::policy::commands::Risk::Low,
+            risk: crate::protocol::risk::Risk::Low,
             risk_reason: "reads a page".into(),
         },
     );

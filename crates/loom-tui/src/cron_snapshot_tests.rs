@@ -4,9 +4,9 @@
 use serde_json::json;
 
 use super::snapshot_tests::{app, ev, text};
-use crate::policy::{Autonomy, ScheduleIntent};
 use crate::protocol::events::ApprovalAnswer;
 use crate::protocol::events::{AgentEvent, ApprovalPreview, Phase, UserOp};
+use crate::protocol::{autonomy::Autonomy, intent::ScheduleIntent};
 
 #[test]
 fn cron_add_approval() {

@@ -8,7 +8,7 @@
 
 use super::attachments::Attachment;
 use super::composer::Composer;
-use crate::llm::image::Image;
+use crate::protocol::image::Image;
 
 /// The message box's attachments and completion state.
 #[derive(Default)]

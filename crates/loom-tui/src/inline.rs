@@ -124,7 +124,7 @@ mod tests {
                 preview: crate::protocol::events::ApprovalPreview::Command {
                     command: "cargo test --workspace".into(),
                     cwd: ".".into(),
-                    risk: crate::policy::commands::Risk::Medium,
+                    risk: crate::protocol::risk::Risk::Medium,
                     risk_reason: "builds and runs code".into(),
                     grant_offered: true,
                     grant_prefix: Some("cargo test".into()),

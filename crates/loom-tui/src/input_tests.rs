@@ -382,7 +382,7 @@ fn a_mouse_selection_copies_the_clean_text_of_the_messages() {
     ev(
         &mut app,
         AgentEvent::TurnComplete {
-            usage: crate::llm::Usage::default(),
+            usage: crate::protocol::usage::Usage::default(),
             end: crate::protocol::events::TurnEnd::Done,
             unsent: Vec::new(),
             unsent_images: Vec::new(),
@@ -428,7 +428,7 @@ fn a_mouse_selection_copies_the_clean_text_of_the_messages() {
 #[test]
 fn an_interrupted_queue_gives_back_text_and_images() {
     let (mut app, mut rx) = app("dark");
-    let shot = crate::llm::image::Image {
+    let shot = crate::protocol::image::Image {
         name: "screen.png".into(),
         mime: "image/png".into(),
         data: "iVBORw0KGgo=".into(),
@@ -436,7 +436,7 @@ fn an_interrupted_queue_gives_back_text_and_images() {
     ev(
         &mut app,
         AgentEvent::TurnComplete {
-            usage: crate::llm::Usage::default(),
+            usage: crate::protocol::usage::Usage::default(),
             end: crate::protocol::events::TurnEnd::Interrupted,
             unsent: vec!["look at this".into()],
             unsent_images: vec![shot.clone()],
@@ -472,7 +472,7 @@ fn modal_boxes_leave_no_pane_fragments_beside_them() {
                     preview: crate::protocol::events::ApprovalPreview::Command {
                         command: "touch x".into(),
                         cwd: ".".into(),
-                        risk: crate::policy::commands::Risk::Medium,
+                        risk: crate::protocol::risk::Risk::Medium,
                         risk_reason: "creates files".into(),
                         grant_offered: true,
                         grant_prefix: Some("touch".into()),

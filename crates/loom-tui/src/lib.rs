@@ -1,20 +1,18 @@
 //! `loom-tui`, the full-screen front end: one consumer of the agent's events and producer
 //! of its ops.
 //!
-//! It takes the agent's events and sends its ops as `loom-protocol` types, but still reaches
-//! into `loom-core` for the rest: the startup wiring in `run` (configuration, trust,
-//! `Session::start`), reading a resumed session's file, the undo journal's change count and
-//! the tools' summary rows. The target is a crate that depends on `loom-protocol` and
-//! `loom-base` only (docs/architecture.md). The crates it uses are imported under the
-//! module names they had before the workspace split.
+//! It depends on `loom-protocol` and `loom-base` only (docs/architecture.md): it takes the
+//! agent's events and sends its ops as `loom-protocol` types, and what needs the core —
+//! the configuration, the trust store, starting the agent (`Session::start`), reading and
+//! listing session files, summarizing calls — the `loom` binary does for it through the
+//! [`host::Host`] it hands over at start with the facts the screen starts with
+//! ([`host::TuiOptions`]). The two crates are imported under the module names they had
+//! before the workspace split.
 
 // Unsafe code lives in `loom-sandbox` only (issue 27); tests may set variables.
 #![cfg_attr(not(test), forbid(unsafe_code))]
 
 use loom_base as base;
-use loom_core::{changelog, compose, config, session, setup, tools};
-use loom_llm as llm;
-use loom_policy as policy;
 use loom_protocol as protocol;
 
 pub mod ansi;
@@ -36,6 +34,7 @@ pub mod draft;
 pub mod fuzzy;
 pub mod height_index;
 pub mod highlight;
+pub mod host;
 pub mod inline;
 pub mod input;
 pub mod layers;

@@ -1,6 +1,6 @@
 //! What the screen hands the event loop: the person's answers that start or steer the
 //! session (the trust prompt, the resume picker), text to put on the clipboard, whether the
-//! mouse is captured, quitting, and the Ctrl+C that waits for a second one to quit. The loop takes
+//! mouse is captured, the resume picker's list, quitting, and the Ctrl+C that waits for a second one to quit. The loop takes
 //! each when it is set; the screen never does terminal or process work itself.
 
 use std::time::Instant;
@@ -23,6 +23,20 @@ pub struct Outbox {
     /// Text to put on the clipboard (`/copy`, a mouse selection), for the event loop, which
     /// copies it and says where it went.
     pub clipboard: Option<Pending>,
+    /// The resume picker waits for its list, which the event loop has made off the UI
+    /// thread.
+    pub sessions_wanted: Option<SessionsWanted>,
+}
+
+/// The resume picker's list, asked for.
+#[derive(Debug)]
+pub struct SessionsWanted {
+    /// The workspace whose sessions are listed.
+    pub workspace: std::path::PathBuf,
+    /// The session shown now, left out (none at start).
+    pub current: Option<String>,
+    /// Where the list goes.
+    pub reply: std::sync::mpsc::Sender<Vec<super::layers::resume_picker::SessionItem>>,
 }
 
 impl Default for Outbox {
@@ -34,6 +48,7 @@ impl Default for Outbox {
             trust_answer: None,
             resume_choice: None,
             clipboard: None,
+            sessions_wanted: None,
         }
     }
 }

@@ -6,9 +6,9 @@ use serde_json::json;
 
 use super::app::App;
 use super::snapshot_tests::{app, ev, text};
-use crate::llm::Usage;
 use crate::protocol::events::{AgentEvent, Phase, TurnEnd};
 use crate::protocol::tool_result::ToolResult;
+use crate::protocol::usage::Usage;
 
 fn bash(app: &mut App, id: &str, command: &str, stdout: &str, stderr: &str, code: i64) {
     ev(

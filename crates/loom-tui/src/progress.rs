@@ -283,8 +283,8 @@ fn seconds(d: Duration) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::llm::Usage;
     use crate::protocol::events::TurnEnd;
+    use crate::protocol::usage::Usage;
 
     fn state(p: &mut Progress, phase: Phase, at: Instant) {
         p.observe(&AgentEvent::StateChanged { phase }, at);

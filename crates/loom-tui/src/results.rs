@@ -74,7 +74,7 @@ mod tests {
     #[test]
     fn a_long_error_said_again_takes_one_line() {
         let (mut app, _rx) = app("dark");
-        let how_to = crate::llm::discover::how_to_configure();
+        let how_to = crate::test_support::how_to_configure();
         for _ in 0..3 {
             ev(
                 &mut app,

@@ -1,77 +1,33 @@
-//! Going back to an earlier session from the TUI: the list the resume picker shows (read
-//! off the UI thread), and the screen starting over on the session picked. The event loop
-//! (`run.rs`) starts the agent on it: at start, before any agent runs (`loom --resume`);
-//! later (`/resume`), after stopping the one that ran.
-
-use std::path::Path;
+//! Going back to an earlier session from the TUI: the resume picker (whose list the event
+//! loop reads off the UI thread with the binary's lister), and the screen starting over on
+//! the session picked. The event loop (`run.rs`) starts the agent on it: at start, before
+//! any agent runs (`loom --resume`); later (`/resume`), after stopping the one that ran.
 
 use serde_json::Value;
 
 use super::app::App;
-use super::layers::resume_picker::{ResumePicker, SessionItem};
+use super::layers::resume_picker::ResumePicker;
+use super::outbox::SessionsWanted;
 use super::stored_calls::StoredCall;
-use super::tools_pane::{ToolRow, ToolStatus, summarize};
+use super::tools_pane::{ToolRow, ToolStatus};
 use super::transcript::NoticeLevel;
-use crate::llm::{Message, ToolCall};
-use crate::session::{self, LoadedSession, MessageAt};
-
-/// The most sessions the picker lists.
-const MAX_LISTED: usize = 200;
-
-/// The sessions to offer: this workspace's, newest first (every workspace's, each named,
-/// when it has none), leaving out `current`.
-pub fn read_sessions(workspace: &Path, current: Option<&str>) -> Vec<SessionItem> {
-    let Some(dir) = session::sessions_dir() else {
-        return Vec::new();
-    };
-    let all: Vec<session::SessionSummary> = session::list(&dir)
-        .into_iter()
-        .filter(|s| Some(s.id.as_str()) != current)
-        .collect();
-    let ws = workspace.display().to_string();
-    let here: Vec<&session::SessionSummary> = all.iter().filter(|s| s.workspace == ws).collect();
-    let (chosen, name_workspace): (Vec<&session::SessionSummary>, bool) = if here.is_empty() {
-        (all.iter().collect(), true)
-    } else {
-        (here, false)
-    };
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
-    let data = crate::base::dirs::data_dir();
-    chosen
-        .into_iter()
-        .take(MAX_LISTED)
-        .map(|s| SessionItem {
-            id: s.id.clone(),
-            title: if s.title.is_empty() {
-                "(no title)".into()
-            } else {
-                s.title.clone()
-            },
-            age: crate::base::time::age(now, s.modified_secs),
-            messages: s.messages,
-            changes: data
-                .as_ref()
-                .map(|d| crate::changelog::count_changes(d, &s.id))
-                .unwrap_or(0),
-            workspace: name_workspace.then(|| s.workspace.clone()),
-        })
-        .collect()
-}
+use crate::protocol::message::{Message, ToolCall};
+use crate::protocol::stored::{LoadedSession, MessageAt, SessionFile};
 
 impl App {
-    /// Open the resume picker; its list is read in a thread. `at_start`: Loom opened with
-    /// `--resume` and starts a new session when the person closes it.
+    /// Open the resume picker; its list is asked of the event loop, which reads it in a
+    /// thread. `at_start`: Loom opened with `--resume` and starts a new session when the
+    /// person closes it.
     pub fn open_resume_picker(&mut self, at_start: bool) {
         let Some(workspace) = self.draft.workspace_root.clone() else {
             return;
         };
         let current = (!at_start).then(|| self.status.session_id.clone());
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let _ = tx.send(read_sessions(&workspace, current.as_deref()));
+        let (reply, rx) = std::sync::mpsc::channel();
+        self.outbox.sessions_wanted = Some(SessionsWanted {
+            workspace,
+            current,
+            reply,
         });
         self.layers.push(Box::new(ResumePicker::new(rx, at_start)));
     }
@@ -80,7 +36,9 @@ impl App {
     /// the conversation picked comes (the agent is started on it by the event loop).
     pub fn start_over(&mut self, session: &LoadedSession) {
         self.transcript.clear();
+        let summarizer = self.tools.summarizer;
         self.tools = super::tools_pane::ToolsPane::new();
+        self.tools.summarizer = summarizer;
         self.details.clear();
         self.draft.attachments.clear();
         self.draft.images.clear();
@@ -107,22 +65,18 @@ impl App {
     /// Show an earlier conversation (a resumed session). Its messages stay in the session
     /// file: the chat keeps where each one is and reads it back when it comes into view
     /// (a message without a place, or a file that cannot be opened, is kept instead).
-    pub fn load_conversation(&mut self, session: &crate::session::LoadedSession) {
-        let stored = session
-            .path
-            .as_deref()
-            .is_some_and(|p| self.transcript.open_store(p).is_ok());
-        self.tools.store = session
-            .path
-            .as_deref()
+    pub fn load_conversation(&mut self, session: &LoadedSession) {
+        let file = session.path.as_deref().zip(session.read);
+        let stored = file.is_some_and(|(p, read)| self.transcript.open_store(p, read).is_ok());
+        self.tools.store = file
             .filter(|_| stored)
-            .and_then(|p| std::fs::File::open(p).ok());
+            .and_then(|(p, read)| SessionFile::open(p, read).ok());
         let stored = stored && self.tools.store.is_some();
         for (i, m) in session.conversation.iter().enumerate() {
             let at = session.at.get(i).copied().flatten().filter(|_| stored);
             match m {
                 Message::User { content, images } => {
-                    let text = crate::llm::image::with_chips(content, images);
+                    let text = crate::protocol::image::with_chips(content, images);
                     match at {
                         Some(at) => self.transcript.push_stored_user(at, &text),
                         None => self.transcript.push_user(&text),
@@ -153,7 +107,7 @@ impl App {
         for (index, c) in tool_calls.iter().enumerate() {
             let args = super::stored_calls::parse_args(&c.arguments);
             let summary = match super::tools_pane::readable_args(&args) {
-                Some(args) => summarize(&c.name, &args),
+                Some(args) => self.tools.summarize(&c.name, &args),
                 None => "(arguments that are not JSON)".to_string(),
             };
             self.transcript

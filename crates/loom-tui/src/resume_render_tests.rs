@@ -10,8 +10,8 @@ use serde_json::json;
 use super::app::App;
 use super::snapshot_tests::{app, text};
 use super::transcript::MARGIN_LINES;
-use crate::llm::{Message, ToolCall};
-use crate::session::{self, Record, SessionLog};
+use crate::protocol::message::{Message, ToolCall};
+use loom_core::session::{self, Record, SessionLog};
 
 const W: u16 = 100;
 const H: u16 = 30;

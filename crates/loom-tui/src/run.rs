@@ -32,16 +32,15 @@ use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 use tokio::sync::mpsc;
 
-use super::app::{App, StatusInfo};
+use super::app::App;
+use super::host::Host;
 use super::layers::trust_prompt::TrustPrompt;
 use super::theme::{ColorDepth, Theme};
-use crate::compose::session::StartError;
-use crate::compose::{Mode, Session, SessionOptions};
-use crate::config::Config;
-use crate::config::trust::{self, ProjectTrust};
-use crate::protocol::events::{AgentEvent, Phase, UserOp};
-use crate::session::LoadedSession;
-use crate::setup::{self, Provider};
+use crate::protocol::events::{AgentEvent, UserOp};
+use crate::protocol::stored::LoadedSession;
+
+/// What the full-screen mode starts with (defined with the [`Host`] it is handed with).
+pub use super::host::TuiOptions;
 
 /// Shortest time between two frames (about 120 fps).
 const FRAME: Duration = Duration::from_millis(8);
@@ -94,65 +93,28 @@ pub fn restore() {
     let _ = out.flush();
 }
 
-/// What the full-screen mode starts with.
-pub struct TuiOptions {
-    /// The configuration.
-    pub config: Config,
-    /// The workspace root.
-    pub workspace: std::path::PathBuf,
-    /// A first message to send at once.
-    pub prompt: Option<String>,
-    /// Images attached to the first message (`--image`).
-    pub images: Vec<crate::llm::image::Image>,
-    /// A session to continue.
-    pub resume: Option<LoadedSession>,
-    /// The flags, to load the configuration again once the project config is trusted.
-    pub flags: crate::config::FlagConfig,
-    /// Draw at the bottom of the normal screen, finished messages going to the scrollback
-    /// (`--inline`, `inline = true`; see `inline.rs`).
-    pub inline: bool,
-    /// Open with the resume picker (`--resume` without an id); the agent starts once a
-    /// session is picked (or a new one, on Esc).
-    pub pick_session: bool,
-}
-
-fn short_path(path: &std::path::Path) -> String {
-    let shown = path.display().to_string();
-    match std::env::var("HOME") {
-        Ok(home) if !home.is_empty() && shown.starts_with(&home) => {
-            format!("~{}", &shown[home.len()..])
-        }
-        _ => shown,
-    }
-}
-
-/// Run the full-screen assistant until the person quits.
-pub async fn run(opts: TuiOptions) -> anyhow::Result<ExitCode> {
+/// Run the full-screen assistant until the person quits, with `host` doing for it what
+/// needs the core.
+pub async fn run(opts: TuiOptions, host: Box<dyn Host>) -> anyhow::Result<ExitCode> {
     super::highlight::preload();
     let depth = ColorDepth::detect();
     // With no theme named, the terminal is asked for its background once it is in raw mode
     // (below); until then `COLORFGBG` is the best guess.
-    let auto = opts.config.theme == crate::config::AUTO_THEME;
+    let auto = opts.theme.is_none();
     let colorfgbg = std::env::var("COLORFGBG").ok();
-    let name = if auto {
-        super::theme::for_background(super::background::decide(None, colorfgbg.as_deref()))
-    } else {
-        opts.config.theme.as_str()
+    let name = match &opts.theme {
+        None => super::theme::for_background(super::background::decide(None, colorfgbg.as_deref())),
+        Some(name) => name.as_str(),
     };
     let (theme, theme_error) = match Theme::load(name, depth) {
         Ok(t) => (t, None),
         Err(e) => (Theme::fallback(depth), Some(e)),
     };
-    let session_id = opts
-        .resume
-        .as_ref()
-        .map(|s| s.id.clone())
-        .unwrap_or_else(crate::base::id::new_session_id);
-    let sandbox = setup::sandbox_for(&opts.workspace, &opts.config);
+    let session_id = opts.status.session_id.clone();
     let (ops_tx, ops_rx) = mpsc::unbounded_channel::<UserOp>();
-    let status = status_at_start(&opts, &sandbox, &session_id);
-    let mut app = App::new(theme, status, ops_tx.clone());
-    welcome(&mut app, &opts, &sandbox, theme_error);
+    let mut app = App::new(theme, opts.status.clone(), ops_tx.clone());
+    app.tools.summarizer = Some(host.summarizer());
+    welcome(&mut app, &opts, theme_error);
 
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
@@ -171,7 +133,8 @@ pub async fn run(opts: TuiOptions) -> anyhow::Result<ExitCode> {
     let mut terminal = open_terminal(inline, &mut app)?;
     draw(&mut terminal, &mut app)?;
 
-    let result = event_loop(&mut terminal, &mut app, opts, session_id.clone(), ops_rx).await;
+    let agents = Agents::new(opts, host, session_id, ops_rx);
+    let result = event_loop(&mut terminal, &mut app, agents).await;
     let _ = ops_tx.send(UserOp::Shutdown);
     if inline {
         leave_live_region(&mut terminal, &mut app);
@@ -182,41 +145,10 @@ pub async fn run(opts: TuiOptions) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// What the status line shows before the agent has started.
-fn status_at_start(
-    opts: &TuiOptions,
-    sandbox: &setup::SandboxStatus,
-    session_id: &str,
-) -> StatusInfo {
-    StatusInfo {
-        model: opts
-            .config
-            .model
-            .clone()
-            .unwrap_or_else(|| "connecting…".into()),
-        phase: Phase::Idle,
-        usage: Default::default(),
-        last_prompt: 0,
-        context_window: opts.config.context_window,
-        autonomy: opts.config.autonomy,
-        edits_allowed: false,
-        auto_commit: opts.config.auto_commit,
-        sandbox: sandbox.label.clone(),
-        workspace: short_path(&opts.workspace),
-        session_id: session_id.to_string(),
-        mcp: Vec::new(),
-    }
-}
-
 /// What the first frame shows: a resumed conversation, what went wrong with the theme,
 /// the sandbox's notice, the first message sent, the resume picker, or the question
 /// whether to trust the project's config.
-fn welcome(
-    app: &mut App,
-    opts: &TuiOptions,
-    sandbox: &setup::SandboxStatus,
-    theme_error: Option<String>,
-) {
+fn welcome(app: &mut App, opts: &TuiOptions, theme_error: Option<String>) {
     app.draft.workspace_root = Some(opts.workspace.clone());
     if let Some(r) = &opts.resume {
         app.load_conversation(r);
@@ -231,7 +163,7 @@ fn welcome(
             &format!("theme: {e}; using dark"),
         );
     }
-    if let Some(n) = &sandbox.notice {
+    if let Some(n) = &opts.sandbox_notice {
         app.transcript
             .push_notice(super::transcript::NoticeLevel::Warning, n);
     }
@@ -243,12 +175,11 @@ fn welcome(
     if opts.pick_session {
         app.open_resume_picker(true);
     }
-    if let ProjectTrust::Untrusted { ignored, file, .. } = &opts.config.project_trust {
-        let shown = file
-            .strip_prefix(&opts.workspace)
-            .map(|p| p.display().to_string())
-            .unwrap_or_else(|_| file.display().to_string());
-        app.push_question(Box::new(TrustPrompt::new(&shown, ignored.clone())));
+    if let Some(question) = &opts.trust_question {
+        app.push_question(Box::new(TrustPrompt::new(
+            &question.file,
+            question.ignored.clone(),
+        )));
         // Keys typed while Loom starts were meant for the message box, not this prompt.
         app.layers.typeahead_until =
             Some(std::time::Instant::now() + super::approvals::QUESTION_GRACE);
@@ -331,15 +262,6 @@ fn pick_theme_for_the_terminal(app: &mut App, depth: ColorDepth, colorfgbg: Opti
     if !typed.is_empty() {
         app.composer.insert(&typed);
     }
-}
-
-/// The session `id` read from disk, or why it cannot be.
-fn load_session(id: &str) -> Result<LoadedSession, String> {
-    let dir =
-        crate::session::sessions_dir().ok_or("no data directory, so no sessions are recorded")?;
-    let path = crate::session::path_of(&dir, id)
-        .ok_or_else(|| format!("no session {id:?}; see `loom sessions`"))?;
-    crate::session::load(&path).map_err(|e| format!("cannot read session {id}: {e}"))
 }
 
 /// Inline mode: move what will not change any more out of the live region into the
@@ -434,9 +356,7 @@ type Copied = (String, Result<super::clipboard::Prepared, String>);
 async fn event_loop(
     terminal: &mut Terminal<CrosstermBackend<std::io::Stdout>>,
     app: &mut App,
-    mut opts: TuiOptions,
-    session_id: String,
-    ops_rx: mpsc::UnboundedReceiver<UserOp>,
+    mut agents: Agents,
 ) -> anyhow::Result<()> {
     let mut input = EventStream::new();
     let mut sigterm = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
@@ -447,15 +367,15 @@ async fn event_loop(
     let mut last_frame = Instant::now();
     let mut mouse = true;
 
-    // Start the agent while the first frame is already on screen — unless the project's
+    // The agent starts while the first frame is already on screen — unless the project's
     // config waits for the person's trust, which decides the configuration it starts with.
-    let mut agents = Agents::new(&mut opts, session_id, ops_rx);
     let (copies_tx, mut copies) = mpsc::unbounded_channel::<Copied>();
 
     loop {
         // Before waiting: at launch nothing else may wake the loop (no key, no agent yet,
         // no animation once highlighting has loaded), and the agent must not wait for a key.
         agents.start_if_free();
+        agents.list_sessions(app);
         let deadline = last_frame + FRAME;
         tokio::select! {
             biased;
@@ -496,7 +416,7 @@ async fn event_loop(
         if app.outbox.quit {
             return Ok(());
         }
-        dirty |= agents.follow(app, &opts);
+        dirty |= agents.follow(app);
         if let Some(pending) = app.outbox.clipboard.take() {
             // tmux may be slow to answer: the copy is made ready off the UI thread.
             let done = copies_tx.clone();

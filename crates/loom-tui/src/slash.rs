@@ -6,7 +6,7 @@ use super::app::App;
 use super::layers::{Action, Help, PickItem, Picker};
 use super::theme::Theme;
 use super::transcript::NoticeLevel;
-use crate::policy::Autonomy;
+use crate::protocol::autonomy::Autonomy;
 use crate::protocol::changes::Scope;
 use crate::protocol::events::UserOp;
 
@@ -676,7 +676,7 @@ mod tests {
             })
         );
         let (mut app, mut rx) = crate::test_support::app("dark");
-        app.provider.welcome = Some(crate::llm::discover::how_to_configure());
+        app.provider.welcome = Some(crate::test_support::how_to_configure());
         app.submit("/model foo");
         assert_ne!(app.status.model, "foo");
         assert!(rx.try_recv().is_err());

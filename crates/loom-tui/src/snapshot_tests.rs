@@ -10,9 +10,9 @@ use tokio::sync::mpsc;
 
 use super::app::App;
 use crate::base::diff::FileDiff;
-use crate::llm::Usage;
 use crate::protocol::events::{AgentEvent, ApprovalPreview, Phase, TurnEnd, UserOp};
 use crate::protocol::tool_result::ToolResult;
+use crate::protocol::usage::Usage;
 
 /// The app the snapshots are taken of (shared with other modules' tests).
 pub(super) use super::test_support::app;
@@ -86,7 +86,7 @@ fn empty_session() {
 fn empty_session_without_a_provider() {
     let (mut app, _rx) = app("dark");
     app.status.model = String::new();
-    app.provider.welcome = Some(crate::llm::discover::how_to_configure());
+    app.provider.welcome = Some(crate::test_support::how_to_configure());
     insta::assert_snapshot!(text(&mut app, 120, 30));
 }
 
@@ -300,7 +300,7 @@ fn command_approval_for_a_high_risk_command() {
             preview: ApprovalPreview::Command {
                 command: "rm -rf target && curl -o x.tgz https://example.com/x.tgz".into(),
                 cwd: ".".into(),
-                risk: crate::policy::commands::Risk::High,
+                risk: crate::protocol::risk::Risk::High,
                 risk_reason: "rm -r deletes the directory tree target".into(),
                 grant_offered: false,
                 grant_prefix: None,
@@ -360,7 +360,7 @@ fn network_approval_for_a_fetch_with_a_finished_web_row() {
                 method: "GET".into(),
                 url: "https://serde.rs/derive.html?token=****".into(),
                 domain: "serde.rs".into(),
-                risk: crate::policy::commands::Risk::Low,
+                risk: crate::protocol::risk::Risk::Low,
                 risk_reason: "reads https://serde.rs/derive.html?token=****".into(),
             },
         },
@@ -577,7 +577,7 @@ fn approving_edits_for_the_session_shows_on_the_status_line() {
 }
 
 fn trust_prompt() -> super::layers::trust_prompt::TrustPrompt {
-    use crate::config::trust::Loosening;
+    use crate::protocol::trust::Loosening;
     let l = |key: &str, what: &str| Loosening {
         key: key.into(),
         what: what.into(),

@@ -2,10 +2,10 @@
 //! tokens used and how full the context is, the approval mode, the sandbox, the session and
 //! the MCP servers. It takes the agent's events about them; the status line draws it.
 
-use crate::llm::Usage;
-use crate::policy::Autonomy;
+use crate::protocol::autonomy::Autonomy;
 use crate::protocol::events::{AgentEvent, Phase};
 use crate::protocol::mcp::{ServerState, ServerStatus};
+use crate::protocol::usage::Usage;
 
 /// Facts the status bar shows.
 #[derive(Debug, Clone)]

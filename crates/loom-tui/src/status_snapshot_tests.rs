@@ -9,8 +9,8 @@ use serde_json::json;
 
 use super::app::App;
 use super::snapshot_tests::{app, ev, text};
-use crate::llm::Usage;
 use crate::protocol::events::{AgentEvent, ApprovalPreview, Phase, TurnEnd, UserOp};
+use crate::protocol::usage::Usage;
 
 fn phase(app: &mut App, phase: Phase) {
     ev(app, AgentEvent::StateChanged { phase });
@@ -45,7 +45,7 @@ fn ask_to_run(app: &mut App, command: &str) {
             preview: ApprovalPreview::Command {
                 command: command.into(),
                 cwd: ".".into(),
-                risk: crate::policy::commands::Risk::Medium,
+                risk: crate::protocol::risk::Risk::Medium,
                 risk_reason: "python3 runs code".into(),
                 grant_offered: true,
                 grant_prefix: Some("python3".into()),

@@ -4,7 +4,6 @@
 //! and result (whose data repeats the command's output) for rows nobody opens.
 
 use std::borrow::Cow;
-use std::fs::File;
 
 use serde::Deserialize;
 use serde::de::IgnoredAny;
@@ -12,9 +11,9 @@ use serde::de::IgnoredAny;
 use serde_json::Value;
 
 use super::tool_row::ToolRow;
-use crate::llm::Message;
+use crate::protocol::message::Message;
+use crate::protocol::stored::SessionFile;
 use crate::protocol::tool_result::ToolResult;
-use crate::session::read_message;
 
 /// Where a resumed call's arguments and result are in the session file (defined with the
 /// row that holds it).
@@ -27,7 +26,7 @@ pub fn parse_args(arguments: &str) -> Value {
 
 /// `row` with its arguments and result read back from `file` (a row that was not
 /// resumed is returned as it is). What cannot be read is said in the result.
-pub fn read_back(row: &ToolRow, file: Option<&File>) -> ToolRow {
+pub fn read_back(row: &ToolRow, file: Option<&SessionFile>) -> ToolRow {
     let mut full = row.clone();
     let (Some(stored), Some(file)) = (row.stored, file) else {
         return full;
@@ -37,7 +36,7 @@ pub fn read_back(row: &ToolRow, file: Option<&File>) -> ToolRow {
             "this call could not be read back from the session file ({e}); the file may have been changed or cut"
         ))
     };
-    match read_message(file, stored.call) {
+    match file.read(stored.call) {
         Ok(Message::Assistant { tool_calls, .. }) => match tool_calls.get(stored.index) {
             Some(c) => full.args = parse_args(&c.arguments),
             None => {
@@ -57,7 +56,7 @@ pub fn read_back(row: &ToolRow, file: Option<&File>) -> ToolRow {
         }
     }
     if let Some(at) = stored.result {
-        full.result = match read_message(file, at) {
+        full.result = match file.read(at) {
             Ok(Message::Tool { content, .. }) => serde_json::from_str(&content).ok(),
             Ok(_) => Some(unreadable(&"the message there is not the call's result")),
             Err(e) => Some(unreadable(&e)),

@@ -9,7 +9,6 @@
 //! [`UserOp::ToSubAgent`] for each level, so the agent routes them to the right sub-agent.
 
 use super::app::App;
-use super::tools_pane::summarize;
 use super::transcript::NoticeLevel;
 use crate::protocol::events::{AgentEvent, ApprovalPreview, UserOp};
 
@@ -38,7 +37,7 @@ impl App {
                 self.tools.nest(&prefix, &full, depth, path, id);
                 let summary = match intent.as_ref().and_then(|i| i.as_command()) {
                     Some(c) => c.command.lines().next().unwrap_or("").to_string(),
-                    None => summarize(&name, &arguments),
+                    None => self.tools.summarize(&name, &arguments),
                 };
                 self.tools.on_call(&full, name, summary, arguments);
                 self.sync_details();

@@ -79,7 +79,7 @@ fn a_sub_agents_approval_names_it_and_the_answer_is_routed_back() {
                 preview: ApprovalPreview::Command {
                     command: "cargo fmt".into(),
                     cwd: ".".into(),
-                    risk: crate::policy::commands::Risk::Medium,
+                    risk: crate::protocol::risk::Risk::Medium,
                     risk_reason: "rewrites source files".into(),
                     grant_offered: false,
                     grant_prefix: None,

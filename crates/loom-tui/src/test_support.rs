@@ -8,9 +8,17 @@ use tokio::sync::mpsc;
 
 use super::app::{App, StatusInfo};
 use super::theme::{ColorDepth, Theme};
-use crate::llm::Usage;
-use crate::policy::Autonomy;
+use crate::protocol::autonomy::Autonomy;
 use crate::protocol::events::{Phase, UserOp};
+use crate::protocol::usage::Usage;
+
+/// The tools' summaries, as the binary hands them over.
+pub(super) use loom_core::tools::summary::summarize;
+
+/// What the screen says when no provider is configured, as the binary hands it over.
+pub(super) fn how_to_configure() -> String {
+    loom_core::llm::discover::how_to_configure()
+}
 
 /// An app in theme `theme` and the ops it sends.
 pub(super) fn app(theme: &str) -> (App, mpsc::UnboundedReceiver<UserOp>) {
@@ -32,6 +40,7 @@ pub(super) fn app(theme: &str) -> (App, mpsc::UnboundedReceiver<UserOp>) {
     };
     let theme = Theme::load(theme, ColorDepth::TrueColor).unwrap();
     let mut app = App::new(theme, status, tx);
+    app.tools.summarizer = Some(summarize);
     app.now = Instant::now();
     (app, rx)
 }

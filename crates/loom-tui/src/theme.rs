@@ -377,8 +377,8 @@ impl Theme {
         }
         if let Some(dir) = dir {
             let path = dir.join(format!("{name}.toml"));
-            let limit = crate::config::file::MAX_CONFIG_BYTES;
-            match crate::config::file::read_regular(&path, limit) {
+            let limit = crate::base::regular::MAX_CONFIG_BYTES;
+            match crate::base::regular::read_regular(&path, limit) {
                 Ok(Some(bytes)) => {
                     return Theme::parse(&String::from_utf8_lossy(&bytes), depth)
                         .map_err(|e| format!("{}: {e}", path.display()));

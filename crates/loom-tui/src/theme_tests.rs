@@ -19,9 +19,9 @@ use super::app::{App, Focus};
 use super::contrast::{NON_TEXT, TEXT, ratio, rgb, terminal};
 use super::snapshot_tests::{app, awaiting_diff, ev};
 use super::theme::{BUILTIN, ColorDepth, Theme};
-use crate::llm::Usage;
 use crate::protocol::events::{AgentEvent, ApprovalPreview, Phase, TurnEnd};
 use crate::protocol::tool_result::ToolResult;
+use crate::protocol::usage::Usage;
 
 const DEPTHS: [ColorDepth; 3] = [
     ColorDepth::TrueColor,
@@ -152,7 +152,7 @@ fn command_approval(app: &mut App) {
             preview: ApprovalPreview::Command {
                 command: command.into(),
                 cwd: ".".into(),
-                risk: crate::policy::commands::Risk::High,
+                risk: crate::protocol::risk::Risk::High,
                 risk_reason: "rm -r deletes the directory tree target".into(),
                 grant_offered: false,
                 grant_prefix: None,

@@ -6,22 +6,27 @@ use std::time::Instant;
 
 use serde_json::Value;
 
-use super::tools_pane::{ToolRow, ToolStatus, ToolsPane, readable_args, summarize};
-use crate::tools::{CallIntent, ToolResult};
-
-/// The one-line summary of a call: the first line of its command, else its arguments
-/// summarized.
-pub fn call_summary(name: &str, arguments: &Value, intent: Option<&CallIntent>) -> String {
-    match intent.and_then(|i| i.as_command()) {
-        Some(c) => c.command.lines().next().unwrap_or("").to_string(),
-        None => match readable_args(arguments) {
-            Some(args) => summarize(name, &args),
-            None => "(arguments that are not JSON)".to_string(),
-        },
-    }
-}
+use super::tools_pane::{ToolRow, ToolStatus, ToolsPane, readable_args};
+use crate::protocol::{intent::CallIntent, tool_result::ToolResult};
 
 impl ToolsPane {
+    /// The one-line summary of a call: the first line of its command, else its arguments
+    /// summarized.
+    pub fn call_summary(
+        &self,
+        name: &str,
+        arguments: &Value,
+        intent: Option<&CallIntent>,
+    ) -> String {
+        match intent.and_then(|i| i.as_command()) {
+            Some(c) => c.command.lines().next().unwrap_or("").to_string(),
+            None => match readable_args(arguments) {
+                Some(args) => self.summarize(name, &args),
+                None => "(arguments that are not JSON)".to_string(),
+            },
+        }
+    }
+
     /// The model made call `id`: its row, queued, summarized as `summary`.
     pub fn on_call(&mut self, id: &str, name: String, summary: String, arguments: Value) {
         self.add(ToolRow {

@@ -6,8 +6,8 @@ use std::time::Instant;
 
 use serde_json::Value;
 
+use crate::protocol::stored::MessageAt;
 use crate::protocol::tool_result::ToolResult;
-use crate::session::MessageAt;
 
 /// Where a call stands.
 #[derive(Debug, Clone, PartialEq)]

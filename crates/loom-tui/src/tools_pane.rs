@@ -21,8 +21,9 @@ const SPINNER: &[&str] = &["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧
 /// file, which a row may hold).
 pub use super::tool_row::{ToolRow, ToolStatus};
 
-/// A one-line summary of a call's arguments (shared with `loom exec`).
-pub use crate::tools::summary::summarize;
+/// How a call's arguments read as a one-line summary: the tools' own
+/// (`loom-core`'s `tools::summary::summarize`, shared with `loom exec`), handed over at start.
+pub type Summarize = fn(&str, &Value) -> String;
 
 fn duration(ms: u64) -> String {
     if ms < 1000 {
@@ -105,9 +106,11 @@ pub struct ToolsPane {
     /// Where the next row goes when it nests under a delegate call.
     pending_nest: Option<usize>,
     /// The session file resumed calls are read back from.
-    pub store: Option<std::fs::File>,
+    pub store: Option<crate::protocol::stored::SessionFile>,
     /// Hook runs shown so far (each row's id is `hook-N`).
     pub(crate) hooks: usize,
+    /// How calls' arguments are summarized (none given: no summary).
+    pub summarizer: Option<Summarize>,
 }
 
 impl ToolsPane {
@@ -117,6 +120,11 @@ impl ToolsPane {
             follow: true,
             ..ToolsPane::default()
         }
+    }
+
+    /// The one-line summary of a call's arguments (empty when no summarizer was given).
+    pub fn summarize(&self, name: &str, args: &Value) -> String {
+        self.summarizer.map(|f| f(name, args)).unwrap_or_default()
     }
 
     /// The row for a call id.
@@ -510,7 +518,7 @@ mod tests {
         pane.add(ToolRow {
             id: "w".into(),
             name: "web_fetch".into(),
-            summary: summarize("web_fetch", &args),
+            summary: loom_core::tools::summary::summarize("web_fetch", &args),
             args,
             status: ToolStatus::Done { ok: true, ms: 120 },
             result: Some(
@@ -544,7 +552,7 @@ mod tests {
         pane.add(ToolRow {
             id: "s".into(),
             name: "search_files".into(),
-            summary: summarize("search_files", &args),
+            summary: loom_core::tools::summary::summarize("search_files", &args),
             args,
             status: ToolStatus::Done { ok: true, ms: 3 },
             result: None,

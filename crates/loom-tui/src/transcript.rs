@@ -14,7 +14,6 @@
 //! [`restyle_visible`]: Transcript::restyle_visible
 
 use std::collections::HashMap;
-use std::fs::File;
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -28,7 +27,7 @@ use super::render_cache::RenderCache;
 use super::theme::Theme;
 use super::transcript_entry::{Context, Entry, Kind, Outputs, Shape, Text};
 use super::wrap::{StyledLine, wrap};
-use crate::session::MessageAt;
+use crate::protocol::stored::{MessageAt, ReadMessage, SessionFile};
 
 /// How serious a notice is, and a tool call's status mark (defined with the entries that
 /// show them).
@@ -101,7 +100,7 @@ pub struct Transcript {
     marks: HashMap<String, ToolMark>,
     outputs: Outputs,
     /// Where resumed messages are read from.
-    store: Option<File>,
+    store: Option<SessionFile>,
     view: View,
     flushed: Flushed,
     /// Entries rendered so far (see [`Transcript::renders`]).
@@ -258,8 +257,8 @@ impl Transcript {
 
     /// Read resumed messages from the session file at `path` (see
     /// [`Transcript::push_stored_user`]).
-    pub fn open_store(&mut self, path: &std::path::Path) -> std::io::Result<()> {
-        self.store = Some(File::open(path)?);
+    pub fn open_store(&mut self, path: &std::path::Path, read: ReadMessage) -> std::io::Result<()> {
+        self.store = Some(SessionFile::open(path, read)?);
         Ok(())
     }
 

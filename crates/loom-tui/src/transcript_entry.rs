@@ -4,7 +4,6 @@
 //! estimated until it is rendered.
 
 use std::collections::HashMap;
-use std::fs::File;
 
 use ratatui::style::{Modifier, Style};
 use ratatui::text::Span;
@@ -13,8 +12,8 @@ use super::command_output::{CommandOutput, PREVIEW_LINES};
 use super::markdown::MarkdownStream;
 use super::theme::Theme;
 use super::wrap::StyledLine;
-use crate::llm::Message;
-use crate::session::MessageAt;
+use crate::protocol::message::Message;
+use crate::protocol::stored::{MessageAt, SessionFile};
 
 /// How serious a notice is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -145,7 +144,7 @@ pub(super) struct Context<'a> {
     pub theme: &'a Theme,
     pub marks: &'a HashMap<String, ToolMark>,
     pub outputs: &'a Outputs,
-    pub store: Option<&'a File>,
+    pub store: Option<&'a SessionFile>,
 }
 
 impl Context<'_> {
@@ -159,9 +158,9 @@ impl Context<'_> {
         let Some(file) = self.store else {
             return "(this message is in the session file, which is not open)".into();
         };
-        match crate::session::read_message(file, at) {
+        match file.read(at) {
             Ok(Message::User { content, images }) if user => {
-                crate::llm::image::with_chips(&content, &images)
+                crate::protocol::image::with_chips(&content, &images)
             }
             Ok(Message::Assistant { content, .. }) if !user => content,
             Ok(_) => "(the session file changed under this message: resume it again)".into(),

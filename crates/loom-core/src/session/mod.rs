@@ -194,70 +194,7 @@ impl SessionLog {
     }
 }
 
-/// A session read back from disk.
-#[derive(Debug, Clone, Default)]
-pub struct LoadedSession {
-    /// Session id.
-    pub id: String,
-    /// Start time.
-    pub started_at: String,
-    /// Workspace root.
-    pub workspace: String,
-    /// Model at start.
-    pub model: String,
-    /// The title given when it started, if any.
-    pub title: Option<String>,
-    /// The conversation, repaired so every tool call has a result.
-    pub conversation: Vec<Message>,
-    /// Where each message of `conversation` is in the file (`None` for the results
-    /// `repair` made up), so a screen can read it back instead of keeping it.
-    pub at: Vec<Option<MessageAt>>,
-    /// The file it was read from.
-    pub path: Option<PathBuf>,
-    /// Line numbers (1-based) that could not be read.
-    pub dropped: Vec<usize>,
-    /// Tool calls that had no result (the session stopped while they ran).
-    pub repaired: usize,
-    /// The deferred tools the session loaded, in the order loaded.
-    pub loaded_tools: Vec<String>,
-}
-
-impl LoadedSession {
-    /// What was lost, in words, or `None` when the file was whole.
-    pub fn damage_report(&self) -> Option<String> {
-        if self.dropped.is_empty() && self.repaired == 0 {
-            return None;
-        }
-        let mut parts = Vec::new();
-        if !self.dropped.is_empty() {
-            parts.push(format!(
-                "skipped {} unreadable line(s) ({}); everything else was loaded",
-                self.dropped.len(),
-                self.dropped
-                    .iter()
-                    .map(|n| format!("line {n}"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ));
-        }
-        if self.repaired > 0 {
-            parts.push(format!(
-                "{} tool call(s) had no result because the session stopped while they ran",
-                self.repaired
-            ));
-        }
-        Some(parts.join("; "))
-    }
-}
-
-/// Where one message's record is in a session file: its line, without the newline.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct MessageAt {
-    /// Byte offset of the line.
-    pub offset: u64,
-    /// Its length in bytes.
-    pub len: u32,
-}
+pub use crate::protocol::stored::{LoadedSession, MessageAt};
 
 /// Read the message whose record is at `at` in `file` (a session file, which only grows,
 /// so what was written stays where it was).
@@ -280,6 +217,7 @@ pub fn load(path: &Path) -> std::io::Result<LoadedSession> {
     let mut reader = BufReader::with_capacity(1 << 16, File::open(path)?);
     let mut s = LoadedSession {
         path: Some(path.to_path_buf()),
+        read: Some(read_message),
         ..LoadedSession::default()
     };
     let mut offset = 0u64;

@@ -194,8 +194,8 @@ impl App {
         }
         self.focus = Focus::Composer;
         // A pasted image path (what terminals paste for a dragged file) attaches the image.
-        if let Some(path) = crate::llm::image::pasted_path(&clean) {
-            match crate::llm::image::load(std::path::Path::new(&path)) {
+        if let Some(path) = crate::protocol::image::pasted_path(&clean) {
+            match crate::protocol::image::load(std::path::Path::new(&path)) {
                 Ok(image) => {
                     self.transcript.push_notice(
                         NoticeLevel::Info,

@@ -21,7 +21,7 @@ pub struct CommandApproval {
     /// Its working directory.
     pub cwd: String,
     /// Its risk, or `None` where nothing classified it (shown as "unknown").
-    pub risk: Option<crate::policy::commands::Risk>,
+    pub risk: Option<crate::protocol::risk::Risk>,
     /// Why it has that level.
     pub risk_reason: String,
     /// Why the policy asks.

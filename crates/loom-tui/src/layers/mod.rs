@@ -3,7 +3,7 @@
 //! front layer sees keys first and says whether it consumed them and what should happen;
 //! the app owns the stack, not the widgets' logic. A new layer is one new file here.
 
-use crate::policy::commands::Risk;
+use crate::protocol::risk::Risk;
 use crossterm::event::KeyEvent;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;

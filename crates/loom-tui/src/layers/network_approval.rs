@@ -23,7 +23,7 @@ pub struct NetworkApproval {
     /// The domain a session grant covers.
     pub domain: String,
     /// Risk level name.
-    pub risk: crate::policy::commands::Risk,
+    pub risk: crate::protocol::risk::Risk,
     /// What the call does.
     pub risk_reason: String,
     /// Why the policy asks.
@@ -126,7 +126,7 @@ mod tests {
             method: "GET".into(),
             url: "https://docs.rs/x?token=****".into(),
             domain: "docs.rs".into(),
-            risk: crate::policy::commands::Risk::Low,
+            risk: crate::protocol::risk::Risk::Low,
             risk_reason: "reads https://docs.rs/x".into(),
             reason: "web_fetch to docs.rs is approved first, once per domain".into(),
         }

@@ -9,7 +9,7 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 
 use super::*;
-use crate::policy::ScheduleIntent;
+use crate::protocol::intent::ScheduleIntent;
 use crate::wrap::{StyledLine, wrap};
 
 /// The most rows the prompt takes; a longer one is cut with a note.
@@ -49,7 +49,7 @@ impl ScheduleApproval {
                     Span::styled(
                         format!("{approval} mode"),
                         Style::default()
-                            .fg(risk_color(Some(crate::policy::commands::Risk::High), theme))
+                            .fg(risk_color(Some(crate::protocol::risk::Risk::High), theme))
                             .add_modifier(Modifier::BOLD),
                     ),
                     Span::styled(", headless", dim),

@@ -10,7 +10,7 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 
 use super::{Action, Layer, Outcome};
-use crate::config::trust::Loosening;
+use crate::protocol::trust::Loosening;
 use crate::theme::Theme;
 use crate::wrap::{StyledLine, wrap};
 

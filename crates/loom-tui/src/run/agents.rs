@@ -1,18 +1,15 @@
 //! The agent behind the screen: the one about to start (held back while the trust prompt
 //! or the resume picker waits), the channels of the one running, and what the person's
-//! answers to those two change.
+//! answers to those two change. The [`Host`] starts agents and carries the answers out.
 
 use super::*;
+use crate::host::{AgentChannels, TrustOutcome};
 
 /// Everything the agent needs to start, kept until the trust prompt is answered.
 pub(super) struct AgentStart {
-    config: Config,
-    workspace: std::path::PathBuf,
     resume: Option<LoadedSession>,
     session_id: String,
-    ops_rx: mpsc::UnboundedReceiver<UserOp>,
-    events_tx: mpsc::UnboundedSender<AgentEvent>,
-    provider_tx: tokio::sync::oneshot::Sender<(String, Option<String>)>,
+    channels: AgentChannels,
 }
 
 /// The channels from the agent running (or about to start): its events, and the provider
@@ -28,8 +25,6 @@ impl AgentStart {
     /// An agent to start on the session `session_id` (`resume`: a saved one), reading the
     /// ops sent on `ops_rx`, and the channels the screen hears it on.
     pub(super) fn new(
-        config: Config,
-        workspace: std::path::PathBuf,
         session_id: String,
         resume: Option<LoadedSession>,
         ops_rx: mpsc::UnboundedReceiver<UserOp>,
@@ -37,13 +32,13 @@ impl AgentStart {
         let (events_tx, events) = mpsc::unbounded_channel::<AgentEvent>();
         let (provider_tx, provider) = tokio::sync::oneshot::channel::<(String, Option<String>)>();
         let start = AgentStart {
-            config,
-            workspace,
             resume,
             session_id,
-            ops_rx,
-            events_tx,
-            provider_tx,
+            channels: AgentChannels {
+                ops: ops_rx,
+                events: events_tx,
+                provider: provider_tx,
+            },
         };
         let link = AgentLink {
             events,
@@ -53,84 +48,23 @@ impl AgentStart {
         (start, link)
     }
 
-    pub(super) fn spawn(self) {
-        let AgentStart {
-            config,
-            workspace,
-            resume,
-            session_id: sid,
-            ops_rx,
-            events_tx,
-            provider_tx,
-        } = self;
-        tokio::spawn(async move {
-            let options = SessionOptions {
-                resumed: resume,
-                session_id: Some(sid),
-                ops: Some(ops_rx),
-                ..SessionOptions::new(Mode::Interactive)
-            };
-            let on_provider = |provider: &Provider| {
-                let (model, missing) = match provider {
-                    Provider::Ready { settings, .. } => (settings.model.clone(), None),
-                    Provider::Missing { message } => (String::new(), Some(message.clone())),
-                };
-                let _ = provider_tx.send((model, missing));
-                if let Provider::Ready { settings, .. } = provider {
-                    // The server's models, for `/model`'s picker and completion.
-                    let (base, key, tx) = (
-                        settings.base_url.clone(),
-                        config.api_key.clone(),
-                        events_tx.clone(),
-                    );
-                    tokio::spawn(async move {
-                        let timeout = std::time::Duration::from_secs(10);
-                        let result =
-                            crate::llm::discover::list_models(&base, key.as_deref(), timeout).await;
-                        let _ = tx.send(AgentEvent::Models { result });
-                    });
-                }
-            };
-            let session = match Session::start(&config, &workspace, options, on_provider).await {
-                Ok(session) => session,
-                Err(StartError::Workspace { source, .. }) => {
-                    let _ = events_tx.send(AgentEvent::Error {
-                        message: format!("cannot open the workspace: {source}"),
-                    });
-                    return;
-                }
-                Err(e @ StartError::NoModel(_)) => {
-                    let _ = events_tx.send(AgentEvent::Error {
-                        message: e.to_string(),
-                    });
-                    return;
-                }
-            };
-            for n in &session.notices {
-                let _ = events_tx.send(AgentEvent::Notice { message: n.clone() });
-            }
-            let mut handle = session.agent;
-            while let Some(ev) = handle.events.recv().await {
-                if events_tx.send(ev).is_err() {
-                    break;
-                }
-            }
-        });
+    /// Have `host` start it.
+    pub(super) fn spawn(self, host: &mut dyn Host) {
+        host.start(self.session_id, self.resume, self.channels);
     }
 }
 
-/// The session the person picked to resume (`choice`; `None`: none, on Esc). Before any
-/// agent runs (`--resume`), the agent about to start (`pending`) starts on it; with one
-/// running (`/resume`), that one stops and one starts on the picked session under
-/// `config`, with channels of its own (`link`; the old one's late events go nowhere).
+/// The session the person picked to resume (`choice`; `None`: none, on Esc), read by
+/// `host`. Before any agent runs (`--resume`), the agent about to start (`pending`) starts
+/// on it; with one running (`/resume`), that one stops and one starts on the picked
+/// session, with channels of its own (`link`; the old one's late events go nowhere).
 pub(super) fn on_resume_choice(
     app: &mut App,
     choice: Option<String>,
     (pending, link): (&mut Option<AgentStart>, &mut AgentLink),
-    config: &Config,
-    workspace: &std::path::Path,
+    host: &dyn Host,
 ) {
-    let loaded = match choice.map(|id| load_session(&id)) {
+    let loaded = match choice.map(|id| host.load_session(&id)) {
         None => return,
         Some(Err(message)) => {
             app.transcript
@@ -149,83 +83,26 @@ pub(super) fn on_resume_choice(
             let _ = app.ops.send(UserOp::Shutdown);
             let (ops_tx, ops_rx) = mpsc::unbounded_channel::<UserOp>();
             app.ops = ops_tx;
-            let (start, fresh) = AgentStart::new(
-                config.clone(),
-                workspace.to_path_buf(),
-                loaded.id.clone(),
-                Some(loaded),
-                ops_rx,
-            );
+            let (start, fresh) = AgentStart::new(loaded.id.clone(), Some(loaded), ops_rx);
             *pending = Some(start);
             *link = fresh;
         }
     }
 }
 
-/// Carry out the person's answer to the trust prompt: when they trust the project
-/// config, remember the fingerprint of the file they were shown (`shown`, as it was read at
-/// start) and load the configuration again. Should the file have changed since, the new
-/// load finds it untrusted and ignores its loosening lines, as it should.
-pub(super) fn answer_trust(
-    trusted: bool,
-    shown: &ProjectTrust,
-    workspace: &std::path::Path,
-    flags: &crate::config::FlagConfig,
-) -> (Option<Config>, Option<String>) {
-    let ProjectTrust::Untrusted { sha256, .. } = shown else {
-        return (None, None);
-    };
-    if !trusted {
-        return (None, None);
-    }
-    let Some(store) = trust::store_path() else {
-        return (
-            None,
-            Some("no data directory, so trust cannot be remembered".into()),
-        );
-    };
-    let set_aside = match trust::trust(&store, workspace, sha256) {
-        Ok(update) => update.set_aside.map(|aside| {
-            format!(
-                "the trust store was damaged; it was moved to {} and a new one started",
-                aside.display()
-            )
-        }),
-        Err(e) => return (None, Some(format!("not trusted: {e}"))),
-    };
-    match crate::config::load(workspace, flags, &|k| std::env::var(k).ok()) {
-        Ok(config) => (Some(config), set_aside),
-        Err(e) => (None, Some(e.to_string())),
-    }
-}
-
-/// The person answered the trust prompt: the agent about to start (`start`) gets the
-/// configuration that follows, and the screen says what changed.
-pub(super) fn on_trust_answer(
-    app: &mut App,
-    trusted: bool,
-    start: &mut AgentStart,
-    opts: &TuiOptions,
-) {
-    let (config, message) = answer_trust(
-        trusted,
-        &opts.config.project_trust,
-        &opts.workspace,
-        &opts.flags,
-    );
-    if let Some(config) = config {
-        start.config = config;
-    }
-    if let Some(message) = message {
+/// The person answered the trust prompt and the host carried the answer out (`outcome`):
+/// the screen says what changed.
+pub(super) fn on_trust_answer(app: &mut App, outcome: TrustOutcome) {
+    if let Some(message) = outcome.error {
         app.transcript
             .push_notice(crate::transcript::NoticeLevel::Error, &message);
     }
-    if let Some(n) = start.config.project_trust.notice() {
+    if let Some(n) = outcome.warning {
         app.transcript
             .push_notice(crate::transcript::NoticeLevel::Warning, &n);
     }
-    app.status.autonomy = start.config.autonomy;
-    app.status.sandbox = setup::sandbox_for(&start.workspace, &start.config).label;
+    app.status.autonomy = outcome.autonomy;
+    app.status.sandbox = outcome.sandbox;
 }
 
 /// What the event loop keeps about the agent between wake-ups.
@@ -238,45 +115,39 @@ pub(super) struct Agents {
     trusting: bool,
     /// The agent waits while the person picks a session to resume (`--resume`).
     picking: bool,
-    /// The configuration the running agent has (the trusted one, once trusted).
-    config: Config,
+    /// What starts agents and reads sessions (the binary, with the core).
+    host: Box<dyn Host>,
 }
 
 impl Agents {
     /// The agent of the session `session_id` (the one `opts` resumes, if any), reading
-    /// `ops_rx`, waiting for what `opts` says it waits for.
+    /// `ops_rx`, waiting for what `opts` says it waits for, started by `host`.
     pub(super) fn new(
-        opts: &mut TuiOptions,
+        opts: TuiOptions,
+        host: Box<dyn Host>,
         session_id: String,
         ops_rx: mpsc::UnboundedReceiver<UserOp>,
     ) -> Agents {
-        let (start, link) = AgentStart::new(
-            opts.config.clone(),
-            opts.workspace.clone(),
-            session_id,
-            opts.resume.take(),
-            ops_rx,
-        );
+        let (start, link) = AgentStart::new(session_id, opts.resume, ops_rx);
         Agents {
             pending: Some(start),
             link,
-            trusting: matches!(opts.config.project_trust, ProjectTrust::Untrusted { .. }),
+            trusting: opts.trust_question.is_some(),
             picking: opts.pick_session,
-            config: opts.config.clone(),
+            host,
         }
     }
 
     /// What the person's last input decided for the agent: the trust prompt answered, a
     /// session picked, and the agent started once nothing holds it back. Returns whether
     /// the screen changed.
-    pub(super) fn follow(&mut self, app: &mut App, opts: &TuiOptions) -> bool {
+    pub(super) fn follow(&mut self, app: &mut App) -> bool {
         let mut dirty = false;
         if let Some(trusted) = app.outbox.trust_answer.take()
-            && let Some(start) = self.pending.as_mut()
+            && self.pending.is_some()
         {
             self.trusting = false;
-            on_trust_answer(app, trusted, start, opts);
-            self.config = start.config.clone();
+            on_trust_answer(app, self.host.answer_trust(trusted));
             dirty = true;
         }
         if let Some(choice) = app.outbox.resume_choice.take() {
@@ -286,8 +157,7 @@ impl Agents {
                 app,
                 choice,
                 (&mut self.pending, &mut self.link),
-                &self.config,
-                &opts.workspace,
+                self.host.as_ref(),
             );
         }
         self.start_if_free();
@@ -300,7 +170,23 @@ impl Agents {
             && !self.picking
             && let Some(start) = self.pending.take()
         {
-            start.spawn();
+            start.spawn(self.host.as_mut());
+        }
+    }
+
+    /// The resume picker asked for its list: it is read off the UI thread.
+    pub(super) fn list_sessions(&self, app: &mut App) {
+        if let Some(wanted) = app.outbox.sessions_wanted.take() {
+            let list = self.host.session_lister();
+            std::thread::spawn(move || {
+                let _ = wanted
+                    .reply
+                    .send(list(&wanted.workspace, wanted.current.as_deref()));
+            });
         }
     }
 }
+
+#[cfg(test)]
+#[path = "agents_tests.rs"]
+mod tests;

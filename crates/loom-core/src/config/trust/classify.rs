@@ -349,14 +349,7 @@ pub const CLASSIFICATION: &[KeyClass] = &[
     ),
 ];
 
-/// One thing a project config loosens.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Loosening {
-    /// The key, as written in the file (`sandbox`, `approval.rules`).
-    pub key: String,
-    /// What it does, in words for the person deciding.
-    pub what: String,
-}
+pub use crate::protocol::trust::Loosening;
 
 fn loosening(key: &str, what: impl Into<String>) -> Loosening {
     Loosening {

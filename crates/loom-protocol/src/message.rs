@@ -1,0 +1,130 @@
+//! The conversation as the Chat Completions API sees it: system, user, assistant (with tool
+//! calls) and tool messages. Pure data, shared by the agent (which owns the conversation),
+//! the client (which serialises it), the session file (which stores it) and the front ends
+//! (which show a resumed one); `loom-llm` re-exports it where it was.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+/// One tool call the model made.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolCall {
+    /// The id its result must answer.
+    pub id: String,
+    /// The tool's name.
+    pub name: String,
+    /// The arguments as the model wrote them (JSON text, possibly invalid).
+    pub arguments: String,
+}
+
+/// A message in the conversation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "role", rename_all = "snake_case")]
+pub enum Message {
+    /// Instructions from Loom.
+    System {
+        /// The text.
+        content: String,
+    },
+    /// What the person asked (or a hook's report).
+    User {
+        /// The text.
+        content: String,
+        /// Images attached to it.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        images: Vec<crate::image::Image>,
+    },
+    /// What the model answered.
+    Assistant {
+        /// Visible text (tool-call markup removed).
+        content: String,
+        /// Tool calls, in the order the model gave them.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        tool_calls: Vec<ToolCall>,
+    },
+    /// The result of one tool call.
+    Tool {
+        /// The call this answers.
+        tool_call_id: String,
+        /// The tool's name (some servers want it).
+        name: String,
+        /// The result JSON the model reads.
+        content: String,
+    },
+}
+
+impl Message {
+    /// A user message.
+    pub fn user(text: impl Into<String>) -> Message {
+        Message::User {
+            content: text.into(),
+            images: Vec::new(),
+        }
+    }
+
+    /// The message in the Chat Completions wire format.
+    pub fn to_wire(&self) -> Value {
+        match self {
+            Message::System { content } => json!({"role": "system", "content": content}),
+            Message::User { content, images } if images.is_empty() => {
+                json!({"role": "user", "content": content})
+            }
+            Message::User { content, images } => {
+                let mut parts = vec![json!({"type": "text", "text": content})];
+                parts.extend(
+                    images
+                        .iter()
+                        .map(|i| json!({"type": "image_url", "image_url": {"url": i.data_url()}})),
+                );
+                json!({"role": "user", "content": parts})
+            }
+            Message::Assistant {
+                content,
+                tool_calls,
+            } if tool_calls.is_empty() => json!({"role": "assistant", "content": content}),
+            Message::Assistant {
+                content,
+                tool_calls,
+            } => json!({
+                "role": "assistant",
+                "content": content,
+                "tool_calls": tool_calls.iter().map(|c| json!({
+                    "id": c.id,
+                    "type": "function",
+                    "function": {"name": c.name, "arguments": c.arguments},
+                })).collect::<Vec<_>>(),
+            }),
+            Message::Tool {
+                tool_call_id,
+                name,
+                content,
+            } => json!({
+                "role": "tool",
+                "tool_call_id": tool_call_id,
+                "name": name,
+                "content": content,
+            }),
+        }
+    }
+
+    /// Rough size in characters, for token estimates.
+    pub fn char_len(&self) -> usize {
+        match self {
+            Message::System { content } => content.len(),
+            Message::User { content, images } => {
+                content.len() + images.len() * crate::image::IMAGE_CHARS
+            }
+            Message::Assistant {
+                content,
+                tool_calls,
+            } => {
+                content.len()
+                    + tool_calls
+                        .iter()
+                        .map(|c| c.name.len() + c.arguments.len() + 16)
+                        .sum::<usize>()
+            }
+            Message::Tool { content, .. } => content.len() + 16,
+        }
+    }
+}
