@@ -254,6 +254,10 @@ impl App {
                 let confirm = UndoConfirm::new(redo, scope, diff, files, conflicts);
                 self.layers.push(Box::new(confirm));
             }
+            rewind @ (AgentEvent::RewindPrompts { .. }
+            | AgentEvent::RewindPlanned { .. }
+            | AgentEvent::Rewound { .. }
+            | AgentEvent::Forked { .. }) => self.on_rewind_event(rewind),
             chat @ (AgentEvent::UserMessage { .. }
             | AgentEvent::TextDelta { .. }
             | AgentEvent::ReasoningDelta { .. }

@@ -48,6 +48,7 @@ pub mod provider;
 pub mod render_cache;
 pub mod results;
 pub mod resume;
+pub mod rewind;
 pub mod run;
 pub mod scroll;
 pub mod scrollback;

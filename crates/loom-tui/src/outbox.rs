@@ -23,6 +23,8 @@ pub struct Outbox {
     /// Text to put on the clipboard (`/copy`, a mouse selection), for the event loop, which
     /// copies it and says where it went.
     pub clipboard: Option<Pending>,
+    /// When Esc was pressed between turns (a second soon after opens the rewind list).
+    pub esc_at: Option<Instant>,
 }
 
 impl Default for Outbox {
@@ -34,6 +36,7 @@ impl Default for Outbox {
             trust_answer: None,
             resume_choice: None,
             clipboard: None,
+            esc_at: None,
         }
     }
 }
