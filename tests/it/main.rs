@@ -33,6 +33,7 @@ mod private_files;
 mod project_trust;
 mod provider_bounds;
 mod replay;
+mod rewind;
 mod sandbox;
 mod sandbox_root;
 mod schema_refusal;
