@@ -332,6 +332,10 @@ async fn run_tui(cli: &Cli, workspace: std::path::PathBuf) -> anyhow::Result<Exi
     }
     loom::tui::run::run(loom::tui::run::TuiOptions {
         inline: config.inline,
+        notify: loom::tui::notify::NotifySettings {
+            mode: config.notify.0,
+            command: config.notify.1.clone(),
+        },
         config,
         workspace,
         prompt: cli.prompt.clone(),

@@ -17,6 +17,7 @@ pub mod image;
 pub mod intent;
 pub mod mcp;
 pub mod memory;
+pub mod notify;
 pub mod rewind;
 pub mod risk;
 pub mod tool_kind;

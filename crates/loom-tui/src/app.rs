@@ -205,6 +205,7 @@ impl App {
     /// React to one event from the agent (which arrived at `self.now`): each component
     /// takes its own events; the few that several parts show are wired here.
     pub fn on_agent_event(&mut self, event: AgentEvent) {
+        self.watch_attention(&event);
         let finished = self.progress.observe(&event, self.now);
         let report = event.compaction();
         match event {

@@ -42,6 +42,7 @@ pub mod layers;
 pub mod markdown;
 pub mod measured;
 pub mod mention;
+pub mod notify;
 pub mod outbox;
 pub mod progress;
 pub mod provider;

@@ -25,6 +25,11 @@ pub struct Outbox {
     pub clipboard: Option<Pending>,
     /// When Esc was pressed between turns (a second soon after opens the rewind list).
     pub esc_at: Option<Instant>,
+    /// Whether the terminal is focused, as it last reported (`None`: it never did, and
+    /// is taken to be).
+    pub focused: Option<bool>,
+    /// Notifications to send (the event loop takes them; see `notify.rs`).
+    pub notifications: Vec<super::notify::Notification>,
 }
 
 impl Default for Outbox {
@@ -37,6 +42,8 @@ impl Default for Outbox {
             resume_choice: None,
             clipboard: None,
             esc_at: None,
+            focused: None,
+            notifications: Vec::new(),
         }
     }
 }

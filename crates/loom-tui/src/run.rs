@@ -90,6 +90,7 @@ pub fn restore() {
         let _ = execute!(out, LeaveAlternateScreen);
     }
     let _ = execute!(out, cursor::Show);
+    super::notify::restore_title(&mut out);
     let _ = disable_raw_mode();
     let _ = out.flush();
 }
@@ -114,6 +115,8 @@ pub struct TuiOptions {
     /// Open with the resume picker (`--resume` without an id); the agent starts once a
     /// session is picked (or a new one, on Esc).
     pub pick_session: bool,
+    /// How to notify while the terminal is not focused (`notify`, `notify_command`).
+    pub notify: super::notify::NotifySettings,
 }
 
 fn short_path(path: &std::path::Path) -> String {
@@ -399,7 +402,8 @@ fn on_input(
                 );
             }
         }
-        Event::FocusGained | Event::FocusLost => {}
+        Event::FocusGained => app.on_focus(true),
+        Event::FocusLost => app.on_focus(false),
     }
     Ok(())
 }
@@ -449,6 +453,12 @@ async fn event_loop(
 
     // Start the agent while the first frame is already on screen — unless the project's
     // config waits for the person's trust, which decides the configuration it starts with.
+    let mut notifier = super::notify::Notifier::new(
+        opts.notify.clone(),
+        super::notify::TermEnv::detect(),
+        session_id.clone(),
+        opts.workspace.clone(),
+    );
     let mut agents = Agents::new(&mut opts, session_id, ops_rx);
     let (copies_tx, mut copies) = mpsc::unbounded_channel::<Copied>();
 
@@ -506,6 +516,7 @@ async fn event_loop(
             });
         }
         follow_mouse_capture(app, &mut mouse)?;
+        notifier.flush(app, &mut std::io::stdout());
         if dirty && Instant::now() >= deadline {
             draw(terminal, app)?;
             last_frame = Instant::now();
