@@ -27,6 +27,7 @@ mod masking;
 mod mcp;
 mod mcp_edges;
 mod memory;
+mod notify;
 mod oracle;
 mod plain_http;
 mod private_files;

@@ -358,3 +358,62 @@ async fn loom_fork_id_at_n_starts_from_that_prompt() {
         String::from_utf8_lossy(&bad.stderr)
     );
 }
+
+/// The whole way through the screen: `Esc Esc` between turns lists the prompts, `Enter`
+/// shows the diff, `y` restores the edited file and the command's file, and the prompt is
+/// back in the message box.
+#[tokio::test(flavor = "multi_thread")]
+async fn esc_esc_in_the_tui_rewinds_files_and_gives_the_prompt_back() {
+    let dir = tempfile::tempdir().unwrap();
+    // Loom's data directory is in the workspace here: left out of its snapshots.
+    std::fs::write(dir.path().join(".gitignore"), ".home/\n").unwrap();
+    let server = ScriptedServer::start(vec![
+        support::calls_openai(&[
+            (
+                "w1",
+                "write_file",
+                r#"{"path": "a.txt", "content": "one\n"}"#,
+            ),
+            ("b1", "bash", r#"{"command": "echo built > out.log"}"#),
+        ]),
+        support::text_reply("done one"),
+    ])
+    .await;
+    let mut tui = crate::tui::Tui::start_with(
+        dir.path(),
+        &server,
+        110,
+        32,
+        &["--approval", "full-auto"],
+        &[],
+    );
+    tui.type_line("make it").await;
+    tui.wait_for("done one").await;
+    tui.wait_for("ready").await;
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("a.txt")).unwrap(),
+        "one\n"
+    );
+    assert!(dir.path().join("out.log").exists());
+    tui.send("\x1b");
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    tui.send("\x1b");
+    tui.wait_for("Rewind to just before which prompt?").await;
+    tui.send("\r");
+    let confirm = tui.wait_for("Rewind to before prompt 1").await;
+    assert!(confirm.contains("-built"), "{confirm}");
+    tui.send("y");
+    let screen = tui.wait_for("Rewound to just before prompt 1").await;
+    assert!(!dir.path().join("a.txt").exists(), "the edit is undone");
+    assert!(
+        !dir.path().join("out.log").exists(),
+        "the command's file is gone"
+    );
+    let message_box = screen
+        .lines()
+        .skip_while(|l| !l.contains("Message"))
+        .nth(1)
+        .unwrap_or("");
+    assert!(message_box.contains("make it"), "{screen}");
+    tui.quit_and_wait().await;
+}

@@ -15,6 +15,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use super::app::App;
+pub use super::outbox::Notification;
 use crate::protocol::events::{AgentEvent, Phase, TurnEnd};
 use crate::protocol::notify::NotifyMode;
 
@@ -32,15 +33,6 @@ pub struct NotifySettings {
     pub mode: NotifyMode,
     /// The program run on each notification (argv; empty: none).
     pub command: Vec<String>,
-}
-
-/// Something the person should come back for.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Notification {
-    /// `turn_complete` or `approval`.
-    pub event: &'static str,
-    /// What happened, in words.
-    pub message: String,
 }
 
 /// What the notification is written as.

@@ -29,7 +29,7 @@ pub struct Outbox {
     /// is taken to be).
     pub focused: Option<bool>,
     /// Notifications to send (the event loop takes them; see `notify.rs`).
-    pub notifications: Vec<super::notify::Notification>,
+    pub notifications: Vec<Notification>,
 }
 
 impl Default for Outbox {
@@ -46,4 +46,13 @@ impl Default for Outbox {
             notifications: Vec::new(),
         }
     }
+}
+
+/// Something the person should come back for (see `notify.rs`, which sends it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Notification {
+    /// `turn_complete` or `approval`.
+    pub event: &'static str,
+    /// What happened, in words.
+    pub message: String,
 }
