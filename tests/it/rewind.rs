@@ -417,3 +417,96 @@ async fn esc_esc_in_the_tui_rewinds_files_and_gives_the_prompt_back() {
     assert!(message_box.contains("make it"), "{screen}");
     tui.quit_and_wait().await;
 }
+
+/// The next error the agent says, within 20 s.
+async fn next_error(agent: &mut AgentHandle) -> String {
+    tokio::time::timeout(Duration::from_secs(20), async {
+        loop {
+            match agent.events.recv().await {
+                Some(AgentEvent::Error { message }) => return message,
+                Some(_) => {}
+                None => panic!("the agent stopped"),
+            }
+        }
+    })
+    .await
+    .expect("an error within 20 s")
+}
+
+/// A rewind is refused during a turn, and over a file changed since Loom wrote it unless
+/// forced; a session without a file cannot list prompts.
+#[tokio::test(flavor = "multi_thread")]
+async fn rewind_refuses_during_a_turn_and_over_changed_files_unless_forced() {
+    let work = tempfile::tempdir().unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let release = Arc::new(tokio::sync::Notify::new());
+    let mut replies = script();
+    replies.insert(
+        5,
+        support::Reply::Stream(vec![support::Frame::Until(release.clone())]),
+    );
+    let server = ScriptedServer::start(replies).await;
+    let mut agent = start(work.path(), data.path(), &server, None);
+    three_turns(&mut agent).await;
+
+    // During a turn (the model's answer held back).
+    agent
+        .ops
+        .send(UserOp::Submit {
+            text: "fourth".into(),
+            images: Vec::new(),
+        })
+        .unwrap();
+    next(&mut agent, |e| {
+        matches!(
+            e,
+            AgentEvent::StateChanged {
+                phase: loom::agent::Phase::CallingLlm
+            }
+        )
+        .then_some(())
+    })
+    .await;
+    agent
+        .ops
+        .send(UserOp::Rewind {
+            prompt: 1,
+            apply: true,
+            force: false,
+        })
+        .unwrap();
+    let err = next_error(&mut agent).await;
+    assert!(err.contains("between turns"), "{err}");
+    agent.ops.send(UserOp::Interrupt).unwrap();
+    next(&mut agent, |e| {
+        matches!(e, AgentEvent::TurnComplete { .. }).then_some(())
+    })
+    .await;
+
+    // Over a file the person changed since Loom wrote it.
+    let a = work.path().join("a.txt");
+    std::fs::write(&a, "mine\n").unwrap();
+    let rewind = |force| UserOp::Rewind {
+        prompt: 1,
+        apply: true,
+        force,
+    };
+    agent.ops.send(rewind(false)).unwrap();
+    let err = next_error(&mut agent).await;
+    assert!(err.contains("a.txt changed since Loom wrote it"), "{err}");
+    assert_eq!(std::fs::read_to_string(&a).unwrap(), "mine\n", "untouched");
+    agent.ops.send(rewind(true)).unwrap();
+    next(&mut agent, |e| {
+        matches!(e, AgentEvent::Rewound { .. }).then_some(())
+    })
+    .await;
+    assert!(!a.exists(), "forced: back to before prompt 1");
+    agent.ops.send(UserOp::Shutdown).unwrap();
+    let _ = agent.task.await;
+
+    // No session file: nothing to list.
+    let mut bare = crate::agent::start_agent(work.path(), &server, "supervised");
+    bare.ops.send(UserOp::RewindList).unwrap();
+    let err = next_error(&mut bare).await;
+    assert!(err.contains("not recorded"), "{err}");
+}
