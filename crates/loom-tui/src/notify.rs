@@ -197,23 +197,16 @@ impl App {
 pub struct Notifier {
     settings: NotifySettings,
     env: TermEnv,
-    session_id: String,
     workspace: std::path::PathBuf,
     title: String,
 }
 
 impl Notifier {
-    /// A notifier for the session `session_id` on `workspace`, in the terminal `env`.
-    pub fn new(
-        settings: NotifySettings,
-        env: TermEnv,
-        session_id: String,
-        workspace: std::path::PathBuf,
-    ) -> Notifier {
+    /// A notifier for the session on `workspace`, in the terminal `env`.
+    pub fn new(settings: NotifySettings, env: TermEnv, workspace: std::path::PathBuf) -> Notifier {
         Notifier {
             settings,
             env,
-            session_id,
             workspace,
             title: String::new(),
         }
@@ -225,7 +218,7 @@ impl Notifier {
         for n in std::mem::take(&mut app.outbox.notifications) {
             let channel = self.env.channel(self.settings.mode);
             let _ = out.write_all(&self.env.bytes(channel, &n.message));
-            self.run_command(&n);
+            self.run_command(&n, &app.status.session_id);
         }
         let title = title(app.status.phase, &self.workspace);
         if title != self.title {
@@ -241,13 +234,13 @@ impl Notifier {
 
     /// Run `notify_command` with the notification as JSON on its stdin, in the
     /// background, killed after [`COMMAND_TIMEOUT`].
-    fn run_command(&self, n: &Notification) {
+    fn run_command(&self, n: &Notification, session_id: &str) {
         let Some((program, args)) = self.settings.command.split_first() else {
             return;
         };
         let payload = Payload {
             event: n.event,
-            session_id: &self.session_id,
+            session_id,
             workspace: self.workspace.display().to_string(),
             message: &n.message,
         };

@@ -102,7 +102,6 @@ fn written(mode: NotifyMode, focused: Option<bool>, events: Vec<AgentEvent>) -> 
     let mut n = Notifier::new(
         settings,
         env(Some("WezTerm"), None, false),
-        "s1".into(),
         "/w/repo".into(),
     );
     let mut first = Vec::new();
@@ -152,7 +151,6 @@ fn the_title_is_written_when_the_state_changes_and_given_back() {
     let mut n = Notifier::new(
         NotifySettings::default(),
         TermEnv::default(),
-        "s".into(),
         "/w/repo".into(),
     );
     let mut out = Vec::new();
@@ -179,6 +177,7 @@ async fn notify_command_reads_the_payload_on_stdin() {
     let got = dir.path().join("payload.json");
     let (mut app, _rx) = app("dark");
     app.on_focus(false);
+    app.status.session_id = "sess-1".into();
     let settings = NotifySettings {
         mode: NotifyMode::Off,
         command: vec![
@@ -187,12 +186,7 @@ async fn notify_command_reads_the_payload_on_stdin() {
             format!("cat > {}.part && mv {0}.part {0}", got.display()),
         ],
     };
-    let mut n = Notifier::new(
-        settings,
-        TermEnv::default(),
-        "sess-1".into(),
-        dir.path().to_path_buf(),
-    );
+    let mut n = Notifier::new(settings, TermEnv::default(), dir.path().to_path_buf());
     app.on_agent_event(done());
     let mut out = Vec::new();
     n.flush(&mut app, &mut out);

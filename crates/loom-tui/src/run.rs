@@ -451,14 +451,13 @@ async fn event_loop(
     let mut last_frame = Instant::now();
     let mut mouse = true;
 
-    // Start the agent while the first frame is already on screen — unless the project's
-    // config waits for the person's trust, which decides the configuration it starts with.
     let mut notifier = super::notify::Notifier::new(
         opts.notify.clone(),
         super::notify::TermEnv::detect(),
-        session_id.clone(),
         opts.workspace.clone(),
     );
+    // Start the agent while the first frame is already on screen — unless the project's
+    // config waits for the person's trust, which decides the configuration it starts with.
     let mut agents = Agents::new(&mut opts, session_id, ops_rx);
     let (copies_tx, mut copies) = mpsc::unbounded_channel::<Copied>();
 
