@@ -73,6 +73,12 @@ impl Cli {
                 "the argument '--resume <ID>' cannot be used with '--continue'",
             ));
         }
+        if cli.global.fork.is_some() && (cli.global.resume.is_some() || cli.global.continue_last) {
+            return Err(command.error(
+                ErrorKind::ArgumentConflict,
+                "the argument '--fork <ID[@N]>' cannot be used with '--resume' or '--continue'",
+            ));
+        }
         Ok(cli)
     }
 }
@@ -130,6 +136,10 @@ pub struct GlobalArgs {
     /// Continue the most recent session in this workspace.
     #[arg(long = "continue", global = true)]
     pub continue_last: bool,
+    /// Start a new session from saved session ID, whole or just before its prompt N
+    /// (`ID@N`, numbered as `/rewind` lists them); the original stays as it is.
+    #[arg(long, global = true, value_name = "ID[@N]")]
+    pub fork: Option<String>,
 }
 
 /// What `loom sessions` can do besides listing.
@@ -477,6 +487,19 @@ mod tests {
         let err = Cli::try_parse_args(["loom", "--resume", "abc", "exec", "--continue", "x"])
             .unwrap_err();
         assert_eq!(err.kind(), ErrorKind::ArgumentConflict);
+    }
+
+    #[test]
+    fn fork_conflicts_with_resume_and_continue_wherever_they_are_given() {
+        for args in [
+            &["loom", "--fork", "abc@2", "exec", "--resume", "d", "x"][..],
+            &["loom", "--continue", "exec", "--fork", "abc", "x"][..],
+        ] {
+            let err = Cli::try_parse_args(args).unwrap_err();
+            assert_eq!(err.kind(), ErrorKind::ArgumentConflict, "{args:?}");
+        }
+        let cli = parse(&["loom", "exec", "--fork", "abc@2", "x"]);
+        assert_eq!(cli.global.fork.as_deref(), Some("abc@2"));
     }
 
     #[test]

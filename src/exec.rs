@@ -254,6 +254,10 @@ fn printed(event: &AgentEvent) -> bool {
         | AgentEvent::Changes { .. }
         | AgentEvent::ChangeApplied { .. }
         | AgentEvent::Attachment { .. }
-        | AgentEvent::Models { .. } => false,
+        | AgentEvent::Models { .. }
+        | AgentEvent::RewindPrompts { .. }
+        | AgentEvent::RewindPlanned { .. }
+        | AgentEvent::Rewound { .. }
+        | AgentEvent::Forked { .. } => false,
     }
 }

@@ -87,6 +87,9 @@ fn resume_target(
     cli: &Cli,
     workspace: &std::path::Path,
 ) -> Result<Option<session::LoadedSession>, String> {
+    if let Some(spec) = &cli.global.fork {
+        return fork_target(spec).map(Some);
+    }
     let id = if let Some(id) = &cli.global.resume {
         if id.is_empty() {
             Some(commands::sessions::choose(workspace)?)
@@ -105,6 +108,18 @@ fn resume_target(
     session::load(&path)
         .map(Some)
         .map_err(|e| format!("cannot read session {id}: {e}"))
+}
+
+/// `--fork ID[@N]`: a new session from session ID (just before its prompt N), loaded to
+/// continue; the original's file is only read.
+fn fork_target(spec: &str) -> Result<session::LoadedSession, String> {
+    let (id, prompt) = session::rewind::parse_fork_spec(spec)?;
+    let dir = session::sessions_dir().ok_or("no data directory, so no sessions are recorded")?;
+    let path = session::path_of(&dir, &id)
+        .ok_or_else(|| format!("no session {id:?}; see `loom sessions`"))?;
+    let source = session::load(&path).map_err(|e| format!("cannot read session {id}: {e}"))?;
+    let (_, forked) = session::rewind::fork(&dir, &source, prompt)?;
+    session::load(&forked).map_err(|e| format!("cannot read the forked session: {e}"))
 }
 
 async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {

@@ -90,6 +90,10 @@ pub async fn run(start: Start) -> anyhow::Result<ExitCode> {
         status,
         sandbox_notice: sandbox.notice,
         trust_question,
+        notify: crate::tui::notify::NotifySettings {
+            mode: config.notify.0,
+            command: config.notify.1.clone(),
+        },
     };
     let host = CoreHost {
         shown: config.project_trust.clone(),

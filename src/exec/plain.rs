@@ -130,7 +130,11 @@ impl<O: Write, E: Write> Plain<O, E> {
             | AgentEvent::UndoApplied { .. }
             | AgentEvent::Changes { .. }
             | AgentEvent::Attachment { .. }
-            | AgentEvent::Models { .. } => {}
+            | AgentEvent::Models { .. }
+            | AgentEvent::RewindPrompts { .. }
+            | AgentEvent::RewindPlanned { .. }
+            | AgentEvent::Rewound { .. }
+            | AgentEvent::Forked { .. } => {}
         }
     }
 

@@ -126,6 +126,10 @@ pub struct FileConfig {
     pub mcp_servers: Option<BTreeMap<String, mcp::McpServerConfig>>,
     /// The second model the `oracle` tool consults (`[oracle]`).
     pub oracle: Option<OracleConfig>,
+    /// How to notify when the terminal is not focused: `auto`, `osc9`, `bel` or `off`.
+    pub notify: Option<crate::protocol::notify::NotifyMode>,
+    /// A program (argv) run on each notification, the event as JSON on its stdin.
+    pub notify_command: Option<Vec<String>>,
 }
 
 /// The `[hooks]` table.
@@ -246,6 +250,8 @@ impl FileConfig {
                 web::WebSearchConfig::overlay,
             ),
             mcp_servers: mcp::overlay_servers(self.mcp_servers, other.mcp_servers),
+            notify: other.notify.or(self.notify),
+            notify_command: other.notify_command.or(self.notify_command),
             oracle: overlay_tables(self.oracle, other.oracle, |a, b| OracleConfig {
                 model: b.model.or(a.model),
                 base_url: b.base_url.or(a.base_url),
@@ -448,6 +454,8 @@ pub struct Config {
     pub auto_commit: bool,
     /// Draw inline, at the bottom of the normal screen.
     pub inline: bool,
+    /// How to notify while the terminal is not focused, and the program run then.
+    pub notify: (crate::protocol::notify::NotifyMode, Vec<String>),
     /// Post-tools hook commands.
     pub hooks: Vec<HookConfig>,
     /// The files that were read, in order.
@@ -759,6 +767,10 @@ fn assemble(merged: FileConfig, checked: Checked, files: FileLayers) -> Config {
         forbidden_paths: tools.forbidden_paths.unwrap_or_default(),
         auto_commit: merged.auto_commit.unwrap_or(false),
         inline: merged.inline.unwrap_or(false),
+        notify: (
+            merged.notify.unwrap_or_default(),
+            merged.notify_command.clone().unwrap_or_default(),
+        ),
         hooks: merged
             .hooks
             .clone()

@@ -480,6 +480,42 @@ pub enum AgentEvent {
         /// The sub-agent's event.
         event: Box<AgentEvent>,
     },
+    /// The prompts a rewind or fork can go back to (the answer to
+    /// [`UserOp::RewindList`]), oldest first.
+    RewindPrompts {
+        /// The prompts of the conversation since its last `/clear` or compaction.
+        prompts: Vec<crate::rewind::PromptEntry>,
+    },
+    /// What a rewind to just before prompt `prompt` would do (shown before it is done).
+    RewindPlanned {
+        /// The prompt's number.
+        prompt: usize,
+        /// Its text.
+        text: String,
+        /// The diff from the current files to the files as they were before it.
+        diff: String,
+        /// Files it restores.
+        files: Vec<String>,
+        /// Files changed since Loom wrote them (applying needs force).
+        conflicts: Vec<String>,
+    },
+    /// A rewind was done: the conversation now ends just before prompt `prompt`, whose
+    /// text goes back to the message box.
+    Rewound {
+        /// The prompt's number.
+        prompt: usize,
+        /// Its text.
+        text: String,
+        /// Files restored.
+        files: Vec<String>,
+    },
+    /// A new session was started from this one (`/fork`); this session goes on unchanged.
+    Forked {
+        /// The new session's id (`loom --resume ID` continues it).
+        id: String,
+        /// The prompt it was forked before (`None`: at the latest point).
+        prompt: Option<usize>,
+    },
 }
 
 /// What front ends ask of the agent.
@@ -567,4 +603,23 @@ pub enum UserOp {
     },
     /// Stop the agent.
     Shutdown,
+    /// List the prompts a rewind can go back to; answered with
+    /// [`AgentEvent::RewindPrompts`].
+    RewindList,
+    /// Plan (and with `apply`, do) a rewind to just before prompt `prompt` (only between
+    /// turns): the files go back through the undo journal, the conversation is cut there.
+    Rewind {
+        /// The prompt's number, from 1.
+        prompt: usize,
+        /// Do it (otherwise only show the plan).
+        apply: bool,
+        /// Overwrite files changed since Loom wrote them.
+        force: bool,
+    },
+    /// Start a new session from this one, just before prompt `prompt` (`None`: with the
+    /// whole conversation), leaving this session's file untouched.
+    Fork {
+        /// The prompt's number, from 1.
+        prompt: Option<usize>,
+    },
 }

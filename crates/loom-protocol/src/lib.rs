@@ -20,6 +20,8 @@ pub mod intent;
 pub mod mcp;
 pub mod memory;
 pub mod message;
+pub mod notify;
+pub mod rewind;
 pub mod risk;
 pub mod stored;
 pub mod tool_kind;

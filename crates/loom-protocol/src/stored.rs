@@ -41,6 +41,17 @@ pub struct LoadedSession {
     /// How a message is read back from `path` at its place in `at` (the store that read
     /// the file knows its format; a screen showing the session reads through this).
     pub read: Option<ReadMessage>,
+    /// The prompts of `conversation` a rewind can go back to, oldest first.
+    pub prompts: Vec<PromptMark>,
+}
+
+/// A prompt of a loaded conversation: where a rewind or fork can go back to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PromptMark {
+    /// Its index in the conversation.
+    pub index: usize,
+    /// The undo journal's next sequence number when it was sent.
+    pub seq: u64,
 }
 
 impl LoadedSession {

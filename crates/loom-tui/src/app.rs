@@ -204,6 +204,7 @@ impl App {
     /// React to one event from the agent (which arrived at `self.now`): each component
     /// takes its own events; the few that several parts show are wired here.
     pub fn on_agent_event(&mut self, event: AgentEvent) {
+        self.watch_attention(&event);
         let finished = self.progress.observe(&event, self.now);
         let report = event.compaction();
         match event {
@@ -253,6 +254,10 @@ impl App {
                 let confirm = UndoConfirm::new(redo, scope, diff, files, conflicts);
                 self.layers.push(Box::new(confirm));
             }
+            rewind @ (AgentEvent::RewindPrompts { .. }
+            | AgentEvent::RewindPlanned { .. }
+            | AgentEvent::Rewound { .. }
+            | AgentEvent::Forked { .. }) => self.on_rewind_event(rewind),
             chat @ (AgentEvent::UserMessage { .. }
             | AgentEvent::TextDelta { .. }
             | AgentEvent::ReasoningDelta { .. }

@@ -44,6 +44,8 @@ pub struct TuiOptions {
     /// The question whether to trust the project's config, when it loosens something and
     /// is not trusted yet; the agent waits for the answer.
     pub trust_question: Option<TrustQuestion>,
+    /// How to notify while the terminal is not focused (`notify`, `notify_command`).
+    pub notify: crate::notify::NotifySettings,
 }
 
 /// The question whether to trust the project's config.

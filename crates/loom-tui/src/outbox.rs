@@ -26,6 +26,13 @@ pub struct Outbox {
     /// The resume picker waits for its list, which the event loop has made off the UI
     /// thread.
     pub sessions_wanted: Option<SessionsWanted>,
+    /// When Esc was pressed between turns (a second soon after opens the rewind list).
+    pub esc_at: Option<Instant>,
+    /// Whether the terminal is focused, as it last reported (`None`: it never did, and
+    /// is taken to be).
+    pub focused: Option<bool>,
+    /// Notifications to send (the event loop takes them; see `notify.rs`).
+    pub notifications: Vec<Notification>,
 }
 
 /// The resume picker's list, asked for.
@@ -49,6 +56,18 @@ impl Default for Outbox {
             resume_choice: None,
             clipboard: None,
             sessions_wanted: None,
+            esc_at: None,
+            focused: None,
+            notifications: Vec::new(),
         }
     }
+}
+
+/// Something the person should come back for (see `notify.rs`, which sends it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Notification {
+    /// `turn_complete` or `approval`.
+    pub event: &'static str,
+    /// What happened, in words.
+    pub message: String,
 }

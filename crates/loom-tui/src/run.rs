@@ -89,6 +89,7 @@ pub fn restore() {
         let _ = execute!(out, LeaveAlternateScreen);
     }
     let _ = execute!(out, cursor::Show);
+    super::notify::restore_title(&mut out);
     let _ = disable_raw_mode();
     let _ = out.flush();
 }
@@ -133,8 +134,13 @@ pub async fn run(opts: TuiOptions, host: Box<dyn Host>) -> anyhow::Result<ExitCo
     let mut terminal = open_terminal(inline, &mut app)?;
     draw(&mut terminal, &mut app)?;
 
+    let notifier = super::notify::Notifier::new(
+        opts.notify.clone(),
+        super::notify::TermEnv::detect(),
+        opts.workspace.clone(),
+    );
     let agents = Agents::new(opts, host, session_id, ops_rx);
-    let result = event_loop(&mut terminal, &mut app, agents).await;
+    let result = event_loop(&mut terminal, &mut app, agents, notifier).await;
     let _ = ops_tx.send(UserOp::Shutdown);
     if inline {
         leave_live_region(&mut terminal, &mut app);
@@ -321,7 +327,8 @@ fn on_input(
                 );
             }
         }
-        Event::FocusGained | Event::FocusLost => {}
+        Event::FocusGained => app.on_focus(true),
+        Event::FocusLost => app.on_focus(false),
     }
     Ok(())
 }
@@ -357,6 +364,7 @@ async fn event_loop(
     terminal: &mut Terminal<CrosstermBackend<std::io::Stdout>>,
     app: &mut App,
     mut agents: Agents,
+    mut notifier: super::notify::Notifier,
 ) -> anyhow::Result<()> {
     let mut input = EventStream::new();
     let mut sigterm = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
@@ -426,6 +434,7 @@ async fn event_loop(
             });
         }
         follow_mouse_capture(app, &mut mouse)?;
+        notifier.flush(app, &mut std::io::stdout());
         if dirty && Instant::now() >= deadline {
             draw(terminal, app)?;
             last_frame = Instant::now();

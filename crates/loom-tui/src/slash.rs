@@ -228,6 +228,22 @@ pub const COMMANDS: &[SlashCommand] = &[
         values: none,
         run: init,
     },
+    SlashCommand {
+        name: "rewind",
+        aliases: &[],
+        args: "[N]",
+        help: "go back to just before a prompt: files restored (diff first), prompt to edit",
+        values: none,
+        run: super::rewind::rewind_command,
+    },
+    SlashCommand {
+        name: "fork",
+        aliases: &[],
+        args: "[N]",
+        help: "start a new session from this one (whole, or before prompt N)",
+        values: none,
+        run: super::rewind::fork_command,
+    },
 ];
 
 /// The command a name (without the slash) means.

@@ -27,6 +27,7 @@ mod model_turn;
 mod ops;
 mod persist;
 mod prefix;
+mod rewind;
 mod schedule;
 mod shell;
 mod stream;

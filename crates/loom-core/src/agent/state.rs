@@ -137,6 +137,16 @@ impl Machine {
         &self.conversation
     }
 
+    /// Rewind: the conversation ends just before message `keep` (between turns only;
+    /// false, and nothing cut, otherwise).
+    pub fn cut(&mut self, keep: usize) -> bool {
+        if self.phase != Phase::Idle || keep > self.conversation.len() {
+            return false;
+        }
+        self.conversation.truncate(keep);
+        true
+    }
+
     /// Whether every image in the conversation was returned by a tool (none attached by
     /// the person).
     pub fn images_only_from_tools(&self) -> bool {

@@ -215,6 +215,21 @@ impl Changelog {
         self.lines.iter().filter_map(Line::turn).max().unwrap_or(0)
     }
 
+    /// The sequence number the next change will get: a prompt's mark, so a rewind to
+    /// just before it undoes the changes from there on.
+    pub fn next_seq(&self) -> u64 {
+        self.next_seq
+    }
+
+    /// How many changes from sequence number `seq` on are in force (not undone, not void,
+    /// commands that changed files): what a rewind to that point would undo.
+    pub fn live_since(&self, seq: u64) -> usize {
+        self.live()
+            .into_iter()
+            .filter(|l| l.seq().is_some_and(|s| s >= seq))
+            .count()
+    }
+
     /// The contents and mode of the workspace file `path`, read beneath the workspace with
     /// no symlink followed (the recorded paths are canonical, so a symlink found now was
     /// not there when the change was recorded); `None` when it does not exist.

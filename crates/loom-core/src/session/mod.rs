@@ -10,6 +10,7 @@
 
 pub mod append;
 mod fast;
+pub mod rewind;
 
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Write};
@@ -96,6 +97,29 @@ pub enum Record {
     ToolsLoaded {
         /// The tools loaded.
         names: Vec<String>,
+    },
+    /// The message before this one is a prompt the person sent; changes journaled from
+    /// `seq` on came after it (what a rewind to just before it undoes).
+    Prompt {
+        /// The undo journal's next sequence number when the prompt was sent.
+        seq: u64,
+    },
+    /// The conversation was rewound to just before prompt `prompt` (what follows is a
+    /// `clear` and the conversation kept; the part cut stays above, in the file).
+    Rewind {
+        /// The prompt's number, from 1.
+        prompt: usize,
+        /// Its text.
+        text: String,
+    },
+    /// This session was forked from session `from` (just before prompt `prompt`, or
+    /// whole).
+    Forked {
+        /// The original session's id.
+        from: String,
+        /// The prompt it was forked before.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        prompt: Option<usize>,
     },
 }
 
@@ -223,6 +247,7 @@ pub fn load(path: &Path) -> std::io::Result<LoadedSession> {
     let mut offset = 0u64;
     // One buffer for every line (a line's bytes are parsed, never kept).
     let mut buf = Vec::new();
+    let mut marks = rewind::Marks::default();
     for i in 0.. {
         buf.clear();
         if reader.read_until(b'\n', &mut buf)? == 0 {
@@ -262,7 +287,9 @@ pub fn load(path: &Path) -> std::io::Result<LoadedSession> {
             Record::Clear => {
                 s.conversation.clear();
                 s.at.clear();
+                marks.clear();
             }
+            Record::Prompt { seq } => marks.note(&s.conversation, &s.at, seq),
             Record::ToolsLoaded { names } => {
                 for name in names {
                     if !s.loaded_tools.contains(&name) {
@@ -280,6 +307,7 @@ pub fn load(path: &Path) -> std::io::Result<LoadedSession> {
             .unwrap_or_default();
     }
     s.repaired = repair_located(&mut s.conversation, &mut s.at);
+    s.prompts = marks.resolve(&s.at);
     Ok(s)
 }
 
@@ -532,173 +560,4 @@ pub fn to_value(r: &Record) -> Value {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::llm::ToolCall;
-
-    fn call(id: &str) -> ToolCall {
-        ToolCall {
-            id: id.into(),
-            name: "read_file".into(),
-            arguments: "{}".into(),
-        }
-    }
-
-    #[test]
-    fn write_then_load_roundtrip() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut log = SessionLog::create(dir.path(), "s1", Path::new("/w"), "m").unwrap();
-        log.append(&Record::Message {
-            message: Message::user("hello"),
-        })
-        .unwrap();
-        log.append(&Record::Message {
-            message: Message::Assistant {
-                content: "hi".into(),
-                tool_calls: vec![],
-            },
-        })
-        .unwrap();
-        let s = load(log.path()).unwrap();
-        assert_eq!(s.id, "s1");
-        assert_eq!(s.workspace, "/w");
-        assert_eq!(s.conversation.len(), 2);
-        assert!(s.damage_report().is_none());
-    }
-
-    #[test]
-    fn truncated_last_line_loads_the_rest_and_says_so() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut log = SessionLog::create(dir.path(), "s2", Path::new("/w"), "m").unwrap();
-        log.append(&Record::Message {
-            message: Message::user("one"),
-        })
-        .unwrap();
-        log.append(&Record::Message {
-            message: Message::user("two"),
-        })
-        .unwrap();
-        let path = log.path().to_path_buf();
-        drop(log);
-        let mut bytes = std::fs::read(&path).unwrap();
-        bytes.truncate(bytes.len() - 7);
-        std::fs::write(&path, &bytes).unwrap();
-        let s = load(&path).unwrap();
-        assert_eq!(s.conversation, vec![Message::user("one")]);
-        assert_eq!(s.dropped, vec![3]);
-        assert!(s.damage_report().unwrap().contains("line 3"));
-        let mut again = SessionLog::reopen(dir.path(), "s2").unwrap();
-        again
-            .append(&Record::Message {
-                message: Message::user("three"),
-            })
-            .unwrap();
-        let s = load(&path).unwrap();
-        assert_eq!(
-            s.conversation.len(),
-            2,
-            "the next record starts on its own line"
-        );
-    }
-
-    #[test]
-    fn every_message_can_be_read_back_from_where_load_found_it() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut log = SessionLog::create(dir.path(), "s3", Path::new("/w"), "m").unwrap();
-        let said = [
-            Message::user("before the clear"),
-            Message::user("ünïcode first"),
-            Message::Assistant {
-                content: "calls".into(),
-                tool_calls: vec![call("x")],
-            },
-        ];
-        log.append(&Record::Message {
-            message: said[0].clone(),
-        })
-        .unwrap();
-        log.append(&Record::Clear).unwrap();
-        for m in &said[1..] {
-            log.append(&Record::Message { message: m.clone() }).unwrap();
-        }
-        let s = load(log.path()).unwrap();
-        assert_eq!(s.conversation.len(), 3, "the call gets a made-up result");
-        assert_eq!(s.at.len(), s.conversation.len());
-        assert!(
-            s.at[2].is_none(),
-            "the made-up result has no place in the file"
-        );
-        let file = File::open(log.path()).unwrap();
-        for (m, at) in s.conversation.iter().zip(&s.at).take(2) {
-            assert_eq!(&read_message(&file, at.unwrap()).unwrap(), m);
-        }
-        let wrong = MessageAt { offset: 0, len: 10 };
-        assert!(
-            read_message(&file, wrong).is_err(),
-            "a bad place is an error"
-        );
-    }
-
-    #[test]
-    fn unanswered_calls_are_repaired() {
-        let mut conv = vec![
-            Message::user("go"),
-            Message::Assistant {
-                content: String::new(),
-                tool_calls: vec![call("a"), call("b")],
-            },
-            Message::Tool {
-                tool_call_id: "a".into(),
-                name: "read_file".into(),
-                content: "{}".into(),
-            },
-        ];
-        assert_eq!(repair(&mut conv), 1);
-        crate::llm::message::check_tool_answers(&conv).unwrap();
-        assert!(matches!(&conv[3], Message::Tool { tool_call_id, .. } if tool_call_id == "b"));
-    }
-
-    #[test]
-    fn listing_and_latest() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut a =
-            SessionLog::create(dir.path(), "20260101-000000-aaaa", Path::new("/w1"), "m").unwrap();
-        a.append(&Record::Message {
-            message: Message::user("first question\nmore"),
-        })
-        .unwrap();
-        let answer = || Record::Message {
-            message: Message::Assistant {
-                content: "an answer".into(),
-                tool_calls: Vec::new(),
-            },
-        };
-        a.append(&answer()).unwrap();
-        std::thread::sleep(std::time::Duration::from_millis(20));
-        let mut b =
-            SessionLog::create(dir.path(), "20260101-000001-bbbb", Path::new("/w2"), "m").unwrap();
-        b.append(&Record::Message {
-            message: Message::user("other"),
-        })
-        .unwrap();
-        b.append(&answer()).unwrap();
-        let mut unanswered =
-            SessionLog::create(dir.path(), "20260101-000002-cccc", Path::new("/w1"), "m").unwrap();
-        unanswered
-            .append(&Record::Message {
-                message: Message::user("never answered"),
-            })
-            .unwrap();
-        let l = list(dir.path());
-        assert_eq!(l.len(), 2);
-        assert_eq!(l[0].workspace, "/w2");
-        assert_eq!(l[1].first_prompt, "first question");
-        assert_eq!(l[1].title, "first question");
-        assert_eq!(l[1].messages, 2);
-        assert_eq!(
-            latest_for(dir.path(), Path::new("/w1")).as_deref(),
-            Some("20260101-000000-aaaa")
-        );
-        assert!(path_of(dir.path(), "../etc/passwd").is_none());
-    }
-}
+mod tests;

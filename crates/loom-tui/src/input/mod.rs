@@ -31,6 +31,7 @@ impl App {
             return;
         }
         self.outbox.ctrl_c_at = None;
+        self.outbox.esc_at = None;
         if self.details.reviewing() && self.focus != Focus::Composer {
             self.focus = Focus::Details;
             return self.review_key(key);
@@ -82,7 +83,7 @@ impl App {
             KeyCode::Esc => {
                 if self.busy() || self.tools.shell_running() {
                     self.send(UserOp::Interrupt);
-                } else {
+                } else if !self.idle_esc(std::time::Instant::now()) {
                     self.focus = Focus::Composer;
                 }
             }

@@ -27,6 +27,7 @@ pub const KEYS: &[(&str, &str)] = &[
     ("Up / Down", "earlier prompts"),
     ("Ctrl+A/E/K/U/W, Alt+B/F", "edit like readline"),
     ("Esc", "stop the running turn"),
+    ("Esc Esc (between turns)", "rewind to an earlier prompt"),
     (
         "Tab",
         "move between panes, or between a question and the message box (completes a /command)",

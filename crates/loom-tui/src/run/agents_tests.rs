@@ -90,6 +90,7 @@ fn agents(trust: bool, pick: bool) -> (Agents, App, Arc<Mutex<Asked>>) {
             file: ".loom/config.toml".into(),
             ignored: Vec::new(),
         }),
+        notify: Default::default(),
     };
     let (_tx, ops_rx) = mpsc::unbounded_channel();
     let host = Box::new(FakeHost(asked.clone()));

@@ -139,6 +139,22 @@ impl Runner {
             }
             UserOp::Shutdown => Some(Event::Shutdown),
             UserOp::Compact => Some(Event::CompactNow),
+            UserOp::RewindList => {
+                self.rewind_list();
+                None
+            }
+            UserOp::Rewind {
+                prompt,
+                apply,
+                force,
+            } => {
+                self.rewind(prompt, apply, force);
+                None
+            }
+            UserOp::Fork { prompt } => {
+                self.fork(prompt);
+                None
+            }
         }
     }
 

@@ -133,6 +133,7 @@ impl Persistence {
             && !self.fixed_turn
         {
             self.turn += 1;
+            self.mark_prompt(conversation_len);
         }
         let Some(log) = &mut self.session else {
             return;
@@ -146,6 +147,64 @@ impl Persistence {
                 "the session could not be saved ({e}); what was saved before still loads"
             )),
         }
+    }
+
+    /// A prompt was just sent (the conversation's last message, saved by the sync before
+    /// its event): mark it, with the journal's next sequence number, so a rewind can find
+    /// it and the changes made after it. Unmarked when the message is not saved yet.
+    fn mark_prompt(&mut self, conversation_len: usize) {
+        if self.logged != conversation_len {
+            return;
+        }
+        let seq = self
+            .changelog
+            .as_ref()
+            .and_then(|c| c.lock().ok().map(|c| c.next_seq()))
+            .unwrap_or(1);
+        let Some(log) = &mut self.session else {
+            return;
+        };
+        if let Err(e) = log.append(&Record::Prompt { seq }) {
+            self.save_failed(format!(
+                "the session could not be saved ({e}); what was saved before still loads"
+            ));
+        }
+    }
+
+    /// The session file, if the session is recorded.
+    pub(super) fn session_path(&self) -> Option<std::path::PathBuf> {
+        self.session.as_ref().map(|s| s.path().to_path_buf())
+    }
+
+    /// After a rewind to just before prompt `prompt` (`text`): the transcript records the
+    /// rewind, then starts over with the conversation kept (`conversation`, whose prompts
+    /// are `marks`), so a resume sees the rewound state and the part cut stays above.
+    pub(super) fn rewind_transcript(
+        &mut self,
+        conversation: &[Message],
+        marks: &[crate::session::rewind::PromptMark],
+        prompt: usize,
+        text: &str,
+    ) -> std::io::Result<()> {
+        let Some(log) = &mut self.session else {
+            return Ok(());
+        };
+        log.append(&Record::Rewind {
+            prompt,
+            text: text.to_string(),
+        })?;
+        log.append(&Record::Clear)?;
+        self.logged = 0;
+        for (i, message) in conversation.iter().enumerate() {
+            log.append(&Record::Message {
+                message: message.clone(),
+            })?;
+            self.logged += 1;
+            if let Some(mark) = marks.iter().find(|m| m.index == i) {
+                log.append(&Record::Prompt { seq: mark.seq })?;
+            }
+        }
+        Ok(())
     }
 
     /// Record deferred tools loaded since the last request, so a resumed session sends

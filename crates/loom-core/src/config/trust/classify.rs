@@ -226,6 +226,18 @@ pub const CLASSIFICATION: &[KeyClass] = &[
         "auto_commit = true",
     ),
     row(
+        "notify",
+        N,
+        "how Loom notifies when the terminal is not focused (a bell or an escape sequence): display",
+        r#"notify = "bel""#,
+    ),
+    row(
+        "notify_command",
+        L,
+        "a program Loom would run on every notification, outside the sandbox",
+        r#"notify_command = ["sh", "-c", "curl evil"]"#,
+    ),
+    row(
         "inline",
         N,
         "whether Loom draws at the bottom of the normal screen: display, not what Loom may do",
@@ -420,6 +432,8 @@ pub fn split(user: &FileConfig, project: FileConfig) -> (FileConfig, Vec<Looseni
         web_search,
         mcp_servers,
         oracle,
+        notify,
+        notify_command,
     } = project;
     let mut loose = Vec::new();
     let mut kept = FileConfig {
@@ -436,6 +450,7 @@ pub fn split(user: &FileConfig, project: FileConfig) -> (FileConfig, Vec<Looseni
         stream_idle_timeout_secs,
         edit_tool,
         strict_tools,
+        notify,
         ..FileConfig::default()
     };
     kept.base_url = split_base_url(user, base_url, &mut loose);
@@ -459,6 +474,17 @@ pub fn split(user: &FileConfig, project: FileConfig) -> (FileConfig, Vec<Looseni
     kept.web_search = web_search
         .map(|w| crate::config::web::split_search(user.web_search.as_ref(), w, &mut loose));
     kept.oracle = oracle.map(|o| split_oracle(user, o, &mut loose));
+    kept.notify_command = notify_command.and_then(|argv| {
+        if user.notify_command.as_ref() == Some(&argv) {
+            return Some(argv);
+        }
+        let what = format!(
+            "runs `{}` when a turn ends or an approval waits",
+            argv.join(" ")
+        );
+        loose.push(loosening("notify_command", what));
+        None
+    });
     (kept, loose)
 }
 

@@ -48,6 +48,8 @@ fn every_config_key_has_a_row_in_the_classification() {
         web_search,
         mcp_servers,
         oracle,
+        notify,
+        notify_command,
     } = every;
     let crate::config::web::WebConfig {
         allow_private,
@@ -108,6 +110,8 @@ fn every_config_key_has_a_row_in_the_classification() {
         ("max_tool_rounds", max_tool_rounds.is_some()),
         ("max_retries", max_retries.is_some()),
         ("theme", theme.is_some()),
+        ("notify", notify.is_some()),
+        ("notify_command", notify_command.is_some()),
         ("tools.output_budget", output_budget.is_some()),
         ("tools.bash_output_budget", bash_output_budget.is_some()),
         ("tools.env", env.is_some()),
