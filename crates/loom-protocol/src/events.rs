@@ -480,6 +480,11 @@ pub enum AgentEvent {
         /// The sub-agent's event.
         event: Box<AgentEvent>,
     },
+    /// The model changed its plan (`update_plan`): the whole plan as it is now.
+    PlanUpdated {
+        /// The plan.
+        plan: crate::plan::Plan,
+    },
 }
 
 /// What front ends ask of the agent.
@@ -567,4 +572,10 @@ pub enum UserOp {
     },
     /// Stop the agent.
     Shutdown,
+    /// The person approved the plan made in plan mode: switch to `autonomy` and carry the
+    /// plan out (answered like a submitted message).
+    ApprovePlan {
+        /// The mode to run the plan in (supervised or full-auto).
+        autonomy: Autonomy,
+    },
 }

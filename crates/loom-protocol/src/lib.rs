@@ -17,6 +17,7 @@ pub mod image;
 pub mod intent;
 pub mod mcp;
 pub mod memory;
+pub mod plan;
 pub mod risk;
 pub mod tool_kind;
 pub mod tool_result;

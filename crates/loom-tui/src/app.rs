@@ -244,6 +244,7 @@ impl App {
                 }
             }
             AgentEvent::Models { result } => self.provider.on_models(result),
+            AgentEvent::PlanUpdated { plan } => self.transcript.set_plan(&plan),
             AgentEvent::UndoPlanned {
                 redo,
                 diff,

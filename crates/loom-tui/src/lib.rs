@@ -43,6 +43,7 @@ pub mod markdown;
 pub mod measured;
 pub mod mention;
 pub mod outbox;
+pub mod plan_block;
 pub mod progress;
 pub mod provider;
 pub mod render_cache;

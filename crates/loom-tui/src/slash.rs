@@ -339,6 +339,7 @@ fn clear(app: &mut App, _: &str) {
         return;
     }
     app.transcript.clear();
+    app.progress.clear_plan();
     app.send(UserOp::Clear);
 }
 

@@ -26,6 +26,7 @@ mod attach;
 mod model_turn;
 mod ops;
 mod persist;
+mod plan_mode;
 mod prefix;
 mod schedule;
 mod shell;
@@ -461,7 +462,11 @@ impl Runner {
         };
         self.persistence
             .record(&event, self.machine.conversation().len());
+        let plan = plan_mode::plan_in(&event);
         let _ = self.events.send(event);
+        if let Some(plan) = plan {
+            self.emit(AgentEvent::PlanUpdated { plan });
+        }
     }
 
     /// Ask the server about the current model in the background (bounded to a few seconds);

@@ -367,7 +367,7 @@ fn loosening(key: &str, what: impl Into<String>) -> Loosening {
 
 fn rank(mode: Option<&str>) -> u8 {
     match mode.and_then(Autonomy::parse).unwrap_or_default() {
-        Autonomy::ReadOnly => 0,
+        Autonomy::ReadOnly | Autonomy::Plan => 0,
         Autonomy::Supervised => 1,
         Autonomy::FullAuto => 2,
     }
