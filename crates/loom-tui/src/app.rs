@@ -184,6 +184,9 @@ impl App {
                 if let UserOp::Approve { id, .. } = &op {
                     self.resolve_review(id);
                 }
+                if let UserOp::ApprovePlan { autonomy } = &op {
+                    self.plan_approved(*autonomy);
+                }
                 self.send(op);
             }
             Action::AskReason(id) => self
@@ -322,7 +325,10 @@ impl App {
         intent: Option<&CallIntent>,
     ) {
         let summary = call_summary(&name, &arguments, intent);
-        self.transcript.push_tool(id, &format!("{name} {summary}"));
+        // A plan is shown as its block (PlanUpdated), not a line per call.
+        if name != "update_plan" {
+            self.transcript.push_tool(id, &format!("{name} {summary}"));
+        }
         self.tools.on_call(id, name, summary, arguments);
         self.mark(id);
         self.sync_details();
@@ -387,5 +393,6 @@ impl App {
             .give_back(unsent, unsent_images, &mut self.composer);
         self.layers.close_calls();
         self.details.end_reviews();
+        self.offer_plan(&end);
     }
 }

@@ -18,14 +18,22 @@ pub fn progress(plan: &Plan) -> String {
     }
 }
 
+/// The heading's short form of `plan`: "step 2/5", or "3/5 done".
+fn heading_progress(plan: &Plan) -> String {
+    match plan.in_progress() {
+        Some((at, of)) => format!("step {at}/{of}"),
+        None => format!("{}/{} done", plan.completed(), plan.steps.len()),
+    }
+}
+
 /// The block's lines: a heading with the progress, then the steps, then the explanation.
 pub fn lines(plan: &Plan, t: &Theme) -> Vec<StyledLine> {
     let dim = Style::default().fg(t.dim);
     let heading = Style::default().fg(t.heading).add_modifier(Modifier::BOLD);
     let mut out = vec![StyledLine {
         spans: vec![
-            Span::styled("☰ Plan", heading),
-            Span::styled(format!("  {}", progress(plan)), dim),
+            Span::styled("Plan", heading),
+            Span::styled(format!(" · {}", heading_progress(plan)), dim),
         ],
         continuation: vec![Span::raw("  ")],
         fill: None,
@@ -65,7 +73,7 @@ pub fn lines(plan: &Plan, t: &Theme) -> Vec<StyledLine> {
 
 /// The block as clean text (for copying): one line per step with a box for its status.
 pub fn clean(plan: &Plan) -> String {
-    let mut text = format!("Plan ({})", progress(plan));
+    let mut text = format!("Plan ({})", heading_progress(plan));
     for step in &plan.steps {
         let mark = match step.status {
             StepStatus::Completed => "[x]",

@@ -60,7 +60,7 @@ fn models(app: &App) -> Vec<String> {
 }
 
 fn modes(_: &App) -> Vec<String> {
-    ["read-only", "supervised", "full-auto"]
+    ["read-only", "supervised", "full-auto", "plan"]
         .map(String::from)
         .to_vec()
 }
@@ -227,6 +227,14 @@ pub const COMMANDS: &[SlashCommand] = &[
         help: "ask the model to write AGENTS.md for this repository (you review the diff)",
         values: none,
         run: init,
+    },
+    SlashCommand {
+        name: "plan",
+        aliases: &[],
+        args: "[PROMPT]",
+        help: "plan mode: read-only tools, the model ends with a plan you approve to run",
+        values: none,
+        run: |app, arg| app.plan_command(arg),
     },
 ];
 
@@ -417,7 +425,7 @@ fn model(app: &mut App, arg: &str) {
 fn approval(app: &mut App, arg: &str) {
     if arg.is_empty() {
         let mut msg = format!(
-            "approval mode: {} (choices: read-only, supervised, full-auto)",
+            "approval mode: {} (choices: read-only, supervised, full-auto, plan)",
             app.status.autonomy
         );
         if app.status.edits_allowed {

@@ -370,7 +370,10 @@ impl App {
     fn setting_parts(&self, base: Style) -> Vec<Part> {
         let t = &self.theme;
         let mut parts = Vec::new();
-        let mode = self.status.autonomy.to_string();
+        let mode = match self.status.autonomy {
+            crate::protocol::autonomy::Autonomy::Plan => "plan mode".to_string(),
+            other => other.to_string(),
+        };
         let mode_forms = if self.status.edits_allowed {
             vec![format!("{mode} · edits allowed"), format!("{mode}+edits")]
         } else {

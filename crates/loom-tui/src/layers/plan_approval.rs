@@ -1,0 +1,69 @@
+//! The plan approval (issue 28): at the end of a turn in plan mode, the plan the model
+//! made (its `update_plan` block, or its answer above) is offered to run in the mode the
+//! person picks, or they keep planning.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+
+use super::*;
+use crate::protocol::autonomy::Autonomy;
+use crate::protocol::plan::Plan;
+
+/// The keys, as the box and the status line show them.
+const KEYS: &str = "s run supervised · f run full-auto · k keep planning";
+
+/// The plan awaiting the person's approval.
+pub struct PlanApproval {
+    plan: Option<Plan>,
+}
+
+impl PlanApproval {
+    /// Ask about `plan` (`None`: the model's last answer is the plan).
+    pub fn new(plan: Option<Plan>) -> PlanApproval {
+        PlanApproval { plan }
+    }
+
+    fn run_in(autonomy: Autonomy) -> Outcome {
+        Outcome::close(vec![Action::Send(UserOp::ApprovePlan { autonomy })])
+    }
+}
+
+impl Layer for PlanApproval {
+    fn handle_key(&mut self, key: KeyEvent) -> Outcome {
+        match key.code {
+            KeyCode::Char('s') | KeyCode::Enter => Self::run_in(Autonomy::Supervised),
+            KeyCode::Char('f') => Self::run_in(Autonomy::FullAuto),
+            KeyCode::Char('k') | KeyCode::Esc => Outcome::close(Vec::new()),
+            _ if key.modifiers.contains(KeyModifiers::CONTROL) => Outcome::default(),
+            _ => Outcome::consumed(),
+        }
+    }
+
+    fn render(&self, area: Rect, buf: &mut Buffer, theme: &Theme) {
+        let mut lines: Vec<Line<'static>> = match &self.plan {
+            Some(plan) => crate::plan_block::lines(plan, theme)
+                .into_iter()
+                .map(|l| Line::from(l.spans))
+                .collect(),
+            None => vec![Line::from(Span::styled(
+                "The model's answer above is its plan.",
+                Style::default().fg(theme.text),
+            ))],
+        };
+        lines.push(Line::default());
+        lines.push(Line::from(Span::styled(
+            "Run it? The mode switches and the model carries the plan out.",
+            Style::default().fg(theme.text),
+        )));
+        let height = (lines.len() as u16 + 3).min(area.height.saturating_sub(2));
+        let rect = centered(area, area.width.saturating_sub(4).min(90), height);
+        let inner = frame(rect, buf, "Plan ready", theme.accent);
+        draw_lines(&lines, body(inner), buf);
+        footer(inner, buf, &format!("{KEYS} · Enter supervised"), theme);
+    }
+
+    fn hints(&self) -> String {
+        KEYS.into()
+    }
+}
