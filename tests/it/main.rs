@@ -29,6 +29,7 @@ mod mcp_edges;
 mod memory;
 mod oracle;
 mod plain_http;
+mod plans;
 mod private_files;
 mod project_trust;
 mod provider_bounds;

@@ -64,10 +64,28 @@ pub struct StepArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UpdatePlanArgs {
-    /// Every step, in order (the whole plan each time).
+    /// Every step, in order.
+    #[schemars(schema_with = "steps_schema")]
     pub plan: Vec<StepArgs>,
-    /// Why, or what changed (optional, one sentence).
+    /// One sentence.
     pub explanation: Option<String>,
+}
+
+/// The schema of `plan` the model sees: the derived one described every status and the
+/// step type in words, which cost tokens of every request's fixed prefix (the statuses'
+/// names say it all).
+fn steps_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "type": "array",
+        "items": {
+            "type": "object",
+            "properties": {
+                "step": {"type": "string"},
+                "status": {"type": "string", "enum": ["pending", "in_progress", "completed"]}
+            },
+            "required": ["step", "status"]
+        }
+    })
 }
 
 impl UpdatePlanArgs {
@@ -95,9 +113,8 @@ impl UpdatePlanArgs {
 /// The `update_plan` tool.
 pub struct UpdatePlan;
 
-const DESCRIPTION: &str = "Keep your plan for multi-step work, shown to the user: the whole \
-     list of steps each call, each pending, in_progress (at most one) or completed; update it \
-     as you go.";
+const DESCRIPTION: &str = "Your plan for multi-step work, shown to the user: give every step \
+     each call, at most one in_progress.";
 
 fn invalid(message: String) -> ToolError {
     ToolError::InvalidArguments(message)
