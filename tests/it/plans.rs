@@ -122,3 +122,119 @@ async fn plan_mode_offers_read_only_tools_and_refuses_writes_and_commands() {
     assert_eq!(result("l")["success"], true);
     assert_eq!(result("r")["success"], true);
 }
+
+/// Events until the turn under way completes.
+async fn until_done(agent: &mut loom::agent::AgentHandle) -> Vec<loom::agent::AgentEvent> {
+    use loom::agent::AgentEvent;
+    let mut events = Vec::new();
+    loop {
+        let event = tokio::time::timeout(std::time::Duration::from_secs(20), agent.events.recv())
+            .await
+            .expect("the agent answers within 20 s")
+            .expect("the agent is alive");
+        let done = matches!(event, AgentEvent::TurnComplete { .. });
+        events.push(event);
+        if done {
+            return events;
+        }
+    }
+}
+
+/// The texts of a request's user messages.
+fn user_texts(request: &Value) -> Vec<String> {
+    request["messages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|m| m["role"] == "user")
+        .filter_map(|m| m["content"].as_str().map(String::from))
+        .collect()
+}
+
+/// The whole flow: plan mode is switched on (the model is told), the model's write is
+/// refused while it plans, the person approves the plan to run in full-auto, and the agent
+/// carries it out (told the plan was approved, offered the write tools again) with no
+/// further question.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_approved_plan_runs_in_the_mode_picked() {
+    use loom::agent::UserOp;
+    use loom::policy::Autonomy;
+    let dir = tempfile::tempdir().unwrap();
+    let write = json!({"path": "new.txt", "content": "x\n"}).to_string();
+    let server = ScriptedServer::start(vec![
+        support::calls_openai(&[("w1", "write_file", &write)]),
+        support::text_reply("Plan: 1. write new.txt."),
+        support::calls_openai(&[("w2", "write_file", &write)]),
+        support::text_reply("Done."),
+    ])
+    .await;
+    let mut agent = crate::agent::start_agent(dir.path(), &server, "supervised");
+    agent
+        .ops
+        .send(UserOp::SetAutonomy {
+            autonomy: Autonomy::Plan,
+        })
+        .unwrap();
+    let planning = crate::agent::run_turn(&mut agent, "Add new.txt", |name, _| {
+        panic!("plan mode asked about {name}")
+    })
+    .await;
+    assert!(!dir.path().join("new.txt").exists(), "{planning:?}");
+    agent
+        .ops
+        .send(UserOp::ApprovePlan {
+            autonomy: Autonomy::FullAuto,
+        })
+        .unwrap();
+    let running = until_done(&mut agent).await;
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("new.txt")).unwrap(),
+        "x\n",
+        "{running:?}"
+    );
+    let requests = server.requests();
+    assert_eq!(requests.len(), 4);
+    let told = user_texts(&requests[0]);
+    assert!(
+        told.iter().any(|t| t.contains("Plan mode is on")),
+        "{told:?}"
+    );
+    assert!(!offered(&requests[0]).contains(&"write_file".to_string()));
+    let refused = &support::tool_messages(&requests[1])[0].1;
+    assert!(refused.to_string().contains("plan mode"), "{refused}");
+    let approved = user_texts(&requests[2]);
+    assert!(
+        approved.last().unwrap().contains("approved your plan"),
+        "{approved:?}"
+    );
+    assert!(approved.last().unwrap().contains("full-auto"));
+    assert!(offered(&requests[2]).contains(&"write_file".to_string()));
+}
+
+/// A plan cannot be approved to run in a mode that only reads: the agent says so and
+/// nothing is sent to the model.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_plan_is_not_run_in_a_read_only_mode() {
+    use loom::agent::{AgentEvent, UserOp};
+    use loom::policy::Autonomy;
+    let dir = tempfile::tempdir().unwrap();
+    let server = ScriptedServer::start(vec![support::text_reply("unused")]).await;
+    let mut agent = crate::agent::start_agent(dir.path(), &server, "plan");
+    agent
+        .ops
+        .send(UserOp::ApprovePlan {
+            autonomy: Autonomy::ReadOnly,
+        })
+        .unwrap();
+    let error = loop {
+        let event = tokio::time::timeout(std::time::Duration::from_secs(20), agent.events.recv())
+            .await
+            .expect("the agent answers")
+            .expect("alive");
+        if let AgentEvent::Error { message } = event {
+            break message;
+        }
+    };
+    assert!(error.contains("supervised or full-auto"), "{error}");
+    assert!(server.requests().is_empty());
+}
