@@ -30,6 +30,7 @@ mod memory;
 mod oracle;
 mod plain_http;
 mod plans;
+mod plans_tui;
 mod private_files;
 mod project_trust;
 mod provider_bounds;
