@@ -88,7 +88,10 @@ async fn plan_mode_offers_read_only_tools_and_refuses_writes_and_commands() {
     .await;
     let run = exec(dir.path(), &server, "plan", "Plan the change").await;
     assert_eq!(run.code, 0, "{}\n{:?}", run.stderr, run.events);
-    let sent = offered(&server.requests()[0]);
+    let first = &server.requests()[0];
+    let told = first["messages"][1]["content"].as_str().unwrap_or("");
+    assert!(told.contains("Plan mode is on"), "{told}");
+    let sent = offered(first);
     for name in [
         "read_file",
         "list_files",

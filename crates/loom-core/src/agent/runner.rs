@@ -242,6 +242,7 @@ impl Runner {
             });
         }
         runner.choose_prefix();
+        runner.tell_plan_mode();
         runner.discover();
         let task = tokio::spawn(runner.run(ops_rx));
         AgentHandle {

@@ -41,6 +41,14 @@ impl Runner {
         }
     }
 
+    /// A session that starts in plan mode (`--approval plan`) tells the model so before
+    /// its first message, as switching to it does.
+    pub(super) fn tell_plan_mode(&mut self) {
+        if self.work.policy.autonomy == Autonomy::Plan {
+            self.step(Event::Note(PLAN_MODE_ON.into()));
+        }
+    }
+
     /// The person approved the plan: leave plan mode for `autonomy` and carry it out (a
     /// message like a submitted one, queued if a turn is still running).
     pub(super) fn approve_plan(&mut self, autonomy: Autonomy) -> Option<Event> {
