@@ -245,6 +245,21 @@ mod tests {
         );
     }
 
+    /// A plan call's row names the step it starts, of all steps, or counts its steps.
+    #[test]
+    fn an_update_plan_row_names_the_step_in_progress() {
+        let plan = |second: &str| {
+            json!({"plan": [{"step": "read", "status": "completed"},
+                            {"step": "fix the\nparser", "status": second}]})
+        };
+        assert_eq!(
+            summarize("update_plan", &plan("in_progress")),
+            "step 2/2: fix the"
+        );
+        assert_eq!(summarize("update_plan", &plan("pending")), "2 steps");
+        assert_eq!(summarize("update_plan", &json!({})), "0 steps");
+    }
+
     #[test]
     fn summaries_are_one_line() {
         assert_eq!(
