@@ -20,7 +20,7 @@ use super::call::{Assessment, CallIntent, ScheduleIntent};
 use super::commands::Risk;
 use super::{Autonomy, Decision};
 
-/// How much a mode allows, for comparing modes: read-only < supervised < full-auto.
+/// How much a mode allows, for comparing modes: read-only and plan < supervised < full-auto.
 pub fn rank(mode: Autonomy) -> u8 {
     match mode {
         Autonomy::ReadOnly | Autonomy::Plan => 0,

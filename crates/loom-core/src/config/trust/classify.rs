@@ -161,7 +161,7 @@ pub const CLASSIFICATION: &[KeyClass] = &[
     row(
         "approval.mode",
         L,
-        "when it asks less than your mode (read-only < supervised < full-auto; default supervised)",
+        "when it asks less than your mode (read-only and plan < supervised < full-auto; default supervised)",
         r#"approval.mode = "full-auto""#,
     ),
     row(
