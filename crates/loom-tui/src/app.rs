@@ -210,6 +210,9 @@ impl App {
     pub fn on_agent_event(&mut self, event: AgentEvent) {
         let finished = self.progress.observe(&event, self.now);
         let report = event.compaction();
+        if matches!(event, AgentEvent::UserMessage { .. }) {
+            self.withdraw_plan_offer();
+        }
         match event {
             status @ (AgentEvent::StateChanged { .. }
             | AgentEvent::Usage { .. }

@@ -4,7 +4,7 @@
 //! approval ([`PlanApproval`]).
 
 use super::app::App;
-use super::layers::PlanApproval;
+use super::layers::{PLAN_APPROVAL_ID, PlanApproval};
 use super::transcript::NoticeLevel;
 use crate::protocol::autonomy::Autonomy;
 use crate::protocol::events::{TurnEnd, UserOp};
@@ -41,8 +41,14 @@ impl App {
     pub(crate) fn offer_plan(&mut self, end: &TurnEnd) {
         if self.status.autonomy == Autonomy::Plan && *end == TurnEnd::Done {
             let plan = self.progress.plan().cloned();
-            self.layers.push(Box::new(PlanApproval::new(plan)));
+            self.push_question(Box::new(PlanApproval::new(plan)));
         }
+    }
+
+    /// A new message starts another turn: the plan offered before it is no longer the
+    /// question.
+    pub(crate) fn withdraw_plan_offer(&mut self) {
+        self.layers.close_call(PLAN_APPROVAL_ID);
     }
 
     /// The person approved the plan to run in `autonomy` (see [`PlanApproval`]).

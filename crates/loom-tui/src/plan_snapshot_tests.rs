@@ -243,3 +243,41 @@ fn keep_planning_closes_the_offer_and_other_modes_offer_nothing() {
     done(&mut app);
     assert!(app.layers.last().is_none());
 }
+
+/// Regression (issue 28 review): the plan offer is a question, so keys typed as the turn
+/// ends go to the message box and never approve the plan; Tab reaches the box. A new
+/// message withdraws the offer, and offers never pile up.
+#[test]
+fn keys_typed_as_the_plan_is_offered_do_not_approve_it() {
+    let (mut app, mut rx) = app("dark");
+    app.status.autonomy = Autonomy::Plan;
+    asked(&mut app, "split the parser");
+    app.on_key(KeyEvent::from(KeyCode::Char('x')));
+    done(&mut app);
+    app.on_key(KeyEvent::from(KeyCode::Char('s')));
+    assert!(ops(&mut rx).is_empty(), "s typed into the message box");
+    assert_eq!(app.composer.text(), "xs");
+    insta::assert_snapshot!("plan_approval_waiting", text(&mut app, 100, 24));
+    app.on_key(KeyEvent::from(KeyCode::Tab));
+    app.on_key(KeyEvent::from(KeyCode::Char('s')));
+    assert_eq!(
+        ops(&mut rx),
+        [UserOp::ApprovePlan {
+            autonomy: Autonomy::Supervised
+        }]
+    );
+    app.status.autonomy = Autonomy::Plan;
+    done(&mut app);
+    done(&mut app);
+    let mut offers = 0;
+    app.layers.retain(|_| {
+        offers += 1;
+        true
+    });
+    assert_eq!(offers, 1, "one offer at a time");
+    asked(&mut app, "change step 2");
+    assert!(
+        app.layers.last().is_none(),
+        "a new message withdraws the offer"
+    );
+}

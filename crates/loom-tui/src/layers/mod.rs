@@ -37,7 +37,7 @@ pub use help::{Help, KEYS};
 pub use mcp_approval::McpApproval;
 pub use network_approval::NetworkApproval;
 pub use picker::{PickItem, Picker};
-pub use plan_approval::PlanApproval;
+pub use plan_approval::{PLAN_APPROVAL_ID, PlanApproval};
 pub use questions::question;
 pub use reason_prompt::ReasonPrompt;
 pub use schedule_approval::ScheduleApproval;

@@ -13,6 +13,10 @@ use crate::protocol::plan::Plan;
 /// The keys, as the box and the status line show them.
 const KEYS: &str = "s run supervised · f run full-auto · k keep planning";
 
+/// The box's id among the layers: a turn's end, or a new message, closes the last one (as
+/// it closes questions about calls), so offers never pile up.
+pub const PLAN_APPROVAL_ID: &str = "plan-approval";
+
 /// The plan awaiting the person's approval.
 pub struct PlanApproval {
     plan: Option<Plan>,
@@ -41,6 +45,31 @@ impl Layer for PlanApproval {
     }
 
     fn render(&self, area: Rect, buf: &mut Buffer, theme: &Theme) {
+        self.draw(area, buf, theme, false);
+    }
+
+    fn render_waiting(&self, area: Rect, buf: &mut Buffer, theme: &Theme) {
+        self.draw(area, buf, theme, true);
+    }
+
+    /// A question: while the person types in the message box it waits (`Tab` reaches it),
+    /// so keys typed as the turn ends never approve the plan.
+    fn is_question(&self) -> bool {
+        true
+    }
+
+    fn call_id(&self) -> Option<&str> {
+        Some(PLAN_APPROVAL_ID)
+    }
+
+    fn hints(&self) -> String {
+        KEYS.into()
+    }
+}
+
+impl PlanApproval {
+    /// Draw the box; `waiting` while the message box has the keys.
+    fn draw(&self, area: Rect, buf: &mut Buffer, theme: &Theme, waiting: bool) {
         let mut lines: Vec<Line<'static>> = match &self.plan {
             Some(plan) => crate::plan_block::lines(plan, theme)
                 .into_iter()
@@ -58,12 +87,8 @@ impl Layer for PlanApproval {
         )));
         let height = (lines.len() as u16 + 3).min(area.height.saturating_sub(2));
         let rect = centered(area, area.width.saturating_sub(4).min(90), height);
-        let inner = frame(rect, buf, "Plan ready", theme.accent);
+        let inner = question_frame(rect, buf, "Plan ready", theme.accent, waiting, theme);
         draw_lines(&lines, body(inner), buf);
         footer(inner, buf, &format!("{KEYS} · Enter supervised"), theme);
-    }
-
-    fn hints(&self) -> String {
-        KEYS.into()
     }
 }
