@@ -101,7 +101,7 @@ pub struct GlobalArgs {
     /// Use this config file instead of ~/.config/loom/config.toml.
     #[arg(long, global = true, value_name = "FILE")]
     pub config: Option<PathBuf>,
-    /// Approval mode: read-only, supervised (default) or full-auto.
+    /// Approval mode: read-only, supervised (default), full-auto or plan.
     #[arg(long, global = true, value_name = "MODE")]
     pub approval: Option<String>,
     /// Command sandbox: workspace-write (default where Landlock works) or off.

@@ -241,7 +241,8 @@ fn printed(event: &AgentEvent) -> bool {
         | AgentEvent::Compacted { .. }
         | AgentEvent::McpStatus { .. }
         | AgentEvent::ContextWindow { .. }
-        | AgentEvent::SubAgent { .. } => true,
+        | AgentEvent::SubAgent { .. }
+        | AgentEvent::PlanUpdated { .. } => true,
         AgentEvent::TextDelta { .. }
         | AgentEvent::ReasoningDelta { .. }
         | AgentEvent::StateChanged { .. }

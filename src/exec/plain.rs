@@ -115,8 +115,10 @@ impl<O: Write, E: Write> Plain<O, E> {
                 ..
             } => self.hook(name, *success, output),
             // A denial is reported by the call's result, which names the call and says why;
-            // an approval is the start of the run its result reports.
+            // an approval is the start of the run its result reports; a plan's progress is
+            // in its update_plan call's line.
             AgentEvent::Approval { .. }
+            | AgentEvent::PlanUpdated { .. }
             | AgentEvent::ReasoningDelta { .. }
             | AgentEvent::StateChanged { .. }
             | AgentEvent::UserMessage { .. }

@@ -160,10 +160,11 @@ async fn read_edit_answer_changes_the_file() {
         "list_files",
         "search_files",
         "bash",
+        "update_plan",
         "load_tools",
     ];
     assert_eq!(tools, expected);
-    let catalogue = first["tools"][6]["function"]["description"]
+    let catalogue = first["tools"][7]["function"]["description"]
         .as_str()
         .unwrap();
     let mut deferred = vec![

@@ -32,6 +32,8 @@ mod memory;
 mod notify;
 mod oracle;
 mod plain_http;
+mod plans;
+mod plans_tui;
 mod private_files;
 mod project_trust;
 mod provider_bounds;

@@ -87,6 +87,7 @@ fn list_prints_the_offered_openai_schemas() {
         "cron_add",
         "cron_list",
         "cron_remove",
+        "update_plan",
     ]);
     assert_eq!(names, expected);
 }

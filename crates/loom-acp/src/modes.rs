@@ -6,7 +6,12 @@ use agent_client_protocol::v1::schema::{SessionMode, SessionModeState};
 use loom_protocol::autonomy::Autonomy;
 
 /// The modes from least to most autonomy.
-const ALL: [Autonomy; 3] = [Autonomy::ReadOnly, Autonomy::Supervised, Autonomy::FullAuto];
+const ALL: [Autonomy; 4] = [
+    Autonomy::Plan,
+    Autonomy::ReadOnly,
+    Autonomy::Supervised,
+    Autonomy::FullAuto,
+];
 
 fn rank(a: Autonomy) -> usize {
     ALL.iter().position(|m| *m == a).unwrap_or(0)
@@ -26,7 +31,7 @@ pub fn initial(max: Autonomy) -> Autonomy {
 pub fn pick(id: &str, max: Autonomy) -> Result<Autonomy, String> {
     let Some(mode) = Autonomy::parse(id) else {
         return Err(format!(
-            "no approval mode {id:?}; the modes are read-only, supervised and full-auto"
+            "no approval mode {id:?}; the modes are plan, read-only, supervised and full-auto"
         ));
     };
     if rank(mode) > rank(max) {
@@ -43,6 +48,7 @@ pub fn state(current: Autonomy, max: Autonomy) -> SessionModeState {
         Autonomy::ReadOnly => "Reads only: no writes, no network, only read-only commands",
         Autonomy::Supervised => "Writes and riskier commands ask first",
         Autonomy::FullAuto => "Nothing asks; what the policy forbids stays forbidden",
+        Autonomy::Plan => "Read-only tools; the model investigates and ends with a plan",
     };
     let available = ALL
         .iter()

@@ -148,6 +148,10 @@ impl AgentFactory {
             }
             let _ = registry.register(Arc::new(oracle));
         }
+        // The plan is the person's view of the top agent's work (issue 28).
+        if depth == 0 {
+            let _ = registry.register(Arc::new(crate::tools::update_plan::UpdatePlan));
+        }
         if depth < delegate::MAX_DEPTH {
             let factory: Arc<dyn SubAgentFactory> = self.clone();
             let _ = registry.register(Arc::new(DelegateTool::new(factory, hub.clone(), depth)));

@@ -156,7 +156,7 @@ pub struct HookConfig {
 #[derive(Debug, Default, Clone, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct ApprovalConfig {
-    /// `read-only`, `supervised` or `full-auto`.
+    /// `read-only`, `supervised`, `full-auto` or `plan`.
     pub mode: Option<String>,
     /// Writes and commands per hour before everything asks (default 200).
     pub max_actions_per_hour: Option<u32>,
@@ -623,7 +623,7 @@ fn check_modes(merged: &FileConfig) -> Result<Modes, ConfigError> {
         Some(s) => Autonomy::parse(s).ok_or_else(|| ConfigError::Invalid {
             source_name: "approval".into(),
             message: format!(
-                "unknown approval mode {s:?}; expected read-only, supervised or full-auto"
+                "unknown approval mode {s:?}; expected read-only, supervised, full-auto or plan"
             ),
         })?,
     };

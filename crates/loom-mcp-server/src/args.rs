@@ -142,7 +142,7 @@ pub fn prompt(text: String) -> Result<String, ArgError> {
 /// The order of the modes: each allows everything the one before it does.
 fn rank(a: Autonomy) -> u8 {
     match a {
-        Autonomy::ReadOnly => 0,
+        Autonomy::Plan | Autonomy::ReadOnly => 0,
         Autonomy::Supervised => 1,
         Autonomy::FullAuto => 2,
     }

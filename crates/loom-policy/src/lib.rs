@@ -22,6 +22,8 @@ pub mod schedule;
 
 #[cfg(test)]
 mod grant_offer_tests;
+#[cfg(test)]
+mod plan_mode_tests;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -58,6 +60,16 @@ pub enum Decision {
         /// Why it was refused.
         reason: String,
     },
+}
+
+/// The refusal the model reads for `what` in plan mode: what plan mode allows and what to
+/// do instead, so it finishes its plan rather than trying again.
+pub fn plan_mode_refusal(what: &str, why: &str) -> String {
+    format!(
+        "{what} was refused: Loom is in plan mode, so {why}. Plan mode offers read-only \
+         tools only: investigate with them, keep the plan with update_plan and end with it; \
+         the person approves the plan before anything is changed"
+    )
 }
 
 /// The rules in force for a session.
@@ -228,7 +240,7 @@ impl Policy {
         );
         let decision = match self.autonomy {
             Autonomy::FullAuto => Decision::Allow,
-            Autonomy::ReadOnly | Autonomy::Supervised => Decision::Ask {
+            Autonomy::ReadOnly | Autonomy::Supervised | Autonomy::Plan => Decision::Ask {
                 reason: format!(
                     "{name} in the global scope keeps a note for every workspace, which reaches \
                      every later session's prompt; store it with scope workspace to keep it to \
@@ -242,6 +254,10 @@ impl Policy {
     fn decide_write(&self, name: &str, writes: &[String]) -> (Decision, Assessment) {
         let shown = writes.join(", ");
         let assessment = Assessment::plain(Risk::Medium, format!("changes {shown}"));
+        if self.autonomy == Autonomy::Plan {
+            let reason = plan_mode_refusal(name, "no files may be changed");
+            return (Decision::Deny { reason }, assessment);
+        }
         if self.autonomy == Autonomy::ReadOnly {
             let reason = format!(
                 "{name} was refused: Loom is in read-only mode, so no files may be changed"
@@ -311,7 +327,15 @@ impl Policy {
                 reason: format!("the command is denied by the rule {label}"),
             };
         }
-        if self.autonomy == Autonomy::ReadOnly {
+        if self.autonomy == Autonomy::Plan && (c.level != Risk::ReadOnly || outside) {
+            return Decision::Deny {
+                reason: plan_mode_refusal(
+                    "this command",
+                    &format!("only read-only commands run, and this one is {}", c.level),
+                ),
+            };
+        }
+        if self.autonomy.reads_only() {
             return if c.level == Risk::ReadOnly && !outside {
                 Decision::Allow
             } else {

@@ -139,6 +139,14 @@ impl McpPolicy {
             },
             Some(McpRule::Allow) => Decision::Allow,
             None => match autonomy {
+                Autonomy::Plan => Decision::Deny {
+                    reason: super::plan_mode_refusal(
+                        name,
+                        &format!(
+                            "MCP tools run only when the configuration allows them ({how_to_allow})"
+                        ),
+                    ),
+                },
                 Autonomy::ReadOnly => Decision::Deny {
                     reason: format!(
                         "{name} was refused: read-only mode runs MCP tools only when the \

@@ -99,7 +99,13 @@ pub fn decide(
     assessment.domain_grant = (!eval).then(|| (net.access, net.domain.clone()));
     let listed = rules.allows_domain(&net.domain);
     let decision = match autonomy {
-        Autonomy::ReadOnly if read_like && rules.read_only_web => Decision::Allow,
+        Autonomy::ReadOnly | Autonomy::Plan if read_like && rules.read_only_web => Decision::Allow,
+        Autonomy::Plan => Decision::Deny {
+            reason: super::plan_mode_refusal(
+                name,
+                "the network is used only by read-only web tools with [web] read_only = true",
+            ),
+        },
         Autonomy::ReadOnly if net.access == NetAccess::Browse => Decision::Deny {
             reason: format!("{name} was refused: read-only mode does not drive the browser"),
         },

@@ -20,10 +20,10 @@ use super::call::{Assessment, CallIntent, ScheduleIntent};
 use super::commands::Risk;
 use super::{Autonomy, Decision};
 
-/// How much a mode allows, for comparing modes: read-only < supervised < full-auto.
+/// How much a mode allows, for comparing modes: read-only and plan < supervised < full-auto.
 pub fn rank(mode: Autonomy) -> u8 {
     match mode {
-        Autonomy::ReadOnly => 0,
+        Autonomy::ReadOnly | Autonomy::Plan => 0,
         Autonomy::Supervised => 1,
         Autonomy::FullAuto => 2,
     }
@@ -37,6 +37,15 @@ pub fn decide(
     autonomy: Autonomy,
     interactive: bool,
 ) -> (Decision, Assessment) {
+    if autonomy == Autonomy::Plan {
+        let reason = super::plan_mode_refusal(name, "no scheduled job may be added or removed");
+        return (
+            Decision::Deny {
+                reason: reason.clone(),
+            },
+            Assessment::plain(Risk::Medium, reason),
+        );
+    }
     let Some(schedule) = intent.as_schedule() else {
         let reason = format!("{name} changes scheduled jobs but did not say which");
         return (

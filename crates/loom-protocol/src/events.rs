@@ -516,6 +516,11 @@ pub enum AgentEvent {
         /// The prompt it was forked before (`None`: at the latest point).
         prompt: Option<usize>,
     },
+    /// The model changed its plan (`update_plan`): the whole plan as it is now.
+    PlanUpdated {
+        /// The plan.
+        plan: crate::plan::Plan,
+    },
 }
 
 /// What front ends ask of the agent.
@@ -621,5 +626,11 @@ pub enum UserOp {
     Fork {
         /// The prompt's number, from 1.
         prompt: Option<usize>,
+    },
+    /// The person approved the plan made in plan mode: switch to `autonomy` and carry the
+    /// plan out (answered like a submitted message).
+    ApprovePlan {
+        /// The mode to run the plan in (supervised or full-auto).
+        autonomy: Autonomy,
     },
 }

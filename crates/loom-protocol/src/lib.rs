@@ -22,6 +22,7 @@ pub mod memory;
 pub mod message;
 pub mod notify;
 pub mod rewind;
+pub mod plan;
 pub mod risk;
 pub mod stored;
 pub mod tool_kind;

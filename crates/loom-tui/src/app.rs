@@ -183,6 +183,9 @@ impl App {
                 if let UserOp::Approve { id, .. } = &op {
                     self.resolve_review(id);
                 }
+                if let UserOp::ApprovePlan { autonomy } = &op {
+                    self.plan_approved(*autonomy);
+                }
                 self.send(op);
             }
             Action::AskReason(id) => self
@@ -207,6 +210,9 @@ impl App {
         self.watch_attention(&event);
         let finished = self.progress.observe(&event, self.now);
         let report = event.compaction();
+        if matches!(event, AgentEvent::UserMessage { .. }) {
+            self.withdraw_plan_offer();
+        }
         match event {
             status @ (AgentEvent::StateChanged { .. }
             | AgentEvent::Usage { .. }
@@ -244,6 +250,7 @@ impl App {
                 }
             }
             AgentEvent::Models { result } => self.provider.on_models(result),
+            AgentEvent::PlanUpdated { plan } => self.transcript.set_plan(&plan),
             AgentEvent::UndoPlanned {
                 redo,
                 diff,
@@ -325,7 +332,10 @@ impl App {
         intent: Option<&CallIntent>,
     ) {
         let summary = self.tools.call_summary(&name, &arguments, intent);
-        self.transcript.push_tool(id, &format!("{name} {summary}"));
+        // A plan is shown as its block (PlanUpdated), not a line per call.
+        if name != "update_plan" {
+            self.transcript.push_tool(id, &format!("{name} {summary}"));
+        }
         self.tools.on_call(id, name, summary, arguments);
         self.mark(id);
         self.sync_details();
@@ -390,5 +400,6 @@ impl App {
             .give_back(unsent, unsent_images, &mut self.composer);
         self.layers.close_calls();
         self.details.end_reviews();
+        self.offer_plan(&end);
     }
 }

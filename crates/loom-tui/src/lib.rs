@@ -43,6 +43,8 @@ pub mod measured;
 pub mod mention;
 pub mod notify;
 pub mod outbox;
+pub mod plan_block;
+mod plan_mode;
 pub mod progress;
 pub mod provider;
 pub mod render_cache;
@@ -81,6 +83,8 @@ mod mcp_snapshot_tests;
 mod output_snapshot_tests;
 #[cfg(test)]
 mod patch_review_tests;
+#[cfg(test)]
+mod plan_snapshot_tests;
 #[cfg(test)]
 mod resume_render_tests;
 #[cfg(test)]

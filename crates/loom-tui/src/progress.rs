@@ -63,6 +63,8 @@ pub struct Progress {
     /// Whether visible answer text (not only reasoning) has streamed in this request.
     answering: bool,
     retrying: Option<Retrying>,
+    /// The model's plan, as last updated (the status line's "step 2/5").
+    plan: Option<crate::protocol::plan::Plan>,
 }
 
 /// What the status line shows for the agent's state.
@@ -113,7 +115,18 @@ impl Progress {
             streamed_bytes: 0,
             answering: false,
             retrying: None,
+            plan: None,
         }
+    }
+
+    /// The model's plan, as last updated.
+    pub fn plan(&self) -> Option<&crate::protocol::plan::Plan> {
+        self.plan.as_ref()
+    }
+
+    /// Forget the plan (a new conversation).
+    pub fn clear_plan(&mut self) {
+        self.plan = None;
     }
 
     /// Take in one agent event that arrived at `now`. Returns the finished turn's figures
@@ -146,6 +159,7 @@ impl Progress {
                 }
             }
             AgentEvent::Usage { .. } => self.streamed_bytes = 0,
+            AgentEvent::PlanUpdated { plan } => self.plan = Some(plan.clone()),
             AgentEvent::Retry {
                 attempt,
                 max_attempts,

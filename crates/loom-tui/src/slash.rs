@@ -60,7 +60,7 @@ fn models(app: &App) -> Vec<String> {
 }
 
 fn modes(_: &App) -> Vec<String> {
-    ["read-only", "supervised", "full-auto"]
+    ["read-only", "supervised", "full-auto", "plan"]
         .map(String::from)
         .to_vec()
 }
@@ -244,6 +244,14 @@ pub const COMMANDS: &[SlashCommand] = &[
         values: none,
         run: super::rewind::fork_command,
     },
+    SlashCommand {
+        name: "plan",
+        aliases: &[],
+        args: "[PROMPT]",
+        help: "plan mode: read-only tools, the model ends with a plan you approve to run",
+        values: none,
+        run: |app, arg| app.plan_command(arg),
+    },
 ];
 
 /// The command a name (without the slash) means.
@@ -355,6 +363,7 @@ fn clear(app: &mut App, _: &str) {
         return;
     }
     app.transcript.clear();
+    app.progress.clear_plan();
     app.send(UserOp::Clear);
 }
 
@@ -432,7 +441,7 @@ fn model(app: &mut App, arg: &str) {
 fn approval(app: &mut App, arg: &str) {
     if arg.is_empty() {
         let mut msg = format!(
-            "approval mode: {} (choices: read-only, supervised, full-auto)",
+            "approval mode: {} (choices: read-only, supervised, full-auto, plan)",
             app.status.autonomy
         );
         if app.status.edits_allowed {

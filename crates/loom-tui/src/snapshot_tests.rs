@@ -553,7 +553,9 @@ fn approval_and_autocommit_without_an_argument_show_the_current_value() {
     app.submit("/autocommit");
     let screen = text(&mut app, 220, 30);
     assert!(
-        screen.contains("approval mode: supervised (choices: read-only, supervised, full-auto)"),
+        screen.contains(
+            "approval mode: supervised (choices: read-only, supervised, full-auto, plan)"
+        ),
         "{screen}"
     );
     assert!(screen.contains("auto-commit is off"), "{screen}");

@@ -33,6 +33,7 @@ const RANK_CTX_SHORT: u8 = 20;
 const RANK_DROP_TOKENS: u8 = 30;
 const RANK_MODEL_TAIL: u8 = 35;
 const RANK_DROP_CTX: u8 = 40;
+const RANK_DROP_PLAN: u8 = 45;
 const RANK_SANDBOX_BRIEF: u8 = 27;
 const RANK_DROP_MODEL: u8 = 55;
 const RANK_KEYS_COMPACT: u8 = 56;
@@ -337,6 +338,17 @@ impl App {
                 base,
             ),
         ];
+        if let Some(plan) = self.progress.plan().filter(|p| !p.steps.is_empty()) {
+            parts.insert(
+                1,
+                Part::new(
+                    vec![super::plan_block::progress(plan)],
+                    &[],
+                    Some(RANK_DROP_PLAN),
+                    base.fg(self.theme.accent),
+                ),
+            );
+        }
         if let Some(w) = self.status.context_window.filter(|w| *w > 0) {
             let left_pct = 100u64.saturating_sub(self.status.last_prompt.saturating_mul(100) / w);
             parts.push(Part::new(
@@ -358,7 +370,10 @@ impl App {
     fn setting_parts(&self, base: Style) -> Vec<Part> {
         let t = &self.theme;
         let mut parts = Vec::new();
-        let mode = self.status.autonomy.to_string();
+        let mode = match self.status.autonomy {
+            crate::protocol::autonomy::Autonomy::Plan => "plan mode".to_string(),
+            other => other.to_string(),
+        };
         let mode_forms = if self.status.edits_allowed {
             vec![format!("{mode} · edits allowed"), format!("{mode}+edits")]
         } else {

@@ -356,6 +356,31 @@ impl Transcript {
         self.push(kind, Shape::default());
     }
 
+    /// Show the model's plan: the block of the current turn (after the person's last
+    /// message) is updated in place; a turn without one gets a new block (so does one
+    /// whose block went to the terminal's scrollback in inline mode).
+    pub fn set_plan(&mut self, plan: &crate::protocol::plan::Plan) {
+        if let Some(i) = self.live_plan() {
+            self.entries[i].kind = Kind::Plan(plan.clone());
+            self.cache.remove(self.key(i));
+            let estimate = self.entries[i].estimate(self.width, &self.outputs);
+            self.index.set(i, estimate);
+            return;
+        }
+        self.finish_answer();
+        self.push(Kind::Plan(plan.clone()), Shape::default());
+    }
+
+    /// The plan block later plan updates go to: the last one, unless the person spoke
+    /// since.
+    fn live_plan(&self) -> Option<usize> {
+        let i = self
+            .entries
+            .iter()
+            .rposition(|e| matches!(e.kind, Kind::Plan(_) | Kind::User(_)))?;
+        matches!(self.entries[i].kind, Kind::Plan(_)).then_some(i)
+    }
+
     /// Update a tool call's mark.
     pub fn mark_tool(&mut self, id: &str, mark: ToolMark) {
         if self.marks.get(id) == Some(&mark) {

@@ -62,6 +62,8 @@ pub(super) enum Kind {
         /// Its one-line summary.
         summary: String,
     },
+    /// The model's plan (updated in place while its turn lasts).
+    Plan(crate::protocol::plan::Plan),
 }
 
 /// The rough size of a text: lines and characters, for estimating its height.
@@ -124,6 +126,7 @@ impl Entry {
                 })
             }
             Kind::Answer(_) | Kind::Streaming => text + self.shape.lines / 8,
+            Kind::Plan(plan) => plan.steps.len() as u32 + 2,
             _ => text,
         };
         body + 1
@@ -210,6 +213,7 @@ impl Context<'_> {
                     .collect()
             }
             Kind::Tool { id, summary } => self.tool_lines(id, summary),
+            Kind::Plan(plan) => super::plan_block::lines(plan, t),
         }
     }
 
@@ -273,6 +277,7 @@ impl Context<'_> {
             Kind::Streaming => String::new(),
             Kind::Reasoning(text) | Kind::Notice(_, text) => text.trim_end().to_string(),
             Kind::Tool { summary, .. } => summary.clone(),
+            Kind::Plan(plan) => super::plan_block::clean(plan),
         }
     }
 }

@@ -133,7 +133,7 @@ pub fn sub_agent_prompt(spec: &SubAgentSpec, autonomy: Autonomy) -> String {
          which cannot see your tool calls. You have at most {} rounds of tool calls.",
         spec.depth, spec.max_rounds
     );
-    if autonomy == Autonomy::ReadOnly {
+    if autonomy.reads_only() {
         text.push_str(
             " You can only read: files, searches and read-only commands; writes and other \
              commands are refused.",

@@ -26,6 +26,7 @@ mod attach;
 mod model_turn;
 mod ops;
 mod persist;
+mod plan_mode;
 mod prefix;
 mod rewind;
 mod schedule;
@@ -242,6 +243,7 @@ impl Runner {
             });
         }
         runner.choose_prefix();
+        runner.tell_plan_mode();
         runner.discover();
         let task = tokio::spawn(runner.run(ops_rx));
         AgentHandle {
@@ -462,7 +464,11 @@ impl Runner {
         };
         self.persistence
             .record(&event, self.machine.conversation().len());
+        let plan = plan_mode::plan_in(&event);
         let _ = self.events.send(event);
+        if let Some(plan) = plan {
+            self.emit(AgentEvent::PlanUpdated { plan });
+        }
     }
 
     /// Ask the server about the current model in the background (bounded to a few seconds);

@@ -34,6 +34,7 @@ pub mod registry;
 pub mod search_files;
 pub mod summary;
 pub mod typed;
+pub mod update_plan;
 pub mod web;
 pub mod write_file;
 

@@ -30,6 +30,7 @@ pub const CORE: &[&str] = &[
     "list_files",
     "search_files",
     "bash",
+    "update_plan",
 ];
 
 /// The name of the tool that loads deferred tools.

@@ -79,7 +79,26 @@ pub fn summarize(name: &str, args: &Value) -> String {
         "delegate" => first_line(s("task")).to_string(),
         "cron_add" => format!("{} {}", s("schedule"), first_line(s("prompt"))),
         "cron_remove" => s("id").to_string(),
+        "update_plan" => plan_line(args),
         _ => truncate(&args.to_string(), FALLBACK_COLUMNS),
+    }
+}
+
+/// An `update_plan` call in a line: the step it starts, or how many steps it lists.
+fn plan_line(args: &Value) -> String {
+    let steps = args["plan"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    let busy = steps.iter().position(|s| s["status"] == "in_progress");
+    match busy {
+        Some(at) => format!(
+            "step {}/{}: {}",
+            at + 1,
+            steps.len(),
+            first_line(steps[at]["step"].as_str().unwrap_or(""))
+        ),
+        None => format!("{} steps", steps.len()),
     }
 }
 
@@ -224,6 +243,21 @@ mod tests {
             summarize("web_search", &json!({"query": "rust async"})),
             "\"rust async\""
         );
+    }
+
+    /// A plan call's row names the step it starts, of all steps, or counts its steps.
+    #[test]
+    fn an_update_plan_row_names_the_step_in_progress() {
+        let plan = |second: &str| {
+            json!({"plan": [{"step": "read", "status": "completed"},
+                            {"step": "fix the\nparser", "status": second}]})
+        };
+        assert_eq!(
+            summarize("update_plan", &plan("in_progress")),
+            "step 2/2: fix the"
+        );
+        assert_eq!(summarize("update_plan", &plan("pending")), "2 steps");
+        assert_eq!(summarize("update_plan", &json!({})), "0 steps");
     }
 
     #[test]

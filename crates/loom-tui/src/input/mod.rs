@@ -98,6 +98,7 @@ impl App {
             }
             KeyCode::Tab if self.focus == Focus::Composer && self.complete_command() => {}
             KeyCode::Tab => self.cycle_focus(true),
+            KeyCode::BackTab if self.focus == Focus::Composer => self.cycle_mode(),
             KeyCode::BackTab => self.cycle_focus(false),
             KeyCode::PageUp => self.scroll_focused(-(self.page() as isize)),
             KeyCode::PageDown => self.scroll_focused(self.page() as isize),

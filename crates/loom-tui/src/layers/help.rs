@@ -33,6 +33,10 @@ pub const KEYS: &[(&str, &str)] = &[
         "move between panes, or between a question and the message box (completes a /command)",
     ),
     (
+        "Shift+Tab",
+        "in the message box: next approval mode (plan, supervised, full-auto, read-only); elsewhere: previous pane",
+    ),
+    (
         "Ctrl+O",
         "show the whole output of commands in the chat (again: their last lines)",
     ),

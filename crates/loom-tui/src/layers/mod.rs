@@ -1,5 +1,6 @@
 //! Modal layers, one file each: the command approval, the network approval, the MCP tool approval, the scheduled-job approval, the "why not?" prompt, the undo
-//! confirmation, the session diff, the help, the review keys and the trust prompt. The
+//! confirmation, the session diff, the help, the review keys, the trust prompt and the
+//! plan approval. The
 //! front layer sees keys first and says whether it consumed them and what should happen;
 //! the app owns the stack, not the widgets' logic. A new layer is one new file here.
 
@@ -20,6 +21,7 @@ mod help;
 mod mcp_approval;
 mod network_approval;
 mod picker;
+mod plan_approval;
 mod questions;
 mod reason_prompt;
 pub mod resume_picker;
@@ -36,6 +38,7 @@ pub use help::{Help, KEYS};
 pub use mcp_approval::McpApproval;
 pub use network_approval::NetworkApproval;
 pub use picker::{PickItem, Picker};
+pub use plan_approval::{PLAN_APPROVAL_ID, PlanApproval};
 pub use questions::question;
 pub use reason_prompt::ReasonPrompt;
 pub use rewind_confirm::RewindConfirm;

@@ -79,16 +79,8 @@ impl Runner {
             }
             UserOp::Approve { id, answer } => Some(Event::Answered { id, answer }),
             UserOp::Interrupt => Some(self.interrupt()),
-            UserOp::SetAutonomy { autonomy } => {
-                self.work.policy.autonomy = autonomy;
-                if let Some(hub) = &self.services.subagents {
-                    hub.set_autonomy(autonomy);
-                }
-                self.emit(AgentEvent::Notice {
-                    message: format!("Approval mode: {autonomy}"),
-                });
-                None
-            }
+            UserOp::SetAutonomy { autonomy } => self.set_autonomy(autonomy),
+            UserOp::ApprovePlan { autonomy } => self.approve_plan(autonomy),
             UserOp::SetAutoCommit { on } => {
                 self.work.hooks.set_auto_commit(on);
                 let message = if on {

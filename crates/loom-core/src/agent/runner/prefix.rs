@@ -287,7 +287,7 @@ impl Runner {
     /// Choose the prefix of the next request and keep it, telling the person when it
     /// leaves something out for want of room.
     pub(super) fn choose_prefix(&mut self) {
-        let all = self.work.registry.schemas();
+        let all = self.offered_schemas();
         let chosen = self
             .prefix
             .choose(&all, self.window.tokens, self.window.chars_per_token);

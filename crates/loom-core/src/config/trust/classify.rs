@@ -161,7 +161,7 @@ pub const CLASSIFICATION: &[KeyClass] = &[
     row(
         "approval.mode",
         L,
-        "when it asks less than your mode (read-only < supervised < full-auto; default supervised)",
+        "when it asks less than your mode (read-only and plan < supervised < full-auto; default supervised)",
         r#"approval.mode = "full-auto""#,
     ),
     row(
@@ -372,7 +372,7 @@ fn loosening(key: &str, what: impl Into<String>) -> Loosening {
 
 fn rank(mode: Option<&str>) -> u8 {
     match mode.and_then(Autonomy::parse).unwrap_or_default() {
-        Autonomy::ReadOnly => 0,
+        Autonomy::ReadOnly | Autonomy::Plan => 0,
         Autonomy::Supervised => 1,
         Autonomy::FullAuto => 2,
     }
