@@ -12,7 +12,7 @@ use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
     CancelNotification, ContentBlock, InitializeRequest, LoadSessionRequest, NewSessionRequest,
-    PermissionOptionKind, PromptRequest, PromptResponse, RequestPermissionOutcome,
+    PermissionOptionKind, PlanEntryStatus, PromptRequest, PromptResponse, RequestPermissionOutcome,
     RequestPermissionRequest, RequestPermissionResponse, SelectedPermissionOutcome,
     SessionNotification, SessionUpdate, SetSessionModeRequest, StopReason, TextContent,
     ToolCallContent, ToolCallStatus, ToolKind,
@@ -488,7 +488,12 @@ async fn full_auto_is_offered_when_the_configuration_allows_it_but_the_session_s
         .expect("session/new");
     let modes = r.modes.expect("modes are offered");
     assert_eq!(modes.current_mode_id.0.as_ref(), "supervised");
-    assert_eq!(modes.available_modes.len(), 3);
+    let offered: Vec<&str> = modes
+        .available_modes
+        .iter()
+        .map(|m| m.id.0.as_ref())
+        .collect();
+    assert_eq!(offered, ["plan", "read-only", "supervised", "full-auto"]);
     let session = r.session_id.0.to_string();
     acp.call(SetSessionModeRequest::new(session.clone(), "full-auto"))
         .await
@@ -530,5 +535,49 @@ async fn the_undo_command_is_advertised_and_takes_back_the_last_change() {
         2,
         "the write and its answer; /undo does not go to the model"
     );
+    acp.close().await;
+}
+
+#[tokio::test]
+async fn the_models_plan_reaches_the_editor_as_a_plan_update() {
+    let dir = tempfile::tempdir().unwrap();
+    let plan = serde_json::json!({"plan": [
+        {"step": "read the code", "status": "completed"},
+        {"step": "make the change", "status": "in_progress"},
+        {"step": "run the tests", "status": "pending"},
+    ]})
+    .to_string();
+    let server = ScriptedServer::start(vec![
+        support::calls_openai(&[("p1", "update_plan", &plan)]),
+        support::text_reply("Planned."),
+    ])
+    .await;
+    let acp = Acp::start(dir.path(), &server, &[]).await;
+    let session = acp.new_session(dir.path()).await;
+    let r = acp.prompt(&session, "plan it").await.expect("prompt");
+    assert_eq!(r.stop_reason, StopReason::EndTurn);
+    acp.seen(|s| {
+        let plan = s
+            .updates
+            .iter()
+            .find_map(|u| match u {
+                SessionUpdate::Plan(p) => Some(p.clone()),
+                _ => None,
+            })
+            .expect("the plan is sent as a plan update");
+        let steps: Vec<(&str, PlanEntryStatus)> = plan
+            .entries
+            .iter()
+            .map(|e| (e.content.as_str(), e.status.clone()))
+            .collect();
+        assert_eq!(
+            steps,
+            [
+                ("read the code", PlanEntryStatus::Completed),
+                ("make the change", PlanEntryStatus::InProgress),
+                ("run the tests", PlanEntryStatus::Pending),
+            ]
+        );
+    });
     acp.close().await;
 }

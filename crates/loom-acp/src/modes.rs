@@ -78,6 +78,8 @@ mod tests {
             .iter()
             .map(|m| m.id.0.to_string())
             .collect();
-        assert_eq!(ids, ["read-only", "supervised"]);
+        assert_eq!(ids, ["plan", "read-only", "supervised"]);
+        assert_eq!(pick("plan", Autonomy::ReadOnly), Ok(Autonomy::Plan));
+        assert_eq!(initial(Autonomy::Plan), Autonomy::Plan);
     }
 }

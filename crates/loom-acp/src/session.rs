@@ -178,6 +178,9 @@ impl Pump {
                 Ok(())
             }
             AgentEvent::SubAgent { parent_id, event } => self.sub_agent(vec![parent_id], *event),
+            AgentEvent::PlanUpdated { plan } => {
+                self.update(SessionUpdate::Plan(translate::plan(&plan)))
+            }
             _ => Ok(()),
         }
     }

@@ -5,12 +5,14 @@
 use std::path::Path;
 
 use agent_client_protocol::v1::schema::{
-    ContentBlock, Diff, StopReason, TextContent, ToolCall, ToolCallContent, ToolCallLocation,
-    ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields, ToolKind,
+    ContentBlock, Diff, Plan, PlanEntry, PlanEntryPriority, PlanEntryStatus, StopReason,
+    TextContent, ToolCall, ToolCallContent, ToolCallLocation, ToolCallStatus, ToolCallUpdate,
+    ToolCallUpdateFields, ToolKind,
 };
 use loom_base::diff::{Hunk, LineKind};
 use loom_protocol::events::{ApprovalPreview, TurnEnd};
 use loom_protocol::intent::CallIntent;
+use loom_protocol::plan::{Plan as LoomPlan, StepStatus};
 use loom_protocol::tool_result::ToolResult;
 use serde_json::Value;
 
@@ -183,6 +185,24 @@ pub fn stop_reason(end: &TurnEnd) -> Option<StopReason> {
     }
 }
 
+/// The model's plan (`update_plan`) as an ACP plan: the whole list each time, as the
+/// protocol asks. Loom's steps have no priority; they are all sent as medium.
+pub fn plan(plan: &LoomPlan) -> Plan {
+    Plan::new(
+        plan.steps
+            .iter()
+            .map(|s| {
+                let status = match s.status {
+                    StepStatus::Pending => PlanEntryStatus::Pending,
+                    StepStatus::InProgress => PlanEntryStatus::InProgress,
+                    StepStatus::Completed => PlanEntryStatus::Completed,
+                };
+                PlanEntry::new(s.step.clone(), PlanEntryPriority::Medium, status)
+            })
+            .collect(),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -245,5 +265,41 @@ mod tests {
             Some(StopReason::Cancelled)
         );
         assert_eq!(stop_reason(&TurnEnd::Done), Some(StopReason::EndTurn));
+    }
+
+    #[test]
+    fn a_plan_is_sent_whole_with_each_steps_status() {
+        use loom_protocol::plan::PlanStep;
+        let loom = LoomPlan {
+            explanation: Some("why".into()),
+            steps: vec![
+                PlanStep {
+                    step: "read".into(),
+                    status: StepStatus::Completed,
+                },
+                PlanStep {
+                    step: "edit".into(),
+                    status: StepStatus::InProgress,
+                },
+                PlanStep {
+                    step: "test".into(),
+                    status: StepStatus::Pending,
+                },
+            ],
+        };
+        let acp = plan(&loom);
+        let shown: Vec<(&str, &PlanEntryStatus)> = acp
+            .entries
+            .iter()
+            .map(|e| (e.content.as_str(), &e.status))
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                ("read", &PlanEntryStatus::Completed),
+                ("edit", &PlanEntryStatus::InProgress),
+                ("test", &PlanEntryStatus::Pending),
+            ]
+        );
     }
 }
