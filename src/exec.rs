@@ -254,6 +254,8 @@ fn printed(event: &AgentEvent) -> bool {
         | AgentEvent::Changes { .. }
         | AgentEvent::ChangeApplied { .. }
         | AgentEvent::Attachment { .. }
-        | AgentEvent::Models { .. } => false,
+        | AgentEvent::Models { .. }
+        | AgentEvent::CustomCommands { .. }
+        | AgentEvent::PromptHistory { .. } => false,
     }
 }

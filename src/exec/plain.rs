@@ -130,7 +130,9 @@ impl<O: Write, E: Write> Plain<O, E> {
             | AgentEvent::UndoApplied { .. }
             | AgentEvent::Changes { .. }
             | AgentEvent::Attachment { .. }
-            | AgentEvent::Models { .. } => {}
+            | AgentEvent::Models { .. }
+            | AgentEvent::CustomCommands { .. }
+            | AgentEvent::PromptHistory { .. } => {}
         }
     }
 

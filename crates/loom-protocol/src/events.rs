@@ -480,6 +480,20 @@ pub enum AgentEvent {
         /// The sub-agent's event.
         event: Box<AgentEvent>,
     },
+    /// The custom slash commands (sent at start and after
+    /// [`UserOp::ListCustomCommands`]), with what was wrong in their files.
+    CustomCommands {
+        /// The commands, sorted by name.
+        commands: Vec<crate::custom_command::CustomCommandInfo>,
+        /// Files that loaded with a problem, or were left out, and why.
+        warnings: Vec<String>,
+    },
+    /// Prompts of earlier messages, newest first, this workspace's before the others'
+    /// (the answer to [`UserOp::PromptHistory`]).
+    PromptHistory {
+        /// The prompts.
+        prompts: Vec<crate::custom_command::PastPrompt>,
+    },
 }
 
 /// What front ends ask of the agent.
@@ -567,4 +581,16 @@ pub enum UserOp {
     },
     /// Stop the agent.
     Shutdown,
+    /// Load the custom slash commands again; answered with [`AgentEvent::CustomCommands`].
+    ListCustomCommands,
+    /// Run the custom command `name` (without its slash) with `arguments`: its body,
+    /// expanded, is sent as the person's message (only between turns).
+    RunCustomCommand {
+        /// The command's name.
+        name: String,
+        /// What was typed after the name.
+        arguments: String,
+    },
+    /// Read the prompts of earlier sessions; answered with [`AgentEvent::PromptHistory`].
+    PromptHistory,
 }

@@ -244,6 +244,10 @@ impl App {
                 }
             }
             AgentEvent::Models { result } => self.provider.on_models(result),
+            AgentEvent::CustomCommands { commands, warnings } => {
+                self.on_custom_commands(commands, warnings)
+            }
+            AgentEvent::PromptHistory { prompts } => self.on_prompt_history(prompts),
             AgentEvent::UndoPlanned {
                 redo,
                 diff,

@@ -23,6 +23,9 @@ pub struct Outbox {
     /// Text to put on the clipboard (`/copy`, a mouse selection), for the event loop, which
     /// copies it and says where it went.
     pub clipboard: Option<Pending>,
+    /// The message to open in the person's editor (`Ctrl+G`), for the event loop, which
+    /// leaves the screen, runs `$VISUAL`/`$EDITOR` and puts the text back.
+    pub edit_message: Option<String>,
 }
 
 impl Default for Outbox {
@@ -34,6 +37,7 @@ impl Default for Outbox {
             trust_answer: None,
             resume_choice: None,
             clipboard: None,
+            edit_message: None,
         }
     }
 }

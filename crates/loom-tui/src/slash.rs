@@ -228,6 +228,14 @@ pub const COMMANDS: &[SlashCommand] = &[
         values: none,
         run: init,
     },
+    SlashCommand {
+        name: "commands",
+        aliases: &[],
+        args: "",
+        help: "load the custom commands again (.loom/commands/, ~/.config/loom/commands/, …) and list them",
+        values: none,
+        run: |app, _| app.reload_custom(),
+    },
 ];
 
 /// The command a name (without the slash) means.
@@ -245,7 +253,7 @@ pub struct Suggestion {
     /// The left column ("/theme [NAME]", "light").
     pub label: String,
     /// The one-line help ("" for argument values).
-    pub help: &'static str,
+    pub help: String,
 }
 
 /// What fits a partly typed line: commands whose name starts with what is typed (then
@@ -263,13 +271,16 @@ pub fn suggestions(app: &App, line: &str) -> Vec<Suggestion> {
             let command = |c: &SlashCommand| Suggestion {
                 line: format!("/{}", c.name),
                 label: c.synopsis(),
-                help: c.help,
+                help: c.help.to_string(),
             };
             let starts = COMMANDS.iter().filter(|c| c.name.starts_with(rest));
             let contains = COMMANDS
                 .iter()
                 .filter(|c| !c.name.starts_with(rest) && c.name.contains(rest));
-            starts.chain(contains).map(command).collect()
+            let mut all: Vec<Suggestion> = starts.chain(contains).map(command).collect();
+            // Custom commands come after the built-ins (which they never shadow).
+            all.extend(app.draft.custom.suggestions(rest));
+            all
         }
         Some((name, arg)) => match find(name) {
             Some(c) => {
@@ -280,7 +291,7 @@ pub fn suggestions(app: &App, line: &str) -> Vec<Suggestion> {
                     .map(|v| Suggestion {
                         line: format!("/{} {v}", c.name),
                         label: v,
-                        help: "",
+                        help: String::new(),
                     })
                     .collect()
             }
@@ -304,6 +315,7 @@ impl App {
         };
         match find(name) {
             Some(c) => (c.run)(self, arg),
+            None if self.draft.custom.find(name).is_some() => self.run_custom(name, arg),
             None => {
                 let msg = format!("unknown command /{name}; /help lists the commands");
                 self.transcript.push_notice(NoticeLevel::Error, &msg);

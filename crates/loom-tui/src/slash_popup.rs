@@ -25,6 +25,9 @@ impl App {
         if self.focus != Focus::Composer || !self.layers.is_empty() {
             return Vec::new();
         }
+        if let Some(search) = &self.draft.search {
+            return search.suggestions();
+        }
         if let Some(query) = self.mention_query() {
             return self.mention_suggestions(&query);
         }
@@ -67,10 +70,12 @@ impl App {
         }
         let area = Rect::new(composer.x, composer.y - height, composer.width, height);
         Clear.render(area, buf);
-        let what = if self.mention_query().is_some() {
-            "files · ↑↓ choose · Tab or Enter attaches"
+        let what = if let Some(search) = &self.draft.search {
+            search.title()
+        } else if self.mention_query().is_some() {
+            "files · ↑↓ choose · Tab or Enter attaches".into()
         } else {
-            "commands · ↑↓ choose · Tab completes"
+            "commands · ↑↓ choose · Tab completes".into()
         };
         let title = if items.len() > shown {
             format!(" {} {what} ", items.len())
@@ -110,7 +115,7 @@ impl App {
             let pad = column - super::wrap::width(&label);
             let help_w = (inner.width as usize).saturating_sub(column);
             let text = format!("{label}{}", " ".repeat(pad));
-            let help = truncate(s.help, help_w);
+            let help = truncate(&s.help, help_w);
             let fill = help_w.saturating_sub(super::wrap::width(&help));
             let line = Line::from(vec![
                 Span::styled(text, label_style),

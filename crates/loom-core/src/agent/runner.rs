@@ -23,6 +23,8 @@ use tokio_util::sync::CancellationToken;
 
 mod approvals;
 mod attach;
+mod custom;
+mod history;
 mod model_turn;
 mod ops;
 mod persist;
@@ -97,6 +99,8 @@ enum Internal {
     Applied(AgentEvent),
     /// What the server says about the model (its window, whether tools can reach it).
     Discovered(crate::llm::window::ModelInfo),
+    /// A custom command's body is expanded and ready to send.
+    CommandReady(Box<custom::Ready>),
 }
 
 /// Everything the runner needs; see [`Runner::spawn`]. It holds one part per concern:
@@ -124,6 +128,8 @@ pub struct Runner {
     persistence: persist::Persistence,
     /// What lives as long as the agent: MCP servers, memory, sub-agents.
     services: Services,
+    /// Custom slash commands: where they are, and the one running.
+    custom: custom::Custom,
 }
 
 /// The tools and what they run with: the registry, the policy that rules on each call,
@@ -177,6 +183,8 @@ pub struct RunnerParts {
     /// The session's model cell, which `/model` switches so the editing tool, the oracle
     /// and later sub-agents follow (the top agent's; `None` for a sub-agent).
     pub current_model: Option<crate::llm::current::CurrentModel>,
+    /// Where custom slash commands are found (the top agent's; `None`: none).
+    pub commands: Option<crate::custom_commands::Source>,
 }
 
 /// What the system prompt and tools of each request are built from (the runner's
@@ -242,6 +250,7 @@ impl Runner {
         }
         runner.choose_prefix();
         runner.discover();
+        runner.list_custom_commands();
         let task = tokio::spawn(runner.run(ops_rx));
         AgentHandle {
             ops: ops_tx,
@@ -292,6 +301,7 @@ impl Runner {
                 memory: parts.memory,
                 subagents: parts.subagents,
             },
+            custom: custom::Custom::new(parts.commands),
         }
     }
 
@@ -333,6 +343,7 @@ impl Runner {
                 return Some(Event::Decided { id, verdict });
             }
             Internal::Applied(event) => self.emit(event),
+            Internal::CommandReady(ready) => return self.command_ready(*ready),
             Internal::Discovered(info) => self.discovered(info),
             Internal::Calibrated(calibration) => self.window.calibrated(calibration),
             Internal::TokenizerReady { model, loaded } => {

@@ -27,7 +27,7 @@ impl App {
         if key.kind == KeyEventKind::Release {
             return;
         }
-        if self.layer_key(key) || self.global_key(key) {
+        if self.layer_key(key) || self.search_key(key) || self.global_key(key) {
             return;
         }
         self.outbox.ctrl_c_at = None;

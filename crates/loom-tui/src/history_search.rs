@@ -1,0 +1,234 @@
+//! `Ctrl+R` in the message box: an incremental reverse search of earlier prompts, as in a
+//! shell. Each key narrows the prompts that contain what is typed (case-insensitive unless
+//! it holds a capital), the newest first: this session's, then this workspace's earlier
+//! sessions, then every other workspace's (the agent reads those from the session files,
+//! [`UserOp::PromptHistory`]). The best match stands in the message box as it is found and
+//! the matches are listed in the popup above it. As in readline: `Ctrl+R` again goes to the
+//! next older match, `Enter` sends the match, `Esc` (or any editing key) ends the search
+//! leaving the match to edit, `Ctrl+G` or `Ctrl+C` gives up and puts back what was typed.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+use super::app::{App, Focus};
+use super::slash::Suggestion;
+use crate::protocol::custom_command::PastPrompt;
+use crate::protocol::events::UserOp;
+
+/// An open reverse search.
+#[derive(Debug, Clone, Default)]
+pub struct HistorySearch {
+    /// What is searched for.
+    pub query: String,
+    /// Every prompt searched, newest first, each once.
+    candidates: Vec<PastPrompt>,
+    /// Which match is chosen (0: the newest).
+    pub selected: usize,
+    /// The message box's text before the search, put back when it is given up.
+    original: String,
+}
+
+impl HistorySearch {
+    /// A search over this session's prompts (`session`, oldest first), with `original` in
+    /// the box.
+    pub fn new(session: &[String], original: String) -> HistorySearch {
+        let mut search = HistorySearch {
+            original,
+            ..HistorySearch::default()
+        };
+        search.add(session.iter().rev().map(|text| PastPrompt {
+            text: text.clone(),
+            here: true,
+        }));
+        search
+    }
+
+    /// Add older prompts (earlier sessions'), after those there are; each text once.
+    pub fn add(&mut self, prompts: impl IntoIterator<Item = PastPrompt>) {
+        for p in prompts {
+            if !self.candidates.iter().any(|c| c.text == p.text) {
+                self.candidates.push(p);
+            }
+        }
+    }
+
+    /// The prompts that contain the query, newest first.
+    pub fn matches(&self) -> Vec<&PastPrompt> {
+        let fold = !self.query.chars().any(char::is_uppercase);
+        let query = if fold {
+            self.query.to_lowercase()
+        } else {
+            self.query.clone()
+        };
+        self.candidates
+            .iter()
+            .filter(|c| {
+                if fold {
+                    c.text.to_lowercase().contains(&query)
+                } else {
+                    c.text.contains(&query)
+                }
+            })
+            .collect()
+    }
+
+    /// The chosen match's text, if anything matches.
+    pub fn current(&self) -> Option<String> {
+        let all = self.matches();
+        all.get(self.selected.min(all.len().checked_sub(1)?))
+            .map(|p| p.text.clone())
+    }
+
+    /// The popup's lines: each match's first line (and whether it is from another
+    /// workspace), or one line saying nothing matches.
+    pub fn suggestions(&self) -> Vec<Suggestion> {
+        let all = self.matches();
+        if all.is_empty() {
+            return vec![Suggestion {
+                line: String::new(),
+                label: "no earlier prompt matches".into(),
+                help: String::new(),
+            }];
+        }
+        all.iter()
+            .map(|p| {
+                let mut lines = p.text.lines();
+                let first = lines.next().unwrap_or("").to_string();
+                let more = lines.next().is_some();
+                Suggestion {
+                    line: p.text.clone(),
+                    label: if more { format!("{first} …") } else { first },
+                    help: if p.here { "" } else { "another workspace" }.into(),
+                }
+            })
+            .collect()
+    }
+
+    /// The popup's title.
+    pub fn title(&self) -> String {
+        format!(
+            "reverse search: {}▏ · Ctrl+R older · Enter sends · Esc edits · Ctrl+G gives up",
+            self.query
+        )
+    }
+}
+
+impl App {
+    /// `Ctrl+R`: open the search over this session's prompts; earlier sessions' are asked
+    /// of the agent and join when they come.
+    pub(crate) fn start_search(&mut self) {
+        let search = HistorySearch::new(self.composer.history(), self.composer.text());
+        self.draft.search = Some(search);
+        self.draft.popup_selected = 0;
+        self.send(UserOp::PromptHistory);
+    }
+
+    /// Earlier sessions' prompts arrived.
+    pub(crate) fn on_prompt_history(&mut self, prompts: Vec<PastPrompt>) {
+        if let Some(search) = &mut self.draft.search {
+            search.add(prompts);
+            self.show_match();
+        }
+    }
+
+    /// A key while the search is open; false when it is not open, or the key ended it and
+    /// is to be handled as usual.
+    pub(crate) fn search_key(&mut self, key: KeyEvent) -> bool {
+        if self.focus != Focus::Composer {
+            return false;
+        }
+        let Some(search) = &mut self.draft.search else {
+            return false;
+        };
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        match key.code {
+            KeyCode::Char('r') if ctrl => search.selected += 1,
+            KeyCode::Up => search.selected += 1,
+            KeyCode::Char('s') if ctrl => search.selected = search.selected.saturating_sub(1),
+            KeyCode::Down => search.selected = search.selected.saturating_sub(1),
+            KeyCode::Char('g' | 'c') if ctrl => {
+                let original = std::mem::take(&mut search.original);
+                self.composer.set_text(&original);
+                self.draft.search = None;
+                return true;
+            }
+            KeyCode::Backspace => {
+                search.query.pop();
+                search.selected = 0;
+            }
+            KeyCode::Char(c) if !ctrl && !key.modifiers.contains(KeyModifiers::ALT) => {
+                search.query.push(c);
+                search.selected = 0;
+            }
+            KeyCode::Esc => {
+                self.draft.search = None;
+                return true;
+            }
+            KeyCode::Enter => {
+                self.draft.search = None;
+                let text = self.composer.take();
+                if !text.trim().is_empty() {
+                    self.submit(&text);
+                }
+                return true;
+            }
+            _ => {
+                self.draft.search = None;
+                return false;
+            }
+        }
+        let n = search.matches().len();
+        search.selected = search.selected.min(n.saturating_sub(1));
+        self.show_match();
+        true
+    }
+
+    /// The chosen match in the message box (what was typed, when nothing matches).
+    fn show_match(&mut self) {
+        let Some(search) = &self.draft.search else {
+            return;
+        };
+        let text = search.current().unwrap_or_else(|| search.original.clone());
+        self.draft.popup_selected = search.selected;
+        self.composer.set_text(&text);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn prompt(text: &str, here: bool) -> PastPrompt {
+        PastPrompt {
+            text: text.into(),
+            here,
+        }
+    }
+
+    #[test]
+    fn this_sessions_prompts_come_first_then_older_ones_each_once() {
+        let mut s =
+            HistorySearch::new(&["fix the test".into(), "run cargo test".into()], "".into());
+        s.add([
+            prompt("fix the test", true),
+            prompt("test elsewhere", false),
+        ]);
+        s.query = "test".into();
+        let texts: Vec<&str> = s.matches().iter().map(|p| p.text.as_str()).collect();
+        assert_eq!(texts, ["run cargo test", "fix the test", "test elsewhere"]);
+        s.selected = 2;
+        assert_eq!(s.current().as_deref(), Some("test elsewhere"));
+    }
+
+    #[test]
+    fn lower_case_queries_ignore_case_and_capitals_do_not() {
+        let s = |q: &str| {
+            let mut s =
+                HistorySearch::new(&["Deploy now".into(), "deploy later".into()], "".into());
+            s.query = q.into();
+            s.matches().len()
+        };
+        assert_eq!(s("deploy"), 2);
+        assert_eq!(s("Deploy"), 1);
+        assert_eq!(s("nothing"), 0);
+    }
+}
