@@ -16,7 +16,8 @@ use crate::protocol::events::UserOp;
 pub struct CustomSlash {
     /// The commands offered, by name.
     pub commands: Vec<CustomCommandInfo>,
-    /// Names already warned about as hidden by a built-in (each is said once).
+    /// Names already warned about as hidden by a built-in, and the agent's warnings
+    /// already shown (each is said once, unless `/commands` asks).
     warned: HashSet<String>,
 }
 
@@ -74,7 +75,14 @@ impl App {
         warnings: Vec<String>,
     ) {
         let listing = std::mem::take(&mut self.draft.custom_listing);
-        for notice in self.draft.custom.set(commands).into_iter().chain(warnings) {
+        let custom = &mut self.draft.custom;
+        let mut notices = custom.set(commands);
+        let fresh: Vec<String> = warnings
+            .into_iter()
+            .filter(|w| custom.warned.insert(format!("file: {w}")) || listing)
+            .collect();
+        notices.extend(fresh);
+        for notice in notices {
             self.transcript.push_notice(NoticeLevel::Warning, &notice);
         }
         if listing {

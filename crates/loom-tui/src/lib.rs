@@ -73,6 +73,8 @@ mod approval_focus_tests;
 #[cfg(test)]
 mod cron_snapshot_tests;
 #[cfg(test)]
+mod custom_slash_tests;
+#[cfg(test)]
 mod diff_snapshot_tests;
 #[cfg(test)]
 mod input_tests;
