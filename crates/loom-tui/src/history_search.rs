@@ -206,8 +206,10 @@ mod tests {
 
     #[test]
     fn this_sessions_prompts_come_first_then_older_ones_each_once() {
-        let mut s =
-            HistorySearch::new(&["fix the test".into(), "run cargo test".into()], "".into());
+        let mut s = HistorySearch::new(
+            &["fix the test".into(), "run cargo test".into()],
+            String::new(),
+        );
         s.add([
             prompt("fix the test", true),
             prompt("test elsewhere", false),
@@ -223,7 +225,7 @@ mod tests {
     fn lower_case_queries_ignore_case_and_capitals_do_not() {
         let s = |q: &str| {
             let mut s =
-                HistorySearch::new(&["Deploy now".into(), "deploy later".into()], "".into());
+                HistorySearch::new(&["Deploy now".into(), "deploy later".into()], String::new());
             s.query = q.into();
             s.matches().len()
         };

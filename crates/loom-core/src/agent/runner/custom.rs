@@ -50,15 +50,21 @@ enum Step {
         name: String,
         args: ToolArgs,
     },
-    /// Run a command (`ask`: wait for the person's answer first).
-    Run {
-        id: String,
-        command: String,
-        args: ToolArgs,
-        ask: Option<(oneshot::Receiver<bool>, Box<AgentEvent>)>,
-        network: bool,
-        snapshot: bool,
-    },
+    /// Run a command.
+    Run(RunStep),
+}
+
+/// A `` !`command` `` the policy let through (or asks about).
+struct RunStep {
+    id: String,
+    command: String,
+    args: ToolArgs,
+    /// Where the person's answer comes, and the question to ask, when it asks.
+    ask: Option<(oneshot::Receiver<bool>, Box<AgentEvent>)>,
+    /// Whether the sandbox's network opens for it.
+    network: bool,
+    /// Whether the workspace is snapshotted around it (for undo).
+    snapshot: bool,
 }
 
 /// A command ready to be sent.
@@ -112,99 +118,23 @@ impl Runner {
         let text = substitute(&command.body, arguments);
         let steps: Vec<Step> = segments(&text).into_iter().map(|s| self.rule(s)).collect();
         self.custom.expanding = true;
-        let registry = self.work.registry.clone();
         let mut ctx = self.work.ctx.clone();
         ctx.cancel = self.schedule.shell_token();
-        let changelog = self.persistence.changelog();
-        let turn = self.persistence.turn();
-        let tx = self.internal_tx.clone();
-        let (model, filter) = (command.model.clone(), command.allowed.clone());
-        let name = name.to_string();
-        tokio::spawn(async move {
-            let mut body = String::new();
-            let mut files = String::new();
-            for step in steps {
-                if ctx.cancel.is_cancelled() {
-                    break;
-                }
-                match step {
-                    Step::Text(t) => body.push_str(&t),
-                    Step::Read { name, args } => {
-                        body.push_str(&name);
-                        let result = registry.run("read_file", &args, &ctx).await;
-                        let text = match result.success {
-                            true => result.output,
-                            false => {
-                                format!("[not read: {}]", result.error.unwrap_or(result.output))
-                            }
-                        };
-                        files.push_str(&attachment(&name, &text));
-                    }
-                    Step::Run {
-                        id,
-                        command,
-                        args,
-                        ask,
-                        network,
-                        snapshot,
-                    } => {
-                        let approved = match ask {
-                            None => true,
-                            Some((answer, request)) => {
-                                let _ = tx.send(Internal::Applied(*request));
-                                answer.await.unwrap_or(false)
-                            }
-                        };
-                        if !approved {
-                            body.push_str(&format!(
-                                "[!`{command}` was not run: the person declined]"
-                            ));
-                            let _ = tx.send(Internal::Applied(AgentEvent::ToolResult {
-                                id,
-                                name: "bash".into(),
-                                result: ToolResult::err("declined by the person"),
-                                duration_ms: 0,
-                            }));
-                            continue;
-                        }
-                        let mut run_ctx = ctx.clone();
-                        run_ctx.sandbox.allow_network = network;
-                        let _ = tx.send(Internal::Applied(AgentEvent::ToolStarted {
-                            id: id.clone(),
-                        }));
-                        let started = Instant::now();
-                        let (result, journal) = match (snapshot, changelog.clone()) {
-                            (true, Some(log)) => {
-                                run_with_snapshots(
-                                    &registry, "bash", args, &command, log, turn, &id, &run_ctx,
-                                )
-                                .await
-                            }
-                            _ => (registry.run("bash", &args, &run_ctx).await, None),
-                        };
-                        if let Some(message) = journal {
-                            let _ = tx.send(Internal::JournalFailed(message));
-                        }
-                        body.push_str(result.output.trim_end());
-                        let _ = tx.send(Internal::Applied(AgentEvent::ToolResult {
-                            id,
-                            name: "bash".into(),
-                            result,
-                            duration_ms: started.elapsed().as_millis() as u64,
-                        }));
-                    }
-                }
-            }
-            body.push_str(&files);
-            let cancelled = ctx.cancel.is_cancelled();
-            let _ = tx.send(Internal::CommandReady(Box::new(Ready {
-                name,
-                text: body,
-                model,
-                filter,
-                cancelled,
-            })));
-        });
+        let expansion = Expansion {
+            registry: self.work.registry.clone(),
+            ctx,
+            changelog: self.persistence.changelog(),
+            turn: self.persistence.turn(),
+            tx: self.internal_tx.clone(),
+        };
+        let ready = Ready {
+            name: name.to_string(),
+            text: String::new(),
+            model: command.model.clone(),
+            filter: command.allowed.clone(),
+            cancelled: false,
+        };
+        tokio::spawn(expansion.run(steps, ready));
     }
 
     /// Rule on one segment now, in order, so the policy sees them as the person would.
@@ -313,14 +243,14 @@ impl Runner {
             }
         };
         self.work.policy.record_action(ToolKind::Execute, now);
-        Step::Run {
+        Step::Run(RunStep {
             network: ruling.opens_network(ask.is_some()),
             snapshot: ruling.assessment.snapshot,
             id,
             command,
             args: prepared.args,
             ask,
-        }
+        })
     }
 
     /// The person answered about a command's `` !`command` ``; false when `id` is none.
@@ -395,6 +325,93 @@ impl Runner {
         if let Some(model) = self.custom.restore_model.take() {
             self.stream.switch_model(&model);
         }
+    }
+}
+
+/// What an expansion runs with, off the runner's task.
+struct Expansion {
+    registry: std::sync::Arc<crate::tools::ToolRegistry>,
+    ctx: crate::tools::ToolContext,
+    changelog: Option<std::sync::Arc<std::sync::Mutex<crate::changelog::Changelog>>>,
+    turn: u64,
+    tx: tokio::sync::mpsc::UnboundedSender<Internal>,
+}
+
+impl Expansion {
+    /// Carry out `steps` in order and hand the runner the text, as `ready`.
+    async fn run(self, steps: Vec<Step>, mut ready: Ready) {
+        let mut files = String::new();
+        for step in steps {
+            if self.ctx.cancel.is_cancelled() {
+                break;
+            }
+            match step {
+                Step::Text(t) => ready.text.push_str(&t),
+                Step::Read { name, args } => {
+                    ready.text.push_str(&name);
+                    let result = self.registry.run("read_file", &args, &self.ctx).await;
+                    let text = if result.success {
+                        result.output
+                    } else {
+                        format!("[not read: {}]", result.error.unwrap_or(result.output))
+                    };
+                    files.push_str(&attachment(&name, &text));
+                }
+                Step::Run(run) => {
+                    let output = self.command(run).await;
+                    ready.text.push_str(&output);
+                }
+            }
+        }
+        ready.text.push_str(&files);
+        ready.cancelled = self.ctx.cancel.is_cancelled();
+        let _ = self.tx.send(Internal::CommandReady(Box::new(ready)));
+    }
+
+    /// Run one `` !`command` `` (once the person said yes, when asked); its output, or why
+    /// it did not run.
+    async fn command(&self, run: RunStep) -> String {
+        let send = |event: AgentEvent| {
+            let _ = self.tx.send(Internal::Applied(event));
+        };
+        let approved = match run.ask {
+            None => true,
+            Some((answer, request)) => {
+                send(*request);
+                answer.await.unwrap_or(false)
+            }
+        };
+        if !approved {
+            send(AgentEvent::ToolResult {
+                id: run.id,
+                name: "bash".into(),
+                result: ToolResult::err("declined by the person"),
+                duration_ms: 0,
+            });
+            return format!("[!`{}` was not run: the person declined]", run.command);
+        }
+        let mut ctx = self.ctx.clone();
+        ctx.sandbox.allow_network = run.network;
+        send(AgentEvent::ToolStarted { id: run.id.clone() });
+        let started = Instant::now();
+        let (result, journal) = match (run.snapshot, self.changelog.clone()) {
+            (true, Some(log)) => {
+                let (reg, cmd, id) = (&self.registry, &run.command, &run.id);
+                run_with_snapshots(reg, "bash", run.args, cmd, log, self.turn, id, &ctx).await
+            }
+            _ => (self.registry.run("bash", &run.args, &ctx).await, None),
+        };
+        if let Some(message) = journal {
+            let _ = self.tx.send(Internal::JournalFailed(message));
+        }
+        let output = result.output.trim_end().to_string();
+        send(AgentEvent::ToolResult {
+            id: run.id,
+            name: "bash".into(),
+            result,
+            duration_ms: started.elapsed().as_millis() as u64,
+        });
+        output
     }
 }
 
