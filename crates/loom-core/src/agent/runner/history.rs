@@ -75,3 +75,66 @@ pub fn past_prompts(dir: &std::path::Path, workspace: Option<&str>) -> Vec<PastP
         .take(MAX_PROMPTS)
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::session::Record;
+
+    fn session(dir: &std::path::Path, id: &str, workspace: &str, prompts: &[&str]) {
+        let mut lines = vec![Record::Session {
+            id: id.into(),
+            started_at: "2026-11-27T10:00:00Z".into(),
+            workspace: workspace.into(),
+            model: "m".into(),
+            title: None,
+        }];
+        for p in prompts {
+            lines.push(Record::Message {
+                message: Message::user(*p),
+            });
+            lines.push(Record::Message {
+                message: Message::Assistant {
+                    content: "ok".into(),
+                    tool_calls: Vec::new(),
+                },
+            });
+        }
+        let text: String = lines
+            .iter()
+            .map(|r| serde_json::to_string(r).unwrap() + "\n")
+            .collect();
+        std::fs::write(dir.join(format!("{id}.jsonl")), text).unwrap();
+    }
+
+    /// This workspace's prompts come first, newest first; then the others'; each once,
+    /// without attachments, Loom's own notes left out.
+    #[test]
+    fn this_workspaces_prompts_come_first() {
+        let dir = tempfile::tempdir().unwrap();
+        session(dir.path(), "a", "/elsewhere", &["other one", "shared"]);
+        session(
+            dir.path(),
+            "b",
+            "/here",
+            &[
+                "first here",
+                "with a file\n\n<attachment name=\"@a.rs\">\nfn a() {}\n</attachment>",
+                "[Loom] The user undid your changes",
+                "shared",
+            ],
+        );
+        let got: Vec<(String, bool)> = past_prompts(dir.path(), Some("/here"))
+            .into_iter()
+            .map(|p| (p.text, p.here))
+            .collect();
+        let want = [
+            ("shared", true),
+            ("with a file", true),
+            ("first here", true),
+            ("other one", false),
+        ];
+        let want: Vec<(String, bool)> = want.iter().map(|(t, h)| (t.to_string(), *h)).collect();
+        assert_eq!(got, want);
+    }
+}
