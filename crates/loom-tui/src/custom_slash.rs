@@ -19,12 +19,16 @@ pub struct CustomSlash {
     /// Names already warned about as hidden by a built-in, and the agent's warnings
     /// already shown (each is said once, unless `/commands` asks).
     warned: HashSet<String>,
+    /// Whether the agent's list has come (until it has, an unknown `/name` is passed to the
+    /// agent, which knows its commands from the start).
+    pub loaded: bool,
 }
 
 impl CustomSlash {
     /// Take a new list; the notices to show (hidden commands, the first time each).
     pub fn set(&mut self, commands: Vec<CustomCommandInfo>) -> Vec<String> {
         let mut notices = Vec::new();
+        self.loaded = true;
         self.commands.clear();
         for c in commands {
             if super::slash::find(&c.name).is_some() {
@@ -45,6 +49,12 @@ impl CustomSlash {
     /// The command called `name`, if there is one.
     pub fn find(&self, name: &str) -> Option<&CustomCommandInfo> {
         self.commands.iter().find(|c| c.name == name)
+    }
+
+    /// Whether `/name` (no built-in) goes to the agent: a listed command, or any name
+    /// before the list has come.
+    pub fn runs(&self, name: &str) -> bool {
+        !self.loaded || self.find(name).is_some()
     }
 
     /// The popup's lines for a typed `rest` (after the slash): names that start with it,

@@ -250,3 +250,25 @@ fn ctrl_g_asks_for_the_editor_with_the_message() {
         Some("draft\nsecond line")
     );
 }
+
+/// Before the agent's list has come (it is sent as the agent starts), a `/name` that is no
+/// built-in goes to the agent, which knows its commands: typing one at once is not lost.
+#[test]
+fn a_custom_command_typed_before_the_list_comes_goes_to_the_agent() {
+    let (mut app, mut rx) = app("dark");
+    app.draft.custom = Default::default();
+    app.composer.set_text("/early now");
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(
+        sent(&mut rx),
+        vec![UserOp::RunCustomCommand {
+            name: "early".into(),
+            arguments: "now".into()
+        }]
+    );
+    listed(&mut app);
+    app.composer.set_text("/early");
+    key(&mut app, KeyCode::Enter);
+    assert!(sent(&mut rx).is_empty());
+    assert!(text(&mut app, 100, 30).contains("unknown command /early"));
+}

@@ -449,7 +449,17 @@ fn edit_message(
     if let Err(e) = enter(inline) {
         warn(app, &format!("the terminal could not be set up again: {e}"));
     }
-    let _ = terminal.clear();
+    if inline {
+        let _ = terminal.clear();
+    } else {
+        // The whole screen is drawn again (`Terminal::clear` would ask the terminal where
+        // its cursor is first, which a full screen does not need).
+        let _ = execute!(
+            std::io::stdout(),
+            crossterm::terminal::Clear(crossterm::terminal::ClearType::All)
+        );
+        terminal.swap_buffers();
+    }
     match result {
         Ok(edited) => app.composer.set_text(&edited),
         Err(e) => warn(app, &e),

@@ -315,7 +315,7 @@ impl App {
         };
         match find(name) {
             Some(c) => (c.run)(self, arg),
-            None if self.draft.custom.find(name).is_some() => self.run_custom(name, arg),
+            None if self.draft.custom.runs(name) => self.run_custom(name, arg),
             None => {
                 let msg = format!("unknown command /{name}; /help lists the commands");
                 self.transcript.push_notice(NoticeLevel::Error, &msg);

@@ -33,5 +33,8 @@ pub(super) fn app(theme: &str) -> (App, mpsc::UnboundedReceiver<UserOp>) {
     let theme = Theme::load(theme, ColorDepth::TrueColor).unwrap();
     let mut app = App::new(theme, status, tx);
     app.now = Instant::now();
+    // As once the agent has listed its custom commands (none): an unknown `/name` is
+    // answered here, not passed on.
+    app.draft.custom.set(Vec::new());
     (app, rx)
 }

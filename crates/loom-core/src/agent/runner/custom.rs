@@ -107,7 +107,9 @@ impl Runner {
             });
         }
         let Some(source) = &self.custom.source else {
-            return;
+            return self.emit(AgentEvent::Error {
+                message: format!("unknown command /{name}; /help lists the commands"),
+            });
         };
         let catalog = cc::load(source);
         let Some(command) = catalog.commands.get(name).cloned() else {
@@ -404,7 +406,7 @@ impl Expansion {
         if let Some(message) = journal {
             let _ = self.tx.send(Internal::JournalFailed(message));
         }
-        let output = result.output.trim_end().to_string();
+        let output = command_text(&result);
         send(AgentEvent::ToolResult {
             id: run.id,
             name: "bash".into(),
@@ -413,6 +415,34 @@ impl Expansion {
         });
         output
     }
+}
+
+/// Most bytes of a `` !`command` ``'s output put in a prompt (cut in the middle beyond), as
+/// for the message box's `!command`.
+pub const COMMAND_OUTPUT_BYTES: usize = 16 * 1024;
+
+/// What a `` !`command` `` gives the prompt: its output (stderr marked), and how it failed
+/// when it did.
+fn command_text(result: &ToolResult) -> String {
+    let Some(data) = &result.data else {
+        return result
+            .error
+            .clone()
+            .unwrap_or_else(|| result.output.clone());
+    };
+    let field = |k: &str| data[k].as_str().unwrap_or("").trim_end().to_string();
+    let mut text = field("stdout");
+    let stderr = field("stderr");
+    if !stderr.is_empty() {
+        text.push_str(&format!("\n[stderr]\n{stderr}"));
+    }
+    if !result.success {
+        text.push_str(&format!(
+            "\n[{}]",
+            result.output.lines().next().unwrap_or("failed")
+        ));
+    }
+    crate::base::text::cut_middle(text.trim_start_matches('\n'), COMMAND_OUTPUT_BYTES).0
 }
 
 /// A file read for a command, as an attachment block (the composer's `@path` format, in
