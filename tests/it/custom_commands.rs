@@ -270,3 +270,37 @@ async fn a_failing_or_missing_editor_loses_nothing() {
     tui.wait_for("still here").await;
     tui.quit().await;
 }
+
+/// `Ctrl+R` finds a prompt sent in another workspace's session (read from the session
+/// files), marked as such, and `Enter` sends it.
+#[tokio::test(flavor = "multi_thread")]
+async fn ctrl_r_finds_prompts_of_other_workspaces() {
+    let first = workspace();
+    let data = tempfile::tempdir().unwrap();
+    let data_home = data.path().display().to_string();
+    let env = [("XDG_DATA_HOME", data_home.as_str())];
+    let server = ScriptedServer::start(vec![
+        support::text_reply("First answer."),
+        support::text_reply("Second answer."),
+    ])
+    .await;
+    let mut tui = Tui::start_with(first.path(), &server, 140, 40, &[], &env);
+    tui.wait_for("Ask Loom").await;
+    tui.type_line("explain the zebra module").await;
+    tui.wait_for("First answer.").await;
+    tui.quit().await;
+
+    let second = workspace();
+    let mut tui = Tui::start_with(second.path(), &server, 140, 40, &[], &env);
+    tui.wait_for("Ask Loom").await;
+    tui.send("\x12");
+    tui.wait_for("reverse search").await;
+    tui.send("zebra");
+    let screen = tui.wait_for("another workspace").await;
+    assert!(screen.contains("explain the zebra module"), "{screen}");
+    tui.send("\r");
+    tui.wait_for("Second answer.").await;
+    let user = last_user(&requests(&server, 2).await[1]);
+    assert_eq!(user, "explain the zebra module");
+    tui.quit().await;
+}

@@ -18,6 +18,10 @@ mod wire;
 /// apart from the model's calls.
 pub const SHELL_ID_PREFIX: &str = "shell-";
 
+/// The prefix of the call id of a custom command's `` !`command` `` (run while its prompt is
+/// expanded, between turns; `Esc` stops it as it stops a `!command`).
+pub const COMMAND_ID_PREFIX: &str = "command-";
+
 /// The agent's state, as shown in a status bar.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Phase {

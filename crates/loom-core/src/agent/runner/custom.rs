@@ -24,8 +24,7 @@ use crate::tools::{ToolArgs, ToolKind, ToolResult};
 /// Ids of the `` !`command` ``s of custom commands: `command-1`, … (never a model's call
 /// id, so an answer to one is never taken for an answer to a model's call).
 static NEXT: AtomicU64 = AtomicU64::new(1);
-/// The prefix of those ids.
-pub const COMMAND_ID_PREFIX: &str = "command-";
+use crate::protocol::events::COMMAND_ID_PREFIX;
 
 /// The runner's custom-command state.
 #[derive(Default)]
