@@ -1,81 +1,13 @@
-//! Custom slash commands in the TUI: the list the agent sends (it loads the files; the TUI
-//! only shows and asks), offered in the `/` popup after the built-ins, and run by asking
-//! the agent ([`UserOp::RunCustomCommand`]). A built-in always wins over a custom command
-//! of the same name; the custom one is hidden, with a warning the first time it is seen.
-
-use std::collections::HashSet;
+//! Custom slash commands on the screen: the list the agent sends (it loads the files; the
+//! screen only shows and asks) is kept in [`CustomSlash`](super::custom_list::CustomSlash),
+//! offered in the `/` popup after the built-ins (`slash.rs`), and a command is run by
+//! asking the agent ([`UserOp::RunCustomCommand`]). A built-in always wins over a custom
+//! command of the same name: the custom one is hidden, with a warning the first time.
 
 use super::app::App;
-use super::slash::Suggestion;
 use super::transcript::NoticeLevel;
 use crate::protocol::custom_command::CustomCommandInfo;
 use crate::protocol::events::UserOp;
-
-/// The custom commands the agent listed, without those a built-in hides.
-#[derive(Debug, Default)]
-pub struct CustomSlash {
-    /// The commands offered, by name.
-    pub commands: Vec<CustomCommandInfo>,
-    /// Names already warned about as hidden by a built-in, and the agent's warnings
-    /// already shown (each is said once, unless `/commands` asks).
-    warned: HashSet<String>,
-    /// Whether the agent's list has come (until it has, an unknown `/name` is passed to the
-    /// agent, which knows its commands from the start).
-    pub loaded: bool,
-}
-
-impl CustomSlash {
-    /// Take a new list; the notices to show (hidden commands, the first time each).
-    pub fn set(&mut self, commands: Vec<CustomCommandInfo>) -> Vec<String> {
-        let mut notices = Vec::new();
-        self.loaded = true;
-        self.commands.clear();
-        for c in commands {
-            if super::slash::find(&c.name).is_some() {
-                if self.warned.insert(c.name.clone()) {
-                    notices.push(format!(
-                        "the custom command /{} ({}) is hidden: the built-in /{} wins; rename \
-                         the file to use it",
-                        c.name, c.file, c.name
-                    ));
-                }
-                continue;
-            }
-            self.commands.push(c);
-        }
-        notices
-    }
-
-    /// The command called `name`, if there is one.
-    pub fn find(&self, name: &str) -> Option<&CustomCommandInfo> {
-        self.commands.iter().find(|c| c.name == name)
-    }
-
-    /// Whether `/name` (no built-in) goes to the agent: a listed command, or any name
-    /// before the list has come.
-    pub fn runs(&self, name: &str) -> bool {
-        !self.loaded || self.find(name).is_some()
-    }
-
-    /// The popup's lines for a typed `rest` (after the slash): names that start with it,
-    /// then names that contain it.
-    pub fn suggestions(&self, rest: &str) -> Vec<Suggestion> {
-        let line = |c: &CustomCommandInfo| Suggestion {
-            line: format!("/{}", c.name),
-            label: match &c.argument_hint {
-                Some(h) => format!("/{} {h}", c.name),
-                None => format!("/{}", c.name),
-            },
-            help: format!("{} ({})", c.description, c.scope.label()),
-        };
-        let starts = self.commands.iter().filter(|c| c.name.starts_with(rest));
-        let contains = self
-            .commands
-            .iter()
-            .filter(|c| !c.name.starts_with(rest) && c.name.contains(rest));
-        starts.chain(contains).map(line).collect()
-    }
-}
 
 impl App {
     /// The agent listed the custom commands (at start, or after `/commands`).
@@ -86,10 +18,10 @@ impl App {
     ) {
         let listing = std::mem::take(&mut self.draft.custom_listing);
         let custom = &mut self.draft.custom;
-        let mut notices = custom.set(commands);
+        let mut notices = custom.set(commands, |n| super::slash::find(n).is_some());
         let fresh: Vec<String> = warnings
             .into_iter()
-            .filter(|w| custom.warned.insert(format!("file: {w}")) || listing)
+            .filter(|w| custom.fresh_warning(w) || listing)
             .collect();
         notices.extend(fresh);
         for notice in notices {

@@ -29,6 +29,7 @@ pub mod clipboard;
 pub mod command_output;
 pub mod composer;
 pub mod contrast;
+pub mod custom_list;
 pub mod custom_slash;
 pub mod details;
 pub mod diff_pane;

@@ -279,7 +279,20 @@ pub fn suggestions(app: &App, line: &str) -> Vec<Suggestion> {
                 .filter(|c| !c.name.starts_with(rest) && c.name.contains(rest));
             let mut all: Vec<Suggestion> = starts.chain(contains).map(command).collect();
             // Custom commands come after the built-ins (which they never shadow).
-            all.extend(app.draft.custom.suggestions(rest));
+            all.extend(
+                app.draft
+                    .custom
+                    .fitting(rest)
+                    .into_iter()
+                    .map(|c| Suggestion {
+                        line: format!("/{}", c.name),
+                        label: match &c.argument_hint {
+                            Some(h) => format!("/{} {h}", c.name),
+                            None => format!("/{}", c.name),
+                        },
+                        help: format!("{} ({})", c.description, c.scope.label()),
+                    }),
+            );
             all
         }
         Some((name, arg)) => match find(name) {

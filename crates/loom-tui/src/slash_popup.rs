@@ -11,6 +11,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Widget};
 
 use super::app::{App, Focus};
+use super::history_search::HistorySearch;
 use super::slash::{Suggestion, suggestions};
 use super::wrap::truncate;
 
@@ -26,7 +27,7 @@ impl App {
             return Vec::new();
         }
         if let Some(search) = &self.draft.search {
-            return search.suggestions();
+            return search_lines(search);
         }
         if let Some(query) = self.mention_query() {
             return self.mention_suggestions(&query);
@@ -124,4 +125,29 @@ impl App {
             buf.set_line(inner.x, inner.y + row as u16, &line, inner.width);
         }
     }
+}
+
+/// The popup's lines for a reverse search: each match's first line (and whether it is from another
+/// workspace), or one line saying nothing matches.
+fn search_lines(search: &HistorySearch) -> Vec<Suggestion> {
+    let all = search.matches();
+    if all.is_empty() {
+        return vec![Suggestion {
+            line: String::new(),
+            label: "no earlier prompt matches".into(),
+            help: String::new(),
+        }];
+    }
+    all.iter()
+        .map(|p| {
+            let mut lines = p.text.lines();
+            let first = lines.next().unwrap_or("").to_string();
+            let more = lines.next().is_some();
+            Suggestion {
+                line: p.text.clone(),
+                label: if more { format!("{first} …") } else { first },
+                help: if p.here { "" } else { "another workspace" }.into(),
+            }
+        })
+        .collect()
 }

@@ -35,6 +35,6 @@ pub(super) fn app(theme: &str) -> (App, mpsc::UnboundedReceiver<UserOp>) {
     app.now = Instant::now();
     // As once the agent has listed its custom commands (none): an unknown `/name` is
     // answered here, not passed on.
-    app.draft.custom.set(Vec::new());
+    app.draft.custom.set(Vec::new(), |_| false);
     (app, rx)
 }

@@ -16,6 +16,7 @@ use crate::protocol::events::UserOp;
 mod chat;
 mod composer;
 mod details;
+mod search;
 mod tools;
 
 /// How long a first Ctrl+C waits for the second.
