@@ -162,6 +162,21 @@ mod tests {
             prop_assert_eq!(segments(&text), vec![Segment::Text(text.clone())]);
         }
 
+        /// Invariant: without `` !` `` runs, the segments put back together (`@` before each
+        /// file) are the text itself, whatever it holds: nothing is lost or added.
+        #[test]
+        fn segments_rebuild_the_text(text in "[a-z@ .,\n\u{e9}\u{1f600}]{0,60}") {
+            let rebuilt: String = segments(&text)
+                .into_iter()
+                .map(|s| match s {
+                    Segment::Text(t) => t,
+                    Segment::File(p) => format!("@{p}"),
+                    Segment::Shell(c) => format!("!`{c}`"),
+                })
+                .collect();
+            prop_assert_eq!(rebuilt, text);
+        }
+
         /// Invariant: a body without `$` is never changed by substitution.
         #[test]
         fn bodies_without_dollars_are_unchanged(body in "[^$]{0,80}", args in ".{0,40}") {

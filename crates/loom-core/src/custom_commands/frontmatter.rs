@@ -153,6 +153,16 @@ fn unquote(value: &str) -> String {
 mod tests {
     use super::*;
 
+    proptest::proptest! {
+        /// Invariant: any file text parses (never a panic), and the body is always the end
+        /// of the text: the frontmatter is cut off whole or not at all.
+        #[test]
+        fn any_text_parses_to_a_suffix_body(text in "(---\n)?[a-z:\\- \\[\\],'\"\n]{0,80}(---\n)?.{0,20}") {
+            let p = parse(&text);
+            proptest::prop_assert!(text.ends_with(&p.body));
+        }
+    }
+
     #[test]
     fn the_four_keys_are_read_and_the_body_follows() {
         let p = parse(
