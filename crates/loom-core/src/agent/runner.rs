@@ -11,7 +11,8 @@
 //! (`prefix.rs`), the tool-call schedule with one record per call (`schedule.rs`), and the
 //! transcript and journal (`persist.rs`). The runner's own methods, by concern: model
 //! requests (`model_turn.rs`), tool calls and hooks (`tool_calls.rs`), approvals
-//! (`approvals.rs`), the person's operations (`ops.rs`, `shell.rs`, `attach.rs`).
+//! (`approvals.rs`), the person's operations (`ops.rs`, `shell.rs`, `attach.rs`), custom
+//! slash commands (`custom.rs`) and earlier prompts (`history.rs`).
 
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};

@@ -453,3 +453,44 @@ fn attachment(name: &str, text: &str) -> String {
         text.trim_end_matches('\n')
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn ran(success: bool, stdout: &str, stderr: &str, summary: &str) -> ToolResult {
+        let mut r = if success {
+            ToolResult::ok(summary)
+        } else {
+            ToolResult::err(summary)
+        };
+        r.output = summary.into();
+        r.data = Some(json!({"stdout": stdout, "stderr": stderr, "exit_code": 0}));
+        r
+    }
+
+    #[test]
+    fn a_commands_text_is_its_output_with_stderr_and_failure_marked() {
+        assert_eq!(
+            command_text(&ran(true, "a\nb\n", "", "exit code 0")),
+            "a\nb"
+        );
+        assert_eq!(
+            command_text(&ran(false, "", "boom\n", "exit code 2 in 0.01s")),
+            "[stderr]\nboom\n[exit code 2 in 0.01s]"
+        );
+        let refused = ToolResult::err("not in the workspace");
+        assert_eq!(command_text(&refused), "not in the workspace");
+        let big = "x".repeat(COMMAND_OUTPUT_BYTES * 2);
+        assert!(command_text(&ran(true, &big, "", "ok")).len() <= COMMAND_OUTPUT_BYTES + 200);
+    }
+
+    #[test]
+    fn an_attached_file_is_a_block_the_screen_shows_as_a_chip() {
+        assert_eq!(
+            attachment("@a \"b\".rs", "fn a() {}\n"),
+            "\n\n<attachment name=\"@a 'b'.rs\">\nfn a() {}\n</attachment>"
+        );
+    }
+}
