@@ -304,3 +304,42 @@ async fn ctrl_r_finds_prompts_of_other_workspaces() {
     assert_eq!(user, "explain the zebra module");
     tui.quit().await;
 }
+
+/// A project's command may choose its model and narrow its tools only once the person
+/// trusted the workspace's config: refused at the trust prompt, its prompt still runs, with
+/// the model and tools as they were and a warning; trusted, both apply.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_projects_model_and_tools_apply_only_once_trusted() {
+    for (answer, model, narrowed) in [("n", "scripted-model", false), ("t", "other-model", true)] {
+        let dir = workspace();
+        write(
+            &dir.path().join(".loom/config.toml"),
+            "[approval]\nmode = \"full-auto\"\n",
+        );
+        write(
+            &dir.path().join(".loom/commands/look.md"),
+            "---\nmodel: other-model\nallowed-tools: Read\n---\nLook around\n",
+        );
+        let server = ScriptedServer::start(vec![support::text_reply("Looked.")]).await;
+        let mut tui = Tui::start(dir.path(), &server, 160, 40);
+        tui.wait_for("t trust and apply").await;
+        tui.send(answer);
+        tui.type_line("/look").await;
+        let screen = tui.wait_for("Looked.").await;
+        let request = &requests(&server, 1).await[0];
+        assert_eq!(request["model"], model, "answer {answer}");
+        assert_eq!(last_user(request), "Look around");
+        let tools = tool_names(request);
+        assert_eq!(
+            tools == ["read_file"],
+            narrowed,
+            "answer {answer}: {tools:?}"
+        );
+        assert_eq!(
+            screen.contains("applies only in a trusted workspace"),
+            !narrowed,
+            "answer {answer}:\n{screen}"
+        );
+        tui.quit().await;
+    }
+}

@@ -364,6 +364,7 @@ impl Expansion {
                 }
             }
         }
+        ready.text = ready.text.trim().to_string();
         ready.text.push_str(&files);
         ready.cancelled = self.ctx.cancel.is_cancelled();
         let _ = self.tx.send(Internal::CommandReady(Box::new(ready)));
