@@ -19,12 +19,12 @@ use crate::agent::events::{AgentEvent, ApprovalAnswer, ApprovalPreview, DecidedB
 use crate::custom_commands::expand::{Segment, segments, substitute};
 use crate::custom_commands::{self as cc, ToolFilter};
 use crate::policy::Decision;
+use crate::protocol::events::COMMAND_ID_PREFIX;
 use crate::tools::{ToolArgs, ToolKind, ToolResult};
 
 /// Ids of the `` !`command` ``s of custom commands: `command-1`, … (never a model's call
 /// id, so an answer to one is never taken for an answer to a model's call).
 static NEXT: AtomicU64 = AtomicU64::new(1);
-use crate::protocol::events::COMMAND_ID_PREFIX;
 
 /// The runner's custom-command state.
 #[derive(Default)]
