@@ -259,6 +259,8 @@ fn printed(event: &AgentEvent) -> bool {
         | AgentEvent::RewindPrompts { .. }
         | AgentEvent::RewindPlanned { .. }
         | AgentEvent::Rewound { .. }
-        | AgentEvent::Forked { .. } => false,
+        | AgentEvent::Forked { .. }
+        | AgentEvent::CustomCommands { .. }
+        | AgentEvent::PromptHistory { .. } => false,
     }
 }

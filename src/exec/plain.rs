@@ -136,7 +136,9 @@ impl<O: Write, E: Write> Plain<O, E> {
             | AgentEvent::RewindPrompts { .. }
             | AgentEvent::RewindPlanned { .. }
             | AgentEvent::Rewound { .. }
-            | AgentEvent::Forked { .. } => {}
+            | AgentEvent::Forked { .. }
+            | AgentEvent::CustomCommands { .. }
+            | AgentEvent::PromptHistory { .. } => {}
         }
     }
 

@@ -75,7 +75,7 @@ const ALLOWED_FILE_LOOPS: &[&[&str]] = &[
 /// `loom-policy`, are crates now; the TUI is `loom-tui`.)
 const LAYERS: &[&[&str]] = &[
     &["config"],
-    &["changelog", "cron", "memory", "session"],
+    &["changelog", "cron", "custom_commands", "memory", "session"],
     &["tools"],
     &["hooks", "mcp"],
     &["agent"],

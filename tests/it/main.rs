@@ -16,6 +16,7 @@ mod containment;
 mod context;
 mod crate_graph;
 mod cron;
+mod custom_commands;
 mod delegate;
 mod docs;
 mod escapes;

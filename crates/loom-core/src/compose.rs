@@ -288,6 +288,7 @@ impl AgentFactory {
             subagents: Some(hub),
             mcp: top.then(|| self.mcp.clone()).flatten(),
             current_model: top.then_some(model),
+            commands: None,
         })
     }
 
@@ -458,13 +459,22 @@ pub fn runner_parts(
     conversation: Vec<Message>,
     files: SessionFiles,
 ) -> RunnerParts {
+    let root = ctx.workspace.as_deref().map(|c| c.root().to_path_buf());
     let factory = AgentFactory::new(config, provider, ctx, interactive, &files);
-    factory
+    let mut parts = factory
         .build(Role::Top {
             conversation,
             files,
         })
-        .expect("the top agent's parts always build")
+        .expect("the top agent's parts always build");
+    // Custom slash commands are the top agent's; a project's may choose a model and
+    // narrow the tools only once the person trusted the workspace's config.
+    let trusted = matches!(
+        config.project_trust,
+        crate::config::trust::ProjectTrust::Trusted { .. }
+    );
+    parts.commands = root.map(|r| crate::custom_commands::Source::standard(&r, trusted));
+    parts
 }
 
 #[cfg(test)]

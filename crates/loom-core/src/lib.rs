@@ -15,6 +15,7 @@ pub mod changelog;
 pub mod compose;
 pub mod config;
 pub mod cron;
+pub mod custom_commands;
 pub mod hooks;
 pub mod mcp;
 pub mod memory;

@@ -18,6 +18,10 @@ mod wire;
 /// apart from the model's calls.
 pub const SHELL_ID_PREFIX: &str = "shell-";
 
+/// The prefix of the call id of a custom command's `` !`command` `` (run while its prompt is
+/// expanded, between turns; `Esc` stops it as it stops a `!command`).
+pub const COMMAND_ID_PREFIX: &str = "command-";
+
 /// The agent's state, as shown in a status bar.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Phase {
@@ -521,6 +525,20 @@ pub enum AgentEvent {
         /// The plan.
         plan: crate::plan::Plan,
     },
+    /// The custom slash commands (sent at start and after
+    /// [`UserOp::ListCustomCommands`]), with what was wrong in their files.
+    CustomCommands {
+        /// The commands, sorted by name.
+        commands: Vec<crate::custom_command::CustomCommandInfo>,
+        /// Files that loaded with a problem, or were left out, and why.
+        warnings: Vec<String>,
+    },
+    /// Prompts of earlier messages, newest first, this workspace's before the others'
+    /// (the answer to [`UserOp::PromptHistory`]).
+    PromptHistory {
+        /// The prompts.
+        prompts: Vec<crate::custom_command::PastPrompt>,
+    },
 }
 
 /// What front ends ask of the agent.
@@ -633,4 +651,16 @@ pub enum UserOp {
         /// The mode to run the plan in (supervised or full-auto).
         autonomy: Autonomy,
     },
+    /// Load the custom slash commands again; answered with [`AgentEvent::CustomCommands`].
+    ListCustomCommands,
+    /// Run the custom command `name` (without its slash) with `arguments`: its body,
+    /// expanded, is sent as the person's message (only between turns).
+    RunCustomCommand {
+        /// The command's name.
+        name: String,
+        /// What was typed after the name.
+        arguments: String,
+    },
+    /// Read the prompts of earlier sessions; answered with [`AgentEvent::PromptHistory`].
+    PromptHistory,
 }

@@ -14,6 +14,7 @@
 pub mod autonomy;
 pub mod changes;
 pub mod compaction;
+pub mod custom_command;
 pub mod events;
 pub mod image;
 pub mod intent;

@@ -251,6 +251,10 @@ impl App {
             }
             AgentEvent::Models { result } => self.provider.on_models(result),
             AgentEvent::PlanUpdated { plan } => self.transcript.set_plan(&plan),
+            AgentEvent::CustomCommands { commands, warnings } => {
+                self.on_custom_commands(commands, warnings)
+            }
+            AgentEvent::PromptHistory { prompts } => self.on_prompt_history(prompts),
             AgentEvent::UndoPlanned {
                 redo,
                 diff,

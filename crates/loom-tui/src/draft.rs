@@ -25,6 +25,12 @@ pub struct Draft {
     pub(crate) files_pending: Option<std::sync::mpsc::Receiver<Vec<String>>>,
     /// The highlighted line of the slash popup.
     pub(crate) popup_selected: usize,
+    /// The custom slash commands the agent listed.
+    pub(crate) custom: super::custom_list::CustomSlash,
+    /// `/commands` asked for the list: show it when it comes.
+    pub(crate) custom_listing: bool,
+    /// The reverse search of earlier prompts (`Ctrl+R`), while it is open.
+    pub(crate) search: Option<super::history_search::HistorySearch>,
 }
 
 impl Draft {

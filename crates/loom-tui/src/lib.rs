@@ -27,6 +27,8 @@ pub mod clipboard;
 pub mod command_output;
 pub mod composer;
 pub mod contrast;
+pub mod custom_list;
+pub mod custom_slash;
 pub mod details;
 pub mod diff_pane;
 pub mod diff_view;
@@ -34,6 +36,7 @@ pub mod draft;
 pub mod fuzzy;
 pub mod height_index;
 pub mod highlight;
+pub mod history_search;
 pub mod host;
 pub mod inline;
 pub mod input;
@@ -73,6 +76,8 @@ pub mod wrap;
 mod approval_focus_tests;
 #[cfg(test)]
 mod cron_snapshot_tests;
+#[cfg(test)]
+mod custom_slash_tests;
 #[cfg(test)]
 mod diff_snapshot_tests;
 #[cfg(test)]

@@ -73,7 +73,7 @@ impl App {
             .map(|p| Suggestion {
                 line: p.to_string(),
                 label: p.to_string(),
-                help: if p.ends_with('/') { "a listing" } else { "" },
+                help: if p.ends_with('/') { "a listing" } else { "" }.into(),
             })
             .collect()
     }

@@ -33,6 +33,9 @@ pub struct Outbox {
     pub focused: Option<bool>,
     /// Notifications to send (the event loop takes them; see `notify.rs`).
     pub notifications: Vec<Notification>,
+    /// The message to open in the person's editor (`Ctrl+G`), for the event loop, which
+    /// leaves the screen, runs `$VISUAL`/`$EDITOR` and puts the text back.
+    pub edit_message: Option<String>,
 }
 
 /// The resume picker's list, asked for.
@@ -59,6 +62,7 @@ impl Default for Outbox {
             esc_at: None,
             focused: None,
             notifications: Vec::new(),
+            edit_message: None,
         }
     }
 }

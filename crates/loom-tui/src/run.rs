@@ -48,6 +48,7 @@ const FRAME: Duration = Duration::from_millis(8);
 const ANIMATION: Duration = Duration::from_millis(100);
 
 mod agents;
+mod editor;
 
 use agents::Agents;
 
@@ -357,6 +358,43 @@ fn follow_mouse_capture(app: &App, mouse: &mut bool) -> std::io::Result<()> {
     Ok(())
 }
 
+/// `Ctrl+G`: leave the screen, edit `text` in the person's editor, come back and take
+/// what they wrote (or say why not, leaving the message as it was).
+fn edit_message(
+    terminal: &mut Terminal<CrosstermBackend<std::io::Stdout>>,
+    app: &mut App,
+    text: &str,
+) {
+    let warn = |app: &mut App, e: &dyn std::fmt::Display| {
+        app.transcript
+            .push_notice(super::transcript::NoticeLevel::Error, &e.to_string());
+    };
+    let Some(editor) = editor::chosen(|k| std::env::var(k).ok()) else {
+        return warn(app, &editor::EditError::NoEditor);
+    };
+    let inline = INLINE.load(Ordering::SeqCst);
+    restore();
+    let result = editor::edit(&editor, text);
+    if let Err(e) = enter(inline) {
+        warn(app, &format!("the terminal could not be set up again: {e}"));
+    }
+    if inline {
+        let _ = terminal.clear();
+    } else {
+        // The whole screen is drawn again (`Terminal::clear` would ask the terminal where
+        // its cursor is first, which a full screen does not need).
+        let _ = execute!(
+            std::io::stdout(),
+            crossterm::terminal::Clear(crossterm::terminal::ClearType::All)
+        );
+        terminal.swap_buffers();
+    }
+    match result {
+        Ok(edited) => app.composer.set_text(&edited),
+        Err(e) => warn(app, &e),
+    }
+}
+
 /// Copies made ready off the UI thread: what was copied, and how or why not.
 type Copied = (String, Result<super::clipboard::Prepared, String>);
 
@@ -432,6 +470,14 @@ async fn event_loop(
                 let prepared = super::clipboard::prepare(&pending.text);
                 let _ = done.send((pending.what, prepared));
             });
+        }
+        if let Some(text) = app.outbox.edit_message.take() {
+            // The editor reads the terminal: Loom's reader of it stops meanwhile.
+            drop(input);
+            edit_message(terminal, app, &text);
+            input = EventStream::new();
+            mouse = !INLINE.load(Ordering::SeqCst);
+            dirty = true;
         }
         follow_mouse_capture(app, &mut mouse)?;
         notifier.flush(app, &mut std::io::stdout());

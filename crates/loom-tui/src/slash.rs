@@ -252,6 +252,14 @@ pub const COMMANDS: &[SlashCommand] = &[
         values: none,
         run: |app, arg| app.plan_command(arg),
     },
+    SlashCommand {
+        name: "commands",
+        aliases: &[],
+        args: "",
+        help: "load the custom commands again (.loom/commands/, ~/.config/loom/commands/, …) and list them",
+        values: none,
+        run: |app, _| app.reload_custom(),
+    },
 ];
 
 /// The command a name (without the slash) means.
@@ -269,7 +277,7 @@ pub struct Suggestion {
     /// The left column ("/theme [NAME]", "light").
     pub label: String,
     /// The one-line help ("" for argument values).
-    pub help: &'static str,
+    pub help: String,
 }
 
 /// What fits a partly typed line: commands whose name starts with what is typed (then
@@ -287,13 +295,29 @@ pub fn suggestions(app: &App, line: &str) -> Vec<Suggestion> {
             let command = |c: &SlashCommand| Suggestion {
                 line: format!("/{}", c.name),
                 label: c.synopsis(),
-                help: c.help,
+                help: c.help.to_string(),
             };
             let starts = COMMANDS.iter().filter(|c| c.name.starts_with(rest));
             let contains = COMMANDS
                 .iter()
                 .filter(|c| !c.name.starts_with(rest) && c.name.contains(rest));
-            starts.chain(contains).map(command).collect()
+            let mut all: Vec<Suggestion> = starts.chain(contains).map(command).collect();
+            // Custom commands come after the built-ins (which they never shadow).
+            all.extend(
+                app.draft
+                    .custom
+                    .fitting(rest)
+                    .into_iter()
+                    .map(|c| Suggestion {
+                        line: format!("/{}", c.name),
+                        label: match &c.argument_hint {
+                            Some(h) => format!("/{} {h}", c.name),
+                            None => format!("/{}", c.name),
+                        },
+                        help: format!("{} ({})", c.description, c.scope.label()),
+                    }),
+            );
+            all
         }
         Some((name, arg)) => match find(name) {
             Some(c) => {
@@ -304,7 +328,7 @@ pub fn suggestions(app: &App, line: &str) -> Vec<Suggestion> {
                     .map(|v| Suggestion {
                         line: format!("/{} {v}", c.name),
                         label: v,
-                        help: "",
+                        help: String::new(),
                     })
                     .collect()
             }
@@ -328,6 +352,7 @@ impl App {
         };
         match find(name) {
             Some(c) => (c.run)(self, arg),
+            None if self.draft.custom.runs(name) => self.run_custom(name, arg),
             None => {
                 let msg = format!("unknown command /{name}; /help lists the commands");
                 self.transcript.push_notice(NoticeLevel::Error, &msg);

@@ -11,6 +11,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Widget};
 
 use super::app::{App, Focus};
+use super::history_search::HistorySearch;
 use super::slash::{Suggestion, suggestions};
 use super::wrap::truncate;
 
@@ -24,6 +25,9 @@ impl App {
     pub(crate) fn popup_items(&self) -> Vec<Suggestion> {
         if self.focus != Focus::Composer || !self.layers.is_empty() {
             return Vec::new();
+        }
+        if let Some(search) = &self.draft.search {
+            return search_lines(search);
         }
         if let Some(query) = self.mention_query() {
             return self.mention_suggestions(&query);
@@ -67,10 +71,12 @@ impl App {
         }
         let area = Rect::new(composer.x, composer.y - height, composer.width, height);
         Clear.render(area, buf);
-        let what = if self.mention_query().is_some() {
-            "files · ↑↓ choose · Tab or Enter attaches"
+        let what = if let Some(search) = &self.draft.search {
+            search.title()
+        } else if self.mention_query().is_some() {
+            "files · ↑↓ choose · Tab or Enter attaches".into()
         } else {
-            "commands · ↑↓ choose · Tab completes"
+            "commands · ↑↓ choose · Tab completes".into()
         };
         let title = if items.len() > shown {
             format!(" {} {what} ", items.len())
@@ -110,7 +116,7 @@ impl App {
             let pad = column - super::wrap::width(&label);
             let help_w = (inner.width as usize).saturating_sub(column);
             let text = format!("{label}{}", " ".repeat(pad));
-            let help = truncate(s.help, help_w);
+            let help = truncate(&s.help, help_w);
             let fill = help_w.saturating_sub(super::wrap::width(&help));
             let line = Line::from(vec![
                 Span::styled(text, label_style),
@@ -119,4 +125,29 @@ impl App {
             buf.set_line(inner.x, inner.y + row as u16, &line, inner.width);
         }
     }
+}
+
+/// The popup's lines for a reverse search: each match's first line (and whether it is from another
+/// workspace), or one line saying nothing matches.
+fn search_lines(search: &HistorySearch) -> Vec<Suggestion> {
+    let all = search.matches();
+    if all.is_empty() {
+        return vec![Suggestion {
+            line: String::new(),
+            label: "no earlier prompt matches".into(),
+            help: String::new(),
+        }];
+    }
+    all.iter()
+        .map(|p| {
+            let mut lines = p.text.lines();
+            let first = lines.next().unwrap_or("").to_string();
+            let more = lines.next().is_some();
+            Suggestion {
+                line: p.text.clone(),
+                label: if more { format!("{first} …") } else { first },
+                help: if p.here { "" } else { "another workspace" }.into(),
+            }
+        })
+        .collect()
 }

@@ -42,5 +42,8 @@ pub(super) fn app(theme: &str) -> (App, mpsc::UnboundedReceiver<UserOp>) {
     let mut app = App::new(theme, status, tx);
     app.tools.summarizer = Some(summarize);
     app.now = Instant::now();
+    // As once the agent has listed its custom commands (none): an unknown `/name` is
+    // answered here, not passed on.
+    app.draft.custom.set(Vec::new(), |_| false);
     (app, rx)
 }

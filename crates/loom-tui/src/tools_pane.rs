@@ -172,10 +172,12 @@ impl ToolsPane {
         self.sub_calls.get(id).map_or(0, |(d, _, _)| *d)
     }
 
-    /// Whether a command the person typed (`!command`) is still running: Esc stops it.
+    /// Whether a command the person typed (`!command`), or one of a custom command's
+    /// prompt, is still running: Esc stops it.
     pub fn shell_running(&self) -> bool {
         self.rows.iter().rev().take(64).any(|r| {
-            r.id.starts_with(crate::protocol::events::SHELL_ID_PREFIX)
+            (r.id.starts_with(crate::protocol::events::SHELL_ID_PREFIX)
+                || r.id.starts_with(crate::protocol::events::COMMAND_ID_PREFIX))
                 && matches!(r.status, ToolStatus::Running(_))
         })
     }

@@ -11,7 +11,8 @@
 //! (`prefix.rs`), the tool-call schedule with one record per call (`schedule.rs`), and the
 //! transcript and journal (`persist.rs`). The runner's own methods, by concern: model
 //! requests (`model_turn.rs`), tool calls and hooks (`tool_calls.rs`), approvals
-//! (`approvals.rs`), the person's operations (`ops.rs`, `shell.rs`, `attach.rs`).
+//! (`approvals.rs`), the person's operations (`ops.rs`, `shell.rs`, `attach.rs`), custom
+//! slash commands (`custom.rs`) and earlier prompts (`history.rs`).
 
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
@@ -23,6 +24,8 @@ use tokio_util::sync::CancellationToken;
 
 mod approvals;
 mod attach;
+mod custom;
+mod history;
 mod model_turn;
 mod ops;
 mod persist;
@@ -99,6 +102,8 @@ enum Internal {
     Applied(AgentEvent),
     /// What the server says about the model (its window, whether tools can reach it).
     Discovered(crate::llm::window::ModelInfo),
+    /// A custom command's body is expanded and ready to send.
+    CommandReady(Box<custom::Ready>),
 }
 
 /// Everything the runner needs; see [`Runner::spawn`]. It holds one part per concern:
@@ -126,6 +131,8 @@ pub struct Runner {
     persistence: persist::Persistence,
     /// What lives as long as the agent: MCP servers, memory, sub-agents.
     services: Services,
+    /// Custom slash commands: where they are, and the one running.
+    custom: custom::Custom,
 }
 
 /// The tools and what they run with: the registry, the policy that rules on each call,
@@ -179,6 +186,8 @@ pub struct RunnerParts {
     /// The session's model cell, which `/model` switches so the editing tool, the oracle
     /// and later sub-agents follow (the top agent's; `None` for a sub-agent).
     pub current_model: Option<crate::llm::current::CurrentModel>,
+    /// Where custom slash commands are found (the top agent's; `None`: none).
+    pub commands: Option<crate::custom_commands::Source>,
 }
 
 /// What the system prompt and tools of each request are built from (the runner's
@@ -245,6 +254,7 @@ impl Runner {
         runner.choose_prefix();
         runner.tell_plan_mode();
         runner.discover();
+        runner.list_custom_commands();
         let task = tokio::spawn(runner.run(ops_rx));
         AgentHandle {
             ops: ops_tx,
@@ -295,6 +305,7 @@ impl Runner {
                 memory: parts.memory,
                 subagents: parts.subagents,
             },
+            custom: custom::Custom::new(parts.commands),
         }
     }
 
@@ -336,6 +347,7 @@ impl Runner {
                 return Some(Event::Decided { id, verdict });
             }
             Internal::Applied(event) => self.emit(event),
+            Internal::CommandReady(ready) => return self.command_ready(*ready),
             Internal::Discovered(info) => self.discovered(info),
             Internal::Calibrated(calibration) => self.window.calibrated(calibration),
             Internal::TokenizerReady { model, loaded } => {

@@ -11,7 +11,13 @@ impl App {
     /// A key while the message box has focus.
     pub(super) fn composer_key(&mut self, key: KeyEvent) {
         let plain = key.modifiers.is_empty();
+        let ctrl = key.modifiers == crossterm::event::KeyModifiers::CONTROL;
         match key.code {
+            KeyCode::Char('r') if ctrl => return self.start_search(),
+            KeyCode::Char('g') if ctrl => {
+                self.outbox.edit_message = Some(self.composer.text());
+                return;
+            }
             KeyCode::Up if plain && self.popup_move(-1) => return,
             KeyCode::Down if plain && self.popup_move(1) => return,
             // Enter picks a file only once something follows the `@` (a lone `@` in a
@@ -77,7 +83,10 @@ impl App {
             return false;
         }
         let typed = text.trim().trim_start_matches('/');
-        if typed.contains(' ') || crate::slash::find(typed).is_some() {
+        if typed.contains(' ')
+            || crate::slash::find(typed).is_some()
+            || self.draft.custom.find(typed).is_some()
+        {
             return false;
         }
         let Some(choice) = self.popup_choice() else {

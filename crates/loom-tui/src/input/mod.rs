@@ -16,6 +16,7 @@ use crate::protocol::events::UserOp;
 mod chat;
 mod composer;
 mod details;
+mod search;
 mod tools;
 
 /// How long a first Ctrl+C waits for the second.
@@ -27,7 +28,7 @@ impl App {
         if key.kind == KeyEventKind::Release {
             return;
         }
-        if self.layer_key(key) || self.global_key(key) {
+        if self.layer_key(key) || self.search_key(key) || self.global_key(key) {
             return;
         }
         self.outbox.ctrl_c_at = None;

@@ -26,6 +26,11 @@ pub const KEYS: &[(&str, &str)] = &[
     ("Shift+Enter, Alt+Enter, Ctrl+J", "new line"),
     ("Up / Down", "earlier prompts"),
     ("Ctrl+A/E/K/U/W, Alt+B/F", "edit like readline"),
+    (
+        "Ctrl+R",
+        "search earlier prompts (this workspace first, then all); Enter sends",
+    ),
+    ("Ctrl+G", "write the message in $VISUAL / $EDITOR"),
     ("Esc", "stop the running turn"),
     ("Esc Esc (between turns)", "rewind to an earlier prompt"),
     (

@@ -59,7 +59,7 @@ impl Runner {
             prompt_chars: messages.iter().map(Message::char_len).sum::<usize>()
                 + self.prefix.schema_chars,
             messages,
-            tools: self.prefix.tool_schemas.clone(),
+            tools: self.offered_tools(),
             registry: self.work.registry.clone(),
             counted,
             chars_per_token: self.window.chars_per_token,

@@ -77,6 +77,7 @@ impl Runner {
                     images,
                 }))
             }
+            UserOp::Approve { id, answer } if self.answer_command(&id, &answer) => None,
             UserOp::Approve { id, answer } => Some(Event::Answered { id, answer }),
             UserOp::Interrupt => Some(self.interrupt()),
             UserOp::SetAutonomy { autonomy } => self.set_autonomy(autonomy),
@@ -147,6 +148,18 @@ impl Runner {
                 self.fork(prompt);
                 None
             }
+            UserOp::ListCustomCommands => {
+                self.list_custom_commands();
+                None
+            }
+            UserOp::RunCustomCommand { name, arguments } => {
+                self.run_custom_command(&name, &arguments);
+                None
+            }
+            UserOp::PromptHistory => {
+                self.prompt_history();
+                None
+            }
         }
     }
 
@@ -154,6 +167,7 @@ impl Runner {
     fn interrupt(&mut self) -> Event {
         // A `!command` runs between turns, outside the machine: Esc stops it too.
         self.schedule.cancel_shell();
+        self.stop_command();
         let partial = self.stream.partial_text();
         // The request under way was sent: the turn reports what it cost so far
         // (estimated, as the server sends usage only at the end), not zero.
@@ -261,7 +275,12 @@ impl Runner {
             Action::CancelTools => self.schedule.cancel_calls(),
             Action::CancelTimers => self.stream.cancel_timers(),
             Action::Compact => self.compact(),
-            Action::Emit(event) => self.emit(event),
+            Action::Emit(event) => {
+                if matches!(event, AgentEvent::TurnComplete { .. }) {
+                    self.end_command_turn();
+                }
+                self.emit(event)
+            }
             Action::Stop => return true,
         }
         false

@@ -19,6 +19,13 @@ impl Runner {
             }));
             return;
         };
+        if let Some(filter) = &self.custom.filter
+            && let Err(reason) = filter.check(&name, args.value())
+        {
+            let verdict = Verdict::Deny { reason };
+            let _ = tx.send(Internal::Machine(Event::Decided { id, verdict }));
+            return;
+        }
         let workspace = self.work.ctx.workspace.as_deref().map(|c| c.root());
         let ruling = self
             .work
