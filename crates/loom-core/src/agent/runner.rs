@@ -23,6 +23,7 @@ use tokio_util::sync::CancellationToken;
 
 mod approvals;
 mod attach;
+mod event_hooks;
 mod model_turn;
 mod ops;
 mod persist;
@@ -124,6 +125,8 @@ pub struct Runner {
     persistence: persist::Persistence,
     /// What lives as long as the agent: MCP servers, memory, sub-agents.
     services: Services,
+    /// Where prompts go through the UserPromptSubmit hooks (`None`: straight in).
+    prompt_hooks: Option<mpsc::UnboundedSender<super::events::UserInput>>,
 }
 
 /// The tools and what they run with: the registry, the policy that rules on each call,
@@ -240,6 +243,7 @@ impl Runner {
                 source: "config".into(),
             });
         }
+        runner.prompt_hooks = runner.start_prompt_hooks();
         runner.choose_prefix();
         runner.discover();
         let task = tokio::spawn(runner.run(ops_rx));
@@ -266,8 +270,15 @@ impl Runner {
             events.clone(),
         );
         let configured = parts.llm.as_ref().and_then(|c| c.settings().context_window);
+        let mut machine = Machine::resume(parts.options.limits, parts.conversation);
+        machine.set_stop_hooks(
+            parts
+                .hooks
+                .events()
+                .any(crate::hooks::event::HookEvent::Stop, None),
+        );
         Runner {
-            machine: Machine::resume(parts.options.limits, parts.conversation),
+            machine,
             work: Workbench {
                 registry: parts.registry,
                 policy: parts.policy,
@@ -292,10 +303,12 @@ impl Runner {
                 memory: parts.memory,
                 subagents: parts.subagents,
             },
+            prompt_hooks: None,
         }
     }
 
     async fn run(mut self, mut ops: mpsc::UnboundedReceiver<UserOp>) {
+        self.session_start().await;
         loop {
             let event = tokio::select! {
                 op = ops.recv() => match op {
