@@ -220,6 +220,9 @@ impl Machine {
             Event::Submit(text) => self.on_submit(text, None, &mut out),
             Event::SubmitWithContext { input, context } => self.on_submit(input, context, &mut out),
             Event::StopHooksFinished { block } => self.on_stop_hooks_finished(block, &mut out),
+            Event::PromptBlocked { input, reason } => {
+                self.on_prompt_blocked(input, reason, &mut out)
+            }
             Event::LlmFinished {
                 text,
                 calls,
@@ -312,6 +315,29 @@ impl Machine {
             });
         } else {
             self.end_turn(TurnEnd::Done, out);
+        }
+    }
+
+    /// A hook blocked the person's message: they are told why, and between turns the
+    /// message ends a turn that never started, coming back to them unsent.
+    fn on_prompt_blocked(
+        &mut self,
+        input: super::events::UserInput,
+        reason: String,
+        out: &mut Vec<Action>,
+    ) {
+        out.push(Action::Emit(AgentEvent::Error {
+            message: format!(
+                "your message was not sent: a UserPromptSubmit hook blocked it: {reason}"
+            ),
+        }));
+        if self.phase == Phase::Idle {
+            out.push(Action::Emit(AgentEvent::TurnComplete {
+                usage: Usage::default(),
+                end: TurnEnd::Failed,
+                unsent: vec![input.text],
+                unsent_images: input.images,
+            }));
         }
     }
 

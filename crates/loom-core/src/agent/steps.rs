@@ -158,6 +158,14 @@ pub enum Event {
         /// What the hooks added, if anything.
         context: Option<String>,
     },
+    /// A UserPromptSubmit hook blocked a person's message: it is not sent, and comes back
+    /// to them (when no turn runs) with the reason.
+    PromptBlocked {
+        /// The message.
+        input: super::events::UserInput,
+        /// The hook's reason.
+        reason: String,
+    },
     /// The Stop hooks finished; `block` is why the model must go on, if one said so.
     StopHooksFinished {
         /// The blocking hook's reason.

@@ -250,18 +250,15 @@ impl Runner {
                 let input = input(event, &common, fields(json!({ "prompt": prompt.text })));
                 let outcome = set.run(event, None, &input, &ctx).await;
                 report(&events, &outcome);
-                if let Some(why) = outcome.block {
-                    let _ = events.send(AgentEvent::Error {
-                        message: format!(
-                            "your message was not sent: a UserPromptSubmit hook blocked it: {why}"
-                        ),
-                    });
-                    continue;
-                }
-                let context = context_message(event, &outcome.context);
-                let submit = Event::SubmitWithContext {
-                    input: prompt,
-                    context,
+                let submit = match outcome.block {
+                    Some(reason) => Event::PromptBlocked {
+                        input: prompt,
+                        reason,
+                    },
+                    None => Event::SubmitWithContext {
+                        input: prompt,
+                        context: context_message(event, &outcome.context),
+                    },
                 };
                 if internal.send(Internal::Machine(submit)).is_err() {
                     return;
@@ -330,3 +327,7 @@ impl Runner {
         });
     }
 }
+
+#[cfg(test)]
+#[path = "event_hooks_tests.rs"]
+mod tests;

@@ -117,3 +117,25 @@ fn a_prompts_hook_context_follows_it_also_when_queued() {
         .collect();
     assert_eq!(texts, ["first", "ctx one", "second", "ctx two"]);
 }
+
+#[test]
+fn a_blocked_prompt_comes_back_unsent_between_turns_and_is_dropped_mid_turn() {
+    let mut m = Machine::new(Limits::default());
+    let out = m.step(Event::PromptBlocked {
+        input: "my password".into(),
+        reason: "no passwords".into(),
+    });
+    assert!(m.conversation().is_empty());
+    assert!(out.iter().any(|a| matches!(a,
+        Action::Emit(AgentEvent::Error { message }) if message.contains("no passwords"))));
+    assert!(out.iter().any(|a| matches!(a,
+        Action::Emit(AgentEvent::TurnComplete { end: TurnEnd::Failed, unsent, .. })
+            if unsent == &["my password".to_string()])));
+    m.step(Event::Submit("work".into()));
+    let out = m.step(Event::PromptBlocked {
+        input: "queued secret".into(),
+        reason: "no".into(),
+    });
+    assert!(!turn_ended(&out), "a running turn goes on");
+    assert_eq!(m.phase(), Phase::CallingLlm);
+}
