@@ -20,7 +20,7 @@ impl Machine {
     /// message ends a turn that never started, coming back to them unsent.
     pub(super) fn on_prompt_blocked(
         &mut self,
-        input: super::events::UserInput,
+        input: crate::agent::events::UserInput,
         reason: String,
         out: &mut Vec<Action>,
     ) {
