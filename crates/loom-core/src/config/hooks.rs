@@ -2,10 +2,9 @@
 //! Claude Code's events (`[[hooks.PreToolUse]]`, ...), each a command with an optional
 //! matcher on tool names and a time limit.
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use super::{ConfigError, overlay_tables};
-use crate::hooks::event::HookEvent;
 
 /// The `[hooks]` table.
 #[derive(Debug, Default, Clone, Deserialize, PartialEq)]
@@ -56,6 +55,52 @@ pub struct EventHookConfig {
     pub command: String,
     /// Time limit in seconds (default 60).
     pub timeout_secs: Option<u64>,
+}
+
+/// One of Claude Code's hook events that Loom runs hooks on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub enum HookEvent {
+    /// A session starts (or resumes): stdout of exit 0 is context for the model.
+    SessionStart,
+    /// The person sent a prompt, before the model sees it: exit 2 blocks it.
+    UserPromptSubmit,
+    /// A tool call is about to run: exit 2 or a deny refuses it.
+    PreToolUse,
+    /// A tool call ran: exit 2 or a block sends the reason to the model.
+    PostToolUse,
+    /// The model ended its turn: exit 2 or a block makes it go on.
+    Stop,
+    /// Loom waits for the person (an approval).
+    Notification,
+}
+
+impl HookEvent {
+    /// Its name in config and in the hook's input (`hook_event_name`).
+    pub fn name(self) -> &'static str {
+        match self {
+            HookEvent::SessionStart => "SessionStart",
+            HookEvent::UserPromptSubmit => "UserPromptSubmit",
+            HookEvent::PreToolUse => "PreToolUse",
+            HookEvent::PostToolUse => "PostToolUse",
+            HookEvent::Stop => "Stop",
+            HookEvent::Notification => "Notification",
+        }
+    }
+
+    /// Whether the event concerns a tool call (so its hooks' matchers apply).
+    pub fn has_tool(self) -> bool {
+        matches!(self, HookEvent::PreToolUse | HookEvent::PostToolUse)
+    }
+}
+
+/// The regex of a hook's `matcher`: `None` (every tool) for empty or `*`, else one the
+/// whole tool name must match.
+pub fn matcher_regex(pattern: &str) -> Result<Option<regex::Regex>, regex::Error> {
+    let pattern = pattern.trim();
+    if pattern.is_empty() || pattern == "*" {
+        return Ok(None);
+    }
+    regex::Regex::new(&format!("^(?:{pattern})$")).map(Some)
 }
 
 /// The default time limit of a hook, in seconds.
@@ -148,7 +193,7 @@ pub(super) fn check(hooks: Option<&HooksConfig>) -> Result<(), ConfigError> {
             ));
         }
         if let Some(m) = &hook.matcher
-            && let Err(e) = crate::hooks::matcher::Matcher::new(m)
+            && let Err(e) = matcher_regex(m)
         {
             return Err(invalid(format!(
                 "matcher {m:?} is not a valid regex ({e}); write e.g. \"Bash|write_file\""

@@ -37,12 +37,9 @@ impl Matcher {
     /// The matcher of `pattern`: empty or `*` selects every tool; anything else is a regex
     /// the whole tool name must match (`Edit|Write`, `mcp__.*`).
     pub fn new(pattern: &str) -> Result<Matcher, regex::Error> {
-        let pattern = pattern.trim();
-        if pattern.is_empty() || pattern == "*" {
-            return Ok(Matcher { regex: None });
-        }
-        let regex = regex::Regex::new(&format!("^(?:{pattern})$"))?;
-        Ok(Matcher { regex: Some(regex) })
+        Ok(Matcher {
+            regex: crate::config::hooks::matcher_regex(pattern)?,
+        })
     }
 
     /// Whether the Loom tool `tool` is selected: by its own name or by one of Claude

@@ -5,8 +5,8 @@
 use std::path::PathBuf;
 
 use super::{Loosening, joined, loosening};
+use crate::config::hooks::HookEvent;
 use crate::config::{DEFAULT_API_KEY_ENV, EventHookConfig, FileConfig, HooksConfig};
-use crate::hooks::event::HookEvent;
 use loom_sandbox::SandboxMode;
 
 /// A model server other than `user`'s loosens.
