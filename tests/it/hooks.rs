@@ -472,3 +472,29 @@ async fn a_hook_allow_skips_a_grantable_question_but_not_a_refusal() {
     assert!(tool_error(&server, 2, "f").contains("never allowed"));
     let _ = agent.ops.send(loom::agent::UserOp::Shutdown);
 }
+
+/// The issue's proof: a PreToolUse hook refusing `bash` refuses it in supervised mode
+/// too, before anyone is asked.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_pre_tool_use_refusal_of_bash_holds_in_supervised_mode_without_asking() {
+    let dir = workspace(
+        "[[hooks.PreToolUse]]\nmatcher = \"Bash\"\ncommand = \"echo 'use make instead' >&2; exit 2\"\n",
+    );
+    let ws = dir.path();
+    let server = ScriptedServer::start(vec![
+        support::calls_openai(&[("b", "bash", r#"{"command": "touch made"}"#)]),
+        support::text_reply("ok"),
+    ])
+    .await;
+    let mut agent = interactive(ws, &server, "supervised");
+    let mut asked = Vec::new();
+    crate::agent::run_turn(&mut agent, "touch", |name, _| {
+        asked.push(name.to_string());
+        loom::agent::ApprovalAnswer::Approve
+    })
+    .await;
+    assert!(asked.is_empty(), "asked about {asked:?}");
+    assert!(!ws.join("made").exists());
+    assert!(tool_error(&server, 1, "b").contains("use make instead"));
+    let _ = agent.ops.send(loom::agent::UserOp::Shutdown);
+}
