@@ -303,11 +303,12 @@ fn named_keys(markdown: &str) -> BTreeSet<String> {
 #[test]
 fn every_config_key_is_in_the_configuration_page() {
     use loom::config::{
-        ApprovalConfig, FileConfig, HookConfig, HooksConfig, OracleConfig, ToolsConfig,
+        ApprovalConfig, EventHookConfig, FileConfig, HookConfig, HooksConfig, OracleConfig,
+        ToolsConfig,
     };
     let page = read("docs/configuration.md");
     let named = named_keys(&page);
-    let tables: [(&str, Vec<&str>); 10] = [
+    let tables: [(&str, Vec<&str>); 11] = [
         ("", keys_of::<FileConfig>()),
         ("approval", keys_of::<ApprovalConfig>()),
         (
@@ -317,6 +318,7 @@ fn every_config_key_is_in_the_configuration_page() {
         ("tools", keys_of::<ToolsConfig>()),
         ("hooks", keys_of::<HooksConfig>()),
         ("hooks.post_tools", keys_of::<HookConfig>()),
+        ("hooks.PreToolUse", keys_of::<EventHookConfig>()),
         ("web", keys_of::<loom::config::web::WebConfig>()),
         (
             "web_search",

@@ -6,6 +6,7 @@
 //! file's path, line and column and what was expected, instead of silently ignored.
 
 pub mod file;
+pub mod hooks;
 pub mod mcp;
 pub mod oracle;
 pub mod trust;
@@ -19,6 +20,7 @@ use thiserror::Error;
 
 use crate::policy::Autonomy;
 use crate::policy::approvals::RuleConfig;
+pub use hooks::{EventHookConfig, HookConfig, HooksConfig};
 use loom_sandbox::SandboxMode;
 pub use oracle::{OracleConfig, OracleSettings, oracle_bounds};
 
@@ -132,26 +134,6 @@ pub struct FileConfig {
     pub notify_command: Option<Vec<String>>,
 }
 
-/// The `[hooks]` table.
-#[derive(Debug, Default, Clone, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct HooksConfig {
-    /// Commands run after a batch of tool calls changed files.
-    pub post_tools: Option<Vec<HookConfig>>,
-}
-
-/// One `[[hooks.post_tools]]` entry.
-#[derive(Debug, Clone, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct HookConfig {
-    /// The command, run with `sh -c` in the workspace.
-    pub command: String,
-    /// Only run when a changed file matches this glob (e.g. `*.rs`).
-    pub glob: Option<String>,
-    /// Time limit in seconds (default 60).
-    pub timeout_secs: Option<u64>,
-}
-
 /// The `[approval]` table.
 #[derive(Debug, Default, Clone, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -259,18 +241,17 @@ impl FileConfig {
                 max_tokens: b.max_tokens.or(a.max_tokens),
                 temperature: b.temperature.or(a.temperature),
             }),
-            hooks: overlay_tables(self.hooks, other.hooks, |a, b| HooksConfig {
-                post_tools: overlay_tables(a.post_tools, b.post_tools, |mut x, y| {
-                    x.extend(y);
-                    x
-                }),
-            }),
+            hooks: overlay_tables(self.hooks, other.hooks, HooksConfig::overlay),
         }
     }
 }
 
 /// Two layers' values of one table: `merge`d when both have it, else whichever has it.
-fn overlay_tables<T>(a: Option<T>, b: Option<T>, merge: impl FnOnce(T, T) -> T) -> Option<T> {
+pub(crate) fn overlay_tables<T>(
+    a: Option<T>,
+    b: Option<T>,
+    merge: impl FnOnce(T, T) -> T,
+) -> Option<T> {
     match (a, b) {
         (Some(a), Some(b)) => Some(merge(a, b)),
         (a, b) => b.or(a),
@@ -458,6 +439,8 @@ pub struct Config {
     pub notify: (crate::protocol::notify::NotifyMode, Vec<String>),
     /// Post-tools hook commands.
     pub hooks: Vec<HookConfig>,
+    /// The hooks of Claude Code's events (`[[hooks.PreToolUse]]` ...), by event.
+    pub event_hooks: hooks::EventHooks,
     /// The files that were read, in order.
     pub sources: Vec<PathBuf>,
     /// Whether the workspace's `.loom/config.toml` loosens anything, and whether that was
@@ -639,17 +622,7 @@ fn check_modes(merged: &FileConfig) -> Result<Modes, ConfigError> {
         source_name: "approval.rules".into(),
         message,
     })?;
-    if let Some(bad) = merged
-        .hooks
-        .iter()
-        .flat_map(|h| h.post_tools.iter().flatten())
-        .find_map(|h| h.glob.as_ref().filter(|g| globset::Glob::new(g).is_err()))
-    {
-        return Err(ConfigError::Invalid {
-            source_name: "hooks.post_tools".into(),
-            message: format!("bad glob {bad:?}"),
-        });
-    }
+    hooks::check(merged.hooks.as_ref())?;
     let edit_tool = match merged.edit_tool.as_deref() {
         None => EditTool::Auto,
         Some(name) => EditTool::parse(name).ok_or_else(|| ConfigError::Invalid {
@@ -776,6 +749,7 @@ fn assemble(merged: FileConfig, checked: Checked, files: FileLayers) -> Config {
             .clone()
             .and_then(|h| h.post_tools)
             .unwrap_or_default(),
+        event_hooks: hooks::EventHooks::from_config(merged.hooks.as_ref()),
         sources: files.sources,
         project_trust: files.project_trust,
         max_response_bytes: merged

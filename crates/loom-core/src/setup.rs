@@ -461,6 +461,11 @@ pub fn hooks(config: &Config, policy: &Policy, root: &Path) -> HookChain {
             refusal: policy.refusal("bash", &intent, Some(root)),
         }));
     }
+    chain.set_events(crate::hooks::dispatch::EventHookSet::build(
+        &config.event_hooks,
+        policy,
+        root,
+    ));
     chain
 }
 

@@ -26,6 +26,7 @@ mod approvals;
 mod attach;
 mod custom;
 mod history;
+mod event_hooks;
 mod model_turn;
 mod ops;
 mod persist;
@@ -133,6 +134,8 @@ pub struct Runner {
     services: Services,
     /// Custom slash commands: where they are, and the one running.
     custom: custom::Custom,
+    /// Where prompts go through the UserPromptSubmit hooks (`None`: straight in).
+    prompt_hooks: Option<mpsc::UnboundedSender<super::events::UserInput>>,
 }
 
 /// The tools and what they run with: the registry, the policy that rules on each call,
@@ -251,6 +254,7 @@ impl Runner {
                 source: "config".into(),
             });
         }
+        runner.prompt_hooks = runner.start_prompt_hooks();
         runner.choose_prefix();
         runner.tell_plan_mode();
         runner.discover();
@@ -279,8 +283,15 @@ impl Runner {
             events.clone(),
         );
         let configured = parts.llm.as_ref().and_then(|c| c.settings().context_window);
+        let mut machine = Machine::resume(parts.options.limits, parts.conversation);
+        machine.set_stop_hooks(
+            parts
+                .hooks
+                .events()
+                .any(crate::hooks::event::HookEvent::Stop, None),
+        );
         Runner {
-            machine: Machine::resume(parts.options.limits, parts.conversation),
+            machine,
             work: Workbench {
                 registry: parts.registry,
                 policy: parts.policy,
@@ -306,10 +317,12 @@ impl Runner {
                 subagents: parts.subagents,
             },
             custom: custom::Custom::new(parts.commands),
+            prompt_hooks: None,
         }
     }
 
     async fn run(mut self, mut ops: mpsc::UnboundedReceiver<UserOp>) {
+        self.session_start().await;
         loop {
             let event = tokio::select! {
                 op = ops.recv() => match op {

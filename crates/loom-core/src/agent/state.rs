@@ -21,6 +21,7 @@ use crate::llm::{Message, Stop, ToolCall, Usage};
 use crate::tools::{CallIntent, ToolKind, ToolResult};
 
 mod compaction;
+mod hooks;
 mod model_answers;
 
 pub use super::steps::{Action, Event, Limits, ProposedCall, Verdict};
@@ -83,7 +84,7 @@ pub struct Machine {
     batch: Vec<Slot>,
     round: u32,
     attempt: u32,
-    queued: VecDeque<super::events::UserInput>,
+    queued: VecDeque<(super::events::UserInput, Option<String>)>,
     turn_usage: Usage,
     limits: Limits,
     /// Said to the model (as a user message) before the next request of this turn.
@@ -95,7 +96,15 @@ pub struct Machine {
     images_refused: bool,
     /// Whether the running compaction was asked for by the person (it ends idle).
     compacting_on_request: bool,
+    /// Whether Stop hooks run when the model ends its turn.
+    stop_hooks: bool,
+    /// How many times Stop hooks made the model go on this turn.
+    stop_continues: u32,
 }
+
+/// How many times per turn Stop hooks may make the model go on (a guard against a hook
+/// that never lets the turn end).
+pub const STOP_HOOK_CAP: u32 = 3;
 
 impl Machine {
     /// An idle machine with an empty conversation.
@@ -118,7 +127,14 @@ impl Machine {
             compacted: false,
             images_refused: false,
             compacting_on_request: false,
+            stop_hooks: false,
+            stop_continues: 0,
         }
+    }
+
+    /// Run Stop hooks when the model ends its turn (`false`: the turn ends at once).
+    pub fn set_stop_hooks(&mut self, on: bool) {
+        self.stop_hooks = on;
     }
 
     /// The current state.
@@ -212,7 +228,12 @@ impl Machine {
             return out;
         }
         match event {
-            Event::Submit(text) => self.on_submit(text, &mut out),
+            Event::Submit(text) => self.on_submit(text, None, &mut out),
+            Event::SubmitWithContext { input, context } => self.on_submit(input, context, &mut out),
+            Event::StopHooksFinished { block } => self.on_stop_hooks_finished(block, &mut out),
+            Event::PromptBlocked { input, reason } => {
+                self.on_prompt_blocked(input, reason, &mut out)
+            }
             Event::LlmFinished {
                 text,
                 calls,
@@ -340,27 +361,40 @@ impl Machine {
         }
     }
 
-    fn on_submit(&mut self, input: super::events::UserInput, out: &mut Vec<Action>) {
+    fn on_submit(
+        &mut self,
+        input: super::events::UserInput,
+        context: Option<String>,
+        out: &mut Vec<Action>,
+    ) {
         if self.phase == Phase::Idle {
-            self.start_turn(input, out);
+            self.start_turn((input, context), out);
         } else {
             let text = crate::llm::image::with_chips(&input.text, &input.images);
-            self.queued.push_back(input);
+            self.queued.push_back((input, context));
             out.push(Action::Emit(AgentEvent::UserMessage { text, queued: true }));
         }
     }
 
-    fn start_turn(&mut self, input: super::events::UserInput, out: &mut Vec<Action>) {
+    fn start_turn(
+        &mut self,
+        (input, context): (super::events::UserInput, Option<String>),
+        out: &mut Vec<Action>,
+    ) {
         let text = crate::llm::image::with_chips(&input.text, &input.images);
         self.conversation.push(Message::User {
             content: input.text,
             images: input.images,
         });
+        if let Some(context) = context {
+            self.conversation.push(Message::user(context));
+        }
         out.push(Action::Emit(AgentEvent::UserMessage {
             text,
             queued: false,
         }));
         self.round = 0;
+        self.stop_continues = 0;
         self.turn_usage = Usage::default();
         self.call_llm(out);
     }
@@ -662,7 +696,7 @@ impl Machine {
     fn give_back_queued(&mut self) -> (Vec<String>, Vec<crate::llm::image::Image>) {
         let mut texts = Vec::new();
         let mut images = Vec::new();
-        for input in self.queued.drain(..) {
+        for (input, _) in self.queued.drain(..) {
             texts.push(input.text);
             images.extend(input.images);
         }
@@ -705,3 +739,7 @@ fn tool_message(call: &ToolCall, result: &ToolResult, budget: usize) -> Message 
 #[cfg(test)]
 #[path = "state_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "state/hook_tests.rs"]
+mod hook_tests;

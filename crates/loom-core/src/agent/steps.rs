@@ -150,6 +150,27 @@ pub enum Event {
         /// Messages for the model (e.g. a failed formatter's output).
         messages: Vec<String>,
     },
+    /// A person's message that a UserPromptSubmit hook let through, with the context it
+    /// added for the model (after the message).
+    SubmitWithContext {
+        /// The message.
+        input: super::events::UserInput,
+        /// What the hooks added, if anything.
+        context: Option<String>,
+    },
+    /// A UserPromptSubmit hook blocked a person's message: it is not sent, and comes back
+    /// to them (when no turn runs) with the reason.
+    PromptBlocked {
+        /// The message.
+        input: super::events::UserInput,
+        /// The hook's reason.
+        reason: String,
+    },
+    /// The Stop hooks finished; `block` is why the model must go on, if one said so.
+    StopHooksFinished {
+        /// The blocking hook's reason.
+        block: Option<String>,
+    },
     /// The person interrupted; `partial_text` is what had streamed.
     Interrupt {
         /// Visible text of the interrupted response.
@@ -211,6 +232,12 @@ pub enum Action {
     RunHooks {
         /// Workspace-relative paths changed in the batch.
         files: Vec<String>,
+    },
+    /// Run the Stop hooks (the model ended its turn).
+    RunStopHooks {
+        /// Whether the turn already went on because of a Stop hook (Claude Code's
+        /// `stop_hook_active`).
+        stop_hook_active: bool,
     },
     /// Cancel the model request in flight.
     CancelLlm,

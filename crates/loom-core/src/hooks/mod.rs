@@ -1,11 +1,17 @@
 //! PostToolsHook: work that runs after a batch of tool calls changed the workspace and
 //! before the model is asked again (auto-commit, formatters, user commands).
 //!
-//! A hook never blocks the agent: a failure is an outcome, reported to the person and, when
-//! it matters to the model (a formatter failing on the code it wrote), sent to the model.
+//! A post-tools hook never blocks the agent: a failure is an outcome, reported to the
+//! person and, when it matters to the model (a formatter failing on the code it wrote),
+//! sent to the model. The hooks of Claude Code's events (`event`, `contract`, `dispatch`)
+//! may block: see `docs/hooks.md`.
 
 pub mod auto_commit;
 pub mod command;
+pub mod contract;
+pub mod dispatch;
+pub mod event;
+pub mod matcher;
 
 use std::sync::Arc;
 
@@ -41,6 +47,8 @@ pub trait PostToolsHook: Send + Sync {
 #[derive(Clone, Default)]
 pub struct HookChain {
     hooks: Vec<Arc<dyn PostToolsHook>>,
+    /// The hooks of Claude Code's events (`[[hooks.PreToolUse]]`, ...).
+    events: dispatch::EventHookSet,
 }
 
 impl HookChain {
@@ -70,6 +78,16 @@ impl HookChain {
     /// Whether there is nothing to run.
     pub fn is_empty(&self) -> bool {
         self.hooks.is_empty()
+    }
+
+    /// Set the hooks of Claude Code's events.
+    pub fn set_events(&mut self, events: dispatch::EventHookSet) {
+        self.events = events;
+    }
+
+    /// The hooks of Claude Code's events.
+    pub fn events(&self) -> &dispatch::EventHookSet {
+        &self.events
     }
 }
 

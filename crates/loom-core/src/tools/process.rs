@@ -49,6 +49,9 @@ pub struct CommandSpec {
     pub timeout: Duration,
     /// OS-level confinement applied in the child before exec.
     pub sandbox: SandboxSpec,
+    /// Bytes written to the child's stdin, which is then closed (`None`: stdin is
+    /// closed from the start). A hook reads its event here.
+    pub stdin: Option<Vec<u8>>,
 }
 
 impl CommandSpec {
@@ -66,6 +69,7 @@ impl CommandSpec {
             env,
             timeout,
             sandbox: SandboxSpec::off(),
+            stdin: None,
         }
     }
 }
@@ -136,6 +140,18 @@ async fn drain<R: AsyncRead + Unpin>(mut reader: R, sink: Arc<Mutex<HeadTail>>) 
     }
 }
 
+/// Write `bytes` to the child's stdin in the background and close it (a child that exits
+/// without reading it all is fine: the write error is ignored).
+fn feed_stdin(pipe: Option<tokio::process::ChildStdin>, bytes: Option<Vec<u8>>) {
+    if let (Some(mut pipe), Some(bytes)) = (pipe, bytes) {
+        tokio::spawn(async move {
+            use tokio::io::AsyncWriteExt;
+            let _ = pipe.write_all(&bytes).await;
+            let _ = pipe.shutdown().await;
+        });
+    }
+}
+
 fn take(sink: &Arc<Mutex<HeadTail>>) -> HeadTail {
     sink.lock()
         .map(|mut s| std::mem::replace(&mut *s, HeadTail::new(CAPTURE_BYTES)))
@@ -153,7 +169,11 @@ pub async fn run(
         .current_dir(&spec.cwd)
         .env_clear()
         .envs(spec.env.iter().map(|(k, v)| (k, v)))
-        .stdin(Stdio::null())
+        .stdin(if spec.stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0)
@@ -174,6 +194,7 @@ pub async fn run(
     let mut guard = GroupGuard { pgid };
     let out_sink = Arc::new(Mutex::new(HeadTail::new(CAPTURE_BYTES)));
     let err_sink = Arc::new(Mutex::new(HeadTail::new(CAPTURE_BYTES)));
+    feed_stdin(child.stdin.take(), spec.stdin.clone());
     let stdout = child.stdout.take();
     let stderr = child.stderr.take();
     let mut out_task = {
@@ -268,6 +289,21 @@ pub(crate) mod tests {
             std::env::var("PATH").unwrap_or_default(),
         )];
         CommandSpec::shell(cmd, std::env::temp_dir(), env, timeout)
+    }
+
+    #[tokio::test]
+    async fn stdin_bytes_reach_the_child_and_are_closed() {
+        let mut s = spec("cat; echo end", Duration::from_secs(10));
+        s.stdin = Some(b"{\"hook_event_name\":\"Stop\"}\n".to_vec());
+        let o = run(&s, &CancellationToken::new()).await.unwrap();
+        assert_eq!(o.stdout.text(), "{\"hook_event_name\":\"Stop\"}\nend\n");
+        let o = run(
+            &spec("cat; echo end", Duration::from_secs(10)),
+            &CancellationToken::new(),
+        )
+        .await
+        .unwrap();
+        assert_eq!(o.stdout.text(), "end\n", "no stdin: closed at once");
     }
 
     #[tokio::test]

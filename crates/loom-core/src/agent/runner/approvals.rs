@@ -13,6 +13,7 @@ impl Runner {
         };
         let preview = preview(call, self.schedule.get(&id));
         let name = call.name_owned();
+        self.notify_hooks(format!("Loom needs your approval to use {name}: {reason}"));
         self.emit(AgentEvent::ApprovalRequested {
             id: id.clone(),
             name,

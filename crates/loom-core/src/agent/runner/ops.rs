@@ -72,10 +72,11 @@ impl Runner {
     pub(super) fn translate(&mut self, op: UserOp) -> Option<Event> {
         match op {
             UserOp::Submit { text, images } => {
-                Some(Event::Submit(crate::agent::events::UserInput {
-                    text,
-                    images,
-                }))
+                let input = crate::agent::events::UserInput { text, images };
+                match &self.prompt_hooks {
+                    Some(hooks) => hooks.send(input).err().map(|e| Event::Submit(e.0)),
+                    None => Some(Event::Submit(input)),
+                }
             }
             UserOp::Approve { id, answer } if self.answer_command(&id, &answer) => None,
             UserOp::Approve { id, answer } => Some(Event::Answered { id, answer }),
@@ -271,6 +272,7 @@ impl Runner {
             Action::RunTool { id, answer } => self.run_tool(id, answer),
             Action::Grant { id } => self.grant(&id),
             Action::RunHooks { files } => self.run_hooks(files),
+            Action::RunStopHooks { stop_hook_active } => self.run_stop_hooks(stop_hook_active),
             Action::CancelLlm => self.stream.cancel(),
             Action::CancelTools => self.schedule.cancel_calls(),
             Action::CancelTimers => self.stream.cancel_timers(),

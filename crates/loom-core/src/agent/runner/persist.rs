@@ -72,6 +72,11 @@ impl Persistence {
     }
 
     /// The undo journal, if changes can be undone.
+    pub(super) fn transcript_path(&self) -> Option<std::path::PathBuf> {
+        self.session.as_ref().map(|s| s.path().to_path_buf())
+    }
+
+    /// The undo journal, if there is one.
     pub(super) fn changelog(&self) -> Option<Arc<Mutex<Changelog>>> {
         self.changelog.clone()
     }

@@ -40,14 +40,28 @@ impl Runner {
                 reason: reason.clone(),
             },
         };
+        let grantable = ruling.assessment.grant.is_some();
         self.schedule.ruled(&id, ruling);
-        if matches!(verdict, Verdict::Deny { .. }) || kind != ToolKind::Write {
+        let denied = matches!(verdict, Verdict::Deny { .. });
+        // A call the policy refuses is refused without asking its hooks.
+        let pre = (!denied)
+            .then(|| self.pre_tool_use(&id, &name, &args, grantable))
+            .flatten();
+        if denied || (kind != ToolKind::Write && pre.is_none()) {
             let _ = tx.send(Internal::Machine(Event::Decided { id, verdict }));
             return;
         }
         let registry = self.work.registry.clone();
         let ctx = self.work.ctx.clone();
         tokio::spawn(async move {
+            let verdict = match pre {
+                Some(pre) => pre.rule(verdict).await,
+                None => verdict,
+            };
+            if matches!(verdict, Verdict::Deny { .. }) || kind != ToolKind::Write {
+                let _ = tx.send(Internal::Machine(Event::Decided { id, verdict }));
+                return;
+            }
             let message = match registry.changes(&name, &args, &ctx).await {
                 Some(Ok(changes)) => Internal::Prepared {
                     id,
@@ -90,7 +104,9 @@ impl Runner {
             (Some(r), Some(c)) if r.assessment.snapshot => Some(c.command),
             _ => None,
         };
+        let post = self.post_tool_use(&id, &name, &args, &ctx);
         let run = ToolRun {
+            post,
             registry: self.work.registry.clone(),
             changelog: self.persistence.changelog(),
             turn: self.persistence.turn(),
@@ -155,6 +171,8 @@ enum Work {
 
 /// A call on its way to run, with what it runs with.
 struct ToolRun {
+    /// The call's PostToolUse hooks, run on its result before the machine hears it.
+    post: Option<super::event_hooks::PostToolUse>,
     registry: Arc<ToolRegistry>,
     changelog: Option<Arc<Mutex<Changelog>>>,
     /// The turn its changes are recorded under.
@@ -170,7 +188,7 @@ impl ToolRun {
         let started = Instant::now();
         let changelog = self.changelog;
         let (registry, ctx, id, turn) = (&self.registry, &self.ctx, &self.id, self.turn);
-        let (result, journal_error): (ToolResult, Option<String>) = match work {
+        let (mut result, journal_error): (ToolResult, Option<String>) = match work {
             Work::Write { changes, answer } => {
                 let selection = match answer {
                     Some(ApprovalAnswer::ApproveHunks { hunks }) => HunkSelection::Only(hunks),
@@ -200,6 +218,11 @@ impl ToolRun {
         };
         if let Some(message) = journal_error {
             let _ = self.tx.send(Internal::JournalFailed(message));
+        }
+        if let Some(post) = self.post
+            && !self.ctx.cancel.is_cancelled()
+        {
+            post.apply(&mut result).await;
         }
         let event = Event::ToolFinished {
             id: self.id,

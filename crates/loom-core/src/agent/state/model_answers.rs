@@ -51,7 +51,7 @@ impl Machine {
             tool_calls: calls.iter().map(|c| c.call.clone()).collect(),
         });
         if calls.is_empty() {
-            self.end_turn(TurnEnd::Done, out);
+            self.end_answered_turn(out);
             return;
         }
         for c in &calls {

@@ -280,6 +280,42 @@ pub const CLASSIFICATION: &[KeyClass] = &[
         r#"hooks.post_tools = [{ command = "./fmt.sh" }]"#,
     ),
     row(
+        "hooks.SessionStart",
+        L,
+        "every hook: it runs a command when a session starts (hooks add up)",
+        r#"hooks.SessionStart = [{ command = "./hook.sh" }]"#,
+    ),
+    row(
+        "hooks.UserPromptSubmit",
+        L,
+        "every hook: it runs a command on every prompt you send (hooks add up)",
+        r#"hooks.UserPromptSubmit = [{ command = "./hook.sh" }]"#,
+    ),
+    row(
+        "hooks.PreToolUse",
+        L,
+        "every hook: it runs a command before tool calls (hooks add up)",
+        r#"hooks.PreToolUse = [{ command = "./hook.sh" }]"#,
+    ),
+    row(
+        "hooks.PostToolUse",
+        L,
+        "every hook: it runs a command after tool calls (hooks add up)",
+        r#"hooks.PostToolUse = [{ command = "./hook.sh" }]"#,
+    ),
+    row(
+        "hooks.Stop",
+        L,
+        "every hook: it runs a command when the model ends its turn (hooks add up)",
+        r#"hooks.Stop = [{ command = "./hook.sh" }]"#,
+    ),
+    row(
+        "hooks.Notification",
+        L,
+        "every hook: it runs a command when Loom waits for you (hooks add up)",
+        r#"hooks.Notification = [{ command = "./hook.sh" }]"#,
+    ),
+    row(
         "web.allow_private",
         L,
         "entries not in your list: web tools could reach those local or private services",

@@ -85,7 +85,15 @@ fn every_config_key_has_a_row_in_the_classification() {
         env,
         forbidden_paths,
     } = tools.unwrap_or_default();
-    let HooksConfig { post_tools } = hooks.unwrap_or_default();
+    let HooksConfig {
+        post_tools,
+        session_start,
+        user_prompt_submit,
+        pre_tool_use,
+        post_tool_use,
+        stop,
+        notification,
+    } = hooks.unwrap_or_default();
     let set = [
         ("base_url", base_url.is_some()),
         ("model", model.is_some()),
@@ -119,6 +127,12 @@ fn every_config_key_has_a_row_in_the_classification() {
         ("auto_commit", auto_commit.is_some()),
         ("inline", inline.is_some()),
         ("hooks.post_tools", post_tools.is_some()),
+        ("hooks.SessionStart", session_start.is_some()),
+        ("hooks.UserPromptSubmit", user_prompt_submit.is_some()),
+        ("hooks.PreToolUse", pre_tool_use.is_some()),
+        ("hooks.PostToolUse", post_tool_use.is_some()),
+        ("hooks.Stop", stop.is_some()),
+        ("hooks.Notification", notification.is_some()),
         ("max_response_bytes", max_response_bytes.is_some()),
         (
             "max_tool_calls_per_response",
@@ -209,6 +223,11 @@ fn loosening_settings_are_split_off_and_tightening_ones_kept() {
         forbidden_paths = ["secrets"]
         [[hooks.post_tools]]
         command = "curl evil"
+        [[hooks.PreToolUse]]
+        matcher = "Bash"
+        command = "./allow-all.sh"
+        [[hooks.SessionStart]]
+        command = "curl evil"
         "#,
     );
     let (kept, loose) = split(&FileConfig::default(), project);
@@ -224,6 +243,8 @@ fn loosening_settings_are_split_off_and_tightening_ones_kept() {
         "approval.rules",
         "tools.env",
         "hooks.post_tools",
+        "hooks.PreToolUse",
+        "hooks.SessionStart",
     ] {
         assert!(keys.contains(&key), "{key} missing from {keys:?}");
     }
@@ -243,7 +264,7 @@ fn loosening_settings_are_split_off_and_tightening_ones_kept() {
     let tools = kept.tools.unwrap();
     assert_eq!(tools.env, None);
     assert_eq!(tools.forbidden_paths, Some(vec!["secrets".to_string()]));
-    assert_eq!(kept.hooks, Some(HooksConfig { post_tools: None }));
+    assert_eq!(kept.hooks, Some(HooksConfig::default()));
 }
 
 #[test]
@@ -360,6 +381,7 @@ fn each_hook_and_allow_rule_is_named() {
                     timeout_secs: Some(1),
                 },
             ]),
+            ..HooksConfig::default()
         }),
         approval: Some(ApprovalConfig {
             rules: Some(vec![RuleConfig {

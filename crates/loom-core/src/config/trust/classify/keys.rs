@@ -5,7 +5,8 @@
 use std::path::PathBuf;
 
 use super::{Loosening, joined, loosening};
-use crate::config::{DEFAULT_API_KEY_ENV, FileConfig, HooksConfig};
+use crate::config::hooks::HookEvent;
+use crate::config::{DEFAULT_API_KEY_ENV, EventHookConfig, FileConfig, HooksConfig};
 use loom_sandbox::SandboxMode;
 
 /// A model server other than `user`'s loosens.
@@ -120,9 +121,19 @@ pub(super) fn split_switch(
     }
 }
 
-/// Post-tools hooks run commands: each one loosens.
+/// Hooks run commands: each one loosens, post-tools hooks and event hooks alike
+/// (`split` destructures the table, so a new event does not compile until it is here).
 pub(super) fn split_hooks(hooks: HooksConfig, loose: &mut Vec<Loosening>) -> HooksConfig {
-    match hooks.post_tools {
+    let HooksConfig {
+        post_tools,
+        session_start,
+        user_prompt_submit,
+        pre_tool_use,
+        post_tool_use,
+        stop,
+        notification,
+    } = hooks;
+    let post_tools = match post_tools {
         Some(list) if !list.is_empty() => {
             for h in &list {
                 loose.push(loosening(
@@ -130,8 +141,29 @@ pub(super) fn split_hooks(hooks: HooksConfig, loose: &mut Vec<Loosening>) -> Hoo
                     format!("runs `{}` after every change", h.command),
                 ));
             }
-            HooksConfig { post_tools: None }
+            None
         }
-        other => HooksConfig { post_tools: other },
+        other => other,
+    };
+    let mut event = |list: Option<Vec<EventHookConfig>>, event: HookEvent| match list {
+        Some(list) if !list.is_empty() => {
+            for h in &list {
+                loose.push(loosening(
+                    &format!("hooks.{}", event.name()),
+                    format!("runs `{}` on every {} event", h.command, event.name()),
+                ));
+            }
+            None
+        }
+        other => other,
+    };
+    HooksConfig {
+        post_tools,
+        session_start: event(session_start, HookEvent::SessionStart),
+        user_prompt_submit: event(user_prompt_submit, HookEvent::UserPromptSubmit),
+        pre_tool_use: event(pre_tool_use, HookEvent::PreToolUse),
+        post_tool_use: event(post_tool_use, HookEvent::PostToolUse),
+        stop: event(stop, HookEvent::Stop),
+        notification: event(notification, HookEvent::Notification),
     }
 }
