@@ -498,3 +498,55 @@ async fn a_pre_tool_use_refusal_of_bash_holds_in_supervised_mode_without_asking(
     assert!(tool_error(&server, 1, "b").contains("use make instead"));
     let _ = agent.ops.send(loom::agent::UserOp::Shutdown);
 }
+
+/// A custom command's expanded prompt goes through the UserPromptSubmit hooks like a typed
+/// one: a guard hook blocks it before the model sees it (regression: the command's prompt
+/// went straight to the model).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_custom_commands_prompt_goes_through_user_prompt_submit_hooks() {
+    let dir = workspace("[[hooks.UserPromptSubmit]]\ncommand = \"hooks/prompt.sh\"\n");
+    let ws = dir.path();
+    script(
+        ws,
+        "prompt.sh",
+        "if grep -q password; then echo 'prompts must not contain passwords' >&2; exit 2; fi",
+    );
+    std::fs::create_dir_all(ws.join(".loom/commands")).unwrap();
+    std::fs::write(
+        ws.join(".loom/commands/leak.md"),
+        "Remember that my password is $ARGUMENTS\n",
+    )
+    .unwrap();
+    let server = ScriptedServer::start(vec![support::text_reply("never")]).await;
+    let mut agent = interactive(ws, &server, "full-auto");
+    agent
+        .ops
+        .send(loom::agent::UserOp::RunCustomCommand {
+            name: "leak".into(),
+            arguments: "hunter2".into(),
+        })
+        .unwrap();
+    let mut said = String::new();
+    let end = tokio::time::timeout(std::time::Duration::from_secs(20), async {
+        while let Some(event) = agent.events.recv().await {
+            match event {
+                loom::agent::AgentEvent::TurnComplete { end, .. } => return Some(end),
+                loom::agent::AgentEvent::Error { message } => said.push_str(&message),
+                _ => {}
+            }
+        }
+        None
+    })
+    .await
+    .expect("the command's turn ends");
+    assert_eq!(end, Some(loom::agent::TurnEnd::Failed), "{said}");
+    assert!(
+        said.contains("prompts must not contain passwords"),
+        "{said}"
+    );
+    assert!(
+        server.requests().is_empty(),
+        "the blocked prompt reached the model"
+    );
+    let _ = agent.ops.send(loom::agent::UserOp::Shutdown);
+}

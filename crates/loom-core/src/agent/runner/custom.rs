@@ -298,12 +298,11 @@ impl Runner {
             }
         }
         self.custom.filter = ready.filter;
-        Some(crate::agent::state::Event::Submit(
-            crate::agent::events::UserInput {
-                text: ready.text,
-                images: Vec::new(),
-            },
-        ))
+        // A command's prompt is a prompt like any other: UserPromptSubmit hooks see it.
+        self.submit_prompt(crate::agent::events::UserInput {
+            text: ready.text,
+            images: Vec::new(),
+        })
     }
 
     /// The tool schemas this request offers: all the prefix's, or only those the running

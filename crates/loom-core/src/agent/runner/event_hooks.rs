@@ -230,6 +230,16 @@ impl Runner {
         }
     }
 
+    /// A prompt to send, the person's or a custom command's: through the UserPromptSubmit
+    /// hooks when there are any (their worker passes it on, or blocks it), else straight to
+    /// the machine.
+    pub(super) fn submit_prompt(&self, input: UserInput) -> Option<Event> {
+        match &self.prompt_hooks {
+            Some(hooks) => hooks.send(input).err().map(|e| Event::Submit(e.0)),
+            None => Some(Event::Submit(input)),
+        }
+    }
+
     /// The worker that runs the UserPromptSubmit hooks on each prompt, in the order sent:
     /// a blocked prompt is not sent (the person is told why), the others reach the
     /// machine with the hooks' context. `None` when there are no such hooks.

@@ -72,11 +72,7 @@ impl Runner {
     pub(super) fn translate(&mut self, op: UserOp) -> Option<Event> {
         match op {
             UserOp::Submit { text, images } => {
-                let input = crate::agent::events::UserInput { text, images };
-                match &self.prompt_hooks {
-                    Some(hooks) => hooks.send(input).err().map(|e| Event::Submit(e.0)),
-                    None => Some(Event::Submit(input)),
-                }
+                self.submit_prompt(crate::agent::events::UserInput { text, images })
             }
             UserOp::Approve { id, answer } if self.answer_command(&id, &answer) => None,
             UserOp::Approve { id, answer } => Some(Event::Answered { id, answer }),
