@@ -254,6 +254,9 @@ fn printed(event: &AgentEvent) -> bool {
         | AgentEvent::Changes { .. }
         | AgentEvent::ChangeApplied { .. }
         | AgentEvent::Attachment { .. }
-        | AgentEvent::Models { .. } => false,
+        | AgentEvent::Models { .. }
+        // The diagnostics themselves are in the tool results; the servers' state is for
+        // screens.
+        | AgentEvent::LspStatus { .. } => false,
     }
 }

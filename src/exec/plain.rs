@@ -117,6 +117,7 @@ impl<O: Write, E: Write> Plain<O, E> {
             // A denial is reported by the call's result, which names the call and says why;
             // an approval is the start of the run its result reports.
             AgentEvent::Approval { .. }
+            | AgentEvent::LspStatus { .. }
             | AgentEvent::ReasoningDelta { .. }
             | AgentEvent::StateChanged { .. }
             | AgentEvent::UserMessage { .. }

@@ -23,6 +23,7 @@ mod exec_plain;
 mod files_beneath;
 mod full_disk;
 mod images;
+mod lsp;
 mod masking;
 mod mcp;
 mod mcp_edges;

@@ -6,6 +6,7 @@
 //! file's path, line and column and what was expected, instead of silently ignored.
 
 pub mod file;
+pub mod lsp;
 pub mod mcp;
 pub mod oracle;
 pub mod trust;
@@ -126,6 +127,11 @@ pub struct FileConfig {
     pub mcp_servers: Option<BTreeMap<String, mcp::McpServerConfig>>,
     /// The second model the `oracle` tool consults (`[oracle]`).
     pub oracle: Option<OracleConfig>,
+    /// Language-server diagnostics: `lsp = false`, or `[lsp.NAME]` server tables.
+    pub lsp: Option<lsp::LspConfig>,
+    /// The most an edit waits for language-server diagnostics, in milliseconds (default
+    /// 2000).
+    pub lsp_wait_ms: Option<u64>,
 }
 
 /// The `[hooks]` table.
@@ -246,6 +252,8 @@ impl FileConfig {
                 web::WebSearchConfig::overlay,
             ),
             mcp_servers: mcp::overlay_servers(self.mcp_servers, other.mcp_servers),
+            lsp: lsp::overlay(self.lsp, other.lsp),
+            lsp_wait_ms: other.lsp_wait_ms.or(self.lsp_wait_ms),
             oracle: overlay_tables(self.oracle, other.oracle, |a, b| OracleConfig {
                 model: b.model.or(a.model),
                 base_url: b.base_url.or(a.base_url),
@@ -469,6 +477,8 @@ pub struct Config {
     pub mcp_servers: Vec<mcp::McpServer>,
     /// The second model `oracle` consults.
     pub oracle: OracleSettings,
+    /// The language servers for diagnostics after edits.
+    pub lsp: lsp::LspSettings,
 }
 
 /// The user config file's path (`~/.config/loom/config.toml` on Linux).
@@ -507,6 +517,15 @@ pub fn load(
         )?,
         api_key: nonempty(&api_key_env),
         api_key_env,
+        lsp: lsp::resolve(
+            merged.lsp.as_ref(),
+            merged.lsp_wait_ms,
+            env("PATH").as_deref(),
+        )
+        .map_err(|message| ConfigError::Invalid {
+            source_name: "lsp".into(),
+            message,
+        })?,
     };
     Ok(assemble(merged, checked, files))
 }
@@ -596,6 +615,7 @@ struct Checked {
     oracle: OracleSettings,
     api_key_env: String,
     api_key: Option<String>,
+    lsp: lsp::LspSettings,
 }
 
 /// The modes named by words, parsed.
@@ -716,6 +736,7 @@ fn assemble(merged: FileConfig, checked: Checked, files: FileLayers) -> Config {
         oracle,
         api_key_env,
         api_key,
+        lsp,
     } = checked;
     let approval = merged.approval.clone().unwrap_or_default();
     let tools = merged.tools.clone().unwrap_or_default();
@@ -779,6 +800,7 @@ fn assemble(merged: FileConfig, checked: Checked, files: FileLayers) -> Config {
             .unwrap_or(crate::llm::DEFAULT_IDLE_TIMEOUT_SECS)
             .clamp(1, 3600),
         mcp_servers,
+        lsp,
     }
 }
 

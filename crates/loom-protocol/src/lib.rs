@@ -15,6 +15,7 @@ pub mod compaction;
 pub mod events;
 pub mod image;
 pub mod intent;
+pub mod lsp;
 pub mod mcp;
 pub mod memory;
 pub mod risk;

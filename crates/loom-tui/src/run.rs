@@ -205,6 +205,7 @@ fn status_at_start(
         workspace: short_path(&opts.workspace),
         session_id: session_id.to_string(),
         mcp: Vec::new(),
+        lsp: Vec::new(),
     }
 }
 

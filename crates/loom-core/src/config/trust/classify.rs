@@ -347,6 +347,20 @@ pub const CLASSIFICATION: &[KeyClass] = &[
          `enabled = true` loosen too, `deny`, timeouts and `enabled = false` only tighten",
         r#"mcp_servers.theirs = { command = "./serve.sh" }"#,
     ),
+    row(
+        "lsp",
+        L,
+        "every language server the project adds or changes, and `lsp = true` when you \
+         switched them off: Loom would start that program on your files; `enabled = false` \
+         and `lsp = false` only tighten",
+        r#"lsp.theirs = { command = "./serve.sh", filetypes = ["py"] }"#,
+    ),
+    row(
+        "lsp_wait_ms",
+        N,
+        "how long an edit waits for diagnostics: time, not what Loom may do",
+        "lsp_wait_ms = 10000",
+    ),
 ];
 
 /// One thing a project config loosens.
@@ -427,6 +441,8 @@ pub fn split(user: &FileConfig, project: FileConfig) -> (FileConfig, Vec<Looseni
         web_search,
         mcp_servers,
         oracle,
+        lsp,
+        lsp_wait_ms,
     } = project;
     let mut loose = Vec::new();
     let mut kept = FileConfig {
@@ -443,6 +459,7 @@ pub fn split(user: &FileConfig, project: FileConfig) -> (FileConfig, Vec<Looseni
         stream_idle_timeout_secs,
         edit_tool,
         strict_tools,
+        lsp_wait_ms,
         ..FileConfig::default()
     };
     kept.base_url = split_base_url(user, base_url, &mut loose);
@@ -466,6 +483,7 @@ pub fn split(user: &FileConfig, project: FileConfig) -> (FileConfig, Vec<Looseni
     kept.web_search = web_search
         .map(|w| crate::config::web::split_search(user.web_search.as_ref(), w, &mut loose));
     kept.oracle = oracle.map(|o| split_oracle(user, o, &mut loose));
+    kept.lsp = lsp.and_then(|l| keys::split_lsp(user, l, &mut loose));
     (kept, loose)
 }
 

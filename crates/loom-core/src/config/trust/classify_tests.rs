@@ -48,6 +48,8 @@ fn every_config_key_has_a_row_in_the_classification() {
         web_search,
         mcp_servers,
         oracle,
+        lsp,
+        lsp_wait_ms,
     } = every;
     let crate::config::web::WebConfig {
         allow_private,
@@ -126,6 +128,8 @@ fn every_config_key_has_a_row_in_the_classification() {
         ),
         ("edit_tool", edit_tool.is_some()),
         ("strict_tools", strict_tools.is_some()),
+        ("lsp", lsp.is_some()),
+        ("lsp_wait_ms", lsp_wait_ms.is_some()),
         ("web.allow_private", allow_private.is_some()),
         ("web.allowed_domains", allowed_domains.is_some()),
         ("web.read_only", read_only.is_some()),
