@@ -248,3 +248,116 @@ async fn files_no_server_serves_and_the_off_switch_add_nothing() {
     assert!(ctx.lsp.is_none());
     assert!(!registry.names().contains(&"diagnostics".to_string()));
 }
+
+/// Every error of the `diagnostics` tool says what to do instead: diagnostics off, a
+/// directory, a file no server serves, a missing file, a path outside the workspace.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_diagnostics_tool_refuses_what_it_cannot_check_and_says_what_to_do() {
+    let (_d, root, registry, ctx) =
+        workspace("[lsp.x]\ncommand = \"/bin/cat\"\nfiletypes = [\"x\"]\n");
+    std::fs::create_dir_all(root.join("sub")).unwrap();
+    std::fs::write(root.join("n.md"), "hi\n").unwrap();
+    let failed = |r: loom::tools::ToolResult| {
+        assert!(!r.success, "{}", r.output);
+        r.error.unwrap_or_default()
+    };
+    let cases = [
+        ("sub", "is a directory; give a file"),
+        (
+            "n.md",
+            "no language server is configured for n.md; add an [lsp.NAME] table",
+        ),
+        ("gone.x", "gone.x does not exist"),
+        ("../outside.x", "outside"),
+    ];
+    for (path, says) in cases {
+        let r = registry
+            .execute_as_person("diagnostics", json!({"path": path}), &ctx)
+            .await;
+        let error = failed(r);
+        assert!(error.contains(says), "{path}: {error}");
+    }
+    let mut off = ctx.clone();
+    off.lsp = None;
+    let error = failed(
+        registry
+            .execute_as_person("diagnostics", json!({}), &off)
+            .await,
+    );
+    assert!(error.contains("diagnostics are off here"), "{error}");
+    let none_yet = run(&registry, &ctx, "diagnostics", json!({})).await;
+    assert!(
+        none_yet.starts_with("no language server has been started yet"),
+        "{none_yet}"
+    );
+}
+
+/// A server that cannot be started is reported in the write's result, which still
+/// succeeds, and it is not tried again on every edit.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_server_that_cannot_start_is_reported_and_the_edit_succeeds() {
+    let (_d, _r, registry, ctx) =
+        workspace("[lsp.nope]\ncommand = \"/nonexistent/nope\"\nfiletypes = [\"x\"]\n");
+    for round in 0..2 {
+        let out = run(
+            &registry,
+            &ctx,
+            "write_file",
+            json!({"path": "a.x", "content": format!("{round}\n")}),
+        )
+        .await;
+        assert!(
+            out.ends_with("(is it installed and on PATH?) (nope)"),
+            "{out}"
+        );
+        assert!(
+            out.contains("diagnostics unavailable: cannot start `/nonexistent/nope`"),
+            "{out}"
+        );
+    }
+    let status = ctx.lsp.as_ref().unwrap().status();
+    assert_eq!(status.len(), 1);
+    assert_eq!(status[0].state, loom::protocol::lsp::LspState::Failed);
+}
+
+/// typescript-language-server with typescript from npm: the same contract in another
+/// language, through `apply_patch`.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_typescript_edit_gets_its_type_error_through_apply_patch() {
+    let server = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(".ci/deps/lsp/node_modules/.bin/typescript-language-server");
+    if !server.is_file() {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "{} is missing: .ci/lsp-deps installs it",
+            server.display()
+        );
+        eprintln!("SKIPPED: {} is missing; run .ci/lsp-deps", server.display());
+        return;
+    }
+    let (_d, root, registry, ctx) = workspace(&format!(
+        "lsp_wait_ms = 60000\n[lsp.typescript]\ncommand = {:?}\n",
+        server.display().to_string()
+    ));
+    std::fs::write(
+        root.join("tsconfig.json"),
+        "{\"compilerOptions\": {\"strict\": true}}\n",
+    )
+    .unwrap();
+    let created = run(
+        &registry,
+        &ctx,
+        "write_file",
+        json!({"path": "a.ts", "content": "export const n: number = 1;\n"}),
+    )
+    .await;
+    assert!(
+        created.ends_with("diagnostics (typescript): 0 new errors"),
+        "{created}"
+    );
+    let patch = "*** Begin Patch\n*** Update File: a.ts\n@@\n export const n: number = 1;\n+export const s: number = \"two\";\n*** End Patch";
+    let broke = run(&registry, &ctx, "apply_patch", json!({"input": patch})).await;
+    let lines = diagnostics_of(&broke);
+    assert_eq!(lines[0], "diagnostics (typescript): 1 new error", "{broke}");
+    assert!(lines[1].starts_with("a.ts:2:14: error [2322]"), "{broke}");
+}
