@@ -20,8 +20,8 @@ use tokio::time::Instant;
 use crate::client::{Client, uri_of};
 use crate::spec::{ServerSpec, language_id};
 
-/// How long to wait for a further publication after a matching one, for servers that
-/// publish a document's diagnostics in parts (syntax first, then types).
+/// How long to wait for a further publication after one without a version, for servers
+/// that publish a document's diagnostics in parts (syntax first, then types).
 const SETTLE: Duration = Duration::from_millis(150);
 
 /// Why a document's diagnostics could not be had.
@@ -190,8 +190,8 @@ impl Server {
         Ok(diags)
     }
 
-    /// Wait for a publication after `seq_before` for `version` (or any, from a server that
-    /// does not say), then for any further part within [`SETTLE`].
+    /// Wait for a publication after `seq_before` for `version`, or one without a version
+    /// and then any further part within [`SETTLE`].
     async fn pushed(
         &self,
         uri: &str,
@@ -205,6 +205,10 @@ impl Server {
         };
         loop {
             if let Some(p) = self.client.store.get(uri).filter(|p| fits(p)) {
+                if p.version.is_some() {
+                    // A publication for this very version is that version's whole set.
+                    return p.diagnostics;
+                }
                 let settle = (Instant::now() + SETTLE).min(deadline);
                 let mut latest = p;
                 while let Ok(Ok(())) = tokio::time::timeout_at(settle, changes.changed()).await {
