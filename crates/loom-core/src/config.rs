@@ -129,8 +129,7 @@ pub struct FileConfig {
     pub oracle: Option<OracleConfig>,
     /// Language-server diagnostics: `lsp = false`, or `[lsp.NAME]` server tables.
     pub lsp: Option<lsp::LspConfig>,
-    /// The most an edit waits for language-server diagnostics, in milliseconds (default
-    /// 2000).
+    /// The most an edit waits for language-server diagnostics, in ms (default 2000).
     pub lsp_wait_ms: Option<u64>,
 }
 
@@ -517,15 +516,7 @@ pub fn load(
         )?,
         api_key: nonempty(&api_key_env),
         api_key_env,
-        lsp: lsp::resolve(
-            merged.lsp.as_ref(),
-            merged.lsp_wait_ms,
-            env("PATH").as_deref(),
-        )
-        .map_err(|message| ConfigError::Invalid {
-            source_name: "lsp".into(),
-            message,
-        })?,
+        lsp: lsp::of_file(&merged, env("PATH").as_deref())?,
     };
     Ok(assemble(merged, checked, files))
 }

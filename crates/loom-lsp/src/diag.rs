@@ -244,6 +244,43 @@ mod tests {
         assert!(long.line("a").chars().count() < 300);
     }
 
+    fn arb_diag() -> impl proptest::strategy::Strategy<Value = Diag> {
+        use proptest::prelude::*;
+        (any::<bool>(), 1u32..50, 0u8..4).prop_map(|(error, line, m)| {
+            let severity = if error {
+                Severity::Error
+            } else {
+                Severity::Warning
+            };
+            d(severity, line, &format!("m{m}"))
+        })
+    }
+
+    proptest::proptest! {
+        /// Invariant: what an edit introduced is taken from `after` (in its order), is never
+        /// fewer than `after` has beyond `before`, and an edit that changes no diagnostic
+        /// (`after` is `before` moved anywhere) introduced nothing.
+        #[test]
+        fn introduced_is_a_multiset_difference(
+            before in proptest::collection::vec(arb_diag(), 0..12),
+            after in proptest::collection::vec(arb_diag(), 0..12),
+            shift in 0u32..20,
+        ) {
+            let new = introduced(&before, &after);
+            let mut rest = after.iter();
+            for n in &new {
+                proptest::prop_assert!(rest.any(|a| a == n));
+            }
+            proptest::prop_assert!(new.len() >= after.len().saturating_sub(before.len()));
+            let moved: Vec<Diag> = before
+                .iter()
+                .rev()
+                .map(|b| Diag { line: b.line + shift, ..b.clone() })
+                .collect();
+            proptest::prop_assert!(introduced(&before, &moved).is_empty());
+        }
+    }
+
     #[test]
     fn a_clean_report_says_so_in_one_line() {
         let text = render("pyright", &[FileReport::default()], "new");

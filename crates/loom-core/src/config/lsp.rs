@@ -97,6 +97,20 @@ pub struct LspSettings {
     pub wait: Duration,
 }
 
+/// The language servers of the merged configuration `file`, with the built-in ones on
+/// `path_var`.
+pub(super) fn of_file(
+    file: &super::FileConfig,
+    path_var: Option<&str>,
+) -> Result<LspSettings, super::ConfigError> {
+    resolve(file.lsp.as_ref(), file.lsp_wait_ms, path_var).map_err(|message| {
+        super::ConfigError::Invalid {
+            source_name: "lsp".into(),
+            message,
+        }
+    })
+}
+
 /// Resolve `lsp` and `lsp_wait_ms` against the built-in servers on `path_var`.
 pub fn resolve(
     lsp: Option<&LspConfig>,
