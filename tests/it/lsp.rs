@@ -361,3 +361,111 @@ async fn a_typescript_edit_gets_its_type_error_through_apply_patch() {
     assert_eq!(lines[0], "diagnostics (typescript): 1 new error", "{broke}");
     assert!(lines[1].starts_with("a.ts:2:14: error [2322]"), "{broke}");
 }
+
+/// A tiny language server in Python that offers pull diagnostics (`diagnosticProvider`):
+/// every line holding `BAD` is an error, coded with the word after it. It never publishes,
+/// so answers can only come from `textDocument/diagnostic`.
+const PULL_SERVER: &str = r#"import json, sys
+docs = {}
+def read():
+    length = None
+    while True:
+        line = sys.stdin.buffer.readline()
+        if not line:
+            sys.exit(0)
+        line = line.strip()
+        if not line:
+            break
+        name, _, value = line.partition(b":")
+        if name.lower() == b"content-length":
+            length = int(value)
+    return json.loads(sys.stdin.buffer.read(length))
+def send(message):
+    body = json.dumps(message).encode()
+    sys.stdout.buffer.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+    sys.stdout.buffer.flush()
+while True:
+    m = read()
+    method, params = m.get("method"), m.get("params", {})
+    if method == "initialize":
+        send({"jsonrpc": "2.0", "id": m["id"], "result": {"capabilities": {
+            "textDocumentSync": 1,
+            "diagnosticProvider": {"interFileDependencies": False, "workspaceDiagnostics": False}}}})
+    elif method == "textDocument/didOpen":
+        docs[params["textDocument"]["uri"]] = params["textDocument"]["text"]
+    elif method == "textDocument/didChange":
+        docs[params["textDocument"]["uri"]] = params["contentChanges"][-1]["text"]
+    elif method == "textDocument/diagnostic":
+        text = docs.get(params["textDocument"]["uri"], "")
+        items = []
+        for n, line in enumerate(text.split("\n")):
+            col = line.find("BAD")
+            if col >= 0:
+                code = (line[col + 3:].split() or ["?"])[0]
+                items.append({"range": {"start": {"line": n, "character": col},
+                                        "end": {"line": n, "character": col + 3}},
+                              "severity": 1, "code": code, "message": "bad " + code})
+        send({"jsonrpc": "2.0", "id": m["id"], "result": {"kind": "full", "items": items}})
+    elif "id" in m:
+        send({"jsonrpc": "2.0", "id": m["id"], "result": None})
+"#;
+
+/// Pull diagnostics: a server that offers `textDocument/diagnostic` is asked, not waited
+/// for; an edit elsewhere in a file with an old error reports nothing new, and two copies of
+/// one error where there was one report the second.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_server_with_pull_diagnostics_is_asked_and_old_errors_stay_old() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("pull.py");
+    std::fs::write(&script, PULL_SERVER).unwrap();
+    let (_ws, _root, registry, ctx) = workspace(&format!(
+        "lsp_wait_ms = 20000\n[lsp.pull]\ncommand = \"python3\"\nargs = [{:?}]\nfiletypes = [\"txt\"]\n",
+        script.display().to_string()
+    ));
+    let created = run(
+        &registry,
+        &ctx,
+        "write_file",
+        json!({"path": "a.txt", "content": "one\nBAD old\nthree\n"}),
+    )
+    .await;
+    assert_eq!(
+        diagnostics_of(&created),
+        [
+            "diagnostics (pull): 1 new error",
+            "a.txt:2:1: error [old] bad old"
+        ],
+        "{created}"
+    );
+    let elsewhere = run(
+        &registry,
+        &ctx,
+        "edit_file",
+        json!({"path": "a.txt", "old_str": "one\n", "new_str": "zero\none\n"}),
+    )
+    .await;
+    assert_eq!(
+        diagnostics_of(&elsewhere),
+        [
+            "diagnostics (pull): 0 new errors",
+            "(1 error there before this edit, not listed)"
+        ],
+        "{elsewhere}"
+    );
+    let twice = run(
+        &registry,
+        &ctx,
+        "edit_file",
+        json!({"path": "a.txt", "old_str": "three\n", "new_str": "x BAD old\n"}),
+    )
+    .await;
+    assert_eq!(
+        diagnostics_of(&twice),
+        [
+            "diagnostics (pull): 1 new error",
+            "a.txt:4:3: error [old] bad old",
+            "(1 error there before this edit, not listed)"
+        ],
+        "{twice}"
+    );
+}
