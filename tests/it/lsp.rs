@@ -469,3 +469,86 @@ async fn a_server_with_pull_diagnostics_is_asked_and_old_errors_stay_old() {
         "{twice}"
     );
 }
+
+/// Through the agent: a model's `write_file`, approved and written through the undo
+/// journal's path, reads the diagnostics in its result, and the front end is told the
+/// servers' state (`AgentEvent::LspStatus`) with the error counted.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_agent_s_write_carries_the_diagnostics_and_the_front_end_gets_the_count() {
+    use crate::support::{self, ScriptedServer};
+    use loom::agent::{AgentEvent, ApprovalAnswer, Runner};
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("pull.py");
+    std::fs::write(&script, PULL_SERVER).unwrap();
+    let ws = dir.path().join("ws");
+    std::fs::create_dir_all(&ws).unwrap();
+    let file = dir.path().join("config.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "lsp_wait_ms = 20000\n[lsp.pull]\ncommand = \"python3\"\nargs = [{:?}]\nfiletypes = [\"txt\"]\n",
+            script.display().to_string()
+        ),
+    )
+    .unwrap();
+    let server = ScriptedServer::start(vec![
+        support::calls_openai(&[(
+            "w1",
+            "write_file",
+            r#"{"path": "a.txt", "content": "ok\nBAD e1\n"}"#,
+        )]),
+        support::text_reply("done"),
+    ])
+    .await;
+    let flags = FlagConfig {
+        base_url: Some(server.base_url()),
+        model: Some("scripted-model".into()),
+        approval: Some("supervised".into()),
+        config_file: Some(file),
+        ..FlagConfig::default()
+    };
+    let config = config::load(&ws, &flags, &|_| None).unwrap();
+    let root = std::fs::canonicalize(&ws).unwrap();
+    let provider = setup::Provider::Ready {
+        settings: loom::llm::ProviderSettings::new(&server.base_url(), "scripted-model"),
+        origin: "test".into(),
+    };
+    let ctx = setup::tool_context(&root, &config, "lsp-agent").unwrap();
+    let mut agent = Runner::spawn(loom::compose::runner_parts(
+        &config,
+        &provider,
+        ctx,
+        true,
+        Vec::new(),
+        setup::SessionFiles::none(),
+    ));
+    let events =
+        crate::agent::run_turn(&mut agent, "write it", |_, _| ApprovalAnswer::Approve).await;
+    let result = events
+        .iter()
+        .find_map(|e| match e {
+            AgentEvent::ToolResult { name, result, .. } if name == "write_file" => Some(result),
+            _ => None,
+        })
+        .expect("the write's result");
+    assert!(result.success, "{result:?}");
+    assert_eq!(
+        diagnostics_of(&result.output),
+        [
+            "diagnostics (pull): 1 new error",
+            "a.txt:2:1: error [e1] bad e1"
+        ],
+        "{}",
+        result.output
+    );
+    let counted = events.iter().any(|e| {
+        matches!(e, AgentEvent::LspStatus { servers } if servers.len() == 1 && servers[0].errors == 1)
+    });
+    assert!(counted, "{events:?}");
+    let sent = support::tool_messages(&server.requests()[1]);
+    assert!(
+        sent.iter()
+            .any(|(_, v)| v.to_string().contains("a.txt:2:1: error [e1] bad e1")),
+        "the model reads it: {sent:?}"
+    );
+}
