@@ -82,16 +82,6 @@ impl Server {
         })
     }
 
-    /// The text the server has for `path`, if it was given the document.
-    pub async fn text_of(&self, path: &Path) -> Option<String> {
-        let uri = uri_of(path)?;
-        self.docs
-            .lock()
-            .await
-            .get(uri.as_str())
-            .map(|(_, t)| t.clone())
-    }
-
     /// Give the server `text` as the content of `path` (opening it the first time);
     /// returns the version sent, or `None` when the server already has that text.
     pub async fn sync(&self, path: &Path, text: &str) -> Result<Option<i32>, String> {
