@@ -552,3 +552,97 @@ async fn the_agent_s_write_carries_the_diagnostics_and_the_front_end_gets_the_co
         "the model reads it: {sent:?}"
     );
 }
+
+/// A language server runs contained like a command — the first process of a PID namespace
+/// of its own where the system allows one, writes only where the sandbox lets commands
+/// write — and its whole process group ends when the session's tools are dropped.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_server_runs_contained_and_ends_with_the_session() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = dir.path().join("server.sh");
+    // Outside the workspace and the temp dirs sandboxed commands may write.
+    let elsewhere = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let outside = elsewhere.path().join("outside.txt");
+    std::fs::write(
+        &server,
+        format!(
+            "#!/bin/sh\necho x > {:?} 2>/dev/null\necho $$ > pid.txt\nexec sleep 600\n",
+            outside.display().to_string()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&server, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let (_ws, root, registry, ctx) = workspace(&format!(
+        "lsp_wait_ms = 300\nsandbox_writable = []\n[lsp.contained]\ncommand = {:?}\nfiletypes = [\"txt\"]\n",
+        server.display().to_string()
+    ));
+    let out = run(
+        &registry,
+        &ctx,
+        "write_file",
+        json!({"path": "a.txt", "content": "x\n"}),
+    )
+    .await;
+    assert!(
+        out.ends_with("diagnostics unavailable: starting (contained)"),
+        "{out}"
+    );
+    let pid_file = root.join("pid.txt");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while std::fs::read_to_string(&pid_file).map_or(true, |t| !t.ends_with('\n')) {
+        assert!(Instant::now() < deadline, "the server never started");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    if loom_sandbox::protection_available() {
+        assert_eq!(
+            std::fs::read_to_string(&pid_file).unwrap(),
+            "1\n",
+            "PID 1 of its namespace"
+        );
+    } else {
+        eprintln!("SKIPPED the namespace check: this system allows no namespaces");
+    }
+    eprintln!("sandbox active: {}", ctx.sandbox.is_active());
+    // The write was tried before pid.txt was written: it lands only without the sandbox.
+    assert_eq!(
+        outside.exists(),
+        !ctx.sandbox.is_active(),
+        "the sandbox decides whether the server writes outside the workspace"
+    );
+    if ctx.sandbox.is_active() {
+        // The write was tried before pid.txt was written.
+        assert!(!outside.exists(), "the server wrote outside the workspace");
+    }
+    let groups: Vec<u32> = {
+        // The starting server has no ready group yet; its group is the one in /proc whose
+        // command line is the script's.
+        let mut found = Vec::new();
+        for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+            let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+                continue;
+            };
+            let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+            if String::from_utf8_lossy(&cmdline).contains(&server.display().to_string()) {
+                found.push(pid);
+            }
+        }
+        found
+    };
+    drop(registry);
+    drop(ctx);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    for pid in groups {
+        while Path::new(&format!("/proc/{pid}")).exists()
+            && !std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .unwrap_or_default()
+                .contains(") Z")
+        {
+            assert!(
+                Instant::now() < deadline,
+                "process {pid} outlived the session"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+}
