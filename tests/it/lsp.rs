@@ -53,7 +53,7 @@ fn workspace(lsp_config: &str) -> (tempfile::TempDir, PathBuf, ToolRegistry, Too
 fn pyright_workspace() -> Option<(tempfile::TempDir, PathBuf, ToolRegistry, ToolContext)> {
     let server = pyright()?;
     Some(workspace(&format!(
-        "lsp_wait_ms = 8000\n[lsp.pyright]\ncommand = {:?}\n",
+        "lsp_wait_ms = 30000\n[lsp.pyright]\ncommand = {:?}\n",
         server.display().to_string()
     )))
 }
@@ -566,7 +566,7 @@ async fn a_server_runs_contained_and_ends_with_the_session() {
     std::fs::write(
         &server,
         format!(
-            "#!/bin/sh\necho x > {:?} 2>/dev/null\necho $$ > pid.txt\nexec sleep 600\n",
+            "#!/bin/sh\necho x > {:?} 2>/dev/null\necho $$ > pid.txt\nsleep 600\n",
             outside.display().to_string()
         ),
     )
@@ -615,8 +615,8 @@ async fn a_server_runs_contained_and_ends_with_the_session() {
         assert!(!outside.exists(), "the server wrote outside the workspace");
     }
     let groups: Vec<u32> = {
-        // The starting server has no ready group yet; its group is the one in /proc whose
-        // command line is the script's.
+        // The server (still starting: it never answers) is the shell whose command line
+        // names the script.
         let mut found = Vec::new();
         for entry in std::fs::read_dir("/proc").unwrap().flatten() {
             let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
@@ -629,6 +629,7 @@ async fn a_server_runs_contained_and_ends_with_the_session() {
         }
         found
     };
+    assert!(!groups.is_empty(), "the server's shell is running");
     drop(registry);
     drop(ctx);
     let deadline = Instant::now() + Duration::from_secs(10);

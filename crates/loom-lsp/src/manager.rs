@@ -66,6 +66,18 @@ struct Slot {
     phase: watch::Sender<Phase>,
     generation: AtomicU64,
     restarts: AtomicU32,
+    /// The handshake under way, aborted when the slot is dropped.
+    handshake: Mutex<Option<tokio::task::AbortHandle>>,
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        if let Ok(mut h) = self.handshake.lock()
+            && let Some(task) = h.take()
+        {
+            task.abort();
+        }
+    }
 }
 
 struct Inner {
@@ -225,6 +237,7 @@ impl Lsp {
             phase: watch::channel(Phase::Starting).0,
             generation: AtomicU64::new(0),
             restarts: AtomicU32::new(0),
+            handshake: Mutex::new(None),
         });
         slots.push(slot.clone());
         drop(slots);
@@ -278,9 +291,10 @@ impl Lsp {
                 return;
             }
         };
-        let (slot, lsp) = (slot.clone(), self.clone());
-        tokio::spawn(async move {
-            let init = Server::initialize(client, &slot.spec);
+        let spec = slot.spec.clone();
+        let (weak_slot, weak_lsp) = (Arc::downgrade(slot), Arc::downgrade(&self.inner));
+        let task = tokio::spawn(async move {
+            let init = Server::initialize(client, &spec);
             let phase = match tokio::time::timeout(INIT_LIMIT, init).await {
                 Ok(Ok(server)) => Phase::Ready(Arc::new(server)),
                 Ok(Err(e)) => Phase::Exited(format!("its handshake failed: {e}")),
@@ -288,11 +302,21 @@ impl Lsp {
                     "it did not answer `initialize` within {INIT_LIMIT:?}"
                 )),
             };
+            let (Some(slot), Some(inner)) = (weak_slot.upgrade(), weak_lsp.upgrade()) else {
+                return;
+            };
             if slot.generation.load(Ordering::SeqCst) == generation {
                 slot.phase.send_replace(phase);
-                lsp.bump();
+                inner.changed.send_modify(|n| *n += 1);
             }
         });
+        // The handshake holds the server: when the slot goes (the session ended), the
+        // handshake is dropped with it, and so is the server's process group.
+        if let Ok(mut handshake) = slot.handshake.lock()
+            && let Some(old) = handshake.replace(task.abort_handle())
+        {
+            old.abort();
+        }
     }
 
     fn bump(&self) {
