@@ -33,6 +33,7 @@ fn app() -> App {
         workspace: "~/bench".into(),
         session_id: "bench".into(),
         mcp: Vec::new(),
+        lsp: Vec::new(),
     };
     App::new(Theme::fallback(ColorDepth::TrueColor), status, tx)
 }

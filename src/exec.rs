@@ -261,6 +261,9 @@ fn printed(event: &AgentEvent) -> bool {
         | AgentEvent::Rewound { .. }
         | AgentEvent::Forked { .. }
         | AgentEvent::CustomCommands { .. }
-        | AgentEvent::PromptHistory { .. } => false,
+        | AgentEvent::PromptHistory { .. }
+        // The diagnostics themselves are in the tool results; the servers' state is for
+        // screens.
+        | AgentEvent::LspStatus { .. } => false,
     }
 }

@@ -16,7 +16,7 @@ pub use loom_acp as acp;
 pub use loom_base as base;
 pub use loom_base::{gitcmd, lockfile, printable, private, secrets};
 pub use loom_core::{
-    agent, changelog, compose, config, cron, hooks, mcp, memory, session, setup, tools,
+    agent, changelog, compose, config, cron, hooks, lsp, mcp, memory, session, setup, tools,
 };
 pub use loom_llm as llm;
 pub use loom_policy as policy;

@@ -68,6 +68,7 @@ pub async fn run(start: Start) -> anyhow::Result<ExitCode> {
         workspace: short_path(&workspace),
         session_id,
         mcp: Vec::new(),
+        lsp: Vec::new(),
     };
     let trust_question = match &config.project_trust {
         ProjectTrust::Untrusted { ignored, file, .. } => Some(TrustQuestion {

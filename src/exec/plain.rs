@@ -119,6 +119,7 @@ impl<O: Write, E: Write> Plain<O, E> {
             // in its update_plan call's line.
             AgentEvent::Approval { .. }
             | AgentEvent::PlanUpdated { .. }
+            | AgentEvent::LspStatus { .. }
             | AgentEvent::ReasoningDelta { .. }
             | AgentEvent::StateChanged { .. }
             | AgentEvent::UserMessage { .. }

@@ -23,6 +23,7 @@ const CRATES: &[(&str, &str, bool)] = &[
     ("loom-core", "crates/loom-core/src", false),
     ("loom-llm", "crates/loom-llm/src", true),
     ("loom-mcp-server", "crates/loom-mcp-server/src", true),
+    ("loom-lsp", "crates/loom-lsp/src", true),
     ("loom-policy", "crates/loom-policy/src", true),
     ("loom-protocol", "crates/loom-protocol/src", true),
     ("loom-sandbox", "crates/loom-sandbox/src", true),

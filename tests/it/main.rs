@@ -26,6 +26,7 @@ mod files_beneath;
 mod full_disk;
 mod hooks;
 mod images;
+mod lsp;
 mod masking;
 mod mcp;
 mod mcp_edges;

@@ -7,6 +7,7 @@
 
 pub mod file;
 pub mod hooks;
+pub mod lsp;
 pub mod mcp;
 pub mod oracle;
 pub mod trust;
@@ -132,6 +133,10 @@ pub struct FileConfig {
     pub notify: Option<crate::protocol::notify::NotifyMode>,
     /// A program (argv) run on each notification, the event as JSON on its stdin.
     pub notify_command: Option<Vec<String>>,
+    /// Language-server diagnostics: `lsp = false`, or `[lsp.NAME]` server tables.
+    pub lsp: Option<lsp::LspConfig>,
+    /// The most an edit waits for language-server diagnostics, in ms (default 2000).
+    pub lsp_wait_ms: Option<u64>,
 }
 
 /// The `[approval]` table.
@@ -234,6 +239,8 @@ impl FileConfig {
             mcp_servers: mcp::overlay_servers(self.mcp_servers, other.mcp_servers),
             notify: other.notify.or(self.notify),
             notify_command: other.notify_command.or(self.notify_command),
+            lsp: lsp::overlay(self.lsp, other.lsp),
+            lsp_wait_ms: other.lsp_wait_ms.or(self.lsp_wait_ms),
             oracle: overlay_tables(self.oracle, other.oracle, |a, b| OracleConfig {
                 model: b.model.or(a.model),
                 base_url: b.base_url.or(a.base_url),
@@ -460,6 +467,8 @@ pub struct Config {
     pub mcp_servers: Vec<mcp::McpServer>,
     /// The second model `oracle` consults.
     pub oracle: OracleSettings,
+    /// The language servers for diagnostics after edits.
+    pub lsp: lsp::LspSettings,
 }
 
 /// The user config file's path (`~/.config/loom/config.toml` on Linux).
@@ -498,6 +507,7 @@ pub fn load(
         )?,
         api_key: nonempty(&api_key_env),
         api_key_env,
+        lsp: lsp::of_file(&merged, env("PATH").as_deref())?,
     };
     Ok(assemble(merged, checked, files))
 }
@@ -587,6 +597,7 @@ struct Checked {
     oracle: OracleSettings,
     api_key_env: String,
     api_key: Option<String>,
+    lsp: lsp::LspSettings,
 }
 
 /// The modes named by words, parsed.
@@ -697,6 +708,7 @@ fn assemble(merged: FileConfig, checked: Checked, files: FileLayers) -> Config {
         oracle,
         api_key_env,
         api_key,
+        lsp,
     } = checked;
     let approval = merged.approval.clone().unwrap_or_default();
     let tools = merged.tools.clone().unwrap_or_default();
@@ -765,6 +777,7 @@ fn assemble(merged: FileConfig, checked: Checked, files: FileLayers) -> Config {
             .unwrap_or(crate::llm::DEFAULT_IDLE_TIMEOUT_SECS)
             .clamp(1, 3600),
         mcp_servers,
+        lsp,
     }
 }
 

@@ -26,5 +26,6 @@ pub mod tools;
 pub use loom_base as base;
 pub use loom_base::{gitcmd, lockfile, printable, private, secrets};
 pub use loom_llm as llm;
+pub use loom_lsp as lsp;
 pub use loom_policy as policy;
 pub use loom_protocol as protocol;

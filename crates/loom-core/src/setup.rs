@@ -298,6 +298,11 @@ pub fn tool_registry(
             .expect("web tool names differ from the workspace tools");
     }
     unoffered.extend(missing);
+    if !config.lsp.servers.is_empty() {
+        registry
+            .register(Arc::new(crate::tools::diagnostics::Diagnostics))
+            .expect("diagnostics differs from the other tool names");
+    }
     (registry, unoffered)
 }
 
@@ -308,6 +313,7 @@ pub fn tool_context(
     session_id: &str,
 ) -> std::io::Result<ToolContext> {
     let confinement = Confinement::new(root, forbidden_rules(config))?;
+    let confinement_root = &confinement.root().to_path_buf();
     Ok(ToolContext {
         cwd: confinement.root().to_path_buf(),
         workspace: Some(Arc::new(confinement)),
@@ -322,6 +328,7 @@ pub fn tool_context(
                 extra: config.env.clone(),
             },
         }),
+        lsp: lsp_for(confinement_root, config, sandbox_for(root, config).spec),
         sandbox: sandbox_for(root, config).spec,
     })
 }
@@ -473,4 +480,26 @@ pub fn hooks(config: &Config, policy: &Policy, root: &Path) -> HookChain {
 /// none). Must be called on a tokio runtime.
 pub fn mcp_servers(config: &Config) -> Option<crate::mcp::McpManager> {
     (!config.mcp_servers.is_empty()).then(|| crate::mcp::McpManager::start(&config.mcp_servers))
+}
+
+/// The language servers for the workspace at `root` under `config`, contained by
+/// `sandbox` like commands; `None` when `lsp = false` or no server is configured or on
+/// `PATH`. Nothing starts until a file needs a server.
+pub fn lsp_for(
+    root: &Path,
+    config: &Config,
+    sandbox: loom_sandbox::SandboxSpec,
+) -> Option<loom_lsp::Lsp> {
+    if config.lsp.servers.is_empty() {
+        return None;
+    }
+    Some(loom_lsp::Lsp::new(loom_lsp::LspSettings {
+        servers: config.lsp.servers.clone(),
+        wait: config.lsp.wait,
+        workspace: root.to_path_buf(),
+        sandbox,
+        env: EnvPolicy {
+            extra: config.env.clone(),
+        },
+    }))
 }

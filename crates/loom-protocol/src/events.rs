@@ -539,6 +539,12 @@ pub enum AgentEvent {
         /// The prompts.
         prompts: Vec<crate::custom_command::PastPrompt>,
     },
+    /// The language servers' status changed (sent when one starts, becomes ready, exits
+    /// or its diagnostics change; never when no server was needed).
+    LspStatus {
+        /// Every server started so far.
+        servers: Vec<crate::lsp::LspServerStatus>,
+    },
 }
 
 /// What front ends ask of the agent.

@@ -18,6 +18,7 @@ pub mod custom_command;
 pub mod events;
 pub mod image;
 pub mod intent;
+pub mod lsp;
 pub mod mcp;
 pub mod memory;
 pub mod message;

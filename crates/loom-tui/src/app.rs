@@ -217,7 +217,8 @@ impl App {
             status @ (AgentEvent::StateChanged { .. }
             | AgentEvent::Usage { .. }
             | AgentEvent::ContextWindow { .. }
-            | AgentEvent::McpStatus { .. }) => {
+            | AgentEvent::McpStatus { .. }
+            | AgentEvent::LspStatus { .. }) => {
                 for warning in self.status.on_agent_event(status) {
                     self.transcript.push_notice(NoticeLevel::Warning, &warning);
                 }

@@ -83,6 +83,8 @@ mod diff_snapshot_tests;
 #[cfg(test)]
 mod input_tests;
 #[cfg(test)]
+mod lsp_snapshot_tests;
+#[cfg(test)]
 mod mcp_snapshot_tests;
 #[cfg(test)]
 mod output_snapshot_tests;

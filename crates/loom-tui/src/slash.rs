@@ -197,6 +197,14 @@ pub const COMMANDS: &[SlashCommand] = &[
         run: mcp,
     },
     SlashCommand {
+        name: "lsp",
+        aliases: &[],
+        args: "",
+        help: "the language servers, their state and diagnostics",
+        values: none,
+        run: lsp,
+    },
+    SlashCommand {
         name: "memory",
         aliases: &[],
         args: "[search WORDS|rm KEY]",
@@ -578,6 +586,18 @@ fn mcp(app: &mut App, arg: &str) {
             }
         },
     };
+    app.say(NoticeLevel::Info, &text);
+}
+
+fn lsp(app: &mut App, _arg: &str) {
+    if app.status.lsp.is_empty() {
+        return app.say(
+            NoticeLevel::Info,
+            "no language server has been started yet: one starts when a file of its language \
+             is edited or checked (see docs/lsp.md)",
+        );
+    }
+    let text = crate::protocol::lsp::overview(&app.status.lsp);
     app.say(NoticeLevel::Info, &text);
 }
 

@@ -35,6 +35,8 @@ pub struct StatusInfo {
     pub session_id: String,
     /// The MCP servers, as last reported.
     pub mcp: Vec<ServerStatus>,
+    /// The language servers, as last reported (empty until one was needed).
+    pub lsp: Vec<crate::protocol::lsp::LspServerStatus>,
 }
 
 impl StatusInfo {
@@ -46,6 +48,7 @@ impl StatusInfo {
             AgentEvent::Usage { usage } => self.on_usage(usage),
             AgentEvent::ContextWindow { tokens, .. } => self.context_window = Some(tokens),
             AgentEvent::McpStatus { servers } => return self.on_mcp_status(servers),
+            AgentEvent::LspStatus { servers } => self.lsp = servers,
             _ => {}
         }
         Vec::new()

@@ -410,6 +410,14 @@ impl App {
                 style,
             ));
         }
+        if let Some(lsp) = crate::protocol::lsp::summary(&self.status.lsp) {
+            let style = if lsp.starts_with("lsp 0E") || lsp == "lsp starting" {
+                base
+            } else {
+                base.fg(t.warning)
+            };
+            parts.push(Part::new(vec![lsp], &[], Some(RANK_DROP_MCP), style));
+        }
         parts.push(Part::new(
             vec![self.status.workspace.clone()],
             &[],

@@ -37,6 +37,7 @@ pub(super) fn app(theme: &str) -> (App, mpsc::UnboundedReceiver<UserOp>) {
         workspace: "~/src/demo".into(),
         session_id: "20261122-080000-abcd".into(),
         mcp: Vec::new(),
+        lsp: Vec::new(),
     };
     let theme = Theme::load(theme, ColorDepth::TrueColor).unwrap();
     let mut app = App::new(theme, status, tx);

@@ -247,6 +247,9 @@ impl Runner {
         if let Some(mcp) = &parts.mcp {
             forward_mcp_status(mcp.clone(), events_tx.clone());
         }
+        if let (Some(lsp), None) = (&parts.ctx.lsp, parts.persistence.parent_turn) {
+            forward_lsp_status(lsp.clone(), events_tx.clone());
+        }
         let mut runner = Runner::new(parts, events_tx, unsaved.clone());
         if let Some(tokens) = runner.window.tokens {
             let _ = runner.events.send(AgentEvent::ContextWindow {
@@ -604,6 +607,20 @@ fn forward_mcp_status(mcp: crate::mcp::McpManager, events: mpsc::UnboundedSender
                 return;
             }
             if changes.changed().await.is_err() {
+                return;
+            }
+        }
+    });
+}
+
+/// Send the language servers' status after every change (none before a server is
+/// needed), until the front end is gone.
+fn forward_lsp_status(lsp: loom_lsp::Lsp, events: mpsc::UnboundedSender<AgentEvent>) {
+    let mut changes = lsp.subscribe();
+    tokio::spawn(async move {
+        while changes.changed().await.is_ok() {
+            let servers = lsp.status();
+            if events.send(AgentEvent::LspStatus { servers }).is_err() {
                 return;
             }
         }

@@ -81,7 +81,7 @@ impl TypedTool for ApplyPatch {
         Duration::from_secs(30)
     }
     async fn run(&self, args: Arc<ApplyPatchArgs>, ctx: &ToolContext) -> ToolResult {
-        super::typed::apply_changes("apply_patch", self.changes(args, ctx).await).await
+        super::typed::apply_changes("apply_patch", self.changes(args, ctx).await, ctx).await
     }
     async fn changes(
         &self,

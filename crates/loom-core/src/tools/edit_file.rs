@@ -121,7 +121,7 @@ impl TypedTool for EditFile {
         Duration::from_secs(15)
     }
     async fn run(&self, args: Arc<EditFileArgs>, ctx: &ToolContext) -> ToolResult {
-        super::typed::apply_changes("edit_file", self.changes(args, ctx).await).await
+        super::typed::apply_changes("edit_file", self.changes(args, ctx).await, ctx).await
     }
     async fn changes(
         &self,

@@ -17,6 +17,7 @@ pub mod bash;
 pub mod browser;
 pub mod change;
 pub mod cron;
+pub mod diagnostics;
 pub mod edit_choice;
 pub mod edit_file;
 pub mod edit_match;
@@ -100,6 +101,8 @@ pub struct ToolContext {
     pub limits: Arc<ToolLimits>,
     /// How commands are confined by the operating system.
     pub sandbox: SandboxSpec,
+    /// The language servers that check each write (`None`: diagnostics are off).
+    pub lsp: Option<loom_lsp::Lsp>,
 }
 
 impl ToolContext {
@@ -115,6 +118,7 @@ impl ToolContext {
             cancel: CancellationToken::new(),
             limits: Arc::new(ToolLimits::default()),
             sandbox: SandboxSpec::off(),
+            lsp: None,
         })
     }
 

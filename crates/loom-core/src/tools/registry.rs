@@ -290,7 +290,11 @@ impl ToolRegistry {
         let Some(tool) = self.get(name) else {
             return self.unknown(name);
         };
-        let timeout = tool.timeout(args);
+        let mut timeout = tool.timeout(args);
+        if let (ToolKind::Write, Some(lsp)) = (tool.kind(), &ctx.lsp) {
+            // A write waits for its diagnostics after writing; that wait never fails it.
+            timeout += lsp.wait();
+        }
         let call_ctx = ctx.child();
         let fut = std::panic::AssertUnwindSafe(tool.run(args, &call_ctx)).catch_unwind();
         let result = match tokio::time::timeout(timeout, fut).await {
@@ -337,7 +341,12 @@ impl ToolRegistry {
         let tool = self.get(name)?;
         let fut = std::panic::AssertUnwindSafe(tool.changes(args, ctx)).catch_unwind();
         match fut.await {
-            Ok(r) => r,
+            Ok(r) => {
+                if let Some(Ok(changes)) = &r {
+                    super::diagnostics::warm(ctx, changes);
+                }
+                r
+            }
             Err(panic) => Some(Err(ToolError::Other(format!(
                 "the {name} tool crashed while computing its change ({})",
                 panic_message(&panic)
@@ -352,9 +361,13 @@ impl ToolRegistry {
         selection: HunkSelection,
         ctx: &ToolContext,
     ) -> ToolResult {
-        let result = super::blocking("the write", move || change::apply_all(&changes, &selection))
-            .await
-            .unwrap_or_else(ToolResult::from);
+        let changes = Arc::new(changes);
+        let writing = changes.clone();
+        let mut result =
+            super::blocking("the write", move || change::apply_all(&writing, &selection))
+                .await
+                .unwrap_or_else(ToolResult::from);
+        super::diagnostics::after_write(ctx, &changes, &mut result).await;
         self.bound(result, ctx)
     }
 

@@ -240,13 +240,20 @@ impl<T: TypedTool> Tool for T {
 pub async fn apply_changes(
     tool: &str,
     changes: Option<Result<Vec<FileChange>, ToolError>>,
+    ctx: &super::ToolContext,
 ) -> ToolResult {
     match changes {
-        Some(Ok(changes)) => super::blocking(tool, move || {
-            super::change::apply_all(&changes, &super::change::HunkSelection::All)
-        })
-        .await
-        .unwrap_or_else(ToolResult::from),
+        Some(Ok(changes)) => {
+            let shared = std::sync::Arc::new(changes);
+            let writing = shared.clone();
+            let mut result = super::blocking(tool, move || {
+                super::change::apply_all(&writing, &super::change::HunkSelection::All)
+            })
+            .await
+            .unwrap_or_else(ToolResult::from);
+            super::diagnostics::after_write(ctx, &shared, &mut result).await;
+            result
+        }
         Some(Err(e)) => e.into(),
         None => ToolResult::err(format!("{tool} has no preview")),
     }

@@ -57,7 +57,7 @@ impl TypedTool for WriteFile {
         Duration::from_secs(15)
     }
     async fn run(&self, args: Arc<WriteFileArgs>, ctx: &ToolContext) -> ToolResult {
-        super::typed::apply_changes("write_file", self.changes(args, ctx).await).await
+        super::typed::apply_changes("write_file", self.changes(args, ctx).await, ctx).await
     }
     async fn changes(
         &self,

@@ -395,6 +395,20 @@ pub const CLASSIFICATION: &[KeyClass] = &[
          `enabled = true` loosen too, `deny`, timeouts and `enabled = false` only tighten",
         r#"mcp_servers.theirs = { command = "./serve.sh" }"#,
     ),
+    row(
+        "lsp",
+        L,
+        "every language server the project adds or changes, and `lsp = true` when you \
+         switched them off: Loom would start that program on your files; `enabled = false` \
+         and `lsp = false` only tighten",
+        r#"lsp.theirs = { command = "./serve.sh", filetypes = ["py"] }"#,
+    ),
+    row(
+        "lsp_wait_ms",
+        N,
+        "how long an edit waits for diagnostics: time, not what Loom may do",
+        "lsp_wait_ms = 10000",
+    ),
 ];
 
 pub use crate::protocol::trust::Loosening;
@@ -470,6 +484,8 @@ pub fn split(user: &FileConfig, project: FileConfig) -> (FileConfig, Vec<Looseni
         oracle,
         notify,
         notify_command,
+        lsp,
+        lsp_wait_ms,
     } = project;
     let mut loose = Vec::new();
     let mut kept = FileConfig {
@@ -487,6 +503,7 @@ pub fn split(user: &FileConfig, project: FileConfig) -> (FileConfig, Vec<Looseni
         edit_tool,
         strict_tools,
         notify,
+        lsp_wait_ms,
         ..FileConfig::default()
     };
     kept.base_url = split_base_url(user, base_url, &mut loose);
@@ -521,6 +538,7 @@ pub fn split(user: &FileConfig, project: FileConfig) -> (FileConfig, Vec<Looseni
         loose.push(loosening("notify_command", what));
         None
     });
+    kept.lsp = lsp.and_then(|l| keys::split_lsp(user, l, &mut loose));
     (kept, loose)
 }
 

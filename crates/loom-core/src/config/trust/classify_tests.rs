@@ -50,6 +50,8 @@ fn every_config_key_has_a_row_in_the_classification() {
         oracle,
         notify,
         notify_command,
+        lsp,
+        lsp_wait_ms,
     } = every;
     let crate::config::web::WebConfig {
         allow_private,
@@ -144,6 +146,8 @@ fn every_config_key_has_a_row_in_the_classification() {
         ),
         ("edit_tool", edit_tool.is_some()),
         ("strict_tools", strict_tools.is_some()),
+        ("lsp", lsp.is_some()),
+        ("lsp_wait_ms", lsp_wait_ms.is_some()),
         ("web.allow_private", allow_private.is_some()),
         ("web.allowed_domains", allowed_domains.is_some()),
         ("web.read_only", read_only.is_some()),
@@ -468,4 +472,34 @@ fn project_mcp_servers_wait_for_trust_but_their_denies_apply() {
     let (kept, loose) = split(&user, same);
     assert!(loose.is_empty(), "{loose:?}");
     assert_eq!(kept.mcp_servers.unwrap()["git"].enabled, Some(false));
+}
+
+/// A project's language server starts a program: it waits for trust, unless it is the
+/// person's own; switching servers off applies at once, switching them back on does not.
+#[test]
+fn a_project_language_server_waits_for_trust_and_switching_off_does_not() {
+    use crate::config::lsp::LspConfig;
+    let user = parse("[lsp.mine]\ncommand = \"mine\"\nfiletypes = [\"py\"]\n");
+    let project = parse(
+        "[lsp.mine]\ncommand = \"mine\"\nfiletypes = [\"py\"]\n\
+         [lsp.pyright]\nenabled = false\n\
+         [lsp.theirs]\ncommand = \"./serve.sh\"\nargs = [\"--stdio\"]\nfiletypes = [\"py\"]\n",
+    );
+    let (kept, loose) = split(&user, project);
+    assert_eq!(keys(&loose), ["lsp"]);
+    assert_eq!(
+        loose[0].what,
+        "starts the language server `theirs`: `./serve.sh --stdio`"
+    );
+    let Some(LspConfig::Servers(kept)) = kept.lsp else {
+        panic!("the rest is kept");
+    };
+    assert_eq!(kept.keys().collect::<Vec<_>>(), ["mine", "pyright"]);
+    let (kept, loose) = split(&FileConfig::default(), parse("lsp = false\n"));
+    assert!(loose.is_empty());
+    assert_eq!(kept.lsp, Some(LspConfig::Switch(false)));
+    let off = parse("lsp = false\n");
+    let (kept, loose) = split(&off, parse("lsp = true\n"));
+    assert_eq!(keys(&loose), ["lsp"]);
+    assert_eq!(kept.lsp, None);
 }

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use super::{Loosening, joined, loosening};
 use crate::config::hooks::HookEvent;
+use crate::config::lsp::LspConfig;
 use crate::config::{DEFAULT_API_KEY_ENV, EventHookConfig, FileConfig, HooksConfig};
 use loom_sandbox::SandboxMode;
 
@@ -166,4 +167,52 @@ pub(super) fn split_hooks(hooks: HooksConfig, loose: &mut Vec<Loosening>) -> Hoo
         stop: event(stop, HookEvent::Stop),
         notification: event(notification, HookEvent::Notification),
     }
+}
+
+/// Language servers the project starts or changes loosen (unless the person's own table of
+/// that name is the same); switching servers off never does, switching them back on when
+/// the person switched them off does.
+pub(super) fn split_lsp(
+    user: &FileConfig,
+    lsp: LspConfig,
+    loose: &mut Vec<Loosening>,
+) -> Option<LspConfig> {
+    let servers = match lsp {
+        LspConfig::Switch(false) => return Some(LspConfig::Switch(false)),
+        LspConfig::Switch(true) => {
+            if user.lsp == Some(LspConfig::Switch(false)) {
+                loose.push(loosening(
+                    "lsp",
+                    "starts the language servers you switched off",
+                ));
+                return None;
+            }
+            return Some(LspConfig::Switch(true));
+        }
+        LspConfig::Servers(servers) => servers,
+    };
+    let mine = match &user.lsp {
+        Some(LspConfig::Servers(m)) => m.clone(),
+        _ => Default::default(),
+    };
+    let mut kept = std::collections::BTreeMap::new();
+    for (name, table) in servers {
+        if table.only_disables() || mine.get(&name) == Some(&table) {
+            kept.insert(name, table);
+            continue;
+        }
+        let line: Vec<&str> = table
+            .command
+            .iter()
+            .chain(table.args.iter().flatten())
+            .map(String::as_str)
+            .collect();
+        let what = if line.is_empty() {
+            format!("changes how the language server `{name}` is started or what it reads")
+        } else {
+            format!("starts the language server `{name}`: `{}`", line.join(" "))
+        };
+        loose.push(loosening("lsp", what));
+    }
+    (!kept.is_empty()).then_some(LspConfig::Servers(kept))
 }
