@@ -81,6 +81,8 @@ mod custom_slash_tests;
 #[cfg(test)]
 mod diff_snapshot_tests;
 #[cfg(test)]
+mod hook_snapshot_tests;
+#[cfg(test)]
 mod input_tests;
 #[cfg(test)]
 mod lsp_snapshot_tests;
@@ -92,6 +94,8 @@ mod output_snapshot_tests;
 mod patch_review_tests;
 #[cfg(test)]
 mod plan_snapshot_tests;
+#[cfg(test)]
+mod resume_plan_tests;
 #[cfg(test)]
 mod resume_render_tests;
 #[cfg(test)]

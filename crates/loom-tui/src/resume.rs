@@ -12,7 +12,11 @@ use super::stored_calls::StoredCall;
 use super::tools_pane::{ToolRow, ToolStatus};
 use super::transcript::NoticeLevel;
 use crate::protocol::message::{Message, ToolCall};
+use crate::protocol::plan::Plan;
 use crate::protocol::stored::{LoadedSession, MessageAt, SessionFile};
+
+/// The tool whose results carry the model's plan (issue 28).
+const PLAN_TOOL: &str = "update_plan";
 
 impl App {
     /// Open the resume picker; its list is asked of the event loop, which reads it in a
@@ -110,8 +114,11 @@ impl App {
                 Some(args) => self.tools.summarize(&c.name, &args),
                 None => "(arguments that are not JSON)".to_string(),
             };
-            self.transcript
-                .push_tool(&c.id, &format!("{} {summary}", c.name));
+            // A plan is shown as its block (from the result), not a line per call.
+            if c.name != PLAN_TOOL {
+                self.transcript
+                    .push_tool(&c.id, &format!("{} {summary}", c.name));
+            }
             // A resumed call keeps what its row shows; the rest is read back.
             let stored = at.map(|call| StoredCall {
                 call,
@@ -133,6 +140,7 @@ impl App {
     /// A resumed call's result (at `at` in the session file): its row's status, and its
     /// output under the row when it shows one.
     fn load_result(&mut self, tool_call_id: &str, content: &str, at: Option<MessageAt>) {
+        self.load_plan(tool_call_id, content);
         // A resumed row whose result shows nowhere but in its details needs
         // only the status: the result is not built.
         let status_only = at.is_some()
@@ -185,6 +193,35 @@ impl App {
             if super::tools_pane::web_outcome(row).is_none() {
                 row.result = None;
             }
+        }
+    }
+}
+
+impl App {
+    /// A resumed `update_plan` result redraws its plan as live: the turn's block updated
+    /// in place, and the status line's "step 2/5" from the last one (issue 28). Only these
+    /// results are parsed; the rest stay in the file until shown.
+    fn load_plan(&mut self, tool_call_id: &str, content: &str) {
+        let is_plan = self
+            .tools
+            .row_mut(tool_call_id)
+            .is_some_and(|r| r.name == PLAN_TOOL);
+        if !is_plan {
+            return;
+        }
+        let result: Option<crate::protocol::tool_result::ToolResult> =
+            serde_json::from_str(content).ok();
+        let plan = result
+            .filter(|r| r.success)
+            .and_then(|r| r.data)
+            .and_then(|data| serde_json::from_value::<Plan>(data).ok());
+        if let Some(plan) = plan {
+            self.transcript.set_plan(&plan);
+            let now = self.now;
+            self.progress.observe(
+                &crate::protocol::events::AgentEvent::PlanUpdated { plan },
+                now,
+            );
         }
     }
 }
