@@ -154,6 +154,16 @@ mod tests {
         );
     }
 
+    /// Claude Code runs only the backticked form in a command file; a bare `!command`
+    /// (a line starting with `!`, as typed in the message box) is sent as written, so a
+    /// file that merely mentions a shell command never runs it.
+    #[test]
+    fn a_bare_bang_command_is_text_as_in_claude_code() {
+        let body = "!git status
+Run !ls here";
+        assert_eq!(segments(body), vec![Segment::Text(body.into())]);
+    }
+
     proptest! {
         /// Invariant: cutting loses nothing — a body with no `@` or `` !` `` comes back as
         /// one text segment equal to itself.
