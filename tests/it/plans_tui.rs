@@ -1,7 +1,7 @@
 //! Plan mode in the real terminal (issue 28): `/plan` with a prompt, the model's plan
 //! drawn as a block with "step 1/2" in the status line, its write refused while it plans,
 //! the Plan ready box, `s` running it in supervised mode (the write then reviewed as a
-//! diff and applied), and `Shift+Tab` cycling the mode.
+//! diff and applied), `Shift+Tab` cycling the mode, and a resumed session redrawing its plan.
 
 use serde_json::json;
 
@@ -79,4 +79,44 @@ async fn status_line_shows(tui: &Tui, mode: &str) {
         );
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
+}
+
+/// Regression (issue 28 gap): `loom --resume ID` redraws the session's last plan, as a
+/// block with the step in progress and "step 1/2" in the status line, from the session file.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_resumed_session_shows_its_plan_again() {
+    let dir = workspace();
+    let plan = json!({"plan": [
+        {"step": "Read the parser", "status": "completed"},
+        {"step": "Split the tokenizer", "status": "in_progress"},
+    ]})
+    .to_string();
+    let server = ScriptedServer::start(vec![
+        support::calls_openai(&[("p1", "update_plan", &plan)]),
+        support::text_reply("Working on it."),
+    ])
+    .await;
+    let mut tui = Tui::start(dir.path(), &server, 140, 40);
+    tui.wait_for("Ask Loom").await;
+    tui.type_line("split the parser").await;
+    tui.wait_for("Working on it.").await;
+    status_line_shows(&tui, "step 2/2").await;
+    tui.quit_and_wait().await;
+
+    let sessions = dir.path().join(".home/.local/share/loom/sessions");
+    let files: Vec<_> = std::fs::read_dir(&sessions)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    let id = files[0].file_stem().unwrap().to_string_lossy().into_owned();
+    let tui = Tui::start_with(dir.path(), &server, 140, 40, &["--resume", &id], &[]);
+    tui.wait_for("Working on it.").await;
+    status_line_shows(&tui, "step 2/2").await;
+    let screen = tui.wait_for("▸ Split the tokenizer").await;
+    assert!(screen.contains("Plan · step 2/2"), "{screen}");
+    assert!(screen.contains("✓ Read the parser"), "{screen}");
+    tui.quit().await;
 }
