@@ -59,6 +59,7 @@ pub mod scroll;
 pub mod scrollback;
 pub mod slash;
 pub mod slash_popup;
+pub mod status_card;
 pub mod status_info;
 pub mod status_line;
 pub mod stored_calls;

@@ -268,6 +268,14 @@ pub const COMMANDS: &[SlashCommand] = &[
         values: none,
         run: |app, _| app.reload_custom(),
     },
+    SlashCommand {
+        name: "status",
+        aliases: &[],
+        args: "",
+        help: "a card: model and window, tokens, approval mode, sandbox, servers, session",
+        values: none,
+        run: super::status_card::status_command,
+    },
 ];
 
 /// The command a name (without the slash) means.

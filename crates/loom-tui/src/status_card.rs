@@ -1,0 +1,87 @@
+//! `/status` (issue 28): one card in the chat with what the status line abbreviates — the
+//! model and its context window, the tokens used, the approval mode, the sandbox, the MCP
+//! and language servers, the session and the workspace — all from the facts the screen
+//! already holds (nothing is asked of the agent).
+
+use super::app::App;
+use super::transcript::NoticeLevel;
+
+/// The card's text for the facts in `app.status`.
+pub fn card(app: &App) -> String {
+    let s = &app.status;
+    let model = if s.model.is_empty() {
+        "(none configured)"
+    } else {
+        s.model.as_str()
+    };
+    let window = match s.context_window {
+        Some(w) => format!(
+            "{w} tokens, last request {} ({}%)",
+            s.last_prompt,
+            s.last_prompt.saturating_mul(100) / w.max(1)
+        ),
+        None => "unknown".to_string(),
+    };
+    let estimated = if s.usage.estimated {
+        " (partly estimated)"
+    } else {
+        ""
+    };
+    let mut approval = s.autonomy.as_str().to_string();
+    if s.edits_allowed {
+        approval.push_str(", file edits allowed for this session");
+    }
+    let mcp = if s.mcp.is_empty() {
+        "none configured".to_string()
+    } else {
+        crate::protocol::mcp::overview(&s.mcp)
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .trim_start_matches("MCP: ")
+            .to_string()
+    };
+    let lsp = if s.lsp.is_empty() {
+        "none started yet".to_string()
+    } else {
+        let names: Vec<&str> = s.lsp.iter().map(|l| l.name.as_str()).collect();
+        names.join(", ")
+    };
+    let rows = [
+        ("model", model.to_string()),
+        ("context", window),
+        (
+            "tokens",
+            format!(
+                "{} prompt + {} completion{estimated}",
+                s.usage.prompt_tokens, s.usage.completion_tokens
+            ),
+        ),
+        ("approval", approval),
+        ("sandbox", s.sandbox.clone()),
+        (
+            "commits",
+            if s.auto_commit {
+                "after each batch"
+            } else {
+                "off"
+            }
+            .to_string(),
+        ),
+        ("mcp", mcp),
+        ("lsp", lsp),
+        ("session", s.session_id.clone()),
+        ("workspace", s.workspace.clone()),
+    ];
+    let mut text = String::from("Status");
+    for (key, value) in rows {
+        text.push_str(&format!("\n  {key:<10} {value}"));
+    }
+    text
+}
+
+/// `/status`: the card in the chat.
+pub fn status_command(app: &mut App, _arg: &str) {
+    let text = card(app);
+    app.transcript.push_notice(NoticeLevel::Info, &text);
+}
