@@ -34,6 +34,8 @@ fn app() -> App {
         session_id: "bench".into(),
         mcp: Vec::new(),
         lsp: Vec::new(),
+        agents_files: Vec::new(),
+        sessions_dir: None,
     };
     App::new(Theme::fallback(ColorDepth::TrueColor), status, tx)
 }

@@ -69,6 +69,14 @@ pub async fn run(start: Start) -> anyhow::Result<ExitCode> {
         session_id,
         mcp: Vec::new(),
         lsp: Vec::new(),
+        agents_files: crate::agent::prompt::agents_md(
+            &workspace,
+            &std::env::current_dir().unwrap_or_else(|_| workspace.clone()),
+        )
+        .into_iter()
+        .map(|f| f.path)
+        .collect(),
+        sessions_dir: crate::session::sessions_dir(),
     };
     let trust_question = match &config.project_trust {
         ProjectTrust::Untrusted { ignored, file, .. } => Some(TrustQuestion {

@@ -1,7 +1,8 @@
 //! `/status` (issue 28): one card in the chat with what the status line abbreviates — the
 //! model and its context window, the tokens used, the approval mode, the sandbox, the MCP
-//! and language servers, the session and the workspace — all from the facts the screen
-//! already holds (nothing is asked of the agent).
+//! and language servers, the session and its file, the `AGENTS.md` files loaded and the
+//! workspace — from the facts the binary handed the screen at start and the agent's events
+//! since (nothing is asked of the agent).
 
 use super::app::App;
 use super::transcript::NoticeLevel;
@@ -47,6 +48,11 @@ pub fn card(app: &App) -> String {
         let names: Vec<&str> = s.lsp.iter().map(|l| l.name.as_str()).collect();
         names.join(", ")
     };
+    let agents = if s.agents_files.is_empty() {
+        "none loaded".to_string()
+    } else {
+        s.agents_files.join(", ")
+    };
     let rows = [
         ("model", model.to_string()),
         ("context", window),
@@ -71,6 +77,8 @@ pub fn card(app: &App) -> String {
         ("mcp", mcp),
         ("lsp", lsp),
         ("session", s.session_id.clone()),
+        ("file", session_file(app)),
+        ("AGENTS.md", agents),
         ("workspace", s.workspace.clone()),
     ];
     let mut text = String::from("Status");
@@ -78,6 +86,17 @@ pub fn card(app: &App) -> String {
         text.push_str(&format!("\n  {key:<10} {value}"));
     }
     text
+}
+
+/// The current session's file (the id names it), or why there is none.
+fn session_file(app: &App) -> String {
+    match &app.status.sessions_dir {
+        Some(dir) => dir
+            .join(format!("{}.jsonl", app.status.session_id))
+            .display()
+            .to_string(),
+        None => "not recorded (no data directory)".to_string(),
+    }
 }
 
 /// `/status`: the card in the chat.

@@ -37,6 +37,11 @@ pub struct StatusInfo {
     pub mcp: Vec<ServerStatus>,
     /// The language servers, as last reported (empty until one was needed).
     pub lsp: Vec<crate::protocol::lsp::LspServerStatus>,
+    /// The `AGENTS.md` files the agent's prompt was given at start (workspace-relative),
+    /// for `/status`.
+    pub agents_files: Vec<String>,
+    /// Where session files are kept (`ID.jsonl`), for `/status`; `None`: not recorded.
+    pub sessions_dir: Option<std::path::PathBuf>,
 }
 
 impl StatusInfo {

@@ -429,7 +429,8 @@ fn the_keys_stay_on_the_status_line_at_every_width() {
 }
 
 /// `/status` (issue 28) puts one card in the chat with the status line's facts in full:
-/// the model and window, tokens, approval mode, sandbox, servers, session, workspace.
+/// the model and window, tokens, approval mode, sandbox, servers, session and its file,
+/// the `AGENTS.md` files loaded, the workspace.
 #[test]
 fn slash_status_shows_the_sessions_card() {
     let (mut app, _rx) = app("dark");
@@ -438,13 +439,17 @@ fn slash_status_shows_the_sessions_card() {
     app.status.last_prompt = 8_192;
     app.status.autonomy = crate::protocol::autonomy::Autonomy::FullAuto;
     app.submit("/status");
-    let screen = text(&mut app, 100, 24);
+    let screen = text(&mut app, 120, 24);
     assert!(screen.contains("model      qwen2.5-coder:14b"), "{screen}");
     assert!(
         screen.contains("context    32768 tokens, last request 8192 (25%)"),
         "{screen}"
     );
     assert!(screen.contains("12400 prompt + 830 completion"), "{screen}");
-    assert!(screen.contains("20261122-080000-abcd"), "{screen}");
+    assert!(
+        screen.contains("file       /data/loom/sessions/20261122-080000-abcd.jsonl"),
+        "{screen}"
+    );
+    assert!(screen.contains("AGENTS.md  AGENTS.md"), "{screen}");
     insta::assert_snapshot!(screen);
 }
