@@ -73,3 +73,104 @@ pub async fn push_written(ctx: &ToolContext, changes: &[FileChange], result: &To
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+    use std::sync::{Arc, Mutex};
+
+    use super::*;
+    use crate::tools::change::{self, HunkSelection};
+
+    /// An editor that records what it is asked, answers reads with `text` (after `delay`).
+    #[derive(Debug, Default)]
+    struct Recording {
+        text: Option<String>,
+        delay: Duration,
+        reads: Mutex<Vec<PathBuf>>,
+        writes: Mutex<Vec<(PathBuf, String)>>,
+    }
+
+    #[async_trait]
+    impl EditorFiles for Recording {
+        async fn read(&self, path: &Path) -> Option<String> {
+            self.reads.lock().unwrap().push(path.to_path_buf());
+            tokio::time::sleep(self.delay).await;
+            self.text.clone()
+        }
+        async fn write(&self, path: &Path, content: &str) -> bool {
+            let entry = (path.to_path_buf(), content.to_string());
+            self.writes.lock().unwrap().push(entry);
+            true
+        }
+    }
+
+    fn ws(editor: &Arc<Recording>) -> (tempfile::TempDir, ToolContext, PathBuf) {
+        let d = tempfile::tempdir().unwrap();
+        let mut ctx = ToolContext::for_workspace(d.path()).unwrap();
+        ctx.editor_files = Some(editor.clone());
+        let root = ctx.workspace.as_ref().unwrap().root().to_path_buf();
+        (d, ctx, root)
+    }
+
+    #[tokio::test]
+    async fn a_path_outside_the_workspace_is_never_asked() {
+        let editor = Arc::new(Recording {
+            text: Some("buffer".into()),
+            ..Recording::default()
+        });
+        let (_d, ctx, root) = ws(&editor);
+        assert_eq!(buffer_text(&ctx, Path::new("/etc/passwd")).await, None);
+        assert_eq!(buffer_text(&ctx, Path::new("relative.txt")).await, None);
+        assert!(editor.reads.lock().unwrap().is_empty());
+        let inside = root.join("a.txt");
+        assert_eq!(buffer_text(&ctx, &inside).await.as_deref(), Some("buffer"));
+        assert_eq!(*editor.reads.lock().unwrap(), [inside]);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn an_editor_that_does_not_answer_in_time_means_the_disk() {
+        let editor = Arc::new(Recording {
+            text: Some("late".into()),
+            delay: EDITOR_TIMEOUT * 2,
+            ..Recording::default()
+        });
+        let (_d, ctx, root) = ws(&editor);
+        assert_eq!(buffer_text(&ctx, &root.join("a.txt")).await, None);
+        assert_eq!(editor.reads.lock().unwrap().len(), 1, "it was asked");
+    }
+
+    #[tokio::test]
+    async fn only_a_successful_write_is_pushed_with_what_is_on_disk() {
+        let editor = Arc::new(Recording::default());
+        let (_d, ctx, root) = ws(&editor);
+        let path = root.join("a.txt");
+        let c = FileChange::new(
+            "edit_file",
+            path.clone(),
+            "a.txt".into(),
+            None,
+            "new\n".into(),
+        );
+        let failed = ToolResult::err("refused");
+        push_written(&ctx, std::slice::from_ref(&c), &failed).await;
+        assert!(
+            editor.writes.lock().unwrap().is_empty(),
+            "a failed write is not pushed"
+        );
+        let done = change::apply(&c, &HunkSelection::All).unwrap();
+        push_written(&ctx, std::slice::from_ref(&c), &done).await;
+        assert_eq!(
+            *editor.writes.lock().unwrap(),
+            [(path, "new\n".to_string())]
+        );
+    }
+
+    #[tokio::test]
+    async fn without_an_editor_nothing_is_read_from_one() {
+        let d = tempfile::tempdir().unwrap();
+        let ctx = ToolContext::for_workspace(d.path()).unwrap();
+        let root = ctx.workspace.as_ref().unwrap().root().to_path_buf();
+        assert_eq!(buffer_text(&ctx, &root.join("a.txt")).await, None);
+    }
+}
