@@ -54,7 +54,7 @@ async fn with_file_access_read_file_returns_the_editors_unsaved_text() {
         "the disk's text is not shown: {result}"
     );
     acp.seen(|s| {
-        assert_eq!(s.fs_reads, [a.clone()]);
+        assert_eq!(s.fs_reads, std::slice::from_ref(&a));
         assert!(s.fs_writes.is_empty(), "a read writes nothing");
     });
     acp.close().await;
