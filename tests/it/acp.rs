@@ -3,19 +3,21 @@
 //! server. Permission requests are answered from a script (`allow_once`, `allow_always`,
 //! `reject`) and recorded, with every `session/update`, for the assertions.
 
-use std::collections::VecDeque;
-use std::path::Path;
+use std::collections::{HashMap, VecDeque};
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
-    CancelNotification, ContentBlock, InitializeRequest, LoadSessionRequest, NewSessionRequest,
-    PermissionOptionKind, PlanEntryStatus, PromptRequest, PromptResponse, RequestPermissionOutcome,
-    RequestPermissionRequest, RequestPermissionResponse, SelectedPermissionOutcome,
-    SessionNotification, SessionUpdate, SetSessionModeRequest, StopReason, TextContent,
-    ToolCallContent, ToolCallStatus, ToolKind,
+    CancelNotification, ClientCapabilities, ContentBlock, FileSystemCapabilities,
+    InitializeRequest, LoadSessionRequest, NewSessionRequest, PermissionOptionKind,
+    PlanEntryStatus, PromptRequest, PromptResponse, ReadTextFileRequest, ReadTextFileResponse,
+    RequestPermissionOutcome, RequestPermissionRequest, RequestPermissionResponse,
+    SelectedPermissionOutcome, SessionNotification, SessionUpdate, SetSessionModeRequest,
+    StopReason, TextContent, ToolCallContent, ToolCallStatus, ToolKind, WriteTextFileRequest,
+    WriteTextFileResponse,
 };
 use agent_client_protocol::{
     Agent, ByteStreams, Client, JsonRpcRequest, on_receive_notification, on_receive_request,
@@ -31,6 +33,12 @@ use crate::support::{self, Reply, ScriptedServer};
 struct Seen {
     updates: Vec<SessionUpdate>,
     asked: Vec<RequestPermissionRequest>,
+    /// The client's open buffers (path to unsaved text); a read of any other path fails.
+    buffers: HashMap<PathBuf, String>,
+    /// The paths Loom asked the client to read (`fs/read_text_file`).
+    fs_reads: Vec<PathBuf>,
+    /// What Loom sent with `fs/write_text_file`.
+    fs_writes: Vec<(PathBuf, String)>,
 }
 
 /// A running `loom acp` and the client connected to it.
@@ -57,6 +65,28 @@ impl Acp {
         answers: &[&'static str],
         args: &[&str],
     ) -> Acp {
+        Acp::launch(dir, server, answers, args, None).await
+    }
+
+    /// [`Acp::start`] by a client that offers file access (`fs.readTextFile` and
+    /// `fs.writeTextFile`) and has these `buffers` open.
+    async fn start_offering_fs(
+        dir: &Path,
+        server: &ScriptedServer,
+        answers: &[&'static str],
+        buffers: HashMap<PathBuf, String>,
+    ) -> Acp {
+        Acp::launch(dir, server, answers, &[], Some(buffers)).await
+    }
+
+    /// Start `loom acp` and initialize, offering file access with `buffers` when given.
+    async fn launch(
+        dir: &Path,
+        server: &ScriptedServer,
+        answers: &[&'static str],
+        args: &[&str],
+        buffers: Option<HashMap<PathBuf, String>>,
+    ) -> Acp {
         let home = dir.join(".home");
         std::fs::create_dir_all(&home).unwrap();
         let stderr = std::fs::File::create(home.join("acp-stderr.log")).unwrap();
@@ -73,9 +103,14 @@ impl Acp {
             child.stdin.take().unwrap().compat_write(),
             child.stdout.take().unwrap().compat(),
         );
-        let seen = Arc::new(Mutex::new(Seen::default()));
+        let offers_fs = buffers.is_some();
+        let seen = Arc::new(Mutex::new(Seen {
+            buffers: buffers.unwrap_or_default(),
+            ..Seen::default()
+        }));
         let answers = Arc::new(Mutex::new(answers.iter().copied().collect::<VecDeque<_>>()));
         let (on_updates, on_asked) = (seen.clone(), seen.clone());
+        let (on_read, on_write) = (seen.clone(), seen.clone());
         let (cx_tx, cx_rx) = oneshot::channel();
         let (done, done_rx) = oneshot::channel::<()>();
         let served = tokio::spawn(async move {
@@ -101,6 +136,28 @@ impl Acp {
                     },
                     on_receive_request!(),
                 )
+                .on_receive_request(
+                    async move |request: ReadTextFileRequest, responder, _cx| {
+                        let mut seen = on_read.lock().unwrap();
+                        seen.fs_reads.push(request.path.clone());
+                        responder.respond_with_result(match seen.buffers.get(&request.path) {
+                            Some(text) => Ok(ReadTextFileResponse::new(text.clone())),
+                            None => Err(agent_client_protocol::Error::internal_error()
+                                .data("no such buffer")),
+                        })
+                    },
+                    on_receive_request!(),
+                )
+                .on_receive_request(
+                    async move |request: WriteTextFileRequest, responder, _cx| {
+                        let mut seen = on_write.lock().unwrap();
+                        seen.fs_writes
+                            .push((request.path.clone(), request.content.clone()));
+                        seen.buffers.insert(request.path, request.content);
+                        responder.respond(WriteTextFileResponse::new())
+                    },
+                    on_receive_request!(),
+                )
                 .connect_with(transport, async move |cx: ConnectionTo<Agent>| {
                     let _ = cx_tx.send(cx);
                     let _ = done_rx.await;
@@ -117,9 +174,15 @@ impl Acp {
             child,
             home,
         };
-        acp.call(InitializeRequest::new(ProtocolVersion::V1))
-            .await
-            .expect("initialize");
+        let fs = FileSystemCapabilities::new()
+            .read_text_file(offers_fs)
+            .write_text_file(offers_fs);
+        acp.call(
+            InitializeRequest::new(ProtocolVersion::V1)
+                .client_capabilities(ClientCapabilities::new().fs(fs)),
+        )
+        .await
+        .expect("initialize");
         acp
     }
 
@@ -581,3 +644,6 @@ async fn the_models_plan_reaches_the_editor_as_a_plan_update() {
     });
     acp.close().await;
 }
+
+/// The client's file system: its open buffers read and written through it.
+mod fs;

@@ -12,6 +12,7 @@
 #![cfg_attr(not(test), forbid(unsafe_code))]
 
 mod commands;
+mod files;
 mod modes;
 mod permission;
 mod replay;
@@ -51,7 +52,8 @@ pub async fn serve(
     transport: impl ConnectTo<Agent> + 'static,
 ) -> anyhow::Result<()> {
     let server = Arc::new(Server::new(flags));
-    let (s1, s2, s3, s4, s5) = (
+    let (s0, s1, s2, s3, s4, s5) = (
+        server.clone(),
         server.clone(),
         server.clone(),
         server.clone(),
@@ -63,6 +65,7 @@ pub async fn serve(
         .name("loom")
         .on_receive_request(
             async move |request: InitializeRequest, responder, _cx| {
+                s0.remember_client(&request);
                 responder.respond(Server::initialize(&request))
             },
             on_receive_request!(),

@@ -10,10 +10,10 @@ use std::sync::{Arc, Mutex};
 use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
-    AgentCapabilities, ContentBlock, EmbeddedResourceResource, Implementation, InitializeRequest,
-    InitializeResponse, LoadSessionRequest, LoadSessionResponse, NewSessionRequest,
-    NewSessionResponse, PromptCapabilities, PromptRequest, PromptResponse, SessionModeState,
-    SessionNotification, SetSessionModeRequest, SetSessionModeResponse,
+    AgentCapabilities, ContentBlock, EmbeddedResourceResource, FileSystemCapabilities,
+    Implementation, InitializeRequest, InitializeResponse, LoadSessionRequest, LoadSessionResponse,
+    NewSessionRequest, NewSessionResponse, PromptCapabilities, PromptRequest, PromptResponse,
+    SessionModeState, SessionNotification, SetSessionModeRequest, SetSessionModeResponse,
 };
 use agent_client_protocol::{Client, Error};
 use loom_core::agent::UserOp;
@@ -21,7 +21,9 @@ use loom_core::compose::{Mode, Session, SessionOptions};
 use loom_core::config::{self, FlagConfig};
 use loom_core::session::{self as store, LoadedSession};
 use loom_core::setup::{self, Provider};
+use loom_core::tools::editor_files::EditorFiles;
 
+use crate::files::ClientFiles;
 use crate::session::{Live, Pump, TurnOutcome};
 use crate::{commands, modes, replay};
 
@@ -29,6 +31,8 @@ use crate::{commands, modes, replay};
 pub struct Server {
     flags: FlagConfig,
     sessions: Mutex<HashMap<String, Arc<Live>>>,
+    /// The file access the client announced in `initialize` (none until then).
+    client_fs: Mutex<FileSystemCapabilities>,
 }
 
 /// A bad request: the JSON-RPC "invalid params" error with what to do next.
@@ -42,7 +46,15 @@ impl Server {
         Server {
             flags,
             sessions: Mutex::new(HashMap::new()),
+            client_fs: Mutex::new(FileSystemCapabilities::new()),
         }
+    }
+
+    /// Remember the file access the client offers in `initialize`, for the sessions it
+    /// starts: Loom reads its buffers and shows its writes there only when offered.
+    pub fn remember_client(&self, request: &InitializeRequest) {
+        *self.client_fs.lock().unwrap_or_else(|e| e.into_inner()) =
+            request.client_capabilities.fs.clone();
     }
 
     /// The answer to `initialize`: protocol v1, sessions that can be loaded, text and
@@ -83,8 +95,20 @@ impl Server {
             .map_err(|e| invalid(format!("cannot open workspace {}: {e}", cwd.display())))?;
         let config = config::load(&workspace, &self.flags, &|k| std::env::var(k).ok())
             .map_err(|e| invalid(format!("configuration of {}: {e}", workspace.display())))?;
+        let id = resumed
+            .as_ref()
+            .map_or_else(loom_base::id::new_session_id, |r| r.id.clone());
+        let offers = self
+            .client_fs
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        let editor_files =
+            ClientFiles::new(cx.clone(), &id, &offers).map(|f| Arc::new(f) as Arc<dyn EditorFiles>);
         let options = SessionOptions {
             resumed,
+            session_id: Some(id),
+            editor_files,
             ..SessionOptions::new(Mode::Interactive)
         };
         let session = Session::start(&config, &workspace, options, |_| {})

@@ -330,6 +330,7 @@ pub fn tool_context(
         }),
         lsp: lsp_for(confinement_root, config, sandbox_for(root, config).spec),
         sandbox: sandbox_for(root, config).spec,
+        editor_files: None,
     })
 }
 

@@ -8,6 +8,7 @@
 //! file notices, a damaged resumed session, the sandbox) stays with the front end.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use tokio::sync::mpsc;
 
@@ -15,6 +16,7 @@ use crate::agent::{AgentHandle, Runner, UserOp};
 use crate::config::Config;
 use crate::session::LoadedSession;
 use crate::setup::{self, Provider};
+use crate::tools::editor_files::EditorFiles;
 
 /// Who is at the other end of a session.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,6 +48,9 @@ pub struct SessionOptions {
     /// The channel the front end sends ops on, created before the session started (ops
     /// sent meanwhile wait there); `None`: the agent's handle gets a channel of its own.
     pub ops: Option<mpsc::UnboundedReceiver<UserOp>>,
+    /// The editor whose open buffers the file tools read and Loom's writes are pushed to
+    /// (an ACP client offering file access); `None`: the disk only.
+    pub editor_files: Option<Arc<dyn EditorFiles>>,
 }
 
 impl SessionOptions {
@@ -58,6 +63,7 @@ impl SessionOptions {
             title: None,
             no_cron_tools: false,
             ops: None,
+            editor_files: None,
         }
     }
 }
@@ -111,6 +117,7 @@ impl Session {
             title,
             no_cron_tools,
             ops,
+            editor_files,
         } = options;
         let provider = setup::resolve_provider(config).await;
         on_provider(&provider);
@@ -119,12 +126,13 @@ impl Session {
             (None, Some(id)) => id,
             (None, None) => crate::base::id::new_session_id(),
         };
-        let ctx = setup::tool_context(workspace, config, &id).map_err(|source| {
+        let mut ctx = setup::tool_context(workspace, config, &id).map_err(|source| {
             StartError::Workspace {
                 path: workspace.to_path_buf(),
                 source,
             }
         })?;
+        ctx.editor_files = editor_files;
         let model = match (&provider, mode) {
             (Provider::Ready { settings, .. }, _) => settings.model.clone(),
             (Provider::Missing { .. }, Mode::Interactive) => String::new(),

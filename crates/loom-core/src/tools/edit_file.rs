@@ -128,31 +128,55 @@ impl TypedTool for EditFile {
         args: Arc<EditFileArgs>,
         ctx: &ToolContext,
     ) -> Option<Result<Vec<FileChange>, ToolError>> {
+        let buffer = match ctx
+            .confinement()
+            .and_then(|c| Ok(c.resolve(&args.path, Access::Write)?))
+        {
+            Ok(path) => super::editor_files::buffer_text(ctx, &path).await,
+            Err(_) => None,
+        };
         let ctx = ctx.clone();
-        Some(super::blocking("edit_file", move || preview(&args, &ctx).map(|c| vec![c])).await)
+        Some(
+            super::blocking("edit_file", move || {
+                preview(&args, &ctx, buffer).map(|c| vec![c])
+            })
+            .await,
+        )
     }
 }
 
-fn preview(args: &EditFileArgs, ctx: &ToolContext) -> Result<FileChange, ToolError> {
+/// The change `args` make to the file, applied to `buffer` (the editor's text of it) when
+/// given, else to the disk's text. The change's old state stays the disk's, so the write's
+/// stale check and the undo journal see what is really on disk.
+fn preview(
+    args: &EditFileArgs,
+    ctx: &ToolContext,
+    buffer: Option<String>,
+) -> Result<FileChange, ToolError> {
     let edits = args.edits()?;
     let conf = ctx.confinement()?;
     let path = conf.resolve(&args.path, Access::Write)?;
     let shown = conf.display(&path);
     let existing = super::change::read_current(conf.root(), &path, &shown)?;
-    if existing.is_none() && edits.first().is_some_and(|e| !e.old_str.is_empty()) {
+    let unsaved = buffer.filter(|b| existing.as_deref() != Some(b.as_bytes()));
+    if existing.is_none()
+        && unsaved.is_none()
+        && edits.first().is_some_and(|e| !e.old_str.is_empty())
+    {
         return Err(ToolError::NotFound(format!(
             "{shown} (to create it, use write_file or an edit with an empty old_str)"
         )));
     }
-    let text = match &existing {
-        Some(bytes) => std::str::from_utf8(bytes)
+    let text = match (&unsaved, &existing) {
+        (Some(buffer), _) => buffer.clone(),
+        (None, Some(bytes)) => std::str::from_utf8(bytes)
             .map_err(|_| {
                 ToolError::Edit(format!(
                     "{shown} is not valid UTF-8 text, so it cannot be edited by string replacement"
                 ))
             })?
             .to_string(),
-        None => String::new(),
+        (None, None) => String::new(),
     };
     if text.as_bytes().contains(&0) {
         return Err(ToolError::Binary(shown, "it contains NUL bytes".into()));
@@ -178,6 +202,13 @@ fn preview(args: &EditFileArgs, ctx: &ToolContext) -> Result<FileChange, ToolErr
         .details
         .insert("new_bytes".into(), json!(change.new.len()));
     change.notes = outcome.notes;
+    if unsaved.is_some() {
+        change.notes.push(format!(
+            "the edit was made to the editor's unsaved text of {}, so writing it also saves \
+             the editor's unsaved changes there (the diff is against the file on disk)",
+            change.display_path
+        ));
+    }
     Ok(change)
 }
 

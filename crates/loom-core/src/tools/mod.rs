@@ -21,6 +21,7 @@ pub mod diagnostics;
 pub mod edit_choice;
 pub mod edit_file;
 pub mod edit_match;
+pub mod editor_files;
 pub mod fit;
 pub mod list_files;
 pub mod list_walk;
@@ -103,6 +104,9 @@ pub struct ToolContext {
     pub sandbox: SandboxSpec,
     /// The language servers that check each write (`None`: diagnostics are off).
     pub lsp: Option<loom_lsp::Lsp>,
+    /// The editor whose buffers file tools read and whose buffers Loom's writes are pushed
+    /// to (`None`: the disk only, as in the TUI).
+    pub editor_files: Option<Arc<dyn editor_files::EditorFiles>>,
 }
 
 impl ToolContext {
@@ -119,6 +123,7 @@ impl ToolContext {
             limits: Arc::new(ToolLimits::default()),
             sandbox: SandboxSpec::off(),
             lsp: None,
+            editor_files: None,
         })
     }
 

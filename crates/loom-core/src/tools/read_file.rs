@@ -67,18 +67,36 @@ impl TypedTool for ReadFile {
         Duration::from_secs(10)
     }
     async fn run(&self, args: Arc<ReadFileArgs>, ctx: &ToolContext) -> ToolResult {
+        let buffer = match ctx
+            .confinement()
+            .and_then(|c| Ok(c.resolve(&args.path, Access::Read)?))
+        {
+            Ok(path) => super::editor_files::buffer_text(ctx, &path).await,
+            Err(_) => None,
+        };
         let ctx = ctx.clone();
-        super::blocking("read_file", move || read(&args, &ctx))
+        super::blocking("read_file", move || read(&args, &ctx, buffer))
             .await
             .unwrap_or_else(ToolResult::from)
     }
 }
 
-fn read(args: &ReadFileArgs, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
+/// Read `args.path` from the disk, or from `buffer`, the editor's text of it, when given.
+fn read(
+    args: &ReadFileArgs,
+    ctx: &ToolContext,
+    buffer: Option<String>,
+) -> Result<ToolResult, ToolError> {
     let conf = ctx.confinement()?;
     let path = conf.resolve(&args.path, Access::Read)?;
     let shown = conf.display(&path);
     let io = |e: std::io::Error| ToolError::io(&args.path, &e);
+    if let Some(text) = buffer {
+        return render_text(args, ctx, &shown, text).map_err(|e| match e {
+            Rendered::Tool(t) => t,
+            Rendered::Io(e) => io(e),
+        });
+    }
     let beneath = Beneath::open(conf.root()).map_err(io)?;
     let rel = beneath.relative(&path).map_err(io)?;
     let (file, _) = match beneath.open_regular(rel) {
@@ -110,6 +128,28 @@ fn read(args: &ReadFileArgs, ctx: &ToolContext) -> Result<ToolResult, ToolError>
         Rendered::Tool(t) => t,
         Rendered::Io(e) => io(e),
     })
+}
+
+/// Render the editor's `text` of a file shown as `shown`, as a file's lines are.
+fn render_text(
+    args: &ReadFileArgs,
+    ctx: &ToolContext,
+    shown: &str,
+    text: String,
+) -> Result<ToolResult, Rendered> {
+    if let Some(reason) = binary_reason(text.as_bytes()) {
+        return Err(Rendered::Tool(ToolError::Binary(shown.to_string(), reason)));
+    }
+    let max_bytes = args.max_bytes.unwrap_or(DEFAULT_MAX_BYTES) as usize;
+    let budget = max_bytes.min(ctx.limits.output_budget);
+    let lines = Lines {
+        reader: std::io::Cursor::new(text.into_bytes()),
+        keep: budget + 1,
+        scanned: 0,
+        limit: u64::MAX,
+        stopped: false,
+    };
+    render(lines, shown, args.line_range, budget)
 }
 
 /// Bytes read past the shown lines only to count the file's lines; beyond this the total

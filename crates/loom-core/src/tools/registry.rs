@@ -368,6 +368,7 @@ impl ToolRegistry {
                 .await
                 .unwrap_or_else(ToolResult::from);
         super::diagnostics::after_write(ctx, &changes, &mut result).await;
+        super::editor_files::push_written(ctx, &changes, &result).await;
         self.bound(result, ctx)
     }
 

@@ -252,6 +252,7 @@ pub async fn apply_changes(
             .await
             .unwrap_or_else(ToolResult::from);
             super::diagnostics::after_write(ctx, &shared, &mut result).await;
+            super::editor_files::push_written(ctx, &shared, &result).await;
             result
         }
         Some(Err(e)) => e.into(),
