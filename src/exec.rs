@@ -242,7 +242,8 @@ fn printed(event: &AgentEvent) -> bool {
         | AgentEvent::McpStatus { .. }
         | AgentEvent::ContextWindow { .. }
         | AgentEvent::SubAgent { .. }
-        | AgentEvent::PlanUpdated { .. } => true,
+        | AgentEvent::PlanUpdated { .. }
+        | AgentEvent::CommandChanged { .. } => true,
         AgentEvent::TextDelta { .. }
         | AgentEvent::ReasoningDelta { .. }
         | AgentEvent::StateChanged { .. }

@@ -129,6 +129,7 @@ impl<O: Write, E: Write> Plain<O, E> {
             | AgentEvent::Notice { .. }
             | AgentEvent::ContextWindow { .. }
             | AgentEvent::ChangeApplied { .. }
+            | AgentEvent::CommandChanged { .. }
             | AgentEvent::UndoPlanned { .. }
             | AgentEvent::UndoApplied { .. }
             | AgentEvent::Changes { .. }

@@ -545,6 +545,15 @@ pub enum AgentEvent {
         /// Every server started so far.
         servers: Vec<crate::lsp::LspServerStatus>,
     },
+    /// A command (`bash`) changed files in the workspace: each file with the lines it
+    /// added and removed, from the undo journal's snapshots around it. Sent before the
+    /// call's result, only when a file changed.
+    CommandChanged {
+        /// The call that ran the command.
+        id: String,
+        /// The files it changed, by path.
+        files: Vec<crate::changes::FileLines>,
+    },
 }
 
 /// What front ends ask of the agent.

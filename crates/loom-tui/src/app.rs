@@ -256,6 +256,8 @@ impl App {
                 self.on_custom_commands(commands, warnings)
             }
             AgentEvent::PromptHistory { prompts } => self.on_prompt_history(prompts),
+            // The call's result already names the files a command changed.
+            AgentEvent::CommandChanged { .. } => {}
             AgentEvent::UndoPlanned {
                 redo,
                 diff,

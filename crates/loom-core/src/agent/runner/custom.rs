@@ -398,7 +398,10 @@ impl Expansion {
         let (result, journal) = match (run.snapshot, self.changelog.clone()) {
             (true, Some(log)) => {
                 let (reg, cmd, id) = (&self.registry, &run.command, &run.id);
-                run_with_snapshots(reg, "bash", run.args, cmd, log, self.turn, id, &ctx).await
+                let (result, journal, files) =
+                    run_with_snapshots(reg, "bash", run.args, cmd, log, self.turn, id, &ctx).await;
+                super::tool_calls::command_changed(&self.tx, id, files);
+                (result, journal)
             }
             _ => (self.registry.run("bash", &run.args, &ctx).await, None),
         };
