@@ -263,6 +263,7 @@ fn printed(event: &AgentEvent) -> bool {
         | AgentEvent::Forked { .. }
         | AgentEvent::CustomCommands { .. }
         | AgentEvent::PromptHistory { .. }
+        | AgentEvent::CustomCommandNotSent { .. }
         // The diagnostics themselves are in the tool results; the servers' state is for
         // screens.
         | AgentEvent::LspStatus { .. } => false,

@@ -130,6 +130,7 @@ impl<O: Write, E: Write> Plain<O, E> {
             | AgentEvent::ContextWindow { .. }
             | AgentEvent::ChangeApplied { .. }
             | AgentEvent::CommandChanged { .. }
+            | AgentEvent::CustomCommandNotSent { .. }
             | AgentEvent::UndoPlanned { .. }
             | AgentEvent::UndoApplied { .. }
             | AgentEvent::Changes { .. }

@@ -258,6 +258,8 @@ impl App {
             AgentEvent::PromptHistory { prompts } => self.on_prompt_history(prompts),
             // The call's result already names the files a command changed.
             AgentEvent::CommandChanged { .. } => {}
+            // The error or notice before it told the person why.
+            AgentEvent::CustomCommandNotSent { .. } => {}
             AgentEvent::UndoPlanned {
                 redo,
                 diff,
