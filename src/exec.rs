@@ -242,7 +242,8 @@ fn printed(event: &AgentEvent) -> bool {
         | AgentEvent::McpStatus { .. }
         | AgentEvent::ContextWindow { .. }
         | AgentEvent::SubAgent { .. }
-        | AgentEvent::PlanUpdated { .. } => true,
+        | AgentEvent::PlanUpdated { .. }
+        | AgentEvent::CommandChanged { .. } => true,
         AgentEvent::TextDelta { .. }
         | AgentEvent::ReasoningDelta { .. }
         | AgentEvent::StateChanged { .. }
@@ -262,6 +263,7 @@ fn printed(event: &AgentEvent) -> bool {
         | AgentEvent::Forked { .. }
         | AgentEvent::CustomCommands { .. }
         | AgentEvent::PromptHistory { .. }
+        | AgentEvent::CustomCommandNotSent { .. }
         // The diagnostics themselves are in the tool results; the servers' state is for
         // screens.
         | AgentEvent::LspStatus { .. } => false,

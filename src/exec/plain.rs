@@ -129,6 +129,8 @@ impl<O: Write, E: Write> Plain<O, E> {
             | AgentEvent::Notice { .. }
             | AgentEvent::ContextWindow { .. }
             | AgentEvent::ChangeApplied { .. }
+            | AgentEvent::CommandChanged { .. }
+            | AgentEvent::CustomCommandNotSent { .. }
             | AgentEvent::UndoPlanned { .. }
             | AgentEvent::UndoApplied { .. }
             | AgentEvent::Changes { .. }

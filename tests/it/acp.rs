@@ -30,8 +30,8 @@ use crate::support::{self, Reply, ScriptedServer};
 
 /// What the client saw.
 #[derive(Default)]
-struct Seen {
-    updates: Vec<SessionUpdate>,
+pub(crate) struct Seen {
+    pub(crate) updates: Vec<SessionUpdate>,
     asked: Vec<RequestPermissionRequest>,
     /// The client's open buffers (path to unsaved text); a read of any other path fails.
     buffers: HashMap<PathBuf, String>,
@@ -42,8 +42,8 @@ struct Seen {
 }
 
 /// A running `loom acp` and the client connected to it.
-struct Acp {
-    cx: ConnectionTo<Agent>,
+pub(crate) struct Acp {
+    pub(crate) cx: ConnectionTo<Agent>,
     seen: Arc<Mutex<Seen>>,
     done: Option<oneshot::Sender<()>>,
     served: tokio::task::JoinHandle<()>,
@@ -54,7 +54,11 @@ struct Acp {
 impl Acp {
     /// Start `loom acp` for workspace `dir` against `server`, answering permission requests
     /// with `answers` in order (`cancelled` once they run out), and initialize.
-    async fn start(dir: &Path, server: &ScriptedServer, answers: &[&'static str]) -> Acp {
+    pub(crate) async fn start(
+        dir: &Path,
+        server: &ScriptedServer,
+        answers: &[&'static str],
+    ) -> Acp {
         Acp::start_with(dir, server, answers, &[]).await
     }
 
@@ -200,7 +204,7 @@ impl Acp {
     }
 
     /// A new session in `dir`; its id.
-    async fn new_session(&self, dir: &Path) -> String {
+    pub(crate) async fn new_session(&self, dir: &Path) -> String {
         let r = self
             .call(NewSessionRequest::new(dir))
             .await
@@ -208,7 +212,7 @@ impl Acp {
         r.session_id.0.to_string()
     }
 
-    async fn prompt(
+    pub(crate) async fn prompt(
         &self,
         session: &str,
         text: &str,
@@ -220,12 +224,12 @@ impl Acp {
         .await
     }
 
-    fn seen<T>(&self, f: impl FnOnce(&Seen) -> T) -> T {
+    pub(crate) fn seen<T>(&self, f: impl FnOnce(&Seen) -> T) -> T {
         f(&self.seen.lock().unwrap())
     }
 
     /// Close the connection and wait for `loom acp` to exit.
-    async fn close(mut self) {
+    pub(crate) async fn close(mut self) {
         drop(self.done.take());
         let _ = self.served.await;
         let status = tokio::time::timeout(Duration::from_secs(30), self.child.wait())
@@ -253,7 +257,7 @@ fn option_kinds(request: &RequestPermissionRequest) -> Vec<PermissionOptionKind>
     request.options.iter().map(|o| o.kind).collect()
 }
 
-fn agent_text(seen: &Seen) -> String {
+pub(crate) fn agent_text(seen: &Seen) -> String {
     seen.updates
         .iter()
         .filter_map(|u| match u {

@@ -723,3 +723,39 @@ async fn an_unreachable_server_is_retried_then_reported() {
         "{msg}"
     );
 }
+
+/// A command that changes files is followed by a `command_changed` event naming each file
+/// with its line counts, before the call's `tool_result`; a command that changes nothing
+/// sends none.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_commands_changed_files_reach_json_as_command_changed() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("old.txt"), "one\ntwo\n").unwrap();
+    std::fs::write(dir.path().join(".gitignore"), ".home/\n").unwrap();
+    let make = json!({"command": "printf 'a\\nb\\n' > made.txt && printf 'one\\n' > old.txt"});
+    let server = ScriptedServer::start(vec![
+        support::calls_openai(&[("b1", "bash", &make.to_string())]),
+        support::calls_openai(&[("b2", "bash", r#"{"command": "touch old.txt"}"#)]),
+        support::text_reply("Done."),
+    ])
+    .await;
+    let run = exec(dir.path(), &server, "full-auto", "make a file").await;
+    assert_eq!(run.code, 0, "{}\n{:?}", run.stderr, run.events);
+    let changed = run.of_type("command_changed");
+    assert_eq!(changed.len(), 1, "{:?}", run.events);
+    assert_eq!(changed[0]["id"], "b1");
+    assert_eq!(
+        changed[0]["files"],
+        json!([
+            {"path": "made.txt", "lines_added": 2, "lines_removed": 0},
+            {"path": "old.txt", "lines_added": 0, "lines_removed": 1},
+        ])
+    );
+    let at = |t: &str, id: &str| {
+        run.events
+            .iter()
+            .position(|e| e["type"] == t && e["id"] == id)
+            .unwrap()
+    };
+    assert!(at("command_changed", "b1") < at("tool_result", "b1"));
+}

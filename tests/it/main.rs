@@ -5,6 +5,7 @@
 mod support;
 
 mod acp;
+mod acp_commands;
 mod agent;
 mod apply_patch;
 mod architecture;

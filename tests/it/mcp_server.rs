@@ -192,6 +192,54 @@ async fn full_auto_edit_is_reported_and_loom_reply_continues_the_session() {
     client.close().await;
 }
 
+/// Files a `bash` command changed are reported with their line counts beside the file
+/// tools' writes, summed per file: a new file made by `printf`, a file edited by `sed` and
+/// then by `edit_file`.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_commands_changed_files_are_reported_with_their_counts() {
+    let d = dirs();
+    let model = ScriptedServer::start(vec![
+        support::calls_openai(&[(
+            "b1",
+            "bash",
+            r#"{"command": "printf 'a\\nb\\n' > made.txt"}"#,
+        )]),
+        support::calls_openai(&[(
+            "b2",
+            "bash",
+            r#"{"command": "sed -i 's/hello/bye/' greet.py"}"#,
+        )]),
+        support::calls_openai(&[(
+            "e1",
+            "edit_file",
+            r#"{"path": "greet.py", "old_str": "def greet():", "new_str": "def greet():\n    \"\"\"Greets.\"\"\""}"#,
+        )]),
+        support::text_reply("Made and edited."),
+    ])
+    .await;
+    let client = connect(&d, &model, &["--approval", "full-auto"]).await;
+    let r = call(
+        &client,
+        "loom",
+        json!({"prompt": "make a file and say bye", "approval": "full-auto"}),
+    )
+    .await;
+    assert_eq!(r.is_error, Some(false), "{}", text(&r));
+    assert_eq!(read(&d.ws.join("made.txt")), "a\nb\n");
+    assert_eq!(
+        read(&d.ws.join("greet.py")),
+        "def greet():\n    \"\"\"Greets.\"\"\"\n    return 'bye'\n"
+    );
+    assert_eq!(
+        structured(&r)["changes"],
+        json!([
+            {"path": "made.txt", "lines_added": 2, "lines_removed": 0},
+            {"path": "greet.py", "lines_added": 2, "lines_removed": 1},
+        ])
+    );
+    client.close().await;
+}
+
 /// Supervised (the default): a command that would ask is refused, since nobody can
 /// answer; the refusal is the model's tool result, and the turn goes on to its answer.
 #[tokio::test(flavor = "multi_thread")]

@@ -130,7 +130,7 @@ async fn open_new(
     let answer = server.new_session(request, &cx).await;
     let id = answer.as_ref().ok().map(|r| r.session_id.0.to_string());
     responder.respond_with_result(answer)?;
-    id.map_or(Ok(()), |id| Server::advertise(&cx, &id))
+    id.map_or(Ok(()), |id| server.advertise(&cx, &id))
 }
 
 /// `session/load`, as [`open_new`].
@@ -145,7 +145,7 @@ async fn open_saved(
     let loaded = answer.is_ok();
     responder.respond_with_result(answer)?;
     if loaded {
-        Server::advertise(&cx, &id)
+        server.advertise(&cx, &id)
     } else {
         Ok(())
     }

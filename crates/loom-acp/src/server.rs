@@ -25,7 +25,7 @@ use loom_core::tools::editor_files::EditorFiles;
 
 use crate::files::ClientFiles;
 use crate::session::{Live, Pump, TurnOutcome};
-use crate::{commands, modes, replay};
+use crate::{modes, replay};
 
 /// What the server keeps: how to load a workspace's configuration, and the live sessions.
 pub struct Server {
@@ -178,9 +178,12 @@ impl Server {
         if text.trim().is_empty() {
             return Err(invalid("the prompt has no text"));
         }
-        let command = commands::parse(&text);
+        let command = live.commands.parse(&text);
+        // A built-in ends on its own event; a custom command's prompt on its turn's end
+        // (or on the event saying it was not sent).
+        let built_in = matches!(command, Some(UserOp::Undo { .. }));
         let done = live
-            .begin_turn(command.is_some())
+            .begin_turn(built_in)
             .ok_or_else(|| invalid("a turn is running; cancel it or wait for it to end"))?;
         let op = command.unwrap_or(UserOp::Submit {
             text,
@@ -196,12 +199,14 @@ impl Server {
         }
     }
 
-    /// Tell the client of session `id`'s slash commands (after it has the session's id).
-    pub fn advertise(cx: &ConnectionTo<Client>, id: &str) -> Result<(), Error> {
-        cx.send_notification(SessionNotification::new(
-            id.to_string(),
-            commands::advertised(),
-        ))
+    /// Tell the client of session `id`'s slash commands (after it has the session's id),
+    /// and of every later list of them.
+    pub fn advertise(&self, cx: &ConnectionTo<Client>, id: &str) -> Result<(), Error> {
+        let Ok(live) = self.live(id) else {
+            return Ok(());
+        };
+        live.commands
+            .tell(|u| cx.send_notification(SessionNotification::new(id.to_string(), u)))
     }
 
     /// `session/cancel`: interrupt the running turn (its prompt ends `cancelled`).

@@ -44,6 +44,8 @@ pub struct Live {
     turn: Mutex<Option<(oneshot::Sender<TurnOutcome>, bool)>>,
     /// The agent's task, awaited at shutdown so the session files are whole.
     pub task: Mutex<Option<tokio::task::JoinHandle<()>>>,
+    /// The slash commands the client is told of.
+    pub commands: crate::commands::Advertised,
 }
 
 impl Live {
@@ -61,6 +63,7 @@ impl Live {
             max_mode,
             turn: Mutex::new(None),
             task: Mutex::new(None),
+            commands: crate::commands::Advertised::default(),
         }
     }
 
@@ -180,6 +183,20 @@ impl Pump {
             AgentEvent::SubAgent { parent_id, event } => self.sub_agent(vec![parent_id], *event),
             AgentEvent::PlanUpdated { plan } => {
                 self.update(SessionUpdate::Plan(translate::plan(&plan)))
+            }
+            AgentEvent::CustomCommands { commands, .. } => {
+                self.live.commands.set(commands, |u| self.update(u))
+            }
+            AgentEvent::CustomCommandNotSent {
+                reason, cancelled, ..
+            } => {
+                self.errors.clear();
+                self.live.end_turn(if cancelled {
+                    TurnOutcome::Stopped(StopReason::Cancelled)
+                } else {
+                    TurnOutcome::Failed(reason)
+                });
+                Ok(())
             }
             _ => Ok(()),
         }

@@ -27,7 +27,7 @@ pub struct FileChanges {
 pub struct TurnReport {
     /// The model's last non-empty message of the turn.
     pub answer: String,
-    /// The files written, in the order first written.
+    /// The files written (by the file tools or a command), in the order first written.
     pub changes: Vec<FileChanges>,
     /// How the turn ended (`None`: the agent stopped without ending it).
     pub end: Option<TurnEnd>,
@@ -113,7 +113,8 @@ pub async fn run(agent: &mut AgentHandle, prompt: String, stop: &CancellationTok
     report
 }
 
-/// Note what `event` adds to the report (a sub-agent's writes count as the turn's).
+/// Note what `event` adds to the report (a sub-agent's writes and commands count as the
+/// turn's).
 fn take(report: &mut TurnReport, event: &AgentEvent) {
     match event {
         AgentEvent::AssistantMessage { text } if !text.trim().is_empty() => {
@@ -125,8 +126,16 @@ fn take(report: &mut TurnReport, event: &AgentEvent) {
             let removed: usize = hunks.iter().map(|h| h.removed()).sum();
             add_change(&mut report.changes, path, added, removed);
         }
+        AgentEvent::CommandChanged { files, .. } => {
+            for f in files {
+                add_change(&mut report.changes, &f.path, f.lines_added, f.lines_removed);
+            }
+        }
         AgentEvent::SubAgent { event, .. } => {
-            if let AgentEvent::ChangeApplied { .. } = event.as_ref() {
+            if let AgentEvent::ChangeApplied { .. }
+            | AgentEvent::CommandChanged { .. }
+            | AgentEvent::SubAgent { .. } = event.as_ref()
+            {
                 take(report, event);
             }
         }
@@ -217,6 +226,46 @@ mod tests {
         );
         assert!(!r.failed());
         assert_eq!(r.text(), "Done.");
+    }
+
+    /// A command's changed files add to the file tools' counts per file, a sub-agent's (and
+    /// its own sub-agent's) too.
+    #[test]
+    fn command_changes_add_up_with_writes() {
+        use loom_protocol::changes::FileLines;
+        let lines = |path: &str, a, r| FileLines {
+            path: path.into(),
+            lines_added: a,
+            lines_removed: r,
+            binary: false,
+        };
+        let mut r = empty();
+        let events = [
+            applied("a.txt", "x\n", "x\ny\n"),
+            AgentEvent::CommandChanged {
+                id: "b".into(),
+                files: vec![lines("a.txt", 1, 1), lines("made.txt", 2, 0)],
+            },
+            AgentEvent::SubAgent {
+                parent_id: "d".into(),
+                event: Box::new(AgentEvent::SubAgent {
+                    parent_id: "e".into(),
+                    event: Box::new(AgentEvent::CommandChanged {
+                        id: "c".into(),
+                        files: vec![lines("made.txt", 0, 1)],
+                    }),
+                }),
+            },
+        ];
+        for e in &events {
+            take(&mut r, e);
+        }
+        let got: Vec<(&str, usize, usize)> = r
+            .changes
+            .iter()
+            .map(|c| (c.path.as_str(), c.lines_added, c.lines_removed))
+            .collect();
+        assert_eq!(got, vec![("a.txt", 2, 1), ("made.txt", 2, 1)]);
     }
 
     /// A turn that did not end done is a failure, and its text says why after the answer.

@@ -32,3 +32,19 @@ pub enum Scope {
     /// Every change from this sequence number on.
     Since(u64),
 }
+
+/// How many lines a change added to and removed from one file (what a command changed, as
+/// the shadow repository's `git diff --numstat` counts it), so front ends can report a
+/// turn's changes with their sizes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileLines {
+    /// Workspace-relative path.
+    pub path: String,
+    /// Lines added (0 for a binary file).
+    pub lines_added: usize,
+    /// Lines removed (0 for a binary file).
+    pub lines_removed: usize,
+    /// Whether git saw the file as binary (its lines are not counted).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub binary: bool,
+}

@@ -545,6 +545,27 @@ pub enum AgentEvent {
         /// Every server started so far.
         servers: Vec<crate::lsp::LspServerStatus>,
     },
+    /// A custom command ([`UserOp::RunCustomCommand`]) ended without its prompt being
+    /// sent: a turn was running, no command has that name, or it was stopped while being
+    /// expanded. Follows the error or notice that says why; no turn follows, so a front end
+    /// waiting for the command's turn to end stops waiting here.
+    CustomCommandNotSent {
+        /// The command's name.
+        name: String,
+        /// Why, in words.
+        reason: String,
+        /// Whether it was stopped (an interrupt) rather than refused.
+        cancelled: bool,
+    },
+    /// A command (`bash`) changed files in the workspace: each file with the lines it
+    /// added and removed, from the undo journal's snapshots around it. Sent before the
+    /// call's result, only when a file changed.
+    CommandChanged {
+        /// The call that ran the command.
+        id: String,
+        /// The files it changed, by path.
+        files: Vec<crate::changes::FileLines>,
+    },
 }
 
 /// What front ends ask of the agent.

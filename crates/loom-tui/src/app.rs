@@ -256,6 +256,10 @@ impl App {
                 self.on_custom_commands(commands, warnings)
             }
             AgentEvent::PromptHistory { prompts } => self.on_prompt_history(prompts),
+            // The call's result already names the files a command changed.
+            AgentEvent::CommandChanged { .. } => {}
+            // The error or notice before it told the person why.
+            AgentEvent::CustomCommandNotSent { .. } => {}
             AgentEvent::UndoPlanned {
                 redo,
                 diff,

@@ -9,6 +9,7 @@ use serde_json::Value;
 use super::state::ProposedCall;
 use crate::changelog::Changelog;
 use crate::llm::accumulate::AssembledCall;
+use crate::protocol::changes::FileLines;
 use crate::tools::change::{self, HunkSelection};
 use crate::tools::{FileChange, ToolContext, ToolKind, ToolRegistry, ToolResult};
 
@@ -113,7 +114,8 @@ async fn void_unwritten(
 
 /// Run a command that may write between two workspace snapshots, so its changes can be
 /// undone; the files it changed become the result's `files_changed`. The second value says
-/// why the snapshots or the journal failed, if they did.
+/// why the snapshots or the journal failed, if they did; the third counts each changed
+/// file's lines (for [`AgentEvent::CommandChanged`](crate::protocol::events::AgentEvent)).
 #[allow(clippy::too_many_arguments)]
 pub(super) async fn run_with_snapshots(
     registry: &ToolRegistry,
@@ -124,7 +126,7 @@ pub(super) async fn run_with_snapshots(
     turn: u64,
     id: &str,
     ctx: &ToolContext,
-) -> (ToolResult, Option<String>) {
+) -> (ToolResult, Option<String>, Vec<FileLines>) {
     let snap = |label: String| {
         let log = changelog.clone();
         tokio::task::spawn_blocking(move || log.lock().map_err(|e| e.to_string())?.snapshot(&label))
@@ -139,7 +141,7 @@ pub(super) async fn run_with_snapshots(
             result.output.push_str(&format!(
                 "\nNote: this command's changes cannot be undone ({e})"
             ));
-            return (result, Some(e));
+            return (result, Some(e), Vec::new());
         }
     };
     let after = snap(format!("{id}-after"))
@@ -149,9 +151,10 @@ pub(super) async fn run_with_snapshots(
         Ok(after) => {
             let (log, command, call) = (changelog.clone(), command.to_string(), id.to_string());
             tokio::task::spawn_blocking(move || {
-                log.lock()
-                    .map_err(|e| e.to_string())?
-                    .record_command(turn, &call, &command, &before, &after)
+                let mut log = log.lock().map_err(|e| e.to_string())?;
+                let files = log.record_command(turn, &call, &command, &before, &after)?;
+                let lines = counted(&log, &files, &before, &after);
+                Ok((files, lines))
             })
             .await
             .unwrap_or_else(|e| Err(e.to_string()))
@@ -159,19 +162,43 @@ pub(super) async fn run_with_snapshots(
         Err(e) => Err(e),
     };
     match recorded {
-        Ok(files) => {
+        Ok((files, lines)) => {
             if result.files_changed.is_empty() {
                 result.files_changed = files.into_iter().map(|c| c.path).collect();
             }
-            (result, None)
+            (result, None, lines)
         }
         Err(e) => {
             result.output.push_str(&format!(
                 "\nNote: this command's changes cannot be undone ({e})"
             ));
-            (result, Some(e))
+            (result, Some(e), Vec::new())
         }
     }
+}
+
+/// The line counts of the files a command changed; should git fail to count them, each
+/// file is still named (with 0/0), so front ends never miss a changed file.
+fn counted(
+    log: &Changelog,
+    files: &[crate::changelog::snapshot::Changed],
+    before: &str,
+    after: &str,
+) -> Vec<FileLines> {
+    if files.is_empty() {
+        return Vec::new();
+    }
+    log.line_counts(before, after).unwrap_or_else(|_| {
+        files
+            .iter()
+            .map(|c| FileLines {
+                path: c.path.clone(),
+                lines_added: 0,
+                lines_removed: 0,
+                binary: false,
+            })
+            .collect()
+    })
 }
 
 /// The agent boundary: every call's arguments are normalised and parsed once, here, into

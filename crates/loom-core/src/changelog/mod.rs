@@ -369,6 +369,17 @@ impl Changelog {
         Ok(files)
     }
 
+    /// Lines added and removed per file between two snapshots (what a command changed,
+    /// counted for front ends; binary files are marked and count 0).
+    pub fn line_counts(
+        &self,
+        before_tree: &str,
+        after_tree: &str,
+    ) -> Result<Vec<loom_protocol::changes::FileLines>, String> {
+        let shadow = self.shadow.as_ref().ok_or("no snapshots")?;
+        shadow.line_counts(before_tree, after_tree)
+    }
+
     /// Every recorded change, oldest first.
     pub fn summaries(&self) -> Vec<ChangeSummary> {
         self.lines

@@ -11,6 +11,8 @@ use std::process::Command;
 
 use std::hash::{DefaultHasher, Hash, Hasher};
 
+use loom_protocol::changes::FileLines;
+
 /// A private repository holding snapshots of one workspace.
 #[derive(Debug, Clone)]
 pub struct Shadow {
@@ -126,6 +128,12 @@ impl Shadow {
             .collect())
     }
 
+    /// Lines added and removed per file between two trees (`git diff --numstat`).
+    pub fn line_counts(&self, before: &str, after: &str) -> Result<Vec<FileLines>, String> {
+        let out = self.run(&["diff", "--numstat", "--no-renames", "-z", before, after])?;
+        Ok(parse_numstat(&out))
+    }
+
     /// The content of `path` in `tree`, or `None` when it is not there.
     pub fn read(&self, tree: &str, path: &str) -> Option<Vec<u8>> {
         self.run(&["cat-file", "blob", &format!("{tree}:{path}")])
@@ -148,6 +156,35 @@ impl Shadow {
     pub fn git_dir(&self) -> &Path {
         &self.git_dir
     }
+}
+
+/// Parse `git diff --numstat --no-renames -z`: one `added<TAB>removed<TAB>path<NUL>` record
+/// per file, `-` for both counts of a binary file. A record that does not parse is skipped.
+pub fn parse_numstat(out: &[u8]) -> Vec<FileLines> {
+    out.split(|b| *b == 0)
+        .filter(|r| !r.is_empty())
+        .filter_map(|record| {
+            let mut parts = record.splitn(3, |b| *b == b'\t');
+            let (added, removed) = (parts.next()?, parts.next()?);
+            let path = String::from_utf8_lossy(parts.next()?).into_owned();
+            if path.is_empty() {
+                return None;
+            }
+            let count = |f: &[u8]| std::str::from_utf8(f).ok()?.parse::<usize>().ok();
+            let binary = added == b"-" && removed == b"-";
+            let (lines_added, lines_removed) = if binary {
+                (0, 0)
+            } else {
+                (count(added)?, count(removed)?)
+            };
+            Some(FileLines {
+                path,
+                lines_added,
+                lines_removed,
+                binary,
+            })
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -184,5 +221,58 @@ mod tests {
         );
         assert_eq!(shadow.read(&before, "a.txt").unwrap(), b"one\n");
         assert!(shadow.read(&before, "b.txt").is_none());
+    }
+
+    /// Counts, a binary file (`-`) as 0/0 marked binary, a path with a tab or newline kept
+    /// whole, and records that do not parse skipped.
+    #[test]
+    fn numstat_records_parse() {
+        let out =
+            b"2\t1\ta.txt\x00-\t-\timg.png\x000\t3\tdir/odd\tname\nx\x00x\ty\tbad\x00\t\t\x00";
+        let lines = parse_numstat(out);
+        let row = |path: &str, a, r, binary| FileLines {
+            path: path.into(),
+            lines_added: a,
+            lines_removed: r,
+            binary,
+        };
+        assert_eq!(
+            lines,
+            vec![
+                row("a.txt", 2, 1, false),
+                row("img.png", 0, 0, true),
+                row("dir/odd\tname\nx", 0, 3, false),
+            ]
+        );
+        assert!(parse_numstat(b"").is_empty());
+    }
+
+    /// The shadow counts a command's lines: a new file, an edited one, a deleted one.
+    #[test]
+    fn line_counts_between_snapshots() {
+        let data = tempfile::tempdir().unwrap();
+        let ws = tempfile::tempdir().unwrap();
+        std::fs::write(ws.path().join("a.txt"), "one\ntwo\nthree\n").unwrap();
+        std::fs::write(ws.path().join("gone.txt"), "x\ny\n").unwrap();
+        let shadow = Shadow::open(data.path(), ws.path()).unwrap();
+        let before = shadow.snapshot("n1").unwrap();
+        std::fs::write(ws.path().join("a.txt"), "one\n2\nthree\nfour\n").unwrap();
+        std::fs::write(ws.path().join("made.txt"), "a\nb\n").unwrap();
+        std::fs::remove_file(ws.path().join("gone.txt")).unwrap();
+        let after = shadow.snapshot("n2").unwrap();
+        let counts: Vec<(String, usize, usize)> = shadow
+            .line_counts(&before, &after)
+            .unwrap()
+            .into_iter()
+            .map(|f| (f.path, f.lines_added, f.lines_removed))
+            .collect();
+        assert_eq!(
+            counts,
+            vec![
+                ("a.txt".into(), 2, 1),
+                ("gone.txt".into(), 0, 2),
+                ("made.txt".into(), 2, 0),
+            ]
+        );
     }
 }

@@ -101,20 +101,17 @@ impl Runner {
     /// Run the custom command `name` with `arguments` (see the module docs).
     pub(super) fn run_custom_command(&mut self, name: &str, arguments: &str) {
         if self.machine.phase() != Phase::Idle || self.custom.expanding {
-            return self.emit(AgentEvent::Error {
-                message: format!("/{name} runs between turns: wait for this one or stop it (Esc)"),
-            });
+            let why = format!("/{name} runs between turns: wait for this one or stop it (Esc)");
+            return self.command_refused(name, why);
         }
         let Some(source) = &self.custom.source else {
-            return self.emit(AgentEvent::Error {
-                message: format!("unknown command /{name}; /help lists the commands"),
-            });
+            let why = format!("unknown command /{name}; /help lists the commands");
+            return self.command_refused(name, why);
         };
         let catalog = cc::load(source);
         let Some(command) = catalog.commands.get(name).cloned() else {
-            return self.emit(AgentEvent::Error {
-                message: format!("there is no custom command /{name}; /commands lists them"),
-            });
+            let why = format!("there is no custom command /{name}; /commands lists them");
+            return self.command_refused(name, why);
         };
         let text = substitute(&command.body, arguments);
         let steps: Vec<Step> = segments(&text).into_iter().map(|s| self.rule(s)).collect();
@@ -136,6 +133,19 @@ impl Runner {
             cancelled: false,
         };
         tokio::spawn(expansion.run(steps, ready));
+    }
+
+    /// Command `name` is not run: the person is told why, then front ends waiting for its
+    /// turn that none comes.
+    fn command_refused(&mut self, name: &str, reason: String) {
+        self.emit(AgentEvent::Error {
+            message: reason.clone(),
+        });
+        self.emit(AgentEvent::CustomCommandNotSent {
+            name: name.to_string(),
+            reason,
+            cancelled: false,
+        });
     }
 
     /// Rule on one segment now, in order, so the policy sees them as the person would.
@@ -283,11 +293,17 @@ impl Runner {
     pub(super) fn command_ready(&mut self, ready: Ready) -> Option<crate::agent::state::Event> {
         self.custom.expanding = false;
         if ready.cancelled || self.machine.phase() != Phase::Idle {
+            let message = format!(
+                "/{} was stopped before it was sent; nothing was sent",
+                ready.name
+            );
             self.emit(AgentEvent::Notice {
-                message: format!(
-                    "/{} was stopped before it was sent; nothing was sent",
-                    ready.name
-                ),
+                message: message.clone(),
+            });
+            self.emit(AgentEvent::CustomCommandNotSent {
+                name: ready.name,
+                reason: message,
+                cancelled: ready.cancelled,
             });
             return None;
         }
@@ -398,7 +414,10 @@ impl Expansion {
         let (result, journal) = match (run.snapshot, self.changelog.clone()) {
             (true, Some(log)) => {
                 let (reg, cmd, id) = (&self.registry, &run.command, &run.id);
-                run_with_snapshots(reg, "bash", run.args, cmd, log, self.turn, id, &ctx).await
+                let (result, journal, files) =
+                    run_with_snapshots(reg, "bash", run.args, cmd, log, self.turn, id, &ctx).await;
+                super::tool_calls::command_changed(&self.tx, id, files);
+                (result, journal)
             }
             _ => (self.registry.run("bash", &run.args, &ctx).await, None),
         };

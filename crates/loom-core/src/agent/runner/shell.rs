@@ -77,10 +77,12 @@ impl Runner {
             let args = prepared.args;
             let (result, journal_error) = match (snapshot, changelog) {
                 (true, Some(changelog)) => {
-                    run_with_snapshots(
+                    let (result, journal_error, files) = run_with_snapshots(
                         &registry, "bash", args, &command, changelog, turn, &id, &ctx,
                     )
-                    .await
+                    .await;
+                    super::tool_calls::command_changed(&tx, &id, files);
+                    (result, journal_error)
                 }
                 _ => (registry.run("bash", &args, &ctx).await, None),
             };

@@ -210,8 +210,12 @@ impl ToolRun {
                 snapshot_command,
             } => match (snapshot_command, changelog) {
                 (Some(command), Some(changelog)) => {
-                    run_with_snapshots(registry, &name, args, &command, changelog, turn, id, ctx)
-                        .await
+                    let (result, journal_error, files) = run_with_snapshots(
+                        registry, &name, args, &command, changelog, turn, id, ctx,
+                    )
+                    .await;
+                    command_changed(&self.tx, id, files);
+                    (result, journal_error)
                 }
                 _ => (registry.run(&name, &args, ctx).await, None),
             },
@@ -230,6 +234,22 @@ impl ToolRun {
             duration_ms: started.elapsed().as_millis() as u64,
         };
         let _ = self.tx.send(Internal::Machine(event));
+    }
+}
+
+/// Tell front ends the files command `id` changed, with their line counts (nothing when
+/// it changed none).
+pub(super) fn command_changed(
+    tx: &mpsc::UnboundedSender<Internal>,
+    id: &str,
+    files: Vec<crate::protocol::changes::FileLines>,
+) {
+    if !files.is_empty() {
+        let event = AgentEvent::CommandChanged {
+            id: id.to_string(),
+            files,
+        };
+        let _ = tx.send(Internal::Applied(event));
     }
 }
 
