@@ -25,6 +25,7 @@ mod exec;
 mod exec_plain;
 mod files_beneath;
 mod full_disk;
+mod function_length;
 mod hooks;
 mod images;
 mod lsp;

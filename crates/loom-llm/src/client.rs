@@ -267,44 +267,64 @@ impl LlmClient {
             .filter_map(|t| t["function"]["name"].as_str().map(str::to_string))
             .collect();
         let body = self.body(req);
-        let fail = |error: LlmError, partial_text: String, emitted: bool| LlmFailure {
-            error,
-            partial_text,
-            emitted,
-        };
         let slot = LimitSlot::default();
+        let response = self.send(&body, cancel, &slot).await?;
         let limits = &self.settings;
-        let bound = |cause: String| match slot.take() {
-            Some(LimitHit::Idle(d)) => LlmError::StreamCut(format!(
-                "the server sent nothing for {} s; raise stream_idle_timeout_secs in the \
-                 config if it is only slow",
-                d.as_secs()
-            )),
-            Some(LimitHit::Size(raw)) => LlmError::Limit(format!(
-                "the server sent more than {raw} bytes for one response, the most that \
-                 {} bytes of text ({BYTES_KEY}) may take with their framing; raise \
-                 {BYTES_KEY} in the config if the answer really is that long",
-                limits.max_response_bytes
-            )),
-            Some(LimitHit::Line(line)) => LlmError::Limit(format!(
-                "the server sent a line of more than {line} bytes, more than one piece of \
-                 {} bytes of text ({BYTES_KEY}) takes; raise {BYTES_KEY} in the config if \
-                 the answer really is that long",
-                limits.max_response_bytes
-            )),
-            None => LlmError::StreamCut(cause),
+        let mut stream = super::http::events(response, self.bounds, slot.clone());
+        let mut reader = Reader::new(
+            ResponseBudget::new(limits.max_response_bytes, limits.max_tool_calls),
+            known,
+        );
+        loop {
+            let item = tokio::select! {
+                item = stream.next() => item,
+                _ = cancel.cancelled() => return Err(reader.fail(LlmError::Cancelled)),
+            };
+            let data = match item {
+                None => break,
+                Some(Ok(data)) => data,
+                Some(Err(cause)) => {
+                    let error = limit_error(&slot, limits.max_response_bytes, cause);
+                    return Err(reader.fail(error));
+                }
+            };
+            let Ok(chunk) = serde_json::from_str::<Chunk>(&data) else {
+                continue;
+            };
+            match reader.chunk(chunk, sink) {
+                Ok(Reading::More) => {}
+                Ok(Reading::Stop) => break,
+                Err(e) => return Err(reader.fail(e)),
+            }
+        }
+        reader.finish(sink)
+    }
+
+    /// Post `body` and wait for the answer's head: an error status, a refused connection,
+    /// a redirect loop or silence past the idle bound comes back as the failure.
+    async fn send(
+        &self,
+        body: &Value,
+        cancel: &CancellationToken,
+        slot: &LimitSlot,
+    ) -> Result<reqwest::Response, LlmFailure> {
+        let fail = |error: LlmError| LlmFailure {
+            error,
+            partial_text: String::new(),
+            emitted: false,
         };
+        let limits = &self.settings;
         let url = format!("{}/chat/completions", limits.base_url.trim_end_matches('/'));
         let request = self
             .http
             .post(url)
             .headers(self.headers.clone())
-            .json(&body)
+            .json(body)
             .send();
         let idle = self.bounds.idle;
         let sent = tokio::select! {
             r = tokio::time::timeout(idle, request) => r,
-            _ = cancel.cancelled() => return Err(fail(LlmError::Cancelled, String::new(), false)),
+            _ = cancel.cancelled() => return Err(fail(LlmError::Cancelled)),
         };
         let response = match sent {
             Ok(Ok(response)) => response,
@@ -319,127 +339,200 @@ impl LlmClient {
                 } else {
                     LlmError::Connection(describe_reqwest(&e))
                 };
-                return Err(fail(error, String::new(), false));
+                return Err(fail(error));
             }
             Err(_) => {
                 slot.set_idle(idle);
-                return Err(fail(bound(String::new()), String::new(), false));
+                let error = limit_error(slot, limits.max_response_bytes, String::new());
+                return Err(fail(error));
             }
         };
         if !response.status().is_success() {
             let failure = tokio::select! {
                 f = HttpFailure::read(response) => f,
-                _ = cancel.cancelled() => return Err(fail(LlmError::Cancelled, String::new(), false)),
+                _ = cancel.cancelled() => return Err(fail(LlmError::Cancelled)),
             };
-            return Err(fail(failure.into_error(), String::new(), false));
+            return Err(fail(failure.into_error()));
         }
-        let mut stream = super::http::events(response, self.bounds, slot.clone());
-        let mut budget = ResponseBudget::new(limits.max_response_bytes, limits.max_tool_calls);
-        let mut filter = TextCallFilter::new(known);
-        let mut assembler = CallAssembler::new();
-        let mut usage = None;
-        let mut finish_reason = None;
-        let mut emitted = false;
-        let mut received = false;
-        let mut stream_error = None;
-        loop {
-            let item = tokio::select! {
-                item = stream.next() => item,
-                _ = cancel.cancelled() => {
-                    return Err(fail(LlmError::Cancelled, filter.visible().to_string(), emitted));
-                }
-            };
-            let data = match item {
-                None => break,
-                Some(Ok(data)) => data,
-                Some(Err(cause)) => {
-                    return Err(fail(bound(cause), filter.visible().to_string(), emitted));
-                }
-            };
-            let Ok(chunk) = serde_json::from_str::<Chunk>(&data) else {
-                continue;
-            };
-            if let Some(error) = &chunk.error {
-                // Calls that arrived whole before the error are kept (the agent runs them
-                // and tells the model); with nothing whole to keep, the request failed
-                // like any other and may be retried.
-                let whole = assembler.clone().into_raw().iter().any(|(_, name, args)| {
+        Ok(response)
+    }
+}
+
+/// The error for a body cut off by `cause`: the limit the body crossed when one did (its
+/// hit is in `slot`), else the cut itself. `max_bytes` is the configured text limit.
+fn limit_error(slot: &LimitSlot, max_bytes: u64, cause: String) -> LlmError {
+    match slot.take() {
+        Some(LimitHit::Idle(d)) => LlmError::StreamCut(format!(
+            "the server sent nothing for {} s; raise stream_idle_timeout_secs in the \
+             config if it is only slow",
+            d.as_secs()
+        )),
+        Some(LimitHit::Size(raw)) => LlmError::Limit(format!(
+            "the server sent more than {raw} bytes for one response, the most that \
+             {max_bytes} bytes of text ({BYTES_KEY}) may take with their framing; raise \
+             {BYTES_KEY} in the config if the answer really is that long"
+        )),
+        Some(LimitHit::Line(line)) => LlmError::Limit(format!(
+            "the server sent a line of more than {line} bytes, more than one piece of \
+             {max_bytes} bytes of text ({BYTES_KEY}) takes; raise {BYTES_KEY} in the config if \
+             the answer really is that long"
+        )),
+        None => LlmError::StreamCut(cause),
+    }
+}
+
+/// Whether [`Reader::chunk`] wants the next chunk.
+enum Reading {
+    More,
+    /// An error arrived inside the stream after whole calls: keep them and stop.
+    Stop,
+}
+
+/// One streamed answer as it is put together, chunk by chunk.
+struct Reader {
+    budget: ResponseBudget,
+    filter: TextCallFilter,
+    assembler: CallAssembler,
+    usage: Option<Usage>,
+    finish_reason: Option<String>,
+    /// Whether anything was shown to the person.
+    emitted: bool,
+    /// Whether any choice arrived.
+    received: bool,
+    /// An error the server sent inside the stream after whole calls.
+    stream_error: Option<String>,
+}
+
+impl Reader {
+    fn new(budget: ResponseBudget, known: Vec<String>) -> Reader {
+        Reader {
+            budget,
+            filter: TextCallFilter::new(known),
+            assembler: CallAssembler::new(),
+            usage: None,
+            finish_reason: None,
+            emitted: false,
+            received: false,
+            stream_error: None,
+        }
+    }
+
+    /// The failure `error`, with what had been shown so far.
+    fn fail(&self, error: LlmError) -> LlmFailure {
+        LlmFailure {
+            error,
+            partial_text: self.filter.visible().to_string(),
+            emitted: self.emitted,
+        }
+    }
+
+    /// Take in one chunk, showing its text and reasoning through `sink`.
+    fn chunk(
+        &mut self,
+        chunk: Chunk,
+        sink: &mut (dyn FnMut(StreamEvent) + Send),
+    ) -> Result<Reading, LlmError> {
+        if let Some(error) = &chunk.error {
+            // Calls that arrived whole before the error are kept (the agent runs them
+            // and tells the model); with nothing whole to keep, the request failed
+            // like any other and may be retried.
+            let whole = self
+                .assembler
+                .clone()
+                .into_raw()
+                .iter()
+                .any(|(_, name, args)| {
                     !name.trim().is_empty()
                         && !args.trim().is_empty()
                         && serde_json::from_str::<Value>(args).is_ok()
                 });
-                if whole {
-                    stream_error = Some(error_message(error));
-                    break;
-                }
-                let error = LlmError::Http {
-                    status: 500,
-                    message: format!("error inside the stream: {}", error_message(error)),
-                    retry_after: None,
-                };
-                return Err(fail(error, filter.visible().to_string(), emitted));
+            if whole {
+                self.stream_error = Some(error_message(error));
+                return Ok(Reading::Stop);
             }
-            if let Some(u) = chunk.usage {
-                usage = Some(u.into());
+            return Err(LlmError::Http {
+                status: 500,
+                message: format!("error inside the stream: {}", error_message(error)),
+                retry_after: None,
+            });
+        }
+        if let Some(u) = chunk.usage {
+            self.usage = Some(u.into());
+        }
+        for choice in chunk.choices.into_iter().filter(|c| c.index == 0) {
+            self.received = true;
+            if let Some(delta) = choice.delta.or(choice.message) {
+                self.delta(delta, sink)?;
             }
-            for choice in chunk.choices.into_iter().filter(|c| c.index == 0) {
-                received = true;
-                if let Some(delta) = choice.delta.or(choice.message) {
-                    if let Err(e) = budget.spend(&delta) {
-                        return Err(fail(e, filter.visible().to_string(), emitted));
-                    }
-                    if let Some(reasoning) = delta.reasoning_content.or(delta.reasoning)
-                        && !reasoning.is_empty()
-                    {
-                        emitted = true;
-                        sink(StreamEvent::Reasoning(reasoning));
-                    }
-                    if let Some(text) = delta.content.filter(|t| !t.is_empty()) {
-                        let shown = filter.push(&text);
-                        if !shown.is_empty() {
-                            emitted = true;
-                            sink(StreamEvent::Text(shown));
-                        }
-                    }
-                    for call in delta.tool_calls.unwrap_or_default() {
-                        assembler.push(&call);
-                    }
-                    if let Err(e) = budget.check_calls(assembler.len()) {
-                        return Err(fail(e, filter.visible().to_string(), emitted));
-                    }
-                }
-                if choice.finish_reason.is_some() {
-                    finish_reason = choice.finish_reason;
-                }
+            if choice.finish_reason.is_some() {
+                self.finish_reason = choice.finish_reason;
             }
         }
-        if finish_reason.is_none() && !received {
-            return Err(fail(
-                LlmError::StreamCut("the stream ended before the model sent anything".into()),
-                String::new(),
-                false,
-            ));
+        Ok(Reading::More)
+    }
+
+    /// Take in one increment of the first choice.
+    fn delta(
+        &mut self,
+        delta: super::wire::Delta,
+        sink: &mut (dyn FnMut(StreamEvent) + Send),
+    ) -> Result<(), LlmError> {
+        self.budget.spend(&delta)?;
+        if let Some(reasoning) = delta.reasoning_content.or(delta.reasoning)
+            && !reasoning.is_empty()
+        {
+            self.emitted = true;
+            sink(StreamEvent::Reasoning(reasoning));
         }
-        let mut visible = filter.visible().to_string();
-        let (rest, text_calls) = filter.finish();
+        if let Some(text) = delta.content.filter(|t| !t.is_empty()) {
+            let shown = self.filter.push(&text);
+            if !shown.is_empty() {
+                self.emitted = true;
+                sink(StreamEvent::Text(shown));
+            }
+        }
+        for call in delta.tool_calls.unwrap_or_default() {
+            self.assembler.push(&call);
+        }
+        self.budget.check_calls(self.assembler.len())
+    }
+
+    /// The whole answer once the stream ended: the text held back for tool-call markup
+    /// shown, the calls written as text added to the structured ones.
+    fn finish(self, sink: &mut (dyn FnMut(StreamEvent) + Send)) -> Result<LlmOutput, LlmFailure> {
+        if self.finish_reason.is_none() && !self.received {
+            return Err(LlmFailure {
+                error: LlmError::StreamCut(
+                    "the stream ended before the model sent anything".into(),
+                ),
+                partial_text: String::new(),
+                emitted: false,
+            });
+        }
+        let mut visible = self.filter.visible().to_string();
+        let (rest, text_calls) = self.filter.finish();
         if !rest.is_empty() {
             sink(StreamEvent::Text(rest.clone()));
             visible.push_str(&rest);
         }
-        let mut raw = assembler.into_raw();
+        let mut raw = self.assembler.into_raw();
         raw.extend(text_calls.into_iter().map(|c| (None, c.name, c.arguments)));
-        if let Err(e) = budget.check_calls(raw.len()) {
-            return Err(fail(e, visible, emitted));
+        if let Err(error) = self.budget.check_calls(raw.len()) {
+            return Err(LlmFailure {
+                error,
+                partial_text: visible,
+                emitted: self.emitted,
+            });
         }
-        let stop = match stream_error {
+        let stop = match self.stream_error {
             Some(message) => super::Stop::StreamError { message },
-            None => super::Stop::from_finish_reason(finish_reason.as_deref()),
+            None => super::Stop::from_finish_reason(self.finish_reason.as_deref()),
         };
         Ok(LlmOutput {
             text: visible,
             calls: finish_calls(raw),
-            usage,
-            finish_reason,
+            usage: self.usage,
+            finish_reason: self.finish_reason,
             stop,
         })
     }

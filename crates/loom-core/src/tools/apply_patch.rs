@@ -16,7 +16,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::change::FileChange;
-use super::patch::{Fuzz, PatchOp, apply_chunks, parse};
+use super::patch::{Chunk, Fuzz, PatchOp, apply_chunks, parse};
 use super::{CallIntent, ToolContext, ToolError, ToolKind, ToolResult, TypedTool};
 use crate::policy::paths::{Access, Confinement};
 
@@ -97,8 +97,6 @@ impl TypedTool for ApplyPatch {
 fn preview(args: &ApplyPatchArgs, ctx: &ToolContext) -> Result<Vec<FileChange>, ToolError> {
     let patch = parse(&args.input).map_err(|e| ToolError::InvalidArguments(e.to_string()))?;
     let conf = ctx.confinement()?;
-    let nothing =
-        |e: ToolError| ToolError::Edit(format!("{e} (the patch was not applied; no file changed)"));
     let mut changes = Vec::new();
     let mut targets: Vec<PathBuf> = Vec::new();
     for op in &patch.ops {
@@ -128,59 +126,12 @@ fn preview(args: &ApplyPatchArgs, ctx: &ToolContext) -> Result<Vec<FileChange>, 
                 let Some(bytes) = current else {
                     return Err(nothing(ToolError::NotFound(shown)));
                 };
-                let text = text_of(&bytes, &shown).map_err(nothing)?;
-                let updated =
-                    apply_chunks(&shown, &text, chunks).map_err(|e| nothing(ToolError::Edit(e)))?;
-                let note = (updated.loosest != Fuzz::Exact).then(|| {
-                    format!(
-                        "{shown}: some lines matched only {}; context lines keep the \
-                         file's own text, added lines are as the patch wrote them",
-                        updated.loosest.describe()
-                    )
-                });
-                let change = match move_to {
-                    Some(to) => {
-                        let (dest, dest_shown) = resolve(conf, to).map_err(nothing)?;
-                        if dest == path {
-                            FileChange::new(
-                                "apply_patch",
-                                path.clone(),
-                                shown,
-                                Some(&bytes),
-                                updated.text,
-                            )
-                        } else {
-                            if super::change::read_current(conf.root(), &dest, &dest_shown)
-                                .map_err(nothing)?
-                                .is_some()
-                            {
-                                return Err(nothing(ToolError::Edit(format!(
-                                    "*** Move to: {dest_shown} already exists; move to a path that \
-                                     does not exist"
-                                ))));
-                            }
-                            targets.push(dest.clone());
-                            FileChange::new(
-                                "apply_patch",
-                                dest,
-                                dest_shown,
-                                Some(&bytes),
-                                updated.text,
-                            )
-                            .moved_from(path.clone(), shown)
-                        }
-                    }
-                    None => FileChange::new(
-                        "apply_patch",
-                        path.clone(),
-                        shown,
-                        Some(&bytes),
-                        updated.text,
-                    ),
+                let target = Target {
+                    path: path.clone(),
+                    shown,
+                    bytes,
                 };
-                let mut change = change;
-                change.notes.extend(note);
-                change
+                update(conf, target, move_to.as_deref(), chunks, &mut targets)?
             }
         };
         let mut change = change;
@@ -202,6 +153,64 @@ fn preview(args: &ApplyPatchArgs, ctx: &ToolContext) -> Result<Vec<FileChange>, 
         first.details.insert("files_in_patch".into(), json!(files));
     }
     Ok(changes)
+}
+
+/// `e`, saying that nothing was written (a patch applies whole or not at all).
+fn nothing(e: ToolError) -> ToolError {
+    ToolError::Edit(format!("{e} (the patch was not applied; no file changed)"))
+}
+
+/// The file an `*** Update File:` section changes: where it is, as shown, and its bytes.
+struct Target {
+    path: PathBuf,
+    shown: String,
+    bytes: Vec<u8>,
+}
+
+/// The change an `*** Update File:` section makes: its chunks applied to the file's text,
+/// written in place or at `move_to` (which must not exist; added to `targets`).
+fn update(
+    conf: &Confinement,
+    file: Target,
+    move_to: Option<&str>,
+    chunks: &[Chunk],
+    targets: &mut Vec<PathBuf>,
+) -> Result<FileChange, ToolError> {
+    let Target { path, shown, bytes } = file;
+    let text = text_of(&bytes, &shown).map_err(nothing)?;
+    let updated = apply_chunks(&shown, &text, chunks).map_err(|e| nothing(ToolError::Edit(e)))?;
+    let note = (updated.loosest != Fuzz::Exact).then(|| {
+        format!(
+            "{shown}: some lines matched only {}; context lines keep the \
+             file's own text, added lines are as the patch wrote them",
+            updated.loosest.describe()
+        )
+    });
+    let change = match move_to {
+        Some(to) => {
+            let (dest, dest_shown) = resolve(conf, to).map_err(nothing)?;
+            if dest == path {
+                FileChange::new("apply_patch", path, shown, Some(&bytes), updated.text)
+            } else {
+                if super::change::read_current(conf.root(), &dest, &dest_shown)
+                    .map_err(nothing)?
+                    .is_some()
+                {
+                    return Err(nothing(ToolError::Edit(format!(
+                        "*** Move to: {dest_shown} already exists; move to a path that \
+                         does not exist"
+                    ))));
+                }
+                targets.push(dest.clone());
+                FileChange::new("apply_patch", dest, dest_shown, Some(&bytes), updated.text)
+                    .moved_from(path, shown)
+            }
+        }
+        None => FileChange::new("apply_patch", path, shown, Some(&bytes), updated.text),
+    };
+    let mut change = change;
+    change.notes.extend(note);
+    Ok(change)
 }
 
 fn resolve(conf: &Confinement, given: &str) -> Result<(PathBuf, String), ToolError> {

@@ -7,6 +7,7 @@
 //! in the middle to the configured budget. Whether a command may run at all is decided
 //! above this tool, by the policy; this file only runs what it is given, safely.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -15,10 +16,10 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::process::{CommandSpec, run};
+use super::process::{CommandOutcome, CommandSpec, run};
 use super::{CallIntent, CommandIntent, ToolContext, ToolError, ToolKind, ToolResult, TypedTool};
 use crate::base::text::cut_middle;
-use crate::policy::paths::Access;
+use crate::policy::paths::{Access, Confinement};
 use loom_sandbox::looks_denied;
 
 /// Default timeout in seconds.
@@ -98,22 +99,7 @@ impl TypedTool for Bash {
 /// the call's own `outside_sandbox` is not read again.
 async fn execute(args: &BashArgs, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
     let conf = ctx.confinement()?;
-    let cwd = match &args.cwd {
-        Some(dir) => conf.resolve(dir, Access::Read)?,
-        None => ctx.cwd.clone(),
-    };
-    if !cwd.starts_with(conf.root()) {
-        return Err(ToolError::Other(format!(
-            "the working directory {} is outside the workspace",
-            cwd.display()
-        )));
-    }
-    if !cwd.exists() {
-        return Err(ToolError::NotFound(conf.display(&cwd)));
-    }
-    if !cwd.is_dir() {
-        return Err(ToolError::NotDirectory(conf.display(&cwd)));
-    }
+    let cwd = working_dir(args, ctx, conf)?;
     let mut notes = Vec::new();
     let requested = args.timeout_secs.unwrap_or(DEFAULT_TIMEOUT_SECS);
     let secs = requested.clamp(1, MAX_TIMEOUT_SECS);
@@ -136,20 +122,7 @@ async fn execute(args: &BashArgs, ctx: &ToolContext) -> Result<ToolResult, ToolE
     let truncated =
         cut_out || cut_err || outcome.stdout.dropped() > 0 || outcome.stderr.dropped() > 0;
     let duration_ms = outcome.duration.as_millis() as u64;
-    let mut summary = match (outcome.exit_code, outcome.signal) {
-        _ if outcome.timed_out => {
-            format!("timed out after {secs}s; the command and its child processes were killed")
-        }
-        (Some(code), _) => format!("exit code {code}"),
-        (None, Some(sig)) => format!("killed by signal {sig}"),
-        (None, None) => "ended without an exit code".to_string(),
-    };
-    summary.push_str(&format!(
-        " in {:.2}s; stdout {} bytes, stderr {} bytes",
-        outcome.duration.as_secs_f64(),
-        outcome.stdout.total(),
-        outcome.stderr.total()
-    ));
+    let mut summary = summary_line(&outcome, secs);
     if truncated {
         summary.push_str(" (output cut in the middle)");
     }
@@ -192,27 +165,89 @@ async fn execute(args: &BashArgs, ctx: &ToolContext) -> Result<ToolResult, ToolE
     let mut result = ToolResult::ok(summary).with_data(data);
     if !success {
         result.success = false;
-        result.error = Some(if let Some(line) = denial {
-            let net = if spec.sandbox.allow_network {
-                ""
-            } else {
-                " and has no network access"
-            };
-            format!(
-                "the sandbox blocked this command: it may only write inside the workspace and the \
-                 temp dir{net} ({line}). If it truly must run outside the sandbox, call bash again \
-                 with outside_sandbox: true and the user will be asked to approve it"
-            )
-        } else if outcome.timed_out {
-            format!("command timed out after {secs}s and was killed")
-        } else {
-            match outcome.exit_code {
-                Some(code) => format!("command failed with exit code {code}"),
-                None => "command was killed by a signal".to_string(),
-            }
-        });
+        result.error = Some(failure(
+            &outcome,
+            denial.as_deref(),
+            secs,
+            spec.sandbox.allow_network,
+        ));
     }
     Ok(result)
+}
+
+/// The directory the command runs in: `cwd` when given (resolved in the workspace), else
+/// the session's; it must be a directory inside the workspace.
+fn working_dir(
+    args: &BashArgs,
+    ctx: &ToolContext,
+    conf: &Confinement,
+) -> Result<PathBuf, ToolError> {
+    let cwd = match &args.cwd {
+        Some(dir) => conf.resolve(dir, Access::Read)?,
+        None => ctx.cwd.clone(),
+    };
+    if !cwd.starts_with(conf.root()) {
+        return Err(ToolError::Other(format!(
+            "the working directory {} is outside the workspace",
+            cwd.display()
+        )));
+    }
+    if !cwd.exists() {
+        return Err(ToolError::NotFound(conf.display(&cwd)));
+    }
+    if !cwd.is_dir() {
+        return Err(ToolError::NotDirectory(conf.display(&cwd)));
+    }
+    Ok(cwd)
+}
+
+/// The first line of the result: how the command ended, how long it took, how much it
+/// printed. `secs` is its timeout.
+fn summary_line(outcome: &CommandOutcome, secs: u64) -> String {
+    let mut summary = match (outcome.exit_code, outcome.signal) {
+        _ if outcome.timed_out => {
+            format!("timed out after {secs}s; the command and its child processes were killed")
+        }
+        (Some(code), _) => format!("exit code {code}"),
+        (None, Some(sig)) => format!("killed by signal {sig}"),
+        (None, None) => "ended without an exit code".to_string(),
+    };
+    summary.push_str(&format!(
+        " in {:.2}s; stdout {} bytes, stderr {} bytes",
+        outcome.duration.as_secs_f64(),
+        outcome.stdout.total(),
+        outcome.stderr.total()
+    ));
+    summary
+}
+
+/// The error of a failed command: the sandbox's refusal (`denial`, the line that shows it)
+/// with what to do next, the timeout, or the exit.
+fn failure(
+    outcome: &CommandOutcome,
+    denial: Option<&str>,
+    secs: u64,
+    allow_network: bool,
+) -> String {
+    if let Some(line) = denial {
+        let net = if allow_network {
+            ""
+        } else {
+            " and has no network access"
+        };
+        format!(
+            "the sandbox blocked this command: it may only write inside the workspace and the \
+             temp dir{net} ({line}). If it truly must run outside the sandbox, call bash again \
+             with outside_sandbox: true and the user will be asked to approve it"
+        )
+    } else if outcome.timed_out {
+        format!("command timed out after {secs}s and was killed")
+    } else {
+        match outcome.exit_code {
+            Some(code) => format!("command failed with exit code {code}"),
+            None => "command was killed by a signal".to_string(),
+        }
+    }
 }
 
 #[cfg(test)]

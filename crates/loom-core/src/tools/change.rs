@@ -234,49 +234,60 @@ pub fn apply(change: &FileChange, selection: &HunkSelection) -> Result<ToolResul
     } else {
         selection
     };
-    let (content, applied_note, hunks_applied) = match selection {
-        HunkSelection::All => (change.new.clone(), None, None),
-        HunkSelection::Only(mask) => {
-            let old = change.old.as_deref().unwrap_or("");
-            if current
-                .as_deref()
-                .is_some_and(|b| std::str::from_utf8(b).is_err())
-            {
-                return Err(ToolError::Edit(format!(
-                    "{} is not valid UTF-8, so it cannot be changed hunk by hunk",
-                    change.display_path
-                )));
-            }
-            let picked: Vec<usize> = mask
-                .iter()
-                .enumerate()
-                .filter(|(_, on)| **on)
-                .map(|(i, _)| i + 1)
-                .collect();
-            let rejected: Vec<usize> = (1..=change.diff.hunks.len())
-                .filter(|i| !picked.contains(i))
-                .collect();
-            let note = format!(
-                "the user applied only hunk(s) {picked:?} of the {} proposed; hunk(s) \
-                 {rejected:?} were rejected and are not in the file (the diff shows exactly \
-                 what was written)",
-                change.diff.hunks.len()
-            );
-            let _ = old;
-            (
-                content_for(change, selection),
-                Some(note),
-                Some((picked, rejected)),
-            )
-        }
+    let (content, picked) = match selection {
+        HunkSelection::All => (change.new.clone(), None),
+        HunkSelection::Only(mask) => (
+            content_for(change, selection),
+            Some(picked_hunks(change, current.as_deref(), mask)?),
+        ),
     };
+    write(change, &content)?;
+    Ok(written(
+        change,
+        current.as_deref(),
+        &content,
+        picked.as_ref(),
+    ))
+}
+
+/// The hunks a person picked, by number, and the ones left out.
+struct Picked {
+    applied: Vec<usize>,
+    rejected: Vec<usize>,
+}
+
+/// Which hunks `mask` picks; refused for a file that is not UTF-8 (`current`).
+fn picked_hunks(
+    change: &FileChange,
+    current: Option<&[u8]>,
+    mask: &[bool],
+) -> Result<Picked, ToolError> {
+    if current.is_some_and(|b| std::str::from_utf8(b).is_err()) {
+        return Err(ToolError::Edit(format!(
+            "{} is not valid UTF-8, so it cannot be changed hunk by hunk",
+            change.display_path
+        )));
+    }
+    let applied: Vec<usize> = mask
+        .iter()
+        .enumerate()
+        .filter(|(_, on)| **on)
+        .map(|(i, _)| i + 1)
+        .collect();
+    let rejected = (1..=change.diff.hunks.len())
+        .filter(|i| !applied.contains(i))
+        .collect();
+    Ok(Picked { applied, rejected })
+}
+
+/// Write `content` to the change's file beneath its root (and, for a move, remove the
+/// source; if that fails, the new copy goes again).
+fn write(change: &FileChange, content: &str) -> Result<(), ToolError> {
     let io = |e: std::io::Error| ToolError::io(&change.display_path, &e);
     let beneath = Beneath::open(&change.root).map_err(io)?;
     let rel = beneath.relative(&change.path).map_err(io)?;
-    let mode = match change.op {
-        ChangeOp::Move { .. } => change.old_mode,
-        _ => None,
-    };
+    let moves = matches!(change.op, ChangeOp::Move { .. });
+    let mode = change.old_mode.filter(|_| moves);
     beneath
         .write_atomic(rel, content.as_bytes(), mode)
         .map_err(io)?;
@@ -290,14 +301,24 @@ pub fn apply(change: &FileChange, selection: &HunkSelection) -> Result<ToolResul
             return Err(ToolError::io(from_display, &e));
         }
     }
+    Ok(())
+}
 
-    let partial = hunks_applied.as_ref().map(|_| {
+/// The result the model reads once `content` was written over `current`: what changed,
+/// the diff (cut in the middle past its budget) and, for picked hunks, which were left out.
+fn written(
+    change: &FileChange,
+    current: Option<&[u8]>,
+    content: &str,
+    picked: Option<&Picked>,
+) -> ToolResult {
+    let partial = picked.map(|_| {
         FileChange::new(
             &change.tool,
             change.path.clone(),
             change.display_path.clone(),
-            current.as_deref(),
-            content.clone(),
+            current,
+            content.to_string(),
         )
     });
     let written = partial.as_ref().unwrap_or(change);
@@ -313,13 +334,20 @@ pub fn apply(change: &FileChange, selection: &HunkSelection) -> Result<ToolResul
     if cut {
         data.insert("diff_cut".into(), json!(true));
     }
-    if let Some((applied, rejected)) = &hunks_applied {
+    let applied_note = picked.map(|p| {
         // A count of edits, or the proposal's size, would describe the proposal.
         data.remove("edits_applied");
         (data.entry("new_bytes")).and_modify(|n| *n = json!(content.len()));
-        data.insert("hunks_applied".into(), json!(applied));
-        data.insert("hunks_rejected".into(), json!(rejected));
-    }
+        data.insert("hunks_applied".into(), json!(p.applied));
+        data.insert("hunks_rejected".into(), json!(p.rejected));
+        format!(
+            "the user applied only hunk(s) {:?} of the {} proposed; hunk(s) {:?} were \
+             rejected and are not in the file (the diff shows exactly what was written)",
+            p.applied,
+            change.diff.hunks.len(),
+            p.rejected
+        )
+    });
     if let Some(from) = change.move_source() {
         data.insert("moved_from".into(), json!(from));
     }
@@ -349,9 +377,9 @@ pub fn apply(change: &FileChange, selection: &HunkSelection) -> Result<ToolResul
     }
     let mut files = vec![change.display_path.clone()];
     files.extend(change.move_source().map(str::to_string));
-    Ok(ToolResult::ok(output)
+    ToolResult::ok(output)
         .with_data(Value::Object(data))
-        .with_files(files))
+        .with_files(files)
 }
 
 /// The bytes the change's source file holds now, refusing when they are not what the

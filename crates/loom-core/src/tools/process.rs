@@ -164,20 +164,7 @@ pub async fn run(
     cancel: &CancellationToken,
 ) -> std::io::Result<CommandOutcome> {
     let started = Instant::now();
-    let mut cmd = tokio::process::Command::new(&spec.program);
-    cmd.args(&spec.args)
-        .current_dir(&spec.cwd)
-        .env_clear()
-        .envs(spec.env.iter().map(|(k, v)| (k, v)))
-        .stdin(if spec.stdin.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .kill_on_drop(true);
+    let mut cmd = command(spec);
     spec.sandbox.install(&mut cmd)?;
     let before = loom_sandbox::reaper::children();
     // Without namespaces, kept while it runs, so the sweep after a call running at the
@@ -195,47 +182,10 @@ pub async fn run(
     let out_sink = Arc::new(Mutex::new(HeadTail::new(CAPTURE_BYTES)));
     let err_sink = Arc::new(Mutex::new(HeadTail::new(CAPTURE_BYTES)));
     feed_stdin(child.stdin.take(), spec.stdin.clone());
-    let stdout = child.stdout.take();
-    let stderr = child.stderr.take();
-    let mut out_task = {
-        let sink = out_sink.clone();
-        tokio::spawn(async move {
-            if let Some(s) = stdout {
-                drain(s, sink).await;
-            }
-        })
-    };
-    let mut err_task = {
-        let sink = err_sink.clone();
-        tokio::spawn(async move {
-            if let Some(s) = stderr {
-                drain(s, sink).await;
-            }
-        })
-    };
+    let mut out_task = drain_task(child.stdout.take(), out_sink.clone());
+    let mut err_task = drain_task(child.stderr.take(), err_sink.clone());
 
-    let mut timed_out = false;
-    let mut cancelled = false;
-    let status = tokio::select! {
-        status = child.wait() => Some(status?),
-        _ = tokio::time::sleep(spec.timeout) => { timed_out = true; None }
-        _ = cancel.cancelled() => { cancelled = true; None }
-    };
-    let status = match status {
-        Some(s) => s,
-        None => {
-            if let Some(pgid) = pgid {
-                kill_everything(pgid);
-            }
-            // The proxy exits only after every process of its namespace is gone.
-            let status = child.wait().await?;
-            // Without namespaces: whatever of the group is still there.
-            if let Some(pgid) = pgid {
-                let _ = killpg(pgid, Signal::SIGKILL);
-            }
-            status
-        }
-    };
+    let (status, end) = wait(&mut child, pgid, spec.timeout, cancel).await?;
     // Reaped: its pid may be reused from now on.
     if let Some(pgid) = pgid {
         loom_sandbox::reaper::release(pgid.as_raw() as u32);
@@ -272,11 +222,76 @@ pub async fn run(
         signal: status.signal(),
         stdout: take(&out_sink),
         stderr: take(&err_sink),
-        timed_out,
-        cancelled,
+        timed_out: end == End::TimedOut,
+        cancelled: end == End::Cancelled,
         stopped_background,
         duration: started.elapsed(),
     })
+}
+
+/// The command `spec` describes, before its sandbox: an allowlisted environment, stdin
+/// only when there is input, output piped, a process group of its own.
+fn command(spec: &CommandSpec) -> tokio::process::Command {
+    let mut cmd = tokio::process::Command::new(&spec.program);
+    cmd.args(&spec.args)
+        .current_dir(&spec.cwd)
+        .env_clear()
+        .envs(spec.env.iter().map(|(k, v)| (k, v)))
+        .stdin(if spec.stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .kill_on_drop(true);
+    cmd
+}
+
+/// Read one output pipe of the child (when it has one) into `sink`, in the background.
+fn drain_task<R: AsyncRead + Unpin + Send + 'static>(
+    pipe: Option<R>,
+    sink: Arc<Mutex<HeadTail>>,
+) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        if let Some(s) = pipe {
+            drain(s, sink).await;
+        }
+    })
+}
+
+/// How the wait for the child ended.
+#[derive(PartialEq, Eq)]
+enum End {
+    Exited,
+    TimedOut,
+    Cancelled,
+}
+
+/// Wait for the child to exit, at most `timeout` and until `cancel`; stopped early, every
+/// process it started is killed first (see the module's kill sequence).
+async fn wait(
+    child: &mut tokio::process::Child,
+    pgid: Option<Pid>,
+    timeout: Duration,
+    cancel: &CancellationToken,
+) -> std::io::Result<(std::process::ExitStatus, End)> {
+    let end = tokio::select! {
+        status = child.wait() => return Ok((status?, End::Exited)),
+        _ = tokio::time::sleep(timeout) => End::TimedOut,
+        _ = cancel.cancelled() => End::Cancelled,
+    };
+    if let Some(pgid) = pgid {
+        kill_everything(pgid);
+    }
+    // The proxy exits only after every process of its namespace is gone.
+    let status = child.wait().await?;
+    // Without namespaces: whatever of the group is still there.
+    if let Some(pgid) = pgid {
+        let _ = killpg(pgid, Signal::SIGKILL);
+    }
+    Ok((status, end))
 }
 
 #[cfg(test)]

@@ -155,8 +155,53 @@ fn search(args: &SearchFilesArgs, ctx: &ToolContext) -> Result<ToolResult, ToolE
         .max_results
         .unwrap_or(DEFAULT_MAX_RESULTS)
         .clamp(1, MAX_RESULTS_CAP);
-    let context = args.context_lines.unwrap_or(0).min(MAX_CONTEXT);
-    let matcher = RegexMatcherBuilder::new()
+    let matcher = matcher(args)?;
+    let walk = walker(&target, args.glob.as_deref(), conf.root())?;
+    let root = conf.root().to_path_buf();
+    let scan = Scan {
+        matcher,
+        context: args.context_lines.unwrap_or(0).min(MAX_CONTEXT),
+        results: Mutex::new(Vec::new()),
+        budget: AtomicUsize::new(max_results + 1),
+        files_searched: AtomicUsize::new(0),
+        cancel: ctx.cancel.clone(),
+        beneath: Arc::new(
+            crate::base::beneath::Beneath::open(&root).map_err(|e| ToolError::io(given, &e))?,
+        ),
+        root,
+    };
+    scan.run(walk);
+    if ctx.cancel.is_cancelled() {
+        return Err(ToolError::Cancelled);
+    }
+    let mut results = scan.results.into_inner().unwrap_or_default();
+    results.sort_by(|a, b| a.0.cmp(&b.0));
+    let total_matches: usize = results.iter().map(|r| r.2).sum();
+    let truncated = total_matches > max_results;
+    let shown = render(&results, max_results);
+    let mut out = shown.text;
+    if shown.matches == 0 {
+        out.push_str(&format!("No matches for /{}/", args.pattern));
+        if args.glob.is_some() {
+            out.push_str(" in files matching the glob");
+        }
+        out.push('\n');
+    } else if truncated {
+        out.push_str(&format!(
+            "[results truncated at {max_results} matches; narrow the pattern, path or glob, or raise max_results]\n"
+        ));
+    }
+    Ok(ToolResult::ok(out).with_data(json!({
+        "matches": shown.matches,
+        "files_with_matches": shown.files,
+        "files_searched": scan.files_searched.load(Ordering::Relaxed),
+        "truncated": truncated,
+    })))
+}
+
+/// The pattern as a matcher, or an error that says how to match it literally.
+fn matcher(args: &SearchFilesArgs) -> Result<grep_regex::RegexMatcher, ToolError> {
+    RegexMatcherBuilder::new()
         .case_insensitive(args.case_insensitive.unwrap_or(false))
         .line_terminator(Some(b'\n'))
         .build(&args.pattern)
@@ -165,88 +210,119 @@ fn search(args: &SearchFilesArgs, ctx: &ToolContext) -> Result<ToolResult, ToolE
                 "pattern is not a valid regular expression: {e}; escape special characters \
                  like ( [ {{ . * with a backslash to match them literally"
             ))
-        })?;
-    let mut walk = ignore::WalkBuilder::new(&target);
+        })
+}
+
+/// The walk of `target`: hidden files in, `.git` out, links not followed, only files
+/// matching `glob` (relative to `root`) when one is given.
+fn walker(
+    target: &Path,
+    glob: Option<&str>,
+    root: &Path,
+) -> Result<ignore::WalkBuilder, ToolError> {
+    let mut walk = ignore::WalkBuilder::new(target);
     walk.hidden(false)
         .require_git(false)
         .follow_links(false)
         .filter_entry(|e| e.file_name() != ".git");
-    if let Some(glob) = &args.glob {
-        let mut overrides = ignore::overrides::OverrideBuilder::new(conf.root());
-        overrides
-            .add(glob)
-            .map_err(|e| ToolError::InvalidArguments(format!("glob {glob:?} is not valid: {e}")))?;
-        let overrides = overrides
-            .build()
-            .map_err(|e| ToolError::InvalidArguments(format!("glob {glob:?} is not valid: {e}")))?;
-        walk.overrides(overrides);
+    if let Some(glob) = glob {
+        let invalid = |e: ignore::Error| {
+            ToolError::InvalidArguments(format!("glob {glob:?} is not valid: {e}"))
+        };
+        let mut overrides = ignore::overrides::OverrideBuilder::new(root);
+        overrides.add(glob).map_err(invalid)?;
+        walk.overrides(overrides.build().map_err(invalid)?);
     }
-    let results: Mutex<Vec<(String, Vec<Hit>, usize)>> = Mutex::new(Vec::new());
-    let budget = AtomicUsize::new(max_results + 1);
-    let files_searched = AtomicUsize::new(0);
-    let cancel = ctx.cancel.clone();
-    let root = conf.root().to_path_buf();
-    let beneath = std::sync::Arc::new(
-        crate::base::beneath::Beneath::open(&root).map_err(|e| ToolError::io(given, &e))?,
-    );
-    walk.build_parallel().run(|| {
-        let matcher = matcher.clone();
-        let mut searcher = SearcherBuilder::new()
-            .binary_detection(BinaryDetection::quit(0))
-            .line_number(true)
-            .before_context(context)
-            .after_context(context)
-            .build();
-        let results = &results;
-        let budget = &budget;
-        let files_searched = &files_searched;
-        let cancel = cancel.clone();
-        let root = root.clone();
-        let beneath = beneath.clone();
-        Box::new(move |entry| {
-            if cancel.is_cancelled() || budget.load(Ordering::Relaxed) == 0 {
-                return WalkState::Quit;
-            }
-            let Ok(entry) = entry else {
-                return WalkState::Continue;
-            };
-            if !entry.file_type().is_some_and(|t| t.is_file()) {
-                return WalkState::Continue;
-            }
-            // Opened beneath the workspace: a directory swapped for a symlink during the
-            // walk, or a file swapped for a FIFO, is skipped rather than followed.
-            let Ok(rel) = entry.path().strip_prefix(&root) else {
-                return WalkState::Continue;
-            };
-            let Ok((file, _)) = beneath.open_regular(rel) else {
-                return WalkState::Continue;
-            };
-            files_searched.fetch_add(1, Ordering::Relaxed);
-            let mut sink = Collect {
-                hits: Vec::new(),
-                matches: 0,
-                budget,
-            };
-            if searcher.search_file(&matcher, &file, &mut sink).is_ok() && sink.matches > 0 {
-                let shown = relative(&root, entry.path());
-                if let Ok(mut r) = results.lock() {
-                    r.push((shown, sink.hits, sink.matches));
+    Ok(walk)
+}
+
+/// One file's hits: its path as shown, its lines, and how many of them matched.
+type FileHits = (String, Vec<Hit>, usize);
+
+/// One search as the walk's threads share it: what to look for, where, and what they found.
+struct Scan {
+    matcher: grep_regex::RegexMatcher,
+    /// Context lines on each side of a match.
+    context: usize,
+    results: Mutex<Vec<FileHits>>,
+    /// Matches still wanted (one more than shown, to know when results were cut).
+    budget: AtomicUsize,
+    files_searched: AtomicUsize,
+    cancel: tokio_util::sync::CancellationToken,
+    root: std::path::PathBuf,
+    beneath: Arc<crate::base::beneath::Beneath>,
+}
+
+impl Scan {
+    /// Search every file of `walk` in parallel, until the budget is spent or the call is
+    /// cancelled.
+    fn run(&self, walk: ignore::WalkBuilder) {
+        walk.build_parallel().run(|| {
+            let mut searcher = SearcherBuilder::new()
+                .binary_detection(BinaryDetection::quit(0))
+                .line_number(true)
+                .before_context(self.context)
+                .after_context(self.context)
+                .build();
+            Box::new(move |entry| {
+                if self.cancel.is_cancelled() || self.budget.load(Ordering::Relaxed) == 0 {
+                    return WalkState::Quit;
                 }
-            }
-            WalkState::Continue
-        })
-    });
-    if ctx.cancel.is_cancelled() {
-        return Err(ToolError::Cancelled);
+                if let Ok(entry) = entry
+                    && entry.file_type().is_some_and(|t| t.is_file())
+                {
+                    self.search_file(&mut searcher, entry.path());
+                }
+                WalkState::Continue
+            })
+        });
     }
-    let mut results = results.into_inner().unwrap_or_default();
-    results.sort_by(|a, b| a.0.cmp(&b.0));
-    let total_matches: usize = results.iter().map(|r| r.2).sum();
-    let truncated = total_matches > max_results;
+
+    /// Search the file at `path` and keep its hits.
+    fn search_file(&self, searcher: &mut Searcher, path: &Path) {
+        // Opened beneath the workspace: a directory swapped for a symlink during the
+        // walk, or a file swapped for a FIFO, is skipped rather than followed.
+        let Ok(rel) = path.strip_prefix(&self.root) else {
+            return;
+        };
+        let Ok((file, _)) = self.beneath.open_regular(rel) else {
+            return;
+        };
+        self.files_searched.fetch_add(1, Ordering::Relaxed);
+        let mut sink = Collect {
+            hits: Vec::new(),
+            matches: 0,
+            budget: &self.budget,
+        };
+        if searcher
+            .search_file(&self.matcher, &file, &mut sink)
+            .is_ok()
+            && sink.matches > 0
+        {
+            let shown = relative(&self.root, path);
+            if let Ok(mut r) = self.results.lock() {
+                r.push((shown, sink.hits, sink.matches));
+            }
+        }
+    }
+}
+
+/// The hits as ripgrep prints them, at most `max_results` matching lines.
+struct Shown {
+    text: String,
+    /// Matching lines shown.
+    matches: usize,
+    /// Files with a matching line shown.
+    files: usize,
+}
+
+/// `results` (sorted by path) in ripgrep's form: `path:line:text`, context lines as
+/// `path-line-text`, `--` between groups and files; stops after `max_results` matches.
+fn render(results: &[FileHits], max_results: usize) -> Shown {
     let mut out = String::new();
     let mut shown_matches = 0usize;
     let mut files_with_matches = 0usize;
-    'files: for (path, hits, _) in &results {
+    'files: for (path, hits, _) in results {
         if shown_matches >= max_results {
             break;
         }
@@ -268,23 +344,11 @@ fn search(args: &SearchFilesArgs, ctx: &ToolContext) -> Result<ToolResult, ToolE
             }
         }
     }
-    if shown_matches == 0 {
-        out.push_str(&format!("No matches for /{}/", args.pattern));
-        if args.glob.is_some() {
-            out.push_str(" in files matching the glob");
-        }
-        out.push('\n');
-    } else if truncated {
-        out.push_str(&format!(
-            "[results truncated at {max_results} matches; narrow the pattern, path or glob, or raise max_results]\n"
-        ));
+    Shown {
+        text: out,
+        matches: shown_matches,
+        files: files_with_matches,
     }
-    Ok(ToolResult::ok(out).with_data(json!({
-        "matches": shown_matches,
-        "files_with_matches": files_with_matches,
-        "files_searched": files_searched.load(Ordering::Relaxed),
-        "truncated": truncated,
-    })))
 }
 
 fn relative(root: &Path, path: &Path) -> String {

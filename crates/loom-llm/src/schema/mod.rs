@@ -373,53 +373,8 @@ fn clean(value: &mut Value, depth: usize) {
         Value::Object(m) => m,
         _ => Map::new(),
     };
-    // Composition first: `allOf` always merges; `oneOf` is read as `anyOf`.
-    if let Some(all) = node.remove("allOf") {
-        merge_variants(&mut node, as_variants(all), true);
-    }
-    let mut any: Vec<Map<String, Value>> = Vec::new();
-    for key in ["anyOf", "oneOf"] {
-        if let Some(v) = node.remove(key) {
-            any.extend(as_variants(v));
-        }
-    }
-    any.retain(|v| v.get("type").and_then(Value::as_str) != Some("null"));
-    if let Some(c) = node.remove("const") {
-        node.entry("enum").or_insert_with(|| Value::Array(vec![c]));
-    }
-    // Type unions lose `null`; several types left become variants.
-    match node.remove("type") {
-        Some(Value::String(t)) if TYPES.contains(&t.as_str()) => {
-            node.insert("type".into(), Value::String(t));
-        }
-        Some(Value::Array(types)) => {
-            let mut kept: Vec<String> = types
-                .iter()
-                .filter_map(Value::as_str)
-                .filter(|t| TYPES.contains(t))
-                .map(str::to_string)
-                .collect();
-            kept.dedup();
-            match kept.len() {
-                0 => {}
-                1 => {
-                    node.insert("type".into(), Value::from(kept.remove(0)));
-                }
-                _ if any.is_empty() => {
-                    any = kept
-                        .into_iter()
-                        .map(|t| {
-                            let mut m = Map::new();
-                            m.insert("type".into(), Value::from(t));
-                            m
-                        })
-                        .collect();
-                }
-                _ => {}
-            }
-        }
-        _ => {}
-    }
+    let mut any = composition(&mut node);
+    settle_type(&mut node, &mut any);
     let is_object = node.get("type").and_then(Value::as_str) == Some("object")
         || node.get("properties").is_some();
     if any.len() == 1 && !is_object {
@@ -467,45 +422,8 @@ fn clean(value: &mut Value, depth: usize) {
         .to_string();
     clean_keywords(&mut node, &ty);
     match ty.as_str() {
-        "object" => {
-            let mut props = match node.remove("properties") {
-                Some(Value::Object(p)) if depth < MAX_NESTING => p,
-                _ => Map::new(),
-            };
-            props.retain(|_, v| !matches!(v, Value::Bool(false)));
-            for v in props.values_mut() {
-                if !v.is_object() {
-                    *v = Value::Object(Map::new());
-                }
-                clean(v, depth + 1);
-            }
-            let required: Vec<Value> = strings(node.get("required"))
-                .into_iter()
-                .filter(|r| props.contains_key(r))
-                .map(Value::from)
-                .collect();
-            node.remove("required");
-            node.remove("items");
-            node.insert("properties".into(), Value::Object(props));
-            if !required.is_empty() {
-                node.insert("required".into(), Value::Array(required));
-            }
-        }
-        "array" => {
-            let mut items = match node.remove("items") {
-                Some(Value::Array(mut tuple)) if !tuple.is_empty() => tuple.remove(0),
-                Some(v @ Value::Object(_)) => v,
-                _ => Value::Object(Map::new()),
-            };
-            if depth < MAX_NESTING {
-                clean(&mut items, depth + 1);
-            } else {
-                items = json!({"type": "string"});
-            }
-            node.insert("items".into(), items);
-            node.remove("properties");
-            node.remove("required");
-        }
+        "object" => clean_object(&mut node, depth),
+        "array" => clean_array(&mut node, depth),
         "" => {
             let description = node.remove("description");
             node = open();
@@ -520,6 +438,107 @@ fn clean(value: &mut Value, depth: usize) {
         }
     }
     *value = Value::Object(node);
+}
+
+/// Take the node's composition out: `allOf` merged into it, the variants of `anyOf` and
+/// `oneOf` (read as `anyOf`) returned without the `null` one; a `const` becomes an `enum`.
+fn composition(node: &mut Map<String, Value>) -> Vec<Map<String, Value>> {
+    if let Some(all) = node.remove("allOf") {
+        merge_variants(node, as_variants(all), true);
+    }
+    let mut any: Vec<Map<String, Value>> = Vec::new();
+    for key in ["anyOf", "oneOf"] {
+        if let Some(v) = node.remove(key) {
+            any.extend(as_variants(v));
+        }
+    }
+    any.retain(|v| v.get("type").and_then(Value::as_str) != Some("null"));
+    if let Some(c) = node.remove("const") {
+        node.entry("enum").or_insert_with(|| Value::Array(vec![c]));
+    }
+    any
+}
+
+/// Keep one known `type`: a type union loses `null`, and several types left become the
+/// variants `any` when the node has none.
+fn settle_type(node: &mut Map<String, Value>, any: &mut Vec<Map<String, Value>>) {
+    match node.remove("type") {
+        Some(Value::String(t)) if TYPES.contains(&t.as_str()) => {
+            node.insert("type".into(), Value::String(t));
+        }
+        Some(Value::Array(types)) => {
+            let mut kept: Vec<String> = types
+                .iter()
+                .filter_map(Value::as_str)
+                .filter(|t| TYPES.contains(t))
+                .map(str::to_string)
+                .collect();
+            kept.dedup();
+            match kept.len() {
+                0 => {}
+                1 => {
+                    node.insert("type".into(), Value::from(kept.remove(0)));
+                }
+                _ if any.is_empty() => {
+                    *any = kept
+                        .into_iter()
+                        .map(|t| {
+                            let mut m = Map::new();
+                            m.insert("type".into(), Value::from(t));
+                            m
+                        })
+                        .collect();
+                }
+                _ => {}
+            }
+        }
+        _ => {}
+    }
+}
+
+/// An object node: its properties cleaned (none past [`MAX_NESTING`]), `required` kept
+/// only for properties it has.
+fn clean_object(node: &mut Map<String, Value>, depth: usize) {
+    let mut props = match node.remove("properties") {
+        Some(Value::Object(p)) if depth < MAX_NESTING => p,
+        _ => Map::new(),
+    };
+    props.retain(|_, v| !matches!(v, Value::Bool(false)));
+    for v in props.values_mut() {
+        if !v.is_object() {
+            *v = Value::Object(Map::new());
+        }
+        clean(v, depth + 1);
+    }
+    let required: Vec<Value> = strings(node.get("required"))
+        .into_iter()
+        .filter(|r| props.contains_key(r))
+        .map(Value::from)
+        .collect();
+    node.remove("required");
+    node.remove("items");
+    node.insert("properties".into(), Value::Object(props));
+    if !required.is_empty() {
+        node.insert("required".into(), Value::Array(required));
+    }
+}
+
+/// An array node: one `items` schema (a tuple's first), cleaned, or strings past
+/// [`MAX_NESTING`].
+fn clean_array(node: &mut Map<String, Value>, depth: usize) {
+    let mut items = match node.remove("items") {
+        Some(Value::Array(mut tuple)) if !tuple.is_empty() => tuple.remove(0),
+        Some(v @ Value::Object(_)) => v,
+        _ => Value::Object(Map::new()),
+    };
+    if depth < MAX_NESTING {
+        clean(&mut items, depth + 1);
+    } else {
+        items = json!({"type": "string"});
+    }
+    node.insert("items".into(), items);
+    node.remove("properties");
+    node.remove("required");
 }
 
 /// Keep an `enum` only as a non-empty list of strings on a string (or untyped) node;

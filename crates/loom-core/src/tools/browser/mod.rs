@@ -232,114 +232,14 @@ async fn act(
     a: &BrowserArgs,
     ctx: &ToolContext,
 ) -> Result<ToolResult, ToolError> {
-    let failed = |e: String| ToolError::Other(e);
-    Ok(match a {
-        BrowserArgs::Open { url } => {
-            session.open(url, LOAD_LIMIT).await.map_err(failed)?;
-            let title = session.eval("document.title").await.unwrap_or(Value::Null);
-            ToolResult::ok(format!(
-                "Opened {}{}",
-                session.url().await.unwrap_or_else(|| url.clone()),
-                title
-                    .as_str()
-                    .filter(|t| !t.is_empty())
-                    .map(|t| format!(" — {t}"))
-                    .unwrap_or_default()
-            ))
-            .with_data(json!({"title": title}))
-        }
+    match a {
+        BrowserArgs::Open { url } => open(session, url).await,
         BrowserArgs::Screenshot { full_page } => {
-            let (png, base64) = session
-                .screenshot(full_page.unwrap_or(false))
-                .await
-                .map_err(failed)?;
-            let dir = session::shots_dir(&ctx.session_id).ok_or_else(|| {
-                failed("there is no data directory to save the screenshot in".into())
-            })?;
-            crate::private::create_dir_all(&dir)
-                .map_err(|e| failed(format!("cannot create {}: {e}", dir.display())))?;
-            session.shots += 1;
-            let path = dir.join(format!("shot-{}.png", session.shots));
-            crate::private::write_atomic(&path, &png)
-                .map_err(|e| failed(format!("cannot save {}: {e}", path.display())))?;
-            let (w, h) = png_size(&png).unwrap_or((0, 0));
-            let shown = png.len() as u64 <= crate::llm::image::MAX_IMAGE_BYTES;
-            let r = ToolResult::ok(format!(
-                "Saved a {w}×{h} screenshot to {}{}",
-                path.display(),
-                if shown {
-                    "; it follows as an image"
-                } else {
-                    "; too large to show as an image"
-                }
-            ))
-            .with_data(json!({"path": path, "width": w, "height": h, "bytes": png.len()}));
-            if shown {
-                r.with_image(crate::llm::image::Image {
-                    name: format!("shot-{}.png", session.shots),
-                    mime: "image/png".into(),
-                    data: base64,
-                })
-            } else {
-                r
-            }
+            screenshot(session, full_page.unwrap_or(false), ctx).await
         }
-        BrowserArgs::Text { selector } => {
-            let expr = match selector {
-                Some(s) => format!(
-                    "(() => {{ const e = document.querySelector({}); return e ? e.innerText : null; }})()",
-                    js_string(s)
-                ),
-                None => "document.body ? document.body.innerText : ''".to_string(),
-            };
-            match session.eval(&expr).await.map_err(failed)? {
-                Value::String(text) => {
-                    let (text, cut) = crate::tools::web::head(text, MAX_TEXT);
-                    ToolResult::ok(text).with_data(json!({"truncated": cut}))
-                }
-                _ => ToolResult::err(format!(
-                    "no element matches {}",
-                    selector.as_deref().unwrap_or("body")
-                )),
-            }
-        }
-        BrowserArgs::Click { selector } => {
-            let expr = format!(
-                "(() => {{ const e = document.querySelector({}); if (!e) return false; \
-                 e.scrollIntoView({{block: 'center'}}); e.click(); return true; }})()",
-                js_string(selector)
-            );
-            match session.eval(&expr).await.map_err(failed)? {
-                Value::Bool(true) => {
-                    // Let what the click started (a handler, a navigation) settle a moment.
-                    tokio::time::sleep(Duration::from_millis(200)).await;
-                    ToolResult::ok(format!("Clicked {selector}"))
-                }
-                _ => ToolResult::err(format!("no element matches {selector}")),
-            }
-        }
-        BrowserArgs::Type { selector, text } => {
-            let expr = format!(
-                "(() => {{ const e = document.querySelector({}); if (!e) return false; \
-                 e.focus(); return document.activeElement === e; }})()",
-                js_string(selector)
-            );
-            match session.eval(&expr).await.map_err(failed)? {
-                Value::Bool(true) => {
-                    session
-                        .call("Input.insertText", json!({"text": text}))
-                        .await
-                        .map_err(failed)?;
-                    ToolResult::ok(format!(
-                        "Typed {} characters into {selector}",
-                        text.chars().count()
-                    ))
-                }
-                _ => ToolResult::err(format!(
-                    "no element matching {selector} can take text (missing or not focusable)"
-                )),
-            }
-        }
+        BrowserArgs::Text { selector } => text(session, selector.as_deref()).await,
+        BrowserArgs::Click { selector } => click(session, selector).await,
+        BrowserArgs::Type { selector, text } => type_into(session, selector, text).await,
         BrowserArgs::Eval { js } => {
             let value = session.eval(js).await.map_err(failed)?;
             let text = match &value {
@@ -347,35 +247,166 @@ async fn act(
                 v => serde_json::to_string_pretty(v).unwrap_or_default(),
             };
             let (text, cut) = crate::tools::web::head(text, MAX_TEXT);
-            ToolResult::ok(text).with_data(json!({"truncated": cut}))
+            Ok(ToolResult::ok(text).with_data(json!({"truncated": cut})))
         }
         BrowserArgs::Console => {
             let lines = session.take_console();
-            if lines.is_empty() {
+            Ok(if lines.is_empty() {
                 ToolResult::ok("No console messages or page errors since the last call.")
             } else {
                 let (text, _) = crate::tools::web::head(lines.join("\n"), MAX_TEXT);
                 ToolResult::ok(text).with_data(json!({"count": lines.len()}))
-            }
+            })
         }
-        BrowserArgs::WaitFor { selector, timeout } => {
-            let limit = Duration::from_secs(timeout.unwrap_or(10)).min(MAX_WAIT);
-            let expr = format!("!!document.querySelector({})", js_string(selector));
-            let deadline = tokio::time::Instant::now() + limit;
-            loop {
-                if session.eval(&expr).await.map_err(failed)? == Value::Bool(true) {
-                    break ToolResult::ok(format!("{selector} is on the page"));
-                }
-                if tokio::time::Instant::now() >= deadline {
-                    break ToolResult::err(format!(
-                        "{selector} did not appear within {} s",
-                        limit.as_secs()
-                    ));
-                }
-                tokio::time::sleep(Duration::from_millis(100)).await;
-            }
+        BrowserArgs::WaitFor { selector, timeout } => wait_for(session, selector, *timeout).await,
+    }
+}
+
+/// A failure of the browser, as the tool reports it.
+fn failed(e: String) -> ToolError {
+    ToolError::Other(e)
+}
+
+/// `open`: load `url` and name the page it became.
+async fn open(session: &mut Session, url: &str) -> Result<ToolResult, ToolError> {
+    session.open(url, LOAD_LIMIT).await.map_err(failed)?;
+    let title = session.eval("document.title").await.unwrap_or(Value::Null);
+    Ok(ToolResult::ok(format!(
+        "Opened {}{}",
+        session.url().await.unwrap_or_else(|| url.to_string()),
+        title
+            .as_str()
+            .filter(|t| !t.is_empty())
+            .map(|t| format!(" — {t}"))
+            .unwrap_or_default()
+    ))
+    .with_data(json!({"title": title})))
+}
+
+/// `screenshot`: save the page as a PNG in the session's data directory and show it to
+/// the model when it is small enough.
+async fn screenshot(
+    session: &mut Session,
+    full_page: bool,
+    ctx: &ToolContext,
+) -> Result<ToolResult, ToolError> {
+    let (png, base64) = session.screenshot(full_page).await.map_err(failed)?;
+    let dir = session::shots_dir(&ctx.session_id)
+        .ok_or_else(|| failed("there is no data directory to save the screenshot in".into()))?;
+    crate::private::create_dir_all(&dir)
+        .map_err(|e| failed(format!("cannot create {}: {e}", dir.display())))?;
+    session.shots += 1;
+    let path = dir.join(format!("shot-{}.png", session.shots));
+    crate::private::write_atomic(&path, &png)
+        .map_err(|e| failed(format!("cannot save {}: {e}", path.display())))?;
+    let (w, h) = png_size(&png).unwrap_or((0, 0));
+    let shown = png.len() as u64 <= crate::llm::image::MAX_IMAGE_BYTES;
+    let r = ToolResult::ok(format!(
+        "Saved a {w}×{h} screenshot to {}{}",
+        path.display(),
+        if shown {
+            "; it follows as an image"
+        } else {
+            "; too large to show as an image"
         }
+    ))
+    .with_data(json!({"path": path, "width": w, "height": h, "bytes": png.len()}));
+    Ok(if shown {
+        r.with_image(crate::llm::image::Image {
+            name: format!("shot-{}.png", session.shots),
+            mime: "image/png".into(),
+            data: base64,
+        })
+    } else {
+        r
     })
+}
+
+/// `text`: the visible text of the element `selector` picks, or of the whole page.
+async fn text(session: &mut Session, selector: Option<&str>) -> Result<ToolResult, ToolError> {
+    let expr = match selector {
+        Some(s) => format!(
+            "(() => {{ const e = document.querySelector({}); return e ? e.innerText : null; }})()",
+            js_string(s)
+        ),
+        None => "document.body ? document.body.innerText : ''".to_string(),
+    };
+    Ok(match session.eval(&expr).await.map_err(failed)? {
+        Value::String(text) => {
+            let (text, cut) = crate::tools::web::head(text, MAX_TEXT);
+            ToolResult::ok(text).with_data(json!({"truncated": cut}))
+        }
+        _ => ToolResult::err(format!("no element matches {}", selector.unwrap_or("body"))),
+    })
+}
+
+/// `click`: click the element `selector` picks.
+async fn click(session: &mut Session, selector: &str) -> Result<ToolResult, ToolError> {
+    let expr = format!(
+        "(() => {{ const e = document.querySelector({}); if (!e) return false; \
+         e.scrollIntoView({{block: 'center'}}); e.click(); return true; }})()",
+        js_string(selector)
+    );
+    Ok(match session.eval(&expr).await.map_err(failed)? {
+        Value::Bool(true) => {
+            // Let what the click started (a handler, a navigation) settle a moment.
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            ToolResult::ok(format!("Clicked {selector}"))
+        }
+        _ => ToolResult::err(format!("no element matches {selector}")),
+    })
+}
+
+/// `type`: focus the element `selector` picks and type `text` into it.
+async fn type_into(
+    session: &mut Session,
+    selector: &str,
+    text: &str,
+) -> Result<ToolResult, ToolError> {
+    let expr = format!(
+        "(() => {{ const e = document.querySelector({}); if (!e) return false; \
+         e.focus(); return document.activeElement === e; }})()",
+        js_string(selector)
+    );
+    Ok(match session.eval(&expr).await.map_err(failed)? {
+        Value::Bool(true) => {
+            session
+                .call("Input.insertText", json!({"text": text}))
+                .await
+                .map_err(failed)?;
+            ToolResult::ok(format!(
+                "Typed {} characters into {selector}",
+                text.chars().count()
+            ))
+        }
+        _ => ToolResult::err(format!(
+            "no element matching {selector} can take text (missing or not focusable)"
+        )),
+    })
+}
+
+/// `wait_for`: wait until `selector` matches, at most `timeout` seconds (10 by default,
+/// never past [`MAX_WAIT`]).
+async fn wait_for(
+    session: &mut Session,
+    selector: &str,
+    timeout: Option<u64>,
+) -> Result<ToolResult, ToolError> {
+    let limit = Duration::from_secs(timeout.unwrap_or(10)).min(MAX_WAIT);
+    let expr = format!("!!document.querySelector({})", js_string(selector));
+    let deadline = tokio::time::Instant::now() + limit;
+    loop {
+        if session.eval(&expr).await.map_err(failed)? == Value::Bool(true) {
+            return Ok(ToolResult::ok(format!("{selector} is on the page")));
+        }
+        if tokio::time::Instant::now() >= deadline {
+            return Ok(ToolResult::err(format!(
+                "{selector} did not appear within {} s",
+                limit.as_secs()
+            )));
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
 }
 
 /// `s` as a JavaScript string literal.

@@ -286,116 +286,65 @@ async fn watch(
     console: Arc<Mutex<Vec<String>>>,
     refused: Arc<Mutex<Vec<String>>>,
 ) {
-    let mut verdicts = Verdicts::default();
+    let mut watcher = Watcher {
+        chromium,
+        page,
+        allow,
+        console,
+        refused,
+        verdicts: Verdicts::default(),
+    };
     loop {
         let event = match events.recv().await {
             Ok(e) => e,
             Err(RecvError::Lagged(_)) => {
                 // Events were lost (a page flooding the console, say), commits among them
                 // perhaps: no frame keeps loopback until it commits again.
-                page.gate.forget();
+                watcher.page.gate.forget();
                 continue;
             }
             Err(RecvError::Closed) => return,
         };
+        if watcher.on_event(event) == Watching::BrowserGone {
+            return;
+        }
+    }
+}
+
+/// Whether [`Watcher::on_event`] found the browser still there.
+#[derive(PartialEq, Eq)]
+enum Watching {
+    Going,
+    BrowserGone,
+}
+
+/// What `watch` keeps between two events: the browser, the page, and where the page's
+/// console and refused requests go.
+struct Watcher {
+    chromium: std::sync::Weak<Chromium>,
+    page: Page,
+    allow: AllowPrivate,
+    console: Arc<Mutex<Vec<String>>>,
+    refused: Arc<Mutex<Vec<String>>>,
+    verdicts: Verdicts,
+}
+
+impl Watcher {
+    /// Handle one event of the browser, by its method.
+    fn on_event(&mut self, event: CdpEvent) -> Watching {
+        let own_page = event.session.as_deref() == Some(self.page.session.as_str());
         match event.method.as_str() {
-            "Target.attachedToTarget" => {
-                let Some(browser) = chromium.upgrade() else {
-                    return;
-                };
-                let Some(child) = event.params["sessionId"].as_str().map(str::to_string) else {
-                    continue;
-                };
-                let info = &event.params["targetInfo"];
-                if info["type"] == "iframe"
-                    && let Some(frame) = info["targetId"].as_str()
-                {
-                    // A frame in a process of its own (another site): judged by its own
-                    // page, never by the blank page it replaced (see `gate`).
-                    page.gate
-                        .own_process(frame, info["url"].as_str().unwrap_or(""));
-                }
-                tokio::spawn(async move {
-                    let s = Some(child.as_str());
-                    let fetch = json!({"patterns": [{"urlPattern": "*"}]});
-                    // Guarded first, then let it run. A dedicated worker has no Fetch
-                    // domain of its own: its requests pass through its page's, which is
-                    // guarded. Anything else that cannot be guarded stays paused, never run.
-                    let guarded = browser.call(s, "Fetch.enable", fetch, COMMAND_LIMIT).await;
-                    let kind = event.params["targetInfo"]["type"].as_str().unwrap_or("");
-                    if matches!(kind, "iframe" | "page") {
-                        // Its frames' pages, for the loopback gate.
-                        let _ = browser
-                            .call(s, "Page.enable", json!({}), COMMAND_LIMIT)
-                            .await;
-                    }
-                    let _ = browser
-                        .call(s, "Target.setAutoAttach", auto_attach(), COMMAND_LIMIT)
-                        .await;
-                    if guarded.is_ok() || kind == "worker" {
-                        let _ = browser
-                            .call(
-                                s,
-                                "Runtime.runIfWaitingForDebugger",
-                                json!({}),
-                                COMMAND_LIMIT,
-                            )
-                            .await;
-                    }
-                });
-            }
-            "Fetch.requestPaused" => {
-                let Some(browser) = chromium.upgrade() else {
-                    return;
-                };
-                let id = event.params["requestId"].clone();
-                let url = event.params["request"]["url"]
-                    .as_str()
-                    .unwrap_or_default()
-                    .to_string();
-                let session = event.session.clone();
-                let allow = allow.clone();
-                let refused = refused.clone();
-                // Decided now, in event order: the frame's page as committed so far. A
-                // redirect gets no more than its first request did (a request the page
-                // before this one started may be redirected after this one committed).
-                let now = reqwest::Url::parse(&url).is_ok_and(|u| {
-                    page.gate.for_request(
-                        event.params["frameId"].as_str(),
-                        event.params["resourceType"] == "Document",
-                        &u,
-                    )
-                });
-                let local = verdicts.judge(&event.params, now);
-                let gate = page.gate.clone();
-                tokio::spawn(async move {
-                    let (method, params) = match guard::check(&url, &allow, local).await {
-                        Ok(()) => {
-                            if local && let Ok(u) = reqwest::Url::parse(&url) {
-                                gate.ticket(&u);
-                            }
-                            ("Fetch.continueRequest", json!({"requestId": id}))
-                        }
-                        Err(why) => {
-                            push_bounded(&refused, format!("{url}: {why}"), REFUSED_KEEP);
-                            (
-                                "Fetch.failRequest",
-                                json!({"requestId": id, "errorReason": "AccessDenied"}),
-                            )
-                        }
-                    };
-                    let _ = browser
-                        .call(session.as_deref(), method, params, COMMAND_LIMIT)
-                        .await;
-                });
-            }
+            "Target.attachedToTarget" => return self.attached_to_target(event),
+            "Fetch.requestPaused" => return self.request_paused(&event),
             "Page.frameNavigated" => {
                 let frame = &event.params["frame"];
                 if let (Some(id), Some(url)) = (frame["id"].as_str(), frame["url"].as_str()) {
                     if let Some(loader) = frame["loaderId"].as_str() {
-                        page.gate.document(id, loader);
+                        self.page.gate.document(id, loader);
                     }
-                    page.gate.committed(id, frame["parentId"].as_str(), url);
+                    self.page
+                        .gate
+                        .committed(id, frame["parentId"].as_str(), url);
                 }
             }
             "Runtime.executionContextCreated"
@@ -406,86 +355,185 @@ async fn watch(
                     context["auxData"]["frameId"].as_str(),
                     context["origin"].as_str(),
                 ) {
-                    page.gate.context(frame, origin);
+                    self.page.gate.context(frame, origin);
                 }
             }
-            // A dialog (alert, confirm, beforeunload) would hold the page, and every later
-            // action, until answered: accept it and tell the model through the console.
-            "Page.javascriptDialogOpening" => {
-                let Some(browser) = chromium.upgrade() else {
-                    return;
-                };
-                let kind = event.params["type"]
-                    .as_str()
-                    .unwrap_or("dialog")
-                    .to_string();
-                let message = event.params["message"].as_str().unwrap_or("").to_string();
-                if event.session.as_deref() == Some(page.session.as_str()) {
-                    push_bounded(
-                        &console,
-                        format!("[{kind} dialog, accepted] {message}"),
-                        CONSOLE_KEEP,
-                    );
-                }
-                let session = event.session.clone();
-                tokio::spawn(async move {
-                    let _ = browser
-                        .call(
-                            session.as_deref(),
-                            "Page.handleJavaScriptDialog",
-                            json!({"accept": true}),
-                            COMMAND_LIMIT,
-                        )
-                        .await;
-                });
-            }
+            "Page.javascriptDialogOpening" => return self.dialog_opening(&event, own_page),
             "Page.frameAttached" => {
                 if let (Some(id), Some(parent)) = (
                     event.params["frameId"].as_str(),
                     event.params["parentFrameId"].as_str(),
                 ) {
-                    page.gate.attached(id, parent);
+                    self.page.gate.attached(id, parent);
                 }
             }
             // A frame moving to another process ("swap") lives on there.
             "Page.frameDetached" if event.params["reason"] != "swap" => {
                 if let Some(id) = event.params["frameId"].as_str() {
-                    page.gate.detached(id);
+                    self.page.gate.detached(id);
                 }
             }
-            "Runtime.consoleAPICalled"
-                if event.session.as_deref() == Some(page.session.as_str()) =>
-            {
-                let kind = event.params["type"].as_str().unwrap_or("log");
-                let text: Vec<String> = event.params["args"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .map(|a| match &a["value"] {
-                        Value::String(s) => s.clone(),
-                        Value::Null => a["description"].as_str().unwrap_or("").to_string(),
-                        v => v.to_string(),
-                    })
-                    .collect();
-                push_bounded(
-                    &console,
-                    format!("[{kind}] {}", text.join(" ")),
-                    CONSOLE_KEEP,
-                );
+            "Runtime.consoleAPICalled" if own_page => {
+                let line = console_line(&event.params);
+                push_bounded(&self.console, line, CONSOLE_KEEP);
             }
-            "Runtime.exceptionThrown"
-                if event.session.as_deref() == Some(page.session.as_str()) =>
-            {
+            "Runtime.exceptionThrown" if own_page => {
                 let d = &event.params["exceptionDetails"];
                 let text = d["exception"]["description"]
                     .as_str()
                     .or(d["text"].as_str())
                     .unwrap_or("an uncaught exception");
-                push_bounded(&console, format!("[page error] {text}"), CONSOLE_KEEP);
+                push_bounded(&self.console, format!("[page error] {text}"), CONSOLE_KEEP);
             }
             _ => {}
         }
+        Watching::Going
     }
+
+    /// A new target (a frame in its own process, a worker) joined: guard it, then let it run.
+    fn attached_to_target(&self, event: CdpEvent) -> Watching {
+        let Some(browser) = self.chromium.upgrade() else {
+            return Watching::BrowserGone;
+        };
+        let Some(child) = event.params["sessionId"].as_str().map(str::to_string) else {
+            return Watching::Going;
+        };
+        let info = &event.params["targetInfo"];
+        if info["type"] == "iframe"
+            && let Some(frame) = info["targetId"].as_str()
+        {
+            // A frame in a process of its own (another site): judged by its own
+            // page, never by the blank page it replaced (see `gate`).
+            self.page
+                .gate
+                .own_process(frame, info["url"].as_str().unwrap_or(""));
+        }
+        tokio::spawn(async move {
+            let s = Some(child.as_str());
+            let fetch = json!({"patterns": [{"urlPattern": "*"}]});
+            // Guarded first, then let it run. A dedicated worker has no Fetch
+            // domain of its own: its requests pass through its page's, which is
+            // guarded. Anything else that cannot be guarded stays paused, never run.
+            let guarded = browser.call(s, "Fetch.enable", fetch, COMMAND_LIMIT).await;
+            let kind = event.params["targetInfo"]["type"].as_str().unwrap_or("");
+            if matches!(kind, "iframe" | "page") {
+                // Its frames' pages, for the loopback gate.
+                let _ = browser
+                    .call(s, "Page.enable", json!({}), COMMAND_LIMIT)
+                    .await;
+            }
+            let _ = browser
+                .call(s, "Target.setAutoAttach", auto_attach(), COMMAND_LIMIT)
+                .await;
+            if guarded.is_ok() || kind == "worker" {
+                let _ = browser
+                    .call(
+                        s,
+                        "Runtime.runIfWaitingForDebugger",
+                        json!({}),
+                        COMMAND_LIMIT,
+                    )
+                    .await;
+            }
+        });
+        Watching::Going
+    }
+
+    /// A request waits for a verdict: let it go on or fail it.
+    fn request_paused(&mut self, event: &CdpEvent) -> Watching {
+        let Some(browser) = self.chromium.upgrade() else {
+            return Watching::BrowserGone;
+        };
+        let id = event.params["requestId"].clone();
+        let url = event.params["request"]["url"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        let session = event.session.clone();
+        let allow = self.allow.clone();
+        let refused = self.refused.clone();
+        // Decided now, in event order: the frame's page as committed so far. A
+        // redirect gets no more than its first request did (a request the page
+        // before this one started may be redirected after this one committed).
+        let now = reqwest::Url::parse(&url).is_ok_and(|u| {
+            self.page.gate.for_request(
+                event.params["frameId"].as_str(),
+                event.params["resourceType"] == "Document",
+                &u,
+            )
+        });
+        let local = self.verdicts.judge(&event.params, now);
+        let gate = self.page.gate.clone();
+        tokio::spawn(async move {
+            let (method, params) = match guard::check(&url, &allow, local).await {
+                Ok(()) => {
+                    if local && let Ok(u) = reqwest::Url::parse(&url) {
+                        gate.ticket(&u);
+                    }
+                    ("Fetch.continueRequest", json!({"requestId": id}))
+                }
+                Err(why) => {
+                    push_bounded(&refused, format!("{url}: {why}"), REFUSED_KEEP);
+                    (
+                        "Fetch.failRequest",
+                        json!({"requestId": id, "errorReason": "AccessDenied"}),
+                    )
+                }
+            };
+            let _ = browser
+                .call(session.as_deref(), method, params, COMMAND_LIMIT)
+                .await;
+        });
+        Watching::Going
+    }
+
+    /// A dialog (alert, confirm, beforeunload) would hold the page, and every later
+    /// action, until answered: accept it and tell the model through the console.
+    fn dialog_opening(&self, event: &CdpEvent, own_page: bool) -> Watching {
+        let Some(browser) = self.chromium.upgrade() else {
+            return Watching::BrowserGone;
+        };
+        let kind = event.params["type"]
+            .as_str()
+            .unwrap_or("dialog")
+            .to_string();
+        let message = event.params["message"].as_str().unwrap_or("").to_string();
+        if own_page {
+            push_bounded(
+                &self.console,
+                format!("[{kind} dialog, accepted] {message}"),
+                CONSOLE_KEEP,
+            );
+        }
+        let session = event.session.clone();
+        tokio::spawn(async move {
+            let _ = browser
+                .call(
+                    session.as_deref(),
+                    "Page.handleJavaScriptDialog",
+                    json!({"accept": true}),
+                    COMMAND_LIMIT,
+                )
+                .await;
+        });
+        Watching::Going
+    }
+}
+
+/// One console message as the model reads it: its kind and its arguments' values.
+fn console_line(params: &Value) -> String {
+    let kind = params["type"].as_str().unwrap_or("log");
+    let text: Vec<String> = params["args"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|a| match &a["value"] {
+            Value::String(s) => s.clone(),
+            Value::Null => a["description"].as_str().unwrap_or("").to_string(),
+            v => v.to_string(),
+        })
+        .collect();
+    format!("[{kind}] {}", text.join(" "))
 }
 
 /// What each request was let reach first, so its redirects get no more: by its network id
