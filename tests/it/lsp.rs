@@ -560,8 +560,10 @@ async fn the_agent_s_write_carries_the_diagnostics_and_the_front_end_gets_the_co
 async fn a_server_runs_contained_and_ends_with_the_session() {
     let dir = tempfile::tempdir().unwrap();
     let server = dir.path().join("server.sh");
-    // Outside the workspace and the temp dirs sandboxed commands may write.
-    let elsewhere = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    // A sibling temp dir: "outside" because the sandbox below lets the server write only
+    // in the workspace (not even the temp dirs), wherever the checkout and the temp dir
+    // live (a checkout under /tmp made CARGO_TARGET_TMPDIR writable).
+    let elsewhere = tempfile::tempdir().unwrap();
     let outside = elsewhere.path().join("outside.txt");
     std::fs::write(
         &server,
@@ -573,10 +575,17 @@ async fn a_server_runs_contained_and_ends_with_the_session() {
     .unwrap();
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&server, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let (_ws, root, registry, ctx) = workspace(&format!(
+    let (ws_dir, root, registry, mut ctx) = workspace(&format!(
         "lsp_wait_ms = 300\nsandbox_writable = []\n[lsp.contained]\ncommand = {:?}\nfiletypes = [\"txt\"]\n",
         server.display().to_string()
     ));
+    let flags = FlagConfig {
+        config_file: Some(ws_dir.path().join("config.toml")),
+        ..FlagConfig::default()
+    };
+    let config = config::load(&root, &flags, &|_| None).unwrap();
+    ctx.sandbox.writable.retain(|p| p == &root);
+    ctx.lsp = setup::lsp_for(&root, &config, ctx.sandbox.clone());
     let out = run(
         &registry,
         &ctx,
