@@ -34,8 +34,7 @@ fn app() -> App {
         session_id: "bench".into(),
         mcp: Vec::new(),
         lsp: Vec::new(),
-        agents_files: Vec::new(),
-        sessions_dir: None,
+        card: Default::default(),
     };
     App::new(Theme::fallback(ColorDepth::TrueColor), status, tx)
 }

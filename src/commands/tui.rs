@@ -19,6 +19,7 @@ use crate::tui::host::{
     AgentChannels, Host, ListSessions, TrustOutcome, TrustQuestion, TuiOptions,
 };
 use crate::tui::layers::resume_picker::SessionItem;
+use crate::tui::status_info::CardFacts;
 use crate::tui::tools_pane::Summarize;
 
 /// What `loom` without a command starts the screen with.
@@ -69,14 +70,17 @@ pub async fn run(start: Start) -> anyhow::Result<ExitCode> {
         session_id,
         mcp: Vec::new(),
         lsp: Vec::new(),
-        agents_files: crate::agent::prompt::agents_md(
-            &workspace,
-            &std::env::current_dir().unwrap_or_else(|_| workspace.clone()),
-        )
-        .into_iter()
-        .map(|f| f.path)
-        .collect(),
-        sessions_dir: crate::session::sessions_dir(),
+        card: CardFacts {
+            agents_files: crate::agent::prompt::agents_md(
+                &workspace,
+                &std::env::current_dir().unwrap_or_else(|_| workspace.clone()),
+            )
+            .into_iter()
+            .map(|f| f.path)
+            .collect(),
+            sessions_dir: crate::session::sessions_dir(),
+            prices: config.prices.clone(),
+        },
     };
     let trust_question = match &config.project_trust {
         ProjectTrust::Untrusted { ignored, file, .. } => Some(TrustQuestion {

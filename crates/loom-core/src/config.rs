@@ -10,6 +10,7 @@ pub mod hooks;
 pub mod lsp;
 pub mod mcp;
 pub mod oracle;
+pub mod prices;
 pub mod trust;
 pub mod web;
 
@@ -137,6 +138,8 @@ pub struct FileConfig {
     pub lsp: Option<lsp::LspConfig>,
     /// The most an edit waits for language-server diagnostics, in ms (default 2000).
     pub lsp_wait_ms: Option<u64>,
+    /// What each model costs (`[prices."MODEL"]`), for `/status`.
+    pub prices: Option<BTreeMap<String, prices::Price>>,
 }
 
 /// The `[approval]` table.
@@ -249,6 +252,7 @@ impl FileConfig {
                 temperature: b.temperature.or(a.temperature),
             }),
             hooks: overlay_tables(self.hooks, other.hooks, HooksConfig::overlay),
+            prices: prices::overlay(self.prices, other.prices),
         }
     }
 }
@@ -469,6 +473,8 @@ pub struct Config {
     pub oracle: OracleSettings,
     /// The language servers for diagnostics after edits.
     pub lsp: lsp::LspSettings,
+    /// What each model costs per million tokens, by model id.
+    pub prices: BTreeMap<String, prices::Price>,
 }
 
 /// The user config file's path (`~/.config/loom/config.toml` on Linux).
@@ -508,6 +514,7 @@ pub fn load(
         api_key: nonempty(&api_key_env),
         api_key_env,
         lsp: lsp::of_file(&merged, env("PATH").as_deref())?,
+        prices: prices::check(merged.prices.as_ref())?,
     };
     Ok(assemble(merged, checked, files))
 }
@@ -598,6 +605,7 @@ struct Checked {
     api_key_env: String,
     api_key: Option<String>,
     lsp: lsp::LspSettings,
+    prices: BTreeMap<String, prices::Price>,
 }
 
 /// The modes named by words, parsed.
@@ -709,6 +717,7 @@ fn assemble(merged: FileConfig, checked: Checked, files: FileLayers) -> Config {
         api_key_env,
         api_key,
         lsp,
+        prices,
     } = checked;
     let approval = merged.approval.clone().unwrap_or_default();
     let tools = merged.tools.clone().unwrap_or_default();
@@ -778,6 +787,7 @@ fn assemble(merged: FileConfig, checked: Checked, files: FileLayers) -> Config {
             .clamp(1, 3600),
         mcp_servers,
         lsp,
+        prices,
     }
 }
 

@@ -48,10 +48,10 @@ pub fn card(app: &App) -> String {
         let names: Vec<&str> = s.lsp.iter().map(|l| l.name.as_str()).collect();
         names.join(", ")
     };
-    let agents = if s.agents_files.is_empty() {
+    let agents = if s.card.agents_files.is_empty() {
         "none loaded".to_string()
     } else {
-        s.agents_files.join(", ")
+        s.card.agents_files.join(", ")
     };
     let rows = [
         ("model", model.to_string()),
@@ -63,6 +63,7 @@ pub fn card(app: &App) -> String {
                 s.usage.prompt_tokens, s.usage.completion_tokens
             ),
         ),
+        ("cost", cost(app)),
         ("approval", approval),
         ("sandbox", s.sandbox.clone()),
         (
@@ -90,12 +91,32 @@ pub fn card(app: &App) -> String {
 
 /// The current session's file (the id names it), or why there is none.
 fn session_file(app: &App) -> String {
-    match &app.status.sessions_dir {
+    match &app.status.card.sessions_dir {
         Some(dir) => dir
             .join(format!("{}.jsonl", app.status.session_id))
             .display()
             .to_string(),
         None => "not recorded (no data directory)".to_string(),
+    }
+}
+
+/// What the session's tokens cost at the current model's price from the config, or how
+/// to give one.
+pub fn cost(app: &App) -> String {
+    let s = &app.status;
+    match s.card.prices.get(&s.model) {
+        Some(price) => {
+            let estimated = if s.usage.estimated {
+                ", tokens partly estimated"
+            } else {
+                ""
+            };
+            format!(
+                "${:.4} (prices from config{estimated})",
+                price.cost(&s.usage)
+            )
+        }
+        None => format!("no prices: set [prices.\"{}\"]", s.model),
     }
 }
 

@@ -37,11 +37,19 @@ pub struct StatusInfo {
     pub mcp: Vec<ServerStatus>,
     /// The language servers, as last reported (empty until one was needed).
     pub lsp: Vec<crate::protocol::lsp::LspServerStatus>,
-    /// The `AGENTS.md` files the agent's prompt was given at start (workspace-relative),
-    /// for `/status`.
+    /// Facts only the `/status` card shows.
+    pub card: CardFacts,
+}
+
+/// Facts the binary hands over at start that only the `/status` card shows.
+#[derive(Debug, Clone, Default)]
+pub struct CardFacts {
+    /// The `AGENTS.md` files the agent's prompt was given at start (workspace-relative).
     pub agents_files: Vec<String>,
-    /// Where session files are kept (`ID.jsonl`), for `/status`; `None`: not recorded.
+    /// Where session files are kept (`ID.jsonl`); `None`: not recorded.
     pub sessions_dir: Option<std::path::PathBuf>,
+    /// What each model costs per million tokens (`[prices."MODEL"]`), by model id.
+    pub prices: std::collections::BTreeMap<String, crate::protocol::usage::Price>,
 }
 
 impl StatusInfo {

@@ -453,3 +453,34 @@ fn slash_status_shows_the_sessions_card() {
     assert!(screen.contains("AGENTS.md  AGENTS.md"), "{screen}");
     insta::assert_snapshot!(screen);
 }
+
+/// `/status` prices the session's tokens at the current model's `[prices."MODEL"]` and,
+/// for a model without prices, says which table to add (issue 28: cost).
+#[test]
+fn slash_status_shows_the_cost_at_the_configured_price() {
+    let (mut app, _rx) = app("dark");
+    app.status.usage.prompt_tokens = 12_400;
+    app.status.usage.completion_tokens = 830;
+    app.status.card.prices.insert(
+        "qwen2.5-coder:14b".into(),
+        crate::protocol::usage::Price {
+            input: 2.5,
+            output: 10.0,
+            cached_input: None,
+        },
+    );
+    app.submit("/status");
+    let screen = text(&mut app, 120, 24);
+    assert!(
+        screen.contains("cost       $0.0393 (prices from config)"),
+        "{screen}"
+    );
+    insta::assert_snapshot!(screen);
+    app.status.model = "beta-13b".into();
+    app.submit("/status");
+    let screen = text(&mut app, 120, 40);
+    assert!(
+        screen.contains("cost       no prices: set [prices.\"beta-13b\"]"),
+        "{screen}"
+    );
+}

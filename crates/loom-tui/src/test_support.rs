@@ -38,8 +38,11 @@ pub(super) fn app(theme: &str) -> (App, mpsc::UnboundedReceiver<UserOp>) {
         session_id: "20261122-080000-abcd".into(),
         mcp: Vec::new(),
         lsp: Vec::new(),
-        agents_files: vec!["AGENTS.md".into()],
-        sessions_dir: Some("/data/loom/sessions".into()),
+        card: super::status_info::CardFacts {
+            agents_files: vec!["AGENTS.md".into()],
+            sessions_dir: Some("/data/loom/sessions".into()),
+            prices: Default::default(),
+        },
     };
     let theme = Theme::load(theme, ColorDepth::TrueColor).unwrap();
     let mut app = App::new(theme, status, tx);

@@ -409,6 +409,13 @@ pub const CLASSIFICATION: &[KeyClass] = &[
         "how long an edit waits for diagnostics: time, not what Loom may do",
         "lsp_wait_ms = 10000",
     ),
+    row(
+        "prices",
+        N,
+        "what each model costs per million tokens: only the cost /status shows, never what \
+         Loom may do",
+        r#"prices.theirs = { input = 99.0, output = 99.0 }"#,
+    ),
 ];
 
 pub use crate::protocol::trust::Loosening;
@@ -486,6 +493,7 @@ pub fn split(user: &FileConfig, project: FileConfig) -> (FileConfig, Vec<Looseni
         notify_command,
         lsp,
         lsp_wait_ms,
+        prices,
     } = project;
     let mut loose = Vec::new();
     let mut kept = FileConfig {
@@ -504,6 +512,7 @@ pub fn split(user: &FileConfig, project: FileConfig) -> (FileConfig, Vec<Looseni
         strict_tools,
         notify,
         lsp_wait_ms,
+        prices,
         ..FileConfig::default()
     };
     kept.base_url = split_base_url(user, base_url, &mut loose);

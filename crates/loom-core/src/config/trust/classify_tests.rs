@@ -52,6 +52,7 @@ fn every_config_key_has_a_row_in_the_classification() {
         notify_command,
         lsp,
         lsp_wait_ms,
+        prices,
     } = every;
     let crate::config::web::WebConfig {
         allow_private,
@@ -148,6 +149,7 @@ fn every_config_key_has_a_row_in_the_classification() {
         ("strict_tools", strict_tools.is_some()),
         ("lsp", lsp.is_some()),
         ("lsp_wait_ms", lsp_wait_ms.is_some()),
+        ("prices", prices.is_some()),
         ("web.allow_private", allow_private.is_some()),
         ("web.allowed_domains", allowed_domains.is_some()),
         ("web.read_only", read_only.is_some()),
