@@ -100,6 +100,43 @@ async fn an_edit_applies_to_the_buffer_and_the_client_receives_the_new_text() {
     acp.close().await;
 }
 
+/// A model given `apply_patch` (Codex-trained models are) patches the editor's unsaved
+/// text too: a patch over the saved file would otherwise push text to the editor that
+/// drops the person's unsaved lines (regression: apply_patch read the disk only).
+#[tokio::test]
+async fn a_patch_applies_to_the_buffer_and_keeps_the_editors_unsaved_lines() {
+    let (dir, a) = workspace("alpha\nbeta\n");
+    let config = dir.path().join(".home/.config/loom");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::write(config.join("config.toml"), "edit_tool = \"apply_patch\"\n").unwrap();
+    let patch =
+        "*** Begin Patch\n*** Update File: a.txt\n@@\n alpha\n-beta\n+BETA\n*** End Patch\n";
+    let args = serde_json::json!({ "input": patch }).to_string();
+    let server = ScriptedServer::start(vec![
+        support::calls_openai(&[("p1", "apply_patch", &args)]),
+        support::text_reply("Patched."),
+    ])
+    .await;
+    let buffers = HashMap::from([(a.clone(), "alpha\nbeta\ngamma\n".to_string())]);
+    let acp = Acp::start_offering_fs(dir.path(), &server, &["allow_once"], buffers).await;
+    let session = acp.new_session(dir.path()).await;
+    let r = acp.prompt(&session, "patch a.txt").await.expect("prompt");
+    assert_eq!(r.stop_reason, StopReason::EndTurn);
+    let written = "alpha\nBETA\ngamma\n";
+    assert_eq!(
+        std::fs::read_to_string(&a).unwrap(),
+        written,
+        "{}",
+        told(&server, 1, "p1")
+    );
+    acp.seen(|s| assert_eq!(s.fs_writes, [(a.clone(), written.to_string())]));
+    assert!(
+        told(&server, 1, "p1").contains("unsaved"),
+        "the model is told the editor's unsaved text was patched"
+    );
+    acp.close().await;
+}
+
 #[tokio::test]
 async fn without_file_access_nothing_is_asked_of_the_client() {
     let (dir, a) = workspace("alpha\nbeta\n");

@@ -6,6 +6,7 @@
 //! reviews the whole patch as one multi-file diff (per file and per hunk). Adding or moving
 //! onto a file that exists is an error rather than an overwrite.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -88,13 +89,41 @@ impl TypedTool for ApplyPatch {
         args: Arc<ApplyPatchArgs>,
         ctx: &ToolContext,
     ) -> Option<Result<Vec<FileChange>, ToolError>> {
+        let buffers = buffers(&args, ctx).await;
         let ctx = ctx.clone();
-        Some(super::blocking("apply_patch", move || preview(&args, &ctx)).await)
+        Some(super::blocking("apply_patch", move || preview(&args, &ctx, &buffers)).await)
     }
 }
 
-/// Every file change the patch makes, or the first reason it cannot be applied.
-fn preview(args: &ApplyPatchArgs, ctx: &ToolContext) -> Result<Vec<FileChange>, ToolError> {
+/// The editor's text of each file the patch updates, where an editor holds one (ACP):
+/// those sections apply to what the person sees, unsaved changes included.
+async fn buffers(args: &ApplyPatchArgs, ctx: &ToolContext) -> HashMap<PathBuf, String> {
+    let mut out = HashMap::new();
+    if ctx.editor_files.is_none() {
+        return out;
+    }
+    let (Ok(patch), Ok(conf)) = (parse(&args.input), ctx.confinement()) else {
+        return out;
+    };
+    for op in &patch.ops {
+        if let PatchOp::Update { .. } = op
+            && let Ok((path, _)) = resolve(conf, op.path())
+            && let Some(text) = super::editor_files::buffer_text(ctx, &path).await
+        {
+            out.insert(path, text);
+        }
+    }
+    out
+}
+
+/// Every file change the patch makes, or the first reason it cannot be applied. An update
+/// applies to the editor's unsaved text of its file when `buffers` has one; its old state
+/// stays the disk's, so the stale check and the undo journal see what is really on disk.
+fn preview(
+    args: &ApplyPatchArgs,
+    ctx: &ToolContext,
+    buffers: &HashMap<PathBuf, String>,
+) -> Result<Vec<FileChange>, ToolError> {
     let patch = parse(&args.input).map_err(|e| ToolError::InvalidArguments(e.to_string()))?;
     let conf = ctx.confinement()?;
     let mut changes = Vec::new();
@@ -126,10 +155,15 @@ fn preview(args: &ApplyPatchArgs, ctx: &ToolContext) -> Result<Vec<FileChange>, 
                 let Some(bytes) = current else {
                     return Err(nothing(ToolError::NotFound(shown)));
                 };
+                let unsaved = buffers
+                    .get(&path)
+                    .filter(|b| b.as_bytes() != bytes.as_slice())
+                    .cloned();
                 let target = Target {
                     path: path.clone(),
                     shown,
                     bytes,
+                    unsaved,
                 };
                 update(conf, target, move_to.as_deref(), chunks, &mut targets)?
             }
@@ -160,11 +194,13 @@ fn nothing(e: ToolError) -> ToolError {
     ToolError::Edit(format!("{e} (the patch was not applied; no file changed)"))
 }
 
-/// The file an `*** Update File:` section changes: where it is, as shown, and its bytes.
+/// The file an `*** Update File:` section changes: where it is, as shown, its bytes on
+/// disk, and the editor's unsaved text of it when that differs.
 struct Target {
     path: PathBuf,
     shown: String,
     bytes: Vec<u8>,
+    unsaved: Option<String>,
 }
 
 /// The change an `*** Update File:` section makes: its chunks applied to the file's text,
@@ -176,8 +212,16 @@ fn update(
     chunks: &[Chunk],
     targets: &mut Vec<PathBuf>,
 ) -> Result<FileChange, ToolError> {
-    let Target { path, shown, bytes } = file;
-    let text = text_of(&bytes, &shown).map_err(nothing)?;
+    let Target {
+        path,
+        shown,
+        bytes,
+        unsaved,
+    } = file;
+    let text = match &unsaved {
+        Some(buffer) => text_of(buffer.as_bytes(), &shown).map_err(nothing)?,
+        None => text_of(&bytes, &shown).map_err(nothing)?,
+    };
     let updated = apply_chunks(&shown, &text, chunks).map_err(|e| nothing(ToolError::Edit(e)))?;
     let note = (updated.loosest != Fuzz::Exact).then(|| {
         format!(
@@ -210,6 +254,13 @@ fn update(
     };
     let mut change = change;
     change.notes.extend(note);
+    if unsaved.is_some() {
+        change.notes.push(format!(
+            "the patch was applied to the editor's unsaved text of {}, so writing it also \
+             saves the editor's unsaved changes there (the diff is against the file on disk)",
+            change.display_path
+        ));
+    }
     Ok(change)
 }
 
