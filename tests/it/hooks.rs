@@ -141,6 +141,38 @@ async fn pre_tool_use_json_deny_refuses_a_bash_call_in_full_auto() {
     assert!(tool_error(&server, 1, "b").contains("no touching today"));
 }
 
+/// Regression: a `deny` whose JSON is longer than the 8 KiB kept of a hook's output still
+/// denies (the output was cut before it was parsed, the cut JSON read as no answer, and
+/// the call ran in full-auto).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_long_json_deny_still_refuses_the_call() {
+    let dir = workspace("[[hooks.PreToolUse]]\nmatcher = \"Bash\"\ncommand = \"hooks/deny.sh\"\n");
+    let ws = dir.path();
+    let reason = format!("no touching today {}", "because ".repeat(2_000));
+    script(
+        ws,
+        "deny.sh",
+        &format!(
+            r#"echo '{{"hookSpecificOutput":{{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"{reason}"}}}}'"#
+        ),
+    );
+    let server = ScriptedServer::start(vec![
+        support::calls_openai(&[("b", "bash", r#"{"command": "touch made"}"#)]),
+        support::text_reply("ok"),
+    ])
+    .await;
+    let run = exec(ws, &server, "full-auto", "touch it").await;
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(!ws.join("made").exists(), "the long deny was not obeyed");
+    let told = tool_error(&server, 1, "b");
+    assert!(told.contains("no touching today"), "{told}");
+    assert!(
+        told.len() < 12_000,
+        "the reason the model reads is cut: {}",
+        told.len()
+    );
+}
+
 /// Regression: a hook's `allow` must never run what Loom's policy refuses (here a
 /// command that pipes a download into a shell, forbidden in every mode).
 #[tokio::test(flavor = "multi_thread")]

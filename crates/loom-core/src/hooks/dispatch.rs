@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use super::contract::{Effect, Ended, interpret};
+use super::contract::{Effect, Ended, Reply, interpret};
 use super::event::HookEvent;
 use super::matcher::Matcher;
 use crate::base::text::cut_middle;
@@ -209,9 +209,11 @@ async fn run_one(hook: &EventHook, stdin: &[u8], ctx: &ToolContext) -> super::co
     match run(&spec, &ctx.cancel).await {
         Err(e) => failed(format!("could not start: {e}")),
         Ok(out) => {
-            let stdout = cut_middle(&out.stdout.text(), OUTPUT_CAP).0;
-            let stderr = cut_middle(&out.stderr.text(), OUTPUT_CAP).0;
-            let mut reply = interpret(
+            // The whole captured output is read (a JSON answer longer than the cap must
+            // still parse: cut first, a long `deny` read as no answer and the call went
+            // on); only what is kept and shown is cut.
+            let (stdout, stderr) = (out.stdout.text(), out.stderr.text());
+            let mut reply = bounded(interpret(
                 hook.event,
                 Ended {
                     exit_code: out.exit_code,
@@ -219,7 +221,7 @@ async fn run_one(hook: &EventHook, stdin: &[u8], ctx: &ToolContext) -> super::co
                     stdout: &stdout,
                     stderr: &stderr,
                 },
-            );
+            ));
             if out.timed_out {
                 reply.effect = Effect::Failed(format!(
                     "timed out after {}s; the hook was killed",
@@ -229,4 +231,16 @@ async fn run_one(hook: &EventHook, stdin: &[u8], ctx: &ToolContext) -> super::co
             reply
         }
     }
+}
+
+/// `reply` with every text it carries cut to [`OUTPUT_CAP`], for the model and the person.
+fn bounded(mut reply: Reply) -> Reply {
+    let cut = |t: &mut String| *t = cut_middle(t, OUTPUT_CAP).0;
+    match &mut reply.effect {
+        Effect::Ask(t) | Effect::Block(t) | Effect::Failed(t) => cut(t),
+        Effect::Proceed | Effect::Allow => {}
+    }
+    reply.context.iter_mut().for_each(cut);
+    reply.system_message.iter_mut().for_each(cut);
+    reply
 }
