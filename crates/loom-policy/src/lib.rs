@@ -387,6 +387,29 @@ impl Policy {
         }
     }
 
+    /// Whether the session grant `ruling` offers (`a` in the TUI) would let this command run
+    /// without asking: the most a PreToolUse hook's `allow` may stand in for. An ask rule,
+    /// the used-up hourly budget or leaving the sandbox still ask with the grant made, so
+    /// they still ask here; anything but a command the policy asks about is `false`.
+    pub fn grant_would_allow(
+        &self,
+        name: &str,
+        intent: &CallIntent,
+        workspace: Option<&Path>,
+        now: Instant,
+        ruling: &Ruling,
+    ) -> bool {
+        if !matches!(intent, CallIntent::Runs(_))
+            || ruling.assessment.grant.is_none()
+            || !matches!(ruling.decision, Decision::Ask { .. })
+        {
+            return false;
+        }
+        let mut granted = self.clone();
+        granted.grant(ToolKind::Execute, &ruling.assessment);
+        granted.decide(name, intent, workspace, now).decision == Decision::Allow
+    }
+
     /// Remember a session-wide approval for calls like the one assessed; returns what was
     /// granted, in words for the person.
     pub fn grant(&mut self, kind: ToolKind, assessment: &Assessment) -> String {
@@ -647,6 +670,55 @@ mod tests {
         ));
         p.grant(ToolKind::Write, &Assessment::plain(Risk::Medium, "edit"));
         assert_eq!(decide(&p, write("x")), Decision::Allow);
+    }
+
+    /// Regression: a PreToolUse hook's `allow` stood in for a session grant wherever one was
+    /// offered, so it also skipped the person's ask rules and the used-up hourly budget. It
+    /// may skip only what the grant itself would skip.
+    #[test]
+    fn a_grant_would_allow_only_what_the_grant_itself_allows() {
+        let would = |p: &Policy, command: &str| {
+            let intent = bash(command);
+            let now = Instant::now();
+            let ruling = p.decide("bash", &intent, Some(&ws()), now);
+            p.grant_would_allow("bash", &intent, Some(&ws()), now, &ruling)
+        };
+        let p = Policy::new(Autonomy::Supervised);
+        assert!(would(&p, "cargo fmt"), "a medium command the grant covers");
+        assert!(
+            !would(&p, "rm -rf build"),
+            "no grant is offered for high risk"
+        );
+        assert!(!would(&p, "ls"), "nothing to skip: it runs anyway");
+        let rules = approvals::Rules::compile(&[RuleConfig {
+            action: RuleAction::Ask,
+            command: Some("cargo fmt".into()),
+            path: None,
+        }])
+        .unwrap();
+        let ruled = Policy::new(Autonomy::Supervised).with_rules(rules);
+        assert!(
+            !would(&ruled, "cargo fmt"),
+            "the person's ask rule still asks"
+        );
+        let spent = Policy::new(Autonomy::FullAuto).with_budget(1);
+        spent.budget().record(Instant::now());
+        assert!(!would(&spent, "cargo fmt"), "the used-up budget still asks");
+        let outside = CallIntent::runs(CommandIntent {
+            command: "cargo fmt".into(),
+            cwd: None,
+            outside_sandbox: true,
+        });
+        let now = Instant::now();
+        let ruling = p.decide("bash", &outside, Some(&ws()), now);
+        assert!(
+            !p.grant_would_allow("bash", &outside, Some(&ws()), now, &ruling),
+            "leaving the sandbox still asks"
+        );
+        assert!(
+            !decide(&p, bash("cargo fmt")).eq(&Decision::Allow),
+            "asking it granted nothing"
+        );
     }
 
     #[test]

@@ -40,7 +40,11 @@ impl Runner {
                 reason: reason.clone(),
             },
         };
-        let grantable = ruling.assessment.grant.is_some();
+        // A hook's allow skips only the question a session grant would skip.
+        let grantable =
+            self.work
+                .policy
+                .grant_would_allow(&name, &intent, workspace, Instant::now(), &ruling);
         self.schedule.ruled(&id, ruling);
         let denied = matches!(verdict, Verdict::Deny { .. });
         // A call the policy refuses is refused without asking its hooks.
