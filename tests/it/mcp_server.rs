@@ -429,6 +429,40 @@ async fn loom_reply_reopens_a_saved_session_of_the_workspace_only() {
     elsewhere.close().await;
 }
 
+/// Regression: a session saved in a directory inside the workspace that has since become
+/// a link to a directory outside it is not reopened there (the stored path was checked as
+/// text, then followed).
+#[tokio::test(flavor = "multi_thread")]
+async fn loom_reply_does_not_follow_a_sessions_directory_that_now_links_outside() {
+    let d = dirs();
+    std::fs::create_dir_all(d.ws.join("sub")).unwrap();
+    let model = ScriptedServer::start(vec![support::text_reply("First answer.")]).await;
+    let first = connect(&d, &model, &[]).await;
+    let r = call(&first, "loom", json!({"prompt": "hello", "cwd": "sub"})).await;
+    assert_eq!(r.is_error, Some(false), "{}", text(&r));
+    let id = structured(&r)["sessionId"].as_str().unwrap().to_string();
+    first.close().await;
+
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::remove_dir_all(d.ws.join("sub")).unwrap();
+    std::os::unix::fs::symlink(outside.path(), d.ws.join("sub")).unwrap();
+    let again = connect(&d, &model, &[]).await;
+    let r = call(
+        &again,
+        "loom-reply",
+        json!({"sessionId": id, "prompt": "go on"}),
+    )
+    .await;
+    assert_eq!(r.is_error, Some(true), "{}", text(&r));
+    assert!(
+        text(&r).contains("outside this server's workspace"),
+        "{}",
+        text(&r)
+    );
+    assert_eq!(model.requests().len(), 1, "no turn ran");
+    again.close().await;
+}
+
 /// A client that hangs up while a turn runs (the model still streaming) does not keep
 /// the server: the turn is interrupted, the session saved, and the server exits cleanly.
 #[tokio::test(flavor = "multi_thread")]

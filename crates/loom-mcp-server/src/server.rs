@@ -102,14 +102,15 @@ impl State {
         let dir = session::sessions_dir().ok_or_else(unknown)?;
         let path = session::path_of(&dir, id).ok_or_else(unknown)?;
         let loaded = session::load(&path).map_err(|_| unknown())?;
-        let cwd = PathBuf::from(&loaded.workspace);
-        if !cwd.starts_with(&self.workspace) {
-            return Err(format!(
-                "session {id:?} belongs to {}, outside this server's workspace {}",
-                cwd.display(),
+        // The directory as it is now, links followed: one that was inside when the session
+        // was saved may since have become a link to elsewhere.
+        let cwd = args::cwd(Some(&loaded.workspace), &self.workspace).map_err(|e| {
+            format!(
+                "session {id:?} belongs to {}, outside this server's workspace {} ({e})",
+                loaded.workspace,
                 self.workspace.display()
-            ));
-        }
+            )
+        })?;
         let autonomy = args::approval(None, self.config.autonomy).map_err(|e| e.to_string())?;
         let (_, held) = self.start(&cwd, autonomy, Some(loaded)).await?;
         sessions.insert(id.to_string(), held.clone());
