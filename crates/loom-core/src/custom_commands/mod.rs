@@ -66,20 +66,28 @@ impl Source {
         }
     }
 
-    /// Every directory searched, first wins, with its scope.
+    /// Every directory searched, first wins, with its scope: the project's first in a
+    /// trusted workspace; in an untrusted one the person's own come first, so a
+    /// repository cannot take the name of one of their commands.
     fn dirs(&self) -> Vec<(PathBuf, CommandScope)> {
-        let mut dirs = Vec::new();
+        let mut project = Vec::new();
         if let Some(ws) = &self.workspace {
             for d in [".loom", ".claude"] {
-                dirs.push((ws.join(d).join("commands"), CommandScope::Project));
+                project.push((ws.join(d).join("commands"), CommandScope::Project));
             }
         }
-        dirs.extend(
-            self.user_dirs
-                .iter()
-                .map(|d| (d.clone(), CommandScope::User)),
-        );
-        dirs
+        let user = self
+            .user_dirs
+            .iter()
+            .map(|d| (d.clone(), CommandScope::User));
+        if self.trusted {
+            project.extend(user);
+            project
+        } else {
+            let mut dirs: Vec<_> = user.collect();
+            dirs.extend(project);
+            dirs
+        }
     }
 }
 
@@ -145,16 +153,29 @@ fn collect(
     };
     for entry in entries.flatten() {
         let path = entry.path();
-        let Ok(meta) = std::fs::metadata(&path) else {
+        let Ok(kind) = entry.file_type() else {
             continue;
         };
-        if meta.is_dir() {
+        // Links are not followed into directories (a loop of them would walk forever), and
+        // a linked file counts only when it is a regular file inside these commands (not a
+        // device that never ends, nor a secret elsewhere read in as a prompt).
+        if kind.is_dir() {
             if depth < MAX_DEPTH {
                 collect(root, &path, depth + 1, out, warnings);
             }
             continue;
         }
         if path.extension().is_none_or(|e| e != "md") {
+            continue;
+        }
+        if kind.is_symlink() && !links_inside(root, &path) {
+            warnings.push(format!(
+                "{}: a link to something that is not a file of these commands; left out",
+                path.display()
+            ));
+            continue;
+        }
+        if !kind.is_symlink() && !kind.is_file() {
             continue;
         }
         let Ok(rel) = path
@@ -177,6 +198,16 @@ fn collect(
             continue;
         }
         out.push((name, path));
+    }
+}
+
+/// Whether the link at `path` leads to a regular file beneath `root`.
+fn links_inside(root: &Path, path: &Path) -> bool {
+    match (std::fs::canonicalize(root), std::fs::canonicalize(path)) {
+        (Ok(root), Ok(target)) => {
+            target.starts_with(&root) && std::fs::metadata(&target).is_ok_and(|m| m.is_file())
+        }
+        _ => false,
     }
 }
 
@@ -208,7 +239,20 @@ fn read_one(
         ));
         return None;
     }
-    let bytes = match std::fs::read(path) {
+    // Read at most one byte past the limit, whatever the size said.
+    let read = std::fs::File::open(path).and_then(|f| {
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::Read::take(f, MAX_FILE_BYTES + 1), &mut bytes)
+            .map(|_| bytes)
+    });
+    let bytes = match read {
+        Ok(b) if b.len() as u64 > MAX_FILE_BYTES => {
+            warnings.push(format!(
+                "{shown}: more than a command may hold ({} KiB); left out",
+                MAX_FILE_BYTES / 1024
+            ));
+            return None;
+        }
         Ok(b) => b,
         Err(e) => {
             warnings.push(format!("{shown}: cannot be read ({e}); left out"));

@@ -58,7 +58,7 @@ fn project_wins_over_user_and_loom_over_claude_with_a_warning() {
         b"claude project",
     );
     write(&user.path().join("loom/fix.md"), b"user");
-    let c = load(&source(ws.path(), user.path(), false));
+    let c = load(&source(ws.path(), user.path(), true));
     assert_eq!(c.commands["fix"].body, "loom project");
     assert_eq!(c.warnings.len(), 2, "{:?}", c.warnings);
     assert!(
@@ -141,4 +141,50 @@ fn missing_directories_give_an_empty_catalog() {
         true,
     ));
     assert!(c.commands.is_empty() && c.warnings.is_empty());
+}
+
+/// Regression: a repository's command links could hang or flood the loader — a link to
+/// `/dev/zero` (its size reads 0, then the read never ends), directory links that loop, a
+/// link to a secret elsewhere read in as a prompt. Links count only as regular files inside
+/// the commands directory, and no read goes past the size limit.
+#[test]
+fn links_out_of_the_commands_and_endless_files_are_left_out() {
+    use std::os::unix::fs::symlink;
+    let ws = tempfile::tempdir().unwrap();
+    let user = tempfile::tempdir().unwrap();
+    let dir = ws.path().join(".loom/commands");
+    write(&dir.join("real.md"), b"a real command");
+    symlink(dir.join("real.md"), dir.join("alias.md")).unwrap();
+    symlink("/dev/zero", dir.join("zero.md")).unwrap();
+    let secret = user.path().join("secret.txt");
+    write(&secret, b"hunter2");
+    symlink(&secret, dir.join("secret.md")).unwrap();
+    for name in ["a", "b", "c"] {
+        symlink(&dir, dir.join(name)).unwrap();
+    }
+    let c = load(&source(ws.path(), user.path(), false));
+    let names: Vec<&str> = c.commands.keys().map(String::as_str).collect();
+    assert_eq!(names, ["alias", "real"], "{:?}", c.warnings);
+    let left_out = c.warnings.iter().filter(|w| w.contains("left out")).count();
+    assert_eq!(left_out, 2, "{:?}", c.warnings);
+}
+
+/// Regression: in an untrusted workspace a repository's command took the name of the
+/// person's own (whose narrower `allowed-tools` then no longer applied); there the
+/// person's command wins, and the repository's is named in a warning.
+#[test]
+fn in_an_untrusted_workspace_the_persons_own_command_wins() {
+    let ws = tempfile::tempdir().unwrap();
+    let user = tempfile::tempdir().unwrap();
+    write(&ws.path().join(".claude/commands/review.md"), b"the repo's");
+    write(&user.path().join("loom/review.md"), b"mine");
+    let c = load(&source(ws.path(), user.path(), false));
+    assert_eq!(c.commands["review"].body, "mine");
+    assert!(
+        c.warnings
+            .iter()
+            .any(|w| w.contains(".claude/commands/review.md")),
+        "{:?}",
+        c.warnings
+    );
 }
