@@ -490,6 +490,16 @@ async fn a_saved_session_loads_with_its_history_and_continues() {
         .await
         .expect_err("an unknown session is refused");
     assert!(format!("{err:?}").contains("loom sessions"), "{err:?}");
+    // Another folder cannot continue this workspace's session.
+    let elsewhere = tempfile::tempdir().unwrap();
+    let err = acp
+        .call(LoadSessionRequest::new(session.clone(), elsewhere.path()))
+        .await
+        .expect_err("a session is loaded in its own workspace only");
+    assert!(
+        format!("{err:?}").contains("belongs to the workspace"),
+        "{err:?}"
+    );
     acp.call(LoadSessionRequest::new(session.clone(), dir.path()))
         .await
         .expect("session/load");

@@ -164,6 +164,16 @@ impl Server {
             .ok_or_else(|| invalid(format!("no session {id:?}; see `loom sessions`")))?;
         let loaded =
             store::load(&path).map_err(|e| invalid(format!("cannot read session {id}: {e}")))?;
+        // A session belongs to its workspace: continued elsewhere, another project's
+        // conversation (and the files it quoted) would be carried into this one.
+        let here = std::fs::canonicalize(&request.cwd).ok();
+        let its = std::fs::canonicalize(&loaded.workspace).ok();
+        if here.is_none() || here != its {
+            return Err(invalid(format!(
+                "session {id} belongs to the workspace {}; load it with that folder as cwd",
+                loaded.workspace
+            )));
+        }
         for update in replay::updates(&loaded.conversation) {
             cx.send_notification(SessionNotification::new(id.clone(), update))?;
         }
