@@ -141,7 +141,14 @@ fn listing_and_latest() {
         },
     };
     a.append(&answer()).unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(20));
+    // The list is newest first by modification time: `a` is made a minute older than the
+    // others, whatever the clock's resolution.
+    std::fs::File::options()
+        .append(true)
+        .open(a.path())
+        .unwrap()
+        .set_modified(std::time::SystemTime::now() - std::time::Duration::from_secs(60))
+        .unwrap();
     let mut b =
         SessionLog::create(dir.path(), "20260101-000001-bbbb", Path::new("/w2"), "m").unwrap();
     b.append(&Record::Message {
