@@ -19,6 +19,9 @@ use crate::base::beneath::Beneath;
 use crate::base::diff::FileDiff;
 use crate::base::files::{Fingerprint, MAX_EDIT_BYTES};
 use crate::base::text::cut_middle;
+use restore::rolled_back;
+
+mod restore;
 
 /// Bytes of diff the model gets back after a write.
 const DIFF_BUDGET: usize = 16 * 1024;
@@ -505,30 +508,10 @@ fn apply_each(
         match write(change, part) {
             Ok(result) => results[i] = Some(result),
             Err(e) => {
-                let mut changed = Vec::new();
-                let mut failed = Vec::new();
-                for &j in order[..k].iter().rev() {
-                    let done = chosen[j].0;
-                    if let Err(why) = restore(done) {
-                        failed.push(why);
-                        changed.push(done.display_path.clone());
-                        changed.extend(done.move_source().map(str::to_string));
-                    }
-                }
-                if failed.is_empty() {
-                    return Err(ToolError::Edit(format!(
-                        "{e}; the files already written were restored, so nothing changed"
-                    )));
-                }
-                return Err(ToolError::Partial {
-                    message: format!(
-                        "{e}; putting back the files already written failed ({}), so these \
-                         stay changed: {} (/undo or `loom undo` takes them back)",
-                        failed.join("; "),
-                        changed.join(", ")
-                    ),
-                    changed,
-                });
+                return Err(rolled_back(
+                    &e,
+                    order[..k].iter().rev().map(|&j| chosen[j].0),
+                ));
             }
         }
     }
@@ -568,30 +551,6 @@ fn apply_each(
         "lines_removed": removed,
     });
     Ok(ToolResult::ok(output).with_data(summary).with_files(files))
-}
-
-/// Undo a change just written: its old text back where it was, its new file gone.
-fn restore(change: &FileChange) -> Result<(), String> {
-    let fail = |e: std::io::Error| format!("{}: {e}", change.display_path);
-    let beneath = Beneath::open(&change.root).map_err(fail)?;
-    let here = beneath.relative(&change.path).map_err(fail)?;
-    let old = change
-        .old_raw
-        .as_deref()
-        .or(change.old.as_deref().map(str::as_bytes));
-    match (&change.op, old) {
-        (ChangeOp::Move { from, .. }, Some(old)) => {
-            let there = beneath.relative(from).map_err(fail)?;
-            beneath
-                .write_atomic(there, old, change.old_mode)
-                .map_err(fail)?;
-            beneath.remove_file(here).map_err(fail)
-        }
-        (_, Some(old)) => beneath
-            .write_atomic(here, old, change.old_mode)
-            .map_err(fail),
-        (_, None) => beneath.remove_file(here).map_err(fail),
-    }
 }
 
 #[cfg(test)]

@@ -217,6 +217,22 @@ fn binary_reason(bytes: &[u8]) -> Option<String> {
         .then(|| "it contains NUL bytes".to_string())
 }
 
+/// The first and last line to show (1-based, both counted) for `range`, and the width of
+/// the line numbers; a range that is not valid is refused with an example.
+fn line_bounds(range: Option<[u64; 2]>) -> Result<(usize, usize, usize), Rendered> {
+    match range {
+        None => Ok((1, usize::MAX, 6)),
+        Some([s, e]) => {
+            if s == 0 || e < s {
+                return Err(Rendered::Tool(ToolError::InvalidArguments(format!(
+                    "line_range [{s}, {e}] is not valid; lines are 1-based and start <= end, e.g. [1, 50]"
+                ))));
+            }
+            Ok((s as usize, e as usize, e.to_string().len().max(6)))
+        }
+    }
+}
+
 /// Number the lines within `range`, stopping before `budget` bytes of content, then count
 /// the rest of the lines up to [`COUNT_LIMIT`] bytes.
 fn render<R: std::io::BufRead>(
@@ -225,21 +241,7 @@ fn render<R: std::io::BufRead>(
     range: Option<[u64; 2]>,
     budget: usize,
 ) -> Result<ToolResult, Rendered> {
-    let (start, end) = match range {
-        None => (1usize, usize::MAX),
-        Some([s, e]) => {
-            if s == 0 || e < s {
-                return Err(Rendered::Tool(ToolError::InvalidArguments(format!(
-                    "line_range [{s}, {e}] is not valid; lines are 1-based and start <= end, e.g. [1, 50]"
-                ))));
-            }
-            (s as usize, e as usize)
-        }
-    };
-    let width = match range {
-        Some([_, e]) => e.to_string().len().max(6),
-        None => 6,
-    };
+    let (start, end, width) = line_bounds(range)?;
     let mut crlf = false;
     let mut out = String::new();
     let mut used = 0usize;

@@ -377,56 +377,58 @@ impl<'a> Reader<'a> {
                         open = None;
                         continue;
                     }
-                    _ => {
-                        return Err(ParseError::UpdateLine {
-                            line: n,
-                            path: path.to_string(),
-                            text: line.to_string(),
-                        });
-                    }
+                    _ => return Err(update_line(n, path, line)),
                 }
             }
             let (kind, text) = match line.chars().next() {
                 None => (' ', ""),
                 Some(c @ (' ' | '+' | '-')) => (c, &line[1..]),
-                Some(_) => {
-                    return Err(ParseError::UpdateLine {
-                        line: n,
-                        path: path.to_string(),
-                        text: line.to_string(),
-                    });
-                }
+                Some(_) => return Err(update_line(n, path, line)),
             };
             // A first chunk may start without `@@`; later ones must have one.
             if open.is_none() {
                 if !chunks.is_empty() {
-                    return Err(ParseError::UpdateLine {
-                        line: n,
-                        path: path.to_string(),
-                        text: line.to_string(),
-                    });
+                    return Err(update_line(n, path, line));
                 }
                 chunks.push(Chunk::default());
             }
             open = Some((open.map_or(n, |(at, _)| at), true));
-            let chunk = chunks.last_mut().expect("a chunk is open");
-            match kind {
-                '+' => {
-                    chunk.new_lines.push(text.to_string());
-                    chunk.kinds.push(LineKind::Added);
-                }
-                '-' => {
-                    chunk.old_lines.push(text.to_string());
-                    chunk.kinds.push(LineKind::Removed);
-                }
-                _ => {
-                    chunk.kinds.push(LineKind::Context);
-                    chunk.old_lines.push(text.to_string());
-                    chunk.new_lines.push(text.to_string());
-                }
-            }
+            chunks
+                .last_mut()
+                .expect("a chunk is open")
+                .push_line(kind, text);
         }
         close(open)?;
         Ok(chunks)
+    }
+}
+
+/// The error for line `n` of `path`'s section, which fits no rule of an update.
+fn update_line(n: usize, path: &str, line: &str) -> ParseError {
+    ParseError::UpdateLine {
+        line: n,
+        path: path.to_string(),
+        text: line.to_string(),
+    }
+}
+
+impl Chunk {
+    /// Add one line of the chunk: `kind` is its marker (`+`, `-`, or ` ` for context).
+    fn push_line(&mut self, kind: char, text: &str) {
+        match kind {
+            '+' => {
+                self.new_lines.push(text.to_string());
+                self.kinds.push(LineKind::Added);
+            }
+            '-' => {
+                self.old_lines.push(text.to_string());
+                self.kinds.push(LineKind::Removed);
+            }
+            _ => {
+                self.kinds.push(LineKind::Context);
+                self.old_lines.push(text.to_string());
+                self.new_lines.push(text.to_string());
+            }
+        }
     }
 }

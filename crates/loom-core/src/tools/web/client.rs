@@ -297,19 +297,7 @@ async fn one_hop(
         return Err(refused(url, from, ip, why, port));
     }
     let slot: RefusalSlot = Arc::default();
-    let mut builder = crate::llm::net::builder()
-        .no_proxy()
-        .redirect(reqwest::redirect::Policy::none())
-        .connect_timeout(settings.connect_timeout)
-        .user_agent(concat!("loom/", env!("CARGO_PKG_VERSION")));
-    if req.guarded {
-        builder = builder.dns_resolver(Arc::new(GuardResolver {
-            allow: settings.allow_private.clone(),
-            port,
-            refused: slot.clone(),
-        }));
-    }
-    let client = builder.build().map_err(|e| WebError::Transport {
+    let client = hop_client(settings, req, port, &slot).map_err(|e| WebError::Transport {
         url: shown.clone(),
         message: e.without_url().to_string(),
     })?;
@@ -324,17 +312,7 @@ async fn one_hop(
         let mut resp = builder.send().await?;
         let status = resp.status().as_u16();
         let headers = resp.headers().clone();
-        let mut body = Vec::new();
-        let mut truncated = false;
-        while let Some(chunk) = resp.chunk().await? {
-            let room = req.max_bytes.saturating_sub(body.len());
-            if chunk.len() > room {
-                body.extend_from_slice(&chunk[..room]);
-                truncated = true;
-                break;
-            }
-            body.extend_from_slice(&chunk);
-        }
+        let (body, truncated) = read_capped(&mut resp, req.max_bytes).await?;
         Ok::<_, reqwest::Error>(WebResponse {
             final_url: url.clone(),
             status,
@@ -344,32 +322,80 @@ async fn one_hop(
             redirects: Vec::new(),
         })
     };
+    let failed = |e: reqwest::Error| {
+        if let Some((ip, why)) = slot.lock().ok().and_then(|s| *s) {
+            return refused(url, from, ip, why, port);
+        }
+        hop_error(e, shown.clone(), host, timeout)
+    };
     match tokio::time::timeout(timeout, work).await {
         Err(_) => Err(WebError::Timeout {
-            url: shown,
+            url: shown.clone(),
             secs: timeout.as_secs(),
         }),
         Ok(Ok(r)) => Ok(r),
-        Ok(Err(e)) => {
-            if let Some((ip, why)) = slot.lock().ok().and_then(|s| *s) {
-                return Err(refused(url, from, ip, why, port));
-            }
-            if e.is_timeout() {
-                return Err(WebError::Timeout {
-                    url: shown,
-                    secs: timeout.as_secs(),
-                });
-            }
-            let connect = e.is_connect();
-            let message = error_chain(&e.without_url());
-            if connect && message.contains("dns error") {
-                return Err(WebError::Dns { host, message });
-            }
-            Err(WebError::Transport {
-                url: shown,
-                message,
-            })
+        Ok(Err(e)) => Err(failed(e)),
+    }
+}
+
+/// The HTTP client for one hop: no proxy, no redirects followed, and for a guarded
+/// request a resolver that vets every address (a refusal is left in `slot`).
+fn hop_client(
+    settings: &WebSettings,
+    req: &WebRequest,
+    port: u16,
+    slot: &RefusalSlot,
+) -> Result<reqwest::Client, reqwest::Error> {
+    let mut builder = crate::llm::net::builder()
+        .no_proxy()
+        .redirect(reqwest::redirect::Policy::none())
+        .connect_timeout(settings.connect_timeout)
+        .user_agent(concat!("loom/", env!("CARGO_PKG_VERSION")));
+    if req.guarded {
+        builder = builder.dns_resolver(Arc::new(GuardResolver {
+            allow: settings.allow_private.clone(),
+            port,
+            refused: slot.clone(),
+        }));
+    }
+    builder.build()
+}
+
+/// A response's body, read up to `max_bytes` (the rest is never downloaded), and whether
+/// it was cut there.
+async fn read_capped(
+    resp: &mut reqwest::Response,
+    max_bytes: usize,
+) -> Result<(Vec<u8>, bool), reqwest::Error> {
+    let mut body = Vec::new();
+    while let Some(chunk) = resp.chunk().await? {
+        let room = max_bytes.saturating_sub(body.len());
+        if chunk.len() > room {
+            body.extend_from_slice(&chunk[..room]);
+            return Ok((body, true));
         }
+        body.extend_from_slice(&chunk);
+    }
+    Ok((body, false))
+}
+
+/// A failed hop's error (other than a refused address): a timeout, a name that did not
+/// resolve, or another transport failure.
+fn hop_error(e: reqwest::Error, shown: String, host: String, timeout: Duration) -> WebError {
+    if e.is_timeout() {
+        return WebError::Timeout {
+            url: shown,
+            secs: timeout.as_secs(),
+        };
+    }
+    let connect = e.is_connect();
+    let message = error_chain(&e.without_url());
+    if connect && message.contains("dns error") {
+        return WebError::Dns { host, message };
+    }
+    WebError::Transport {
+        url: shown,
+        message,
     }
 }
 

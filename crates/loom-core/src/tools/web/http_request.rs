@@ -148,12 +148,9 @@ fn secrets_of(a: &HttpRequestArgs) -> Scrubber {
     Scrubber::new(values)
 }
 
-async fn request(
-    web: &SharedWeb,
-    a: &HttpRequestArgs,
-    ctx: &ToolContext,
-) -> Result<ToolResult, ToolError> {
-    let scrubber = secrets_of(a);
+/// The request the arguments describe (guarded, redirects not followed); bad arguments
+/// are refused with what is wrong.
+fn outgoing(web: &SharedWeb, a: &HttpRequestArgs) -> Result<WebRequest, ToolError> {
     let method = method_of(&a.method)?;
     let url = parse_url(&a.url)?;
     let headers = header_map(
@@ -168,28 +165,45 @@ async fn request(
             "the body is larger than {MAX_BODY} bytes"
         )));
     }
-    let req = WebRequest {
-        method: method.clone(),
+    Ok(WebRequest {
+        method,
         url,
         headers,
         body: a.body.clone().map(String::into_bytes),
         max_bytes: web.cap(a.max_bytes),
         follow_redirects: false,
         guarded: true,
-    };
-    let resp = send(&web.settings, req, &ctx.cancel)
-        .await
-        .map_err(web_error)?;
-    let mut shown_headers = Map::new();
-    for (name, value) in &resp.headers {
+    })
+}
+
+/// The response's headers as the model sees them: a redirect's URL and secret-looking
+/// values masked, the request's own secrets scrubbed.
+fn shown_headers(headers: &reqwest::header::HeaderMap, scrubber: &Scrubber) -> Map<String, Value> {
+    let mut shown = Map::new();
+    for (name, value) in headers {
         let v = String::from_utf8_lossy(value.as_bytes());
         let v = if name == reqwest::header::LOCATION {
             secrets::mask_url_str(&v)
         } else {
             secrets::mask_header(name.as_str(), &v)
         };
-        shown_headers.insert(name.as_str().to_string(), Value::String(scrubber.scrub(&v)));
+        shown.insert(name.as_str().to_string(), Value::String(scrubber.scrub(&v)));
     }
+    shown
+}
+
+async fn request(
+    web: &SharedWeb,
+    a: &HttpRequestArgs,
+    ctx: &ToolContext,
+) -> Result<ToolResult, ToolError> {
+    let scrubber = secrets_of(a);
+    let req = outgoing(web, a)?;
+    let method = req.method.clone();
+    let resp = send(&web.settings, req, &ctx.cancel)
+        .await
+        .map_err(web_error)?;
+    let shown_headers = shown_headers(&resp.headers, &scrubber);
     let content_type = resp
         .headers
         .get(CONTENT_TYPE)

@@ -101,18 +101,15 @@ impl TypedTool for WebFetch {
     }
 }
 
-async fn fetch(
-    web: &SharedWeb,
-    a: &WebFetchArgs,
-    ctx: &ToolContext,
-) -> Result<ToolResult, ToolError> {
+/// The guarded GET for a page, asking for text first, following redirects.
+fn page_request(web: &SharedWeb, a: &WebFetchArgs) -> Result<WebRequest, ToolError> {
     let url = parse_url(&a.url)?;
     let mut headers = HeaderMap::new();
     headers.insert(
         ACCEPT,
         HeaderValue::from_static("text/html, text/*;q=0.9, application/json;q=0.8, */*;q=0.5"),
     );
-    let req = WebRequest {
+    Ok(WebRequest {
         method: Method::GET,
         url,
         headers,
@@ -120,7 +117,15 @@ async fn fetch(
         max_bytes: web.cap(a.max_bytes),
         follow_redirects: true,
         guarded: true,
-    };
+    })
+}
+
+async fn fetch(
+    web: &SharedWeb,
+    a: &WebFetchArgs,
+    ctx: &ToolContext,
+) -> Result<ToolResult, ToolError> {
+    let req = page_request(web, a)?;
     let resp = send(&web.settings, req, &ctx.cancel)
         .await
         .map_err(web_error)?;
