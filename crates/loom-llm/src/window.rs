@@ -63,17 +63,7 @@ pub async fn probe(settings: &ProviderSettings) -> ModelInfo {
     if !super::discover::is_local(&base) {
         // A hosted API: its own model list and the table, no local servers' endpoints.
         let models = get(format!("{base}/models")).await;
-        let found = models
-            .as_ref()
-            .and_then(|m| models_window(m, model))
-            .map(|w| (w, "the server's /models list"))
-            .or_else(|| known_window(model).map(|w| (w, "the known size of this model family")));
-        return ModelInfo {
-            window: found.map(|f| f.0),
-            source: found.map(|f| f.1.to_string()).unwrap_or_default(),
-            tools_supported: None,
-            jinja: None,
-        };
+        return hosted_info(models.as_ref(), model);
     }
     let (models, props, lmstudio, ollama) = tokio::join!(
         get(format!("{base}/models")),
@@ -93,38 +83,77 @@ pub async fn probe(settings: &ProviderSettings) -> ModelInfo {
             super::bounded::json_capped(resp, super::bounded::PROBE_BODY_CAP).await
         },
     );
-    let mut info = ModelInfo {
-        tools_supported: props.as_ref().and_then(template_supports_tools),
-        jinja: props.as_ref().and_then(jinja_enabled),
-        ..ModelInfo::default()
+    let answers = LocalAnswers {
+        props: props.as_ref(),
+        ollama: ollama.as_ref(),
+        lmstudio: lmstudio.as_ref(),
+        models: models.as_ref(),
     };
-    let found = props
-        .as_ref()
-        .and_then(|p| llama_cpp_window(p).map(|w| (w, "llama.cpp /props (n_ctx)")))
-        .or_else(|| {
-            ollama
-                .as_ref()
-                .and_then(ollama_window)
-                .map(|w| (w, "Ollama /api/show"))
-        })
-        .or_else(|| {
-            lmstudio
-                .as_ref()
-                .and_then(lmstudio_window)
-                .map(|w| (w, "LM Studio model info"))
-        })
-        .or_else(|| {
-            models
-                .as_ref()
-                .and_then(|m| models_window(m, model))
-                .map(|w| (w, "the server's /models list"))
-        })
+    answers.info(model)
+}
+
+/// What a hosted API tells of `model`: the window from its own model list, else the
+/// known size of the model's family.
+fn hosted_info(models: Option<&Value>, model: &str) -> ModelInfo {
+    let found = models
+        .and_then(|m| models_window(m, model))
+        .map(|w| (w, "the server's /models list"))
         .or_else(|| known_window(model).map(|w| (w, "the known size of this model family")));
-    if let Some((w, source)) = found {
-        info.window = Some(w);
-        info.source = source.to_string();
+    ModelInfo {
+        window: found.map(|f| f.0),
+        source: found.map(|f| f.1.to_string()).unwrap_or_default(),
+        tools_supported: None,
+        jinja: None,
     }
-    info
+}
+
+/// The answers of a local server's endpoints (`None` where it has none or it failed).
+struct LocalAnswers<'a> {
+    /// llama.cpp's `/props`.
+    props: Option<&'a Value>,
+    /// Ollama's `/api/show`.
+    ollama: Option<&'a Value>,
+    /// LM Studio's model info.
+    lmstudio: Option<&'a Value>,
+    /// The OpenAI-compatible `/models` list.
+    models: Option<&'a Value>,
+}
+
+impl LocalAnswers<'_> {
+    /// What they tell of `model`: the window from the first that knows it (llama.cpp,
+    /// Ollama, LM Studio, the model list, then the known size of its family), and from
+    /// llama.cpp's props whether its template takes tools.
+    fn info(&self, model: &str) -> ModelInfo {
+        let mut info = ModelInfo {
+            tools_supported: self.props.and_then(template_supports_tools),
+            jinja: self.props.and_then(jinja_enabled),
+            ..ModelInfo::default()
+        };
+        let found = self
+            .props
+            .and_then(|p| llama_cpp_window(p).map(|w| (w, "llama.cpp /props (n_ctx)")))
+            .or_else(|| {
+                self.ollama
+                    .and_then(ollama_window)
+                    .map(|w| (w, "Ollama /api/show"))
+            })
+            .or_else(|| {
+                self.lmstudio
+                    .and_then(lmstudio_window)
+                    .map(|w| (w, "LM Studio model info"))
+            })
+            .or_else(|| {
+                self.models
+                    .and_then(|m| models_window(m, model))
+                    .map(|w| (w, "the server's /models list"))
+            })
+            .or_else(|| known_window(model).map(|w| (w, "the known size of this model family")));
+        if let Some((w, source)) = found {
+            info.window = Some(w);
+            info.source = source.to_string();
+        }
+        info
+    }
 }
 
 /// llama.cpp's runtime context: `default_generation_settings.n_ctx` (or `n_ctx`).

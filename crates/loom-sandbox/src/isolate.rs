@@ -143,6 +143,27 @@ impl Isolation {
             // the uid_map write below; the command execs right after and is dumpable
             // again anyway.
             libc::prctl(libc::PR_SET_DUMPABLE, 1, 0, 0, 0);
+            if !self.unshare_namespaces() {
+                return false;
+            }
+            if self.own_network {
+                crate::privileges::loopback_up();
+            }
+            self.private_mounts();
+            Self::become_init()
+        }
+    }
+
+    /// Unshare the namespaces asked for (in a new user namespace, with this user mapped in
+    /// it, when asked and allowed); whether that worked.
+    ///
+    /// # Safety
+    /// Only call between fork and exec (from [`Isolation::enter`]).
+    #[cfg(target_os = "linux")]
+    unsafe fn unshare_namespaces(&self) -> bool {
+        use nix::libc;
+        // SAFETY: plain system calls on data owned by `self`, between fork and exec.
+        unsafe {
             let mut flags = libc::CLONE_NEWNS | libc::CLONE_NEWPID;
             if self.own_hostname {
                 flags |= libc::CLONE_NEWUTS;
@@ -150,7 +171,7 @@ impl Isolation {
             if self.own_network {
                 flags |= libc::CLONE_NEWNET;
             }
-            let entered = if !self.user_namespace {
+            if !self.user_namespace {
                 libc::unshare(flags) == 0
             } else if libc::unshare(libc::CLONE_NEWUSER | flags) == 0 {
                 write_file(c"/proc/self/setgroups", b"deny")
@@ -159,13 +180,20 @@ impl Isolation {
             } else {
                 // User namespaces refused after all: root still gets the others.
                 self.root && libc::unshare(flags) == 0
-            };
-            if !entered {
-                return false;
             }
-            if self.own_network {
-                crate::privileges::loopback_up();
-            }
+        }
+    }
+
+    /// Make every mount private to the new mount namespace, then bind the pinned paths
+    /// over themselves and the read-only ones read-only.
+    ///
+    /// # Safety
+    /// Only call between fork and exec, in a new mount namespace.
+    #[cfg(target_os = "linux")]
+    unsafe fn private_mounts(&self) {
+        use nix::libc;
+        // SAFETY: plain system calls on data owned by `self`, between fork and exec.
+        unsafe {
             if libc::mount(
                 std::ptr::null(),
                 c"/".as_ptr(),
@@ -181,6 +209,19 @@ impl Isolation {
                     bind(p, true);
                 }
             }
+        }
+    }
+
+    /// Fork PID 1 of the new PID namespace and return in it whether it has a fresh `/proc`
+    /// of its own; this process stays outside as the proxy and never returns.
+    ///
+    /// # Safety
+    /// Only call between fork and exec, after unsharing the PID namespace.
+    #[cfg(target_os = "linux")]
+    unsafe fn become_init() -> bool {
+        use nix::libc;
+        // SAFETY: plain system calls between fork and exec; the proxy only waits and exits.
+        unsafe {
             match libc::fork() {
                 -1 => libc::_exit(126),
                 0 => {

@@ -302,32 +302,7 @@ fn merge_variants(node: &mut Map<String, Value>, variants: Vec<Map<String, Value
         let Some(Value::Object(prop)) = props.get_mut(&name) else {
             continue;
         };
-        prop.remove("const");
-        let mut lines = Vec::new();
-        let mut listed = Vec::new();
-        for (value, about) in values {
-            if listed.contains(&value) {
-                continue;
-            }
-            let shown = value
-                .as_str()
-                .map(str::to_string)
-                .unwrap_or_else(|| value.to_string());
-            if let Some(about) = about {
-                lines.push(format!("{shown}: {}", about.trim().trim_end_matches('.')));
-            }
-            listed.push(value);
-        }
-        prop.insert("enum".into(), Value::Array(listed));
-        if !lines.is_empty() {
-            let mut text = prop
-                .get("description")
-                .and_then(Value::as_str)
-                .map(|d| format!("{d} "))
-                .unwrap_or_default();
-            text.push_str(&lines.join("; "));
-            prop.insert("description".into(), Value::from(text));
-        }
+        gather_choices(prop, values);
     }
     node.insert("properties".into(), Value::Object(props));
     if !required.is_empty() {
@@ -335,6 +310,37 @@ fn merge_variants(node: &mut Map<String, Value>, variants: Vec<Map<String, Value
             "required".into(),
             Value::Array(required.into_iter().map(Value::from).collect()),
         );
+    }
+}
+
+/// Make a property that different variants pin to different `values` one `enum` of them
+/// (without repeats), its description naming what each choice does.
+fn gather_choices(prop: &mut Map<String, Value>, values: Vec<Choice>) {
+    prop.remove("const");
+    let mut lines = Vec::new();
+    let mut listed = Vec::new();
+    for (value, about) in values {
+        if listed.contains(&value) {
+            continue;
+        }
+        let shown = value
+            .as_str()
+            .map(str::to_string)
+            .unwrap_or_else(|| value.to_string());
+        if let Some(about) = about {
+            lines.push(format!("{shown}: {}", about.trim().trim_end_matches('.')));
+        }
+        listed.push(value);
+    }
+    prop.insert("enum".into(), Value::Array(listed));
+    if !lines.is_empty() {
+        let mut text = prop
+            .get("description")
+            .and_then(Value::as_str)
+            .map(|d| format!("{d} "))
+            .unwrap_or_default();
+        text.push_str(&lines.join("; "));
+        prop.insert("description".into(), Value::from(text));
     }
 }
 
