@@ -221,12 +221,8 @@ impl AgentFactory {
             Role::Sub(_) => CurrentModel::new(&self.model.get()),
         };
         let (registry, offer, sub_autonomy) = self.tools_for(&role, depth, &hub, &model)?;
-        let instructions = prompt::agents_md(&root, &self.ctx.cwd);
-        let workspace = root.display().to_string();
-        let mut system_prompt = prompt::system_prompt(&workspace, &instructions);
-        // A sub-agent's prompt carries its task: it has no shorter form.
-        let short_system_prompt =
-            matches!(role, Role::Top { .. }).then(|| prompt::short_system_prompt(&workspace));
+        let autonomy = sub_autonomy.unwrap_or(crate::policy::Autonomy::ReadOnly);
+        let (system_prompt, short_system_prompt) = self.prompts(&role, &root, autonomy);
         let mut policy = self.policy.clone();
         let (llm, no_provider_message) = self.client_for(&model.get());
         let (mut limits, retry) = self.limits();
@@ -242,19 +238,12 @@ impl AgentFactory {
                 conversation: c,
                 files,
             } => {
-                if let Some(core) = self.core_memories() {
-                    system_prompt.push_str("\n\n");
-                    system_prompt.push_str(&core);
-                }
                 hooks = setup::hooks(&self.config, &policy, &root);
                 conversation = c;
                 session = files.log;
                 save_errors = files.errors;
             }
             Role::Sub(spec) => {
-                let autonomy = sub_autonomy.unwrap_or(crate::policy::Autonomy::ReadOnly);
-                system_prompt.push_str("\n\n");
-                system_prompt.push_str(&delegate::sub_agent_prompt(&spec, autonomy));
                 policy.autonomy = autonomy;
                 limits.max_tool_rounds = spec.max_rounds;
                 // The parent's post-tools hooks run once the delegate call returns (its
@@ -290,6 +279,35 @@ impl AgentFactory {
             current_model: top.then_some(model),
             commands: None,
         })
+    }
+
+    /// The system prompt of an agent in `role` working in `root` (the top agent's with its
+    /// core memories, a sub-agent's with its task and `autonomy`), and its short form.
+    fn prompts(
+        &self,
+        role: &Role,
+        root: &std::path::Path,
+        autonomy: crate::policy::Autonomy,
+    ) -> (String, Option<String>) {
+        let instructions = prompt::agents_md(root, &self.ctx.cwd);
+        let workspace = root.display().to_string();
+        let mut system_prompt = prompt::system_prompt(&workspace, &instructions);
+        match role {
+            Role::Top { .. } => {
+                if let Some(core) = self.core_memories() {
+                    system_prompt.push_str("\n\n");
+                    system_prompt.push_str(&core);
+                }
+                // A sub-agent's prompt carries its task: it has no shorter form.
+                let short = prompt::short_system_prompt(&workspace);
+                (system_prompt, Some(short))
+            }
+            Role::Sub(spec) => {
+                system_prompt.push_str("\n\n");
+                system_prompt.push_str(&delegate::sub_agent_prompt(spec, autonomy));
+                (system_prompt, None)
+            }
+        }
     }
 
     /// The tools of an agent in `role` at `depth`, which of them are offered how, and a

@@ -80,15 +80,7 @@ impl Runner {
             UserOp::SetAutonomy { autonomy } => self.set_autonomy(autonomy),
             UserOp::ApprovePlan { autonomy } => self.approve_plan(autonomy),
             UserOp::SetAutoCommit { on } => {
-                self.work.hooks.set_auto_commit(on);
-                let message = if on {
-                    "Auto-commit on: after each batch, the files Loom changed are committed"
-                } else {
-                    "Auto-commit off"
-                };
-                self.emit(AgentEvent::Notice {
-                    message: message.into(),
-                });
+                self.set_auto_commit(on);
                 None
             }
             UserOp::SetModel { model } => {
@@ -103,12 +95,7 @@ impl Runner {
             } => self.undo(false, scope, apply, force),
             UserOp::Redo { apply, force } => self.undo(true, Scope::Last, apply, force),
             UserOp::ListChanges => {
-                let changes = self
-                    .persistence
-                    .changelog()
-                    .and_then(|c| c.lock().ok().map(|l| l.summaries()))
-                    .unwrap_or_default();
-                self.emit(AgentEvent::Changes { changes });
+                self.list_changes();
                 None
             }
             UserOp::Attach { path } => {
@@ -158,6 +145,29 @@ impl Runner {
                 None
             }
         }
+    }
+
+    /// Turn committing after each batch on or off, and say so.
+    fn set_auto_commit(&mut self, on: bool) {
+        self.work.hooks.set_auto_commit(on);
+        let message = if on {
+            "Auto-commit on: after each batch, the files Loom changed are committed"
+        } else {
+            "Auto-commit off"
+        };
+        self.emit(AgentEvent::Notice {
+            message: message.into(),
+        });
+    }
+
+    /// Send the undo journal's changes (none without a journal).
+    fn list_changes(&mut self) {
+        let changes = self
+            .persistence
+            .changelog()
+            .and_then(|c| c.lock().ok().map(|l| l.summaries()))
+            .unwrap_or_default();
+        self.emit(AgentEvent::Changes { changes });
     }
 
     /// Esc: stop the person's `!command`, and the turn with what it streamed so far.

@@ -81,6 +81,68 @@ pub fn find(configured: Option<&Path>) -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
+/// A fresh, empty browser profile directory, with WebRTC kept to the proxy.
+fn fresh_profile() -> Result<tempfile::TempDir, String> {
+    let profile = tempfile::Builder::new()
+        .prefix("loom-browser-")
+        .tempdir()
+        .map_err(|e| format!("cannot make the browser's profile directory: {e}"))?;
+    // WebRTC sends UDP outside any proxy unless told not to (the command-line switch
+    // for it is ignored by headless Chromium; the profile's preference is not). The
+    // seccomp filter in `jail` refuses UDP anyway where it exists.
+    let prefs = profile.path().join("Default");
+    std::fs::create_dir_all(&prefs)
+        .and_then(|()| {
+            std::fs::write(
+                prefs.join("Preferences"),
+                r#"{"webrtc":{"ip_handling_policy":"disable_non_proxied_udp","multiple_routes_enabled":false,"nonproxied_udp_enabled":false}}"#,
+            )
+        })
+        .map_err(|e| format!("cannot write the browser's preferences: {e}"))?;
+    Ok(profile)
+}
+
+/// The command that starts Chromium headless at `executable`, talking over pipes 3 and 4,
+/// every connection sent through the proxy at `proxy`, with the profile at `profile`.
+fn command(
+    executable: &Path,
+    proxy: std::net::SocketAddr,
+    profile: &Path,
+) -> tokio::process::Command {
+    let mut cmd = tokio::process::Command::new(executable);
+    cmd.args([
+        "--headless",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--no-default-browser-check",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-extensions",
+        "--disable-default-apps",
+        "--mute-audio",
+        "--hide-scrollbars",
+        "--remote-debugging-pipe",
+        "--dns-prefetch-disable",
+        // Loopback too: Chromium otherwise connects to localhost directly.
+        "--proxy-bypass-list=<-loopback>",
+    ])
+    .arg(format!("--proxy-server=http://{proxy}"))
+    .arg(format!("--user-data-dir={}", profile.display()))
+    .stdin(std::process::Stdio::null())
+    .stdout(std::process::Stdio::null())
+    .stderr(std::process::Stdio::null())
+    .process_group(0)
+    .kill_on_drop(true);
+    // Chromium's own sandbox cannot start as root; as anyone else it stays on.
+    if nix::unistd::geteuid().is_root() {
+        cmd.arg("--no-sandbox");
+    }
+    cmd.arg("about:blank");
+    cmd
+}
+
 impl Chromium {
     /// Start `executable` headless with a fresh profile, every connection sent through the
     /// proxy at `proxy`, confined as [`super::jail`] says (Landlock only when `sandbox`),
@@ -90,55 +152,10 @@ impl Chromium {
         proxy: std::net::SocketAddr,
         sandbox: bool,
     ) -> Result<(Arc<Chromium>, loom_sandbox::browser_jail::Confinement), String> {
-        let profile = tempfile::Builder::new()
-            .prefix("loom-browser-")
-            .tempdir()
-            .map_err(|e| format!("cannot make the browser's profile directory: {e}"))?;
-        // WebRTC sends UDP outside any proxy unless told not to (the command-line switch
-        // for it is ignored by headless Chromium; the profile's preference is not). The
-        // seccomp filter in `jail` refuses UDP anyway where it exists.
-        let prefs = profile.path().join("Default");
-        std::fs::create_dir_all(&prefs)
-            .and_then(|()| {
-                std::fs::write(
-                    prefs.join("Preferences"),
-                    r#"{"webrtc":{"ip_handling_policy":"disable_non_proxied_udp","multiple_routes_enabled":false,"nonproxied_udp_enabled":false}}"#,
-                )
-            })
-            .map_err(|e| format!("cannot write the browser's preferences: {e}"))?;
+        let profile = fresh_profile()?;
         let (to_child_read, to_child_write) = pipe_pair()?;
         let (from_child_read, from_child_write) = pipe_pair()?;
-        let mut cmd = tokio::process::Command::new(executable);
-        cmd.args([
-            "--headless",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--no-default-browser-check",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--disable-extensions",
-            "--disable-default-apps",
-            "--mute-audio",
-            "--hide-scrollbars",
-            "--remote-debugging-pipe",
-            "--dns-prefetch-disable",
-            // Loopback too: Chromium otherwise connects to localhost directly.
-            "--proxy-bypass-list=<-loopback>",
-        ])
-        .arg(format!("--proxy-server=http://{proxy}"))
-        .arg(format!("--user-data-dir={}", profile.path().display()))
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .process_group(0)
-        .kill_on_drop(true);
-        // Chromium's own sandbox cannot start as root; as anyone else it stays on.
-        if nix::unistd::geteuid().is_root() {
-            cmd.arg("--no-sandbox");
-        }
-        cmd.arg("about:blank");
+        let mut cmd = command(executable, proxy, profile.path());
         // Confinement first: its Landlock ruleset is an open descriptor that may well be
         // numbered 3 or 4, which the pipes below take (the ruleset is used and closed by
         // then). In the other order a browser started now and then with its ruleset

@@ -53,6 +53,42 @@ fn push_bounded(list: &Mutex<Vec<String>>, entry: String, keep: usize) {
     l.push(entry);
 }
 
+/// Refuse downloads for the whole browser and open a blank page, attached: the page's
+/// target id and its session.
+async fn open_page(chromium: &Chromium) -> Result<(String, String), String> {
+    // Downloads are refused for the whole browser.
+    chromium
+        .call(
+            None,
+            "Browser.setDownloadBehavior",
+            json!({"behavior": "deny"}),
+            COMMAND_LIMIT,
+        )
+        .await?;
+    let target = chromium
+        .call(
+            None,
+            "Target.createTarget",
+            json!({"url": "about:blank"}),
+            COMMAND_LIMIT,
+        )
+        .await?;
+    let target_id = target["targetId"].as_str().unwrap_or_default().to_string();
+    let attached = chromium
+        .call(
+            None,
+            "Target.attachToTarget",
+            json!({"targetId": target_id, "flatten": true}),
+            COMMAND_LIMIT,
+        )
+        .await?;
+    let page = attached["sessionId"]
+        .as_str()
+        .ok_or("the browser gave no session for its page")?
+        .to_string();
+    Ok((target_id, page))
+}
+
 impl Session {
     /// Start `executable` (confined, Landlock too when `sandbox`), open a page and guard
     /// its requests and connections with `allow`.
@@ -74,36 +110,7 @@ impl Session {
         .map_err(|e| format!("cannot start the browser's proxy: {e}"))?;
         let (chromium, confinement) = Chromium::launch(executable, proxy.addr(), sandbox).await?;
         let events = chromium.subscribe();
-        // Downloads are refused for the whole browser.
-        chromium
-            .call(
-                None,
-                "Browser.setDownloadBehavior",
-                json!({"behavior": "deny"}),
-                COMMAND_LIMIT,
-            )
-            .await?;
-        let target = chromium
-            .call(
-                None,
-                "Target.createTarget",
-                json!({"url": "about:blank"}),
-                COMMAND_LIMIT,
-            )
-            .await?;
-        let target_id = target["targetId"].as_str().unwrap_or_default().to_string();
-        let attached = chromium
-            .call(
-                None,
-                "Target.attachToTarget",
-                json!({"targetId": target_id, "flatten": true}),
-                COMMAND_LIMIT,
-            )
-            .await?;
-        let page = attached["sessionId"]
-            .as_str()
-            .ok_or("the browser gave no session for its page")?
-            .to_string();
+        let (target_id, page) = open_page(&chromium).await?;
         gate.set_main(&target_id);
         tokio::spawn(watch(
             Arc::downgrade(&chromium),
@@ -126,23 +133,30 @@ impl Session {
             confinement,
             shots: 0,
         };
+        s.guard_and_enable().await?;
+        Ok(s)
+    }
+
+    /// Pause every request of the page (and of every frame, worker and popup it starts)
+    /// for the guard, and turn on the page events and viewport the tools rely on.
+    async fn guard_and_enable(&self) -> Result<(), String> {
         // Every request of the page pauses until the guard has judged it; so do those of
         // every frame, worker and popup it starts, which are attached paused and guarded
         // before they run (see `watch`).
-        s.call("Fetch.enable", json!({"patterns": [{"urlPattern": "*"}]}))
+        self.call("Fetch.enable", json!({"patterns": [{"urlPattern": "*"}]}))
             .await?;
-        s.call("Target.setAutoAttach", auto_attach()).await?;
-        s.chromium
+        self.call("Target.setAutoAttach", auto_attach()).await?;
+        self.chromium
             .call(None, "Target.setAutoAttach", auto_attach(), COMMAND_LIMIT)
             .await?;
-        s.call("Page.enable", json!({})).await?;
-        s.call("Runtime.enable", json!({})).await?;
-        s.call(
+        self.call("Page.enable", json!({})).await?;
+        self.call("Runtime.enable", json!({})).await?;
+        self.call(
             "Emulation.setDeviceMetricsOverride",
             json!({"width": VIEWPORT.0, "height": VIEWPORT.1, "deviceScaleFactor": 1, "mobile": false}),
         )
         .await?;
-        Ok(s)
+        Ok(())
     }
 
     /// The browser's process group.
