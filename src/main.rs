@@ -123,18 +123,9 @@ fn fork_target(spec: &str) -> Result<session::LoadedSession, String> {
 }
 
 async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
-    let workspace = match setup::workspace_root(cli.global.cd.as_deref()) {
+    let workspace = match open_workspace(&cli) {
         Ok(w) => w,
-        Err(e) => {
-            let shown = cli
-                .global
-                .cd
-                .as_ref()
-                .map(|p| p.display().to_string())
-                .unwrap_or_else(|| ".".into());
-            eprintln!("loom: cannot open workspace {shown}: {e}");
-            return Ok(ExitCode::from(2));
-        }
+        Err(code) => return Ok(code),
     };
     match &cli.command {
         Some(Command::Tool(command)) => run_tool(&cli, &workspace, command).await,
@@ -170,15 +161,7 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             yes,
             force,
         }) => {
-            let scope = if let Some(n) = since {
-                Scope::Since(*n)
-            } else if *all {
-                Scope::All
-            } else if *turn {
-                Scope::Turn
-            } else {
-                Scope::Last
-            };
+            let scope = undo_scope(*since, *all, *turn);
             commands::sessions::undo(&workspace, session.as_deref(), scope, *redo, *yes, *force)
         }
         Some(Command::Models) => {
@@ -190,27 +173,58 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             commands::models::run(&config).await
         }
         Some(Command::Exec { json, prompt }) => run_exec(&cli, &workspace, prompt, *json).await,
-        Some(Command::McpServer) => {
-            if let Some(flag) = commands::mcp_server::unused_flag(&cli.global) {
-                eprintln!(
-                    "loom: {flag} does not apply to `loom mcp-server`: each `loom` call starts \
-                     its own session (continue one with `loom-reply`)"
-                );
-                return Ok(ExitCode::from(2));
-            }
-            let config = match load_config(&cli, &workspace) {
-                Ok(c) => c,
-                Err(code) => return Ok(code),
-            };
-            note_untrusted(&config);
-            commands::mcp_server::run(config, workspace).await
-        }
+        Some(Command::McpServer) => run_mcp_server(&cli, workspace).await,
         Some(Command::Acp) => {
             loom_acp::serve_stdio(cli.global.flag_config()).await?;
             Ok(ExitCode::SUCCESS)
         }
         None => run_tui(&cli, workspace).await,
     }
+}
+
+/// The workspace `--cd` names (or the current directory's), or the exit code after saying
+/// why it cannot be opened.
+fn open_workspace(cli: &Cli) -> Result<std::path::PathBuf, ExitCode> {
+    setup::workspace_root(cli.global.cd.as_deref()).map_err(|e| {
+        let shown = cli
+            .global
+            .cd
+            .as_ref()
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|| ".".into());
+        eprintln!("loom: cannot open workspace {shown}: {e}");
+        ExitCode::from(2)
+    })
+}
+
+/// What `loom undo` takes back: `--since SEQ`, `--all`, `--turn`, else the last change.
+fn undo_scope(since: Option<u64>, all: bool, turn: bool) -> Scope {
+    if let Some(n) = since {
+        Scope::Since(n)
+    } else if all {
+        Scope::All
+    } else if turn {
+        Scope::Turn
+    } else {
+        Scope::Last
+    }
+}
+
+/// `loom mcp-server`: serve Loom over MCP on stdio (the session flags do not apply).
+async fn run_mcp_server(cli: &Cli, workspace: std::path::PathBuf) -> anyhow::Result<ExitCode> {
+    if let Some(flag) = commands::mcp_server::unused_flag(&cli.global) {
+        eprintln!(
+            "loom: {flag} does not apply to `loom mcp-server`: each `loom` call starts \
+             its own session (continue one with `loom-reply`)"
+        );
+        return Ok(ExitCode::from(2));
+    }
+    let config = match load_config(cli, &workspace) {
+        Ok(c) => c,
+        Err(code) => return Ok(code),
+    };
+    note_untrusted(&config);
+    commands::mcp_server::run(config, workspace).await
 }
 
 /// `loom tool`: list the tools, or run one by hand.

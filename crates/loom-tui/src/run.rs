@@ -398,6 +398,33 @@ fn edit_message(
 /// Copies made ready off the UI thread: what was copied, and how or why not.
 type Copied = (String, Result<super::clipboard::Prepared, String>);
 
+/// Hand the agent's `first` event and every one already waiting behind it to the screen.
+fn take_agent_events(
+    app: &mut App,
+    first: AgentEvent,
+    events: &mut mpsc::UnboundedReceiver<AgentEvent>,
+) {
+    // Events are stamped with the screen's clock (the status line's timers); it may not
+    // have ticked for a while when nothing animated.
+    app.now = Instant::now();
+    app.on_agent_event(first);
+    while let Ok(more) = events.try_recv() {
+        app.on_agent_event(more);
+    }
+}
+
+/// Start making the copy the screen asked for ready, off the UI thread (tmux may be slow
+/// to answer); it comes back on `done`.
+fn prepare_copy(app: &mut App, done: &mpsc::UnboundedSender<Copied>) {
+    if let Some(pending) = app.outbox.clipboard.take() {
+        let done = done.clone();
+        tokio::task::spawn_blocking(move || {
+            let prepared = super::clipboard::prepare(&pending.text);
+            let _ = done.send((pending.what, prepared));
+        });
+    }
+}
+
 async fn event_loop(
     terminal: &mut Terminal<CrosstermBackend<std::io::Stdout>>,
     app: &mut App,
@@ -433,13 +460,7 @@ async fn event_loop(
                 Some(Err(_)) | None => app.outbox.quit = true,
             },
             Some(event) = agents.link.events.recv() => {
-                // Events are stamped with the screen's clock (the status line's timers);
-                // it may not have ticked for a while when nothing animated.
-                app.now = Instant::now();
-                app.on_agent_event(event);
-                while let Ok(more) = agents.link.events.try_recv() {
-                    app.on_agent_event(more);
-                }
+                take_agent_events(app, event, &mut agents.link.events);
                 dirty = true;
             }
             resolved = &mut agents.link.provider, if !agents.link.provider_known => {
@@ -463,14 +484,7 @@ async fn event_loop(
             return Ok(());
         }
         dirty |= agents.follow(app);
-        if let Some(pending) = app.outbox.clipboard.take() {
-            // tmux may be slow to answer: the copy is made ready off the UI thread.
-            let done = copies_tx.clone();
-            tokio::task::spawn_blocking(move || {
-                let prepared = super::clipboard::prepare(&pending.text);
-                let _ = done.send((pending.what, prepared));
-            });
-        }
+        prepare_copy(app, &copies_tx);
         if let Some(text) = app.outbox.edit_message.take() {
             // The editor reads the terminal: Loom's reader of it stops meanwhile.
             drop(input);
