@@ -150,15 +150,19 @@ fn old_lines(screen: &str) -> Vec<usize> {
         .collect()
 }
 
-/// Wait until the review shows a first `old` line other than `not`, and return the
-/// numbers shown.
+/// Wait until the review shows a first `old` line other than `not`, drawn whole (the
+/// numbers run without a gap and two reads in a row agree: a frame can reach the pty in
+/// pieces), and return the numbers shown.
 async fn scrolled_from(tui: &Tui, not: usize) -> Vec<usize> {
     let start = std::time::Instant::now();
+    let mut last: Vec<usize> = Vec::new();
     loop {
         let shown = old_lines(&tui.screen());
-        if shown.first().is_some_and(|f| *f != not) {
+        let whole = shown.windows(2).all(|w| w[1] == w[0] + 1);
+        if whole && shown == last && shown.first().is_some_and(|f| *f != not) {
             return shown;
         }
+        last = shown;
         assert!(
             start.elapsed() < std::time::Duration::from_secs(10),
             "the review did not scroll:\n{}",
