@@ -187,15 +187,21 @@ impl Tui {
     }
 
     pub(crate) async fn wait_for(&self, needle: &str) -> String {
+        self.wait_for_all(&[needle]).await
+    }
+
+    /// Wait until one screen shows every one of `needles` (a frame after a resize, say,
+    /// rather than a stale one that already had some of them).
+    pub(crate) async fn wait_for_all(&self, needles: &[&str]) -> String {
         let start = Instant::now();
         loop {
             let s = self.screen();
-            if s.contains(needle) {
+            if needles.iter().all(|n| s.contains(n)) {
                 return s;
             }
             assert!(
                 start.elapsed() < Duration::from_secs(20),
-                "timed out waiting for {needle:?}; the screen shows:\n{s}"
+                "timed out waiting for {needles:?}; the screen shows:\n{s}"
             );
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
@@ -492,11 +498,7 @@ async fn resize_mid_stream_reflows() {
     tui.type_line("count").await;
     tui.wait_for("three").await;
     tui.resize(60, 20);
-    let screen = tui.wait_for("THE-END").await;
-    assert!(
-        screen.contains("Tab switches"),
-        "the narrow layout is in use:\n{screen}"
-    );
+    let screen = tui.wait_for_all(&["THE-END", "Tab switches"]).await;
     for line in screen.lines() {
         assert!(
             line.chars().count() <= 60,
