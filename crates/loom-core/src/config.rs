@@ -530,8 +530,7 @@ struct FileLayers {
     project_trust: trust::ProjectTrust,
     /// The MCP servers whose program the (trusted) project config gives.
     project_servers: std::collections::BTreeSet<String>,
-    /// The `lsp` of the person's own config (it alone enables built-in servers
-    /// everywhere).
+    /// The `lsp` of the person's own config (only it enables built-in servers anywhere).
     user_lsp: Option<lsp::LspConfig>,
 }
 

@@ -528,3 +528,6 @@ pub fn lsp_for(
         },
     }))
 }
+
+#[cfg(test)]
+mod lsp_gate_tests;

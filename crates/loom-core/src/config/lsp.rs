@@ -276,9 +276,6 @@ fn merge(
 }
 
 #[cfg(test)]
-mod gate_tests;
-
-#[cfg(test)]
 mod tests {
     use super::*;
 

@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 
 use loom_sandbox::SandboxSpec;
 
+use super::{lsp_for, lsp_in_force};
 use crate::config::trust::ProjectTrust;
 use crate::config::{Config, FlagConfig, load};
-use crate::setup::{lsp_for, lsp_in_force};
 
 /// A workspace, the person's config file and a `PATH` holding `pyright-langserver`.
 struct Fixture {
