@@ -143,6 +143,7 @@ fn a_completed_turn_has_its_end_and_all_usage_keys_and_the_unsent_messages() {
             prompt_tokens: 10,
             completion_tokens: 2,
             estimated: false,
+            cached_prompt_tokens: 0,
         },
         end: TurnEnd::RoundCap,
         unsent: Vec::new(),

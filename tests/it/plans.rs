@@ -241,3 +241,63 @@ async fn a_plan_is_not_run_in_a_read_only_mode() {
     assert!(error.contains("supervised or full-auto"), "{error}");
     assert!(server.requests().is_empty());
 }
+
+/// Regression (issue 28): a switch of the approval mode while a turn runs reached the model
+/// only through refusals. Switched to plan mode while a write waits for its approval, the
+/// turn's next request offers plan mode's tools and tells the model; switched on to
+/// full-auto in the next turn's wait, the request after says so.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_mode_switch_during_a_turn_reaches_the_next_request() {
+    use loom::agent::{ApprovalAnswer, UserOp};
+    use loom::policy::Autonomy;
+    let dir = tempfile::tempdir().unwrap();
+    let write = json!({"path": "new.txt", "content": "x\n"}).to_string();
+    let server = ScriptedServer::start(vec![
+        support::calls_openai(&[("w1", "write_file", &write)]),
+        support::text_reply("Planned."),
+        support::calls_openai(&[("w2", "write_file", &write)]),
+        support::text_reply("Done."),
+    ])
+    .await;
+    let mut agent = crate::agent::start_agent(dir.path(), &server, "supervised");
+    let ops = agent.ops.clone();
+    crate::agent::run_turn(&mut agent, "Add new.txt", |_, _| {
+        ops.send(UserOp::SetAutonomy {
+            autonomy: Autonomy::Plan,
+        })
+        .unwrap();
+        ApprovalAnswer::Deny { reason: None }
+    })
+    .await;
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    assert!(offered(&requests[0]).contains(&"write_file".to_string()));
+    assert!(
+        !offered(&requests[1]).contains(&"write_file".to_string()),
+        "the second request offers plan mode's tools"
+    );
+    let told = user_texts(&requests[1]);
+    assert!(told.last().unwrap().contains("Plan mode is on"), "{told:?}");
+
+    let ops = agent.ops.clone();
+    ops.send(UserOp::SetAutonomy {
+        autonomy: Autonomy::Supervised,
+    })
+    .unwrap();
+    crate::agent::run_turn(&mut agent, "Now write it", |_, _| {
+        ops.send(UserOp::SetAutonomy {
+            autonomy: Autonomy::FullAuto,
+        })
+        .unwrap();
+        ApprovalAnswer::Approve
+    })
+    .await;
+    let requests = server.requests();
+    assert_eq!(requests.len(), 4);
+    let told = user_texts(&requests[3]);
+    assert_eq!(
+        told.last().map(String::as_str),
+        Some("[Loom] The approval mode is now full-auto."),
+        "{told:?}"
+    );
+}

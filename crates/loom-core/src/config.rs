@@ -513,7 +513,7 @@ pub fn load(
         )?,
         api_key: nonempty(&api_key_env),
         api_key_env,
-        lsp: lsp::of_file(&merged, env("PATH").as_deref())?,
+        lsp: lsp::of_file(&merged, files.user_lsp.as_ref(), env("PATH").as_deref())?,
         prices: prices::check(merged.prices.as_ref())?,
     };
     Ok(assemble(merged, checked, files))
@@ -530,6 +530,8 @@ struct FileLayers {
     project_trust: trust::ProjectTrust,
     /// The MCP servers whose program the (trusted) project config gives.
     project_servers: std::collections::BTreeSet<String>,
+    /// The `lsp` of the person's own config (only it enables built-in servers anywhere).
+    user_lsp: Option<lsp::LspConfig>,
 }
 
 /// Read and merge the config files of `workspace`.
@@ -549,6 +551,7 @@ fn file_layers(workspace: &Path, flags: &FlagConfig) -> Result<FileLayers, Confi
         }
         merged = merged.overlay(FileConfig::load(&path)?);
     }
+    let user_lsp = merged.lsp.clone();
     let project = workspace.join(".loom/config.toml");
     let mut project_trust = trust::ProjectTrust::NotNeeded;
     let mut project_servers = std::collections::BTreeSet::new();
@@ -574,6 +577,7 @@ fn file_layers(workspace: &Path, flags: &FlagConfig) -> Result<FileLayers, Confi
         sources,
         project_trust,
         project_servers,
+        user_lsp,
     })
 }
 

@@ -298,7 +298,7 @@ pub fn tool_registry(
             .expect("web tool names differ from the workspace tools");
     }
     unoffered.extend(missing);
-    if !config.lsp.servers.is_empty() {
+    if !lsp_in_force(config, sandbox_active(config)).0.is_empty() {
         registry
             .register(Arc::new(crate::tools::diagnostics::Diagnostics))
             .expect("diagnostics differs from the other tool names");
@@ -483,19 +483,43 @@ pub fn mcp_servers(config: &Config) -> Option<crate::mcp::McpManager> {
     (!config.mcp_servers.is_empty()).then(|| crate::mcp::McpManager::start(&config.mcp_servers))
 }
 
+/// The language servers that may start under `config` (built-in ones only in a workspace
+/// that is not untrusted and with the sandbox active, unless the person's own config
+/// enables them) and, when some were held back, the notice saying why.
+pub fn lsp_in_force(
+    config: &Config,
+    sandbox_active: bool,
+) -> (Vec<loom_lsp::ServerSpec>, Option<String>) {
+    let untrusted = matches!(
+        config.project_trust,
+        crate::config::trust::ProjectTrust::Untrusted { .. }
+    );
+    config.lsp.in_force(untrusted, sandbox_active)
+}
+
+/// Whether commands (and language servers) run contained under `config`: the sandbox is
+/// asked for and this machine has it.
+pub fn sandbox_active(config: &Config) -> bool {
+    config.sandbox == SandboxMode::WorkspaceWrite
+        && matches!(sandbox::availability(), Availability::Available { .. })
+}
+
 /// The language servers for the workspace at `root` under `config`, contained by
-/// `sandbox` like commands; `None` when `lsp = false` or no server is configured or on
-/// `PATH`. Nothing starts until a file needs a server.
+/// `sandbox` like commands; `None` when `lsp = false` or no server is configured, on
+/// `PATH` and allowed here ([`lsp_in_force`]). Nothing starts until a file needs a
+/// server.
 pub fn lsp_for(
     root: &Path,
     config: &Config,
     sandbox: loom_sandbox::SandboxSpec,
 ) -> Option<loom_lsp::Lsp> {
-    if config.lsp.servers.is_empty() {
+    let active = sandbox.mode == SandboxMode::WorkspaceWrite;
+    let (servers, _) = lsp_in_force(config, active);
+    if servers.is_empty() {
         return None;
     }
     Some(loom_lsp::Lsp::new(loom_lsp::LspSettings {
-        servers: config.lsp.servers.clone(),
+        servers,
         wait: config.lsp.wait,
         workspace: root.to_path_buf(),
         sandbox,
@@ -504,3 +528,6 @@ pub fn lsp_for(
         },
     }))
 }
+
+#[cfg(test)]
+mod lsp_gate_tests;

@@ -81,14 +81,32 @@ pub struct WireUsage {
     pub prompt_tokens: u64,
     /// Completion tokens.
     pub completion_tokens: u64,
+    /// OpenAI's breakdown of the prompt tokens (`cached_tokens`).
+    pub prompt_tokens_details: Option<PromptTokensDetails>,
+    /// DeepSeek's count of prompt tokens served from its cache.
+    pub prompt_cache_hit_tokens: Option<u64>,
+}
+
+/// `usage.prompt_tokens_details` as OpenAI sends it.
+#[derive(Debug, Default, Deserialize, Clone, Copy)]
+#[serde(default)]
+pub struct PromptTokensDetails {
+    /// Prompt tokens served from the provider's prompt cache.
+    pub cached_tokens: Option<u64>,
 }
 
 impl From<WireUsage> for Usage {
     fn from(w: WireUsage) -> Usage {
+        let cached = w
+            .prompt_tokens_details
+            .and_then(|d| d.cached_tokens)
+            .or(w.prompt_cache_hit_tokens)
+            .unwrap_or(0);
         Usage {
             prompt_tokens: w.prompt_tokens,
             completion_tokens: w.completion_tokens,
             estimated: false,
+            cached_prompt_tokens: cached,
         }
     }
 }
@@ -143,6 +161,38 @@ mod tests {
         )
         .unwrap();
         assert_eq!(usage.usage.unwrap().prompt_tokens, 10);
+    }
+
+    /// The last chunk of an OpenAI stream with `include_usage` (as recorded from
+    /// api.openai.com), and DeepSeek's shape: the cached prompt tokens reach [`Usage`].
+    #[test]
+    fn cached_prompt_tokens_are_read_from_openai_and_deepseek_usage() {
+        let openai: Chunk = serde_json::from_str(
+            r#"{"id":"chatcmpl-B9MHDbslfkBeAs8l4bebGdFOJ6PeG","object":"chat.completion.chunk","created":1741569952,"model":"gpt-4o-2024-08-06","service_tier":"default","system_fingerprint":"fp_eb9dce56a8","choices":[],"usage":{"prompt_tokens":2006,"completion_tokens":300,"total_tokens":2306,"prompt_tokens_details":{"cached_tokens":1920,"audio_tokens":0},"completion_tokens_details":{"reasoning_tokens":0,"audio_tokens":0,"accepted_prediction_tokens":0,"rejected_prediction_tokens":0}}}"#,
+        )
+        .unwrap();
+        let usage = Usage::from(openai.usage.unwrap());
+        assert_eq!(
+            (
+                usage.prompt_tokens,
+                usage.cached_prompt_tokens,
+                usage.completion_tokens
+            ),
+            (2006, 1920, 300)
+        );
+        let deepseek: Chunk = serde_json::from_str(
+            r#"{"choices":[],"usage":{"prompt_tokens":120,"completion_tokens":7,"total_tokens":127,"prompt_cache_hit_tokens":64,"prompt_cache_miss_tokens":56}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            Usage::from(deepseek.usage.unwrap()).cached_prompt_tokens,
+            64
+        );
+        let plain: Chunk = serde_json::from_str(
+            r#"{"choices":[],"usage":{"prompt_tokens":10,"completion_tokens":3,"prompt_tokens_details":null}}"#,
+        )
+        .unwrap();
+        assert_eq!(Usage::from(plain.usage.unwrap()).cached_prompt_tokens, 0);
     }
 
     #[test]

@@ -169,14 +169,74 @@ pub fn builtin() -> Vec<ServerSpec> {
 
 /// Whether `command` can be run: a path that exists, or a name found in `path_var`.
 pub fn on_path(command: &str, path_var: Option<&str>) -> bool {
+    which(command, path_var).is_some()
+}
+
+/// Where `command` is: the path itself when it has a `/` (and is a file), else the first
+/// executable of that name in `path_var`.
+pub fn which(command: &str, path_var: Option<&str>) -> Option<PathBuf> {
     if command.contains('/') {
-        return Path::new(command).is_file();
+        return Path::new(command).is_file().then(|| PathBuf::from(command));
     }
     path_var
         .into_iter()
         .flat_map(|p| p.split(':'))
         .filter(|d| !d.is_empty())
-        .any(|d| is_executable(&Path::new(d).join(command)))
+        .map(|d| Path::new(d).join(command))
+        .find(|p| is_executable(p))
+}
+
+/// typescript-language-server runs the `tsserver` of the workspace's
+/// `node_modules/typescript` when there is one: a repository's own code. Point it
+/// (`initializationOptions.tsserver.path`) at the TypeScript installed next to the server
+/// instead, when one is found and the configuration names no path of its own.
+pub fn pin_tsserver(spec: &mut ServerSpec, path_var: Option<&str>) {
+    if Path::new(&spec.command).file_name() != Some("typescript-language-server".as_ref()) {
+        return;
+    }
+    let given = spec
+        .initialization_options
+        .as_ref()
+        .and_then(|o| o.pointer("/tsserver/path"))
+        .is_some();
+    if given {
+        return;
+    }
+    let Some(tsserver) = which(&spec.command, path_var).and_then(|p| tsserver_beside(&p)) else {
+        return;
+    };
+    let mut options = match spec.initialization_options.take() {
+        Some(Value::Object(map)) => map,
+        _ => serde_json::Map::new(),
+    };
+    let entry = options
+        .entry("tsserver")
+        .or_insert_with(|| Value::Object(serde_json::Map::new()));
+    if !entry.is_object() {
+        *entry = Value::Object(serde_json::Map::new());
+    }
+    entry["path"] = json!(tsserver.display().to_string());
+    spec.initialization_options = Some(Value::Object(options));
+}
+
+/// The `typescript/lib/tsserver.js` installed with the server at `program` (links
+/// followed): in the server package's own `node_modules`, or beside the package in the
+/// `node_modules` it is installed in. Looks no higher than that `node_modules`.
+pub fn tsserver_beside(program: &Path) -> Option<PathBuf> {
+    let real = std::fs::canonicalize(program).ok()?;
+    let tsserver = |dir: &Path| {
+        let p = dir.join("typescript/lib/tsserver.js");
+        p.is_file().then_some(p)
+    };
+    for dir in real.ancestors().skip(1).take(8) {
+        if let Some(found) = tsserver(&dir.join("node_modules")) {
+            return Some(found);
+        }
+        if dir.file_name() == Some("node_modules".as_ref()) {
+            return tsserver(dir);
+        }
+    }
+    None
 }
 
 fn is_executable(path: &Path) -> bool {
@@ -220,6 +280,8 @@ pub fn builtin_on_path(path_var: Option<&str>) -> Vec<ServerSpec> {
             .iter()
             .any(|f| f.filetypes.iter().any(|t| spec.filetypes.contains(t)));
         if !overlaps && on_path(&spec.command, path_var) {
+            let mut spec = spec;
+            pin_tsserver(&mut spec, path_var);
             found.push(spec);
         }
     }
@@ -262,6 +324,73 @@ mod tests {
             .collect();
         assert_eq!(names, ["basedpyright", "gopls"]);
         assert!(builtin_on_path(None).is_empty());
+    }
+
+    fn executable(path: &Path) {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, "#!/bin/sh\n").unwrap();
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+
+    /// Regression: typescript-language-server was started without `tsserver.path`, so it
+    /// ran the repository's own `node_modules/typescript` (the repository's code).
+    #[test]
+    fn a_repositorys_node_modules_typescript_is_not_used() {
+        let dir = tempfile::tempdir().unwrap();
+        let global = dir.path().join("prefix/lib/node_modules");
+        let cli = global.join("typescript-language-server/lib/cli.mjs");
+        executable(&cli);
+        let ours = global.join("typescript/lib/tsserver.js");
+        executable(&ours);
+        let bin = dir.path().join("prefix/bin");
+        std::fs::create_dir_all(&bin).unwrap();
+        std::os::unix::fs::symlink(&cli, bin.join("typescript-language-server")).unwrap();
+        let repo = dir
+            .path()
+            .join("repo/node_modules/typescript/lib/tsserver.js");
+        executable(&repo);
+        let path_var = bin.to_str();
+        let ts = builtin_on_path(path_var)
+            .into_iter()
+            .find(|s| s.name == "typescript")
+            .unwrap();
+        let options = ts
+            .initialization_options
+            .clone()
+            .expect("tsserver.path is given");
+        let pinned = options.pointer("/tsserver/path").and_then(Value::as_str);
+        let ours = std::fs::canonicalize(ours).unwrap();
+        assert_eq!(pinned, ours.to_str());
+        // A configured path is kept; a server without TypeScript beside it gets none.
+        let mut own = ts.clone();
+        own.initialization_options = Some(json!({"tsserver": {"path": "/mine"}}));
+        pin_tsserver(&mut own, path_var);
+        assert_eq!(
+            own.initialization_options,
+            Some(json!({"tsserver": {"path": "/mine"}}))
+        );
+        std::fs::remove_file(global.join("typescript/lib/tsserver.js")).unwrap();
+        let bare = builtin_on_path(path_var)
+            .into_iter()
+            .find(|s| s.name == "typescript");
+        assert_eq!(bare.unwrap().initialization_options, None);
+    }
+
+    /// A server with TypeScript in its own `node_modules` (an npm install of the package
+    /// alone) is pointed there.
+    #[test]
+    fn typescript_in_the_servers_own_node_modules_is_found() {
+        let dir = tempfile::tempdir().unwrap();
+        let package = dir.path().join("node_modules/typescript-language-server");
+        executable(&package.join("lib/cli.mjs"));
+        let nested = package.join("node_modules/typescript/lib/tsserver.js");
+        executable(&nested);
+        assert_eq!(
+            tsserver_beside(&package.join("lib/cli.mjs")),
+            Some(std::fs::canonicalize(nested).unwrap())
+        );
+        assert_eq!(tsserver_beside(&dir.path().join("nothing")), None);
     }
 
     #[test]

@@ -84,10 +84,16 @@ pub fn card(app: &App) -> String {
     ];
     let mut text = String::from("Status");
     for (key, value) in rows {
-        text.push_str(&format!("\n  {key:<10} {value}"));
+        text.push_str(&format!("\n  {key:<LABEL$} {value}"));
     }
     text
 }
+
+/// The width of the card's labels.
+const LABEL: usize = 10;
+/// Where a row's value starts: the margin, the label and a space. A value too long for
+/// the chat wraps to this column, under itself.
+const VALUE_COLUMN: usize = 2 + LABEL + 1;
 
 /// The current session's file (the id names it), or why there is none.
 fn session_file(app: &App) -> String {
@@ -123,5 +129,6 @@ pub fn cost(app: &App) -> String {
 /// `/status`: the card in the chat.
 pub fn status_command(app: &mut App, _arg: &str) {
     let text = card(app);
-    app.transcript.push_notice(NoticeLevel::Info, &text);
+    app.transcript
+        .push_card(NoticeLevel::Info, &text, VALUE_COLUMN);
 }

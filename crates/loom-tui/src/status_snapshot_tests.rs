@@ -484,3 +484,32 @@ fn slash_status_shows_the_cost_at_the_configured_price() {
         "{screen}"
     );
 }
+
+/// At 60 columns a long session-file path wraps under itself, after its label, not under
+/// the label (issue 28: the card's rows hang).
+#[test]
+fn slash_status_wraps_a_long_file_path_under_its_value_at_60_columns() {
+    let (mut app, _rx) = app("dark");
+    app.status.card.sessions_dir = Some(std::path::PathBuf::from(
+        "/home/someone/.local/share/loom/sessions/with/a/deep/folder",
+    ));
+    app.submit("/status");
+    let screen = text(&mut app, 60, 30);
+    let rows: Vec<&str> = screen.lines().collect();
+    let file = rows
+        .iter()
+        .position(|r| r.contains("file       /home/"))
+        .expect("the file row");
+    let value_column = rows[file].find("/home/").unwrap();
+    let next = rows[file + 1];
+    let continued = next[value_column..].trim_start();
+    assert!(
+        next[..value_column]
+            .trim_matches(|c| c == ' ' || c == '│')
+            .is_empty()
+            && !continued.is_empty()
+            && !continued.starts_with("AGENTS.md"),
+        "the path continues under itself:\n{screen}"
+    );
+    insta::assert_snapshot!(screen);
+}

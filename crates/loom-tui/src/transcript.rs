@@ -284,7 +284,14 @@ impl Transcript {
     /// A notice line.
     pub fn push_notice(&mut self, level: NoticeLevel, text: &str) {
         self.finish_answer();
-        self.push(Kind::Notice(level, text.into()), Shape::of(text));
+        self.push(Kind::Notice(level, text.into(), 0), Shape::of(text));
+    }
+
+    /// A notice whose lines after the first wrap with a hanging indent of `hang` columns
+    /// (a card of labelled rows: a long value continues under itself, not its label).
+    pub fn push_card(&mut self, level: NoticeLevel, text: &str, hang: usize) {
+        self.finish_answer();
+        self.push(Kind::Notice(level, text.into(), hang), Shape::of(text));
     }
 
     /// Reasoning text (appended to the last reasoning entry while it streams).

@@ -53,8 +53,10 @@ pub(super) enum Kind {
     Streaming,
     /// Reasoning text.
     Reasoning(String),
-    /// A notice line.
-    Notice(NoticeLevel, String),
+    /// A notice line, and how far the wrapped part of each line after its first is
+    /// indented beyond the notice's own margin (the `/status` card's rows hang after their
+    /// labels; 0 for other notices).
+    Notice(NoticeLevel, String, usize),
     /// A tool call's row.
     Tool {
         /// The call id.
@@ -193,13 +195,14 @@ impl Context<'_> {
                     })
                     .collect()
             }
-            Kind::Notice(level, text) => {
+            Kind::Notice(level, text, hang) => {
                 let (icon, color) = match level {
                     NoticeLevel::Info => ("ℹ ", t.dim),
                     NoticeLevel::Warning => ("↻ ", t.warning),
                     NoticeLevel::Error => ("✗ ", t.error),
                 };
                 let style = Style::default().fg(color);
+                let hanging = format!("  {}", " ".repeat(*hang));
                 text.lines()
                     .enumerate()
                     .map(|(i, l)| StyledLine {
@@ -207,7 +210,11 @@ impl Context<'_> {
                             Span::styled(if i == 0 { icon } else { "  " }, style),
                             Span::styled(l.to_string(), style),
                         ],
-                        continuation: vec![Span::raw("  ")],
+                        continuation: vec![Span::raw(if i == 0 {
+                            "  ".to_string()
+                        } else {
+                            hanging.clone()
+                        })],
                         fill: None,
                     })
                     .collect()
@@ -275,7 +282,7 @@ impl Context<'_> {
                 .to_string(),
             Kind::Answer(text) => self.text(text, false).trim_end().to_string(),
             Kind::Streaming => String::new(),
-            Kind::Reasoning(text) | Kind::Notice(_, text) => text.trim_end().to_string(),
+            Kind::Reasoning(text) | Kind::Notice(_, text, _) => text.trim_end().to_string(),
             Kind::Tool { summary, .. } => summary.clone(),
             Kind::Plan(plan) => super::plan_block::clean(plan),
         }

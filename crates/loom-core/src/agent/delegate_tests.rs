@@ -138,6 +138,7 @@ fn usage(tokens: u64) -> AgentEvent {
             prompt_tokens: tokens,
             completion_tokens: 0,
             estimated: false,
+            cached_prompt_tokens: 0,
         },
     }
 }

@@ -100,6 +100,9 @@ pub struct Machine {
     stop_hooks: bool,
     /// How many times Stop hooks made the model go on this turn.
     stop_continues: u32,
+    /// Notes for the model that came while a turn ran (an approval-mode switch): they go
+    /// in before the turn's next request, or at its end.
+    mid_turn_notes: Vec<String>,
 }
 
 /// How many times per turn Stop hooks may make the model go on (a guard against a hook
@@ -129,6 +132,7 @@ impl Machine {
             compacting_on_request: false,
             stop_hooks: false,
             stop_continues: 0,
+            mid_turn_notes: Vec::new(),
         }
     }
 
@@ -288,11 +292,11 @@ impl Machine {
             Event::HooksFinished { messages } => self.on_hooks_finished(messages, &mut out),
             Event::Interrupt { partial_text } => self.on_interrupt(partial_text, &mut out),
             Event::Clear => self.on_clear(&mut out),
-            Event::Note(text) => {
-                if self.phase == Phase::Idle {
-                    self.conversation.push(Message::user(text));
-                }
-            }
+            Event::Note(text) => match self.phase {
+                Phase::Idle => self.conversation.push(Message::user(text)),
+                Phase::ShuttingDown => {}
+                _ => self.mid_turn_notes.push(text),
+            },
             Event::Shutdown => self.on_shutdown(&mut out),
         }
         out
@@ -330,6 +334,7 @@ impl Machine {
     /// if any).
     fn on_retry_elapsed(&mut self, out: &mut Vec<Action>) {
         if self.phase == Phase::Error {
+            self.push_mid_turn_notes();
             if let Some(note) = self.note.take() {
                 self.conversation.push(Message::user(note));
             }
@@ -400,12 +405,22 @@ impl Machine {
     }
 
     fn call_llm(&mut self, out: &mut Vec<Action>) {
+        self.push_mid_turn_notes();
         if let Some(note) = self.note.take() {
             self.conversation.push(Message::user(note));
         }
         self.attempt = 1;
         self.set_phase(Phase::CallingLlm, out);
         out.push(Action::CallLlm { attempt: 1 });
+    }
+
+    /// The notes that came while the turn ran, as user messages (one message: they are
+    /// said together).
+    fn push_mid_turn_notes(&mut self) {
+        if !self.mid_turn_notes.is_empty() {
+            let text = std::mem::take(&mut self.mid_turn_notes).join("\n");
+            self.conversation.push(Message::user(text));
+        }
     }
 
     fn slot_status(&self, id: &str) -> Option<SlotStatus> {
@@ -706,6 +721,9 @@ impl Machine {
     fn end_turn(&mut self, end: TurnEnd, out: &mut Vec<Action>) {
         self.batch.clear();
         self.note = None;
+        // A note the turn had no request left for is said before the next one, as a
+        // note between turns is.
+        self.push_mid_turn_notes();
         self.compacted = false;
         self.set_phase(Phase::Idle, out);
         let (unsent, unsent_images) = if end == TurnEnd::Interrupted {

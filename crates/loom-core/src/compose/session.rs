@@ -153,7 +153,9 @@ impl Session {
         if let Some(r) = &resumed {
             files.loaded_tools = r.loaded_tools.clone();
         }
-        let notices = files.notices.clone();
+        let mut notices = files.notices.clone();
+        let sandbox_active = ctx.sandbox.mode == loom_sandbox::SandboxMode::WorkspaceWrite;
+        notices.extend(setup::lsp_in_force(config, sandbox_active).1);
         let conversation = resumed.map(|r| r.conversation).unwrap_or_default();
         let interactive = mode == Mode::Interactive;
         let parts = super::runner_parts(config, &provider, ctx, interactive, conversation, files);

@@ -95,20 +95,90 @@ pub struct LspSettings {
     pub servers: Vec<ServerSpec>,
     /// The most an edit waits for diagnostics.
     pub wait: Duration,
+    /// The built-in servers among `servers` that the person's own config does not name:
+    /// taken only because their program is on `PATH`. They read (and some run) the
+    /// repository's code, so they start only where [`LspSettings::in_force`] allows.
+    pub defaults: Vec<String>,
+}
+
+impl LspSettings {
+    /// The servers that may start, and why any built-in ones were held back: a built-in
+    /// server the person's own config does not name starts only in a workspace that is
+    /// not untrusted and with the sandbox active (`sandbox_active`) to contain it.
+    /// Configured servers are unaffected: a project's need trust before they get here.
+    pub fn in_force(
+        &self,
+        untrusted: bool,
+        sandbox_active: bool,
+    ) -> (Vec<ServerSpec>, Option<String>) {
+        if !untrusted && sandbox_active {
+            return (self.servers.clone(), None);
+        }
+        let (held, kept): (Vec<ServerSpec>, Vec<ServerSpec>) = self
+            .servers
+            .iter()
+            .cloned()
+            .partition(|s| self.defaults.contains(&s.name));
+        if held.is_empty() {
+            return (kept, None);
+        }
+        let names: Vec<&str> = held.iter().map(|s| s.name.as_str()).collect();
+        let why = if untrusted {
+            format!(
+                "language servers off in an untrusted workspace ({}) — trust it (`loom trust`) \
+                 or enable [lsp] in your config",
+                names.join(", ")
+            )
+        } else {
+            format!(
+                "language servers off without the sandbox ({}): they would read and run the \
+                 repository's code uncontained — turn the sandbox on or enable [lsp] in your \
+                 config",
+                names.join(", ")
+            )
+        };
+        (kept, Some(why))
+    }
 }
 
 /// The language servers of the merged configuration `file`, with the built-in ones on
-/// `path_var`.
+/// `path_var`; `user` is the `lsp` of the person's own config (what enables built-ins
+/// everywhere).
 pub(super) fn of_file(
     file: &super::FileConfig,
+    user: Option<&LspConfig>,
     path_var: Option<&str>,
 ) -> Result<LspSettings, super::ConfigError> {
-    resolve(file.lsp.as_ref(), file.lsp_wait_ms, path_var).map_err(|message| {
-        super::ConfigError::Invalid {
-            source_name: "lsp".into(),
-            message,
-        }
-    })
+    let mut settings =
+        resolve(file.lsp.as_ref(), file.lsp_wait_ms, path_var).map_err(|message| {
+            super::ConfigError::Invalid {
+                source_name: "lsp".into(),
+                message,
+            }
+        })?;
+    settings.defaults = defaults(&settings.servers, user);
+    Ok(settings)
+}
+
+/// The built-in servers of `servers` (by name and program) that the person's own `lsp`
+/// (`user`) does not enable: `lsp = true` enables them all, an `[lsp.NAME]` table that does
+/// not switch it off enables that one.
+pub fn defaults(servers: &[ServerSpec], user: Option<&LspConfig>) -> Vec<String> {
+    let builtin = loom_lsp::spec::builtin();
+    servers
+        .iter()
+        .filter(|s| {
+            builtin
+                .iter()
+                .any(|b| b.name == s.name && b.command == s.command)
+        })
+        .filter(|s| match user {
+            Some(LspConfig::Switch(true)) => false,
+            Some(LspConfig::Servers(t)) => t.get(&s.name).is_none_or(|t| t.enabled == Some(false)),
+            _ => true,
+        })
+        .map(|s| s.name.clone())
+        .collect()
 }
 
 /// Resolve `lsp` and `lsp_wait_ms` against the built-in servers on `path_var`.
@@ -125,6 +195,7 @@ pub fn resolve(
             return Ok(LspSettings {
                 servers: Vec::new(),
                 wait,
+                defaults: Vec::new(),
             });
         }
         Some(LspConfig::Servers(t)) => t.clone(),
@@ -151,7 +222,14 @@ pub fn resolve(
             servers.push(spec);
         }
     }
-    Ok(LspSettings { servers, wait })
+    for spec in &mut servers {
+        loom_lsp::spec::pin_tsserver(spec, path_var);
+    }
+    Ok(LspSettings {
+        servers,
+        wait,
+        defaults: Vec::new(),
+    })
 }
 
 /// `table` over the built-in `base` (if the name is one), checked.

@@ -171,6 +171,7 @@ impl Request {
                 prompt_tokens: (self.prompt_chars as f64 / self.chars_per_token) as u64,
                 completion_tokens: failure.partial_text.len().div_ceil(4) as u64,
                 estimated: true,
+                cached_prompt_tokens: 0,
             };
             let _ = tx.send(Internal::Machine(Event::Spent(usage)));
         }

@@ -185,6 +185,7 @@ impl Runner {
                 prompt_tokens,
                 completion_tokens: partial.len().div_ceil(4) as u64,
                 estimated: true,
+                cached_prompt_tokens: 0,
             };
             for action in self.machine.step(Event::Spent(spent)) {
                 self.perform(action);

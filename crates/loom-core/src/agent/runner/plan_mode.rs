@@ -22,9 +22,11 @@ fn offered_in_plan_mode(kind: ToolKind) -> bool {
 
 impl Runner {
     /// The person changed the approval mode: the policy and the sub-agents follow, and the
-    /// model is told when plan mode starts or ends (between turns).
+    /// model is told when plan mode starts or ends, and of any switch made while a turn
+    /// runs (before the turn's next request, which offers the new mode's tools).
     pub(super) fn set_autonomy(&mut self, autonomy: Autonomy) -> Option<Event> {
         let before = self.work.policy.autonomy;
+        let running = self.machine.phase() != Phase::Idle;
         self.work.policy.autonomy = autonomy;
         if let Some(hub) = &self.services.subagents {
             hub.set_autonomy(autonomy);
@@ -36,6 +38,9 @@ impl Runner {
             (false, true) => Some(Event::Note(PLAN_MODE_ON.into())),
             (true, false) => Some(Event::Note(format!(
                 "[Loom] Plan mode is off: you are in {autonomy} mode now."
+            ))),
+            _ if running && before != autonomy => Some(Event::Note(format!(
+                "[Loom] The approval mode is now {autonomy}."
             ))),
             _ => None,
         }
