@@ -1,5 +1,6 @@
 //! What a tool call produced: the result the model reads and the front ends show.
 
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -54,6 +55,19 @@ impl ToolResult {
     pub fn with_data(mut self, data: Value) -> ToolResult {
         self.data = Some(data);
         self
+    }
+
+    /// Attach a tool's typed data (a [`crate::tool_data`] value), serialised as the
+    /// JSON the model and the session file read.
+    pub fn with(mut self, data: &impl Serialize) -> ToolResult {
+        self.data = serde_json::to_value(data).ok();
+        self
+    }
+
+    /// The data read back as `T` (a [`crate::tool_data`] type); `None` when there is none
+    /// or it is not shaped like a `T` (missing keys take their defaults).
+    pub fn data_as<T: DeserializeOwned>(&self) -> Option<T> {
+        T::deserialize(self.data.as_ref()?).ok()
     }
 
     /// Attach an image for the model.
