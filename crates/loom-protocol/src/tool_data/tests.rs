@@ -87,7 +87,7 @@ fn read_search_and_list_data_round_trip() {
     }));
     let d: ReadFileData = round_trips(json!({
         "path": "a", "start_line": 1, "end_line": 40, "truncated": true,
-        "total_lines_at_least": 100000, "line_endings": "crlf", "next_line": 41,
+        "total_lines_at_least": 100_000, "line_endings": "crlf", "next_line": 41,
     }));
     assert_eq!((d.total_lines, d.next_line), (None, Some(41)));
     round_trips::<SearchData>(json!({
