@@ -7,17 +7,23 @@
 //! files already on disk and `loom exec --json` are unchanged. Every type reads tolerantly:
 //! a missing key takes its default, so an older session's results still read.
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
 
 mod files;
 mod web;
 
 pub use files::{ApplyPatchData, FileChangeData};
-pub use web::{HttpData, SearchHit, WebFetchData, WebSearchData};
+pub use web::{BrowserData, HttpData, SearchHit, WebFetchData, WebSearchData};
 
 /// Whether a flag is unset, for `skip_serializing_if` (a key written only when true).
 fn is_false(b: &bool) -> bool {
     !*b
+}
+
+/// A `null` read as the default, as a missing key is (an older or hand-made result may
+/// write `"stdout": null`).
+fn nullable<'de, D: Deserializer<'de>, T: Default + Deserialize<'de>>(d: D) -> Result<T, D::Error> {
+    Ok(Option::<T>::deserialize(d)?.unwrap_or_default())
 }
 
 /// `bash`'s result (also a `!command`'s): the command's streams and how it ended.
@@ -25,14 +31,18 @@ fn is_false(b: &bool) -> bool {
 #[serde(default)]
 pub struct BashData {
     /// The exit code; `null` when the command was killed by a signal or timed out.
-    pub exit_code: Option<i32>,
+    pub exit_code: Option<i64>,
     /// Standard output (cut in the middle past the output budget).
+    #[serde(deserialize_with = "nullable")]
     pub stdout: String,
     /// Standard error (cut likewise).
+    #[serde(deserialize_with = "nullable")]
     pub stderr: String,
     /// Whether the command ran out of time.
+    #[serde(deserialize_with = "nullable")]
     pub timed_out: bool,
     /// Whether either stream was cut.
+    #[serde(deserialize_with = "nullable")]
     pub truncated: bool,
     /// How long the command ran, in milliseconds.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -44,7 +54,7 @@ pub struct BashData {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sandboxed: Option<bool>,
     /// Whether its output looks like the sandbox refused something (written only then).
-    #[serde(skip_serializing_if = "is_false")]
+    #[serde(skip_serializing_if = "is_false", deserialize_with = "nullable")]
     pub sandbox_denied: bool,
 }
 
@@ -142,6 +152,15 @@ pub struct MemoryStoreData {
     pub scope: crate::memory::ScopeKind,
 }
 
+/// `memory_recall`'s result: the memories found, best first, as the memory store's own
+/// entry type `E` (it lives with the store, in `loom-core`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct MemoryRecallData<E> {
+    /// The entries.
+    pub entries: Vec<E>,
+}
+
 /// `delegate`'s result: what the sub-agent looked at, changed and spent.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -156,6 +175,40 @@ pub struct DelegateData {
     pub usage: crate::usage::Usage,
     /// How its turn ended (`null` when it did not).
     pub end: Option<crate::events::TurnEnd>,
+}
+
+/// A `cron` job as `cron_add` and `cron_remove` return it (`cron_list` returns a list).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct CronJobData {
+    /// The job's id.
+    pub id: String,
+    /// Its cron schedule.
+    pub schedule: String,
+    /// The prompt it runs.
+    pub prompt: String,
+    /// The approval mode it runs in.
+    pub approval: crate::autonomy::Autonomy,
+    /// When it runs next (RFC 3339, local time), `null` when never.
+    pub next_run: Option<String>,
+    /// How its last run went, `null` before its first.
+    pub last_run: Option<CronRunData>,
+    /// Runs missed while no scheduler ran.
+    pub missed: u64,
+    /// Who added it.
+    pub added_by: String,
+}
+
+/// A [`CronJobData`]'s last run.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct CronRunData {
+    /// When it ran (RFC 3339, local time).
+    pub at: String,
+    /// How it ended.
+    pub outcome: String,
+    /// The session it ran in, when one was recorded.
+    pub session_id: Option<String>,
 }
 
 #[cfg(test)]

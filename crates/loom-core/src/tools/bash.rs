@@ -138,7 +138,7 @@ async fn execute(args: &BashArgs, ctx: &ToolContext) -> Result<ToolResult, ToolE
         summary.push_str(n);
     }
     let mut data = BashData {
-        exit_code: outcome.exit_code,
+        exit_code: outcome.exit_code.map(i64::from),
         stdout,
         stderr,
         timed_out: outcome.timed_out,

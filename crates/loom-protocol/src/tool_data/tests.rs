@@ -45,6 +45,8 @@ fn a_bash_result_missing_keys_still_reads() {
     assert_eq!((d.stdout.as_str(), d.stderr.as_str()), ("a", ""));
     assert_eq!((d.exit_code, d.duration_ms), (Some(2), None));
     assert_eq!(ToolResult::ok("").data_as::<BashData>(), None);
+    let nulls = ToolResult::ok("").with_data(json!({"stdout": null, "timed_out": null}));
+    assert_eq!(nulls.data_as::<BashData>(), Some(BashData::default()));
     let wrong = ToolResult::ok("").with_data(json!({"stdout": 5}));
     assert_eq!(
         wrong.data_as::<BashData>(),
@@ -130,15 +132,38 @@ fn web_data_round_trips_for_search_fetch_and_request() {
 }
 
 #[test]
+fn browser_data_round_trips_for_each_action() {
+    round_trips::<BrowserData>(json!({"title": "A", "url": "https://a/", "confinement": "c"}));
+    let d: BrowserData = round_trips(json!({"title": null, "url": null}));
+    assert_eq!(d.title, Some(Value::Null), "a null title stays written");
+    round_trips::<BrowserData>(json!({
+        "path": "/d/shot-1.png", "width": 800, "height": 600, "bytes": 10, "url": "u",
+        "refused": ["https://tracker/"],
+    }));
+    round_trips::<BrowserData>(json!({"truncated": false, "url": "u"}));
+    round_trips::<BrowserData>(json!({"count": 2, "url": "u"}));
+}
+
+#[test]
 fn the_other_tools_data_round_trips() {
     round_trips::<LoadToolsData>(json!({"loaded": ["web_fetch"]}));
     round_trips::<MemoryStoreData>(json!({"key": "db", "replaced": false, "scope": "global"}));
+    round_trips::<MemoryRecallData<Value>>(json!({"entries": [{"key": "db"}]}));
+    round_trips::<MemoryRecallData<Value>>(json!({"entries": []}));
     let usage = serde_json::to_value(crate::usage::Usage::default()).unwrap();
     round_trips::<OracleData>(json!({"model": "m", "usage": usage}));
     round_trips::<DelegateData>(json!({
         "files_read": ["a"], "files_changed": [], "tool_calls": 2, "usage": usage,
         "end": "done",
     }));
+    let job = json!({
+        "id": "j1", "schedule": "0 9 * * 1", "prompt": "p", "approval": "full-auto",
+        "next_run": null,
+        "last_run": {"at": "2026-01-01T09:00:00+01:00", "outcome": "done", "session_id": null},
+        "missed": 0, "added_by": "model",
+    });
+    round_trips::<CronJobData>(job.clone());
+    round_trips::<Vec<CronJobData>>(json!([job, job]));
     round_trips::<DelegateData>(json!({
         "files_read": [], "files_changed": ["b"], "tool_calls": 0, "usage": usage,
         "end": null,

@@ -82,3 +82,45 @@ pub struct HttpData {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub content_truncated: Option<bool>,
 }
+
+/// A key's value kept as given, `null` included (so a present `null` is `Some(Null)` and
+/// writes back as `null`, where a missing key stays `None` and is left out).
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(d).map(Some)
+}
+
+/// `browser`'s result: what the action returned (each action sets its own keys), then the
+/// page it left and what the browser refused.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct BrowserData {
+    /// `eval`, `text`: whether the text was cut.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub truncated: Option<bool>,
+    /// `console`: how many messages.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub count: Option<u64>,
+    /// `open`: the page's `document.title` as evaluated (`null` when it could not be).
+    #[serde(skip_serializing_if = "Option::is_none", deserialize_with = "present")]
+    pub title: Option<Value>,
+    /// `screenshot`: where the PNG was saved.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// `screenshot`: its width in pixels.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub width: Option<u32>,
+    /// `screenshot`: its height.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub height: Option<u32>,
+    /// `screenshot`: its size in bytes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<u64>,
+    /// The page's URL after the action (`null` when there is no page).
+    pub url: Option<String>,
+    /// How the browser was confined, on the call that started it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub confinement: Option<String>,
+    /// Requests of the page the browser refused (written only when there were some).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub refused: Vec<String>,
+}
