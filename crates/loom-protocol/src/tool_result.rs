@@ -11,7 +11,9 @@ pub struct ToolResult {
     pub success: bool,
     /// Text for the model (bounded).
     pub output: String,
-    /// Structured details (optional).
+    /// Structured details (optional): a built-in tool's [`crate::tool_data`] value
+    /// (written with [`ToolResult::with`], read with [`ToolResult::data_as`]); kept as JSON
+    /// for MCP and other tools whose details Loom does not know.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data: Option<Value>,
     /// Workspace-relative paths this call changed.
