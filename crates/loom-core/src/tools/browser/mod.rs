@@ -210,7 +210,7 @@ impl TypedTool for Browser {
             Ok(mut r) => {
                 let mut data: BrowserData = r.data_as().unwrap_or_default();
                 data.url = url;
-                data.confinement = started.map(|c| c.describe().to_string());
+                data.confinement = started.map(|c| c.describe());
                 if !refused.is_empty() {
                     r.output.push_str(&format!(
                         "\n\nRefused requests of the page:\n{}",
