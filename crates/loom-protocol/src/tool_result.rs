@@ -1,5 +1,6 @@
 //! What a tool call produced: the result the model reads and the front ends show.
 
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -10,7 +11,9 @@ pub struct ToolResult {
     pub success: bool,
     /// Text for the model (bounded).
     pub output: String,
-    /// Structured details (optional).
+    /// Structured details (optional): a built-in tool's [`crate::tool_data`] value
+    /// (written with [`ToolResult::with`], read with [`ToolResult::data_as`]); kept as JSON
+    /// for MCP and other tools whose details Loom does not know.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data: Option<Value>,
     /// Workspace-relative paths this call changed.
@@ -54,6 +57,19 @@ impl ToolResult {
     pub fn with_data(mut self, data: Value) -> ToolResult {
         self.data = Some(data);
         self
+    }
+
+    /// Attach a tool's typed data (a [`crate::tool_data`] value), serialised as the
+    /// JSON the model and the session file read.
+    pub fn with(mut self, data: &impl Serialize) -> ToolResult {
+        self.data = serde_json::to_value(data).ok();
+        self
+    }
+
+    /// The data read back as `T` (a [`crate::tool_data`] type); `None` when there is none
+    /// or it is not shaped like a `T` (missing keys take their defaults).
+    pub fn data_as<T: DeserializeOwned>(&self) -> Option<T> {
+        T::deserialize(self.data.as_ref()?).ok()
     }
 
     /// Attach an image for the model.

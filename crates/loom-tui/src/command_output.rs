@@ -12,11 +12,11 @@ use std::borrow::Cow;
 
 use ratatui::style::{Modifier, Style};
 use ratatui::text::Span;
-use serde_json::Value;
 
 use super::ansi;
 use super::theme::Theme;
 use super::wrap::StyledLine;
+use crate::protocol::tool_data::BashData;
 use crate::protocol::tool_result::ToolResult;
 
 /// Lines shown under a finished command.
@@ -113,22 +113,19 @@ impl CommandOutput {
     /// The output of a finished `bash` call (the model's or a `!command`) that ran `ms`
     /// milliseconds (when its result carries no time of its own).
     pub fn from_result(result: &ToolResult, ms: u64) -> CommandOutput {
-        let data = result.data.as_ref();
-        let field = |k: &str| {
-            data.and_then(|d| d.get(k))
-                .and_then(Value::as_str)
-                .unwrap_or("")
-        };
+        // Data of another shape still means the command ran (its streams then empty).
+        let data = (result.data.as_ref()).map(|_| result.data_as::<BashData>().unwrap_or_default());
+        let data = data.as_ref();
         CommandOutput::from_parts(
             Parts {
                 success: result.success,
                 why: result.error.as_deref().unwrap_or(&result.output),
-                stdout: field("stdout"),
-                stderr: field("stderr"),
+                stdout: data.map_or("", |d| &d.stdout),
+                stderr: data.map_or("", |d| &d.stderr),
                 ran: data.map(|d| Ending {
-                    duration_ms: d.get("duration_ms").and_then(Value::as_u64),
-                    timed_out: d.get("timed_out").and_then(Value::as_bool) == Some(true),
-                    exit_code: d.get("exit_code").and_then(Value::as_i64),
+                    duration_ms: d.duration_ms,
+                    timed_out: d.timed_out,
+                    exit_code: d.exit_code,
                 }),
             },
             ms,
@@ -269,6 +266,7 @@ impl CommandOutput {
 mod tests {
     use super::*;
     use crate::theme::ColorDepth;
+    use serde_json::Value;
     use serde_json::json;
 
     fn bash(stdout: &str, stderr: &str, code: i64) -> ToolResult {

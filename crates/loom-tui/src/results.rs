@@ -6,6 +6,7 @@
 use super::app::{App, SHELL_ATTACH_BUDGET};
 use super::tools_pane::ToolStatus;
 use super::transcript::NoticeLevel;
+use crate::protocol::tool_data::BashData;
 
 impl App {
     /// A finished command's output goes under its row in the chat.
@@ -31,11 +32,11 @@ impl App {
             return;
         }
         let command = row.args["command"].as_str().unwrap_or(&row.summary);
-        let data = result.data.as_ref();
-        let field = |k: &str| data.and_then(|d| d[k].as_str()).unwrap_or("").to_string();
+        let ran: BashData = result.data_as().unwrap_or_default();
+        let has_data = result.data.is_some();
         let mut text = format!("$ {command}\n");
-        let (stdout, stderr) = (field("stdout"), field("stderr"));
-        if data.is_none() {
+        let (stdout, stderr) = (ran.stdout, ran.stderr);
+        if !has_data {
             text.push_str(result.error.as_deref().unwrap_or(&result.output));
         }
         text.push_str(&stdout);
@@ -46,7 +47,7 @@ impl App {
             text.push_str("[stderr]\n");
             text.push_str(&stderr);
         }
-        if data.is_some() {
+        if has_data {
             if !text.ends_with('\n') {
                 text.push('\n');
             }

@@ -213,8 +213,7 @@ impl App {
             serde_json::from_str(content).ok();
         let plan = result
             .filter(|r| r.success)
-            .and_then(|r| r.data)
-            .and_then(|data| serde_json::from_value::<Plan>(data).ok());
+            .and_then(|r| r.data_as::<Plan>());
         if let Some(plan) = plan {
             self.transcript.set_plan(&plan);
             let now = self.now;

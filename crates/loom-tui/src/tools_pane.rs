@@ -14,6 +14,8 @@ use serde_json::Value;
 use super::stored_calls::read_back;
 use super::theme::Theme;
 use super::wrap::{StyledLine, truncate, wrap};
+use crate::protocol::tool_data::{BashData, FileChangeData, HttpData, WebFetchData, WebSearchData};
+use crate::protocol::tool_result::ToolResult;
 
 const SPINNER: &[&str] = &["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 
@@ -80,12 +82,16 @@ pub fn web_outcome(row: &ToolRow) -> Option<String> {
     if !WEB_TOOLS.contains(&row.name.as_str()) {
         return None;
     }
-    let data = row.result.as_ref()?.data.as_ref()?;
-    if let Some(status) = data.get("status").and_then(Value::as_u64) {
-        return Some(status.to_string());
-    }
-    let n = data.get("results").and_then(Value::as_array)?.len();
-    Some(format!("{n} result{}", if n == 1 { "" } else { "s" }))
+    let result = row.result.as_ref()?;
+    let status = match row.name.as_str() {
+        "web_fetch" => result.data_as::<WebFetchData>()?.status,
+        "http_request" => result.data_as::<HttpData>()?.status,
+        _ => {
+            let n = result.data_as::<WebSearchData>()?.results.len();
+            return Some(format!("{n} result{}", if n == 1 { "" } else { "s" }));
+        }
+    };
+    Some(status.to_string())
 }
 
 /// The pane's state.
@@ -392,7 +398,7 @@ fn build_detail(row: &ToolRow, width: u16, theme: &Theme) -> Vec<Line<'static>> 
         output_lines(row, &result.output, width, theme, &mut out);
     }
     if let Some(data) = &result.data {
-        data_lines(row, data, width, theme, &mut out);
+        data_lines(row, (result, data), width, theme, &mut out);
     }
     out
 }
@@ -429,14 +435,14 @@ fn output_lines(
 /// added and removed colours, anything else as JSON.
 fn data_lines(
     row: &ToolRow,
-    data: &Value,
+    (result, data): (&ToolResult, &Value),
     width: u16,
     theme: &Theme,
     out: &mut Vec<Line<'static>>,
 ) {
     if row.name == "bash" {
-        for stream in ["stdout", "stderr"] {
-            let text = data.get(stream).and_then(Value::as_str).unwrap_or("");
+        let ran: BashData = result.data_as().unwrap_or_default();
+        for (stream, text) in [("stdout", &ran.stdout), ("stderr", &ran.stderr)] {
             if text.is_empty() {
                 continue;
             }
@@ -446,7 +452,7 @@ fn data_lines(
                 out.extend(wrap(&super::ansi::themed(&line, theme), width));
             }
         }
-    } else if let Some(diff) = data.get("diff").and_then(Value::as_str) {
+    } else if let Some(diff) = result.data_as::<FileChangeData>().and_then(|d| d.diff) {
         out.push(Line::default());
         out.extend(wrap(&heading("diff", theme), width));
         for l in diff.lines() {
@@ -542,6 +548,46 @@ mod tests {
             "the heading is rendered: {details}"
         );
         assert!(!details.contains("**"), "emphasis is rendered: {details}");
+    }
+
+    /// A web row's outcome is read from its tool's typed data (issue 27): the status of a
+    /// fetch or request, the number of a search's results, nothing without data.
+    #[test]
+    fn a_web_rows_outcome_comes_from_its_typed_data() {
+        let row = |name: &str, data: Option<Value>| ToolRow {
+            id: "w".into(),
+            name: name.into(),
+            summary: String::new(),
+            args: json!({}),
+            status: ToolStatus::Done { ok: true, ms: 1 },
+            result: Some(match data {
+                Some(d) => ToolResult::ok("").with_data(d),
+                None => ToolResult::ok(""),
+            }),
+            stored: None,
+        };
+        let hit = json!({"title": "t", "url": "u", "snippet": ""});
+        let cases = [
+            (
+                row("http_request", Some(json!({"status": 404}))),
+                Some("404"),
+            ),
+            (row("web_fetch", Some(json!({"status": 301}))), Some("301")),
+            (row("web_fetch", None), None),
+            (
+                row("web_search", Some(json!({"results": [hit]}))),
+                Some("1 result"),
+            ),
+            (
+                row("web_search", Some(json!({"results": [hit, hit]}))),
+                Some("2 results"),
+            ),
+            (row("web_search", Some(json!({"results": "x"}))), None),
+            (row("bash", Some(json!({"status": 1}))), None),
+        ];
+        for (row, want) in cases {
+            assert_eq!(web_outcome(&row).as_deref(), want, "{}", row.name);
+        }
     }
 
     /// Regression (issue 25): a 12-letter tool name ran into its summary

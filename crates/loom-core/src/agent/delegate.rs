@@ -26,7 +26,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 use tokio::sync::mpsc;
 
 use super::events::{AgentEvent, TurnEnd, UserOp};
@@ -34,6 +34,7 @@ use super::runner::{Runner, RunnerParts};
 use super::sub_agents::SubAgents;
 use crate::llm::Usage;
 use crate::policy::Autonomy;
+use crate::protocol::tool_data::DelegateData;
 use crate::tools::{
     CallIntent, Tool, ToolContext, ToolError, ToolKind, ToolRegistry, ToolResult, args,
 };
@@ -401,16 +402,16 @@ impl SubRun {
 
     /// The delegate call's result: the answer, and what the sub-agent looked at and changed.
     pub fn into_result(self) -> ToolResult {
-        let data = json!({
-            "files_read": self.files_read,
-            "files_changed": self.files_changed,
-            "tool_calls": self.calls,
-            "usage": self.usage,
-            "end": self.end,
-        });
+        let data = DelegateData {
+            files_read: self.files_read.clone(),
+            files_changed: self.files_changed.clone(),
+            tool_calls: self.calls as u64,
+            usage: self.usage,
+            end: self.end.clone(),
+        };
         if self.cancelled {
             return ToolResult::from(ToolError::Cancelled)
-                .with_data(data)
+                .with(&data)
                 .with_files(self.files_changed);
         }
         let mut text = self.answer.trim().to_string();
@@ -437,7 +438,7 @@ impl SubRun {
                 return ToolResult::err(format!(
                     "the sub-agent failed: {why}; do the task yourself or delegate a narrower one"
                 ))
-                .with_data(data)
+                .with(&data)
                 .with_files(self.files_changed);
             }
         };
@@ -461,7 +462,7 @@ impl SubRun {
             ));
         }
         ToolResult::ok(text)
-            .with_data(data)
+            .with(&data)
             .with_files(self.files_changed)
     }
 }

@@ -1,5 +1,6 @@
 use super::*;
 use crate::tools::ToolResult;
+use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 fn spec(tools: Option<&[&str]>, parent: Autonomy) -> SubAgentSpec {

@@ -14,7 +14,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::change::FileChange;
 use super::patch::{Chunk, Fuzz, PatchOp, apply_chunks, parse};
@@ -184,7 +184,7 @@ fn preview(
     }
     let files = changes.len();
     if let Some(first) = changes.first_mut() {
-        first.details.insert("files_in_patch".into(), json!(files));
+        first.details.files_in_patch = Some(files as u64);
     }
     Ok(changes)
 }

@@ -14,12 +14,12 @@ use std::time::Duration;
 use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::json;
 
 use super::process::{CommandOutcome, CommandSpec, run};
 use super::{CallIntent, CommandIntent, ToolContext, ToolError, ToolKind, ToolResult, TypedTool};
 use crate::base::text::cut_middle;
 use crate::policy::paths::{Access, Confinement};
+use crate::protocol::tool_data::BashData;
 use loom_sandbox::looks_denied;
 
 /// Default timeout in seconds.
@@ -137,32 +137,32 @@ async fn execute(args: &BashArgs, ctx: &ToolContext) -> Result<ToolResult, ToolE
         summary.push_str("\nNote: ");
         summary.push_str(n);
     }
-    let data = json!({
-        "exit_code": outcome.exit_code,
-        "stdout": stdout,
-        "stderr": stderr,
-        "timed_out": outcome.timed_out,
-        "truncated": truncated,
-        "duration_ms": duration_ms,
-        "cwd": conf.display(&cwd),
-    });
+    let mut data = BashData {
+        exit_code: outcome.exit_code.map(i64::from),
+        stdout,
+        stderr,
+        timed_out: outcome.timed_out,
+        truncated,
+        duration_ms: Some(duration_ms),
+        cwd: Some(conf.display(&cwd)),
+        sandboxed: Some(sandboxed),
+        sandbox_denied: false,
+    };
     let success = outcome.exit_code == Some(0) && !outcome.timed_out;
     let denial = if sandboxed {
         looks_denied(&outcome.stderr.text(), &outcome.stdout.text())
     } else {
         None
     };
-    let mut data = data;
-    data["sandboxed"] = json!(sandboxed);
     if let Some(line) = &denial {
-        data["sandbox_denied"] = json!(true);
+        data.sandbox_denied = true;
         if success {
             summary.push_str(&format!(
                 "\nNote: part of the command may have been blocked by the sandbox ({line})"
             ));
         }
     }
-    let mut result = ToolResult::ok(summary).with_data(data);
+    let mut result = ToolResult::ok(summary).with(&data);
     if !success {
         result.success = false;
         result.error = Some(failure(
@@ -255,7 +255,7 @@ mod tests {
     use super::*;
     use crate::tools::{Tool, ToolLimits};
     use loom_sandbox::env::EnvPolicy;
-    use serde_json::Value;
+    use serde_json::{Value, json};
     use std::sync::Arc;
 
     fn ws() -> (tempfile::TempDir, ToolContext) {

@@ -12,13 +12,13 @@
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value, json};
 
 use super::{ToolError, ToolResult};
 use crate::base::beneath::Beneath;
 use crate::base::diff::FileDiff;
 use crate::base::files::{Fingerprint, MAX_EDIT_BYTES};
 use crate::base::text::cut_middle;
+use crate::protocol::tool_data::{ApplyPatchData, FileChangeData};
 use restore::rolled_back;
 
 mod restore;
@@ -90,8 +90,10 @@ pub struct FileChange {
     pub new: String,
     /// The line diff from old to new.
     pub diff: FileDiff,
-    /// Tool-specific details merged into the result (e.g. `edits_applied`).
-    pub details: Map<String, Value>,
+    /// Tool-specific details of the result (e.g. `edits_applied`), completed with what
+    /// was written when it is.
+    #[serde(default)]
+    pub details: FileChangeData,
     /// Things the model should know (e.g. that a whitespace-tolerant match was used).
     pub notes: Vec<String>,
     /// Whether the file is written, deleted or moved.
@@ -133,7 +135,7 @@ impl FileChange {
             old,
             new,
             diff,
-            details: Map::new(),
+            details: FileChangeData::default(),
             notes: Vec::new(),
             op: ChangeOp::Write,
             old_mode: None,
@@ -327,22 +329,25 @@ fn written(
     let written = partial.as_ref().unwrap_or(change);
     let written_diff = written.unified();
     let (diff_text, cut) = cut_middle(&written_diff, DIFF_BUDGET);
-    let mut data = change.details.clone();
-    data.insert("path".into(), json!(change.display_path));
-    data.insert("bytes_written".into(), json!(content.len()));
-    data.insert("created".into(), json!(change.creates()));
-    data.insert("lines_added".into(), json!(written.diff.added()));
-    data.insert("lines_removed".into(), json!(written.diff.removed()));
-    data.insert("diff".into(), json!(diff_text));
-    if cut {
-        data.insert("diff_cut".into(), json!(true));
-    }
+    let mut data = FileChangeData {
+        path: change.display_path.clone(),
+        bytes_written: Some(content.len() as u64),
+        created: Some(change.creates()),
+        lines_added: Some(written.diff.added() as u64),
+        lines_removed: written.diff.removed() as u64,
+        diff: Some(diff_text.clone()),
+        diff_cut: cut,
+        moved_from: change.move_source().map(str::to_string),
+        ..change.details.clone()
+    };
     let applied_note = picked.map(|p| {
         // A count of edits, or the proposal's size, would describe the proposal.
-        data.remove("edits_applied");
-        (data.entry("new_bytes")).and_modify(|n| *n = json!(content.len()));
-        data.insert("hunks_applied".into(), json!(p.applied));
-        data.insert("hunks_rejected".into(), json!(p.rejected));
+        data.edits_applied = None;
+        if data.new_bytes.is_some() {
+            data.new_bytes = Some(content.len() as u64);
+        }
+        data.hunks_applied = Some(p.applied.clone());
+        data.hunks_rejected = Some(p.rejected.clone());
         format!(
             "the user applied only hunk(s) {:?} of the {} proposed; hunk(s) {:?} were \
              rejected and are not in the file (the diff shows exactly what was written)",
@@ -351,9 +356,6 @@ fn written(
             p.rejected
         )
     });
-    if let Some(from) = change.move_source() {
-        data.insert("moved_from".into(), json!(from));
-    }
     let verb = match change.move_source() {
         Some(from) => format!("Moved {from} to"),
         None if change.creates() => "Created".to_string(),
@@ -380,9 +382,7 @@ fn written(
     }
     let mut files = vec![change.display_path.clone()];
     files.extend(change.move_source().map(str::to_string));
-    ToolResult::ok(output)
-        .with_data(Value::Object(data))
-        .with_files(files)
+    ToolResult::ok(output).with(&data).with_files(files)
 }
 
 /// The bytes the change's source file holds now, refusing when they are not what the
@@ -413,16 +413,17 @@ fn delete(change: &FileChange) -> Result<ToolResult, ToolError> {
     let rel = beneath.relative(&change.path).map_err(io)?;
     beneath.remove_file(rel).map_err(io)?;
     let removed = change.diff.removed();
-    let data = json!({
-        "path": change.display_path,
-        "deleted": true,
-        "lines_removed": removed,
-    });
+    let data = FileChangeData {
+        path: change.display_path.clone(),
+        deleted: Some(true),
+        lines_removed: removed as u64,
+        ..FileChangeData::default()
+    };
     Ok(ToolResult::ok(format!(
         "Deleted {} (-{removed} lines)",
         change.display_path
     ))
-    .with_data(data)
+    .with(&data)
     .with_files(vec![change.display_path.clone()]))
 }
 
@@ -528,34 +529,32 @@ fn apply_each(
     );
     let mut files = Vec::new();
     let mut data = Vec::new();
-    let (mut added, mut removed) = (0u64, 0u64);
     for r in results {
         output.push('\n');
         output.push_str(&r.output);
-        files.extend(r.files_changed);
-        if let Some(d) = r.data {
-            added += d["lines_added"].as_u64().unwrap_or(0);
-            removed += d["lines_removed"].as_u64().unwrap_or(0);
+        if let Some(d) = r.data_as::<FileChangeData>() {
             data.push(d);
         }
+        files.extend(r.files_changed);
     }
     let rejected: Vec<&str> = changes
         .iter()
         .filter(|c| !chosen.iter().any(|(k, _)| std::ptr::eq(*k, *c)))
         .map(|c| c.display_path.as_str())
         .collect();
-    let summary = json!({
-        "files": data,
-        "files_rejected": rejected,
-        "lines_added": added,
-        "lines_removed": removed,
-    });
-    Ok(ToolResult::ok(output).with_data(summary).with_files(files))
+    let summary = ApplyPatchData {
+        lines_added: data.iter().filter_map(|d| d.lines_added).sum(),
+        lines_removed: data.iter().map(|d| d.lines_removed).sum(),
+        files: data,
+        files_rejected: rejected.into_iter().map(str::to_string).collect(),
+    };
+    Ok(ToolResult::ok(output).with(&summary).with_files(files))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn change_for(path: &std::path::Path, old: Option<&str>, new: &str) -> FileChange {
         FileChange::new(
@@ -635,7 +634,7 @@ mod tests {
         std::fs::write(&p, &old).unwrap();
         let mut c = change_for(&p, Some(&old), &new);
         assert_eq!(c.diff.hunks.len(), 3);
-        c.details.insert("edits_applied".into(), json!(3));
+        c.details.edits_applied = Some(3);
         let r = apply(&c, &HunkSelection::Only(vec![true, false, true])).unwrap();
         let data = r.data.unwrap();
         assert!(data.get("edits_applied").is_none(), "{data}");

@@ -15,11 +15,11 @@ use async_trait::async_trait;
 use chrono::{Local, Utc};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Value, json};
 
 use super::{CallIntent, Tool, ToolContext, ToolError, ToolKind, ToolResult, TypedTool};
 use crate::cron::{Job, JobStore, Schedule};
 use crate::policy::{Autonomy, ScheduleIntent};
+use crate::protocol::tool_data::{CronJobData, CronRunData};
 
 /// The approval mode a job runs with.
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
@@ -81,21 +81,21 @@ pub fn tools(store: &JobStore) -> Vec<std::sync::Arc<dyn Tool>> {
 }
 
 /// A job as the model reads it.
-pub fn job_json(job: &Job) -> Value {
-    json!({
-        "id": job.id,
-        "schedule": job.schedule,
-        "prompt": job.prompt,
-        "approval": job.approval,
-        "next_run": job.next_run.map(|t| t.with_timezone(&Local).to_rfc3339()),
-        "last_run": job.last_run.as_ref().map(|r| json!({
-            "at": r.at.with_timezone(&Local).to_rfc3339(),
-            "outcome": r.outcome,
-            "session_id": r.session_id,
-        })),
-        "missed": job.missed,
-        "added_by": job.added_by,
-    })
+pub fn job_data(job: &Job) -> CronJobData {
+    CronJobData {
+        id: job.id.clone(),
+        schedule: job.schedule.clone(),
+        prompt: job.prompt.clone(),
+        approval: job.approval,
+        next_run: job.next_run.map(|t| t.with_timezone(&Local).to_rfc3339()),
+        last_run: job.last_run.as_ref().map(|r| CronRunData {
+            at: r.at.with_timezone(&Local).to_rfc3339(),
+            outcome: r.outcome.clone(),
+            session_id: r.session_id.clone(),
+        }),
+        missed: job.missed,
+        added_by: job.added_by.clone(),
+    }
 }
 
 fn parse_add(a: &AddArgs) -> Result<(Schedule, Autonomy), ToolError> {
@@ -169,7 +169,7 @@ impl TypedTool for CronAdd {
                      run` runs for this workspace (for example as a systemd user service).",
                     job.id, job.schedule, job.approval
                 ))
-                .with_data(job_json(&job))
+                .with(&job_data(&job))
             }
             Err(e) => e.into(),
         }
@@ -205,16 +205,15 @@ impl TypedTool for CronList {
         })
         .await;
         match listed {
-            Ok(jobs) if jobs.is_empty() => {
-                ToolResult::ok("No scheduled jobs in this workspace.").with_data(json!([]))
-            }
+            Ok(jobs) if jobs.is_empty() => ToolResult::ok("No scheduled jobs in this workspace.")
+                .with(&Vec::<CronJobData>::new()),
             Ok(jobs) => {
                 let lines: Vec<String> = jobs
                     .iter()
                     .map(|j| format!("{}  {}  ({})  {}", j.id, j.schedule, j.approval, j.prompt))
                     .collect();
                 ToolResult::ok(lines.join("\n"))
-                    .with_data(Value::Array(jobs.iter().map(job_json).collect()))
+                    .with(&jobs.iter().map(job_data).collect::<Vec<_>>())
             }
             Err(e) => e.into(),
         }
@@ -267,7 +266,7 @@ impl TypedTool for CronRemove {
                 "Removed job {} ({}: {})",
                 job.id, job.schedule, job.prompt
             ))
-            .with_data(job_json(&job)),
+            .with(&job_data(&job)),
             Err(e) => e.into(),
         }
     }
@@ -276,6 +275,7 @@ impl TypedTool for CronRemove {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn store() -> (tempfile::TempDir, JobStore) {
         let dir = tempfile::tempdir().unwrap();

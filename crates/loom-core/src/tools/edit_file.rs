@@ -15,7 +15,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::change::FileChange;
 use super::edit_match::{Edit, apply_edits};
@@ -189,18 +189,10 @@ fn preview(
         existing.as_deref(),
         outcome.content,
     );
-    change
-        .details
-        .insert("edits_applied".into(), json!(outcome.edits_applied));
-    change
-        .details
-        .insert("replacements".into(), json!(outcome.replacements));
-    change
-        .details
-        .insert("original_bytes".into(), json!(text.len()));
-    change
-        .details
-        .insert("new_bytes".into(), json!(change.new.len()));
+    change.details.edits_applied = Some(outcome.edits_applied as u64);
+    change.details.replacements = Some(outcome.replacements as u64);
+    change.details.original_bytes = Some(text.len() as u64);
+    change.details.new_bytes = Some(change.new.len() as u64);
     change.notes = outcome.notes;
     if unsaved.is_some() {
         change.notes.push(format!(
@@ -217,6 +209,7 @@ mod tests {
     use super::*;
     use crate::tools::Tool;
     use crate::tools::change::{self, HunkSelection};
+    use serde_json::json;
     use std::os::unix::fs::PermissionsExt;
 
     fn ws() -> (tempfile::TempDir, ToolContext) {

@@ -9,10 +9,10 @@ use std::time::Duration;
 use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::json;
 
 use super::offer::{LOAD_TOOLS, ToolOffer, is_core};
 use super::{CallIntent, ToolContext, ToolError, ToolKind, ToolResult, TypedTool};
+use crate::protocol::tool_data::LoadToolsData;
 
 /// Most tools one query loads.
 pub const QUERY_LOADS: usize = 5;
@@ -97,6 +97,6 @@ impl TypedTool for LoadTools {
         if !unknown.is_empty() {
             text.push_str(&format!(" Unknown: {}.", unknown.join(", ")));
         }
-        ToolResult::ok(text.trim().to_string()).with_data(json!({ "loaded": newly }))
+        ToolResult::ok(text.trim().to_string()).with(&LoadToolsData { loaded: newly })
     }
 }

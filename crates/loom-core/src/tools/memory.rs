@@ -11,11 +11,11 @@ use std::time::Duration;
 use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::json;
 
 use super::{CallIntent, Tool, ToolContext, ToolError, ToolKind, ToolResult, TypedTool};
 use crate::memory::{Category, DEFAULT_RECALL, Memory, MemoryError};
 use crate::protocol::memory::ScopeKind;
+use crate::protocol::tool_data::{MemoryRecallData, MemoryStoreData};
 
 /// Arguments of `memory_store`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -114,7 +114,11 @@ impl TypedTool for MemoryStore {
                     scope.as_str(),
                     category.as_str()
                 ))
-                .with_data(json!({"key": key, "replaced": replaced, "scope": scope}))
+                .with(&MemoryStoreData {
+                    key,
+                    replaced,
+                    scope,
+                })
             }
             Ok(Err(e)) => failed(e),
             Err(e) => e.into(),
@@ -155,15 +159,14 @@ impl TypedTool for MemoryRecall {
         })
         .await;
         match done {
-            Ok(Ok(found)) if found.is_empty() => {
-                ToolResult::ok("No matching memories found").with_data(json!({"entries": []}))
-            }
+            Ok(Ok(found)) if found.is_empty() => ToolResult::ok("No matching memories found")
+                .with(&MemoryRecallData { entries: found }),
             Ok(Ok(found)) => {
                 let mut out = format!("Found {} memories (best first):\n", found.len());
                 for e in &found {
                     out.push_str(&format!("- {}\n", e.line()));
                 }
-                ToolResult::ok(out).with_data(json!({"entries": found}))
+                ToolResult::ok(out).with(&MemoryRecallData { entries: found })
             }
             Ok(Err(e)) => failed(e),
             Err(e) => e.into(),
@@ -217,6 +220,7 @@ pub fn tools(memory: &Arc<Memory>) -> [Arc<dyn Tool>; 3] {
 mod tests {
     use super::*;
     use serde_json::Value;
+    use serde_json::json;
 
     fn setup() -> (tempfile::TempDir, ToolRegistryFixture) {
         let dir = tempfile::tempdir().unwrap();

@@ -14,11 +14,11 @@ use std::time::Duration;
 use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::json;
 
 use super::{CallIntent, ToolContext, ToolError, ToolKind, ToolResult, TypedTool};
 use crate::llm::current::CurrentModel;
 use crate::llm::{ChatRequest, LlmClient, LlmError, Message, Usage};
+use crate::protocol::tool_data::OracleData;
 
 /// Most bytes of question plus context sent.
 pub const MAX_INPUT_BYTES: usize = 64 * 1024;
@@ -151,10 +151,10 @@ impl TypedTool for Oracle {
                     usage.completion_tokens,
                     if usage.estimated { ", estimated" } else { "" }
                 );
-                ToolResult::ok(format!("{text}\n\n{cost}")).with_data(json!({
-                    "model": settings.model,
-                    "usage": usage,
-                }))
+                ToolResult::ok(format!("{text}\n\n{cost}")).with(&OracleData {
+                    model: settings.model.clone(),
+                    usage,
+                })
             }
             Err(f) if matches!(f.error, LlmError::Cancelled) => ToolError::Cancelled.into(),
             Err(f) => ToolResult::err(format!(
@@ -170,6 +170,7 @@ mod tests {
     use super::*;
     use crate::llm::ProviderSettings;
     use crate::tools::Tool;
+    use serde_json::json;
 
     fn oracle() -> Oracle {
         let settings = ProviderSettings::new("http://127.0.0.1:9/v1", "o");

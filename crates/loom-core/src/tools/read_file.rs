@@ -16,13 +16,13 @@ use std::time::Duration;
 use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::json;
 
 use std::io::Read;
 
 use super::{CallIntent, ToolContext, ToolError, ToolKind, ToolResult, TypedTool};
 use crate::base::beneath::Beneath;
 use crate::policy::paths::Access;
+use crate::protocol::tool_data::ReadFileData;
 
 /// Default cap on the file bytes returned.
 pub const DEFAULT_MAX_BYTES: u64 = 1024 * 1024;
@@ -287,27 +287,20 @@ fn render<R: std::io::BufRead>(
             "line_range starts at line {start} but {shown} has {total} lines"
         ))));
     }
-    let mut data = json!({
-        "path": shown,
-        "start_line": start,
-        "end_line": last,
-        "truncated": truncated,
-    });
-    if counted_all {
-        data["total_lines"] = json!(total);
-    } else {
-        data["total_lines_at_least"] = json!(total);
-    }
-    if crlf {
-        data["line_endings"] = json!("crlf");
-    }
-    if truncated {
-        data["next_line"] = json!(last + 1);
-    }
+    let data = ReadFileData {
+        path: shown.to_string(),
+        start_line: start as u64,
+        end_line: last as u64,
+        truncated,
+        total_lines: counted_all.then_some(total as u64),
+        total_lines_at_least: (!counted_all).then_some(total as u64),
+        line_endings: crlf.then(|| "crlf".to_string()),
+        next_line: truncated.then_some(last as u64 + 1),
+    };
     if total == 0 {
         out.push_str("(the file is empty)");
     }
-    Ok(ToolResult::ok(out).with_data(data))
+    Ok(ToolResult::ok(out).with(&data))
 }
 
 #[cfg(test)]
@@ -316,6 +309,7 @@ mod tests {
     use crate::tools::Tool;
     use proptest::prelude::*;
     use serde_json::Value;
+    use serde_json::json;
 
     fn ws() -> (tempfile::TempDir, ToolContext) {
         let dir = tempfile::tempdir().unwrap();

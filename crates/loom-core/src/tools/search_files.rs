@@ -18,11 +18,11 @@ use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContex
 use ignore::WalkState;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::json;
 
 use super::{CallIntent, ToolContext, ToolError, ToolKind, ToolResult, TypedTool};
 use crate::base::text::floor_char_boundary;
 use crate::policy::paths::Access;
+use crate::protocol::tool_data::SearchData;
 
 /// Default cap on matching lines returned.
 pub const DEFAULT_MAX_RESULTS: usize = 200;
@@ -191,12 +191,12 @@ fn search(args: &SearchFilesArgs, ctx: &ToolContext) -> Result<ToolResult, ToolE
             "[results truncated at {max_results} matches; narrow the pattern, path or glob, or raise max_results]\n"
         ));
     }
-    Ok(ToolResult::ok(out).with_data(json!({
-        "matches": shown.matches,
-        "files_with_matches": shown.files,
-        "files_searched": scan.files_searched.load(Ordering::Relaxed),
-        "truncated": truncated,
-    })))
+    Ok(ToolResult::ok(out).with(&SearchData {
+        matches: shown.matches as u64,
+        files_with_matches: shown.files as u64,
+        files_searched: scan.files_searched.load(Ordering::Relaxed) as u64,
+        truncated,
+    }))
 }
 
 /// The pattern as a matcher, or an error that says how to match it literally.
@@ -362,6 +362,7 @@ fn relative(root: &Path, path: &Path) -> String {
 mod tests {
     use super::*;
     use crate::tools::Tool;
+    use serde_json::json;
 
     fn ws() -> (tempfile::TempDir, ToolContext) {
         let dir = tempfile::tempdir().unwrap();

@@ -210,7 +210,7 @@ pub fn plan_of(result: &ToolResult) -> Option<Plan> {
     if !result.success {
         return None;
     }
-    serde_json::from_value(result.data.clone()?).ok()
+    result.data_as()
 }
 
 #[cfg(test)]

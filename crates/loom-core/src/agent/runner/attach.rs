@@ -10,6 +10,7 @@ use serde_json::json;
 use super::{Internal, Runner};
 use crate::agent::events::AgentEvent;
 use crate::policy::Decision;
+use crate::protocol::tool_data::{ListData, ReadFileData};
 use crate::tools::ToolResult;
 
 /// Most bytes of a file attached to a message.
@@ -76,11 +77,10 @@ fn file_text(result: &ToolResult) -> Result<String, String> {
             .unwrap_or_else(|| result.output.clone()));
     }
     let mut text = result.output.clone();
-    let data = result.data.as_ref();
-    if data.is_some_and(|d| d["truncated"] == true) {
-        let shown = data.and_then(|d| d["end_line"].as_u64()).unwrap_or(0);
-        let total = data
-            .and_then(|d| d["total_lines"].as_u64())
+    let data = result.data_as::<ReadFileData>();
+    if let Some(data) = data.filter(|d| d.truncated) {
+        let shown = data.end_line;
+        let total = (data.total_lines)
             .map(|t| format!(" of {t}"))
             .unwrap_or_default();
         text.push_str(&format!(
@@ -99,20 +99,14 @@ fn listing_text(result: &ToolResult) -> Result<String, String> {
             .clone()
             .unwrap_or_else(|| result.output.clone()));
     }
-    let entries = result
-        .data
-        .as_ref()
-        .and_then(|d| d["entries"].as_array().cloned())
+    let entries = (result.data_as::<ListData>())
+        .map(|d| d.entries)
         .unwrap_or_default();
     let mut text: String = entries
         .iter()
-        .filter_map(|e| {
-            let path = e["path"].as_str()?;
-            Some(if e["is_dir"] == true {
-                format!("{path}/\n")
-            } else {
-                format!("{path}\n")
-            })
+        .map(|e| {
+            let slash = if e.is_dir { "/" } else { "" };
+            format!("{}{slash}\n", e.path)
         })
         .collect();
     text.push_str(&format!("[{}]", result.output));

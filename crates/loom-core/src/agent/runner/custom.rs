@@ -20,6 +20,7 @@ use crate::custom_commands::expand::{Segment, segments, substitute};
 use crate::custom_commands::{self as cc, ToolFilter};
 use crate::policy::Decision;
 use crate::protocol::events::COMMAND_ID_PREFIX;
+use crate::protocol::tool_data::BashData;
 use crate::tools::{ToolArgs, ToolKind, ToolResult};
 
 /// Ids of the `` !`command` ``s of custom commands: `command-1`, … (never a model's call
@@ -442,15 +443,15 @@ pub const COMMAND_OUTPUT_BYTES: usize = 16 * 1024;
 /// What a `` !`command` `` gives the prompt: its output (stderr marked), and how it failed
 /// when it did.
 fn command_text(result: &ToolResult) -> String {
-    let Some(data) = &result.data else {
+    if result.data.is_none() {
         return result
             .error
             .clone()
             .unwrap_or_else(|| result.output.clone());
-    };
-    let field = |k: &str| data[k].as_str().unwrap_or("").trim_end().to_string();
-    let mut text = field("stdout");
-    let stderr = field("stderr");
+    }
+    let ran: BashData = result.data_as().unwrap_or_default();
+    let mut text = ran.stdout.trim_end().to_string();
+    let stderr = ran.stderr.trim_end();
     if !stderr.is_empty() {
         text.push_str(&format!("\n[stderr]\n{stderr}"));
     }

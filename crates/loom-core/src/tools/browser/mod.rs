@@ -28,6 +28,7 @@ use serde_json::{Value, json};
 
 use crate::policy::NetAccess;
 use crate::policy::address_guard::AllowPrivate;
+use crate::protocol::tool_data::BrowserData;
 use crate::tools::{CallIntent, Tool, ToolContext, ToolError, ToolKind, ToolResult, TypedTool};
 use session::Session;
 
@@ -207,19 +208,17 @@ impl TypedTool for Browser {
         let refused = session.take_refused();
         match result {
             Ok(mut r) => {
-                let mut data = r.data.take().unwrap_or_else(|| json!({}));
-                data["url"] = json!(url);
-                if let Some(c) = started {
-                    data["confinement"] = json!(c.describe());
-                }
+                let mut data: BrowserData = r.data_as().unwrap_or_default();
+                data.url = url;
+                data.confinement = started.map(|c| c.describe());
                 if !refused.is_empty() {
-                    data["refused"] = json!(refused);
                     r.output.push_str(&format!(
                         "\n\nRefused requests of the page:\n{}",
                         refused.join("\n")
                     ));
                 }
-                r.with_data(data)
+                data.refused = refused;
+                r.with(&data)
             }
             Err(e) => e.into(),
         }
@@ -247,7 +246,10 @@ async fn act(
                 v => serde_json::to_string_pretty(v).unwrap_or_default(),
             };
             let (text, cut) = crate::tools::web::head(text, MAX_TEXT);
-            Ok(ToolResult::ok(text).with_data(json!({"truncated": cut})))
+            Ok(ToolResult::ok(text).with(&BrowserData {
+                truncated: Some(cut),
+                ..BrowserData::default()
+            }))
         }
         BrowserArgs::Console => {
             let lines = session.take_console();
@@ -255,7 +257,10 @@ async fn act(
                 ToolResult::ok("No console messages or page errors since the last call.")
             } else {
                 let (text, _) = crate::tools::web::head(lines.join("\n"), MAX_TEXT);
-                ToolResult::ok(text).with_data(json!({"count": lines.len()}))
+                ToolResult::ok(text).with(&BrowserData {
+                    count: Some(lines.len() as u64),
+                    ..BrowserData::default()
+                })
             })
         }
         BrowserArgs::WaitFor { selector, timeout } => wait_for(session, selector, *timeout).await,
@@ -280,7 +285,10 @@ async fn open(session: &mut Session, url: &str) -> Result<ToolResult, ToolError>
             .map(|t| format!(" — {t}"))
             .unwrap_or_default()
     ))
-    .with_data(json!({"title": title})))
+    .with(&BrowserData {
+        title: Some(title),
+        ..BrowserData::default()
+    }))
 }
 
 /// `screenshot`: save the page as a PNG in the session's data directory and show it to
@@ -310,7 +318,13 @@ async fn screenshot(
             "; too large to show as an image"
         }
     ))
-    .with_data(json!({"path": path, "width": w, "height": h, "bytes": png.len()}));
+    .with(&BrowserData {
+        path: Some(path.display().to_string()),
+        width: Some(w),
+        height: Some(h),
+        bytes: Some(png.len() as u64),
+        ..BrowserData::default()
+    });
     Ok(if shown {
         r.with_image(crate::llm::image::Image {
             name: format!("shot-{}.png", session.shots),
@@ -334,7 +348,10 @@ async fn text(session: &mut Session, selector: Option<&str>) -> Result<ToolResul
     Ok(match session.eval(&expr).await.map_err(failed)? {
         Value::String(text) => {
             let (text, cut) = crate::tools::web::head(text, MAX_TEXT);
-            ToolResult::ok(text).with_data(json!({"truncated": cut}))
+            ToolResult::ok(text).with(&BrowserData {
+                truncated: Some(cut),
+                ..BrowserData::default()
+            })
         }
         _ => ToolResult::err(format!("no element matches {}", selector.unwrap_or("body"))),
     })

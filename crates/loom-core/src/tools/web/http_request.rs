@@ -18,13 +18,14 @@ use reqwest::Method;
 use reqwest::header::CONTENT_TYPE;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use super::client::{WebRequest, header_map, send};
 use super::decode::{self, Kind};
 use super::secrets::{self, Scrubber};
 use super::{SharedWeb, intent_for, parse_url, web_error};
 use crate::policy::NetAccess;
+use crate::protocol::tool_data::HttpData;
 use crate::tools::{CallIntent, ToolContext, ToolError, ToolKind, ToolResult, TypedTool, args};
 
 /// The methods a call may use.
@@ -209,17 +210,18 @@ async fn request(
         .get(CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .map(str::to_string);
-    let mut data = json!({
-        "method": method.as_str(),
-        "url": secrets::mask_url(&resp.final_url),
-        "status": resp.status,
-        "headers": Value::Object(shown_headers),
-        "bytes": resp.body.len(),
-        "truncated": resp.truncated,
-    });
+    let mut data = HttpData {
+        method: method.as_str().to_string(),
+        url: secrets::mask_url(&resp.final_url),
+        status: resp.status,
+        headers: shown_headers,
+        bytes: resp.body.len() as u64,
+        truncated: resp.truncated,
+        ..HttpData::default()
+    };
     let output = match decode::kind(content_type.as_deref(), &resp.body) {
         Kind::Binary if !resp.body.is_empty() => {
-            data["binary"] = json!(true);
+            data.binary = true;
             format!(
                 "(a binary body of {} bytes, {}, not shown)",
                 resp.body.len(),
@@ -230,10 +232,12 @@ async fn request(
             let (text, _) = decode::decode(content_type.as_deref(), &resp.body, false);
             let room = ctx.limits.output_budget.saturating_sub(4096).max(1024);
             let (text, cut) = super::head(text, room);
-            data["content_truncated"] = json!(cut);
+            data.content_truncated = Some(cut);
             scrubber.scrub(&text)
         }
     };
+    // Scrubbed whole: a known secret the server echoed anywhere in its head is masked.
+    let mut data = serde_json::to_value(&data).unwrap_or_default();
     scrubber.scrub_json(&mut data);
     let mut result = if resp.status < 400 {
         ToolResult::ok(output)

@@ -13,7 +13,6 @@
 
 use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderValue};
 use reqwest::{Method, Url};
-use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::client::WebRequest;
@@ -33,16 +32,8 @@ pub struct Provider {
     pub cse_id: Option<String>,
 }
 
-/// One search result.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Hit {
-    /// The page's title.
-    pub title: String,
-    /// Its URL.
-    pub url: String,
-    /// A short extract.
-    pub snippet: String,
-}
+/// One search result (the type `web_search`'s data carries).
+pub use crate::protocol::tool_data::SearchHit as Hit;
 
 fn endpoint(base: &Url, path: &str) -> Url {
     let mut url = base.clone();

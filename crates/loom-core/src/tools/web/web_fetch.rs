@@ -15,12 +15,13 @@ use reqwest::Method;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderValue};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::client::{WebRequest, send};
 use super::decode::{self, Kind};
 use super::{SharedWeb, html, intent_for, parse_url, secrets, web_error};
 use crate::policy::NetAccess;
+use crate::protocol::tool_data::WebFetchData;
 use crate::tools::{CallIntent, ToolContext, ToolError, ToolKind, ToolResult, TypedTool};
 
 /// How the page is returned.
@@ -136,21 +137,15 @@ async fn fetch(
         .map(str::to_string);
     let final_url = secrets::mask_url(&resp.final_url);
     let kind = decode::kind(content_type.as_deref(), &resp.body);
-    let mut data = json!({
-        "url": final_url,
-        "status": resp.status,
-        "content_type": content_type,
-        "bytes": resp.body.len(),
-        "truncated": resp.truncated,
-    });
-    if !resp.redirects.is_empty() {
-        data["redirects"] = json!(
-            resp.redirects
-                .iter()
-                .map(secrets::mask_url)
-                .collect::<Vec<_>>()
-        );
-    }
+    let mut data = WebFetchData {
+        url: final_url.clone(),
+        status: resp.status,
+        content_type: content_type.clone(),
+        bytes: resp.body.len() as u64,
+        truncated: resp.truncated,
+        redirects: resp.redirects.iter().map(secrets::mask_url).collect(),
+        ..WebFetchData::default()
+    };
     if kind == Kind::Binary {
         return Ok(ToolResult::err(format!(
             "{final_url} is not text ({}, {} bytes{}); web_fetch only returns text and web pages",
@@ -158,14 +153,14 @@ async fn fetch(
             resp.body.len(),
             if resp.truncated { " or more" } else { "" }
         ))
-        .with_data(data));
+        .with(&data));
     }
     let format = a.format.unwrap_or_default();
     let (text, charset) = decode::decode(content_type.as_deref(), &resp.body, kind == Kind::Html);
-    data["charset"] = json!(charset);
+    data.charset = Some(charset.to_string());
     let body = if kind == Kind::Html && format != Format::Raw {
         if let Some(t) = html::title(&text) {
-            data["title"] = json!(t);
+            data.title = Some(t);
         }
         let markdown = tokio::task::spawn_blocking(move || html::to_markdown(&text))
             .await
@@ -180,15 +175,15 @@ async fn fetch(
     // The model reads the page from its top; leave room for the JSON around it.
     let room = ctx.limits.output_budget.saturating_sub(2048).max(1024);
     let (content, cut) = super::head(body, room);
-    data["content_truncated"] = json!(cut);
+    data.content_truncated = Some(cut);
     if (200..400).contains(&resp.status) {
-        Ok(ToolResult::ok(content).with_data(data))
+        Ok(ToolResult::ok(content).with(&data))
     } else {
         let mut r = ToolResult::err(format!(
             "{final_url} answered HTTP {}; the page's content is in output",
             resp.status
         ))
-        .with_data(data);
+        .with(&data);
         r.output = content;
         Ok(r)
     }

@@ -14,13 +14,14 @@ use std::time::Duration;
 use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::client::send;
 use super::search::{Provider, parse_hits};
 use super::{SharedWeb, intent_for};
 use crate::llm::retry::{RetryPolicy, parse_retry_after};
 use crate::policy::NetAccess;
+use crate::protocol::tool_data::WebSearchData;
 use crate::tools::{CallIntent, ToolContext, ToolError, ToolKind, ToolResult, TypedTool};
 
 /// Results returned when the call does not say.
@@ -188,10 +189,10 @@ fn render(provider: &str, query: &str, hits: Vec<super::search::Hit>, attempts: 
             out.push_str(&format!("   {}\n", h.snippet));
         }
     }
-    ToolResult::ok(out.trim_end().to_string()).with_data(json!({
-        "provider": provider,
-        "query": query,
-        "results": hits,
-        "attempts": attempts,
-    }))
+    ToolResult::ok(out.trim_end().to_string()).with(&WebSearchData {
+        provider: provider.to_string(),
+        query: query.to_string(),
+        results: hits,
+        attempts,
+    })
 }
