@@ -34,10 +34,6 @@ const TABLES: &[(&str, &str)] = &[
 /// search) and then the file writer's `apply` and the schema cleaner.)
 const LEFT: &[(&str, &str)] = &[
     ("crates/loom-shell/src/parse.rs", "visit_inner"),
-    (
-        "crates/loom-shell/src/programs/dispatch.rs",
-        "named_program",
-    ),
     ("crates/loom-shell/src/programs/git.rs", "subcommand"),
     ("crates/loom-shell/src/programs/sed.rs", "read_script"),
 ];
