@@ -35,7 +35,6 @@ const TABLES: &[(&str, &str)] = &[
 const LEFT: &[(&str, &str)] = &[
     ("crates/loom-shell/src/parse.rs", "visit_inner"),
     ("crates/loom-shell/src/programs/git.rs", "subcommand"),
-    ("crates/loom-shell/src/programs/sed.rs", "read_script"),
 ];
 
 /// One function found in a source file.
