@@ -21,6 +21,7 @@ mod find;
 mod git;
 mod git_config;
 mod git_repos;
+mod git_subcommands;
 mod machine;
 mod make;
 mod package_runners;
