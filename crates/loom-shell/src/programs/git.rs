@@ -285,85 +285,146 @@ pub(super) fn read_only_spec_for_tests(sub: &str) -> Option<Spec> {
     read_only_spec(sub)
 }
 
+/// Judge `git ARGS...`: its global options, the repository it runs in, then the
+/// subcommand.
 pub(super) fn git(args: &[Word], state: &State, depth: usize) -> Judgement {
-    let mut floor = judge(Risk::ReadOnly, "git");
-    let mut git_dir = state.ctx.cwd.clone();
+    let mut globals = Globals {
+        floor: judge(Risk::ReadOnly, "git"),
+        git_dir: state.ctx.cwd.clone(),
+    };
     let mut i = 0;
     while i < args.len() {
+        match globals.option(args, i, state, depth) {
+            Step::Skip(n) => i += n,
+            Step::Subcommand => break,
+            Step::Verdict(j) => return j,
+        }
+    }
+    let Globals { mut floor, git_dir } = globals;
+    let sub = args.get(i).map(|w| w.text.as_str()).unwrap_or("");
+    let rest = args.get(i + 1..).unwrap_or(&[]);
+    if !matches!(sub, "" | "version" | "help" | "clone" | "init") {
+        floor = floor.worst(super::git_repos::repository_in(&git_dir, state));
+    }
+    let mut j = super::git_subcommands::subcommand(sub, rest, state, depth);
+    j.prefix = vec!["git".into(), sub.to_string()];
+    j.worst(floor)
+}
+
+/// What git's global options (before the subcommand) amount to so far.
+struct Globals {
+    /// The least the call is, whatever the subcommand.
+    floor: Judgement,
+    /// The directory git runs in (`-C DIR` moves it).
+    git_dir: std::path::PathBuf,
+}
+
+/// How the reading of git's global options goes on after one word.
+enum Step {
+    /// The option took this many words.
+    Skip(usize),
+    /// The word is the subcommand.
+    Subcommand,
+    /// The call is judged already.
+    Verdict(Judgement),
+}
+
+impl Globals {
+    /// Read the global option at `args[i]`.
+    fn option(&mut self, args: &[Word], i: usize, state: &State, depth: usize) -> Step {
         let w = &args[i];
         let t = w.text.as_str();
         if w.dynamic {
-            return judge(
+            return Step::Verdict(judge(
                 Risk::Medium,
                 format!("the git argument `{t}` is only known at run time"),
-            );
+            ));
         }
         if t == "-c" || (t.starts_with("-c") && t.len() > 2 && !t.starts_with("--")) {
-            let (value, step) = if t == "-c" {
-                (
-                    args.get(i + 1).map(|w| w.text.clone()).unwrap_or_default(),
-                    2,
-                )
-            } else {
-                (t[2..].to_string(), 1)
-            };
-            let key = value.split('=').next().unwrap_or("");
-            let (level, reason) = config_key(key);
-            floor = floor.at_least(level, format!("git -c {key}: {reason}"));
-            if let Some((_, setting)) = value.split_once('=') {
-                if level == Risk::High {
-                    floor = floor.worst(config_payload(key, setting, state, depth));
-                }
-                if let Some(write) = config_writes(key, setting, state) {
-                    floor = floor.worst(write);
-                }
-            }
-            i += step;
-            continue;
+            return Step::Skip(self.config(args, i, state, depth));
         }
         if t == "--config-env" || t.starts_with("--config-env=") {
-            floor = floor.at_least(
+            self.floor = self.floor.clone().at_least(
                 Risk::High,
                 "git --config-env sets options (such as core.pager) from the environment, which can run programs",
             );
-            i += if t.contains('=') { 1 } else { 2 };
-            continue;
+            return Step::Skip(if t.contains('=') { 1 } else { 2 });
         }
         if t == "-C" || (t.starts_with("-C") && t.len() > 2) {
-            let dir = if t == "-C" {
-                i += 2;
-                args.get(i - 1).cloned()
+            let (dir, step) = if t == "-C" {
+                (args.get(i + 1).cloned(), 2)
             } else {
-                i += 1;
-                Some(Word::literal(&t[2..]))
+                (Some(Word::literal(&t[2..])), 1)
             };
             if let Some(d) = dir {
-                if !matches!(state.place(&d), Place::Inside(_) | Place::WorkspaceRoot) {
-                    floor = floor.at_least(
-                        Risk::High,
-                        format!("runs git in {}, outside the workspace", d.text),
-                    );
-                }
-                if let Some(p) = super::super::place::expand(&d, &state.ctx) {
-                    git_dir = git_dir.join(p);
-                }
+                self.directory(&d, state);
             }
-            continue;
+            return Step::Skip(step);
         }
+        self.other_option(t)
+    }
+
+    /// `-c KEY=VALUE` (or `-cKEY=VALUE`) at `args[i]`, judged by the key and the value;
+    /// returns how many words it took.
+    fn config(&mut self, args: &[Word], i: usize, state: &State, depth: usize) -> usize {
+        let t = args[i].text.as_str();
+        let (value, step) = if t == "-c" {
+            (
+                args.get(i + 1).map(|w| w.text.clone()).unwrap_or_default(),
+                2,
+            )
+        } else {
+            (t[2..].to_string(), 1)
+        };
+        let key = value.split('=').next().unwrap_or("");
+        let (level, reason) = config_key(key);
+        let mut floor = self.floor.clone();
+        floor = floor.at_least(level, format!("git -c {key}: {reason}"));
+        if let Some((_, setting)) = value.split_once('=') {
+            if level == Risk::High {
+                floor = floor.worst(config_payload(key, setting, state, depth));
+            }
+            if let Some(write) = config_writes(key, setting, state) {
+                floor = floor.worst(write);
+            }
+        }
+        self.floor = floor;
+        step
+    }
+
+    /// `-C DIR`: git runs in DIR, high outside the workspace.
+    fn directory(&mut self, d: &Word, state: &State) {
+        if !matches!(state.place(d), Place::Inside(_) | Place::WorkspaceRoot) {
+            self.floor = self.floor.clone().at_least(
+                Risk::High,
+                format!("runs git in {}, outside the workspace", d.text),
+            );
+        }
+        if let Some(p) = super::super::place::expand(d, &state.ctx) {
+            self.git_dir = self.git_dir.join(p);
+        }
+    }
+
+    /// The global options that take no judgement of their value.
+    fn other_option(&mut self, t: &str) -> Step {
         match t {
             "--git-dir" | "--work-tree" | "--namespace" => {
-                floor = floor.at_least(Risk::High, "points git at another repository");
-                i += 2;
-                continue;
+                self.floor = self
+                    .floor
+                    .clone()
+                    .at_least(Risk::High, "points git at another repository");
+                Step::Skip(2)
             }
             _ if t.starts_with("--git-dir=")
                 || t.starts_with("--work-tree=")
                 || t.starts_with("--exec-path=")
                 || t.starts_with("--namespace=") =>
             {
-                floor = floor.at_least(Risk::High, "points git at another repository or program");
-                i += 1;
-                continue;
+                self.floor = self
+                    .floor
+                    .clone()
+                    .at_least(Risk::High, "points git at another repository or program");
+                Step::Skip(1)
             }
             "--no-pager"
             | "-P"
@@ -382,24 +443,15 @@ pub(super) fn git(args: &[Word], state: &State, depth: usize) -> Judgement {
             | "--html-path"
             | "--man-path"
             | "--info-path"
-            | "--exec-path" => {
-                i += 1;
-                continue;
-            }
-            _ if t.starts_with('-') => {
-                return floor.at_least(Risk::Medium, format!("unrecognised option {t} for git"));
-            }
-            _ => break,
+            | "--exec-path" => Step::Skip(1),
+            _ if t.starts_with('-') => Step::Verdict(
+                self.floor
+                    .clone()
+                    .at_least(Risk::Medium, format!("unrecognised option {t} for git")),
+            ),
+            _ => Step::Subcommand,
         }
     }
-    let sub = args.get(i).map(|w| w.text.as_str()).unwrap_or("");
-    let rest = args.get(i + 1..).unwrap_or(&[]);
-    if !matches!(sub, "" | "version" | "help" | "clone" | "init") {
-        floor = floor.worst(super::git_repos::repository_in(&git_dir, state));
-    }
-    let mut j = super::git_subcommands::subcommand(sub, rest, state, depth);
-    j.prefix = vec!["git".into(), sub.to_string()];
-    j.worst(floor)
 }
 
 /// A read-only subcommand with recognised options: what it reads.
