@@ -6,7 +6,7 @@
 //! script Loom cannot read is not assumed harmless.
 
 use super::super::Risk;
-use super::super::options::{Spec, parse};
+use super::super::options::{Parsed, Spec, parse};
 use super::super::parse::Word;
 use super::{Judgement, PipedInput, State, judge, nested, reads, writes_at};
 
@@ -35,56 +35,15 @@ struct Effects {
 }
 
 pub(super) fn sed(name: &str, args: &[Word], state: &State, depth: usize) -> Judgement {
-    let in_place_glued: Vec<Word> = args
-        .iter()
-        .map(|w| {
-            if !w.dynamic
-                && w.text.starts_with("-i")
-                && w.text.len() > 2
-                && !w.text.starts_with("--")
-            {
-                Word::literal("-i")
-            } else if w.text.starts_with("--in-place=") {
-                Word::literal("--in-place")
-            } else {
-                w.clone()
-            }
-        })
-        .collect();
+    let in_place_glued = in_place_unglued(args);
     let parsed = match parse(&SPEC, &in_place_glued, false) {
         Ok(p) => p,
         Err(e) => return super::unproven(e, name),
     };
-    let from_input: Vec<Word> = match &state.piped {
-        Some(PipedInput::Text(text)) => parsed
-            .values(&["-f", "--file"])
-            .iter()
-            .filter(|v| v.text() == "-")
-            .map(|_| Word::literal(text))
-            .collect(),
-        _ => Vec::new(),
+    let (scripts, files) = match scripts_and_files(&parsed, state) {
+        Ok(found) => found,
+        Err(j) => return j,
     };
-    let script_files = parsed.values(&["-f", "--file"]).len();
-    if script_files > 0 && from_input.len() < script_files {
-        return judge(
-            Risk::Medium,
-            "the sed script comes from a file Loom does not read, so it may write files or run commands",
-        )
-        .ungrantable();
-    }
-    let mut scripts: Vec<Word> = parsed
-        .values(&["-e", "--expression"])
-        .into_iter()
-        .map(|v| v.word())
-        .chain(from_input)
-        .collect();
-    let mut files: Vec<&Word> = parsed.operands.clone();
-    if scripts.is_empty() {
-        if files.is_empty() {
-            return judge(Risk::ReadOnly, "sed with no script");
-        }
-        scripts.push(files.remove(0).clone());
-    }
     let sandboxed = parsed.has(&["--sandbox"]);
     let in_place = parsed.has(&["-i", "--in-place"]);
     let mut j = if in_place {
@@ -116,31 +75,97 @@ pub(super) fn sed(name: &str, args: &[Word], state: &State, depth: usize) -> Jud
         if sandboxed {
             continue;
         }
-        for w in &effects.writes {
-            j = j.worst(writes_at(&Word::literal(w), state, "the sed script writes"));
+        j = with_effects(j, &effects, state, depth);
+    }
+    j
+}
+
+/// `args` with an in-place suffix cut off (`-i.bak` → `-i`, `--in-place=.bak` →
+/// `--in-place`), so the options parse.
+fn in_place_unglued(args: &[Word]) -> Vec<Word> {
+    args.iter()
+        .map(|w| {
+            if !w.dynamic
+                && w.text.starts_with("-i")
+                && w.text.len() > 2
+                && !w.text.starts_with("--")
+            {
+                Word::literal("-i")
+            } else if w.text.starts_with("--in-place=") {
+                Word::literal("--in-place")
+            } else {
+                w.clone()
+            }
+        })
+        .collect()
+}
+
+/// The scripts (`-e`, `-f -` fed text, or the first operand) and the files sed reads;
+/// `Err` with the verdict when that is already known (a script file Loom does not read,
+/// or no script at all).
+fn scripts_and_files<'a>(
+    parsed: &Parsed<'a>,
+    state: &State,
+) -> Result<(Vec<Word>, Vec<&'a Word>), Judgement> {
+    let from_input: Vec<Word> = match &state.piped {
+        Some(PipedInput::Text(text)) => parsed
+            .values(&["-f", "--file"])
+            .iter()
+            .filter(|v| v.text() == "-")
+            .map(|_| Word::literal(text))
+            .collect(),
+        _ => Vec::new(),
+    };
+    let script_files = parsed.values(&["-f", "--file"]).len();
+    if script_files > 0 && from_input.len() < script_files {
+        return Err(judge(
+            Risk::Medium,
+            "the sed script comes from a file Loom does not read, so it may write files or run commands",
+        )
+        .ungrantable());
+    }
+    let mut scripts: Vec<Word> = parsed
+        .values(&["-e", "--expression"])
+        .into_iter()
+        .map(|v| v.word())
+        .chain(from_input)
+        .collect();
+    let mut files: Vec<&Word> = parsed.operands.clone();
+    if scripts.is_empty() {
+        if files.is_empty() {
+            return Err(judge(Risk::ReadOnly, "sed with no script"));
         }
-        for r in &effects.reads {
-            j = j.worst(reads(&Word::literal(r), state));
-        }
-        for c in &effects.runs {
-            j = j.worst(
-                judge(Risk::Medium, "the sed script runs a command").worst(nested(
-                    c,
-                    state,
-                    depth,
-                    "sed's `e` command",
-                )),
-            );
-        }
-        if effects.runs_pattern_space {
-            j = j.at_least(
-                Risk::High,
-                "the sed script runs its input text as a shell command (`e` or `s///e`)",
-            );
-        }
-        for r in &effects.runs_replacement {
-            j = j.worst(nested(r, state, depth, "sed's `s///e`"));
-        }
+        scripts.push(files.remove(0).clone());
+    }
+    Ok((scripts, files))
+}
+
+/// `j`, worse for what a script writes, reads and runs.
+fn with_effects(mut j: Judgement, effects: &Effects, state: &State, depth: usize) -> Judgement {
+    for w in &effects.writes {
+        j = j.worst(writes_at(&Word::literal(w), state, "the sed script writes"));
+    }
+    for r in &effects.reads {
+        j = j.worst(reads(&Word::literal(r), state));
+    }
+    for c in &effects.runs {
+        j = j.worst(
+            judge(Risk::Medium, "the sed script runs a command").worst(nested(
+                c,
+                state,
+                depth,
+                "sed's `e` command",
+            )),
+        );
+    }
+    if effects.runs_pattern_space {
+        j = j.at_least(
+            Risk::High,
+            "the sed script runs its input text as a shell command (`e` or `s///e`)",
+        );
+    }
+    for r in &effects.runs_replacement {
+        j = j.worst(nested(r, state, depth, "sed's `s///e`"));
     }
     j
 }
