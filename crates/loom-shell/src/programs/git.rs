@@ -9,9 +9,9 @@
 //! --hard`, `clean -f`, `branch -D`, `checkout -- .`, `stash drop`) are high.
 //!
 //! This file holds the global options and the read-only tables; the other subcommands
-//! are judged in `git_subcommands.rs`.
+//! are judged in `git_subcommands.rs`, which imports nothing from here.
 
-use super::super::options::{Parsed, Spec};
+use super::super::options::{Parsed, Spec, parse};
 use super::super::parse::Word;
 use super::super::{Place, Risk};
 use super::git_config::{config_key, config_payload, config_writes};
@@ -95,7 +95,7 @@ fn spec(
 
 /// The option table of a read-only subcommand, or `None` when it changes something.
 #[rustfmt::skip]
-pub(super) fn read_only_spec(sub: &str) -> Option<Spec> {
+fn read_only_spec(sub: &str) -> Option<Spec> {
     Some(match sub {
         "log" | "whatchanged" | "shortlog" | "rev-list" | "show" | "reflog" => spec(
             "puszawbRMCDBWtinEFPgmcrfe",
@@ -306,9 +306,25 @@ pub(super) fn git(args: &[Word], state: &State, depth: usize) -> Judgement {
     if !matches!(sub, "" | "version" | "help" | "clone" | "init") {
         floor = floor.worst(super::git_repos::repository_in(&git_dir, state));
     }
-    let mut j = super::git_subcommands::subcommand(sub, rest, state, depth);
+    let mut j = subcommand(sub, rest, state, depth);
     j.prefix = vec!["git".into(), sub.to_string()];
     j.worst(floor)
+}
+
+/// The subcommand: none prints help, one with a read-only table is judged by it, the
+/// others by their rules ([`super::git_subcommands`]).
+fn subcommand(sub: &str, rest: &[Word], state: &State, depth: usize) -> Judgement {
+    if sub.is_empty() {
+        return judge(Risk::ReadOnly, "git with no subcommand prints help");
+    }
+    if let Some(spec) = read_only_spec(sub) {
+        let parsed = match parse(&spec, rest, false) {
+            Ok(p) => p,
+            Err(e) => return super::unproven(e, &format!("git {sub}")),
+        };
+        return read_only(sub, &parsed, state);
+    }
+    super::git_subcommands::by_rules(sub, rest, state, depth)
 }
 
 /// What git's global options (before the subcommand) amount to so far.
@@ -455,7 +471,7 @@ impl Globals {
 }
 
 /// A read-only subcommand with recognised options: what it reads.
-pub(super) fn read_only(sub: &str, parsed: &Parsed<'_>, state: &State) -> Judgement {
+fn read_only(sub: &str, parsed: &Parsed<'_>, state: &State) -> Judgement {
     let mut j = judge(Risk::ReadOnly, format!("git {sub} only reads"));
     if sub == "reflog"
         && parsed

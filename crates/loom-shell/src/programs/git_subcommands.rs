@@ -1,29 +1,18 @@
-//! `git`'s subcommands past the global options: read-only ones by their option tables
-//! (in `git.rs`), the rest by what they do: contact a remote, lose work (`reset --hard`,
+//! `git`'s subcommands past the global options that have no read-only table (those are
+//! judged in `git.rs`), by what they do: contact a remote, lose work (`reset --hard`,
 //! `clean -f`, `checkout -- .`, `stash drop`), run a command (`rebase --exec`, `bisect
 //! run`, `submodule foreach`), rewrite history, or change the repository's state. A
 //! subcommand Loom does not know may be an alias or an external `git-NAME` program, so
 //! it asks.
 
 use super::super::Risk;
-use super::super::options::parse;
 use super::super::parse::Word;
-use super::git::{read_only, read_only_spec};
 use super::git_config::{config, config_key};
 use super::{Judgement, State, is_flag, judge, nested, writes_at};
 
-/// Judge `git SUB REST...`.
-pub(super) fn subcommand(sub: &str, rest: &[Word], state: &State, depth: usize) -> Judgement {
-    if sub.is_empty() {
-        return judge(Risk::ReadOnly, "git with no subcommand prints help");
-    }
-    if let Some(spec) = read_only_spec(sub) {
-        let parsed = match parse(&spec, rest, false) {
-            Ok(p) => p,
-            Err(e) => return super::unproven(e, &format!("git {sub}")),
-        };
-        return read_only(sub, &parsed, state);
-    }
+/// Judge `git SUB REST...` for a subcommand with no read-only table (those are judged in
+/// `git.rs`).
+pub(super) fn by_rules(sub: &str, rest: &[Word], state: &State, depth: usize) -> Judgement {
     let args = Args::new(rest);
     if let Some(j) = with_rules(sub, &args, state, depth) {
         return j;
