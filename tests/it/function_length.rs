@@ -10,8 +10,9 @@
 
 use std::path::{Path, PathBuf};
 
-/// The most lines a function outside [`TABLES`] and [`LEFT`] may take.
-const LIMIT: usize = 120;
+/// The most lines a function outside [`TABLES`] and [`LEFT`] may take: the longest one
+/// left outside them (lower it as functions are split, toward issue 27's 80).
+const LIMIT: usize = 99;
 
 /// Tables, exempt from [`LIMIT`]: functions that are mostly a `match` on program or
 /// subcommand names or a static list of options (the command classifier's knowledge), as
@@ -31,17 +32,10 @@ const TABLES: &[(&str, &str)] = &[
 /// Functions over [`LIMIT`] lines that are not tables, still to be split along their
 /// seams, as `(file, function)`. Shrink it; never grow it. (Issue 27 split the four
 /// longest (the browser's event watch and actions, the model client's stream, the file
-/// search) and then the file writer's `apply` and the schema cleaner.)
-const LEFT: &[(&str, &str)] = &[
-    ("crates/loom-shell/src/parse.rs", "visit_inner"),
-    ("crates/loom-shell/src/parse/words.rs", "word"),
-    (
-        "crates/loom-shell/src/programs/dispatch.rs",
-        "named_program",
-    ),
-    ("crates/loom-shell/src/programs/git.rs", "subcommand"),
-    ("crates/loom-shell/src/programs/sed.rs", "read_script"),
-];
+/// search), then the file writer's `apply` and the schema cleaner, then the command
+/// classifier's `word`, `named_program`, sed's `read_script`, `visit_inner` and git's
+/// `subcommand`.)
+const LEFT: &[(&str, &str)] = &[];
 
 /// One function found in a source file.
 #[derive(Debug, PartialEq, Eq)]

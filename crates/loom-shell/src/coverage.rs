@@ -95,19 +95,7 @@ pub fn check(src: &str, root: Node<'_>, walked: &[usize]) -> Coverage {
             i = r.end.max(i + 1);
             continue;
         }
-        let opener = match bytes[i] {
-            b'`' => true,
-            b'$' => {
-                bytes.get(i + 1) == Some(&b'(')
-                    || (bytes.get(i + 1) == Some(&b'{')
-                        && matches!(bytes.get(i + 2), Some(b' ' | b'\t' | b'\n' | b'|')))
-            }
-            b'<' | b'>' => {
-                bytes.get(i + 1) == Some(&b'(') && !spans.quoted.iter().any(|r| r.contains(&i))
-            }
-            _ => false,
-        };
-        if !opener || escaped(bytes, i) {
+        if !opens_substitution(bytes, i, &spans) || escaped(bytes, i) {
             i += 1;
             continue;
         }
@@ -125,46 +113,91 @@ pub fn check(src: &str, root: Node<'_>, walked: &[usize]) -> Coverage {
             i += 1;
             continue;
         }
-        let closes_walked_backtick = bytes[i] == b'`'
-            && spans.parsed.iter().any(|r| {
-                r.end == i + 1 && src[r.clone()].starts_with('`') && walked.contains(&r.start)
-            });
-        if closes_walked_backtick {
+        if closes_walked_backtick(src, i, &spans, walked) {
             i += 1;
             continue;
         }
-        let end = spans
-            .heredocs
-            .iter()
-            .find(|r| r.contains(&i))
-            .map_or(src.len(), |r| r.end);
-        let text = &src[i..end];
-        let cut = if text.starts_with("${") {
-            cut_out_funsub(text, &mut probes)
-        } else {
-            cut_out(text)
-        };
-        if probes > MAX_FUNSUB_PROBES {
-            out.too_many = true;
-            return out;
-        }
-        match cut {
-            Some(text) => {
-                let at = i;
-                i += text.len().max(1);
-                let command = match funsub_body(&text) {
-                    Some(body) => body.to_string(),
-                    None => format!(": {text}"),
-                };
-                out.unseen.push(Unseen { at, command, text });
-            }
+        match unparsed_at(src, i, &spans, &mut probes, &mut out) {
+            Some(next) => i = next,
             None => {
-                out.unreadable.push(i);
-                i += 1;
+                out.too_many = true;
+                return out;
             }
         }
     }
     out
+}
+
+/// Whether a substitution opens at byte `i`: `` ` ``, `$(`, `${ ` (a function
+/// substitution), or `<(`/`>(` outside double quotes.
+fn opens_substitution(bytes: &[u8], i: usize, spans: &Spans) -> bool {
+    match bytes[i] {
+        b'`' => true,
+        b'$' => {
+            bytes.get(i + 1) == Some(&b'(')
+                || (bytes.get(i + 1) == Some(&b'{')
+                    && matches!(bytes.get(i + 2), Some(b' ' | b'\t' | b'\n' | b'|')))
+        }
+        b'<' | b'>' => {
+            bytes.get(i + 1) == Some(&b'(') && !spans.quoted.iter().any(|r| r.contains(&i))
+        }
+        _ => false,
+    }
+}
+
+/// Whether the backtick at `i` closes a backtick substitution the walk turned into
+/// commands.
+fn closes_walked_backtick(src: &str, i: usize, spans: &Spans, walked: &[usize]) -> bool {
+    src.as_bytes()[i] == b'`'
+        && spans
+            .parsed
+            .iter()
+            .any(|r| r.end == i + 1 && src[r.clone()].starts_with('`') && walked.contains(&r.start))
+}
+
+/// A substitution at `i` the parser did not produce: cut out of the raw text and pushed
+/// to `out` as unseen (or its offset as unreadable); returns where the scan goes on, or
+/// `None` once the probes for function substitutions are spent.
+fn unparsed_at(
+    src: &str,
+    i: usize,
+    spans: &Spans,
+    probes: &mut usize,
+    out: &mut Coverage,
+) -> Option<usize> {
+    let end = spans
+        .heredocs
+        .iter()
+        .find(|r| r.contains(&i))
+        .map_or(src.len(), |r| r.end);
+    let text = &src[i..end];
+    let cut = if text.starts_with("${") {
+        cut_out_funsub(text, probes)
+    } else {
+        cut_out(text)
+    };
+    if *probes > MAX_FUNSUB_PROBES {
+        return None;
+    }
+    match cut {
+        Some(text) => {
+            let next = i + text.len().max(1);
+            let command = match funsub_body(&text) {
+                Some(body) => body.to_string(),
+                None => format!(": {text}"),
+            };
+            out.unseen.push(Unseen {
+                at: i,
+                command,
+                text,
+            });
+            Some(next)
+        }
+        None => {
+            out.unreadable.push(i);
+            Some(i + 1)
+        }
+    }
 }
 
 /// Whether the byte at `i` is escaped by an odd run of backslashes before it.

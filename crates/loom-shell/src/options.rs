@@ -206,89 +206,116 @@ pub fn parse<'a>(spec: &Spec, args: &'a [Word], inert: bool) -> Result<Parsed<'a
             continue;
         }
         if let Some(long) = t.strip_prefix("--") {
-            let (name, glued) = match long.split_once('=') {
-                Some((n, v)) => (n, Some(v)),
-                None => (long, None),
-            };
-            let entry = spec
-                .long
-                .iter()
-                .find(|e| e.strip_suffix(['=', '?']).unwrap_or(e) == name);
-            let Some(entry) = entry else {
-                return Err(Unproven::Unrecognised(format!("--{name}")));
-            };
-            let shown = format!("--{name}");
-            let value = match (entry.chars().last(), glued) {
-                (Some('='), Some(v)) => Some(OptValue::Glued {
-                    text: v.to_string(),
-                    dynamic: w.dynamic,
-                }),
-                (Some('='), None) => match args.get(i) {
-                    Some(next) => {
-                        i += 1;
-                        Some(OptValue::Word(next))
-                    }
-                    None => return Err(Unproven::MissingValue(shown)),
-                },
-                (Some('?'), Some(v)) => Some(OptValue::Glued {
-                    text: v.to_string(),
-                    dynamic: w.dynamic,
-                }),
-                (_, Some(_)) => return Err(Unproven::Unrecognised(format!("--{long}"))),
-                _ => None,
-            };
-            out.opts.push(Opt { name: shown, value });
+            let opt = long_option(spec, w, long, args, &mut i)?;
+            out.opts.push(opt);
             continue;
         }
         if let Some(shorts) = t.strip_prefix('-').filter(|s| !s.is_empty()) {
-            if spec.numeric && shorts.chars().all(|c| c.is_ascii_digit()) {
-                out.opts.push(Opt {
-                    name: "-NUM".into(),
-                    value: Some(OptValue::Glued {
-                        text: shorts.to_string(),
-                        dynamic: false,
-                    }),
-                });
-                continue;
-            }
-            let chars: Vec<char> = shorts.chars().collect();
-            let mut k = 0;
-            while k < chars.len() {
-                let c = chars[k];
-                let name = format!("-{c}");
-                if let Some(required) = spec.short_value(c) {
-                    let rest: String = chars[k + 1..].iter().collect();
-                    let value = if !rest.is_empty() {
-                        Some(OptValue::Glued {
-                            text: rest,
-                            dynamic: w.dynamic,
-                        })
-                    } else if !required {
-                        None
-                    } else {
-                        match args.get(i) {
-                            Some(next) => {
-                                i += 1;
-                                Some(OptValue::Word(next))
-                            }
-                            None => return Err(Unproven::MissingValue(name)),
-                        }
-                    };
-                    out.opts.push(Opt { name, value });
-                    break;
-                }
-                if spec.flags.contains(c) {
-                    out.opts.push(Opt { name, value: None });
-                    k += 1;
-                    continue;
-                }
-                return Err(Unproven::Unrecognised(name));
-            }
+            short_options(spec, w, shorts, args, &mut i, &mut out.opts)?;
             continue;
         }
         out.operands.push(w);
     }
     Ok(out)
+}
+
+/// The long option `--LONG` of word `w`, taking its value from the next word of `args`
+/// (at `*i`, then moved past) when it is not glued.
+fn long_option<'a>(
+    spec: &Spec,
+    w: &'a Word,
+    long: &str,
+    args: &'a [Word],
+    i: &mut usize,
+) -> Result<Opt<'a>, Unproven> {
+    let (name, glued) = match long.split_once('=') {
+        Some((n, v)) => (n, Some(v)),
+        None => (long, None),
+    };
+    let entry = spec
+        .long
+        .iter()
+        .find(|e| e.strip_suffix(['=', '?']).unwrap_or(e) == name);
+    let Some(entry) = entry else {
+        return Err(Unproven::Unrecognised(format!("--{name}")));
+    };
+    let shown = format!("--{name}");
+    let value = match (entry.chars().last(), glued) {
+        (Some('='), Some(v)) => Some(OptValue::Glued {
+            text: v.to_string(),
+            dynamic: w.dynamic,
+        }),
+        (Some('='), None) => match args.get(*i) {
+            Some(next) => {
+                *i += 1;
+                Some(OptValue::Word(next))
+            }
+            None => return Err(Unproven::MissingValue(shown)),
+        },
+        (Some('?'), Some(v)) => Some(OptValue::Glued {
+            text: v.to_string(),
+            dynamic: w.dynamic,
+        }),
+        (_, Some(_)) => return Err(Unproven::Unrecognised(format!("--{long}"))),
+        _ => None,
+    };
+    Ok(Opt { name: shown, value })
+}
+
+/// The short options `-SHORTS` of word `w` (a `-NUM` count, flags grouped, an option
+/// whose value is the rest of the word or the next word of `args`), pushed to `opts`.
+fn short_options<'a>(
+    spec: &Spec,
+    w: &'a Word,
+    shorts: &str,
+    args: &'a [Word],
+    i: &mut usize,
+    opts: &mut Vec<Opt<'a>>,
+) -> Result<(), Unproven> {
+    if spec.numeric && shorts.chars().all(|c| c.is_ascii_digit()) {
+        opts.push(Opt {
+            name: "-NUM".into(),
+            value: Some(OptValue::Glued {
+                text: shorts.to_string(),
+                dynamic: false,
+            }),
+        });
+        return Ok(());
+    }
+    let chars: Vec<char> = shorts.chars().collect();
+    let mut k = 0;
+    while k < chars.len() {
+        let c = chars[k];
+        let name = format!("-{c}");
+        if let Some(required) = spec.short_value(c) {
+            let rest: String = chars[k + 1..].iter().collect();
+            let value = if !rest.is_empty() {
+                Some(OptValue::Glued {
+                    text: rest,
+                    dynamic: w.dynamic,
+                })
+            } else if !required {
+                None
+            } else {
+                match args.get(*i) {
+                    Some(next) => {
+                        *i += 1;
+                        Some(OptValue::Word(next))
+                    }
+                    None => return Err(Unproven::MissingValue(name)),
+                }
+            };
+            opts.push(Opt { name, value });
+            break;
+        }
+        if spec.flags.contains(c) {
+            opts.push(Opt { name, value: None });
+            k += 1;
+            continue;
+        }
+        return Err(Unproven::Unrecognised(name));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

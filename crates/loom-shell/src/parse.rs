@@ -284,141 +284,162 @@ impl Walker<'_> {
                 self.assignments(node, &mut cmd.assignments);
                 self.script.commands.push(cmd);
             }
-            "redirected_statement" => {
-                let before = self.script.commands.len();
-                let body = node.child_by_field_name("body");
-                if let Some(body) = body {
-                    self.visit(body);
-                }
-                let owner = self
-                    .script
-                    .commands
-                    .len()
-                    .checked_sub(1)
-                    .filter(|&i| i >= before);
-                if let (Some(body), Some(owner)) = (body, owner)
-                    && body.kind() == "command"
-                {
-                    self.dropped_dashes(node, body, owner);
-                }
-                let piped_before = self.script.pipelines.len();
-                let outer_heredoc = std::mem::take(&mut self.heredoc_expands);
-                let outer_stdin = self.stdin.take();
-                let mut redirects = Vec::new();
-                let mut cursor = node.walk();
-                for child in node.children_by_field_name("redirect", &mut cursor) {
-                    self.redirect(child, &mut redirects);
-                }
-                let mut cursor = node.walk();
-                for child in node.named_children(&mut cursor) {
-                    if child.kind() == "herestring_redirect" {
-                        self.redirect(child, &mut redirects);
-                    }
-                }
-                let expands = std::mem::replace(&mut self.heredoc_expands, outer_heredoc);
-                let stdin = std::mem::replace(&mut self.stdin, outer_stdin);
-                self.attach(owner, redirects, node, expands, stdin);
-                if let Some(owner) = owner {
-                    self.heredoc_pipeline(node, piped_before, owner);
-                }
-            }
-            "pipeline" => {
-                let mut stages = Vec::new();
-                let mut cursor = node.walk();
-                for child in node.named_children(&mut cursor) {
-                    let before = self.script.commands.len();
-                    self.visit(child);
-                    stages.push((before..self.script.commands.len()).collect());
-                }
-                self.script.pipelines.push(stages);
-            }
-            "function_definition" => {
-                let name = node
-                    .child_by_field_name("name")
-                    .map(|n| self.text(n))
-                    .unwrap_or_default();
-                let before = self.script.commands.len();
-                if let Some(body) = node.child_by_field_name("body") {
-                    self.visit(body);
-                }
-                let mut redirects = Vec::new();
-                let mut cursor = node.walk();
-                let targets: Vec<Node<'_>> = node
-                    .children_by_field_name("redirect", &mut cursor)
-                    .collect();
-                for child in targets {
-                    self.redirect(child, &mut redirects);
-                }
-                if !redirects.is_empty() {
-                    // Applied each time the function is called.
-                    self.script.commands.push(SimpleCommand {
-                        redirects,
-                        part: format!("redirect of function {name}"),
-                        text: self.text(node),
-                        ..SimpleCommand::default()
-                    });
-                }
-                let body = (before..self.script.commands.len()).collect();
-                self.script.functions.push((name, body));
-            }
+            "redirected_statement" => self.visit_redirected(node),
+            "pipeline" => self.visit_pipeline(node),
+            "function_definition" => self.visit_function(node),
             "command_substitution" | "process_substitution" | "arithmetic_expansion" => {
                 // Outside a word (in `(( … ))`, say): walked as one, so it counts as seen.
                 let _ = self.word(node);
             }
             "compound_statement" | "subshell" | "do_group" | "if_statement" | "while_statement"
-            | "case_statement" | "else_clause" | "elif_clause" => {
-                // Statements inside run one after another: a `cd` among them may fail and
-                // the next still runs, whatever chain the block is in.
-                let outer = self.and_chain.take();
-                let mut cursor = node.walk();
-                let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
-                for child in children {
-                    self.visit(child);
-                }
-                self.and_chain = outer;
+            | "case_statement" | "else_clause" | "elif_clause" => self.visit_block(node),
+            "for_statement" => self.visit_for(node),
+            _ => self.visit_children(node),
+        }
+    }
+
+    /// A statement with redirects (`cmd > file`, `cmd <<EOF`): the body is walked, then
+    /// its redirects, heredocs and here-strings are attached to its last command.
+    fn visit_redirected(&mut self, node: Node<'_>) {
+        let before = self.script.commands.len();
+        let body = node.child_by_field_name("body");
+        if let Some(body) = body {
+            self.visit(body);
+        }
+        let owner = self
+            .script
+            .commands
+            .len()
+            .checked_sub(1)
+            .filter(|&i| i >= before);
+        if let (Some(body), Some(owner)) = (body, owner)
+            && body.kind() == "command"
+        {
+            self.dropped_dashes(node, body, owner);
+        }
+        let piped_before = self.script.pipelines.len();
+        let outer_heredoc = std::mem::take(&mut self.heredoc_expands);
+        let outer_stdin = self.stdin.take();
+        let mut redirects = Vec::new();
+        let mut cursor = node.walk();
+        for child in node.children_by_field_name("redirect", &mut cursor) {
+            self.redirect(child, &mut redirects);
+        }
+        let mut cursor = node.walk();
+        for child in node.named_children(&mut cursor) {
+            if child.kind() == "herestring_redirect" {
+                self.redirect(child, &mut redirects);
             }
-            "for_statement" => {
-                // `for NAME in WORDS`: NAME is assigned each word, as `NAME=WORD` would.
-                let name = node
-                    .child_by_field_name("variable")
-                    .map(|n| self.text(n))
-                    .unwrap_or_default();
-                let mut cursor = node.walk();
-                let values: Vec<Node<'_>> =
-                    node.children_by_field_name("value", &mut cursor).collect();
-                let assignments = values
-                    .into_iter()
-                    .map(|v| Assignment {
-                        name: name.clone(),
-                        value: self.word(v),
-                    })
-                    .collect::<Vec<_>>();
-                self.script.commands.push(SimpleCommand {
-                    assignments,
-                    part: self.part(),
-                    text: format!("for {name} in …"),
-                    ..SimpleCommand::default()
-                });
-                if let Some(body) = node.child_by_field_name("body") {
-                    self.visit(body);
-                }
-            }
-            _ => {
-                let mut cursor = node.walk();
-                let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
-                for (i, child) in children.iter().enumerate() {
-                    if child.is_named() {
-                        let before = self.script.commands.len();
-                        self.visit(*child);
-                        let background = children
-                            .get(i + 1)
-                            .is_some_and(|n| !n.is_named() && n.kind() == "&");
-                        if background {
-                            self.script
-                                .background
-                                .extend(before..self.script.commands.len());
-                        }
-                    }
+        }
+        let expands = std::mem::replace(&mut self.heredoc_expands, outer_heredoc);
+        let stdin = std::mem::replace(&mut self.stdin, outer_stdin);
+        self.attach(owner, redirects, node, expands, stdin);
+        if let Some(owner) = owner {
+            self.heredoc_pipeline(node, piped_before, owner);
+        }
+    }
+
+    /// `a | b | c`: each stage walked, and the commands of each recorded as a pipeline.
+    fn visit_pipeline(&mut self, node: Node<'_>) {
+        let mut stages = Vec::new();
+        let mut cursor = node.walk();
+        for child in node.named_children(&mut cursor) {
+            let before = self.script.commands.len();
+            self.visit(child);
+            stages.push((before..self.script.commands.len()).collect());
+        }
+        self.script.pipelines.push(stages);
+    }
+
+    /// `name() { … } > file`: the body walked and recorded under the name; redirects on
+    /// the definition become a command of their own.
+    fn visit_function(&mut self, node: Node<'_>) {
+        let name = node
+            .child_by_field_name("name")
+            .map(|n| self.text(n))
+            .unwrap_or_default();
+        let before = self.script.commands.len();
+        if let Some(body) = node.child_by_field_name("body") {
+            self.visit(body);
+        }
+        let mut redirects = Vec::new();
+        let mut cursor = node.walk();
+        let targets: Vec<Node<'_>> = node
+            .children_by_field_name("redirect", &mut cursor)
+            .collect();
+        for child in targets {
+            self.redirect(child, &mut redirects);
+        }
+        if !redirects.is_empty() {
+            // Applied each time the function is called.
+            self.script.commands.push(SimpleCommand {
+                redirects,
+                part: format!("redirect of function {name}"),
+                text: self.text(node),
+                ..SimpleCommand::default()
+            });
+        }
+        let body = (before..self.script.commands.len()).collect();
+        self.script.functions.push((name, body));
+    }
+
+    /// A block (`{ … }`, `( … )`, `if`, `while`, `case` ...): its statements walked
+    /// outside any `&&` chain.
+    fn visit_block(&mut self, node: Node<'_>) {
+        // Statements inside run one after another: a `cd` among them may fail and
+        // the next still runs, whatever chain the block is in.
+        let outer = self.and_chain.take();
+        let mut cursor = node.walk();
+        let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+        for child in children {
+            self.visit(child);
+        }
+        self.and_chain = outer;
+    }
+
+    /// `for NAME in WORDS; do …; done`: the assignments of NAME, then the body.
+    fn visit_for(&mut self, node: Node<'_>) {
+        // `for NAME in WORDS`: NAME is assigned each word, as `NAME=WORD` would.
+        let name = node
+            .child_by_field_name("variable")
+            .map(|n| self.text(n))
+            .unwrap_or_default();
+        let mut cursor = node.walk();
+        let values: Vec<Node<'_>> = node.children_by_field_name("value", &mut cursor).collect();
+        let assignments = values
+            .into_iter()
+            .map(|v| Assignment {
+                name: name.clone(),
+                value: self.word(v),
+            })
+            .collect::<Vec<_>>();
+        self.script.commands.push(SimpleCommand {
+            assignments,
+            part: self.part(),
+            text: format!("for {name} in …"),
+            ..SimpleCommand::default()
+        });
+        if let Some(body) = node.child_by_field_name("body") {
+            self.visit(body);
+        }
+    }
+
+    /// Any other node: its named children walked in order, and the commands of one
+    /// followed by `&` recorded as running in the background.
+    fn visit_children(&mut self, node: Node<'_>) {
+        let mut cursor = node.walk();
+        let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
+        for (i, child) in children.iter().enumerate() {
+            if child.is_named() {
+                let before = self.script.commands.len();
+                self.visit(*child);
+                let background = children
+                    .get(i + 1)
+                    .is_some_and(|n| !n.is_named() && n.kind() == "&");
+                if background {
+                    self.script
+                        .background
+                        .extend(before..self.script.commands.len());
                 }
             }
         }

@@ -75,63 +75,7 @@ impl Walker<'_> {
                     .unwrap_or_default();
                 out.push(Redirect { op, target });
             }
-            "heredoc_redirect" => {
-                let mut cursor = node.walk();
-                for child in node.children_by_field_name("redirect", &mut cursor) {
-                    self.redirect(child, out);
-                }
-                let start = node
-                    .named_children(&mut node.walk())
-                    .find(|c| c.kind() == "heredoc_start");
-                let quoted =
-                    start.is_some_and(|start| self.text(start).contains(['\'', '"', '\\']));
-                let strip_tabs = self.text(node).starts_with("<<-");
-                let bodies: Vec<Node<'_>> = node
-                    .named_children(&mut node.walk())
-                    .filter(|c| c.kind() == "heredoc_body")
-                    .collect();
-                for body in &bodies {
-                    let raw = self.text(*body);
-                    let text = if strip_tabs {
-                        raw.lines()
-                            .map(|l| l.trim_start_matches('\t'))
-                            .collect::<Vec<_>>()
-                            .join("\n")
-                    } else {
-                        raw
-                    };
-                    self.stdin = Some(Stdin {
-                        expands: !quoted && text.contains(['$', '`']),
-                        text,
-                    });
-                }
-                if !quoted {
-                    for body in bodies {
-                        let mut cursor = body.walk();
-                        let parts: Vec<Node<'_>> = body
-                            .named_children(&mut cursor)
-                            .filter(|c| c.kind() != "heredoc_content")
-                            .collect();
-                        for part in parts {
-                            self.heredoc_expands = true;
-                            let _ = self.within("heredoc text", part, |w| w.word(part));
-                        }
-                    }
-                }
-                let mut cursor = node.walk();
-                let rest: Vec<Node<'_>> = node
-                    .named_children(&mut cursor)
-                    .filter(|c| {
-                        !matches!(
-                            c.kind(),
-                            "heredoc_start" | "heredoc_body" | "heredoc_end" | "file_redirect"
-                        )
-                    })
-                    .collect();
-                for child in rest {
-                    self.visit(child);
-                }
-            }
+            "heredoc_redirect" => self.heredoc(node, out),
             "herestring_redirect" => {
                 let mut cursor = node.walk();
                 let words: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
@@ -144,6 +88,66 @@ impl Walker<'_> {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// `<<EOF` (or `<<-EOF`): its redirects, the text it feeds the command (expanded
+    /// unless the delimiter is quoted, with the expansions walked) and the rest of the
+    /// line the parser put inside it.
+    fn heredoc(&mut self, node: Node<'_>, out: &mut Vec<Redirect>) {
+        let mut cursor = node.walk();
+        for child in node.children_by_field_name("redirect", &mut cursor) {
+            self.redirect(child, out);
+        }
+        let start = node
+            .named_children(&mut node.walk())
+            .find(|c| c.kind() == "heredoc_start");
+        let quoted = start.is_some_and(|start| self.text(start).contains(['\'', '"', '\\']));
+        let strip_tabs = self.text(node).starts_with("<<-");
+        let bodies: Vec<Node<'_>> = node
+            .named_children(&mut node.walk())
+            .filter(|c| c.kind() == "heredoc_body")
+            .collect();
+        for body in &bodies {
+            let raw = self.text(*body);
+            let text = if strip_tabs {
+                raw.lines()
+                    .map(|l| l.trim_start_matches('\t'))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            } else {
+                raw
+            };
+            self.stdin = Some(Stdin {
+                expands: !quoted && text.contains(['$', '`']),
+                text,
+            });
+        }
+        if !quoted {
+            for body in bodies {
+                let mut cursor = body.walk();
+                let parts: Vec<Node<'_>> = body
+                    .named_children(&mut cursor)
+                    .filter(|c| c.kind() != "heredoc_content")
+                    .collect();
+                for part in parts {
+                    self.heredoc_expands = true;
+                    let _ = self.within("heredoc text", part, |w| w.word(part));
+                }
+            }
+        }
+        let mut cursor = node.walk();
+        let rest: Vec<Node<'_>> = node
+            .named_children(&mut cursor)
+            .filter(|c| {
+                !matches!(
+                    c.kind(),
+                    "heredoc_start" | "heredoc_body" | "heredoc_end" | "file_redirect"
+                )
+            })
+            .collect();
+        for child in rest {
+            self.visit(child);
         }
     }
 

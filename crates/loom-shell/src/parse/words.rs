@@ -5,50 +5,23 @@ use tree_sitter::Node;
 
 use super::{SimpleCommand, Subst, Walker, Word};
 
+/// A word that is just its text: nothing dynamic, quoted or walked inside.
+fn plain(text: String) -> Word {
+    Word {
+        text,
+        ..Word::default()
+    }
+}
+
 impl Walker<'_> {
     pub(super) fn word(&mut self, node: Node<'_>) -> Word {
-        let plain = |text: String| Word {
-            text,
-            ..Word::default()
-        };
         match node.kind() {
             "command_name" => match node.named_child(0) {
                 Some(child) => self.word(child),
                 None => plain(self.text(node)),
             },
-            "number" if node.named_child_count() > 0 => {
-                // `10#$(cmd)`: a base prefix glued to an expansion.
-                let mut out = plain(String::new());
-                let mut cursor = node.walk();
-                let parts: Vec<Node<'_>> = node.children(&mut cursor).collect();
-                let mut pos = node.start_byte();
-                for part in parts {
-                    if part.start_byte() > pos {
-                        out.text
-                            .push_str(&String::from_utf8_lossy(&self.src[pos..part.start_byte()]));
-                    }
-                    let w = if part.is_named() {
-                        self.word(part)
-                    } else {
-                        plain(self.text(part))
-                    };
-                    out.text.push_str(&w.text);
-                    out.dynamic |= w.dynamic;
-                    out.inner.extend(w.inner);
-                    out.subs.extend(w.subs);
-                    pos = part.end_byte();
-                }
-                out
-            }
-            "word" | "number" => {
-                let raw = self.text(node);
-                Word {
-                    glob: has_unescaped(&raw, &['*', '?', '[']),
-                    brace: has_unescaped(&raw, &['{']) && has_unescaped(&raw, &['}']),
-                    text: unescape(&raw),
-                    ..Word::default()
-                }
-            }
+            "number" if node.named_child_count() > 0 => self.based_number(node),
+            "word" | "number" => unquoted(&self.text(node)),
             "raw_string" => {
                 let raw = self.text(node);
                 plain(
@@ -57,18 +30,7 @@ impl Walker<'_> {
                         .to_string(),
                 )
             }
-            "ansi_c_string" => {
-                let raw = self.text(node);
-                let inner = raw
-                    .strip_prefix("$'")
-                    .and_then(|s| s.strip_suffix('\''))
-                    .unwrap_or(&raw);
-                Word {
-                    text: ansi_c(inner),
-                    ansi_c: true,
-                    ..Word::default()
-                }
-            }
+            "ansi_c_string" => ansi_c_string(&self.text(node)),
             // `$"rm"`: bash translates the string through the locale's message catalogue
             // and, with none, uses it as written; either way it is a double-quoted string.
             "translated_string" => match node.named_child(0) {
@@ -80,149 +42,222 @@ impl Walker<'_> {
                         .to_string(),
                 ),
             },
-            "string" => {
-                let mut out = Word::default();
-                let raw = self.text(node);
-                let body = raw
-                    .strip_prefix('"')
-                    .and_then(|s| s.strip_suffix('"'))
-                    .unwrap_or(&raw);
-                let base = node.start_byte() + 1;
-                let mut pos = 0usize;
-                let mut cursor = node.walk();
-                for child in node.named_children(&mut cursor) {
-                    let start = child.start_byte().saturating_sub(base);
-                    if start > pos && start <= body.len() {
-                        out.text.push_str(&unescape_dq(&body[pos..start]));
-                    }
-                    match child.kind() {
-                        "string_content" => out.text.push_str(&unescape_dq(&self.text(child))),
-                        _ => {
-                            let w = self.word(child);
-                            out.text.push_str(&w.text);
-                            out.dynamic |= w.dynamic;
-                            out.inner.extend(w.inner);
-                            out.subs
-                                .extend(w.subs.into_iter().map(|s| Subst { quoted: true, ..s }));
-                        }
-                    }
-                    pos = child.end_byte().saturating_sub(base);
-                }
-                if pos < body.len() {
-                    out.text.push_str(&unescape_dq(&body[pos..]));
-                }
-                out
-            }
-            "concatenation" => {
-                let mut out = Word::default();
-                let mut cursor = node.walk();
-                for child in node.children(&mut cursor) {
-                    let w = if child.is_named() {
-                        self.word(child)
-                    } else {
-                        plain(self.text(child))
-                    };
-                    out.text.push_str(&w.text);
-                    out.dynamic |= w.dynamic;
-                    out.glob |= w.glob;
-                    out.ansi_c |= w.ansi_c;
-                    out.brace |= w.brace;
-                    out.inner.extend(w.inner);
-                    out.subs.extend(w.subs);
-                }
-                if out.text.contains('{') && out.text.contains(',') && out.text.contains('}') {
-                    out.brace = true;
-                }
-                out
-            }
+            "string" => self.double_quoted(node),
+            "concatenation" => self.concatenation(node),
             "command_substitution"
             | "process_substitution"
             | "simple_expansion"
             | "expansion"
-            | "arithmetic_expansion" => {
-                let before = self.script.commands.len();
-                self.script.walked.push(node.start_byte());
-                let kind = match node.kind() {
-                    "command_substitution" => "command substitution",
-                    "process_substitution" => "process substitution",
-                    "arithmetic_expansion" => "arithmetic expansion",
-                    _ => "expansion",
-                };
-                let mut cursor = node.walk();
-                let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
-                self.within(kind, node, |w| {
-                    for child in children {
-                        if child.kind() == "file_redirect" {
-                            // `$(< file)`: bash reads the file with no command at all.
-                            let mut redirects = Vec::new();
-                            w.redirect(child, &mut redirects);
-                            w.script.commands.push(SimpleCommand {
-                                redirects,
-                                part: w.part(),
-                                text: w.text(child),
-                                ..SimpleCommand::default()
-                            });
-                        } else {
-                            w.visit(child);
-                        }
-                    }
-                });
-                let inner: Vec<usize> = (before..self.script.commands.len()).collect();
-                let command = match inner.split_last() {
-                    Some((last, others))
-                        if matches!(
-                            node.kind(),
-                            "command_substitution" | "process_substitution"
-                        ) =>
-                    {
-                        let c = &self.script.commands[*last];
-                        let within = |i: &usize| c.words.iter().any(|w| w.inner.contains(i));
-                        (c.redirects.is_empty()
-                            && c.assignments.is_empty()
-                            && c.stdin.is_none()
-                            && others.iter().all(within))
-                        .then(|| c.words.clone())
-                    }
-                    _ => None,
-                };
-                let text = self.text(node);
-                Word {
-                    subs: vec![Subst {
-                        source: text.clone(),
-                        command,
-                        quoted: false,
-                    }],
-                    text,
-                    dynamic: true,
-                    inner,
-                    ..Word::default()
-                }
-            }
-            _ => {
-                let before = self.script.commands.len();
-                let mut cursor = node.walk();
-                for child in node.named_children(&mut cursor) {
-                    self.visit(child);
-                }
-                let inner: Vec<usize> = (before..self.script.commands.len()).collect();
-                let text = self.text(node);
-                Word {
-                    subs: if inner.is_empty() {
-                        Vec::new()
-                    } else {
-                        vec![Subst {
-                            source: text.clone(),
-                            command: None,
-                            quoted: false,
-                        }]
-                    },
-                    text,
-                    dynamic: !inner.is_empty(),
-                    inner,
-                    ..Word::default()
-                }
-            }
+            | "arithmetic_expansion" => self.expansion(node),
+            _ => self.other_word(node),
         }
+    }
+
+    /// A named child decoded as a word, an unnamed one (punctuation) as its text.
+    fn part_word(&mut self, part: Node<'_>) -> Word {
+        if part.is_named() {
+            self.word(part)
+        } else {
+            plain(self.text(part))
+        }
+    }
+
+    /// `10#$(cmd)`: a base prefix glued to an expansion.
+    fn based_number(&mut self, node: Node<'_>) -> Word {
+        let mut out = plain(String::new());
+        let mut cursor = node.walk();
+        let parts: Vec<Node<'_>> = node.children(&mut cursor).collect();
+        let mut pos = node.start_byte();
+        for part in parts {
+            if part.start_byte() > pos {
+                out.text
+                    .push_str(&String::from_utf8_lossy(&self.src[pos..part.start_byte()]));
+            }
+            let w = self.part_word(part);
+            out.text.push_str(&w.text);
+            out.dynamic |= w.dynamic;
+            out.inner.extend(w.inner);
+            out.subs.extend(w.subs);
+            pos = part.end_byte();
+        }
+        out
+    }
+
+    /// `"..."`: the text between the quotes with its escapes undone, and every expansion
+    /// inside walked and marked quoted.
+    fn double_quoted(&mut self, node: Node<'_>) -> Word {
+        let mut out = Word::default();
+        let raw = self.text(node);
+        let body = raw
+            .strip_prefix('"')
+            .and_then(|s| s.strip_suffix('"'))
+            .unwrap_or(&raw);
+        let base = node.start_byte() + 1;
+        let mut pos = 0usize;
+        let mut cursor = node.walk();
+        for child in node.named_children(&mut cursor) {
+            let start = child.start_byte().saturating_sub(base);
+            if start > pos && start <= body.len() {
+                out.text.push_str(&unescape_dq(&body[pos..start]));
+            }
+            match child.kind() {
+                "string_content" => out.text.push_str(&unescape_dq(&self.text(child))),
+                _ => {
+                    let w = self.word(child);
+                    out.text.push_str(&w.text);
+                    out.dynamic |= w.dynamic;
+                    out.inner.extend(w.inner);
+                    out.subs
+                        .extend(w.subs.into_iter().map(|s| Subst { quoted: true, ..s }));
+                }
+            }
+            pos = child.end_byte().saturating_sub(base);
+        }
+        if pos < body.len() {
+            out.text.push_str(&unescape_dq(&body[pos..]));
+        }
+        out
+    }
+
+    /// Parts written next to each other (`a"b"$c`): one word carrying every part's marks.
+    fn concatenation(&mut self, node: Node<'_>) -> Word {
+        let mut out = Word::default();
+        let mut cursor = node.walk();
+        for child in node.children(&mut cursor) {
+            let w = self.part_word(child);
+            out.text.push_str(&w.text);
+            out.dynamic |= w.dynamic;
+            out.glob |= w.glob;
+            out.ansi_c |= w.ansi_c;
+            out.brace |= w.brace;
+            out.inner.extend(w.inner);
+            out.subs.extend(w.subs);
+        }
+        if out.text.contains('{') && out.text.contains(',') && out.text.contains('}') {
+            out.brace = true;
+        }
+        out
+    }
+
+    /// `$(...)`, `<(...)`, `$x`, `${...}`, `$((...))`: known only at run time; the
+    /// commands inside are walked, and a substitution of one plain command records it.
+    fn expansion(&mut self, node: Node<'_>) -> Word {
+        let before = self.script.commands.len();
+        self.script.walked.push(node.start_byte());
+        let kind = match node.kind() {
+            "command_substitution" => "command substitution",
+            "process_substitution" => "process substitution",
+            "arithmetic_expansion" => "arithmetic expansion",
+            _ => "expansion",
+        };
+        let mut cursor = node.walk();
+        let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+        self.within(kind, node, |w| {
+            for child in children {
+                w.expansion_child(child);
+            }
+        });
+        let inner: Vec<usize> = (before..self.script.commands.len()).collect();
+        let command = self.substituted_command(node, &inner);
+        let text = self.text(node);
+        Word {
+            subs: vec![Subst {
+                source: text.clone(),
+                command,
+                quoted: false,
+            }],
+            text,
+            dynamic: true,
+            inner,
+            ..Word::default()
+        }
+    }
+
+    /// One child of an expansion, walked as a command.
+    fn expansion_child(&mut self, child: Node<'_>) {
+        if child.kind() == "file_redirect" {
+            // `$(< file)`: bash reads the file with no command at all.
+            let mut redirects = Vec::new();
+            self.redirect(child, &mut redirects);
+            self.script.commands.push(SimpleCommand {
+                redirects,
+                part: self.part(),
+                text: self.text(child),
+                ..SimpleCommand::default()
+            });
+        } else {
+            self.visit(child);
+        }
+    }
+
+    /// The words of the command a command or process substitution runs, when it is one
+    /// plain command (no redirects, assignments or stdin, and every other command walked
+    /// inside it sits in its words); `None` otherwise.
+    fn substituted_command(&self, node: Node<'_>, inner: &[usize]) -> Option<Vec<Word>> {
+        match inner.split_last() {
+            Some((last, others))
+                if matches!(node.kind(), "command_substitution" | "process_substitution") =>
+            {
+                let c = &self.script.commands[*last];
+                let within = |i: &usize| c.words.iter().any(|w| w.inner.contains(i));
+                (c.redirects.is_empty()
+                    && c.assignments.is_empty()
+                    && c.stdin.is_none()
+                    && others.iter().all(within))
+                .then(|| c.words.clone())
+            }
+            _ => None,
+        }
+    }
+
+    /// Any other node: its named children are walked, and it is dynamic when commands
+    /// were found inside.
+    fn other_word(&mut self, node: Node<'_>) -> Word {
+        let before = self.script.commands.len();
+        let mut cursor = node.walk();
+        for child in node.named_children(&mut cursor) {
+            self.visit(child);
+        }
+        let inner: Vec<usize> = (before..self.script.commands.len()).collect();
+        let text = self.text(node);
+        Word {
+            subs: if inner.is_empty() {
+                Vec::new()
+            } else {
+                vec![Subst {
+                    source: text.clone(),
+                    command: None,
+                    quoted: false,
+                }]
+            },
+            text,
+            dynamic: !inner.is_empty(),
+            inner,
+            ..Word::default()
+        }
+    }
+}
+
+/// An unquoted word as written: escapes undone, globs and braces noted.
+fn unquoted(raw: &str) -> Word {
+    Word {
+        glob: has_unescaped(raw, &['*', '?', '[']),
+        brace: has_unescaped(raw, &['{']) && has_unescaped(raw, &['}']),
+        text: unescape(raw),
+        ..Word::default()
+    }
+}
+
+/// `$'...'`: the body decoded the way bash does.
+fn ansi_c_string(raw: &str) -> Word {
+    let inner = raw
+        .strip_prefix("$'")
+        .and_then(|s| s.strip_suffix('\''))
+        .unwrap_or(raw);
+    Word {
+        text: ansi_c(inner),
+        ansi_c: true,
+        ..Word::default()
     }
 }
 

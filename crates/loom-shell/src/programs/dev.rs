@@ -15,63 +15,10 @@ use super::{
 /// `sh`, `bash`, ...: judged by the code they run (`-c`, a piped `echo`), a script they
 /// run, or their input.
 pub(super) fn shell(name: &str, args: &[Word], state: &mut State, depth: usize) -> Judgement {
-    const SHORT: &str = "abefhkmnptuvxBCEHPTilrsDc";
-    let mut with_c = false;
-    let mut i = 0;
-    while i < args.len() {
-        let w = &args[i];
-        let t = w.text.as_str();
-        if w.dynamic {
-            return judge(
-                Risk::High,
-                format!("`{name}` gets arguments only known at run time"),
-            );
-        }
-        if t == "--" || t == "-" {
-            i += 1;
-            break;
-        }
-        if matches!(t, "-o" | "+o" | "-O" | "+O") {
-            i += 2;
-            continue;
-        }
-        if matches!(t, "--rcfile" | "--init-file") {
-            return judge(
-                Risk::Medium,
-                format!("`{name} {t}` runs the commands in a start-up file"),
-            );
-        }
-        if t.starts_with("--") {
-            if !matches!(
-                t,
-                "--norc"
-                    | "--noprofile"
-                    | "--posix"
-                    | "--login"
-                    | "--noediting"
-                    | "--restricted"
-                    | "--verbose"
-                    | "--version"
-                    | "--help"
-            ) {
-                return judge(Risk::Medium, format!("unrecognised option {t} for {name}"));
-            }
-            i += 1;
-            continue;
-        }
-        if let Some(letters) = t.strip_prefix('-').or_else(|| t.strip_prefix('+')) {
-            if let Some(bad) = letters.chars().find(|c| !SHORT.contains(*c)) {
-                return judge(
-                    Risk::Medium,
-                    format!("unrecognised option -{bad} for {name}"),
-                );
-            }
-            with_c |= letters.contains('c');
-            i += 1;
-            continue;
-        }
-        break;
-    }
+    let (with_c, i) = match shell_options(name, args) {
+        Ok(read) => read,
+        Err(j) => return j,
+    };
     let operand = args.get(i).filter(|w| {
         !matches!(
             w.text.as_str(),
@@ -88,6 +35,79 @@ pub(super) fn shell(name: &str, args: &[Word], state: &mut State, depth: usize) 
         return judge(Risk::Medium, format!("runs the script {}", script.text))
             .worst(reads(script, state));
     }
+    shell_input(name, state, depth)
+}
+
+/// A shell's options: whether `-c` is among them and the index of the first word after
+/// them; `Err` with the verdict for an option Loom does not know or one that runs a
+/// start-up file.
+fn shell_options(name: &str, args: &[Word]) -> Result<(bool, usize), Judgement> {
+    const SHORT: &str = "abefhkmnptuvxBCEHPTilrsDc";
+    let mut with_c = false;
+    let mut i = 0;
+    while i < args.len() {
+        let w = &args[i];
+        let t = w.text.as_str();
+        if w.dynamic {
+            return Err(judge(
+                Risk::High,
+                format!("`{name}` gets arguments only known at run time"),
+            ));
+        }
+        if t == "--" || t == "-" {
+            i += 1;
+            break;
+        }
+        if matches!(t, "-o" | "+o" | "-O" | "+O") {
+            i += 2;
+            continue;
+        }
+        if matches!(t, "--rcfile" | "--init-file") {
+            return Err(judge(
+                Risk::Medium,
+                format!("`{name} {t}` runs the commands in a start-up file"),
+            ));
+        }
+        if t.starts_with("--") {
+            if !matches!(
+                t,
+                "--norc"
+                    | "--noprofile"
+                    | "--posix"
+                    | "--login"
+                    | "--noediting"
+                    | "--restricted"
+                    | "--verbose"
+                    | "--version"
+                    | "--help"
+            ) {
+                return Err(judge(
+                    Risk::Medium,
+                    format!("unrecognised option {t} for {name}"),
+                ));
+            }
+            i += 1;
+            continue;
+        }
+        if let Some(letters) = t.strip_prefix('-').or_else(|| t.strip_prefix('+')) {
+            if let Some(bad) = letters.chars().find(|c| !SHORT.contains(*c)) {
+                return Err(judge(
+                    Risk::Medium,
+                    format!("unrecognised option -{bad} for {name}"),
+                ));
+            }
+            with_c |= letters.contains('c');
+            i += 1;
+            continue;
+        }
+        break;
+    }
+    Ok((with_c, i))
+}
+
+/// A shell with no code and no script runs its input: judged by the text piped in, when
+/// Loom knows it.
+fn shell_input(name: &str, state: &mut State, depth: usize) -> Judgement {
     match state.piped.clone() {
         Some(PipedInput::Text(text)) => {
             nested(&text, state, depth, &format!("`{name}` from its input"))
@@ -185,36 +205,7 @@ pub(super) fn interpreter(name: &str, args: &[Word], state: &mut State, depth: u
         return judge(Risk::ReadOnly, "prints version or help");
     }
     let python = name.starts_with("python");
-    let spec = if python {
-        Spec {
-            flags: "bBdEhiIOPqsSuvVx3",
-            valued: "cmWX",
-            long: &[
-                "version",
-                "help",
-                "help-env",
-                "help-xoptions",
-                "help-all",
-                "check-hash-based-pycs=",
-            ],
-            numeric: false,
-        }
-    } else {
-        Spec {
-            flags: "hvVcwidpnaslE",
-            valued: "erIM",
-            long: &[
-                "version",
-                "help",
-                "eval=",
-                "print=",
-                "require=",
-                "check",
-                "input-type=",
-            ],
-            numeric: false,
-        }
-    };
+    let spec = interpreter_spec(python);
     let lead = if python {
         let (end, rest) = python_options_end(args);
         let (end, rest) = (end.min(args.len()), rest.min(args.len()));
@@ -258,6 +249,46 @@ pub(super) fn interpreter(name: &str, args: &[Word], state: &mut State, depth: u
             None => judge(Risk::Low, format!("{name} checks syntax")),
         };
     }
+    runs_script_or_input(name, rest, state, depth)
+}
+
+/// The options Loom recognises for python, or for the other interpreters.
+fn interpreter_spec(python: bool) -> Spec {
+    if python {
+        Spec {
+            flags: "bBdEhiIOPqsSuvVx3",
+            valued: "cmWX",
+            long: &[
+                "version",
+                "help",
+                "help-env",
+                "help-xoptions",
+                "help-all",
+                "check-hash-based-pycs=",
+            ],
+            numeric: false,
+        }
+    } else {
+        Spec {
+            flags: "hvVcwidpnaslE",
+            valued: "erIM",
+            long: &[
+                "version",
+                "help",
+                "eval=",
+                "print=",
+                "require=",
+                "check",
+                "input-type=",
+            ],
+            numeric: false,
+        }
+    }
+}
+
+/// An interpreter with no inline code: it runs the script `rest` starts with, or the
+/// program on its input (searched for forbidden commands when Loom knows the text).
+fn runs_script_or_input(name: &str, rest: &[Word], state: &State, depth: usize) -> Judgement {
     let stdin_code = match &state.piped {
         Some(PipedInput::Text(t) | PipedInput::Built(t)) => Some(t.clone()),
         _ => None,

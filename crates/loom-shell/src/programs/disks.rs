@@ -47,6 +47,27 @@ pub(super) fn disk_tool(name: &str, args: &[Word]) -> Option<Judgement> {
         .find(|w| !is_flag(w))
         .map(|w| w.text.as_str())
         .unwrap_or("");
+    if erases(name, sub, &words) {
+        return Some(judge(
+            Risk::Forbidden,
+            format!("`{name} {sub}` erases or overwrites a disk or its firmware"),
+        ));
+    }
+    Some(
+        if only_lists(name, sub) && args.iter().all(|w| !w.dynamic) {
+            judge(Risk::ReadOnly, format!("`{name} {sub}` only lists"))
+        } else {
+            judge(
+                Risk::High,
+                format!("`{name}` changes disks, volumes or filesystems"),
+            )
+        },
+    )
+}
+
+/// Whether the disk tool `name` with subcommand `sub` and `words` erases or overwrites
+/// a disk or its firmware.
+fn erases(name: &str, sub: &str, words: &[&str]) -> bool {
     let long = |l: &str| {
         words
             .iter()
@@ -58,7 +79,7 @@ pub(super) fn disk_tool(name: &str, args: &[Word]) -> Option<Judgement> {
             .any(|w| w.starts_with('-') && !w.starts_with("--") && w[1..].contains(c))
     };
     let force = short('f') || short('y') || long("--force") || long("--yes");
-    let erases = match name {
+    match name {
         "nvme" => matches!(
             sub,
             "format"
@@ -96,14 +117,12 @@ pub(super) fn disk_tool(name: &str, args: &[Word]) -> Option<Judgement> {
         "flashrom" => short('w') || short('E') || long("--write") || long("--erase"),
         "sg_format" | "sg_sanitize" | "sg_unmap" | "sg_write_same" => true,
         _ => false,
-    };
-    if erases {
-        return Some(judge(
-            Risk::Forbidden,
-            format!("`{name} {sub}` erases or overwrites a disk or its firmware"),
-        ));
     }
-    let lists = match name {
+}
+
+/// Whether the disk tool `name` with subcommand `sub` only lists.
+fn only_lists(name: &str, sub: &str) -> bool {
+    match name {
         "nvme" => matches!(
             sub,
             "list"
@@ -120,15 +139,7 @@ pub(super) fn disk_tool(name: &str, args: &[Word]) -> Option<Judgement> {
         "zpool" => matches!(sub, "list" | "status" | "iostat" | "get" | "history"),
         "zfs" => matches!(sub, "list" | "get"),
         _ => false,
-    };
-    Some(if lists && args.iter().all(|w| !w.dynamic) {
-        judge(Risk::ReadOnly, format!("`{name} {sub}` only lists"))
-    } else {
-        judge(
-            Risk::High,
-            format!("`{name}` changes disks, volumes or filesystems"),
-        )
-    })
+    }
 }
 
 /// Whether `/dev/NAME` is a disk, a partition or raw memory.

@@ -7,12 +7,15 @@
 //! filters, `*.editor`, ...) are high. A subcommand Loom does not know may be an alias or
 //! an external `git-NAME` program, so it asks. Subcommands that lose work (`reset
 //! --hard`, `clean -f`, `branch -D`, `checkout -- .`, `stash drop`) are high.
+//!
+//! This file holds the global options and the read-only tables; the other subcommands
+//! are judged in `git_subcommands.rs`, which imports nothing from here.
 
 use super::super::options::{Parsed, Spec, parse};
 use super::super::parse::Word;
 use super::super::{Place, Risk};
-use super::git_config::{config, config_key, config_payload, config_writes};
-use super::{Judgement, State, is_flag, judge, nested, reads, writes_at};
+use super::git_config::{config_key, config_payload, config_writes};
+use super::{Judgement, State, judge, reads};
 
 macro_rules! long {
     ($($list:expr),* $(,)?) => {{
@@ -282,85 +285,162 @@ pub(super) fn read_only_spec_for_tests(sub: &str) -> Option<Spec> {
     read_only_spec(sub)
 }
 
+/// Judge `git ARGS...`: its global options, the repository it runs in, then the
+/// subcommand.
 pub(super) fn git(args: &[Word], state: &State, depth: usize) -> Judgement {
-    let mut floor = judge(Risk::ReadOnly, "git");
-    let mut git_dir = state.ctx.cwd.clone();
+    let mut globals = Globals {
+        floor: judge(Risk::ReadOnly, "git"),
+        git_dir: state.ctx.cwd.clone(),
+    };
     let mut i = 0;
     while i < args.len() {
+        match globals.option(args, i, state, depth) {
+            Step::Skip(n) => i += n,
+            Step::Subcommand => break,
+            Step::Verdict(j) => return j,
+        }
+    }
+    let Globals { mut floor, git_dir } = globals;
+    let sub = args.get(i).map(|w| w.text.as_str()).unwrap_or("");
+    let rest = args.get(i + 1..).unwrap_or(&[]);
+    if !matches!(sub, "" | "version" | "help" | "clone" | "init") {
+        floor = floor.worst(super::git_repos::repository_in(&git_dir, state));
+    }
+    let mut j = subcommand(sub, rest, state, depth);
+    j.prefix = vec!["git".into(), sub.to_string()];
+    j.worst(floor)
+}
+
+/// The subcommand: none prints help, one with a read-only table is judged by it, the
+/// others by their rules ([`super::git_subcommands`]).
+fn subcommand(sub: &str, rest: &[Word], state: &State, depth: usize) -> Judgement {
+    if sub.is_empty() {
+        return judge(Risk::ReadOnly, "git with no subcommand prints help");
+    }
+    if let Some(spec) = read_only_spec(sub) {
+        let parsed = match parse(&spec, rest, false) {
+            Ok(p) => p,
+            Err(e) => return super::unproven(e, &format!("git {sub}")),
+        };
+        return read_only(sub, &parsed, state);
+    }
+    super::git_subcommands::by_rules(sub, rest, state, depth)
+}
+
+/// What git's global options (before the subcommand) amount to so far.
+struct Globals {
+    /// The least the call is, whatever the subcommand.
+    floor: Judgement,
+    /// The directory git runs in (`-C DIR` moves it).
+    git_dir: std::path::PathBuf,
+}
+
+/// How the reading of git's global options goes on after one word.
+enum Step {
+    /// The option took this many words.
+    Skip(usize),
+    /// The word is the subcommand.
+    Subcommand,
+    /// The call is judged already.
+    Verdict(Judgement),
+}
+
+impl Globals {
+    /// Read the global option at `args[i]`.
+    fn option(&mut self, args: &[Word], i: usize, state: &State, depth: usize) -> Step {
         let w = &args[i];
         let t = w.text.as_str();
         if w.dynamic {
-            return judge(
+            return Step::Verdict(judge(
                 Risk::Medium,
                 format!("the git argument `{t}` is only known at run time"),
-            );
+            ));
         }
         if t == "-c" || (t.starts_with("-c") && t.len() > 2 && !t.starts_with("--")) {
-            let (value, step) = if t == "-c" {
-                (
-                    args.get(i + 1).map(|w| w.text.clone()).unwrap_or_default(),
-                    2,
-                )
-            } else {
-                (t[2..].to_string(), 1)
-            };
-            let key = value.split('=').next().unwrap_or("");
-            let (level, reason) = config_key(key);
-            floor = floor.at_least(level, format!("git -c {key}: {reason}"));
-            if let Some((_, setting)) = value.split_once('=') {
-                if level == Risk::High {
-                    floor = floor.worst(config_payload(key, setting, state, depth));
-                }
-                if let Some(write) = config_writes(key, setting, state) {
-                    floor = floor.worst(write);
-                }
-            }
-            i += step;
-            continue;
+            return Step::Skip(self.config(args, i, state, depth));
         }
         if t == "--config-env" || t.starts_with("--config-env=") {
-            floor = floor.at_least(
+            self.floor = self.floor.clone().at_least(
                 Risk::High,
                 "git --config-env sets options (such as core.pager) from the environment, which can run programs",
             );
-            i += if t.contains('=') { 1 } else { 2 };
-            continue;
+            return Step::Skip(if t.contains('=') { 1 } else { 2 });
         }
         if t == "-C" || (t.starts_with("-C") && t.len() > 2) {
-            let dir = if t == "-C" {
-                i += 2;
-                args.get(i - 1).cloned()
+            let (dir, step) = if t == "-C" {
+                (args.get(i + 1).cloned(), 2)
             } else {
-                i += 1;
-                Some(Word::literal(&t[2..]))
+                (Some(Word::literal(&t[2..])), 1)
             };
             if let Some(d) = dir {
-                if !matches!(state.place(&d), Place::Inside(_) | Place::WorkspaceRoot) {
-                    floor = floor.at_least(
-                        Risk::High,
-                        format!("runs git in {}, outside the workspace", d.text),
-                    );
-                }
-                if let Some(p) = super::super::place::expand(&d, &state.ctx) {
-                    git_dir = git_dir.join(p);
-                }
+                self.directory(&d, state);
             }
-            continue;
+            return Step::Skip(step);
         }
+        self.other_option(t)
+    }
+
+    /// `-c KEY=VALUE` (or `-cKEY=VALUE`) at `args[i]`, judged by the key and the value;
+    /// returns how many words it took.
+    fn config(&mut self, args: &[Word], i: usize, state: &State, depth: usize) -> usize {
+        let t = args[i].text.as_str();
+        let (value, step) = if t == "-c" {
+            (
+                args.get(i + 1).map(|w| w.text.clone()).unwrap_or_default(),
+                2,
+            )
+        } else {
+            (t[2..].to_string(), 1)
+        };
+        let key = value.split('=').next().unwrap_or("");
+        let (level, reason) = config_key(key);
+        let mut floor = self.floor.clone();
+        floor = floor.at_least(level, format!("git -c {key}: {reason}"));
+        if let Some((_, setting)) = value.split_once('=') {
+            if level == Risk::High {
+                floor = floor.worst(config_payload(key, setting, state, depth));
+            }
+            if let Some(write) = config_writes(key, setting, state) {
+                floor = floor.worst(write);
+            }
+        }
+        self.floor = floor;
+        step
+    }
+
+    /// `-C DIR`: git runs in DIR, high outside the workspace.
+    fn directory(&mut self, d: &Word, state: &State) {
+        if !matches!(state.place(d), Place::Inside(_) | Place::WorkspaceRoot) {
+            self.floor = self.floor.clone().at_least(
+                Risk::High,
+                format!("runs git in {}, outside the workspace", d.text),
+            );
+        }
+        if let Some(p) = super::super::place::expand(d, &state.ctx) {
+            self.git_dir = self.git_dir.join(p);
+        }
+    }
+
+    /// The global options that take no judgement of their value.
+    fn other_option(&mut self, t: &str) -> Step {
         match t {
             "--git-dir" | "--work-tree" | "--namespace" => {
-                floor = floor.at_least(Risk::High, "points git at another repository");
-                i += 2;
-                continue;
+                self.floor = self
+                    .floor
+                    .clone()
+                    .at_least(Risk::High, "points git at another repository");
+                Step::Skip(2)
             }
             _ if t.starts_with("--git-dir=")
                 || t.starts_with("--work-tree=")
                 || t.starts_with("--exec-path=")
                 || t.starts_with("--namespace=") =>
             {
-                floor = floor.at_least(Risk::High, "points git at another repository or program");
-                i += 1;
-                continue;
+                self.floor = self
+                    .floor
+                    .clone()
+                    .at_least(Risk::High, "points git at another repository or program");
+                Step::Skip(1)
             }
             "--no-pager"
             | "-P"
@@ -379,229 +459,15 @@ pub(super) fn git(args: &[Word], state: &State, depth: usize) -> Judgement {
             | "--html-path"
             | "--man-path"
             | "--info-path"
-            | "--exec-path" => {
-                i += 1;
-                continue;
-            }
-            _ if t.starts_with('-') => {
-                return floor.at_least(Risk::Medium, format!("unrecognised option {t} for git"));
-            }
-            _ => break,
-        }
-    }
-    let sub = args.get(i).map(|w| w.text.as_str()).unwrap_or("");
-    let rest = args.get(i + 1..).unwrap_or(&[]);
-    if !matches!(sub, "" | "version" | "help" | "clone" | "init") {
-        floor = floor.worst(super::git_repos::repository_in(&git_dir, state));
-    }
-    let mut j = subcommand(sub, rest, state, depth);
-    j.prefix = vec!["git".into(), sub.to_string()];
-    j.worst(floor)
-}
-
-/// `git worktree`: `remove` deletes the worktree's directory with everything in it
-/// (untracked files too, with `--force`), so it is judged as `rm -r` of that path (the
-/// workspace itself is forbidden); `move` as `mv` of it.
-fn worktree(rest: &[Word], state: &State) -> Judgement {
-    let operands: Vec<Word> = rest.iter().filter(|w| !is_flag(w)).cloned().collect();
-    match operands.first().map(|w| w.text.as_str()) {
-        Some("list") => judge(Risk::ReadOnly, "git worktree lists"),
-        Some("remove") => {
-            let args: Vec<Word> = std::iter::once(Word::literal("-r"))
-                .chain(operands[1..].iter().cloned())
-                .collect();
-            super::files::rm("git worktree remove", &args, state, false).at_least(
-                Risk::High,
-                "git worktree remove deletes a worktree's directory and the files in it",
-            )
-        }
-        Some("move") => super::files::moves(&operands[1..], state, false)
-            .at_least(Risk::Medium, "git worktree move moves a worktree"),
-        _ => judge(Risk::Medium, "git worktree changes worktrees"),
-    }
-}
-
-fn subcommand(sub: &str, rest: &[Word], state: &State, depth: usize) -> Judgement {
-    if sub.is_empty() {
-        return judge(Risk::ReadOnly, "git with no subcommand prints help");
-    }
-    if let Some(spec) = read_only_spec(sub) {
-        let parsed = match parse(&spec, rest, false) {
-            Ok(p) => p,
-            Err(e) => return super::unproven(e, &format!("git {sub}")),
-        };
-        return read_only(sub, &parsed, state);
-    }
-    let has = |f: &str| {
-        rest.iter()
-            .take_while(|w| w.text != "--")
-            .any(|w| w.text == f || w.text.starts_with(&format!("{f}=")))
-    };
-    let short = |c: char| {
-        rest.iter()
-            .take_while(|w| w.text != "--")
-            .any(|w| w.text.starts_with('-') && !w.text.starts_with("--") && w.text.contains(c))
-    };
-    let plain: Vec<&str> = rest
-        .iter()
-        .filter(|w| !is_flag(w))
-        .map(|w| w.text.as_str())
-        .collect();
-    match sub {
-        "config" => config(rest, state, depth),
-        "branch" => branch(rest),
-        "tag" => tag(rest),
-        "remote" => match plain.first().copied() {
-            None | Some("get-url") => judge(Risk::ReadOnly, "git remote lists remotes"),
-            Some("show") if has("-n") => judge(Risk::ReadOnly, "git remote show -n lists a remote"),
-            Some("show" | "update" | "prune") => judge(Risk::Medium, "contacts a remote").net(),
-            _ => judge(Risk::Medium, "git remote changes the remotes"),
-        },
-        "stash" => match plain.first().copied() {
-            Some("list" | "show") => judge(Risk::ReadOnly, "git stash lists or shows"),
-            Some("drop" | "clear") => judge(Risk::High, "git stash drop/clear loses stashed work"),
-            _ => judge(Risk::Medium, "git stash changes the working tree"),
-        },
-        "worktree" => worktree(rest, state),
-        "push" => judge(Risk::High, "git push publishes commits to a remote").net(),
-        "fetch" | "pull" | "clone" | "submodule" | "lfs" | "ls-remote" => {
-            let mut j = judge(Risk::Medium, format!("git {sub} fetches from a remote")).net();
-            if has("--upload-pack") || short('u') && sub == "clone" || has("--template") {
-                j = j.at_least(Risk::High, "names a program or template git will run");
-            }
-            if sub == "submodule" && plain.first() == Some(&"foreach") {
-                let at = rest.iter().position(|w| w.text == "foreach").unwrap_or(0);
-                let code: Vec<&str> = rest[at + 1..].iter().map(|w| w.text.as_str()).collect();
-                j = j.worst(nested(
-                    &code.join(" "),
-                    state,
-                    depth,
-                    "git submodule foreach",
-                ));
-            }
-            for (k, w) in rest.iter().enumerate() {
-                if (w.text == "-c" || w.text == "--config")
-                    && let Some(v) = rest.get(k + 1)
-                {
-                    let (level, reason) = config_key(v.text.split('=').next().unwrap_or(""));
-                    j = j.at_least(level, reason);
-                }
-            }
-            j
-        }
-        "reset" if has("--hard") || has("--merge") => {
-            judge(Risk::High, "git reset --hard discards uncommitted changes")
-        }
-        "clean" if short('f') || has("--force") => {
-            judge(Risk::High, "git clean -f deletes untracked files")
-        }
-        "checkout" | "restore" | "switch"
-            if plain.contains(&".")
-                || (rest.iter().any(|w| w.text == "--") && !plain.is_empty())
-                || has("--force")
-                || has("--discard-changes")
-                || short('f') =>
-        {
-            judge(
-                Risk::High,
-                format!("git {sub} of paths (or --force) discards uncommitted changes"),
-            )
-        }
-        "rebase" if has("--exec") || short('x') => {
-            let code = rest
-                .iter()
-                .position(|w| w.text == "--exec" || w.text == "-x")
-                .and_then(|k| rest.get(k + 1));
-            let base = judge(
-                Risk::Medium,
-                "git rebase --exec runs a command after each commit",
-            );
-            match code {
-                Some(c) if !c.dynamic => {
-                    base.worst(nested(&c.text, state, depth, "git rebase --exec"))
-                }
-                _ => base.at_least(Risk::High, "git rebase runs a command Loom cannot read"),
-            }
-        }
-        "bisect" if plain.first() == Some(&"run") => {
-            let at = rest.iter().position(|w| w.text == "run").unwrap_or(0);
-            let code = super::join_words(&rest[at + 1..]);
-            judge(Risk::Medium, "git bisect run runs a command").worst(nested(
-                &code,
-                state,
-                depth,
-                "git bisect run",
-            ))
-        }
-        "filter-branch" | "filter-repo" | "gc" | "prune" | "update-ref" | "replace"
-        | "reflog-expire" | "maintenance" | "prune-packed" => {
-            judge(Risk::High, format!("git {sub} rewrites or prunes history"))
-        }
-        "daemon" | "send-email" | "request-pull" | "http-backend" | "instaweb" => {
-            judge(Risk::High, format!("git {sub} uses the network")).net()
-        }
-        "archive" => archive(rest, state),
-        "rm" if (short('f') || has("--force")) && !has("--cached") => judge(
-            Risk::High,
-            "git rm -f deletes files even with uncommitted changes, which are lost",
-        ),
-        "difftool" | "mergetool" | "web--browse" | "credential" | "credential-store"
-        | "credential-cache" => judge(
-            Risk::High,
-            format!("git {sub} runs a configured external program"),
-        ),
-        "add" | "commit" | "checkout" | "switch" | "restore" | "reset" | "merge" | "rebase"
-        | "cherry-pick" | "revert" | "mv" | "rm" | "init" | "apply" | "am" | "format-patch"
-        | "bisect" | "notes" | "sparse-checkout" | "clean" | "stage" | "update-index"
-        | "read-tree" | "write-tree" | "commit-tree" | "hash-object" | "pack-refs" | "repack"
-        | "fsck" | "range-diff" | "cherry" | "merge-tree" | "mktag" | "mktree" | "citool"
-        | "gui" | "rerere" | "fast-import" | "fast-export" | "bundle" | "unpack-objects"
-        | "checkout-index" | "interpret-trailers" | "mailinfo" | "mailsplit" | "stripspace" => {
-            judge(Risk::Medium, format!("git {sub} changes repository state"))
-        }
-        "reflog" => judge(Risk::Medium, "git reflog changes the reflog"),
-        _ => judge(
-            Risk::Medium,
-            format!(
-                "`git {sub}` is not a git command Loom knows; it may be an alias or an external program"
+            | "--exec-path" => Step::Skip(1),
+            _ if t.starts_with('-') => Step::Verdict(
+                self.floor
+                    .clone()
+                    .at_least(Risk::Medium, format!("unrecognised option {t} for git")),
             ),
-        ),
+            _ => Step::Subcommand,
+        }
     }
-}
-
-/// `git archive`: writes the archive to its output (`-o FILE`, `--output=FILE`) or prints
-/// it; `--remote` fetches it over the network.
-fn archive(rest: &[Word], state: &State) -> Judgement {
-    let mut j = judge(Risk::Medium, "git archive writes an archive");
-    let mut i = 0;
-    while i < rest.len() {
-        let t = rest[i].text.as_str();
-        if t == "--" {
-            break;
-        }
-        let output = match t {
-            "-o" | "--output" => {
-                i += 1;
-                rest.get(i).cloned()
-            }
-            _ if t.starts_with("--output=") => Some(Word::literal(&t[9..])),
-            _ if t.starts_with("-o") => Some(Word::literal(&t[2..])),
-            _ => None,
-        };
-        if let Some(out) = output {
-            j = j.worst(writes_at(&out, state, "writes the archive to"));
-        }
-        if t == "--remote" || t.starts_with("--remote=") {
-            j = j
-                .at_least(
-                    Risk::High,
-                    "git archive --remote fetches from another machine",
-                )
-                .net();
-        }
-        i += 1;
-    }
-    j
 }
 
 /// A read-only subcommand with recognised options: what it reads.
@@ -641,109 +507,4 @@ fn read_only(sub: &str, parsed: &Parsed<'_>, state: &State) -> Judgement {
         j = j.worst(reads(&v.word(), state));
     }
     j
-}
-
-/// `git branch`: listing is read-only; creating, renaming and deleting are not.
-fn branch(rest: &[Word]) -> Judgement {
-    const LIST: &[&str] = &[
-        "-a",
-        "-r",
-        "-v",
-        "-vv",
-        "-l",
-        "--list",
-        "--all",
-        "--remotes",
-        "--verbose",
-        "--merged",
-        "--no-merged",
-        "--contains",
-        "--no-contains",
-        "--points-at",
-        "--show-current",
-        "--no-color",
-        "--column",
-        "--no-column",
-        "-i",
-        "--ignore-case",
-        "--no-abbrev",
-        "-av",
-        "-avv",
-        "-rv",
-        "-vr",
-    ];
-    const VALUED: &[&str] = &[
-        "--merged",
-        "--no-merged",
-        "--contains",
-        "--no-contains",
-        "--points-at",
-    ];
-    let short = |c: char| {
-        rest.iter()
-            .any(|w| w.text.starts_with('-') && !w.text.starts_with("--") && w.text.contains(c))
-    };
-    let long = |l: &str| rest.iter().any(|w| w.text == l);
-    let deletes = short('d') || long("--delete");
-    let force = short('f') || long("--force");
-    let force_delete = short('D') || (deletes && force);
-    if force_delete {
-        return judge(
-            Risk::High,
-            "git branch -D deletes a branch even if it is not merged",
-        );
-    }
-    let listing_mode = rest.iter().any(|w| w.text == "-l" || w.text == "--list");
-    let mut i = 0;
-    while i < rest.len() {
-        let t = rest[i].text.as_str();
-        if VALUED.contains(&t) {
-            i += 2;
-            continue;
-        }
-        let known = LIST.contains(&t)
-            || ["--sort=", "--format=", "--color", "--abbrev=", "--column="]
-                .iter()
-                .any(|p| t.starts_with(p))
-            || VALUED.iter().any(|v| t.starts_with(&format!("{v}=")));
-        if t.starts_with('-') && !known {
-            return judge(Risk::Medium, format!("git branch {t} changes branches"));
-        }
-        if !t.starts_with('-') && !listing_mode {
-            return judge(Risk::Medium, "git branch NAME creates a branch");
-        }
-        i += 1;
-    }
-    judge(Risk::ReadOnly, "git branch lists branches")
-}
-
-/// `git tag`: listing is read-only; creating and deleting are not.
-fn tag(rest: &[Word]) -> Judgement {
-    let listing_mode = rest.iter().any(|w| w.text == "-l" || w.text == "--list");
-    for w in rest {
-        let t = w.text.as_str();
-        let known = matches!(
-            t,
-            "-l" | "--list" | "--column" | "--no-column" | "-i" | "--ignore-case"
-        ) || t.starts_with("-n")
-            || [
-                "--sort=",
-                "--format=",
-                "--color",
-                "--contains",
-                "--no-contains",
-                "--points-at",
-                "--merged",
-                "--no-merged",
-            ]
-            .iter()
-            .any(|p| t.starts_with(p));
-        if t.starts_with('-') && !known {
-            return judge(Risk::Medium, format!("git tag {t} creates or deletes tags"));
-        }
-        if !t.starts_with('-') && !listing_mode {
-            return judge(Risk::Medium, "git tag NAME creates a tag");
-        }
-    }
-    judge(Risk::ReadOnly, "git tag lists tags")
 }

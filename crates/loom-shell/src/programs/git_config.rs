@@ -90,31 +90,11 @@ pub(super) fn config_key(key: &str) -> (Risk, String) {
 /// `git config`: reads are read-only; writes are medium, high for keys that run programs
 /// and for the user's or system's configuration.
 pub(super) fn config(rest: &[Word], state: &State, depth: usize) -> Judgement {
-    let mut global = false;
-    let mut write = false;
-    let mut file: Option<Word> = None;
-    let mut operands: Vec<&Word> = Vec::new();
-    let mut i = 0;
-    while i < rest.len() {
-        let t = rest[i].text.as_str();
-        match t {
-            "--global" | "--system" => global = true,
-            "-f" | "--file" => {
-                file = rest.get(i + 1).cloned();
-                i += 1;
-            }
-            "--add" | "--unset" | "--unset-all" | "--replace-all" | "--rename-section"
-            | "--remove-section" => write = true,
-            "-e" | "--edit" => {
-                return judge(Risk::High, "git config --edit runs an editor");
-            }
-            "--blob" | "--type" | "--default" | "--comment" => i += 1,
-            _ if t.starts_with("--file=") => file = Some(Word::literal(&t[7..])),
-            _ if t.starts_with('-') => {}
-            _ => operands.push(&rest[i]),
-        }
-        i += 1;
-    }
+    let opts = match config_options(rest) {
+        Ok(opts) => opts,
+        Err(j) => return j,
+    };
+    let operands = &opts.operands;
     let new_syntax = operands.first().map(|w| w.text.as_str());
     let mut setting: Option<&Word> = None;
     let (write, key) = match new_syntax {
@@ -130,24 +110,79 @@ pub(super) fn config(rest: &[Word], state: &State, depth: usize) -> Judgement {
         _ => {
             setting = operands.get(1).copied();
             (
-                write || operands.len() >= 2,
+                opts.write || operands.len() >= 2,
                 operands.first().map(|w| w.text.clone()),
             )
         }
     };
     if !write {
-        return match &file {
+        return match &opts.file {
             Some(f) => reads(f, state),
             None => judge(Risk::ReadOnly, "reads git configuration"),
         };
     }
-    let key = key.unwrap_or_default();
-    let (level, reason) = config_key(&key);
+    config_write(&key.unwrap_or_default(), setting, &opts, state, depth)
+}
+
+/// What `git config`'s options say.
+struct ConfigOptions<'a> {
+    /// `--global` or `--system`: the configuration outside the workspace.
+    global: bool,
+    /// An option that writes (`--add`, `--unset`, ...).
+    write: bool,
+    /// The file named by `-f`/`--file`.
+    file: Option<Word>,
+    /// The words that are not options.
+    operands: Vec<&'a Word>,
+}
+
+/// Read `git config`'s options; `Err` with the verdict for `--edit`.
+fn config_options(rest: &[Word]) -> Result<ConfigOptions<'_>, Judgement> {
+    let mut opts = ConfigOptions {
+        global: false,
+        write: false,
+        file: None,
+        operands: Vec::new(),
+    };
+    let mut i = 0;
+    while i < rest.len() {
+        let t = rest[i].text.as_str();
+        match t {
+            "--global" | "--system" => opts.global = true,
+            "-f" | "--file" => {
+                opts.file = rest.get(i + 1).cloned();
+                i += 1;
+            }
+            "--add" | "--unset" | "--unset-all" | "--replace-all" | "--rename-section"
+            | "--remove-section" => opts.write = true,
+            "-e" | "--edit" => {
+                return Err(judge(Risk::High, "git config --edit runs an editor"));
+            }
+            "--blob" | "--type" | "--default" | "--comment" => i += 1,
+            _ if t.starts_with("--file=") => opts.file = Some(Word::literal(&t[7..])),
+            _ if t.starts_with('-') => {}
+            _ => opts.operands.push(&rest[i]),
+        }
+        i += 1;
+    }
+    Ok(opts)
+}
+
+/// A `git config` write of `key` (to `setting`, when one is given): judged by the key,
+/// the value, and where the configuration lives.
+fn config_write(
+    key: &str,
+    setting: Option<&Word>,
+    opts: &ConfigOptions<'_>,
+    state: &State,
+    depth: usize,
+) -> Judgement {
+    let (level, reason) = config_key(key);
     let mut j =
         judge(Risk::Medium, "changes the repository's git configuration").at_least(level, reason);
     if let Some(value) = setting
         && !value.dynamic
-        && let Some(write) = config_writes(&key, &value.text, state)
+        && let Some(write) = config_writes(key, &value.text, state)
     {
         j = j.worst(write);
     }
@@ -160,17 +195,17 @@ pub(super) fn config(rest: &[Word], state: &State, depth: usize) -> Judgement {
                 format!("sets {key} to a value only known at run time"),
             )
         } else {
-            config_payload(&key, &value.text, state, depth)
+            config_payload(key, &value.text, state, depth)
         });
     }
-    if global {
+    if opts.global {
         j = j.at_least(
             Risk::High,
             "changes git configuration outside the workspace",
         );
     }
-    if let Some(f) = file {
-        j = j.worst(writes_at(&f, state, "writes"));
+    if let Some(f) = &opts.file {
+        j = j.worst(writes_at(f, state, "writes"));
     }
     j
 }

@@ -70,8 +70,35 @@ fn kill_by_name(name: &str, args: &[Word]) -> Judgement {
             format!("`{name}` {what}, like `kill -9 -1`"),
         )
     };
-    let signal_free: Vec<Word> = args
-        .iter()
+    let signal_free = without_signals(args);
+    let Some(spec) = kill_spec(name) else {
+        return high;
+    };
+    let Ok(parsed) = parse(&spec, &signal_free, false) else {
+        return high;
+    };
+    if parsed.operands.iter().any(|w| w.dynamic) {
+        return high;
+    }
+    let by_user = parsed.has(&["-u", "--euid", "-U", "--uid", "--user", "-G", "--group"]);
+    let patterns: Vec<&str> = parsed.operands.iter().map(|w| w.text.as_str()).collect();
+    if by_user && patterns.is_empty() {
+        return every("signals every process of a user");
+    }
+    if name == "pkill" && parsed.has(&["-v", "--inverse"]) {
+        return every("signals every process but the ones it names");
+    }
+    let regex = name == "pkill" || parsed.has(&["-r", "--regexp"]);
+    if regex && patterns.iter().any(|p| matches_every_name(p)) {
+        return every("matches every process");
+    }
+    high
+}
+
+/// `args` without the signal options (`-9`, `-KILL`, `-HUP`), which the option tables
+/// do not list.
+fn without_signals(args: &[Word]) -> Vec<Word> {
+    args.iter()
         .filter(|w| {
             let t = w.text.as_str();
             let sig = t.strip_prefix('-').unwrap_or("");
@@ -85,8 +112,12 @@ fn kill_by_name(name: &str, args: &[Word]) -> Judgement {
                             .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit()))))
         })
         .cloned()
-        .collect();
-    let spec = match name {
+        .collect()
+}
+
+/// The options of `pkill` and `killall` (the others are only judged high).
+fn kill_spec(name: &str) -> Option<Spec> {
+    Some(match name {
         "pkill" => Spec {
             flags: "efinoxcLAvwhVHe",
             valued: "gGPstuUFOrqd",
@@ -147,27 +178,8 @@ fn kill_by_name(name: &str, args: &[Word]) -> Judgement {
             ],
             numeric: false,
         },
-        _ => return high,
-    };
-    let Ok(parsed) = parse(&spec, &signal_free, false) else {
-        return high;
-    };
-    if parsed.operands.iter().any(|w| w.dynamic) {
-        return high;
-    }
-    let by_user = parsed.has(&["-u", "--euid", "-U", "--uid", "--user", "-G", "--group"]);
-    let patterns: Vec<&str> = parsed.operands.iter().map(|w| w.text.as_str()).collect();
-    if by_user && patterns.is_empty() {
-        return every("signals every process of a user");
-    }
-    if name == "pkill" && parsed.has(&["-v", "--inverse"]) {
-        return every("signals every process but the ones it names");
-    }
-    let regex = name == "pkill" || parsed.has(&["-r", "--regexp"]);
-    if regex && patterns.iter().any(|p| matches_every_name(p)) {
-        return every("matches every process");
-    }
-    high
+        _ => return None,
+    })
 }
 
 /// `-s`, `--set`, `--set=…`, or `s` among short flags (`-us`) before a letter whose value

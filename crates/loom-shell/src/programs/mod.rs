@@ -21,6 +21,7 @@ mod find;
 mod git;
 mod git_config;
 mod git_repos;
+mod git_subcommands;
 mod machine;
 mod make;
 mod package_runners;
@@ -148,6 +149,34 @@ pub fn classify_command(
     };
     j = j.worst(var_values::judged_with_values(cmd, state, depth));
     j = j.worst(written::runs_written(cmd, state, depth));
+    let j = with_assignments(j, cmd, state, depth);
+    let j = expanded_as_code(j, cmd);
+    let grantable = redirect.level <= j.level && j.grantable;
+    let j = j.worst(redirect);
+    written::record(cmd, state);
+    state.piped = None;
+    let mut out = vec![Segment {
+        command: shown,
+        part: String::new(),
+        level: j.level,
+        reason: j.reason,
+        prefix: j.prefix,
+        network: j.network,
+        argv: j.argv,
+        grantable,
+    }];
+    out.extend(j.nested);
+    out
+}
+
+/// `j`, worse for the command's assignments: a variable a program reads as a command
+/// (`GIT_PAGER`, `LD_PRELOAD`, ...) or a value holding code.
+fn with_assignments(
+    mut j: Judgement,
+    cmd: &SimpleCommand,
+    state: &mut State,
+    depth: usize,
+) -> Judgement {
     for a in &cmd.assignments {
         if let Some(reason) = super::vars::dangerous(&a.name) {
             j = j.at_least(Risk::High, reason);
@@ -165,6 +194,12 @@ pub fn classify_command(
         }
         j = j.worst(code_in_value(&a.name, &a.value, state, depth));
     }
+    j
+}
+
+/// `j`, worse for words that expand a variable's value as code (`${x@P}`, `${!x}`) and
+/// for a heredoc with an unquoted delimiter.
+fn expanded_as_code(mut j: Judgement, cmd: &SimpleCommand) -> Judgement {
     let words = cmd
         .words
         .iter()
@@ -194,22 +229,7 @@ pub fn classify_command(
             .ungrantable(),
         );
     }
-    let grantable = redirect.level <= j.level && j.grantable;
-    let j = j.worst(redirect);
-    written::record(cmd, state);
-    state.piped = None;
-    let mut out = vec![Segment {
-        command: shown,
-        part: String::new(),
-        level: j.level,
-        reason: j.reason,
-        prefix: j.prefix,
-        network: j.network,
-        argv: j.argv,
-        grantable,
-    }];
-    out.extend(j.nested);
-    out
+    j
 }
 
 /// `sh < <(echo CODE)`, `bash <(echo CODE)`, `source <(printf CODE)`: a process
@@ -535,6 +555,22 @@ pub(super) fn program(
     if j.level >= Risk::Medium && j.level < Risk::Forbidden && unproven && state.scan_unknown {
         j = j.worst(forbidden_among(&words[1..], state, depth));
     }
+    j = with_name_marks(j, first);
+    let name = basename(&first.text).to_string();
+    if j.prefix.is_empty() {
+        j.prefix = vec![name.clone()];
+    }
+    if j.argv.is_empty() {
+        j.argv = std::iter::once(name)
+            .chain(words[1..].iter().map(|w| w.text.clone()))
+            .collect();
+    }
+    j
+}
+
+/// `j`, worse for a program name built at run time (`$(echo rm)`), with ANSI-C quoting
+/// or by brace expansion: none of them is covered by a session grant.
+fn with_name_marks(mut j: Judgement, first: &Word) -> Judgement {
     if first.ansi_c || first.brace || first.evaluated {
         j = j.ungrantable();
     }
@@ -561,15 +597,6 @@ pub(super) fn program(
             Risk::Medium,
             "brace expansion in the program name changes what runs",
         );
-    }
-    let name = basename(&first.text).to_string();
-    if j.prefix.is_empty() {
-        j.prefix = vec![name.clone()];
-    }
-    if j.argv.is_empty() {
-        j.argv = std::iter::once(name)
-            .chain(words[1..].iter().map(|w| w.text.clone()))
-            .collect();
     }
     j
 }

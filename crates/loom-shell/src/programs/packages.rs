@@ -216,42 +216,14 @@ pub(super) fn js_packages(name: &str, args: &[Word]) -> Judgement {
                     .first()
                     .is_some_and(|w| matches!(w.text.as_str(), "get" | "list" | "ls")) =>
         {
-            let keys = if sub == "get" {
-                after
-            } else {
-                after.get(1..).unwrap_or(&[])
-            };
-            match keys
-                .iter()
-                .find(|w| !is_flag(w) && (w.dynamic || credential_key(&w.text)))
-            {
-                Some(key) => judge(
-                    Risk::High,
-                    format!(
-                        "{name} config get {} prints a registry credential",
-                        key.text
-                    ),
-                ),
-                None => judge(Risk::ReadOnly, format!("{name} config only reads")),
-            }
+            config_get(name, sub, after)
         }
         "config" | "set" => judge(
             Risk::High,
             format!("{name} config changes settings that can run programs (script-shell)"),
         ),
         "test" | "t" | "run" | "run-script" | "start" | "build" | "lint" | "typecheck" | "tsc"
-        | "jest" | "vitest" => {
-            let script = if matches!(sub, "run" | "run-script") {
-                after.first().map(|w| w.text.clone())
-            } else {
-                None
-            };
-            let mut j = judge(Risk::Low, format!("{name} {sub} runs a project script"));
-            if let Some(s) = script {
-                j.prefix = vec![name.to_string(), sub.to_string(), s];
-            }
-            j
-        }
+        | "jest" | "vitest" => project_script(name, sub, after),
         "install" | "i" | "ci" | "add" | "remove" | "rm" | "uninstall" | "un" | "update" | "up"
         | "upgrade" | "dedupe" | "prune" | "link" | "rebuild" | "audit" => judge(
             Risk::Medium,
@@ -282,6 +254,44 @@ pub(super) fn js_packages(name: &str, args: &[Word]) -> Judgement {
     } else {
         j
     }
+}
+
+/// `npm config get KEY`, `npm get KEY`, `npm config list`: only reads, unless a key
+/// printed is a registry credential (or only known at run time).
+fn config_get(name: &str, sub: &str, after: &[Word]) -> Judgement {
+    let keys = if sub == "get" {
+        after
+    } else {
+        after.get(1..).unwrap_or(&[])
+    };
+    match keys
+        .iter()
+        .find(|w| !is_flag(w) && (w.dynamic || credential_key(&w.text)))
+    {
+        Some(key) => judge(
+            Risk::High,
+            format!(
+                "{name} config get {} prints a registry credential",
+                key.text
+            ),
+        ),
+        None => judge(Risk::ReadOnly, format!("{name} config only reads")),
+    }
+}
+
+/// `npm test`, `npm run NAME`, ...: a project script, whose grant covers the script's
+/// name for `run`.
+fn project_script(name: &str, sub: &str, after: &[Word]) -> Judgement {
+    let script = if matches!(sub, "run" | "run-script") {
+        after.first().map(|w| w.text.clone())
+    } else {
+        None
+    };
+    let mut j = judge(Risk::Low, format!("{name} {sub} runs a project script"));
+    if let Some(s) = script {
+        j.prefix = vec![name.to_string(), sub.to_string(), s];
+    }
+    j
 }
 
 fn skip_js_options(args: &[Word]) -> &[Word] {

@@ -13,7 +13,7 @@
 //! (`strings @FILE` reads FILE and takes its words as options). The table itself is in
 //! [`super::readonly_table`].
 
-use super::super::options::{Spec, parse};
+use super::super::options::{Parsed, Spec, parse};
 use super::super::parse::Word;
 use super::super::{Risk, place};
 use super::{Judgement, State, judge, write_to};
@@ -130,6 +130,21 @@ pub(super) fn judge_read_only(
         Ok(p) => p,
         Err(e) => return super::unproven(e, name).worst(j),
     };
+    let j = names_known_at_run_time(j, name, ro, &parsed, state, extra_dynamic);
+    let j = reads_and_writes(j, name, ro, &parsed, state);
+    changes_the_machine(j, name, &parsed)
+}
+
+/// `j`, worse when what the program reads is only known at run time: paths appended by
+/// `xargs`, or the names of the files read from a list (`--files0-from=LIST`).
+fn names_known_at_run_time(
+    mut j: Judgement,
+    name: &str,
+    ro: &ReadOnly,
+    parsed: &Parsed<'_>,
+    state: &State,
+    extra_dynamic: bool,
+) -> Judgement {
     if extra_dynamic && ro.operands != Operands::Text {
         j = j.worst(
             judge(
@@ -162,6 +177,18 @@ pub(super) fn judge_read_only(
             j = j.worst(super::reads(&list.word(), state));
         }
     }
+    j
+}
+
+/// `j`, worse for the files the call reads (operands and option values) and writes
+/// (`uniq IN OUT`, `xxd IN OUT`, `sort -o FILE`).
+fn reads_and_writes(
+    mut j: Judgement,
+    name: &str,
+    ro: &ReadOnly,
+    parsed: &Parsed<'_>,
+    state: &State,
+) -> Judgement {
     let mut read_words: Vec<Word> = parsed
         .values(ro.read_values)
         .into_iter()
@@ -198,6 +225,12 @@ pub(super) fn judge_read_only(
     for w in &writes {
         j = j.worst(write_to(&place(w, &state.ctx), &w.text, "writes"));
     }
+    j
+}
+
+/// `j`, worse for the calls of read-only programs that change the machine: `printf -v`
+/// of a dangerous variable, `date` setting the clock, `hostname NAME`.
+fn changes_the_machine(mut j: Judgement, name: &str, parsed: &Parsed<'_>) -> Judgement {
     for v in parsed.values(&["-v"]) {
         if name == "printf"
             && let Some(reason) = super::super::vars::dangerous(v.text())

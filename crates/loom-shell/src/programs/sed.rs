@@ -6,7 +6,7 @@
 //! script Loom cannot read is not assumed harmless.
 
 use super::super::Risk;
-use super::super::options::{Spec, parse};
+use super::super::options::{Parsed, Spec, parse};
 use super::super::parse::Word;
 use super::{Judgement, PipedInput, State, judge, nested, reads, writes_at};
 
@@ -35,56 +35,15 @@ struct Effects {
 }
 
 pub(super) fn sed(name: &str, args: &[Word], state: &State, depth: usize) -> Judgement {
-    let in_place_glued: Vec<Word> = args
-        .iter()
-        .map(|w| {
-            if !w.dynamic
-                && w.text.starts_with("-i")
-                && w.text.len() > 2
-                && !w.text.starts_with("--")
-            {
-                Word::literal("-i")
-            } else if w.text.starts_with("--in-place=") {
-                Word::literal("--in-place")
-            } else {
-                w.clone()
-            }
-        })
-        .collect();
+    let in_place_glued = in_place_unglued(args);
     let parsed = match parse(&SPEC, &in_place_glued, false) {
         Ok(p) => p,
         Err(e) => return super::unproven(e, name),
     };
-    let from_input: Vec<Word> = match &state.piped {
-        Some(PipedInput::Text(text)) => parsed
-            .values(&["-f", "--file"])
-            .iter()
-            .filter(|v| v.text() == "-")
-            .map(|_| Word::literal(text))
-            .collect(),
-        _ => Vec::new(),
+    let (scripts, files) = match scripts_and_files(&parsed, state) {
+        Ok(found) => found,
+        Err(j) => return j,
     };
-    let script_files = parsed.values(&["-f", "--file"]).len();
-    if script_files > 0 && from_input.len() < script_files {
-        return judge(
-            Risk::Medium,
-            "the sed script comes from a file Loom does not read, so it may write files or run commands",
-        )
-        .ungrantable();
-    }
-    let mut scripts: Vec<Word> = parsed
-        .values(&["-e", "--expression"])
-        .into_iter()
-        .map(|v| v.word())
-        .chain(from_input)
-        .collect();
-    let mut files: Vec<&Word> = parsed.operands.clone();
-    if scripts.is_empty() {
-        if files.is_empty() {
-            return judge(Risk::ReadOnly, "sed with no script");
-        }
-        scripts.push(files.remove(0).clone());
-    }
     let sandboxed = parsed.has(&["--sandbox"]);
     let in_place = parsed.has(&["-i", "--in-place"]);
     let mut j = if in_place {
@@ -116,193 +75,286 @@ pub(super) fn sed(name: &str, args: &[Word], state: &State, depth: usize) -> Jud
         if sandboxed {
             continue;
         }
-        for w in &effects.writes {
-            j = j.worst(writes_at(&Word::literal(w), state, "the sed script writes"));
+        j = with_effects(j, &effects, state, depth);
+    }
+    j
+}
+
+/// `args` with an in-place suffix cut off (`-i.bak` → `-i`, `--in-place=.bak` →
+/// `--in-place`), so the options parse.
+fn in_place_unglued(args: &[Word]) -> Vec<Word> {
+    args.iter()
+        .map(|w| {
+            if !w.dynamic
+                && w.text.starts_with("-i")
+                && w.text.len() > 2
+                && !w.text.starts_with("--")
+            {
+                Word::literal("-i")
+            } else if w.text.starts_with("--in-place=") {
+                Word::literal("--in-place")
+            } else {
+                w.clone()
+            }
+        })
+        .collect()
+}
+
+/// The scripts (`-e`, `-f -` fed text, or the first operand) and the files sed reads;
+/// `Err` with the verdict when that is already known (a script file Loom does not read,
+/// or no script at all).
+fn scripts_and_files<'a>(
+    parsed: &Parsed<'a>,
+    state: &State,
+) -> Result<(Vec<Word>, Vec<&'a Word>), Judgement> {
+    let from_input: Vec<Word> = match &state.piped {
+        Some(PipedInput::Text(text)) => parsed
+            .values(&["-f", "--file"])
+            .iter()
+            .filter(|v| v.text() == "-")
+            .map(|_| Word::literal(text))
+            .collect(),
+        _ => Vec::new(),
+    };
+    let script_files = parsed.values(&["-f", "--file"]).len();
+    if script_files > 0 && from_input.len() < script_files {
+        return Err(judge(
+            Risk::Medium,
+            "the sed script comes from a file Loom does not read, so it may write files or run commands",
+        )
+        .ungrantable());
+    }
+    let mut scripts: Vec<Word> = parsed
+        .values(&["-e", "--expression"])
+        .into_iter()
+        .map(|v| v.word())
+        .chain(from_input)
+        .collect();
+    let mut files: Vec<&Word> = parsed.operands.clone();
+    if scripts.is_empty() {
+        if files.is_empty() {
+            return Err(judge(Risk::ReadOnly, "sed with no script"));
         }
-        for r in &effects.reads {
-            j = j.worst(reads(&Word::literal(r), state));
-        }
-        for c in &effects.runs {
-            j = j.worst(
-                judge(Risk::Medium, "the sed script runs a command").worst(nested(
-                    c,
-                    state,
-                    depth,
-                    "sed's `e` command",
-                )),
-            );
-        }
-        if effects.runs_pattern_space {
-            j = j.at_least(
-                Risk::High,
-                "the sed script runs its input text as a shell command (`e` or `s///e`)",
-            );
-        }
-        for r in &effects.runs_replacement {
-            j = j.worst(nested(r, state, depth, "sed's `s///e`"));
-        }
+        scripts.push(files.remove(0).clone());
+    }
+    Ok((scripts, files))
+}
+
+/// `j`, worse for what a script writes, reads and runs.
+fn with_effects(mut j: Judgement, effects: &Effects, state: &State, depth: usize) -> Judgement {
+    for w in &effects.writes {
+        j = j.worst(writes_at(&Word::literal(w), state, "the sed script writes"));
+    }
+    for r in &effects.reads {
+        j = j.worst(reads(&Word::literal(r), state));
+    }
+    for c in &effects.runs {
+        j = j.worst(
+            judge(Risk::Medium, "the sed script runs a command").worst(nested(
+                c,
+                state,
+                depth,
+                "sed's `e` command",
+            )),
+        );
+    }
+    if effects.runs_pattern_space {
+        j = j.at_least(
+            Risk::High,
+            "the sed script runs its input text as a shell command (`e` or `s///e`)",
+        );
+    }
+    for r in &effects.runs_replacement {
+        j = j.worst(nested(r, state, depth, "sed's `s///e`"));
     }
     j
 }
 
 /// Parse a sed script into what it writes, reads and runs.
 fn read_script(script: &str) -> Result<Effects, String> {
-    let chars: Vec<char> = script.chars().collect();
-    let mut fx = Effects::default();
-    let mut i = 0;
-    let n = chars.len();
-    let skip_ws = |i: &mut usize| {
-        while *i < n && (chars[*i].is_whitespace() || chars[*i] == ';') {
-            *i += 1;
-        }
+    let mut reader = ScriptReader {
+        chars: script.chars().collect(),
+        i: 0,
+        fx: Effects::default(),
     };
-    let rest_of_line = |i: &mut usize| -> String {
-        let start = *i;
-        while *i < n && chars[*i] != '\n' {
-            *i += 1;
+    loop {
+        reader.skip_separators();
+        if reader.i >= reader.chars.len() {
+            break;
         }
-        chars[start..*i]
+        reader.addresses()?;
+        reader.skip_while(|c| c == '!' || c == ' ');
+        let Some(&cmd) = reader.chars.get(reader.i) else {
+            return Err("an address without a command".into());
+        };
+        reader.i += 1;
+        reader.command(cmd)?;
+    }
+    Ok(reader.fx)
+}
+
+/// A sed script being read the way GNU sed reads it, one command at a time.
+struct ScriptReader {
+    chars: Vec<char>,
+    /// The next character to read.
+    i: usize,
+    /// What the commands read so far do.
+    fx: Effects,
+}
+
+impl ScriptReader {
+    /// Move past every character `keep` accepts.
+    fn skip_while(&mut self, keep: impl Fn(char) -> bool) {
+        while self.i < self.chars.len() && keep(self.chars[self.i]) {
+            self.i += 1;
+        }
+    }
+
+    /// Move past whitespace and `;` between commands.
+    fn skip_separators(&mut self) {
+        self.skip_while(|c| c.is_whitespace() || c == ';');
+    }
+
+    /// The rest of the line (a file name, a command, appended text), trimmed.
+    fn rest_of_line(&mut self) -> String {
+        let start = self.i;
+        self.skip_while(|c| c != '\n');
+        self.chars[start..self.i]
             .iter()
             .collect::<String>()
             .trim()
             .to_string()
-    };
-    let delimited = |i: &mut usize, delim: char| -> Result<(), String> {
-        while *i < n {
-            match chars[*i] {
-                '\\' => *i += 2,
+    }
+
+    /// Move past a regular expression up to and including its closing `delim`.
+    fn delimited(&mut self, delim: char) -> Result<(), String> {
+        while self.i < self.chars.len() {
+            match self.chars[self.i] {
+                '\\' => self.i += 2,
                 c if c == delim => {
-                    *i += 1;
+                    self.i += 1;
                     return Ok(());
                 }
-                '\n' if delim != '\n' => *i += 1,
-                _ => *i += 1,
+                '\n' if delim != '\n' => self.i += 1,
+                _ => self.i += 1,
             }
         }
         Err("an unterminated regular expression".into())
-    };
-    loop {
-        skip_ws(&mut i);
-        if i >= n {
-            break;
-        }
-        // Addresses: `N`, `$`, `/re/`, `\cREc`, `first~step`, with `,addr2`, `+N`, `~N`, `!`.
+    }
+
+    /// Addresses: `N`, `$`, `/re/`, `\cREc`, `first~step`, with `,addr2`, `+N`, `~N`.
+    fn addresses(&mut self) -> Result<(), String> {
         for _ in 0..2 {
-            match chars.get(i) {
-                Some(c) if c.is_ascii_digit() => {
-                    while i < n && (chars[i].is_ascii_digit() || chars[i] == '~') {
-                        i += 1;
-                    }
-                }
-                Some('$') => i += 1,
-                Some('/') => {
-                    i += 1;
-                    delimited(&mut i, '/')?;
-                    while i < n && matches!(chars[i], 'I' | 'M') {
-                        i += 1;
-                    }
-                }
-                Some('\\') => {
-                    let d = *chars.get(i + 1).ok_or("a dangling backslash")?;
-                    i += 2;
-                    delimited(&mut i, d)?;
-                    while i < n && matches!(chars[i], 'I' | 'M') {
-                        i += 1;
-                    }
-                }
-                Some('+') | Some('~') => {
-                    i += 1;
-                    while i < n && chars[i].is_ascii_digit() {
-                        i += 1;
-                    }
-                }
-                _ => {}
-            }
-            while i < n && chars[i] == ' ' {
-                i += 1;
-            }
-            if chars.get(i) == Some(&',') {
-                i += 1;
-                while i < n && chars[i] == ' ' {
-                    i += 1;
-                }
+            self.address()?;
+            self.skip_while(|c| c == ' ');
+            if self.chars.get(self.i) == Some(&',') {
+                self.i += 1;
+                self.skip_while(|c| c == ' ');
                 continue;
             }
             break;
         }
-        while i < n && (chars[i] == '!' || chars[i] == ' ') {
-            i += 1;
+        Ok(())
+    }
+
+    /// One address, if one starts here.
+    fn address(&mut self) -> Result<(), String> {
+        match self.chars.get(self.i) {
+            Some(c) if c.is_ascii_digit() => self.skip_while(|c| c.is_ascii_digit() || c == '~'),
+            Some('$') => self.i += 1,
+            Some('/') => {
+                self.i += 1;
+                self.delimited('/')?;
+                self.skip_while(|c| matches!(c, 'I' | 'M'));
+            }
+            Some('\\') => {
+                let d = *self.chars.get(self.i + 1).ok_or("a dangling backslash")?;
+                self.i += 2;
+                self.delimited(d)?;
+                self.skip_while(|c| matches!(c, 'I' | 'M'));
+            }
+            Some('+') | Some('~') => {
+                self.i += 1;
+                self.skip_while(|c| c.is_ascii_digit());
+            }
+            _ => {}
         }
-        let Some(&cmd) = chars.get(i) else {
-            return Err("an address without a command".into());
-        };
-        i += 1;
+        Ok(())
+    }
+
+    /// The command `cmd` (already read) with its arguments.
+    fn command(&mut self, cmd: char) -> Result<(), String> {
         match cmd {
             '{' | '}' | '=' | 'd' | 'D' | 'g' | 'G' | 'h' | 'H' | 'x' | 'n' | 'N' | 'p' | 'P'
             | 'z' | 'F' => {}
-            'q' | 'Q' | 'l' | 'L' => {
-                while i < n && (chars[i].is_ascii_digit() || chars[i] == ' ') {
-                    i += 1;
-                }
-            }
+            'q' | 'Q' | 'l' | 'L' => self.skip_while(|c| c.is_ascii_digit() || c == ' '),
             ':' | 'b' | 't' | 'T' | 'v' => {
                 // GNU sed ends a label (and `v`'s version) at whitespace too, and reads the
                 // next command right after it: `:x e CMD` runs CMD.
-                while i < n && chars[i] == ' ' {
-                    i += 1;
-                }
-                while i < n && !chars[i].is_whitespace() && chars[i] != ';' && chars[i] != '}' {
-                    i += 1;
-                }
+                self.skip_while(|c| c == ' ');
+                self.skip_while(|c| !c.is_whitespace() && c != ';' && c != '}');
             }
             'a' | 'i' | 'c' => {
-                let _ = rest_of_line(&mut i);
+                let _ = self.rest_of_line();
             }
-            'r' | 'R' => fx.reads.push(rest_of_line(&mut i)),
-            'w' | 'W' => fx.writes.push(rest_of_line(&mut i)),
+            'r' | 'R' => {
+                let file = self.rest_of_line();
+                self.fx.reads.push(file);
+            }
+            'w' | 'W' => {
+                let file = self.rest_of_line();
+                self.fx.writes.push(file);
+            }
             'e' => {
-                let command = rest_of_line(&mut i);
+                let command = self.rest_of_line();
                 if command.is_empty() {
-                    fx.runs_pattern_space = true;
+                    self.fx.runs_pattern_space = true;
                 } else {
-                    fx.runs.push(command);
+                    self.fx.runs.push(command);
                 }
             }
-            's' | 'y' => {
-                let delim = *chars.get(i).ok_or("an unterminated s command")?;
-                if delim == '\n' || delim == '\\' {
-                    return Err("an s command with an unusual delimiter".into());
-                }
-                i += 1;
-                delimited(&mut i, delim)?;
-                let replacement_start = i;
-                delimited(&mut i, delim)?;
-                let replacement = unescape_replacement(&chars[replacement_start..i - 1], delim);
-                if cmd == 's' {
-                    while i < n {
-                        match chars[i] {
-                            'g' | 'p' | 'i' | 'I' | 'm' | 'M' | '0'..='9' => i += 1,
-                            'e' => {
-                                fx.runs_pattern_space = true;
-                                fx.runs_replacement.push(replacement.clone());
-                                i += 1;
-                            }
-                            'w' => {
-                                i += 1;
-                                fx.writes.push(rest_of_line(&mut i));
-                            }
-                            _ => break,
-                        }
-                    }
-                }
-            }
+            's' | 'y' => self.substitute(cmd)?,
             '#' => {
-                let _ = rest_of_line(&mut i);
+                let _ = self.rest_of_line();
             }
             other => return Err(format!("the unknown sed command `{other}`")),
         }
+        Ok(())
     }
-    Ok(fx)
+
+    /// `s/re/replacement/flags` or `y/from/to/`, from the delimiter on; an `s` command's
+    /// `e` flag runs its replacement and its `w` flag writes a file.
+    fn substitute(&mut self, cmd: char) -> Result<(), String> {
+        let delim = *self.chars.get(self.i).ok_or("an unterminated s command")?;
+        if delim == '\n' || delim == '\\' {
+            return Err("an s command with an unusual delimiter".into());
+        }
+        self.i += 1;
+        self.delimited(delim)?;
+        let replacement_start = self.i;
+        self.delimited(delim)?;
+        let replacement = unescape_replacement(&self.chars[replacement_start..self.i - 1], delim);
+        if cmd != 's' {
+            return Ok(());
+        }
+        while self.i < self.chars.len() {
+            match self.chars[self.i] {
+                'g' | 'p' | 'i' | 'I' | 'm' | 'M' | '0'..='9' => self.i += 1,
+                'e' => {
+                    self.fx.runs_pattern_space = true;
+                    self.fx.runs_replacement.push(replacement.clone());
+                    self.i += 1;
+                }
+                'w' => {
+                    self.i += 1;
+                    let file = self.rest_of_line();
+                    self.fx.writes.push(file);
+                }
+                _ => break,
+            }
+        }
+        Ok(())
+    }
 }
 
 /// An `s` command's replacement as the text it puts in the pattern space: `\DELIM` and
