@@ -1,11 +1,14 @@
-//! The groundwork of `/review` (issue 28): the uncommitted changes of a workspace as git
-//! shows them, and the prompt that asks the model for findings on them, each with its
-//! `file:line` and severity. Nothing calls it yet: the command that runs a read-only turn
-//! with this prompt is still to be built.
+//! The diffs and the prompt of `/review` and `loom review` (issue 28): the uncommitted
+//! changes of a workspace, a branch's changes since its merge base, or one commit's change,
+//! as git shows them (through Loom's hardened git, with no external diff or textconv
+//! program), and the prompt that asks the model for findings on them, each with its
+//! `file:line` and severity. The agent runs the read-only turn (agent/runner/review.rs).
 
 use std::path::Path;
 
 use thiserror::Error;
+
+use crate::protocol::review::ReviewTarget;
 
 /// The most bytes of diff the prompt carries; a longer diff is cut, and the prompt says so.
 pub const MAX_DIFF_BYTES: usize = 200 * 1024;
@@ -22,25 +25,130 @@ pub enum ReviewError {
     /// No tracked file differs from the last commit.
     #[error("nothing to review: no tracked file differs from HEAD (git add new files first)")]
     NothingToReview,
+    /// A branch or commit name that could be read as an option, or is not a name at all.
+    #[error("cannot review: {0:?} is not a branch or commit name; give one like main or a1b2c3d")]
+    BadRef(String),
+    /// No commit has that name.
+    #[error(
+        "cannot review: no commit or branch named {0:?} in this repository (see git log / git branch)"
+    )]
+    UnknownRef(String),
+    /// The range holds no change.
+    #[error("nothing to review: {0} change nothing")]
+    EmptyRange(String),
 }
 
-/// The uncommitted changes (staged and not) of tracked files in `workspace`, against
-/// `HEAD`, as a unified diff without colour or external diff programs.
-pub fn uncommitted_diff(workspace: &Path) -> Result<String, ReviewError> {
+/// The diff of `target` in `workspace`.
+pub fn diff_for(workspace: &Path, target: &ReviewTarget) -> Result<String, ReviewError> {
+    match target {
+        ReviewTarget::Uncommitted => uncommitted_diff(workspace),
+        ReviewTarget::Base(branch) => {
+            let tip = resolve(workspace, branch)?;
+            let base = run_git(workspace, &["merge-base", &tip, "HEAD"]).map_err(|e| match e {
+                ReviewError::Git(why) if why == "git failed" => {
+                    ReviewError::Git(format!("{branch} and HEAD have no commit in common"))
+                }
+                other => other,
+            })?;
+            let diff = run_git(
+                workspace,
+                &[DIFF, NO_EXT, NO_TEXTCONV, NO_COLOR, base.trim(), "--"],
+            )?;
+            non_empty(diff, target)
+        }
+        ReviewTarget::Commit(rev) => {
+            let sha = resolve(workspace, rev)?;
+            let diff = run_git(
+                workspace,
+                &[
+                    "show",
+                    NO_EXT,
+                    NO_TEXTCONV,
+                    NO_COLOR,
+                    "--format=commit %H%n%n%B",
+                    &sha,
+                    "--",
+                ],
+            )?;
+            // A commit that changes no file shows only its header.
+            if !diff.contains("\ndiff --git ") {
+                return Err(ReviewError::EmptyRange(target.to_string()));
+            }
+            Ok(diff)
+        }
+    }
+}
+
+const DIFF: &str = "diff";
+const NO_EXT: &str = "--no-ext-diff";
+const NO_TEXTCONV: &str = "--no-textconv";
+const NO_COLOR: &str = "--no-color";
+
+/// The full commit id `name` stands for, checked as a name first (no option, no range,
+/// nothing git would read as anything but a revision).
+fn resolve(workspace: &Path, name: &str) -> Result<String, ReviewError> {
+    let bad = name.is_empty()
+        || name.starts_with('-')
+        || name.contains("..")
+        || name
+            .chars()
+            .any(|c| c.is_whitespace() || c.is_control() || c == ':');
+    if bad {
+        return Err(ReviewError::BadRef(name.to_string()));
+    }
+    let spec = format!("{name}^{{commit}}");
+    match run_git(
+        workspace,
+        &[
+            "rev-parse",
+            "--verify",
+            "--quiet",
+            "--end-of-options",
+            &spec,
+        ],
+    ) {
+        Ok(sha) if !sha.trim().is_empty() => Ok(sha.trim().to_string()),
+        Ok(_) => Err(ReviewError::UnknownRef(name.to_string())),
+        Err(ReviewError::Git(why)) if why == "git failed" => {
+            Err(ReviewError::UnknownRef(name.to_string()))
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// The output of Loom's hardened git with `args` in `workspace`, or its first error line.
+fn run_git(workspace: &Path, args: &[&str]) -> Result<String, ReviewError> {
     if let Some(why) = crate::gitcmd::tampered(workspace) {
         return Err(ReviewError::Tampered(why));
     }
     let out = crate::gitcmd::git()
         .current_dir(workspace)
-        .args(["diff", "--no-ext-diff", "--no-color", "HEAD", "--"])
+        .args(args)
         .output()
         .map_err(|e| ReviewError::Git(format!("git did not run: {e}")))?;
     if !out.status.success() {
         let stderr = String::from_utf8_lossy(&out.stderr);
-        let first = stderr.lines().next().unwrap_or("git diff failed").trim();
+        let first = stderr.lines().next().unwrap_or("git failed").trim();
         return Err(ReviewError::Git(first.to_string()));
     }
-    let diff = String::from_utf8_lossy(&out.stdout).into_owned();
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// `diff`, or why there is nothing to review in `target`.
+fn non_empty(diff: String, target: &ReviewTarget) -> Result<String, ReviewError> {
+    if diff.trim().is_empty() {
+        return Err(ReviewError::EmptyRange(target.to_string()));
+    }
+    Ok(diff)
+}
+
+/// The uncommitted changes (staged and not) of tracked files in `workspace`, against
+/// `HEAD`, as a unified diff without colour or external diff programs.
+pub fn uncommitted_diff(workspace: &Path) -> Result<String, ReviewError> {
+    let diff = run_git(
+        workspace,
+        &[DIFF, NO_EXT, NO_TEXTCONV, NO_COLOR, "HEAD", "--"],
+    )?;
     if diff.trim().is_empty() {
         return Err(ReviewError::NothingToReview);
     }
@@ -130,6 +238,127 @@ mod tests {
         assert!(asked.contains("read-only mode"), "{asked}");
         assert!(asked.contains(&diff), "{asked}");
         assert!(!asked.contains("was cut"), "{asked}");
+    }
+
+    /// A repository with `main` at commit "a" and branch `topic` one commit further ("b"),
+    /// checked out.
+    fn two_branches() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        git(dir.path(), &["init", "-q", "-b", "main"]);
+        std::fs::write(dir.path().join("a.rs"), "fn a() {}\n").unwrap();
+        git(dir.path(), &["add", "a.rs"]);
+        git(dir.path(), &["commit", "-q", "-m", "a"]);
+        git(dir.path(), &["checkout", "-q", "-b", "topic"]);
+        std::fs::write(dir.path().join("b.rs"), "fn b() {}\n").unwrap();
+        git(dir.path(), &["add", "b.rs"]);
+        git(dir.path(), &["commit", "-q", "-m", "b"]);
+        dir
+    }
+
+    #[test]
+    fn a_base_branch_reviews_the_branch_and_the_working_tree_since_the_merge_base() {
+        let dir = two_branches();
+        // main moves on after topic left it: its change is not topic's to review.
+        git(dir.path(), &["checkout", "-q", "main"]);
+        std::fs::write(dir.path().join("m.rs"), "fn m() {}\n").unwrap();
+        git(dir.path(), &["add", "m.rs"]);
+        git(dir.path(), &["commit", "-q", "-m", "m"]);
+        git(dir.path(), &["checkout", "-q", "topic"]);
+        std::fs::write(dir.path().join("a.rs"), "fn a() { todo!() }\n").unwrap();
+        let base = ReviewTarget::Base("main".into());
+        let diff = diff_for(dir.path(), &base).unwrap();
+        assert!(diff.contains("+fn b() {}"), "the branch's commit: {diff}");
+        assert!(
+            diff.contains("+fn a() { todo!() }"),
+            "the working tree: {diff}"
+        );
+        assert!(
+            !diff.contains("m.rs"),
+            "main's own change is left out: {diff}"
+        );
+        git(dir.path(), &["checkout", "-q", "--", "a.rs"]);
+        git(dir.path(), &["checkout", "-q", "main"]);
+        std::fs::remove_file(dir.path().join("b.rs")).ok();
+        assert!(matches!(
+            diff_for(dir.path(), &base),
+            Err(ReviewError::EmptyRange(_))
+        ));
+    }
+
+    #[test]
+    fn a_commit_reviews_its_own_change_and_a_root_commit_works() {
+        let dir = two_branches();
+        let diff = diff_for(dir.path(), &ReviewTarget::Commit("HEAD".into())).unwrap();
+        assert!(
+            diff.contains("+fn b() {}") && !diff.contains("a.rs"),
+            "{diff}"
+        );
+        let root = diff_for(dir.path(), &ReviewTarget::Commit("main".into())).unwrap();
+        assert!(
+            root.contains("+fn a() {}") && root.contains("\n\na\n"),
+            "{root}"
+        );
+        let parent = diff_for(dir.path(), &ReviewTarget::Commit("HEAD~1".into())).unwrap();
+        assert_eq!(parent, root);
+        git(
+            dir.path(),
+            &["commit", "-q", "--allow-empty", "-m", "empty"],
+        );
+        assert!(matches!(
+            diff_for(dir.path(), &ReviewTarget::Commit("HEAD".into())),
+            Err(ReviewError::EmptyRange(_))
+        ));
+    }
+
+    #[test]
+    fn option_like_and_unknown_names_are_refused_before_git_reads_them() {
+        let dir = two_branches();
+        for name in [
+            "--output=/tmp/x",
+            "-p",
+            "",
+            "main..topic",
+            "HEAD:a.rs",
+            "a b",
+        ] {
+            for target in [
+                ReviewTarget::Commit(name.into()),
+                ReviewTarget::Base(name.into()),
+            ] {
+                let err = diff_for(dir.path(), &target).unwrap_err();
+                assert_eq!(err, ReviewError::BadRef(name.into()), "{target:?}");
+            }
+        }
+        let err = diff_for(dir.path(), &ReviewTarget::Commit("nope".into())).unwrap_err();
+        assert_eq!(err, ReviewError::UnknownRef("nope".into()));
+        assert!(
+            err.to_string().contains("no commit or branch named"),
+            "{err}"
+        );
+        let outside = tempfile::tempdir().unwrap();
+        let err = diff_for(outside.path(), &ReviewTarget::Base("main".into())).unwrap_err();
+        assert!(matches!(err, ReviewError::Git(_)), "{err:?}");
+    }
+
+    #[test]
+    fn a_textconv_driver_planted_in_the_repository_does_not_run() {
+        let dir = two_branches();
+        let marker = dir.path().join("ran");
+        let config = format!("diff.x.textconv=sh -c 'touch {}; cat' --", marker.display());
+        git(
+            dir.path(),
+            &[
+                "config",
+                "diff.x.textconv",
+                config.split_once('=').unwrap().1,
+            ],
+        );
+        std::fs::write(dir.path().join(".gitattributes"), "*.rs diff=x\n").unwrap();
+        std::fs::write(dir.path().join("b.rs"), "fn b() { 1 }\n").unwrap();
+        diff_for(dir.path(), &ReviewTarget::Uncommitted).unwrap();
+        diff_for(dir.path(), &ReviewTarget::Commit("HEAD".into())).unwrap();
+        diff_for(dir.path(), &ReviewTarget::Base("main".into())).unwrap();
+        assert!(!marker.exists(), "the textconv program ran");
     }
 
     #[test]
