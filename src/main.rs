@@ -190,6 +190,19 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             commands::models::run(&config).await
         }
         Some(Command::Exec { json, prompt }) => run_exec(&cli, &workspace, prompt, *json).await,
+        Some(Command::Review {
+            base,
+            commit,
+            json,
+            focus,
+        }) => {
+            let config = match load_config(&cli, &workspace) {
+                Ok(c) => c,
+                Err(code) => return Ok(code),
+            };
+            let target = commands::review::target(base.clone(), commit.clone());
+            commands::review::run(&config, &workspace, target, focus.join(" "), *json).await
+        }
         Some(Command::McpServer) => {
             if let Some(flag) = commands::mcp_server::unused_flag(&cli.global) {
                 eprintln!(

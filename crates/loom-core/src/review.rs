@@ -158,20 +158,30 @@ pub fn uncommitted_diff(workspace: &Path) -> Result<String, ReviewError> {
 /// The message that asks the model to review `diff`: findings only, each on one line as
 /// `path:line: severity: what is wrong and why`, most severe first.
 pub fn prompt(diff: &str) -> String {
+    prompt_for(&ReviewTarget::Uncommitted, diff, "")
+}
+
+/// [`prompt`] for the changes of `target`, with what the person asked to look at in
+/// particular (`focus`, may be empty).
+pub fn prompt_for(target: &ReviewTarget, diff: &str, focus: &str) -> String {
     let mut end = diff.len().min(MAX_DIFF_BYTES);
     while !diff.is_char_boundary(end) {
         end -= 1;
     }
     let (shown, cut) = (&diff[..end], end < diff.len());
-    let mut text = String::from(
-        "Review the uncommitted changes below as a careful senior reviewer. You are in \
+    let mut text = format!(
+        "Review {target} below as a careful senior reviewer. You are in \
          read-only mode: read files for context if you need to, change nothing.\n\
          Report findings only (bugs, security problems, missing error handling, broken \
          tests, unclear code), most severe first, one per line in this form:\n\
          path:line: severity: what is wrong and why\n\
-         where severity is high, medium or low and line is a line of the new file. \
-         If you find nothing worth changing, say \"no findings\".\n\n```diff\n",
+         where severity is critical, high, medium, low or info and line is a line of the new file. \
+         If you find nothing worth changing, say \"no findings\".\n"
     );
+    if !focus.trim().is_empty() {
+        text.push_str(&format!("Pay particular attention to: {}\n", focus.trim()));
+    }
+    text.push_str("\n```diff\n");
     text.push_str(shown);
     if !shown.ends_with('\n') {
         text.push('\n');
