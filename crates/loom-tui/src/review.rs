@@ -10,7 +10,7 @@ use crate::protocol::events::UserOp;
 use crate::protocol::review::{ReviewFinding, ReviewTarget};
 
 /// `/review`'s arguments, as `/help` shows them.
-pub const REVIEW_ARGS: &str = "[--base BRANCH | --commit SHA] [FOCUS]";
+pub const REVIEW_ARGS: &str = "[--base B|--commit SHA] [FOCUS]";
 
 /// What `/review ARGS` asks for: the changes to review and the focus (the words left),
 /// or what is wrong with the arguments.
