@@ -244,3 +244,55 @@ async fn slash_review_lists_the_findings_and_opens_one() {
     tui.wait_for("Review: 2 findings").await;
     tui.quit().await;
 }
+
+/// Regression (issue 28): the review turn's read-only mode lasts one turn. An agent in
+/// full-auto reviews (its writing command refused, write tools not offered), and the next
+/// turn is full-auto again: write tools offered, the write done without a question.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_mode_comes_back_after_the_review_turn() {
+    use loom::agent::{AgentEvent, UserOp};
+    use loom::protocol::review::ReviewTarget;
+    let dir = repository();
+    std::fs::write(dir.path().join("src/lib.rs"), "changed\n").unwrap();
+    let touch = json!({"command": "touch made.txt"}).to_string();
+    let write = json!({"path": "new.txt", "content": "x\n"}).to_string();
+    let server = ScriptedServer::start(vec![
+        support::calls_openai(&[("t", "bash", &touch)]),
+        support::text_reply(ANSWER),
+        support::calls_openai(&[("w", "write_file", &write)]),
+        support::text_reply("Wrote it."),
+    ])
+    .await;
+    let mut agent = crate::agent::start_agent(dir.path(), &server, "full-auto");
+    let op = UserOp::Review {
+        target: ReviewTarget::Uncommitted,
+        focus: String::new(),
+    };
+    agent.ops.send(op).unwrap();
+    let mut findings = None;
+    loop {
+        let event = tokio::time::timeout(std::time::Duration::from_secs(20), agent.events.recv())
+            .await
+            .expect("the agent answers within 20 s")
+            .expect("the agent is alive");
+        match event {
+            AgentEvent::ReviewFindings { findings: f } => findings = Some(f),
+            AgentEvent::TurnComplete { .. } => break,
+            _ => {}
+        }
+    }
+    assert_eq!(findings.map(|f| f.len()), Some(2));
+    assert!(!dir.path().join("made.txt").exists(), "the review wrote");
+    let after = crate::agent::run_turn(&mut agent, "add new.txt", |name, _| {
+        panic!("full-auto asked about {name}")
+    })
+    .await;
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("new.txt")).unwrap_or_default(),
+        "x\n",
+        "{after:?}"
+    );
+    let requests = server.requests();
+    assert!(!offered(&requests[0]).contains(&"write_file".to_string()));
+    assert!(offered(&requests[2]).contains(&"write_file".to_string()));
+}
