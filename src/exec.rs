@@ -133,6 +133,9 @@ pub async fn drive_op(
     mut on_event: impl FnMut(&AgentEvent),
     stop: &CancellationToken,
 ) -> TurnOutcome {
+    // A review the agent refuses (nothing to review, not between turns) starts no turn:
+    // an error before the turn's message ends the wait.
+    let mut refusable = matches!(op, UserOp::Review { .. });
     let _ = agent.ops.send(op);
     let mut outcome = TurnOutcome {
         code: EXIT_FAILURE,
@@ -154,6 +157,11 @@ pub async fn drive_op(
             outcome.errors.push(message.clone());
         }
         on_event(&event);
+        match &event {
+            AgentEvent::UserMessage { .. } => refusable = false,
+            AgentEvent::Error { .. } if refusable => break,
+            _ => {}
+        }
         if let AgentEvent::TurnComplete { end, .. } = &event {
             outcome.code = match end {
                 // Errors the turn recovered from (an in-stream error after whole calls, a

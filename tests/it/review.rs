@@ -296,3 +296,37 @@ async fn the_mode_comes_back_after_the_review_turn() {
     assert!(!offered(&requests[0]).contains(&"write_file".to_string()));
     assert!(offered(&requests[2]).contains(&"write_file".to_string()));
 }
+
+/// A review the agent refuses starts no turn: exec's loop ends with the error and exit
+/// code 1 instead of waiting for a turn that never comes (the diff can vanish between
+/// `loom review`'s own check and the agent's).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_refused_review_ends_the_headless_run_with_its_error() {
+    use loom::agent::UserOp;
+    use loom::protocol::review::ReviewTarget;
+    let dir = repository();
+    let server = ScriptedServer::start(vec![]).await;
+    let agent = crate::agent::start_agent(dir.path(), &server, "supervised");
+    let op = UserOp::Review {
+        target: ReviewTarget::Uncommitted,
+        focus: String::new(),
+    };
+    let stop = tokio_util::sync::CancellationToken::new();
+    let outcome = tokio::time::timeout(
+        std::time::Duration::from_secs(20),
+        loom::exec::drive_op(agent, op, |_| {}, &stop),
+    )
+    .await
+    .expect("the run ends");
+    assert_eq!(outcome.code, 1);
+    assert_eq!(outcome.end, None);
+    assert!(
+        outcome
+            .errors
+            .iter()
+            .any(|e| e.contains("nothing to review")),
+        "{:?}",
+        outcome.errors
+    );
+    assert!(server.requests().is_empty());
+}
