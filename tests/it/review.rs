@@ -204,7 +204,8 @@ async fn nothing_to_review_is_a_clear_error_before_any_request() {
     assert!(server.requests().is_empty());
 }
 
-/// `/review` in the real terminal: the answer streams, the chat says how many findings,
+/// `/review` in the real terminal, in read-only mode (a writing command refused without a
+/// question, in a supervised session): the answer streams, the chat says how many findings,
 /// the list opens over the screen, `Enter` shows the finding's file around its line, and
 /// `Esc` goes back to the list and then closes it.
 #[tokio::test(flavor = "multi_thread")]
@@ -215,7 +216,13 @@ async fn slash_review_lists_the_findings_and_opens_one() {
         "pub fn one() -> u32 {\n    u32::MAX + 1\n}\n",
     )
     .unwrap();
-    let server = ScriptedServer::start(vec![support::text_reply(ANSWER)]).await;
+    let touch = json!({"command": "touch made.txt"}).to_string();
+    let server = ScriptedServer::start(vec![
+        support::calls_openai(&[("t", "bash", &touch)]),
+        support::text_reply(ANSWER),
+    ])
+    .await;
+    // Supervised: outside the review, `touch` would ask; in it, it is refused unasked.
     let mut tui = crate::tui::Tui::start(dir.path(), &server, 140, 40);
     tui.wait_for("Ask Loom").await;
     tui.type_line("/review").await;
@@ -224,8 +231,13 @@ async fn slash_review_lists_the_findings_and_opens_one() {
         screen.contains("› high     src/lib.rs:2  two() panics on overflow"),
         "{screen}"
     );
-    let prompt = asked(&server.requests()[0]);
+    let requests = server.requests();
+    let prompt = asked(&requests[0]);
     assert!(prompt.contains("+    u32::MAX + 1"), "{prompt}");
+    assert!(!offered(&requests[0]).contains(&"write_file".to_string()));
+    let refused = &support::tool_messages(&requests[1])[0].1;
+    assert!(refused.to_string().contains("read-only"), "{refused}");
+    assert!(!dir.path().join("made.txt").exists());
     tui.send("\r");
     let opened = tui.wait_for("u32::MAX + 1").await;
     assert!(opened.contains("›    2     u32::MAX + 1"), "{opened}");
