@@ -17,7 +17,7 @@ pub const MAX_DIFF_BYTES: usize = 200 * 1024;
 #[derive(Debug, Error, PartialEq, Eq)]
 pub enum ReviewError {
     /// The workspace is not in a git repository (or git could not run).
-    #[error("cannot review: {0}; /review looks at the uncommitted changes of a git repository")]
+    #[error("cannot review: {0}; /review looks at the changes of a git repository")]
     Git(String),
     /// The repository looks tampered with, so Loom runs no git in it.
     #[error("cannot review: {0}")]
@@ -34,7 +34,7 @@ pub enum ReviewError {
     )]
     UnknownRef(String),
     /// The range holds no change.
-    #[error("nothing to review: {0} change nothing")]
+    #[error("nothing to review: no file differs ({0})")]
     EmptyRange(String),
 }
 
