@@ -145,3 +145,55 @@ fn no_findings_is_a_line_and_no_list() {
     assert!(screen.contains("Review: no findings"), "{screen}");
     assert!(!screen.contains("Review findings"), "{screen}");
 }
+
+/// Regression (issue 28): a review in plan mode ends with its findings, not with the
+/// Plan ready box (the review's answer is no plan to run); the next turn offers its plan
+/// again.
+#[test]
+fn a_review_in_plan_mode_offers_no_plan() {
+    use crate::protocol::autonomy::Autonomy;
+    use crate::protocol::events::{Phase, TurnEnd};
+    use crate::protocol::usage::Usage;
+    let (mut app, _rx) = app("dark");
+    app.status.autonomy = Autonomy::Plan;
+    let turn = |app: &mut App, review: bool| {
+        ev(
+            app,
+            AgentEvent::StateChanged {
+                phase: Phase::CallingLlm,
+            },
+        );
+        if review {
+            ev(
+                app,
+                AgentEvent::ReviewFindings {
+                    findings: findings(),
+                },
+            );
+        }
+        ev(app, AgentEvent::StateChanged { phase: Phase::Idle });
+        ev(
+            app,
+            AgentEvent::TurnComplete {
+                usage: Usage::default(),
+                end: TurnEnd::Done,
+                unsent: Vec::new(),
+                unsent_images: Vec::new(),
+            },
+        );
+    };
+    turn(&mut app, true);
+    let screen = text(&mut app, 100, 24);
+    assert!(screen.contains("Review findings (3)"), "{screen}");
+    assert!(!screen.contains("Plan ready"), "{screen}");
+    app.on_key(KeyEvent::from(KeyCode::Esc));
+    let screen = text(&mut app, 100, 24);
+    assert!(!screen.contains("Plan ready"), "{screen}");
+    assert!(
+        !screen.contains("Review findings"),
+        "Esc closed the list: {screen}"
+    );
+    turn(&mut app, false);
+    let screen = text(&mut app, 100, 24);
+    assert!(screen.contains("Plan ready"), "{screen}");
+}
