@@ -170,6 +170,23 @@ pub enum Command {
     },
     /// List the models the configured (or discovered) server offers.
     Models,
+    /// Review changes headless: one read-only turn with a review prompt over the
+    /// uncommitted changes (or a branch's since its merge base, or one commit); prints the
+    /// answer, then the findings as `path:line severity text`. Exit code as `loom exec`.
+    Review {
+        /// Review the current branch's changes since it left BRANCH (merge base to the
+        /// working tree).
+        #[arg(long, value_name = "BRANCH", conflicts_with = "commit")]
+        base: Option<String>,
+        /// Review this commit's own change.
+        #[arg(long, value_name = "SHA")]
+        commit: Option<String>,
+        /// Print one JSON object per event on stdout (findings as `review_findings`).
+        #[arg(long)]
+        json: bool,
+        /// What to look at in particular.
+        focus: Vec<String>,
+    },
     /// List recent sessions (newest first): title, age, messages and changes.
     Sessions {
         /// Only sessions of the current workspace.

@@ -60,6 +60,21 @@ pub async fn run(
     images: Vec<crate::llm::image::Image>,
     json_lines: bool,
 ) -> ExitCode {
+    let op = UserOp::Submit {
+        text: prompt,
+        images,
+    };
+    run_op(agent, info, op, json_lines).await
+}
+
+/// Send `op` (which starts one turn: a prompt, a review) to the agent and print its
+/// events until the turn ends.
+pub async fn run_op(
+    agent: AgentHandle,
+    info: SessionInfo,
+    op: UserOp,
+    json_lines: bool,
+) -> ExitCode {
     let out = std::io::stdout().lock();
     let mut printer = if json_lines {
         Printer::Json(out)
@@ -76,7 +91,7 @@ pub async fn run(
             }
         })
     };
-    let outcome = drive(agent, prompt, images, |e| printer.event(e), &stop).await;
+    let outcome = drive_op(agent, op, |e| printer.event(e), &stop).await;
     on_ctrl_c.abort();
     printer.finish();
     ExitCode::from(outcome.code)
@@ -98,16 +113,30 @@ pub struct TurnOutcome {
 /// then shut the agent down. When `stop` is cancelled, the turn is interrupted (and still
 /// reported to its end). The one loop behind `loom exec` and scheduled runs.
 pub async fn drive(
-    mut agent: AgentHandle,
+    agent: AgentHandle,
     prompt: String,
     images: Vec<crate::llm::image::Image>,
+    on_event: impl FnMut(&AgentEvent),
+    stop: &CancellationToken,
+) -> TurnOutcome {
+    let op = UserOp::Submit {
+        text: prompt,
+        images,
+    };
+    drive_op(agent, op, on_event, stop).await
+}
+
+/// [`drive`] for any op that starts one turn.
+pub async fn drive_op(
+    mut agent: AgentHandle,
+    op: UserOp,
     mut on_event: impl FnMut(&AgentEvent),
     stop: &CancellationToken,
 ) -> TurnOutcome {
-    let _ = agent.ops.send(UserOp::Submit {
-        text: prompt,
-        images,
-    });
+    // A review the agent refuses (nothing to review, not between turns) starts no turn:
+    // an error before the turn's message ends the wait.
+    let mut refusable = matches!(op, UserOp::Review { .. });
+    let _ = agent.ops.send(op);
     let mut outcome = TurnOutcome {
         code: EXIT_FAILURE,
         end: None,
@@ -128,6 +157,11 @@ pub async fn drive(
             outcome.errors.push(message.clone());
         }
         on_event(&event);
+        match &event {
+            AgentEvent::UserMessage { .. } => refusable = false,
+            AgentEvent::Error { .. } if refusable => break,
+            _ => {}
+        }
         if let AgentEvent::TurnComplete { end, .. } = &event {
             outcome.code = match end {
                 // Errors the turn recovered from (an in-stream error after whole calls, a
@@ -243,7 +277,8 @@ fn printed(event: &AgentEvent) -> bool {
         | AgentEvent::ContextWindow { .. }
         | AgentEvent::SubAgent { .. }
         | AgentEvent::PlanUpdated { .. }
-        | AgentEvent::CommandChanged { .. } => true,
+        | AgentEvent::CommandChanged { .. }
+        | AgentEvent::ReviewFindings { .. } => true,
         AgentEvent::TextDelta { .. }
         | AgentEvent::ReasoningDelta { .. }
         | AgentEvent::StateChanged { .. }

@@ -173,6 +173,15 @@ async fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             commands::models::run(&config).await
         }
         Some(Command::Exec { json, prompt }) => run_exec(&cli, &workspace, prompt, *json).await,
+        Some(Command::Review {
+            base,
+            commit,
+            json,
+            focus,
+        }) => {
+            let target = commands::review::target(base.clone(), commit.clone());
+            run_review(&cli, &workspace, target, focus.join(" "), *json).await
+        }
         Some(Command::McpServer) => run_mcp_server(&cli, workspace).await,
         Some(Command::Acp) => {
             loom_acp::serve_stdio(cli.global.flag_config()).await?;
@@ -225,6 +234,21 @@ async fn run_mcp_server(cli: &Cli, workspace: std::path::PathBuf) -> anyhow::Res
     };
     note_untrusted(&config);
     commands::mcp_server::run(config, workspace).await
+}
+
+/// `loom review`: the model reviews a diff in read-only mode, headless.
+async fn run_review(
+    cli: &Cli,
+    workspace: &std::path::Path,
+    target: loom_protocol::review::ReviewTarget,
+    focus: String,
+    json: bool,
+) -> anyhow::Result<ExitCode> {
+    let config = match load_config(cli, workspace) {
+        Ok(c) => c,
+        Err(code) => return Ok(code),
+    };
+    commands::review::run(&config, workspace, target, focus, json).await
 }
 
 /// `loom tool`: list the tools, or run one by hand.

@@ -7,6 +7,7 @@ pub mod mcp_server;
 pub mod memory;
 pub mod models;
 pub mod policy;
+pub mod review;
 pub mod sessions;
 pub mod tool;
 pub mod trust;

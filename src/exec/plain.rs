@@ -107,6 +107,7 @@ impl<O: Write, E: Write> Plain<O, E> {
             }
             AgentEvent::Error { message } => self.notice(message),
             AgentEvent::McpStatus { servers } => self.mcp_failures(servers),
+            AgentEvent::ReviewFindings { findings } => self.findings(findings),
             AgentEvent::SubAgent { parent_id, event } => self.sub_event(parent_id, event, 1),
             AgentEvent::HookResult {
                 name,
@@ -156,6 +157,24 @@ impl<O: Write, E: Write> Plain<O, E> {
                 }
             }
         }
+    }
+
+    /// A review's findings after its answer, one `path:line severity text` line each on
+    /// stdout (what a script reads), or a line on stderr saying there were none.
+    fn findings(&mut self, findings: &[crate::protocol::review::ReviewFinding]) {
+        self.end_message();
+        if findings.is_empty() {
+            return self.say("loom: review: no findings");
+        }
+        let mut text = if self.printed { "\n" } else { "" }.to_string();
+        for finding in findings {
+            text.push_str(&one_line(&finding.line_text()));
+            text.push('\n');
+        }
+        let _ = self.out.write_all(text.as_bytes());
+        let _ = self.out.flush();
+        self.printed = true;
+        self.say(&format!("loom: review: {} finding(s)", findings.len()));
     }
 
     /// A post-tools hook's result.

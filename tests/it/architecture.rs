@@ -76,7 +76,14 @@ const ALLOWED_FILE_LOOPS: &[&[&str]] = &[
 /// `loom-policy`, are crates now; the TUI is `loom-tui`.)
 const LAYERS: &[&[&str]] = &[
     &["config"],
-    &["changelog", "cron", "custom_commands", "memory", "session"],
+    &[
+        "changelog",
+        "cron",
+        "custom_commands",
+        "memory",
+        "review",
+        "session",
+    ],
     &["tools"],
     &["hooks", "mcp"],
     &["agent"],

@@ -43,6 +43,7 @@ mod private_files;
 mod project_trust;
 mod provider_bounds;
 mod replay;
+mod review;
 mod rewind;
 mod sandbox;
 mod sandbox_root;

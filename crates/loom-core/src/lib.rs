@@ -19,6 +19,7 @@ pub mod custom_commands;
 pub mod hooks;
 pub mod mcp;
 pub mod memory;
+pub mod review;
 pub mod session;
 pub mod setup;
 pub mod tools;

@@ -566,6 +566,12 @@ pub enum AgentEvent {
         /// The files it changed, by path.
         files: Vec<crate::changes::FileLines>,
     },
+    /// The findings of a review turn ([`UserOp::Review`]), parsed from the model's answer;
+    /// sent just before the turn's end (empty when the answer held none).
+    ReviewFindings {
+        /// The findings, in the model's order.
+        findings: Vec<crate::review::ReviewFinding>,
+    },
 }
 
 /// What front ends ask of the agent.
@@ -690,4 +696,13 @@ pub enum UserOp {
     },
     /// Read the prompts of earlier sessions; answered with [`AgentEvent::PromptHistory`].
     PromptHistory,
+    /// Review `target`'s changes (only between turns): one turn in read-only mode with the
+    /// review prompt, then [`AgentEvent::ReviewFindings`]; the mode is restored after it.
+    Review {
+        /// Which changes.
+        target: crate::review::ReviewTarget,
+        /// What to look at in particular (may be empty).
+        #[serde(default)]
+        focus: String,
+    },
 }

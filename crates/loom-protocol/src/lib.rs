@@ -24,6 +24,7 @@ pub mod memory;
 pub mod message;
 pub mod notify;
 pub mod plan;
+pub mod review;
 pub mod rewind;
 pub mod risk;
 pub mod stored;

@@ -258,6 +258,7 @@ impl App {
             AgentEvent::PromptHistory { prompts } => self.on_prompt_history(prompts),
             // The call's result already names the files a command changed.
             AgentEvent::CommandChanged { .. } => {}
+            AgentEvent::ReviewFindings { findings } => self.on_review_findings(findings),
             // The error or notice before it told the person why.
             AgentEvent::CustomCommandNotSent { .. } => {}
             AgentEvent::UndoPlanned {

@@ -44,7 +44,7 @@ fn listed(app: &mut App) {
             commands: vec![
                 command("help", "my own help", None, CommandScope::Project),
                 command(
-                    "review",
+                    "recheck",
                     "Review a file for bugs",
                     Some("[file]"),
                     CommandScope::Project,
@@ -89,7 +89,7 @@ fn custom_commands_follow_the_built_ins_in_the_popup() {
     let lines: Vec<&str> = screen.lines().collect();
     let at = |needle: &str| lines.iter().position(|l| l.contains(needle)).unwrap();
     assert!(
-        at("/redo") < at("/review [file]"),
+        at("/redo") < at("/recheck [file]"),
         "built-ins first:\n{screen}"
     );
 }
@@ -101,7 +101,7 @@ fn a_custom_command_is_run_by_the_agent() {
     let (mut app, mut rx) = app("dark");
     listed(&mut app);
     sent(&mut rx);
-    app.composer.set_text("/review src/a.rs  twice");
+    app.composer.set_text("/recheck src/a.rs  twice");
     key(&mut app, KeyCode::Enter);
     app.composer.set_text("/frontend:comp");
     key(&mut app, KeyCode::Enter);
@@ -111,7 +111,7 @@ fn a_custom_command_is_run_by_the_agent() {
         sent(&mut rx),
         vec![
             UserOp::RunCustomCommand {
-                name: "review".into(),
+                name: "recheck".into(),
                 arguments: "src/a.rs  twice".into()
             },
             UserOp::RunCustomCommand {
@@ -134,7 +134,7 @@ fn slash_commands_reloads_and_lists() {
     let screen = text(&mut app, 120, 30);
     assert!(screen.contains("3 custom command(s)"), "{screen}");
     assert!(
-        screen.contains("/review [file] — Review a file for bugs"),
+        screen.contains("/recheck [file] — Review a file for bugs"),
         "{screen}"
     );
 }

@@ -53,6 +53,7 @@ pub mod provider;
 pub mod render_cache;
 pub mod results;
 pub mod resume;
+pub mod review;
 pub mod rewind;
 pub mod run;
 pub mod scroll;

@@ -39,7 +39,10 @@ impl App {
 
     /// A turn ended: in plan mode, a finished one offers its plan to run.
     pub(crate) fn offer_plan(&mut self, end: &TurnEnd) {
-        if self.status.autonomy == Autonomy::Plan && *end == TurnEnd::Done {
+        if self.status.autonomy == Autonomy::Plan
+            && *end == TurnEnd::Done
+            && !self.progress.reviewed()
+        {
             let plan = self.progress.plan().cloned();
             self.push_question(Box::new(PlanApproval::new(plan)));
         }

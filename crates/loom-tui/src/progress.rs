@@ -65,6 +65,8 @@ pub struct Progress {
     retrying: Option<Retrying>,
     /// The model's plan, as last updated (the status line's "step 2/5").
     plan: Option<crate::protocol::plan::Plan>,
+    /// Whether the turn under way (or last ended) is a review: its findings came.
+    reviewed: bool,
 }
 
 /// What the status line shows for the agent's state.
@@ -116,7 +118,14 @@ impl Progress {
             answering: false,
             retrying: None,
             plan: None,
+            reviewed: false,
         }
+    }
+
+    /// Whether the turn under way (or last ended) is a review (`/review`): it offers no
+    /// plan to run, even in plan mode.
+    pub fn reviewed(&self) -> bool {
+        self.reviewed
     }
 
     /// The model's plan, as last updated.
@@ -137,6 +146,7 @@ impl Progress {
                 if self.phase == Phase::Idle && *phase != Phase::Idle {
                     self.turn_start = Some(now);
                     self.first_token = None;
+                    self.reviewed = false;
                 }
                 if *phase == Phase::CallingLlm && self.phase != Phase::CallingLlm {
                     self.request_start = Some(now);
@@ -160,6 +170,7 @@ impl Progress {
             }
             AgentEvent::Usage { .. } => self.streamed_bytes = 0,
             AgentEvent::PlanUpdated { plan } => self.plan = Some(plan.clone()),
+            AgentEvent::ReviewFindings { .. } => self.reviewed = true,
             AgentEvent::Retry {
                 attempt,
                 max_attempts,

@@ -276,6 +276,14 @@ pub const COMMANDS: &[SlashCommand] = &[
         values: none,
         run: super::status_card::status_command,
     },
+    SlashCommand {
+        name: "review",
+        aliases: &[],
+        args: super::review::REVIEW_ARGS,
+        help: "review the uncommitted changes (or a branch, a commit) in read-only mode; findings listed",
+        values: none,
+        run: super::review::review_command,
+    },
 ];
 
 /// The command a name (without the slash) means.

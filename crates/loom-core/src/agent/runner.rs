@@ -32,6 +32,7 @@ mod ops;
 mod persist;
 mod plan_mode;
 mod prefix;
+mod review;
 mod rewind;
 mod schedule;
 mod shell;
@@ -136,6 +137,8 @@ pub struct Runner {
     custom: custom::Custom,
     /// Where prompts go through the UserPromptSubmit hooks (`None`: straight in).
     prompt_hooks: Option<mpsc::UnboundedSender<super::events::UserInput>>,
+    /// The review turn under way (`/review`), if any.
+    review: Option<review::ReviewTurn>,
 }
 
 /// The tools and what they run with: the registry, the policy that rules on each call,
@@ -321,6 +324,7 @@ impl Runner {
             },
             custom: custom::Custom::new(parts.commands),
             prompt_hooks: None,
+            review: None,
         }
     }
 
@@ -492,6 +496,7 @@ impl Runner {
         };
         self.persistence
             .record(&event, self.machine.conversation().len());
+        self.review_saw(&event);
         let plan = plan_mode::plan_in(&event);
         let _ = self.events.send(event);
         if let Some(plan) = plan {

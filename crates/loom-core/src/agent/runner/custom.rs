@@ -35,7 +35,7 @@ pub(super) struct Custom {
     /// Answers awaited for a running command's `` !`command` ``s, by id.
     asks: HashMap<String, oneshot::Sender<bool>>,
     /// A command is being expanded.
-    expanding: bool,
+    pub(super) expanding: bool,
     /// The running command turn's tools, if it narrows them.
     pub(super) filter: Option<ToolFilter>,
     /// The model to go back to when the command's turn ends.

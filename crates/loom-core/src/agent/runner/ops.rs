@@ -144,6 +144,7 @@ impl Runner {
                 self.prompt_history();
                 None
             }
+            UserOp::Review { target, focus } => self.start_review(target, focus),
         }
     }
 
@@ -287,6 +288,7 @@ impl Runner {
             Action::Emit(event) => {
                 if matches!(event, AgentEvent::TurnComplete { .. }) {
                     self.end_command_turn();
+                    self.end_review_turn();
                 }
                 self.emit(event)
             }

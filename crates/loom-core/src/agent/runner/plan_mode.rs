@@ -83,17 +83,24 @@ impl Runner {
         )))
     }
 
-    /// The schemas to offer: all of them, or in plan mode only the read-only tools'.
+    /// The schemas to offer: all of them, or in plan mode (and in a review turn) only the
+    /// read-only tools'.
     pub(super) fn offered_schemas(&self) -> Vec<Value> {
         let all = self.work.registry.schemas();
-        if self.work.policy.autonomy != Autonomy::Plan {
+        let reviewing = self.reviewing();
+        if self.work.policy.autonomy != Autonomy::Plan && !reviewing {
             return all;
         }
         all.into_iter()
             .filter(|s| {
                 let name = s["function"]["name"].as_str().unwrap_or("");
                 let kind = self.work.registry.kind(name);
-                kind.is_some_and(offered_in_plan_mode)
+                let offered = if reviewing {
+                    super::review::offered_in_review
+                } else {
+                    offered_in_plan_mode
+                };
+                kind.is_some_and(offered)
             })
             .collect()
     }
