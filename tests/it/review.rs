@@ -253,7 +253,11 @@ async fn slash_review_lists_the_findings_and_opens_one() {
         );
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
-    tui.wait_for("Review: 2 findings").await;
+    let chat = tui.wait_for("Review: 2 findings").await;
+    // The chat shows one line for the review; the instructions and the diff go only to
+    // the model.
+    assert!(chat.contains("Review the uncommitted changes"), "{chat}");
+    assert!(!chat.contains("path:line: severity:"), "{chat}");
     tui.quit().await;
 }
 

@@ -62,9 +62,16 @@ impl Runner {
             message: format!("Reviewing {target} in read-only mode"),
         });
         // Loom's own prompt, like an approved plan's: sent straight to the machine, so the
-        // turn (and the mode's restoring at its end) always happens.
-        let text = crate::review::prompt_for(&target, &diff, &focus);
-        Some(Event::Submit(crate::agent::events::UserInput::from(text)))
+        // turn (and the mode's restoring at its end) always happens. The chat shows one
+        // line; the instructions and the diff (up to 200 KiB) go to the model after it.
+        let shown = match focus.trim() {
+            "" => format!("Review {target}"),
+            focus => format!("Review {target}, focusing on: {focus}"),
+        };
+        Some(Event::SubmitWithContext {
+            input: crate::agent::events::UserInput::from(shown),
+            context: Some(crate::review::prompt_for(&target, &diff, &focus)),
+        })
     }
 
     /// Keep the review turn's answer text as it comes.
