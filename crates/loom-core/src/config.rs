@@ -11,6 +11,7 @@ pub mod lsp;
 pub mod mcp;
 pub mod oracle;
 pub mod prices;
+mod settings;
 pub mod trust;
 pub mod web;
 
@@ -25,6 +26,10 @@ use crate::policy::approvals::RuleConfig;
 pub use hooks::{EventHookConfig, HookConfig, HooksConfig};
 use loom_sandbox::SandboxMode;
 pub use oracle::{OracleConfig, OracleSettings, oracle_bounds};
+pub use settings::{
+    ApprovalSettings, Config, IntegrationSettings, Limits, ProviderSettings, SandboxSettings,
+    ToolSettings, UiSettings,
+};
 
 /// The theme name that means "dark or light, after the terminal's background" (the
 /// default; see `tui/background.rs`).
@@ -391,92 +396,6 @@ impl EditTool {
     }
 }
 
-/// The configuration in force.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Config {
-    /// Which editing tool the model gets.
-    pub edit_tool: EditTool,
-    /// Whether tool schemas are sent in OpenAI's strict mode.
-    pub strict_tools: bool,
-    /// Explicit base URL (`None`: discover a local server or use OpenAI when a key is set).
-    pub base_url: Option<String>,
-    /// Model id (`None`: the server's first model).
-    pub model: Option<String>,
-    /// The variable the key was read from.
-    pub api_key_env: String,
-    /// The API key, if set.
-    pub api_key: Option<String>,
-    /// Sampling temperature.
-    pub temperature: Option<f32>,
-    /// Cap on generated tokens.
-    pub max_tokens: Option<u32>,
-    /// Context window, when known.
-    pub context_window: Option<u64>,
-    /// Extra headers.
-    pub headers: Vec<(String, String)>,
-    /// Autonomy level.
-    pub autonomy: Autonomy,
-    /// Persistent approval rules.
-    pub rules: Vec<RuleConfig>,
-    /// Writes and commands per hour before everything asks.
-    pub max_actions_per_hour: u32,
-    /// The sandbox mode asked for.
-    pub sandbox: SandboxMode,
-    /// Extra writable directories for sandboxed commands.
-    pub sandbox_writable: Vec<PathBuf>,
-    /// Whether sandboxed commands may use the network.
-    pub network: bool,
-    /// Whether sandboxed commands run as root keep root's capabilities.
-    pub sandbox_keep_capabilities: bool,
-    /// Tool rounds per turn.
-    pub max_tool_rounds: u32,
-    /// Model request attempts.
-    pub max_retries: u32,
-    /// Theme name; `auto` (the default): dark or light, after the terminal's background.
-    pub theme: String,
-    /// Tool output budget.
-    pub output_budget: usize,
-    /// Bash stream budget.
-    pub bash_output_budget: usize,
-    /// Extra env names for commands.
-    pub env: Vec<String>,
-    /// Extra forbidden paths.
-    pub forbidden_paths: Vec<String>,
-    /// Commit Loom's changes after each batch.
-    pub auto_commit: bool,
-    /// Draw inline, at the bottom of the normal screen.
-    pub inline: bool,
-    /// How to notify while the terminal is not focused, and the program run then.
-    pub notify: (crate::protocol::notify::NotifyMode, Vec<String>),
-    /// Post-tools hook commands.
-    pub hooks: Vec<HookConfig>,
-    /// The hooks of Claude Code's events (`[[hooks.PreToolUse]]` ...), by event.
-    pub event_hooks: hooks::EventHooks,
-    /// The files that were read, in order.
-    pub sources: Vec<PathBuf>,
-    /// Whether the workspace's `.loom/config.toml` loosens anything, and whether that was
-    /// trusted or ignored.
-    pub project_trust: trust::ProjectTrust,
-    /// Bound on one model response's text and arguments, in bytes.
-    pub max_response_bytes: u64,
-    /// Bound on one model response's tool calls.
-    pub max_tool_calls: usize,
-    /// Seconds of silence from the model server before an attempt fails.
-    pub stream_idle_timeout_secs: u64,
-    /// The `[web]` settings (defaults where unset).
-    pub web: web::WebConfig,
-    /// The `[web_search]` settings (no provider where unset).
-    pub web_search: web::WebSearchConfig,
-    /// The MCP servers configured (enabled or not), by name.
-    pub mcp_servers: Vec<mcp::McpServer>,
-    /// The second model `oracle` consults.
-    pub oracle: OracleSettings,
-    /// The language servers for diagnostics after edits.
-    pub lsp: lsp::LspSettings,
-    /// What each model costs per million tokens, by model id.
-    pub prices: BTreeMap<String, prices::Price>,
-}
-
 /// The user config file's path (`~/.config/loom/config.toml` on Linux).
 pub fn user_config_path() -> Option<PathBuf> {
     directories::ProjectDirs::from("", "", "loom").map(|d| d.config_dir().join("config.toml"))
@@ -516,7 +435,7 @@ pub fn load(
         lsp: lsp::of_file(&merged, env("PATH").as_deref())?,
         prices: prices::check(merged.prices.as_ref())?,
     };
-    Ok(assemble(merged, checked, files))
+    Ok(settings::assemble(merged, checked, files))
 }
 
 /// The config files' layers: the user's (or `--config`'s) file, then the project's, as far
@@ -705,90 +624,6 @@ fn resolve_servers(
             source_name: "mcp_servers".into(),
             message,
         })
-}
-
-/// The configuration in force: the merged layers with their defaults and bounds.
-fn assemble(merged: FileConfig, checked: Checked, files: FileLayers) -> Config {
-    let Checked {
-        modes,
-        web: (web, web_search),
-        mcp_servers,
-        oracle,
-        api_key_env,
-        api_key,
-        lsp,
-        prices,
-    } = checked;
-    let approval = merged.approval.clone().unwrap_or_default();
-    let tools = merged.tools.clone().unwrap_or_default();
-    Config {
-        edit_tool: modes.edit_tool,
-        strict_tools: merged.strict_tools.unwrap_or(false),
-        web,
-        web_search,
-        oracle,
-        base_url: merged.base_url.clone(),
-        model: merged.model.clone(),
-        api_key,
-        api_key_env,
-        temperature: merged.temperature,
-        max_tokens: merged.max_tokens,
-        context_window: merged.context_window,
-        headers: merged
-            .headers
-            .clone()
-            .unwrap_or_default()
-            .into_iter()
-            .collect(),
-        autonomy: modes.autonomy,
-        rules: modes.rules,
-        max_actions_per_hour: approval
-            .max_actions_per_hour
-            .unwrap_or(crate::policy::limits::DEFAULT_PER_HOUR),
-        sandbox: modes.sandbox,
-        sandbox_writable: merged.sandbox_writable.clone().unwrap_or_default(),
-        network: merged.network.unwrap_or(false),
-        sandbox_keep_capabilities: merged.sandbox_keep_capabilities.unwrap_or(false),
-        max_tool_rounds: merged.max_tool_rounds.unwrap_or(50).max(1),
-        max_retries: merged.max_retries.unwrap_or(5).max(1),
-        theme: merged
-            .theme
-            .clone()
-            .unwrap_or_else(|| AUTO_THEME.to_string()),
-        output_budget: tools.output_budget.unwrap_or(128 * 1024).max(1024),
-        bash_output_budget: tools.bash_output_budget.unwrap_or(16 * 1024).max(256),
-        env: tools.env.unwrap_or_default(),
-        forbidden_paths: tools.forbidden_paths.unwrap_or_default(),
-        auto_commit: merged.auto_commit.unwrap_or(false),
-        inline: merged.inline.unwrap_or(false),
-        notify: (
-            merged.notify.unwrap_or_default(),
-            merged.notify_command.clone().unwrap_or_default(),
-        ),
-        hooks: merged
-            .hooks
-            .clone()
-            .and_then(|h| h.post_tools)
-            .unwrap_or_default(),
-        event_hooks: hooks::EventHooks::from_config(merged.hooks.as_ref()),
-        sources: files.sources,
-        project_trust: files.project_trust,
-        max_response_bytes: merged
-            .max_response_bytes
-            .unwrap_or(crate::llm::DEFAULT_MAX_RESPONSE_BYTES)
-            .max(1024),
-        max_tool_calls: merged
-            .max_tool_calls_per_response
-            .unwrap_or(crate::llm::DEFAULT_MAX_TOOL_CALLS)
-            .max(1),
-        stream_idle_timeout_secs: merged
-            .stream_idle_timeout_secs
-            .unwrap_or(crate::llm::DEFAULT_IDLE_TIMEOUT_SECS)
-            .clamp(1, 3600),
-        mcp_servers,
-        lsp,
-        prices,
-    }
 }
 
 #[cfg(test)]
