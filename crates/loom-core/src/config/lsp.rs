@@ -103,11 +103,14 @@ pub(super) fn of_file(
     file: &super::FileConfig,
     path_var: Option<&str>,
 ) -> Result<LspSettings, super::ConfigError> {
-    resolve(file.lsp.as_ref(), file.lsp_wait_ms, path_var).map_err(|message| {
-        super::ConfigError::Invalid {
-            source_name: "lsp".into(),
-            message,
-        }
+    resolve(
+        file.integrations.lsp.as_ref(),
+        file.integrations.lsp_wait_ms,
+        path_var,
+    )
+    .map_err(|message| super::ConfigError::Invalid {
+        source_name: "lsp".into(),
+        message,
     })
 }
 

@@ -164,18 +164,19 @@ pub(super) fn assemble(merged: FileConfig, checked: Checked, files: FileLayers) 
         lsp,
         prices,
     } = checked;
-    let approval = merged.approval.clone().unwrap_or_default();
-    let tools_table = merged.tools.clone().unwrap_or_default();
+    let approval = merged.agent.approval.clone().unwrap_or_default();
+    let tools_table = merged.agent.tools.clone().unwrap_or_default();
     Config {
         provider: ProviderSettings {
-            base_url: merged.base_url.clone(),
-            model: merged.model.clone(),
+            base_url: merged.provider.base_url.clone(),
+            model: merged.provider.model.clone(),
             api_key,
             api_key_env,
-            temperature: merged.temperature,
-            max_tokens: merged.max_tokens,
-            context_window: merged.context_window,
+            temperature: merged.provider.temperature,
+            max_tokens: merged.provider.max_tokens,
+            context_window: merged.provider.context_window,
             headers: merged
+                .provider
                 .headers
                 .clone()
                 .unwrap_or_default()
@@ -192,27 +193,28 @@ pub(super) fn assemble(merged: FileConfig, checked: Checked, files: FileLayers) 
         },
         sandbox: SandboxSettings {
             mode: modes.sandbox,
-            writable: merged.sandbox_writable.clone().unwrap_or_default(),
-            network: merged.network.unwrap_or(false),
-            keep_capabilities: merged.sandbox_keep_capabilities.unwrap_or(false),
+            writable: merged.sandbox.sandbox_writable.clone().unwrap_or_default(),
+            network: merged.sandbox.network.unwrap_or(false),
+            keep_capabilities: merged.sandbox.sandbox_keep_capabilities.unwrap_or(false),
         },
         ui: UiSettings {
             theme: merged
+                .ui
                 .theme
                 .clone()
                 .unwrap_or_else(|| AUTO_THEME.to_string()),
-            inline: merged.inline.unwrap_or(false),
+            inline: merged.ui.inline.unwrap_or(false),
             notify: (
-                merged.notify.unwrap_or_default(),
-                merged.notify_command.clone().unwrap_or_default(),
+                merged.ui.notify.unwrap_or_default(),
+                merged.ui.notify_command.clone().unwrap_or_default(),
             ),
         },
         tools: ToolSettings {
             edit_tool: modes.edit_tool,
-            strict_tools: merged.strict_tools.unwrap_or(false),
+            strict_tools: merged.provider.strict_tools.unwrap_or(false),
             env: tools_table.env.unwrap_or_default(),
             forbidden_paths: tools_table.forbidden_paths.unwrap_or_default(),
-            auto_commit: merged.auto_commit.unwrap_or(false),
+            auto_commit: merged.agent.auto_commit.unwrap_or(false),
             web,
             web_search,
             oracle,
@@ -220,10 +222,10 @@ pub(super) fn assemble(merged: FileConfig, checked: Checked, files: FileLayers) 
         },
         integrations: IntegrationSettings {
             mcp_servers,
-            hooks: (merged.hooks.clone())
+            hooks: (merged.agent.hooks.clone())
                 .and_then(|h| h.post_tools)
                 .unwrap_or_default(),
-            event_hooks: hooks::EventHooks::from_config(merged.hooks.as_ref()),
+            event_hooks: hooks::EventHooks::from_config(merged.agent.hooks.as_ref()),
             prices,
         },
         sources: files.sources,
@@ -233,19 +235,22 @@ pub(super) fn assemble(merged: FileConfig, checked: Checked, files: FileLayers) 
 
 /// The limits of `merged`, defaults filled in and each kept within its bounds.
 fn limits(merged: &FileConfig) -> Limits {
-    let tools = merged.tools.clone().unwrap_or_default();
+    let tools = merged.agent.tools.clone().unwrap_or_default();
     Limits {
-        max_tool_rounds: merged.max_tool_rounds.unwrap_or(50).max(1),
-        max_retries: merged.max_retries.unwrap_or(5).max(1),
+        max_tool_rounds: merged.agent.max_tool_rounds.unwrap_or(50).max(1),
+        max_retries: merged.provider.max_retries.unwrap_or(5).max(1),
         max_response_bytes: merged
+            .provider
             .max_response_bytes
             .unwrap_or(crate::llm::DEFAULT_MAX_RESPONSE_BYTES)
             .max(1024),
         max_tool_calls: merged
+            .provider
             .max_tool_calls_per_response
             .unwrap_or(crate::llm::DEFAULT_MAX_TOOL_CALLS)
             .max(1),
         stream_idle_timeout_secs: merged
+            .provider
             .stream_idle_timeout_secs
             .unwrap_or(crate::llm::DEFAULT_IDLE_TIMEOUT_SECS)
             .clamp(1, 3600),
