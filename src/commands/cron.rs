@@ -226,7 +226,7 @@ async fn run_one(root: PathBuf, flags: FlagConfig, job: Job, stop: CancellationT
         Ok(c) => c,
         Err(e) => return not_started(e.to_string()),
     };
-    config.autonomy = job.approval;
+    config.approval.autonomy = job.approval;
     let options = StartOptions {
         title: Some(format!("cron: {}", job.prompt)),
         no_cron_tools: true,

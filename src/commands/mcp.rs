@@ -16,7 +16,7 @@ pub const EXIT_USAGE: u8 = 2;
 
 /// Start every enabled server, wait for each, print the status, stop them.
 pub async fn list(config: &Config, json: bool) -> anyhow::Result<ExitCode> {
-    if config.mcp_servers.is_empty() {
+    if config.integrations.mcp_servers.is_empty() {
         // None configured is an answer, not a usage error: scripts get an empty list.
         let mut out = std::io::stdout().lock();
         if json {
@@ -31,7 +31,7 @@ pub async fn list(config: &Config, json: bool) -> anyhow::Result<ExitCode> {
         }
         return Ok(ExitCode::SUCCESS);
     }
-    let manager = McpManager::start(&config.mcp_servers);
+    let manager = McpManager::start(&config.integrations.mcp_servers);
     manager.settled().await;
     let status = manager.status();
     manager.shutdown().await;
@@ -72,8 +72,18 @@ pub async fn call(
     tool: &str,
     args_json: &str,
 ) -> anyhow::Result<ExitCode> {
-    let Some(configured) = config.mcp_servers.iter().find(|s| s.name == server) else {
-        let names: Vec<&str> = config.mcp_servers.iter().map(|s| s.name.as_str()).collect();
+    let Some(configured) = config
+        .integrations
+        .mcp_servers
+        .iter()
+        .find(|s| s.name == server)
+    else {
+        let names: Vec<&str> = config
+            .integrations
+            .mcp_servers
+            .iter()
+            .map(|s| s.name.as_str())
+            .collect();
         eprintln!(
             "loom: no MCP server `{server}` is configured; configured: {}",
             if names.is_empty() {

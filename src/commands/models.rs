@@ -20,7 +20,13 @@ pub async fn run(config: &Config) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(1));
         }
     };
-    match discover::list_models(&base, config.api_key.as_deref(), Duration::from_secs(10)).await {
+    match discover::list_models(
+        &base,
+        config.provider.api_key.as_deref(),
+        Duration::from_secs(10),
+    )
+    .await
+    {
         Ok(models) => {
             for m in &models {
                 let mark = if *m == current { "*" } else { " " };

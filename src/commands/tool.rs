@@ -35,7 +35,7 @@ pub async fn registry(
     ctx: &ToolContext,
 ) -> (ToolRegistry, Vec<Unoffered>) {
     let mut config = config.clone();
-    config.mcp_servers.clear();
+    config.integrations.mcp_servers.clear();
     let provider = setup::resolve_provider(&config).await;
     let mut files = SessionFiles::none();
     if let Some(data) = crate::base::dirs::data_dir() {

@@ -57,14 +57,18 @@ pub async fn run(start: Start) -> anyhow::Result<ExitCode> {
         .map(|s| s.id.clone())
         .unwrap_or_else(crate::base::id::new_session_id);
     let status = StatusInfo {
-        model: config.model.clone().unwrap_or_else(|| "connecting…".into()),
+        model: config
+            .provider
+            .model
+            .clone()
+            .unwrap_or_else(|| "connecting…".into()),
         phase: Phase::Idle,
         usage: Default::default(),
         last_prompt: 0,
-        context_window: config.context_window,
-        autonomy: config.autonomy,
+        context_window: config.provider.context_window,
+        autonomy: config.approval.autonomy,
         edits_allowed: false,
-        auto_commit: config.auto_commit,
+        auto_commit: config.tools.auto_commit,
         sandbox: sandbox.label.clone(),
         workspace: short_path(&workspace),
         session_id,
@@ -79,7 +83,7 @@ pub async fn run(start: Start) -> anyhow::Result<ExitCode> {
             .map(|f| f.path)
             .collect(),
             sessions_dir: crate::session::sessions_dir(),
-            prices: config.prices.clone(),
+            prices: config.integrations.prices.clone(),
         },
     };
     let trust_question = match &config.project_trust {
@@ -93,19 +97,19 @@ pub async fn run(start: Start) -> anyhow::Result<ExitCode> {
         _ => None,
     };
     let opts = TuiOptions {
-        theme: (config.theme != crate::config::AUTO_THEME).then(|| config.theme.clone()),
+        theme: (config.ui.theme != crate::config::AUTO_THEME).then(|| config.ui.theme.clone()),
         workspace: workspace.clone(),
         prompt,
         images,
         resume,
-        inline: config.inline,
+        inline: config.ui.inline,
         pick_session,
         status,
         sandbox_notice: sandbox.notice,
         trust_question,
         notify: crate::tui::notify::NotifySettings {
-            mode: config.notify.0,
-            command: config.notify.1.clone(),
+            mode: config.ui.notify.0,
+            command: config.ui.notify.1.clone(),
         },
     };
     let host = CoreHost {
@@ -162,7 +166,7 @@ impl Host for CoreHost {
         TrustOutcome {
             error,
             warning: self.config.project_trust.notice(),
-            autonomy: self.config.autonomy,
+            autonomy: self.config.approval.autonomy,
             sandbox: setup::sandbox_for(&self.workspace, &self.config).label,
         }
     }
@@ -216,7 +220,7 @@ fn spawn_agent(
                 // The server's models, for `/model`'s picker and completion.
                 let (base, key, tx) = (
                     settings.base_url.clone(),
-                    config.api_key.clone(),
+                    config.provider.api_key.clone(),
                     events_tx.clone(),
                 );
                 tokio::spawn(async move {

@@ -118,9 +118,9 @@ impl Server {
             let _ = session.agent.ops.send(UserOp::Shutdown);
             return Err(invalid(message.clone()));
         }
-        let max = config.autonomy;
+        let max = config.approval.autonomy;
         let mode = modes::initial(max);
-        if mode != config.autonomy {
+        if mode != config.approval.autonomy {
             let _ = session
                 .agent
                 .ops

@@ -98,7 +98,7 @@ impl AgentFactory {
                 .and_then(|log| Some(log.path().parent()?.join(log.id()))),
             model: CurrentModel::new(match provider {
                 Provider::Ready { settings, .. } => settings.model.as_str(),
-                Provider::Missing { .. } => config.model.as_deref().unwrap_or(""),
+                Provider::Missing { .. } => config.provider.model.as_deref().unwrap_or(""),
             }),
         })
     }
@@ -143,7 +143,7 @@ impl AgentFactory {
         }
         if let Some(client) = self.oracle_client() {
             let mut oracle = crate::tools::oracle::Oracle::new(client);
-            if self.config.oracle.model.is_none() {
+            if self.config.tools.oracle.model.is_none() {
                 oracle = oracle.following(model.clone());
             }
             let _ = registry.register(Arc::new(oracle));
@@ -360,12 +360,12 @@ impl AgentFactory {
     /// The configured limits of an agent's turn and its model requests' retries.
     fn limits(&self) -> (Limits, RetryPolicy) {
         let limits = Limits {
-            max_tool_rounds: self.config.max_tool_rounds,
-            max_llm_attempts: self.config.max_retries,
-            tool_output_budget: self.config.output_budget,
+            max_tool_rounds: self.config.limits.max_tool_rounds,
+            max_llm_attempts: self.config.limits.max_retries,
+            tool_output_budget: self.config.limits.output_budget,
         };
         let retry = RetryPolicy {
-            max_attempts: self.config.max_retries,
+            max_attempts: self.config.limits.max_retries,
             ..RetryPolicy::default()
         };
         (limits, retry)
@@ -435,7 +435,7 @@ impl AgentFactory {
         let Provider::Ready { settings, .. } = &self.provider else {
             return None;
         };
-        let o = &self.config.oracle;
+        let o = &self.config.tools.oracle;
         let mut s = settings.clone();
         if let Some(url) = &o.base_url {
             s.base_url = url.clone();

@@ -6,11 +6,13 @@
 //! file's path, line and column and what was expected, instead of silently ignored.
 
 pub mod file;
+pub mod file_keys;
 pub mod hooks;
 pub mod lsp;
 pub mod mcp;
 pub mod oracle;
 pub mod prices;
+mod settings;
 pub mod trust;
 pub mod web;
 
@@ -25,6 +27,10 @@ use crate::policy::approvals::RuleConfig;
 pub use hooks::{EventHookConfig, HookConfig, HooksConfig};
 use loom_sandbox::SandboxMode;
 pub use oracle::{OracleConfig, OracleSettings, oracle_bounds};
+pub use settings::{
+    ApprovalSettings, Config, IntegrationSettings, Limits, ProviderSettings, SandboxSettings,
+    ToolSettings, UiSettings,
+};
 
 /// The theme name that means "dark or light, after the terminal's background" (the
 /// default; see `tui/background.rs`).
@@ -63,83 +69,21 @@ pub enum ConfigError {
     },
 }
 
-/// One configuration file, every key optional.
-#[derive(Debug, Default, Clone, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
+/// One configuration file, every key optional. The file is flat; the keys are grouped
+/// here by what they are about (see [`file_keys`] for each group's keys and for how the
+/// file is parsed strictly).
+#[derive(Debug, Default, Clone, PartialEq)]
 pub struct FileConfig {
-    /// Base URL of the OpenAI-compatible API, e.g. `http://127.0.0.1:11434/v1`.
-    pub base_url: Option<String>,
-    /// Model id.
-    pub model: Option<String>,
-    /// Name of the environment variable holding the API key (default `OPENAI_API_KEY`).
-    pub api_key_env: Option<String>,
-    /// Sampling temperature.
-    pub temperature: Option<f32>,
-    /// Cap on generated tokens per request.
-    pub max_tokens: Option<u32>,
-    /// The model's context window in tokens (for the "context left" figure).
-    pub context_window: Option<u64>,
-    /// Extra HTTP headers sent with every request.
-    pub headers: Option<BTreeMap<String, String>>,
-    /// Approval mode, rules and budget (`[approval]`).
-    pub approval: Option<ApprovalConfig>,
-    /// `workspace-write` (default where Landlock works) or `off`.
-    pub sandbox: Option<String>,
-    /// Extra directories commands may write in the sandbox.
-    pub sandbox_writable: Option<Vec<PathBuf>>,
-    /// Whether sandboxed commands may open network connections (default false).
-    pub network: Option<bool>,
-    /// Whether sandboxed commands run as root keep root's capabilities (default false:
-    /// root in the sandbox is root of its own user namespace, with no capabilities).
-    pub sandbox_keep_capabilities: Option<bool>,
-    /// Rounds of tool calls per turn before Loom stops the turn.
-    pub max_tool_rounds: Option<u32>,
-    /// Model request attempts (first included) before giving up.
-    pub max_retries: Option<u32>,
-    /// Theme name.
-    pub theme: Option<String>,
-    /// Tool limits and environment.
-    pub tools: Option<ToolsConfig>,
-    /// Commit the files Loom changed after each batch of tool calls (default false).
-    pub auto_commit: Option<bool>,
-    /// Draw at the bottom of the normal screen instead of the alternate screen (default
-    /// false).
-    pub inline: Option<bool>,
-    /// Post-tools hooks (`[[hooks.post_tools]]`).
-    pub hooks: Option<HooksConfig>,
-    /// Most bytes of text, reasoning and tool-call arguments one model response may carry
-    /// (default 4 MiB).
-    pub max_response_bytes: Option<u64>,
-    /// Most tool calls one model response may carry (default 64).
-    pub max_tool_calls_per_response: Option<usize>,
-    /// Seconds without a byte from the model server before the attempt fails and is
-    /// retried (default 120).
-    pub stream_idle_timeout_secs: Option<u64>,
-    /// Which editing tool the model gets: `auto` (apply_patch for models trained on
-    /// Codex's patch format, edit_file for the rest), `edit_file`, `apply_patch` or `both`.
-    pub edit_tool: Option<String>,
-    /// Send tool schemas in OpenAI's strict mode (`strict: true`, every property required,
-    /// optional ones nullable, no extra properties), for providers that support it
-    /// (default false).
-    pub strict_tools: Option<bool>,
-    /// Web tools: what they may reach and how (`[web]`).
-    pub web: Option<web::WebConfig>,
-    /// The search provider of `web_search` (`[web_search]`).
-    pub web_search: Option<web::WebSearchConfig>,
-    /// Model Context Protocol servers (`[mcp_servers.NAME]`).
-    pub mcp_servers: Option<BTreeMap<String, mcp::McpServerConfig>>,
-    /// The second model the `oracle` tool consults (`[oracle]`).
-    pub oracle: Option<OracleConfig>,
-    /// How to notify when the terminal is not focused: `auto`, `osc9`, `bel` or `off`.
-    pub notify: Option<crate::protocol::notify::NotifyMode>,
-    /// A program (argv) run on each notification, the event as JSON on its stdin.
-    pub notify_command: Option<Vec<String>>,
-    /// Language-server diagnostics: `lsp = false`, or `[lsp.NAME]` server tables.
-    pub lsp: Option<lsp::LspConfig>,
-    /// The most an edit waits for language-server diagnostics, in ms (default 2000).
-    pub lsp_wait_ms: Option<u64>,
-    /// What each model costs (`[prices."MODEL"]`), for `/status`.
-    pub prices: Option<BTreeMap<String, prices::Price>>,
+    /// The model server, the model and how requests and responses may go.
+    pub provider: file_keys::ProviderKeys,
+    /// Approval, tools, hooks, rounds per turn, auto-commit and the editing tool.
+    pub agent: file_keys::AgentKeys,
+    /// The command sandbox.
+    pub sandbox: file_keys::SandboxKeys,
+    /// Theme, inline drawing and notifications.
+    pub ui: file_keys::UiKeys,
+    /// Web, MCP servers, the oracle, language servers and prices.
+    pub integrations: file_keys::IntegrationKeys,
 }
 
 /// The `[approval]` table.
@@ -195,64 +139,15 @@ impl FileConfig {
 
     /// `other`'s values over this one's.
     pub fn overlay(self, other: FileConfig) -> FileConfig {
-        let tools = overlay_tables(self.tools, other.tools, ToolsConfig::overlay);
-        let approval = overlay_tables(self.approval, other.approval, ApprovalConfig::overlay);
         FileConfig {
-            base_url: other.base_url.or(self.base_url),
-            model: other.model.or(self.model),
-            api_key_env: other.api_key_env.or(self.api_key_env),
-            temperature: other.temperature.or(self.temperature),
-            max_tokens: other.max_tokens.or(self.max_tokens),
-            context_window: other.context_window.or(self.context_window),
-            headers: match (self.headers, other.headers) {
-                (Some(mut a), Some(b)) => {
-                    a.extend(b);
-                    Some(a)
-                }
-                (a, b) => b.or(a),
-            },
-            approval,
-            sandbox: other.sandbox.or(self.sandbox),
-            sandbox_writable: other.sandbox_writable.or(self.sandbox_writable),
-            network: other.network.or(self.network),
-            sandbox_keep_capabilities: other
-                .sandbox_keep_capabilities
-                .or(self.sandbox_keep_capabilities),
-            max_tool_rounds: other.max_tool_rounds.or(self.max_tool_rounds),
-            max_retries: other.max_retries.or(self.max_retries),
-            theme: other.theme.or(self.theme),
-            tools,
-            auto_commit: other.auto_commit.or(self.auto_commit),
-            inline: other.inline.or(self.inline),
-            max_response_bytes: other.max_response_bytes.or(self.max_response_bytes),
-            max_tool_calls_per_response: other
-                .max_tool_calls_per_response
-                .or(self.max_tool_calls_per_response),
-            stream_idle_timeout_secs: other
-                .stream_idle_timeout_secs
-                .or(self.stream_idle_timeout_secs),
-            edit_tool: other.edit_tool.or(self.edit_tool),
-            strict_tools: other.strict_tools.or(self.strict_tools),
-            web: web::overlay_opt(self.web, other.web, web::WebConfig::overlay),
-            web_search: web::overlay_opt(
-                self.web_search,
-                other.web_search,
-                web::WebSearchConfig::overlay,
+            provider: file_keys::ProviderKeys::overlay(self.provider, other.provider),
+            agent: file_keys::AgentKeys::overlay(self.agent, other.agent),
+            sandbox: file_keys::SandboxKeys::overlay(self.sandbox, other.sandbox),
+            ui: file_keys::UiKeys::overlay(self.ui, other.ui),
+            integrations: file_keys::IntegrationKeys::overlay(
+                self.integrations,
+                other.integrations,
             ),
-            mcp_servers: mcp::overlay_servers(self.mcp_servers, other.mcp_servers),
-            notify: other.notify.or(self.notify),
-            notify_command: other.notify_command.or(self.notify_command),
-            lsp: lsp::overlay(self.lsp, other.lsp),
-            lsp_wait_ms: other.lsp_wait_ms.or(self.lsp_wait_ms),
-            oracle: overlay_tables(self.oracle, other.oracle, |a, b| OracleConfig {
-                model: b.model.or(a.model),
-                base_url: b.base_url.or(a.base_url),
-                api_key_env: b.api_key_env.or(a.api_key_env),
-                max_tokens: b.max_tokens.or(a.max_tokens),
-                temperature: b.temperature.or(a.temperature),
-            }),
-            hooks: overlay_tables(self.hooks, other.hooks, HooksConfig::overlay),
-            prices: prices::overlay(self.prices, other.prices),
         }
     }
 }
@@ -391,92 +286,6 @@ impl EditTool {
     }
 }
 
-/// The configuration in force.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Config {
-    /// Which editing tool the model gets.
-    pub edit_tool: EditTool,
-    /// Whether tool schemas are sent in OpenAI's strict mode.
-    pub strict_tools: bool,
-    /// Explicit base URL (`None`: discover a local server or use OpenAI when a key is set).
-    pub base_url: Option<String>,
-    /// Model id (`None`: the server's first model).
-    pub model: Option<String>,
-    /// The variable the key was read from.
-    pub api_key_env: String,
-    /// The API key, if set.
-    pub api_key: Option<String>,
-    /// Sampling temperature.
-    pub temperature: Option<f32>,
-    /// Cap on generated tokens.
-    pub max_tokens: Option<u32>,
-    /// Context window, when known.
-    pub context_window: Option<u64>,
-    /// Extra headers.
-    pub headers: Vec<(String, String)>,
-    /// Autonomy level.
-    pub autonomy: Autonomy,
-    /// Persistent approval rules.
-    pub rules: Vec<RuleConfig>,
-    /// Writes and commands per hour before everything asks.
-    pub max_actions_per_hour: u32,
-    /// The sandbox mode asked for.
-    pub sandbox: SandboxMode,
-    /// Extra writable directories for sandboxed commands.
-    pub sandbox_writable: Vec<PathBuf>,
-    /// Whether sandboxed commands may use the network.
-    pub network: bool,
-    /// Whether sandboxed commands run as root keep root's capabilities.
-    pub sandbox_keep_capabilities: bool,
-    /// Tool rounds per turn.
-    pub max_tool_rounds: u32,
-    /// Model request attempts.
-    pub max_retries: u32,
-    /// Theme name; `auto` (the default): dark or light, after the terminal's background.
-    pub theme: String,
-    /// Tool output budget.
-    pub output_budget: usize,
-    /// Bash stream budget.
-    pub bash_output_budget: usize,
-    /// Extra env names for commands.
-    pub env: Vec<String>,
-    /// Extra forbidden paths.
-    pub forbidden_paths: Vec<String>,
-    /// Commit Loom's changes after each batch.
-    pub auto_commit: bool,
-    /// Draw inline, at the bottom of the normal screen.
-    pub inline: bool,
-    /// How to notify while the terminal is not focused, and the program run then.
-    pub notify: (crate::protocol::notify::NotifyMode, Vec<String>),
-    /// Post-tools hook commands.
-    pub hooks: Vec<HookConfig>,
-    /// The hooks of Claude Code's events (`[[hooks.PreToolUse]]` ...), by event.
-    pub event_hooks: hooks::EventHooks,
-    /// The files that were read, in order.
-    pub sources: Vec<PathBuf>,
-    /// Whether the workspace's `.loom/config.toml` loosens anything, and whether that was
-    /// trusted or ignored.
-    pub project_trust: trust::ProjectTrust,
-    /// Bound on one model response's text and arguments, in bytes.
-    pub max_response_bytes: u64,
-    /// Bound on one model response's tool calls.
-    pub max_tool_calls: usize,
-    /// Seconds of silence from the model server before an attempt fails.
-    pub stream_idle_timeout_secs: u64,
-    /// The `[web]` settings (defaults where unset).
-    pub web: web::WebConfig,
-    /// The `[web_search]` settings (no provider where unset).
-    pub web_search: web::WebSearchConfig,
-    /// The MCP servers configured (enabled or not), by name.
-    pub mcp_servers: Vec<mcp::McpServer>,
-    /// The second model `oracle` consults.
-    pub oracle: OracleSettings,
-    /// The language servers for diagnostics after edits.
-    pub lsp: lsp::LspSettings,
-    /// What each model costs per million tokens, by model id.
-    pub prices: BTreeMap<String, prices::Price>,
-}
-
 /// The user config file's path (`~/.config/loom/config.toml` on Linux).
 pub fn user_config_path() -> Option<PathBuf> {
     directories::ProjectDirs::from("", "", "loom").map(|d| d.config_dir().join("config.toml"))
@@ -491,14 +300,18 @@ pub fn load(
     let mut files = file_layers(workspace, flags)?;
     let nonempty = |k: &str| env(k).filter(|v| !v.trim().is_empty());
     let env_layer = FileConfig {
-        base_url: nonempty("OPENAI_BASE_URL"),
-        model: nonempty("LOOM_MODEL"),
+        provider: file_keys::ProviderKeys {
+            base_url: nonempty("OPENAI_BASE_URL"),
+            model: nonempty("LOOM_MODEL"),
+            ..Default::default()
+        },
         ..FileConfig::default()
     };
     let merged = std::mem::take(&mut files.merged)
         .overlay(env_layer)
         .overlay(flag_layer(flags));
     let api_key_env = merged
+        .provider
         .api_key_env
         .clone()
         .unwrap_or_else(|| DEFAULT_API_KEY_ENV.to_string());
@@ -507,16 +320,16 @@ pub fn load(
         web: check_web(&merged)?,
         mcp_servers: resolve_servers(&merged, workspace, &files.project_servers)?,
         oracle: oracle::settings(
-            merged.oracle.clone().unwrap_or_default(),
+            merged.integrations.oracle.clone().unwrap_or_default(),
             &nonempty,
             &api_key_env,
         )?,
         api_key: nonempty(&api_key_env),
         api_key_env,
         lsp: lsp::of_file(&merged, files.user_lsp.as_ref(), env("PATH").as_deref())?,
-        prices: prices::check(merged.prices.as_ref())?,
+        prices: prices::check(merged.integrations.prices.as_ref())?,
     };
-    Ok(assemble(merged, checked, files))
+    Ok(settings::assemble(merged, checked, files))
 }
 
 /// The config files' layers: the user's (or `--config`'s) file, then the project's, as far
@@ -551,7 +364,7 @@ fn file_layers(workspace: &Path, flags: &FlagConfig) -> Result<FileLayers, Confi
         }
         merged = merged.overlay(FileConfig::load(&path)?);
     }
-    let user_lsp = merged.lsp.clone();
+    let user_lsp = merged.integrations.lsp.clone();
     let project = workspace.join(".loom/config.toml");
     let mut project_trust = trust::ProjectTrust::NotNeeded;
     let mut project_servers = std::collections::BTreeSet::new();
@@ -564,6 +377,7 @@ fn file_layers(workspace: &Path, flags: &FlagConfig) -> Result<FileLayers, Confi
         project_trust = verdict;
         project_servers.extend(
             applied
+                .integrations
                 .mcp_servers
                 .iter()
                 .flatten()
@@ -584,17 +398,29 @@ fn file_layers(workspace: &Path, flags: &FlagConfig) -> Result<FileLayers, Confi
 /// The layer the command-line flags make.
 fn flag_layer(flags: &FlagConfig) -> FileConfig {
     FileConfig {
-        base_url: flags.base_url.clone(),
-        model: flags.model.clone(),
-        api_key_env: flags.api_key_env.clone(),
-        approval: flags.approval.clone().map(|mode| ApprovalConfig {
-            mode: Some(mode),
-            ..ApprovalConfig::default()
-        }),
-        theme: flags.theme.clone(),
-        sandbox: flags.sandbox.clone(),
-        auto_commit: flags.auto_commit.then_some(true),
-        inline: flags.inline.then_some(true),
+        provider: file_keys::ProviderKeys {
+            base_url: flags.base_url.clone(),
+            model: flags.model.clone(),
+            api_key_env: flags.api_key_env.clone(),
+            ..Default::default()
+        },
+        agent: file_keys::AgentKeys {
+            approval: flags.approval.clone().map(|mode| ApprovalConfig {
+                mode: Some(mode),
+                ..ApprovalConfig::default()
+            }),
+            auto_commit: flags.auto_commit.then_some(true),
+            ..Default::default()
+        },
+        sandbox: file_keys::SandboxKeys {
+            sandbox: flags.sandbox.clone(),
+            ..Default::default()
+        },
+        ui: file_keys::UiKeys {
+            theme: flags.theme.clone(),
+            inline: flags.inline.then_some(true),
+            ..Default::default()
+        },
         ..FileConfig::default()
     }
 }
@@ -623,7 +449,7 @@ struct Modes {
 /// The approval and sandbox modes, the approval rules, the hooks' globs and the editing
 /// tool of `merged`: parsed, or the first that is not valid.
 fn check_modes(merged: &FileConfig) -> Result<Modes, ConfigError> {
-    let approval = merged.approval.clone().unwrap_or_default();
+    let approval = merged.agent.approval.clone().unwrap_or_default();
     let autonomy = match approval.mode.as_deref() {
         None => Autonomy::default(),
         Some(s) => Autonomy::parse(s).ok_or_else(|| ConfigError::Invalid {
@@ -633,7 +459,7 @@ fn check_modes(merged: &FileConfig) -> Result<Modes, ConfigError> {
             ),
         })?,
     };
-    let sandbox = match merged.sandbox.as_deref() {
+    let sandbox = match merged.sandbox.sandbox.as_deref() {
         None => SandboxMode::WorkspaceWrite,
         Some(s) => SandboxMode::parse(s).ok_or_else(|| ConfigError::Invalid {
             source_name: "sandbox".into(),
@@ -645,8 +471,8 @@ fn check_modes(merged: &FileConfig) -> Result<Modes, ConfigError> {
         source_name: "approval.rules".into(),
         message,
     })?;
-    hooks::check(merged.hooks.as_ref())?;
-    let edit_tool = match merged.edit_tool.as_deref() {
+    hooks::check(merged.agent.hooks.as_ref())?;
+    let edit_tool = match merged.agent.edit_tool.as_deref() {
         None => EditTool::Auto,
         Some(name) => EditTool::parse(name).ok_or_else(|| ConfigError::Invalid {
             source_name: "edit_tool".into(),
@@ -665,13 +491,13 @@ fn check_modes(merged: &FileConfig) -> Result<Modes, ConfigError> {
 
 /// The `[web]` and `[web_search]` tables of `merged`, checked.
 fn check_web(merged: &FileConfig) -> Result<(web::WebConfig, web::WebSearchConfig), ConfigError> {
-    let web = merged.web.clone().unwrap_or_default();
+    let web = merged.integrations.web.clone().unwrap_or_default();
     crate::policy::address_guard::AllowPrivate::parse(web.allow_private.as_deref().unwrap_or(&[]))
         .map_err(|message| ConfigError::Invalid {
             source_name: "web.allow_private".into(),
             message,
         })?;
-    let web_search = merged.web_search.clone().unwrap_or_default();
+    let web_search = merged.integrations.web_search.clone().unwrap_or_default();
     if let Some(p) = &web_search.provider
         && crate::config::web::ProviderKind::parse(p).is_none()
     {
@@ -693,6 +519,7 @@ fn resolve_servers(
     project_servers: &std::collections::BTreeSet<String>,
 ) -> Result<Vec<mcp::McpServer>, ConfigError> {
     merged
+        .integrations
         .mcp_servers
         .iter()
         .flatten()
@@ -709,90 +536,6 @@ fn resolve_servers(
             source_name: "mcp_servers".into(),
             message,
         })
-}
-
-/// The configuration in force: the merged layers with their defaults and bounds.
-fn assemble(merged: FileConfig, checked: Checked, files: FileLayers) -> Config {
-    let Checked {
-        modes,
-        web: (web, web_search),
-        mcp_servers,
-        oracle,
-        api_key_env,
-        api_key,
-        lsp,
-        prices,
-    } = checked;
-    let approval = merged.approval.clone().unwrap_or_default();
-    let tools = merged.tools.clone().unwrap_or_default();
-    Config {
-        edit_tool: modes.edit_tool,
-        strict_tools: merged.strict_tools.unwrap_or(false),
-        web,
-        web_search,
-        oracle,
-        base_url: merged.base_url.clone(),
-        model: merged.model.clone(),
-        api_key,
-        api_key_env,
-        temperature: merged.temperature,
-        max_tokens: merged.max_tokens,
-        context_window: merged.context_window,
-        headers: merged
-            .headers
-            .clone()
-            .unwrap_or_default()
-            .into_iter()
-            .collect(),
-        autonomy: modes.autonomy,
-        rules: modes.rules,
-        max_actions_per_hour: approval
-            .max_actions_per_hour
-            .unwrap_or(crate::policy::limits::DEFAULT_PER_HOUR),
-        sandbox: modes.sandbox,
-        sandbox_writable: merged.sandbox_writable.clone().unwrap_or_default(),
-        network: merged.network.unwrap_or(false),
-        sandbox_keep_capabilities: merged.sandbox_keep_capabilities.unwrap_or(false),
-        max_tool_rounds: merged.max_tool_rounds.unwrap_or(50).max(1),
-        max_retries: merged.max_retries.unwrap_or(5).max(1),
-        theme: merged
-            .theme
-            .clone()
-            .unwrap_or_else(|| AUTO_THEME.to_string()),
-        output_budget: tools.output_budget.unwrap_or(128 * 1024).max(1024),
-        bash_output_budget: tools.bash_output_budget.unwrap_or(16 * 1024).max(256),
-        env: tools.env.unwrap_or_default(),
-        forbidden_paths: tools.forbidden_paths.unwrap_or_default(),
-        auto_commit: merged.auto_commit.unwrap_or(false),
-        inline: merged.inline.unwrap_or(false),
-        notify: (
-            merged.notify.unwrap_or_default(),
-            merged.notify_command.clone().unwrap_or_default(),
-        ),
-        hooks: merged
-            .hooks
-            .clone()
-            .and_then(|h| h.post_tools)
-            .unwrap_or_default(),
-        event_hooks: hooks::EventHooks::from_config(merged.hooks.as_ref()),
-        sources: files.sources,
-        project_trust: files.project_trust,
-        max_response_bytes: merged
-            .max_response_bytes
-            .unwrap_or(crate::llm::DEFAULT_MAX_RESPONSE_BYTES)
-            .max(1024),
-        max_tool_calls: merged
-            .max_tool_calls_per_response
-            .unwrap_or(crate::llm::DEFAULT_MAX_TOOL_CALLS)
-            .max(1),
-        stream_idle_timeout_secs: merged
-            .stream_idle_timeout_secs
-            .unwrap_or(crate::llm::DEFAULT_IDLE_TIMEOUT_SECS)
-            .clamp(1, 3600),
-        mcp_servers,
-        lsp,
-        prices,
-    }
 }
 
 #[cfg(test)]

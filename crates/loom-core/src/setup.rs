@@ -52,23 +52,27 @@ pub enum Provider {
 pub async fn resolve_provider(config: &Config) -> Provider {
     let settings = |base_url: &str, model: String| {
         let mut s = ProviderSettings::new(base_url, &model);
-        s.api_key = config.api_key.clone();
-        s.temperature = config.temperature;
-        s.max_tokens = config.max_tokens;
-        s.headers = config.headers.clone();
-        s.context_window = config.context_window;
-        s.max_response_bytes = config.max_response_bytes;
-        s.max_tool_calls = config.max_tool_calls;
-        s.read_timeout_secs = config.stream_idle_timeout_secs;
-        s.strict_tools = config.strict_tools;
+        s.api_key = config.provider.api_key.clone();
+        s.temperature = config.provider.temperature;
+        s.max_tokens = config.provider.max_tokens;
+        s.headers = config.provider.headers.clone();
+        s.context_window = config.provider.context_window;
+        s.max_response_bytes = config.limits.max_response_bytes;
+        s.max_tool_calls = config.limits.max_tool_calls;
+        s.read_timeout_secs = config.limits.stream_idle_timeout_secs;
+        s.strict_tools = config.tools.strict_tools;
         s
     };
-    if let Some(base) = &config.base_url {
-        let model = match &config.model {
+    if let Some(base) = &config.provider.base_url {
+        let model = match &config.provider.model {
             Some(m) => m.clone(),
             None => {
-                match discover::list_models(base, config.api_key.as_deref(), Duration::from_secs(5))
-                    .await
+                match discover::list_models(
+                    base,
+                    config.provider.api_key.as_deref(),
+                    Duration::from_secs(5),
+                )
+                .await
                 {
                     Ok(models) if !models.is_empty() => models[0].clone(),
                     Ok(_) => {
@@ -94,8 +98,9 @@ pub async fn resolve_provider(config: &Config) -> Provider {
             origin: "configured".into(),
         };
     }
-    if config.api_key.is_some() {
+    if config.provider.api_key.is_some() {
         let model = config
+            .provider
             .model
             .clone()
             .unwrap_or_else(|| OPENAI_DEFAULT_MODEL.to_string());
@@ -107,6 +112,7 @@ pub async fn resolve_provider(config: &Config) -> Provider {
     match discover::discover().await {
         Some(found) => {
             let model = config
+                .provider
                 .model
                 .clone()
                 .or_else(|| found.models.first().cloned());
@@ -153,7 +159,7 @@ pub struct SandboxStatus {
 /// Decide the sandbox for a workspace: the configured mode where Landlock works, else off
 /// with a notice.
 pub fn sandbox_for(root: &Path, config: &Config) -> SandboxStatus {
-    match config.sandbox {
+    match config.sandbox.mode {
         SandboxMode::Off => SandboxStatus {
             spec: SandboxSpec::off(),
             label: "off".into(),
@@ -164,7 +170,7 @@ pub fn sandbox_for(root: &Path, config: &Config) -> SandboxStatus {
                 let mut gaps = Vec::new();
                 // With namespaces, a command without network has a network namespace of its
                 // own, whatever Landlock can do.
-                if !network && !config.network && !sandbox::protection_available() {
+                if !network && !config.sandbox.network && !sandbox::protection_available() {
                     gaps.push(
                         "this kernel's Landlock cannot restrict network access; sandboxed \
                          commands can still use the network",
@@ -178,7 +184,7 @@ pub fn sandbox_for(root: &Path, config: &Config) -> SandboxStatus {
                     );
                 }
                 if nix::unistd::geteuid().is_root()
-                    && !config.sandbox_keep_capabilities
+                    && !config.sandbox.keep_capabilities
                     && !loom_sandbox::isolate::root_user_namespace_allowed()
                 {
                     gaps.push(
@@ -186,9 +192,12 @@ pub fn sandbox_for(root: &Path, config: &Config) -> SandboxStatus {
                          machine's root, though without capabilities",
                     );
                 }
-                let mut spec =
-                    SandboxSpec::workspace_write(root, &config.sandbox_writable, config.network);
-                spec.keep_capabilities = config.sandbox_keep_capabilities;
+                let mut spec = SandboxSpec::workspace_write(
+                    root,
+                    &config.sandbox.writable,
+                    config.sandbox.network,
+                );
+                spec.keep_capabilities = config.sandbox.keep_capabilities;
                 SandboxStatus {
                     spec,
                     label: "workspace-write".into(),
@@ -212,6 +221,7 @@ pub fn forbidden_rules(config: &Config) -> Vec<ForbiddenRule> {
     rules.extend(loom_own_rules(config));
     rules.extend(
         config
+            .tools
             .forbidden_paths
             .iter()
             .map(|spec| ForbiddenRule::from_config(spec, home.as_deref())),
@@ -247,21 +257,22 @@ fn loom_own_rules(config: &Config) -> Vec<ForbiddenRule> {
 
 /// The policy for a session under `config`.
 pub fn policy(config: &Config) -> Policy {
-    let rules = Rules::compile(&config.rules).unwrap_or_default();
+    let rules = Rules::compile(&config.approval.rules).unwrap_or_default();
     let mcp_rules = crate::policy::mcp::McpRules::new(
         config
+            .integrations
             .mcp_servers
             .iter()
             .map(|s| (s.name.as_str(), &s.allow[..], &s.deny[..])),
     );
-    Policy::new(config.autonomy)
+    Policy::new(config.approval.autonomy)
         .with_rules(rules)
         .with_mcp_rules(mcp_rules)
-        .with_budget(config.max_actions_per_hour)
+        .with_budget(config.approval.max_actions_per_hour)
         .with_protected(forbidden_rules(config))
         .with_network(crate::policy::network::NetworkRules {
-            read_only_web: config.web.read_only.unwrap_or(false),
-            allowed_domains: config.web.allowed_domains.clone().unwrap_or_default(),
+            read_only_web: config.tools.web.read_only.unwrap_or(false),
+            allowed_domains: config.tools.web.allowed_domains.clone().unwrap_or_default(),
         })
 }
 
@@ -286,7 +297,7 @@ pub fn tool_registry(
     // switches); by hand (`loom tool`), every one.
     let mut registry = match model {
         Some(model) => ToolRegistry::workspace_editing_with(Arc::new(
-            crate::tools::edit_choice::EditTools::new(config.edit_tool, model.clone()),
+            crate::tools::edit_choice::EditTools::new(config.tools.edit_tool, model.clone()),
         )),
         None => ToolRegistry::all_builtin(),
     };
@@ -322,10 +333,10 @@ pub fn tool_context(
         turn: 0,
         cancel: CancellationToken::new(),
         limits: Arc::new(ToolLimits {
-            output_budget: config.output_budget,
-            bash_stream_budget: config.bash_output_budget,
+            output_budget: config.limits.output_budget,
+            bash_stream_budget: config.limits.bash_output_budget,
             env: EnvPolicy {
-                extra: config.env.clone(),
+                extra: config.tools.env.clone(),
             },
         }),
         lsp: lsp_for(confinement_root, config, sandbox_for(root, config).spec),
@@ -451,8 +462,8 @@ pub fn session_files_titled(
 /// The post-tools hooks configured: auto-commit first, then the user's commands.
 pub fn hooks(config: &Config, policy: &Policy, root: &Path) -> HookChain {
     let mut chain = HookChain::new();
-    chain.set_auto_commit(config.auto_commit);
-    for h in &config.hooks {
+    chain.set_auto_commit(config.tools.auto_commit);
+    for h in &config.integrations.hooks {
         let intent = CallIntent::runs(CommandIntent {
             command: h.command.clone(),
             cwd: None,
@@ -470,7 +481,7 @@ pub fn hooks(config: &Config, policy: &Policy, root: &Path) -> HookChain {
         }));
     }
     chain.set_events(crate::hooks::dispatch::EventHookSet::build(
-        &config.event_hooks,
+        &config.integrations.event_hooks,
         policy,
         root,
     ));
@@ -480,7 +491,8 @@ pub fn hooks(config: &Config, policy: &Policy, root: &Path) -> HookChain {
 /// Start the configured, enabled MCP servers in the background (`None` when there are
 /// none). Must be called on a tokio runtime.
 pub fn mcp_servers(config: &Config) -> Option<crate::mcp::McpManager> {
-    (!config.mcp_servers.is_empty()).then(|| crate::mcp::McpManager::start(&config.mcp_servers))
+    (!config.integrations.mcp_servers.is_empty())
+        .then(|| crate::mcp::McpManager::start(&config.integrations.mcp_servers))
 }
 
 /// The language servers that may start under `config` (built-in ones only in a workspace
@@ -494,13 +506,13 @@ pub fn lsp_in_force(
         config.project_trust,
         crate::config::trust::ProjectTrust::Untrusted { .. }
     );
-    config.lsp.in_force(untrusted, sandbox_active)
+    config.tools.lsp.in_force(untrusted, sandbox_active)
 }
 
 /// Whether commands (and language servers) run contained under `config`: the sandbox is
 /// asked for and this machine has it.
 pub fn sandbox_active(config: &Config) -> bool {
-    config.sandbox == SandboxMode::WorkspaceWrite
+    config.sandbox.mode == SandboxMode::WorkspaceWrite
         && matches!(sandbox::availability(), Availability::Available { .. })
 }
 
@@ -520,11 +532,11 @@ pub fn lsp_for(
     }
     Some(loom_lsp::Lsp::new(loom_lsp::LspSettings {
         servers,
-        wait: config.lsp.wait,
+        wait: config.tools.lsp.wait,
         workspace: root.to_path_buf(),
         sandbox,
         env: EnvPolicy {
-            extra: config.env.clone(),
+            extra: config.tools.env.clone(),
         },
     }))
 }

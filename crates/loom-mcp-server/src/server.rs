@@ -73,7 +73,7 @@ impl State {
         resumed: Option<LoadedSession>,
     ) -> Result<(String, Held), String> {
         let mut config = self.config.clone();
-        config.autonomy = autonomy;
+        config.approval.autonomy = autonomy;
         let options = SessionOptions {
             resumed,
             ..SessionOptions::new(Mode::Headless)
@@ -111,7 +111,8 @@ impl State {
                 self.workspace.display()
             )
         })?;
-        let autonomy = args::approval(None, self.config.autonomy).map_err(|e| e.to_string())?;
+        let autonomy =
+            args::approval(None, self.config.approval.autonomy).map_err(|e| e.to_string())?;
         let (_, held) = self.start(&cwd, autonomy, Some(loaded)).await?;
         sessions.insert(id.to_string(), held.clone());
         Ok(held)
@@ -121,7 +122,7 @@ impl State {
     async fn loom(&self, a: LoomArgs, ctx: &RequestContext<RoleServer>) -> CallToolResult {
         let checked = args::prompt(a.prompt).and_then(|prompt| {
             let cwd = args::cwd(a.cwd.as_deref(), &self.workspace)?;
-            let autonomy = args::approval(a.approval, self.config.autonomy)?;
+            let autonomy = args::approval(a.approval, self.config.approval.autonomy)?;
             Ok((prompt, cwd, autonomy))
         });
         let (prompt, cwd, autonomy) = match checked {

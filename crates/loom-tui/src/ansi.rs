@@ -259,10 +259,10 @@ pub fn themed(line: &RawLine, theme: &Theme) -> StyledLine {
             style.fg = Some(
                 style
                     .fg
-                    .map(|c| for_depth(c, theme.depth))
+                    .map(|c| for_depth(c, theme.id.depth))
                     .unwrap_or(theme.text),
             );
-            style.bg = style.bg.map(|c| for_depth(c, theme.depth));
+            style.bg = style.bg.map(|c| for_depth(c, theme.id.depth));
             if style.bg.is_none() && !style.add_modifier.contains(Modifier::REVERSED) {
                 style = legible(style, theme);
             }

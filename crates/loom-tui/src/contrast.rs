@@ -114,8 +114,8 @@ pub fn legible(style: Style, theme: &Theme) -> Style {
         fg: style.fg,
         bg: style.bg,
         text: theme.text,
-        depth: theme.depth,
-        background: theme.background,
+        depth: theme.id.depth,
+        background: theme.id.background,
     };
     let known = LEGIBLE.with(|m| m.borrow().get(&key).copied());
     let fg = known.unwrap_or_else(|| {
@@ -156,7 +156,7 @@ thread_local! {
 
 /// The foreground [`legible`] gives `style`, computed; `None` when the style stays as it is.
 fn legible_fg(style: Style, theme: &Theme) -> Option<Color> {
-    let term = terminal(theme.background);
+    let term = terminal(theme.id.background);
     let fg = style.fg.unwrap_or(Color::Reset);
     let bg = rgb(style.bg.unwrap_or(Color::Reset), term, true)?;
     let reads = |c: Color| rgb(c, term, false).is_some_and(|v| ratio(v, bg) >= TEXT);
@@ -172,7 +172,7 @@ fn legible_fg(style: Style, theme: &Theme) -> Option<Color> {
             ((a * (STEPS - step) + b * step) / STEPS) as u8
         };
         let c = Color::Rgb(mix(from.0, to.0), mix(from.1, to.1), mix(from.2, to.2));
-        adapt(c, theme.depth, false)
+        adapt(c, theme.id.depth, false)
     };
     Some(
         (1..STEPS)
@@ -194,12 +194,12 @@ pub fn pairs(t: &Theme) -> Vec<(&'static str, Color, Color, f64)> {
         ("error", t.error),
         ("warning", t.warning),
         ("success", t.success),
-        ("added", t.added),
-        ("removed", t.removed),
-        ("code", t.code),
-        ("heading", t.heading),
-        ("link", t.link),
-        ("quote", t.quote),
+        ("added", t.diff.added),
+        ("removed", t.diff.removed),
+        ("code", t.markdown.code),
+        ("heading", t.markdown.heading),
+        ("link", t.markdown.link),
+        ("quote", t.markdown.quote),
     ] {
         out.push((role, fg, page, TEXT));
     }
@@ -219,15 +219,25 @@ pub fn pairs(t: &Theme) -> Vec<(&'static str, Color, Color, f64)> {
     out.push(("success on selection", t.success, t.selection_bg, TEXT));
     out.push(("error on selection", t.error, t.selection_bg, TEXT));
     // The activity badge, the narrow layout's tab and the "new output below" marker.
-    out.push(("status", t.status_fg, t.status_bg, TEXT));
+    out.push(("status", t.status.fg, t.status.bg, TEXT));
     // Diffs and code blocks.
-    out.push(("added line", t.added, t.added_bg, TEXT));
-    out.push(("removed line", t.removed, t.removed_bg, TEXT));
-    out.push(("text on added", t.text, t.added_bg, TEXT));
-    out.push(("text on removed", t.text, t.removed_bg, TEXT));
-    out.push(("text on added emphasis", t.text, t.added_emphasis, TEXT));
-    out.push(("text on removed emphasis", t.text, t.removed_emphasis, TEXT));
-    out.push(("code block", t.text, t.code_bg, TEXT));
+    out.push(("added line", t.diff.added, t.diff.added_bg, TEXT));
+    out.push(("removed line", t.diff.removed, t.diff.removed_bg, TEXT));
+    out.push(("text on added", t.text, t.diff.added_bg, TEXT));
+    out.push(("text on removed", t.text, t.diff.removed_bg, TEXT));
+    out.push((
+        "text on added emphasis",
+        t.text,
+        t.diff.added_emphasis,
+        TEXT,
+    ));
+    out.push((
+        "text on removed emphasis",
+        t.text,
+        t.diff.removed_emphasis,
+        TEXT,
+    ));
+    out.push(("code block", t.text, t.markdown.code_bg, TEXT));
     out
 }
 
@@ -308,7 +318,7 @@ mod tests {
                     "{name}: a built-in theme says which background it is made for"
                 );
                 let theme = Theme::parse(text, depth).unwrap();
-                let terminal = terminal(theme.background);
+                let terminal = terminal(theme.id.background);
                 for (role, fg, bg, min) in pairs(&theme) {
                     let (Some(f), Some(b)) = (rgb(fg, terminal, false), rgb(bg, terminal, true))
                     else {

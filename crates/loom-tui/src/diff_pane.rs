@@ -69,9 +69,9 @@ impl DiffPane {
             let color = if header {
                 theme.text
             } else if l.starts_with('+') {
-                theme.added
+                theme.diff.added
             } else if l.starts_with('-') {
-                theme.removed
+                theme.diff.removed
             } else if l.starts_with("@@") {
                 theme.accent
             } else {

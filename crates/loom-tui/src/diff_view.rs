@@ -360,8 +360,8 @@ impl DiffView {
                 self.reviewing.is_some() && !self.selected.get(hi).copied().unwrap_or(true);
             let mut hl = CodeHighlighter::new(
                 &lang,
-                &theme.syntax,
-                theme.depth,
+                &theme.id.syntax,
+                theme.id.depth,
                 Style::default().fg(theme.text),
             );
             let emphasis = word_emphasis(hunk);
@@ -397,8 +397,11 @@ impl DiffView {
                 title,
                 Style::default().fg(theme.text).add_modifier(Modifier::BOLD),
             ),
-            Span::styled(format!("  +{added}"), Style::default().fg(theme.added)),
-            Span::styled(format!(" -{removed}"), Style::default().fg(theme.removed)),
+            Span::styled(format!("  +{added}"), Style::default().fg(theme.diff.added)),
+            Span::styled(
+                format!(" -{removed}"),
+                Style::default().fg(theme.diff.removed),
+            ),
         ]));
         for n in &self.notes {
             out.extend(wrap(
@@ -453,11 +456,11 @@ impl DiffView {
         }
         spans.push(Span::styled(
             format!("  +{added}"),
-            Style::default().fg(theme.added),
+            Style::default().fg(theme.diff.added),
         ));
         spans.push(Span::styled(
             format!(" -{removed}"),
-            Style::default().fg(theme.removed),
+            Style::default().fg(theme.diff.removed),
         ));
         Line::from(spans)
     }
@@ -603,8 +606,18 @@ fn diff_line(
     theme: &Theme,
 ) -> StyledLine {
     let (sign, fg, bg, emph) = match line.kind {
-        LineKind::Added => ('+', theme.added, theme.added_bg, theme.added_emphasis),
-        LineKind::Removed => ('-', theme.removed, theme.removed_bg, theme.removed_emphasis),
+        LineKind::Added => (
+            '+',
+            theme.diff.added,
+            theme.diff.added_bg,
+            theme.diff.added_emphasis,
+        ),
+        LineKind::Removed => (
+            '-',
+            theme.diff.removed,
+            theme.diff.removed_bg,
+            theme.diff.removed_emphasis,
+        ),
         LineKind::Context => (
             ' ',
             theme.dim,

@@ -135,14 +135,19 @@ impl MarkdownStream {
     }
 
     fn code_style(&self) -> Style {
-        Style::default().fg(self.theme.text).bg(self.theme.code_bg)
+        Style::default()
+            .fg(self.theme.text)
+            .bg(self.theme.markdown.code_bg)
     }
 
     fn code_line(&self, code: Vec<Span<'static>>) -> StyledLine {
         let mut spans: Vec<Span<'static>> = Vec::with_capacity(code.len() + 1);
-        spans.push(Span::styled(" ", Style::default().bg(self.theme.code_bg)));
+        spans.push(Span::styled(
+            " ",
+            Style::default().bg(self.theme.markdown.code_bg),
+        ));
         for s in code {
-            let st = legible(s.style.bg(self.theme.code_bg), &self.theme);
+            let st = legible(s.style.bg(self.theme.markdown.code_bg), &self.theme);
             // Neighbours the highlighter styled alike (once made legible) are one span: it
             // draws the same, and a long answer keeps thousands fewer strings.
             let tokens = spans.len() > 1;
@@ -155,8 +160,11 @@ impl MarkdownStream {
         }
         StyledLine {
             spans,
-            continuation: vec![Span::styled(" ", Style::default().bg(self.theme.code_bg))],
-            fill: Some(Style::default().bg(self.theme.code_bg)),
+            continuation: vec![Span::styled(
+                " ",
+                Style::default().bg(self.theme.markdown.code_bg),
+            )],
+            fill: Some(Style::default().bg(self.theme.markdown.code_bg)),
         }
     }
 
@@ -187,8 +195,8 @@ impl MarkdownStream {
                 let lang = info.split_whitespace().next().unwrap_or("").to_string();
                 let highlighter = CodeHighlighter::new(
                     &lang,
-                    &self.theme.syntax,
-                    self.theme.depth,
+                    &self.theme.id.syntax,
+                    self.theme.id.depth,
                     self.code_style(),
                 );
                 let label = if lang.is_empty() {
@@ -293,7 +301,7 @@ impl<'t> BlockWriter<'t> {
     /// Prefixes for the first and the continuation lines: quote bars, list indentation and
     /// (on an item's first line) its marker.
     fn prefixes(&self, marker: Option<&str>) -> (Vec<Span<'static>>, Vec<Span<'static>>) {
-        let quote = Style::default().fg(self.theme.quote);
+        let quote = Style::default().fg(self.theme.markdown.quote);
         let mut head = Vec::new();
         let mut cont = Vec::new();
         for _ in 0..self.quote_depth {
@@ -335,7 +343,7 @@ impl<'t> BlockWriter<'t> {
         match tag {
             Tag::Heading { level, .. } => {
                 let mut s = Style::default()
-                    .fg(theme.heading)
+                    .fg(theme.markdown.heading)
                     .add_modifier(Modifier::BOLD);
                 if level == HeadingLevel::H1 {
                     s = s.add_modifier(Modifier::UNDERLINED);
@@ -347,7 +355,7 @@ impl<'t> BlockWriter<'t> {
             Tag::Strikethrough => self.push_style(|s| s.add_modifier(Modifier::CROSSED_OUT)),
             Tag::Link { dest_url, .. } => {
                 self.link_dest.push(dest_url.to_string());
-                self.push_style(|s| s.fg(theme.link).add_modifier(Modifier::UNDERLINED));
+                self.push_style(|s| s.fg(theme.markdown.link).add_modifier(Modifier::UNDERLINED));
             }
             Tag::BlockQuote(_) => self.quote_depth += 1,
             Tag::List(start) => {
@@ -437,14 +445,16 @@ impl<'t> BlockWriter<'t> {
             self.spans.push(Span::styled(t.to_string(), self.style()));
             return;
         }
-        let code = Style::default().fg(self.theme.text).bg(self.theme.code_bg);
+        let code = Style::default()
+            .fg(self.theme.text)
+            .bg(self.theme.markdown.code_bg);
         for line in t.lines() {
             let (mut head, continuation) = self.prefixes(None);
             head.push(Span::styled(format!(" {line}"), code));
             self.out.push(StyledLine {
                 spans: head,
                 continuation,
-                fill: Some(Style::default().bg(self.theme.code_bg)),
+                fill: Some(Style::default().bg(self.theme.markdown.code_bg)),
             });
         }
     }
@@ -456,7 +466,10 @@ impl<'t> BlockWriter<'t> {
             Event::End(tag) => self.end(tag),
             Event::Text(t) => self.text(&t),
             Event::Code(t) => {
-                let style = self.style().fg(theme.code).remove_modifier(Modifier::BOLD);
+                let style = self
+                    .style()
+                    .fg(theme.markdown.code)
+                    .remove_modifier(Modifier::BOLD);
                 self.spans.push(Span::styled(t.to_string(), style));
             }
             Event::SoftBreak => {

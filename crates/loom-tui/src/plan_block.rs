@@ -29,7 +29,9 @@ fn heading_progress(plan: &Plan) -> String {
 /// The block's lines: a heading with the progress, then the steps, then the explanation.
 pub fn lines(plan: &Plan, t: &Theme) -> Vec<StyledLine> {
     let dim = Style::default().fg(t.dim);
-    let heading = Style::default().fg(t.heading).add_modifier(Modifier::BOLD);
+    let heading = Style::default()
+        .fg(t.markdown.heading)
+        .add_modifier(Modifier::BOLD);
     let mut out = vec![StyledLine {
         spans: vec![
             Span::styled("Plan", heading),

@@ -257,7 +257,7 @@ fn say_saved(app: &App, inline: bool) {
 fn pick_theme_for_the_terminal(app: &mut App, depth: ColorDepth, colorfgbg: Option<&str>) {
     let answer = super::background::query(super::background::TIMEOUT).unwrap_or_default();
     let name = super::theme::for_background(super::background::decide(answer.rgb, colorfgbg));
-    if name != app.theme.name
+    if name != app.theme.id.name
         && let Ok(theme) = Theme::load(name, depth)
     {
         app.set_theme(theme);

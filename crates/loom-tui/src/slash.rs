@@ -514,12 +514,12 @@ fn theme(app: &mut App, arg: &str) {
         let msg = format!(
             "themes: {} (current: {})",
             Theme::names().join(", "),
-            app.theme.name
+            app.theme.id.name
         );
         app.say(NoticeLevel::Info, &msg);
         return;
     }
-    match Theme::load(arg, app.theme.depth) {
+    match Theme::load(arg, app.theme.id.depth) {
         Ok(t) => app.set_theme(t),
         Err(e) => app.say(NoticeLevel::Error, &e),
     }

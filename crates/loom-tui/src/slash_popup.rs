@@ -102,8 +102,8 @@ impl App {
         for (row, (i, s)) in items.iter().enumerate().skip(first).take(rows).enumerate() {
             let (label_style, help_style) = if i == selected {
                 let on = Style::default()
-                    .fg(t.status_fg)
-                    .bg(t.status_bg)
+                    .fg(t.status.fg)
+                    .bg(t.status.bg)
                     .add_modifier(Modifier::BOLD);
                 (on, on.remove_modifier(Modifier::BOLD))
             } else {

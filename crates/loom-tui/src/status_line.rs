@@ -267,7 +267,7 @@ impl App {
     /// the mark say which), bold while Loom works or waits for the person.
     fn activity_style(&self) -> Style {
         let t = &self.theme;
-        let badge = Style::default().fg(t.status_fg).bg(t.status_bg);
+        let badge = Style::default().fg(t.status.fg).bg(t.status.bg);
         match self.status.phase {
             Phase::Idle => badge,
             _ => badge.add_modifier(Modifier::BOLD),

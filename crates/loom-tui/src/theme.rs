@@ -86,17 +86,11 @@ struct ThemeFile {
     colors16: BTreeMap<String, String>,
 }
 
-/// A loaded theme.
+/// A loaded theme: the colours of the screen's parts, grouped by where they are drawn.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Theme {
-    /// Its name.
-    pub name: String,
-    /// The syntect theme for code.
-    pub syntax: String,
-    /// Colour depth it was resolved for.
-    pub depth: ColorDepth,
-    /// The terminal background it is made for.
-    pub background: Background,
+    /// Which theme it is and what it was resolved for.
+    pub id: ThemeId,
     /// Normal text.
     pub text: Color,
     /// Secondary text.
@@ -117,6 +111,32 @@ pub struct Theme {
     pub warning: Color,
     /// Success marks.
     pub success: Color,
+    /// Selected rows.
+    pub selection_bg: Color,
+    /// Added and removed lines of diffs.
+    pub diff: DiffColors,
+    /// Code, headings, links and quotes of rendered markdown.
+    pub markdown: MarkdownColors,
+    /// The status bar.
+    pub status: StatusColors,
+}
+
+/// What a [`Theme`] is: its name, its code theme and what it was resolved for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ThemeId {
+    /// Its name.
+    pub name: String,
+    /// The syntect theme for code.
+    pub syntax: String,
+    /// Colour depth it was resolved for.
+    pub depth: ColorDepth,
+    /// The terminal background it is made for.
+    pub background: Background,
+}
+
+/// The colours of diffs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DiffColors {
     /// Added lines.
     pub added: Color,
     /// Removed lines.
@@ -129,6 +149,11 @@ pub struct Theme {
     pub added_emphasis: Color,
     /// Background of changed words in removed lines.
     pub removed_emphasis: Color,
+}
+
+/// The colours of rendered markdown.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MarkdownColors {
     /// Inline code.
     pub code: Color,
     /// Background of code blocks.
@@ -139,12 +164,15 @@ pub struct Theme {
     pub link: Color,
     /// Block quotes.
     pub quote: Color,
+}
+
+/// The colours of the status bar.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StatusColors {
     /// Status bar text.
-    pub status_fg: Color,
+    pub fg: Color,
     /// Status bar background.
-    pub status_bg: Color,
-    /// Selected rows.
-    pub selection_bg: Color,
+    pub bg: Color,
 }
 
 /// Parse a colour name or `#rrggbb`; `none` is [`Color::Reset`].
@@ -324,10 +352,12 @@ impl Theme {
             Ok(adapt(c, depth, background))
         };
         Ok(Theme {
-            name: file.name.clone(),
-            syntax: file.syntax.clone(),
-            depth,
-            background: file.background,
+            id: ThemeId {
+                name: file.name.clone(),
+                syntax: file.syntax.clone(),
+                depth,
+                background: file.background,
+            },
             text: get("text", false)?,
             dim: get("dim", false)?,
             accent: get("accent", false)?,
@@ -338,20 +368,26 @@ impl Theme {
             error: get("error", false)?,
             warning: get("warning", false)?,
             success: get("success", false)?,
-            added: get("added", false)?,
-            removed: get("removed", false)?,
-            added_bg: get("added_bg", true)?,
-            removed_bg: get("removed_bg", true)?,
-            added_emphasis: get("added_emphasis", true)?,
-            removed_emphasis: get("removed_emphasis", true)?,
-            code: get("code", false)?,
-            code_bg: get("code_bg", true)?,
-            heading: get("heading", false)?,
-            link: get("link", false)?,
-            quote: get("quote", false)?,
-            status_fg: get("status_fg", false)?,
-            status_bg: get("status_bg", false)?,
             selection_bg: get("selection_bg", true)?,
+            diff: DiffColors {
+                added: get("added", false)?,
+                removed: get("removed", false)?,
+                added_bg: get("added_bg", true)?,
+                removed_bg: get("removed_bg", true)?,
+                added_emphasis: get("added_emphasis", true)?,
+                removed_emphasis: get("removed_emphasis", true)?,
+            },
+            markdown: MarkdownColors {
+                code: get("code", false)?,
+                code_bg: get("code_bg", true)?,
+                heading: get("heading", false)?,
+                link: get("link", false)?,
+                quote: get("quote", false)?,
+            },
+            status: StatusColors {
+                fg: get("status_fg", false)?,
+                bg: get("status_bg", false)?,
+            },
         })
     }
 
@@ -452,7 +488,7 @@ mod tests {
         assert!(err.contains("not a regular file"), "{err}");
         std::fs::write(dir.path().join("mine.toml"), BUILTIN[1].1).unwrap();
         let mine = Theme::load_from(Some(dir.path()), "mine", ColorDepth::TrueColor).unwrap();
-        assert_eq!(mine.name, "light");
+        assert_eq!(mine.id.name, "light");
         assert!(Theme::load_from(Some(dir.path()), "dark", ColorDepth::TrueColor).is_ok());
     }
 
@@ -461,7 +497,7 @@ mod tests {
         for (name, text) in BUILTIN {
             for depth in [ColorDepth::TrueColor, ColorDepth::Ansi16] {
                 let t = Theme::parse(text, depth).unwrap_or_else(|e| panic!("{name}: {e}"));
-                assert_eq!(&t.name, name);
+                assert_eq!(&t.id.name, name);
             }
         }
     }
@@ -469,7 +505,7 @@ mod tests {
     #[test]
     fn sixteen_colours_drop_tints_and_map_hex() {
         let t = Theme::parse(BUILTIN[0].1, ColorDepth::Ansi16).unwrap();
-        assert_eq!(t.added_bg, Color::Reset);
+        assert_eq!(t.diff.added_bg, Color::Reset);
         let light = Theme::parse(BUILTIN[1].1, ColorDepth::Ansi16).unwrap();
         assert!(!matches!(light.warning, Color::Rgb(..)));
         assert_eq!(nearest_ansi(245, 80, 80), Color::LightRed);

@@ -252,7 +252,7 @@ fn minimum(symbol: &str, fg: Color, theme: &Theme) -> f64 {
 /// What falls short on `buf`, one line per (fg, bg, minimum) with the text it covers.
 /// Reversed cells need nothing special: the ratio of two colours has no direction.
 fn audit(buf: &Buffer, theme: &Theme) -> Vec<String> {
-    let term = terminal(theme.background);
+    let term = terminal(theme.id.background);
     let mut short: BTreeMap<String, String> = BTreeMap::new();
     let area = buf.area;
     for y in area.top()..area.bottom() {
@@ -370,8 +370,8 @@ fn every_syntax_colour_is_made_legible_on_every_code_background() {
     for (name, _) in BUILTIN {
         for depth in DEPTHS {
             let theme = Theme::load(name, depth).unwrap();
-            let term = terminal(theme.background);
-            let syntax = &syntaxes.themes[&theme.syntax];
+            let term = terminal(theme.id.background);
+            let syntax = &syntaxes.themes[&theme.id.syntax];
             let colours = syntax
                 .scopes
                 .iter()
@@ -381,11 +381,11 @@ fn every_syntax_colour_is_made_legible_on_every_code_background() {
                 let fg = super::theme::adapt(Color::Rgb(c.r, c.g, c.b), depth, false);
                 for bg in [
                     Color::Reset,
-                    theme.code_bg,
-                    theme.added_bg,
-                    theme.removed_bg,
-                    theme.added_emphasis,
-                    theme.removed_emphasis,
+                    theme.markdown.code_bg,
+                    theme.diff.added_bg,
+                    theme.diff.removed_bg,
+                    theme.diff.added_emphasis,
+                    theme.diff.removed_emphasis,
                 ] {
                     let before = Style::default().fg(fg).bg(bg);
                     let after = legible(before, &theme);

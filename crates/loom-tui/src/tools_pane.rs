@@ -457,9 +457,9 @@ fn data_lines(
         out.extend(wrap(&heading("diff", theme), width));
         for l in diff.lines() {
             let color = if l.starts_with('+') {
-                theme.added
+                theme.diff.added
             } else if l.starts_with('-') {
-                theme.removed
+                theme.diff.removed
             } else {
                 theme.text
             };

@@ -736,8 +736,8 @@ impl Transcript {
             let marker = Line::from(Span::styled(
                 " ↓ new output below (Ctrl+End to follow) ",
                 Style::default()
-                    .fg(self.styling.theme.status_fg)
-                    .bg(self.styling.theme.status_bg),
+                    .fg(self.styling.theme.status.fg)
+                    .bg(self.styling.theme.status.bg),
             ));
             let w = marker.width() as u16;
             let x = area.x + area.width.saturating_sub(w) / 2;

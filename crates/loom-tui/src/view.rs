@@ -237,8 +237,8 @@ impl App {
         ] {
             let style = if s == shown {
                 Style::default()
-                    .fg(self.theme.status_fg)
-                    .bg(self.theme.status_bg)
+                    .fg(self.theme.status.fg)
+                    .bg(self.theme.status.bg)
                     .add_modifier(Modifier::BOLD)
             } else {
                 Style::default().fg(self.theme.dim)

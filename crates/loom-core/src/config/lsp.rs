@@ -150,7 +150,11 @@ pub(super) fn of_file(
     path_var: Option<&str>,
 ) -> Result<LspSettings, super::ConfigError> {
     let mut settings =
-        resolve(file.lsp.as_ref(), file.lsp_wait_ms, path_var).map_err(|message| {
+        resolve(
+            file.integrations.lsp.as_ref(),
+            file.integrations.lsp_wait_ms,
+            path_var,
+        ).map_err(|message| {
             super::ConfigError::Invalid {
                 source_name: "lsp".into(),
                 message,

@@ -102,23 +102,26 @@ mod tests {
         };
         std::fs::write(&user, "").unwrap();
         let c = super::super::load(dir.path(), &flags, &env).unwrap();
-        assert_eq!(c.oracle.max_tokens, 1024);
-        assert_eq!(c.oracle.temperature, 0.2);
+        assert_eq!(c.tools.oracle.max_tokens, 1024);
+        assert_eq!(c.tools.oracle.temperature, 0.2);
         assert_eq!(
-            c.oracle.api_key.as_deref(),
+            c.tools.oracle.api_key.as_deref(),
             Some("sk-main"),
             "the session's key by default"
         );
-        assert_eq!(c.oracle.base_url, None);
+        assert_eq!(c.tools.oracle.base_url, None);
         std::fs::write(
             &user,
             "[oracle]\nmodel = \"big\"\nbase_url = \"http://o/v1\"\napi_key_env = \"ORACLE_KEY\"\nmax_tokens = 4096\ntemperature = 0\n",
         )
         .unwrap();
         let c = super::super::load(dir.path(), &flags, &env).unwrap();
-        assert_eq!(c.oracle.model.as_deref(), Some("big"));
-        assert_eq!(c.oracle.api_key.as_deref(), Some("sk-oracle"));
-        assert_eq!((c.oracle.max_tokens, c.oracle.temperature), (4096, 0.0));
+        assert_eq!(c.tools.oracle.model.as_deref(), Some("big"));
+        assert_eq!(c.tools.oracle.api_key.as_deref(), Some("sk-oracle"));
+        assert_eq!(
+            (c.tools.oracle.max_tokens, c.tools.oracle.temperature),
+            (4096, 0.0)
+        );
         for (line, expected) in [
             (
                 "max_tokens = 15",

@@ -66,7 +66,7 @@ mod tests {
         );
         let project = parse("[prices.small]\ninput = 0.2\noutput = 0.8\n");
         let merged = user.overlay(project);
-        let prices = check(merged.prices.as_ref()).unwrap();
+        let prices = check(merged.integrations.prices.as_ref()).unwrap();
         assert_eq!(
             prices["gpt-4o"],
             Price {
@@ -101,10 +101,12 @@ mod tests {
     #[test]
     fn a_negative_price_is_refused_with_what_to_write() {
         let file = parse("[prices.m]\ninput = -1.0\noutput = 2.0\n");
-        let err = check(file.prices.as_ref()).unwrap_err().to_string();
+        let err = check(file.integrations.prices.as_ref())
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("prices.\"m\".input"), "{err}");
         assert!(err.contains("dollars per million tokens"), "{err}");
         let file = parse("[prices.m]\ninput = 1.0\noutput = nan\n");
-        assert!(check(file.prices.as_ref()).is_err());
+        assert!(check(file.integrations.prices.as_ref()).is_err());
     }
 }

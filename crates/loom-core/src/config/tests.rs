@@ -26,9 +26,9 @@ fn layers_in_order() {
         ..FlagConfig::default()
     };
     let c = load(&dir.path().join("ws"), &flags, &no_env).unwrap();
-    assert_eq!(c.model.as_deref(), Some("project-model"));
-    assert_eq!(c.base_url.as_deref(), Some("http://user"));
-    assert_eq!(c.temperature, Some(0.5));
+    assert_eq!(c.provider.model.as_deref(), Some("project-model"));
+    assert_eq!(c.provider.base_url.as_deref(), Some("http://user"));
+    assert_eq!(c.provider.temperature, Some(0.5));
     assert_eq!(c.sources.len(), 2);
 
     let env = |k: &str| match k {
@@ -37,8 +37,8 @@ fn layers_in_order() {
         _ => None,
     };
     let c = load(&dir.path().join("ws"), &flags, &env).unwrap();
-    assert_eq!(c.model.as_deref(), Some("env-model"));
-    assert_eq!(c.api_key.as_deref(), Some("sk-env"));
+    assert_eq!(c.provider.model.as_deref(), Some("env-model"));
+    assert_eq!(c.provider.api_key.as_deref(), Some("sk-env"));
 
     let flags = FlagConfig {
         model: Some("flag-model".into()),
@@ -46,9 +46,12 @@ fn layers_in_order() {
         ..flags
     };
     let c = load(&dir.path().join("ws"), &flags, &env).unwrap();
-    assert_eq!(c.model.as_deref(), Some("flag-model"));
-    assert_eq!(c.api_key, None, "the key is read from the named variable");
-    assert!(!c.auto_commit, "auto-commit is off by default");
+    assert_eq!(c.provider.model.as_deref(), Some("flag-model"));
+    assert_eq!(
+        c.provider.api_key, None,
+        "the key is read from the named variable"
+    );
+    assert!(!c.tools.auto_commit, "auto-commit is off by default");
 
     let flags = FlagConfig {
         auto_commit: true,
@@ -57,6 +60,7 @@ fn layers_in_order() {
     assert!(
         load(&dir.path().join("ws"), &flags, &env)
             .unwrap()
+            .tools
             .auto_commit
     );
 }
@@ -95,10 +99,10 @@ fn approval_table_rules_and_sandbox() {
         ..FlagConfig::default()
     };
     let c = load(dir.path(), &flags, &no_env).unwrap();
-    assert_eq!(c.autonomy, Autonomy::FullAuto);
-    assert_eq!(c.max_actions_per_hour, 7);
-    assert_eq!(c.rules.len(), 2, "rules from both files add up");
-    assert_eq!(c.sandbox, SandboxMode::Off);
+    assert_eq!(c.approval.autonomy, Autonomy::FullAuto);
+    assert_eq!(c.approval.max_actions_per_hour, 7);
+    assert_eq!(c.approval.rules.len(), 2, "rules from both files add up");
+    assert_eq!(c.sandbox.mode, SandboxMode::Off);
     assert_eq!(c.project_trust, trust::ProjectTrust::NotNeeded);
     std::fs::write(
         dir.path().join(".loom/config.toml"),
@@ -130,8 +134,8 @@ fn missing_explicit_config_file_is_an_error() {
         ..FlagConfig::default()
     };
     let c = load(dir.path(), &ok, &no_env).unwrap();
-    assert_eq!(c.autonomy, Autonomy::Supervised);
-    assert_eq!(c.max_tool_rounds, 50);
+    assert_eq!(c.approval.autonomy, Autonomy::Supervised);
+    assert_eq!(c.limits.max_tool_rounds, 50);
     let missing = FlagConfig {
         config_file: Some(dir.path().join("nope.toml")),
         ..FlagConfig::default()

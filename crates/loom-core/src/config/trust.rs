@@ -141,8 +141,12 @@ mod tests {
         let user = FileConfig::default();
         let (applied, verdict) =
             evaluate(&user, ws, &file, LOOSE.as_bytes(), project(), Some(&store));
-        assert_eq!(applied.sandbox, None);
-        assert_eq!(applied.model.as_deref(), Some("m"), "neutral keys apply");
+        assert_eq!(applied.sandbox.sandbox, None);
+        assert_eq!(
+            applied.provider.model.as_deref(),
+            Some("m"),
+            "neutral keys apply"
+        );
         let ProjectTrust::Untrusted { sha256, .. } = &verdict else {
             panic!("{verdict:?}")
         };
@@ -158,7 +162,7 @@ mod tests {
         trust(&store, &ws.canonicalize().unwrap(), sha256).unwrap();
         let (applied, verdict) =
             evaluate(&user, ws, &file, LOOSE.as_bytes(), project(), Some(&store));
-        assert_eq!(applied.sandbox.as_deref(), Some("off"));
+        assert_eq!(applied.sandbox.sandbox.as_deref(), Some("off"));
         assert!(
             matches!(verdict, ProjectTrust::Trusted { .. }),
             "{verdict:?}"
@@ -168,7 +172,10 @@ mod tests {
         let edited = format!("{LOOSE}\n");
         let (applied, verdict) =
             evaluate(&user, ws, &file, edited.as_bytes(), project(), Some(&store));
-        assert_eq!(applied.sandbox, None, "an edited file is untrusted again");
+        assert_eq!(
+            applied.sandbox.sandbox, None,
+            "an edited file is untrusted again"
+        );
         assert!(matches!(verdict, ProjectTrust::Untrusted { .. }));
     }
 
@@ -187,7 +194,7 @@ mod tests {
             project(),
             Some(&store),
         );
-        assert_eq!(applied.sandbox, None);
+        assert_eq!(applied.sandbox.sandbox, None);
         let notice = verdict.notice().unwrap();
         assert!(
             notice.contains("trust store") && notice.contains("damaged"),
@@ -195,7 +202,7 @@ mod tests {
         );
         let (applied, verdict) =
             evaluate(&user, dir.path(), &file, LOOSE.as_bytes(), project(), None);
-        assert_eq!(applied.sandbox, None);
+        assert_eq!(applied.sandbox.sandbox, None);
         assert!(verdict.notice().unwrap().contains("no data directory"));
     }
 

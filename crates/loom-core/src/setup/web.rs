@@ -28,7 +28,7 @@ const HOW: &str = "set [web_search] provider = \"serper\" (with SERPER_API_KEY),
 
 /// The web context `config` describes.
 pub fn web_context(config: &Config) -> WebContext {
-    let w = &config.web;
+    let w = &config.tools.web;
     WebContext {
         settings: WebSettings {
             allow_private: AllowPrivate::parse(w.allow_private.as_deref().unwrap_or(&[]))
@@ -46,7 +46,7 @@ pub fn search_provider(
     config: &Config,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<Provider, String> {
-    let s = &config.web_search;
+    let s = &config.tools.web_search;
     let Some(name) = &s.provider else {
         return Err(format!("no search provider is configured: {HOW}"));
     };
@@ -96,7 +96,7 @@ pub fn search_provider(
 
 /// The retry bounds of a search under `config`.
 pub fn search_retry(config: &Config) -> RetryPolicy {
-    let s = &config.web_search;
+    let s = &config.tools.web_search;
     RetryPolicy {
         max_attempts: s.max_retries.unwrap_or(3).clamp(1, 10),
         base: Duration::from_millis(s.retry_base_ms.unwrap_or(500).min(10_000)),

@@ -97,8 +97,8 @@ impl CommandApproval {
         let mut command: Vec<Line<'static>> = Vec::new();
         let mut hl = CodeHighlighter::new(
             "bash",
-            &theme.syntax,
-            theme.depth,
+            &theme.id.syntax,
+            theme.id.depth,
             Style::default().fg(theme.text),
         );
         for l in self.command.lines() {

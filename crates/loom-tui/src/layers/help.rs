@@ -79,7 +79,7 @@ impl Help {
         stacked: bool,
     ) {
         let heading_style = Style::default()
-            .fg(theme.heading)
+            .fg(theme.markdown.heading)
             .add_modifier(Modifier::BOLD);
         let key_style = Style::default()
             .fg(theme.accent)

@@ -99,8 +99,8 @@ impl Layer for Picker {
                 let on = i == self.selected;
                 let style = if on {
                     Style::default()
-                        .fg(theme.status_fg)
-                        .bg(theme.status_bg)
+                        .fg(theme.status.fg)
+                        .bg(theme.status.bg)
                         .add_modifier(Modifier::BOLD)
                 } else {
                     Style::default().fg(theme.text)

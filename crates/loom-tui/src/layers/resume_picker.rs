@@ -270,8 +270,8 @@ fn item_line(s: &SessionItem, on: bool, w: usize, theme: &Theme) -> Line<'static
     let pad = title_w.saturating_sub(width(&title));
     let (main, side) = if on {
         let sel = Style::default()
-            .fg(theme.status_fg)
-            .bg(theme.status_bg)
+            .fg(theme.status.fg)
+            .bg(theme.status.bg)
             .add_modifier(Modifier::BOLD);
         (sel, sel)
     } else {

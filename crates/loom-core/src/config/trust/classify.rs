@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use crate::config::file_keys::{AgentKeys, IntegrationKeys, ProviderKeys, UiKeys};
 use crate::config::mcp::McpServerConfig;
 use crate::config::{ApprovalConfig, DEFAULT_API_KEY_ENV, FileConfig, OracleConfig, ToolsConfig};
 use crate::policy::Autonomy;
@@ -17,10 +18,7 @@ use crate::policy::approvals::RuleAction;
 
 mod keys;
 
-use keys::{
-    AUTO_COMMIT, KEEP_CAPABILITIES, NETWORK, split_api_key_env, split_base_url, split_hooks,
-    split_sandbox, split_switch, split_writable,
-};
+use keys::{AUTO_COMMIT, split_api_key_env, split_base_url, split_hooks, split_switch};
 
 /// How a key of a project config bears on what Loom may do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -461,93 +459,76 @@ fn joined<T: std::fmt::Display>(items: impl IntoIterator<Item = T>) -> String {
 /// loosens Loom beyond `user`.
 pub fn split(user: &FileConfig, project: FileConfig) -> (FileConfig, Vec<Loosening>) {
     let FileConfig {
-        base_url,
-        model,
-        api_key_env,
-        temperature,
-        max_tokens,
-        context_window,
-        headers,
-        approval,
+        provider,
+        agent:
+            AgentKeys {
+                approval,
+                max_tool_rounds,
+                tools,
+                auto_commit,
+                edit_tool,
+                hooks,
+            },
         sandbox,
-        sandbox_writable,
-        network,
-        sandbox_keep_capabilities,
-        max_tool_rounds,
-        max_retries,
-        theme,
-        tools,
-        auto_commit,
-        inline,
-        hooks,
-        max_response_bytes,
-        max_tool_calls_per_response,
-        stream_idle_timeout_secs,
-        edit_tool,
-        strict_tools,
-        web,
-        web_search,
-        mcp_servers,
-        oracle,
-        notify,
-        notify_command,
-        lsp,
-        lsp_wait_ms,
-        prices,
+        ui:
+            UiKeys {
+                theme,
+                inline,
+                notify,
+                notify_command,
+            },
+        integrations:
+            IntegrationKeys {
+                web,
+                web_search,
+                mcp_servers,
+                oracle,
+                lsp,
+                lsp_wait_ms,
+                prices,
+            },
     } = project;
     let mut loose = Vec::new();
+    let provider = split_provider(user, provider, &mut loose);
     let mut kept = FileConfig {
-        model,
-        temperature,
-        max_tokens,
-        context_window,
-        max_tool_rounds,
-        max_retries,
-        theme,
-        inline,
-        max_response_bytes,
-        max_tool_calls_per_response,
-        stream_idle_timeout_secs,
-        edit_tool,
-        strict_tools,
-        notify,
-        lsp_wait_ms,
-        prices,
+        provider,
+        agent: AgentKeys {
+            max_tool_rounds,
+            edit_tool,
+            ..AgentKeys::default()
+        },
+        ui: UiKeys {
+            theme,
+            inline,
+            notify,
+            ..UiKeys::default()
+        },
+        integrations: IntegrationKeys {
+            lsp_wait_ms,
+            prices,
+            ..IntegrationKeys::default()
+        },
         ..FileConfig::default()
     };
-    kept.base_url = split_base_url(user, base_url, &mut loose);
-    kept.api_key_env = split_api_key_env(user, api_key_env, &mut loose);
-    kept.headers = headers.and_then(|h| split_headers(user, h, &mut loose));
-    kept.approval = approval.map(|a| split_approval(user, a, &mut loose));
-    kept.sandbox = split_sandbox(user, sandbox, &mut loose);
-    kept.sandbox_writable = split_writable(user, sandbox_writable, &mut loose);
-    kept.network = split_switch(user.network, network, &NETWORK, &mut loose);
-    kept.sandbox_keep_capabilities = split_switch(
-        user.sandbox_keep_capabilities,
-        sandbox_keep_capabilities,
-        &KEEP_CAPABILITIES,
+    kept.agent.approval = approval.map(|a| split_approval(user, a, &mut loose));
+    kept.sandbox = keys::split_sandbox_keys(user, sandbox, &mut loose);
+    kept.agent.tools = tools.map(|t| split_tools(user, t, &mut loose));
+    kept.agent.auto_commit = split_switch(
+        user.agent.auto_commit,
+        auto_commit,
+        &AUTO_COMMIT,
         &mut loose,
     );
-    kept.tools = tools.map(|t| split_tools(user, t, &mut loose));
-    kept.auto_commit = split_switch(user.auto_commit, auto_commit, &AUTO_COMMIT, &mut loose);
-    kept.mcp_servers = mcp_servers.and_then(|m| split_mcp(user, m, &mut loose));
-    kept.hooks = hooks.map(|h| split_hooks(h, &mut loose));
-    kept.web = web.map(|w| crate::config::web::split_web(user.web.as_ref(), w, &mut loose));
-    kept.web_search = web_search
-        .map(|w| crate::config::web::split_search(user.web_search.as_ref(), w, &mut loose));
-    kept.oracle = oracle.map(|o| split_oracle(user, o, &mut loose));
-    kept.notify_command = notify_command.and_then(|argv| {
-        if user.notify_command.as_ref() == Some(&argv) {
-            return Some(argv);
-        }
-        let what = format!(
-            "runs `{}` when a turn ends or an approval waits",
-            argv.join(" ")
-        );
-        loose.push(loosening("notify_command", what));
-        None
+    kept.integrations.mcp_servers = mcp_servers.and_then(|m| split_mcp(user, m, &mut loose));
+    kept.agent.hooks = hooks.map(|h| split_hooks(h, &mut loose));
+    kept.integrations.web =
+        web.map(|w| crate::config::web::split_web(user.integrations.web.as_ref(), w, &mut loose));
+    kept.integrations.web_search = web_search.map(|w| {
+        crate::config::web::split_search(user.integrations.web_search.as_ref(), w, &mut loose)
     });
-    kept.lsp = lsp.and_then(|l| keys::split_lsp(user, l, &mut loose));
+    kept.integrations.oracle = oracle.map(|o| split_oracle(user, o, &mut loose));
+    kept.ui.notify_command = keys::split_notify_command(user, notify_command, &mut loose);
+    kept.integrations.lsp = lsp.and_then(|l| keys::split_lsp(user, l, &mut loose));
     (kept, loose)
 }
 
@@ -558,7 +539,7 @@ fn split_mcp(
     servers: BTreeMap<String, McpServerConfig>,
     loose: &mut Vec<Loosening>,
 ) -> Option<BTreeMap<String, McpServerConfig>> {
-    let mine = user.mcp_servers.clone().unwrap_or_default();
+    let mine = user.integrations.mcp_servers.clone().unwrap_or_default();
     let mut kept = BTreeMap::new();
     for (name, table) in servers {
         let theirs = McpServerConfig {
@@ -633,7 +614,7 @@ fn split_oracle(user: &FileConfig, o: OracleConfig, loose: &mut Vec<Loosening>) 
         max_tokens,
         temperature,
     } = o;
-    let mine = user.oracle.clone().unwrap_or_default();
+    let mine = user.integrations.oracle.clone().unwrap_or_default();
     let mut kept = OracleConfig {
         model,
         max_tokens,
@@ -642,7 +623,8 @@ fn split_oracle(user: &FileConfig, o: OracleConfig, loose: &mut Vec<Loosening>) 
     };
     match base_url {
         Some(url)
-            if Some(&url) != mine.base_url.as_ref() && Some(&url) != user.base_url.as_ref() =>
+            if Some(&url) != mine.base_url.as_ref()
+                && Some(&url) != user.provider.base_url.as_ref() =>
         {
             loose.push(loosening(
                 "oracle.base_url",
@@ -654,7 +636,7 @@ fn split_oracle(user: &FileConfig, o: OracleConfig, loose: &mut Vec<Loosening>) 
     let user_key = mine
         .api_key_env
         .as_deref()
-        .or(user.api_key_env.as_deref())
+        .or(user.provider.api_key_env.as_deref())
         .unwrap_or(DEFAULT_API_KEY_ENV);
     match api_key_env {
         Some(name) if name != user_key => loose.push(loosening(
@@ -666,13 +648,50 @@ fn split_oracle(user: &FileConfig, o: OracleConfig, loose: &mut Vec<Loosening>) 
     kept
 }
 
+/// The provider keys that apply without trust; a server, key variable or header other
+/// than the person's own loosens (in that order).
+fn split_provider(
+    user: &FileConfig,
+    provider: ProviderKeys,
+    loose: &mut Vec<Loosening>,
+) -> ProviderKeys {
+    let ProviderKeys {
+        base_url,
+        model,
+        api_key_env,
+        temperature,
+        max_tokens,
+        context_window,
+        headers,
+        max_retries,
+        max_response_bytes,
+        max_tool_calls_per_response,
+        stream_idle_timeout_secs,
+        strict_tools,
+    } = provider;
+    ProviderKeys {
+        base_url: split_base_url(user, base_url, loose),
+        api_key_env: split_api_key_env(user, api_key_env, loose),
+        headers: headers.and_then(|h| split_headers(user, h, loose)),
+        model,
+        temperature,
+        max_tokens,
+        context_window,
+        max_retries,
+        max_response_bytes,
+        max_tool_calls_per_response,
+        stream_idle_timeout_secs,
+        strict_tools,
+    }
+}
+
 /// The headers `user` already sends with the same value; the others loosen.
 fn split_headers(
     user: &FileConfig,
     headers: BTreeMap<String, String>,
     loose: &mut Vec<Loosening>,
 ) -> Option<BTreeMap<String, String>> {
-    let mine = user.headers.clone().unwrap_or_default();
+    let mine = user.provider.headers.clone().unwrap_or_default();
     let (same, new): (BTreeMap<_, _>, BTreeMap<_, _>) = headers.into_iter().partition(|(k, v)| {
         mine.iter()
             .any(|(mk, mv)| mk.eq_ignore_ascii_case(k) && mv == v)
@@ -696,7 +715,7 @@ fn split_approval(
         max_actions_per_hour,
         rules,
     } = a;
-    let user_approval = user.approval.clone().unwrap_or_default();
+    let user_approval = user.agent.approval.clone().unwrap_or_default();
     let mut kept = ApprovalConfig::default();
     match mode {
         Some(m) if rank(Some(&m)) > rank(user_approval.mode.as_deref()) => loose.push(loosening(
@@ -746,6 +765,7 @@ fn split_tools(user: &FileConfig, t: ToolsConfig, loose: &mut Vec<Loosening>) ->
         ..ToolsConfig::default()
     };
     let mine = user
+        .agent
         .tools
         .as_ref()
         .and_then(|t| t.env.clone())

@@ -5,6 +5,7 @@
 use std::path::PathBuf;
 
 use super::{Loosening, joined, loosening};
+use crate::config::file_keys::SandboxKeys;
 use crate::config::hooks::HookEvent;
 use crate::config::lsp::LspConfig;
 use crate::config::{DEFAULT_API_KEY_ENV, EventHookConfig, FileConfig, HooksConfig};
@@ -17,7 +18,7 @@ pub(super) fn split_base_url(
     loose: &mut Vec<Loosening>,
 ) -> Option<String> {
     match base_url {
-        Some(url) if Some(&url) != user.base_url.as_ref() => {
+        Some(url) if Some(&url) != user.provider.base_url.as_ref() => {
             loose.push(loosening(
                 "base_url",
                 format!("sends your prompts, code and API key to {url}"),
@@ -34,7 +35,11 @@ pub(super) fn split_api_key_env(
     api_key_env: Option<String>,
     loose: &mut Vec<Loosening>,
 ) -> Option<String> {
-    let user_key = user.api_key_env.as_deref().unwrap_or(DEFAULT_API_KEY_ENV);
+    let user_key = user
+        .provider
+        .api_key_env
+        .as_deref()
+        .unwrap_or(DEFAULT_API_KEY_ENV);
     match api_key_env {
         Some(name) if name != user_key => {
             loose.push(loosening(
@@ -53,7 +58,7 @@ pub(super) fn split_sandbox(
     sandbox: Option<String>,
     loose: &mut Vec<Loosening>,
 ) -> Option<String> {
-    let user_sandbox = user.sandbox.as_deref().and_then(SandboxMode::parse);
+    let user_sandbox = user.sandbox.sandbox.as_deref().and_then(SandboxMode::parse);
     match sandbox {
         Some(s)
             if SandboxMode::parse(&s) == Some(SandboxMode::Off)
@@ -72,7 +77,7 @@ pub(super) fn split_writable(
     sandbox_writable: Option<Vec<PathBuf>>,
     loose: &mut Vec<Loosening>,
 ) -> Option<Vec<PathBuf>> {
-    let user_dirs = user.sandbox_writable.clone().unwrap_or_default();
+    let user_dirs = user.sandbox.sandbox_writable.clone().unwrap_or_default();
     match sandbox_writable {
         Some(dirs) if dirs.iter().any(|d| !user_dirs.contains(d)) => {
             let new: Vec<&PathBuf> = dirs.iter().filter(|d| !user_dirs.contains(d)).collect();
@@ -180,7 +185,7 @@ pub(super) fn split_lsp(
     let servers = match lsp {
         LspConfig::Switch(false) => return Some(LspConfig::Switch(false)),
         LspConfig::Switch(true) => {
-            if user.lsp == Some(LspConfig::Switch(false)) {
+            if user.integrations.lsp == Some(LspConfig::Switch(false)) {
                 loose.push(loosening(
                     "lsp",
                     "starts the language servers you switched off",
@@ -191,7 +196,7 @@ pub(super) fn split_lsp(
         }
         LspConfig::Servers(servers) => servers,
     };
-    let mine = match &user.lsp {
+    let mine = match &user.integrations.lsp {
         Some(LspConfig::Servers(m)) => m.clone(),
         _ => Default::default(),
     };
@@ -215,4 +220,52 @@ pub(super) fn split_lsp(
         loose.push(loosening("lsp", what));
     }
     (!kept.is_empty()).then_some(LspConfig::Servers(kept))
+}
+
+/// The sandbox keys that apply without trust: switching the sandbox off, writable
+/// directories, the network or root's capabilities beyond the person's own loosen (in that
+/// order).
+pub(super) fn split_sandbox_keys(
+    user: &FileConfig,
+    sandbox: SandboxKeys,
+    loose: &mut Vec<Loosening>,
+) -> SandboxKeys {
+    let SandboxKeys {
+        sandbox,
+        sandbox_writable,
+        network,
+        sandbox_keep_capabilities,
+    } = sandbox;
+    let mine = &user.sandbox;
+    SandboxKeys {
+        sandbox: split_sandbox(user, sandbox, loose),
+        sandbox_writable: split_writable(user, sandbox_writable, loose),
+        network: split_switch(mine.network, network, &NETWORK, loose),
+        sandbox_keep_capabilities: split_switch(
+            mine.sandbox_keep_capabilities,
+            sandbox_keep_capabilities,
+            &KEEP_CAPABILITIES,
+            loose,
+        ),
+    }
+}
+
+/// A notification program other than the person's own loosens: it runs when a turn ends
+/// or an approval waits.
+pub(super) fn split_notify_command(
+    user: &FileConfig,
+    notify_command: Option<Vec<String>>,
+    loose: &mut Vec<Loosening>,
+) -> Option<Vec<String>> {
+    notify_command.and_then(|argv| {
+        if user.ui.notify_command.as_ref() == Some(&argv) {
+            return Some(argv);
+        }
+        let what = format!(
+            "runs `{}` when a turn ends or an approval waits",
+            argv.join(" ")
+        );
+        loose.push(loosening("notify_command", what));
+        None
+    })
 }
