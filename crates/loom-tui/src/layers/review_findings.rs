@@ -165,8 +165,8 @@ impl ReviewFindings {
                 let on = i == self.selected;
                 let base = if on {
                     Style::default()
-                        .fg(theme.status_fg)
-                        .bg(theme.status_bg)
+                        .fg(theme.status.fg)
+                        .bg(theme.status.bg)
                         .add_modifier(Modifier::BOLD)
                 } else {
                     Style::default().fg(theme.text)
