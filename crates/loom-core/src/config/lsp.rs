@@ -149,17 +149,15 @@ pub(super) fn of_file(
     user: Option<&LspConfig>,
     path_var: Option<&str>,
 ) -> Result<LspSettings, super::ConfigError> {
-    let mut settings =
-        resolve(
-            file.integrations.lsp.as_ref(),
-            file.integrations.lsp_wait_ms,
-            path_var,
-        ).map_err(|message| {
-            super::ConfigError::Invalid {
-                source_name: "lsp".into(),
-                message,
-            }
-        })?;
+    let mut settings = resolve(
+        file.integrations.lsp.as_ref(),
+        file.integrations.lsp_wait_ms,
+        path_var,
+    )
+    .map_err(|message| super::ConfigError::Invalid {
+        source_name: "lsp".into(),
+        message,
+    })?;
     settings.defaults = defaults(&settings.servers, user);
     Ok(settings)
 }
