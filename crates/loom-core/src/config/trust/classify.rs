@@ -398,7 +398,9 @@ pub const CLASSIFICATION: &[KeyClass] = &[
         L,
         "every language server the project adds or changes, and `lsp = true` when you \
          switched them off: Loom would start that program on your files; `enabled = false` \
-         and `lsp = false` only tighten",
+         and `lsp = false` only tighten; a project's `lsp = true` never enables the built-in \
+         servers where they are held back (an untrusted workspace, no sandbox): only yours \
+         does ([lsp.md](lsp.md#untrusted-workspaces-and-the-sandbox))",
         r#"lsp.theirs = { command = "./serve.sh", filetypes = ["py"] }"#,
     ),
     row(
