@@ -10,9 +10,8 @@
 
 use std::path::{Path, PathBuf};
 
-/// The most lines a function outside [`TABLES`] and [`LEFT`] may take: the longest one
-/// left outside them (lower it as functions are split, toward issue 27's 80).
-const LIMIT: usize = 99;
+/// The most lines a function outside [`TABLES`] and [`LEFT`] may take: issue 27's 80.
+const LIMIT: usize = 80;
 
 /// Tables, exempt from [`LIMIT`]: functions that are mostly a `match` on program or
 /// subcommand names or a static list of options (the command classifier's knowledge), as
@@ -21,6 +20,7 @@ const TABLES: &[(&str, &str)] = &[
     ("crates/loom-shell/src/programs/builtins.rs", "builtin"),
     ("crates/loom-shell/src/programs/build.rs", "cargo"),
     ("crates/loom-shell/src/programs/build.rs", "go_build"),
+    ("crates/loom-shell/src/programs/build_tools.rs", "build_options"),
     ("crates/loom-shell/src/programs/find.rs", "find"),
     ("crates/loom-shell/src/programs/git.rs", "read_only_spec"),
     ("crates/loom-shell/src/programs/make.rs", "make"),

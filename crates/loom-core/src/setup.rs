@@ -50,51 +50,16 @@ pub enum Provider {
 
 /// Decide which server and model to use.
 pub async fn resolve_provider(config: &Config) -> Provider {
-    let settings = |base_url: &str, model: String| {
-        let mut s = ProviderSettings::new(base_url, &model);
-        s.api_key = config.provider.api_key.clone();
-        s.temperature = config.provider.temperature;
-        s.max_tokens = config.provider.max_tokens;
-        s.headers = config.provider.headers.clone();
-        s.context_window = config.provider.context_window;
-        s.max_response_bytes = config.limits.max_response_bytes;
-        s.max_tool_calls = config.limits.max_tool_calls;
-        s.read_timeout_secs = config.limits.stream_idle_timeout_secs;
-        s.strict_tools = config.tools.strict_tools;
-        s
-    };
     if let Some(base) = &config.provider.base_url {
         let model = match &config.provider.model {
             Some(m) => m.clone(),
-            None => {
-                match discover::list_models(
-                    base,
-                    config.provider.api_key.as_deref(),
-                    Duration::from_secs(5),
-                )
-                .await
-                {
-                    Ok(models) if !models.is_empty() => models[0].clone(),
-                    Ok(_) => {
-                        return Provider::Missing {
-                            message: format!(
-                                "{base} lists no models; name one with --model or LOOM_MODEL"
-                            ),
-                        };
-                    }
-                    Err(e) => {
-                        return Provider::Missing {
-                            message: format!(
-                                "no model is named and the server could not list its models ({e}); \
-                                 name one with --model or LOOM_MODEL"
-                            ),
-                        };
-                    }
-                }
-            }
+            None => match first_listed_model(base, config).await {
+                Ok(model) => model,
+                Err(message) => return Provider::Missing { message },
+            },
         };
         return Provider::Ready {
-            settings: settings(base, model),
+            settings: provider_settings(config, base, model),
             origin: "configured".into(),
         };
     }
@@ -105,33 +70,73 @@ pub async fn resolve_provider(config: &Config) -> Provider {
             .clone()
             .unwrap_or_else(|| OPENAI_DEFAULT_MODEL.to_string());
         return Provider::Ready {
-            settings: settings(OPENAI_BASE_URL, model),
+            settings: provider_settings(config, OPENAI_BASE_URL, model),
             origin: "OpenAI".into(),
         };
     }
     match discover::discover().await {
-        Some(found) => {
-            let model = config
-                .provider
-                .model
-                .clone()
-                .or_else(|| found.models.first().cloned());
-            match model {
-                Some(model) => Provider::Ready {
-                    settings: settings(&found.base_url, model),
-                    origin: format!("found {} at {}", found.name, found.base_url),
-                },
-                None => Provider::Missing {
-                    message: format!(
-                        "{} at {} has no models; pull one (e.g. `ollama pull qwen2.5-coder`) or \
-                         name one with --model",
-                        found.name, found.base_url
-                    ),
-                },
-            }
-        }
+        Some(found) => discovered_provider(config, &found),
         None => Provider::Missing {
             message: how_to_configure(),
+        },
+    }
+}
+
+/// The client settings for `model` on the server at `base_url`, the rest from `config`.
+fn provider_settings(config: &Config, base_url: &str, model: String) -> ProviderSettings {
+    let mut s = ProviderSettings::new(base_url, &model);
+    s.api_key = config.provider.api_key.clone();
+    s.temperature = config.provider.temperature;
+    s.max_tokens = config.provider.max_tokens;
+    s.headers = config.provider.headers.clone();
+    s.context_window = config.provider.context_window;
+    s.max_response_bytes = config.limits.max_response_bytes;
+    s.max_tool_calls = config.limits.max_tool_calls;
+    s.read_timeout_secs = config.limits.stream_idle_timeout_secs;
+    s.strict_tools = config.tools.strict_tools;
+    s
+}
+
+/// The first model the configured server at `base` lists, when no model is named; the
+/// error says how to name one.
+async fn first_listed_model(base: &str, config: &Config) -> Result<String, String> {
+    let listed = discover::list_models(
+        base,
+        config.provider.api_key.as_deref(),
+        Duration::from_secs(5),
+    )
+    .await;
+    match listed {
+        Ok(models) => models
+            .into_iter()
+            .next()
+            .ok_or_else(|| format!("{base} lists no models; name one with --model or LOOM_MODEL")),
+        Err(e) => Err(format!(
+            "no model is named and the server could not list its models ({e}); \
+             name one with --model or LOOM_MODEL"
+        )),
+    }
+}
+
+/// The provider of a local server found on its usual port: the named model, else the
+/// server's first.
+fn discovered_provider(config: &Config, found: &discover::Found) -> Provider {
+    let model = config
+        .provider
+        .model
+        .clone()
+        .or_else(|| found.models.first().cloned());
+    match model {
+        Some(model) => Provider::Ready {
+            settings: provider_settings(config, &found.base_url, model),
+            origin: format!("found {} at {}", found.name, found.base_url),
+        },
+        None => Provider::Missing {
+            message: format!(
+                "{} at {} has no models; pull one (e.g. `ollama pull qwen2.5-coder`) or \
+                 name one with --model",
+                found.name, found.base_url
+            ),
         },
     }
 }
