@@ -20,7 +20,10 @@ const TABLES: &[(&str, &str)] = &[
     ("crates/loom-shell/src/programs/builtins.rs", "builtin"),
     ("crates/loom-shell/src/programs/build.rs", "cargo"),
     ("crates/loom-shell/src/programs/build.rs", "go_build"),
-    ("crates/loom-shell/src/programs/build_tools.rs", "build_options"),
+    (
+        "crates/loom-shell/src/programs/build_tools.rs",
+        "build_options",
+    ),
     ("crates/loom-shell/src/programs/find.rs", "find"),
     ("crates/loom-shell/src/programs/git.rs", "read_only_spec"),
     ("crates/loom-shell/src/programs/make.rs", "make"),

@@ -34,7 +34,8 @@ pub fn repository() -> tempfile::TempDir {
         "pub fn one() -> u32 {\n    1\n}\n",
     )
     .unwrap();
-    std::fs::write(dir.path().join(".gitignore"), ".home/\n").unwrap();
+    // The test homes and config, made inside the workspace, are not work to review.
+    std::fs::write(dir.path().join(".gitignore"), ".home/\n.home-config.toml\n").unwrap();
     git(dir.path(), &["add", "."]);
     git(dir.path(), &["commit", "-q", "-m", "one"]);
     dir

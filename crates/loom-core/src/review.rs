@@ -22,8 +22,8 @@ pub enum ReviewError {
     /// The repository looks tampered with, so Loom runs no git in it.
     #[error("cannot review: {0}")]
     Tampered(String),
-    /// No tracked file differs from the last commit.
-    #[error("nothing to review: no tracked file differs from HEAD (git add new files first)")]
+    /// No file differs from the last commit and none is new.
+    #[error("nothing to review: no file differs from HEAD and no new file is untracked")]
     NothingToReview,
     /// A branch or commit name that could be read as an option, or is not a name at all.
     #[error("cannot review: {0:?} is not a branch or commit name; give one like main or a1b2c3d")]
@@ -50,10 +50,11 @@ pub fn diff_for(workspace: &Path, target: &ReviewTarget) -> Result<String, Revie
                 }
                 other => other,
             })?;
-            let diff = run_git(
+            let mut diff = run_git(
                 workspace,
                 &[DIFF, NO_EXT, NO_TEXTCONV, NO_COLOR, base.trim(), "--"],
             )?;
+            diff.push_str(&untracked_diff(workspace)?);
             non_empty(diff, target)
         }
         ReviewTarget::Commit(rev) => {
@@ -143,16 +144,71 @@ fn non_empty(diff: String, target: &ReviewTarget) -> Result<String, ReviewError>
 }
 
 /// The uncommitted changes (staged and not) of tracked files in `workspace`, against
-/// `HEAD`, as a unified diff without colour or external diff programs.
+/// `HEAD`, as a unified diff without colour or external diff programs, followed by the
+/// files git does not track yet and does not ignore (new work is often not added yet).
 pub fn uncommitted_diff(workspace: &Path) -> Result<String, ReviewError> {
-    let diff = run_git(
+    let mut diff = run_git(
         workspace,
         &[DIFF, NO_EXT, NO_TEXTCONV, NO_COLOR, "HEAD", "--"],
     )?;
+    diff.push_str(&untracked_diff(workspace)?);
     if diff.trim().is_empty() {
         return Err(ReviewError::NothingToReview);
     }
     Ok(diff)
+}
+
+/// The most bytes of one untracked file shown whole; a larger one is named, not shown.
+const MAX_UNTRACKED_FILE: u64 = 64 * 1024;
+
+/// The files of `workspace` that git neither tracks nor ignores, each as a new file's
+/// diff, until the diff passes [`MAX_DIFF_BYTES`]. They are read beneath the workspace
+/// (no link followed); a link, a binary file or one over [`MAX_UNTRACKED_FILE`] is named
+/// with why it is not shown.
+fn untracked_diff(workspace: &Path) -> Result<String, ReviewError> {
+    let listed = run_git(
+        workspace,
+        &["ls-files", "-z", "--others", "--exclude-standard", "--"],
+    )?;
+    let beneath = crate::base::beneath::Beneath::open(workspace)
+        .map_err(|e| ReviewError::Git(format!("cannot open the workspace: {e}")))?;
+    let prefix = run_git(workspace, &["rev-parse", "--show-prefix"])?;
+    let mut out = String::new();
+    for rel in listed.split('\0').filter(|p| !p.is_empty()) {
+        if out.len() > MAX_DIFF_BYTES {
+            out.push_str("(more untracked files not shown)\n");
+            break;
+        }
+        let shown = format!("{}{rel}", prefix.trim());
+        out.push_str(&new_file_diff(&beneath, Path::new(rel), &shown));
+    }
+    Ok(out)
+}
+
+/// The diff that adds the file `rel` (shown as `shown`), or a line naming it when its
+/// text cannot be shown.
+fn new_file_diff(beneath: &crate::base::beneath::Beneath, rel: &Path, shown: &str) -> String {
+    let header = format!("diff --git a/{shown} b/{shown}\nnew file (untracked)\n");
+    let text = match beneath.read_regular(rel, MAX_UNTRACKED_FILE) {
+        Ok(Some((bytes, _))) if !bytes.contains(&0) => String::from_utf8(bytes).ok(),
+        Ok(Some(_)) => return format!("{header}(binary file, not shown)\n"),
+        Ok(None) => return String::new(),
+        Err(e) => return format!("{header}(not shown: {e})\n"),
+    };
+    let Some(text) = text else {
+        return format!("{header}(not UTF-8 text, not shown)\n");
+    };
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = format!(
+        "{header}--- /dev/null\n+++ b/{shown}\n@@ -0,0 +1,{} @@\n",
+        lines.len()
+    );
+    for line in lines {
+        out.push('+');
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
 }
 
 /// The message that asks the model to review `diff`: findings only, each on one line as
@@ -248,6 +304,40 @@ mod tests {
         assert!(asked.contains("read-only mode"), "{asked}");
         assert!(asked.contains(&diff), "{asked}");
         assert!(!asked.contains("was cut"), "{asked}");
+    }
+
+    /// New files not yet added are part of the uncommitted changes: text shown whole,
+    /// a binary file and a link named without their contents (the link's target, outside
+    /// the workspace, is never read), an ignored file left out.
+    #[test]
+    fn untracked_files_are_reviewed_and_links_are_not_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        git(dir.path(), &["init", "-q"]);
+        std::fs::write(dir.path().join("a.rs"), "fn a() {}\n").unwrap();
+        std::fs::write(dir.path().join(".gitignore"), "*.log\n").unwrap();
+        git(dir.path(), &["add", "a.rs", ".gitignore"]);
+        git(dir.path(), &["commit", "-q", "-m", "a"]);
+        std::fs::create_dir(dir.path().join("src")).unwrap();
+        std::fs::write(dir.path().join("src/new.rs"), "fn new() {\n    todo()\n}\n").unwrap();
+        std::fs::write(dir.path().join("blob.bin"), b"\x00\x01\x02").unwrap();
+        std::fs::write(dir.path().join("debug.log"), "ignored\n").unwrap();
+        let secret = tempfile::NamedTempFile::new().unwrap();
+        std::fs::write(secret.path(), "SECRET-OUTSIDE\n").unwrap();
+        std::os::unix::fs::symlink(secret.path(), dir.path().join("link.txt")).unwrap();
+        let diff = uncommitted_diff(dir.path()).unwrap();
+        assert!(
+            diff.contains("+++ b/src/new.rs\n@@ -0,0 +1,3 @@\n+fn new() {\n+    todo()\n+}\n"),
+            "{diff}"
+        );
+        assert!(
+            diff.contains(
+                "diff --git a/blob.bin b/blob.bin\nnew file (untracked)\n(binary file, not shown)"
+            ),
+            "{diff}"
+        );
+        assert!(diff.contains("a/link.txt"), "{diff}");
+        assert!(!diff.contains("SECRET-OUTSIDE"), "{diff}");
+        assert!(!diff.contains("debug.log"), "{diff}");
     }
 
     /// A repository with `main` at commit "a" and branch `topic` one commit further ("b"),
