@@ -1,8 +1,14 @@
 //! The SQLite side of [`Memory`]: opening (WAL, busy timeout, schema, integrity check,
 //! moving a damaged file aside), and the statements behind store, recall, forget and list.
+//!
+//! A database that does not exist yet is not created when Loom starts but when something is
+//! first stored (issue 26: opening SQLite, its schema and FTS5 touched about 2 MB of the
+//! executable in every fresh session, which stayed resident while idle); until then reading
+//! finds nothing, as an empty database would. An existing file is opened at start, so a
+//! damaged one is still moved aside with a notice before the session begins.
 
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 
 use rusqlite::{Connection, ErrorCode, OptionalExtension, TransactionBehavior, params};
 
@@ -47,8 +53,9 @@ END;
 pub struct Memory {
     path: PathBuf,
     scope: String,
-    conn: Mutex<Connection>,
-    notice: Option<String>,
+    /// `None` until the database file exists and is opened.
+    conn: Mutex<Option<Connection>>,
+    notice: OnceLock<String>,
 }
 
 impl std::fmt::Debug for Memory {
@@ -127,57 +134,81 @@ fn move_aside(path: &Path) -> std::io::Result<PathBuf> {
     Ok(aside)
 }
 
+/// Open (creating it if need be) the database file at `path`; a damaged one is moved aside
+/// and a new one started, with a notice saying so.
+fn open_file(path: &Path) -> Result<(Connection, Option<String>), MemoryError> {
+    let db_error = |message: String| MemoryError::Database {
+        path: path.to_path_buf(),
+        message,
+    };
+    let mut notice = None;
+    let conn = match connect(path) {
+        Ok(c) => c,
+        Err(OpenFailure::Other(e)) => return Err(db_error(e)),
+        Err(OpenFailure::Corrupt(why)) => {
+            // Two processes may find the damage at once: one moves the file aside and
+            // starts a new database while the other waits, then finds that one whole
+            // (and neither moves the other's new database, or deletes its WAL).
+            let lock_path = PathBuf::from(format!("{}.lock", path.display()));
+            let _lock = crate::lockfile::exclusive(&lock_path, true)
+                .map_err(|e| db_error(format!("cannot lock {}: {e}", lock_path.display())))?;
+            match connect(path) {
+                Ok(c) => c,
+                Err(OpenFailure::Other(e)) => return Err(db_error(e)),
+                Err(OpenFailure::Corrupt(_)) => {
+                    let aside = move_aside(path).map_err(|e| {
+                        db_error(format!("it is damaged ({why}) and cannot be moved: {e}"))
+                    })?;
+                    notice = Some(format!(
+                        "the memory database {} was damaged ({why}); it was moved to {} and \
+                         a new one started",
+                        path.display(),
+                        aside.display()
+                    ));
+                    match connect(path) {
+                        Ok(c) => c,
+                        Err(OpenFailure::Other(e)) => return Err(db_error(e)),
+                        Err(OpenFailure::Corrupt(w)) => return Err(db_error(w)),
+                    }
+                }
+            }
+        }
+    };
+    Ok((conn, notice))
+}
+
 impl Memory {
     /// Open (creating it if need be) the database at `path` for the workspace at `root`.
     /// A damaged file is moved aside and a new database started; [`Memory::notice`] then
     /// says so.
     pub fn open(path: &Path, root: &Path) -> Result<Memory, MemoryError> {
-        let db_error = |message: String| MemoryError::Database {
-            path: path.to_path_buf(),
-            message,
-        };
         if let Some(dir) = path.parent() {
-            crate::private::create_dir_all(dir).map_err(|e| db_error(e.to_string()))?;
+            crate::private::create_dir_all(dir).map_err(|e| MemoryError::Database {
+                path: path.to_path_buf(),
+                message: e.to_string(),
+            })?;
         }
-        let mut notice = None;
-        let conn = match connect(path) {
-            Ok(c) => c,
-            Err(OpenFailure::Other(e)) => return Err(db_error(e)),
-            Err(OpenFailure::Corrupt(why)) => {
-                // Two processes may find the damage at once: one moves the file aside and
-                // starts a new database while the other waits, then finds that one whole
-                // (and neither moves the other's new database, or deletes its WAL).
-                let lock_path = PathBuf::from(format!("{}.lock", path.display()));
-                let _lock = crate::lockfile::exclusive(&lock_path, true)
-                    .map_err(|e| db_error(format!("cannot lock {}: {e}", lock_path.display())))?;
-                match connect(path) {
-                    Ok(c) => c,
-                    Err(OpenFailure::Other(e)) => return Err(db_error(e)),
-                    Err(OpenFailure::Corrupt(_)) => {
-                        let aside = move_aside(path).map_err(|e| {
-                            db_error(format!("it is damaged ({why}) and cannot be moved: {e}"))
-                        })?;
-                        notice = Some(format!(
-                            "the memory database {} was damaged ({why}); it was moved to {} and \
-                             a new one started",
-                            path.display(),
-                            aside.display()
-                        ));
-                        match connect(path) {
-                            Ok(c) => c,
-                            Err(OpenFailure::Other(e)) => return Err(db_error(e)),
-                            Err(OpenFailure::Corrupt(w)) => return Err(db_error(w)),
-                        }
-                    }
-                }
-            }
-        };
-        Ok(Memory {
+        let memory = Memory {
             path: path.to_path_buf(),
             scope: workspace_scope(root),
-            conn: Mutex::new(conn),
-            notice,
-        })
+            conn: Mutex::new(None),
+            notice: OnceLock::new(),
+        };
+        if path.exists() {
+            let mut conn = memory.conn.lock().unwrap_or_else(|p| p.into_inner());
+            *conn = Some(memory.connect()?);
+        }
+        Ok(memory)
+    }
+
+    /// Open the database file (creating it if need be), moving a damaged one aside and
+    /// keeping the notice that says so.
+    fn connect(&self) -> Result<Connection, MemoryError> {
+        let (conn, notice) = open_file(&self.path)?;
+        if let Some(notice) = notice {
+            let _ = self.notice.set(notice);
+        }
+        Ok(conn)
     }
 
     /// Open the database in Loom's data directory for the workspace at `root`.
@@ -188,7 +219,7 @@ impl Memory {
 
     /// What to tell the person about opening (a damaged file moved aside), if anything.
     pub fn notice(&self) -> Option<&str> {
-        self.notice.as_deref()
+        self.notice.get().map(String::as_str)
     }
 
     /// The database file.
@@ -215,12 +246,35 @@ impl Memory {
         }
     }
 
+    /// Run `f` on the connection, opening (and so creating) the database first if need be.
     fn with_conn<T>(
         &self,
         f: impl FnOnce(&mut Connection) -> rusqlite::Result<T>,
     ) -> Result<T, MemoryError> {
         let mut conn = self.conn.lock().unwrap_or_else(|p| p.into_inner());
-        f(&mut conn).map_err(|e| self.error(e))
+        let conn = match &mut *conn {
+            Some(conn) => conn,
+            None => conn.insert(self.connect()?),
+        };
+        f(conn).map_err(|e| self.error(e))
+    }
+
+    /// Like [`Memory::with_conn`] for what only reads: while no database file exists (none
+    /// was there at start and nothing has been stored since) it holds nothing, and
+    /// reading it answers `T::default()` without creating it.
+    fn read_conn<T: Default>(
+        &self,
+        f: impl FnOnce(&mut Connection) -> rusqlite::Result<T>,
+    ) -> Result<T, MemoryError> {
+        let opened = self
+            .conn
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .is_some();
+        if !opened && !self.path.exists() {
+            return Ok(T::default());
+        }
+        self.with_conn(f)
     }
 
     /// Store `content` under `key` in `scope`, replacing an entry with the same key there.
@@ -289,7 +343,7 @@ impl Memory {
         let fts = fts_query(query).ok_or(MemoryError::EmptyQuery)?;
         let limit = limit.clamp(1, super::MAX_RECALL) as i64;
         let (a, b) = self.scopes(scope);
-        self.with_conn(|conn| {
+        self.read_conn(|conn| {
             let mut stmt = conn.prepare(
                 "SELECT e.key, e.content, e.category, e.scope, e.created, e.updated
                  FROM entries_fts JOIN entries e ON e.id = entries_fts.rowid
@@ -318,7 +372,7 @@ impl Memory {
             ScopeKind::Global => ScopeKind::Workspace,
         };
         let other_key = self.scope_key(other).to_string();
-        let (deleted, in_other) = self.with_conn(|conn| {
+        let (deleted, in_other) = self.read_conn(|conn| {
             let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
             let found = tx
                 .query_row(
@@ -365,7 +419,7 @@ impl Memory {
     /// Entries of `scope` (or both), newest first, at most `limit`.
     pub fn list(&self, scope: Option<ScopeKind>, limit: usize) -> Result<Vec<Entry>, MemoryError> {
         let (a, b) = self.scopes(scope);
-        self.with_conn(|conn| {
+        self.read_conn(|conn| {
             let mut stmt = conn.prepare(
                 "SELECT key, content, category, scope, created, updated FROM entries
                  WHERE scope IN (?1, ?2) ORDER BY updated DESC, key LIMIT ?3",
@@ -379,7 +433,7 @@ impl Memory {
     /// system prompt; one more than [`super::PROMPT_ENTRIES`] so it can say more exist).
     pub fn core(&self) -> Result<Vec<Entry>, MemoryError> {
         let (a, b) = self.scopes(None);
-        self.with_conn(|conn| {
+        self.read_conn(|conn| {
             let mut stmt = conn.prepare(
                 "SELECT key, content, category, scope, created, updated FROM entries
                  WHERE scope IN (?1, ?2) AND category = 'core'
@@ -411,8 +465,27 @@ fn row_entry(r: &rusqlite::Row<'_>) -> rusqlite::Result<Entry> {
 
 #[cfg(test)]
 impl Memory {
-    /// The connection, for tests that set up states the API cannot reach quickly.
-    pub(crate) fn conn_for_tests(&self) -> std::sync::MutexGuard<'_, Connection> {
-        self.conn.lock().unwrap()
+    /// The connection (opened first), for tests that set up states the API cannot reach
+    /// quickly.
+    pub(crate) fn conn_for_tests(&self) -> TestConn<'_> {
+        self.with_conn(|_| Ok(())).unwrap();
+        TestConn(self.conn.lock().unwrap())
+    }
+
+    /// Whether the database has been opened.
+    pub(crate) fn is_open(&self) -> bool {
+        self.conn.lock().unwrap().is_some()
+    }
+}
+
+/// The open connection, held locked (tests).
+#[cfg(test)]
+pub(crate) struct TestConn<'a>(std::sync::MutexGuard<'a, Option<Connection>>);
+
+#[cfg(test)]
+impl std::ops::Deref for TestConn<'_> {
+    type Target = Connection;
+    fn deref(&self) -> &Connection {
+        self.0.as_ref().expect("opened by conn_for_tests")
     }
 }

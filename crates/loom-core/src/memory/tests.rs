@@ -378,3 +378,32 @@ fn every_kind_of_line_break_is_normalised_and_the_prompt_keeps_one_line_per_entr
     assert!(!section.chars().any(|c| is_line_break(c) && c != '\n'));
     assert!(!older.line().chars().any(is_line_break), "{}", older.line());
 }
+
+/// Issue 26: opening SQLite (schema, FTS5, integrity check) at start kept about 2 MB of the
+/// executable resident in every idle session. A database that does not exist yet is made
+/// by the first store; reading before that finds nothing and creates no file. One that
+/// exists is opened at once (so damage is still found, and reported, at start).
+#[test]
+fn a_new_database_is_made_by_the_first_store_not_at_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("data/memory.sqlite");
+    let m = open(&dir, "/ws");
+    assert!(
+        !m.is_open() && !path.exists(),
+        "nothing opened or created at start"
+    );
+    assert!(m.core().unwrap().is_empty());
+    assert!(m.list(None, 10).unwrap().is_empty());
+    assert!(m.recall("anything", 5, None).unwrap().is_empty());
+    let err = m.forget("k", ScopeKind::Workspace).unwrap_err();
+    assert!(matches!(err, MemoryError::NotFound { .. }), "{err}");
+    assert!(!m.is_open() && !path.exists(), "reading creates nothing");
+    m.store("k", "kept", Category::Core, ScopeKind::Workspace)
+        .unwrap();
+    assert!(m.is_open() && path.exists());
+    assert_eq!(m.core().unwrap()[0].content, "kept");
+    drop(m);
+    let again = open(&dir, "/ws");
+    assert!(again.is_open(), "an existing database is opened at start");
+    assert_eq!(again.recall("kept", 5, None).unwrap()[0].key, "k");
+}
