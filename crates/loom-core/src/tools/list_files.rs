@@ -194,6 +194,34 @@ mod tests {
         );
     }
 
+    /// The data is built by hand (the entries move in, not serialised again), so this
+    /// checks it is exactly the typed `ListData` every reader takes it as.
+    #[tokio::test]
+    async fn the_hand_built_data_reads_as_list_data() {
+        use crate::protocol::tool_data::{ListData, ListEntry};
+        let (_d, ctx) = ws();
+        let r = ListFiles.execute(json!({}), &ctx).await;
+        let data: ListData = r.data_as().expect("list_files' data is ListData");
+        let entry = |path: &str, size, is_dir| ListEntry {
+            path: path.into(),
+            size,
+            is_dir,
+        };
+        assert_eq!(
+            data,
+            ListData {
+                path: ".".into(),
+                entries: vec![
+                    entry(".gitignore", 14, false),
+                    entry("README.md", 4, false),
+                    entry("src", 0, true),
+                ],
+                truncated: false,
+            }
+        );
+        assert_eq!(serde_json::to_value(&data).unwrap(), r.data.unwrap());
+    }
+
     #[tokio::test]
     async fn recursive_and_depth() {
         let (_d, ctx) = ws();
