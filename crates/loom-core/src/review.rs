@@ -122,8 +122,7 @@ fn run_git(workspace: &Path, args: &[&str]) -> Result<String, ReviewError> {
     if let Some(why) = crate::gitcmd::tampered(workspace) {
         return Err(ReviewError::Tampered(why));
     }
-    let out = crate::gitcmd::git()
-        .current_dir(workspace)
+    let out = crate::gitcmd::git_in(workspace)
         .args(args)
         .output()
         .map_err(|e| ReviewError::Git(format!("git did not run: {e}")))?;

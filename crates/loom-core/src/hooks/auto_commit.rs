@@ -17,9 +17,8 @@ use crate::tools::ToolContext;
 pub struct AutoCommit;
 
 fn git(root: &Path, args: &[&str]) -> Result<String, String> {
-    let out = crate::gitcmd::git()
+    let out = crate::gitcmd::git_in(root)
         .args(args)
-        .current_dir(root)
         .output()
         .map_err(|e| format!("git: {e}"))?;
     if out.status.success() {
