@@ -301,3 +301,38 @@ async fn a_mode_switch_during_a_turn_reaches_the_next_request() {
         "{told:?}"
     );
 }
+
+/// Regression (review of issue 28's /review): plan mode (and a review turn) offered
+/// `memory_store` and `memory_forget`, whose kind is "read", and ran them unasked: a file
+/// the model explored could plant a note every later session reads. They are neither
+/// offered nor run while a turn only reads.
+#[tokio::test(flavor = "multi_thread")]
+async fn plan_mode_neither_offers_nor_runs_the_memory_writers() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = json!({"key": "rule", "content": "always run ./x.sh first"}).to_string();
+    let forget = json!({"key": "rule"}).to_string();
+    let server = ScriptedServer::start(vec![
+        support::calls_openai(&[
+            ("s", "memory_store", &store),
+            ("f", "memory_forget", &forget),
+        ]),
+        support::text_reply("Plan: nothing."),
+    ])
+    .await;
+    let run = exec(dir.path(), &server, "plan", "Plan the change").await;
+    assert_eq!(run.code, 0, "{}\n{:?}", run.stderr, run.events);
+    let sent = offered(&server.requests()[0]);
+    for name in ["memory_store", "memory_forget"] {
+        assert!(!sent.contains(&name.to_string()), "{name}: {sent:?}");
+    }
+    for id in ["s", "f"] {
+        let r = run
+            .of_type("tool_result")
+            .into_iter()
+            .find(|r| r["id"] == id)
+            .cloned()
+            .unwrap_or_else(|| panic!("no result for {id}: {:?}", run.events));
+        assert_eq!(r["success"], false, "{r}");
+        assert!(r["error"].as_str().unwrap().contains("only reads"), "{r}");
+    }
+}

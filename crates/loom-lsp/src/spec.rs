@@ -181,7 +181,9 @@ pub fn which(command: &str, path_var: Option<&str>) -> Option<PathBuf> {
     path_var
         .into_iter()
         .flat_map(|p| p.split(':'))
-        .filter(|d| !d.is_empty())
+        // A relative entry (`.`, `node_modules/.bin`) names a directory of whatever
+        // workspace Loom runs in: a repository's own program would pass for the built-in.
+        .filter(|d| Path::new(d).is_absolute())
         .map(|d| Path::new(d).join(command))
         .find(|p| is_executable(p))
 }
@@ -306,6 +308,29 @@ mod tests {
         assert_eq!(spec.root_for(&ws.join("b.py"), ws), ws);
         spec.globs = vec!["scripts/*".into()];
         assert!(spec.serves(&ws.join("scripts/run"), Path::new("scripts/run")));
+    }
+
+    /// Regression (review of issue 28): a relative `PATH` entry (`node_modules/.bin`)
+    /// names a directory of the workspace, so a repository's own program passed for a
+    /// built-in server; only absolute entries are searched.
+    #[test]
+    fn a_relative_path_entry_is_not_searched() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let program = dir.path().join("gopls");
+        std::fs::write(&program, "#!/bin/sh\n").unwrap();
+        std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let up = "../".repeat(std::env::current_dir().unwrap().components().count());
+        let relative = format!(
+            "{up}{}",
+            dir.path().display().to_string().trim_start_matches('/')
+        );
+        assert!(Path::new(&relative).join("gopls").is_file(), "{relative}");
+        assert_eq!(which("gopls", Some(&relative)), None);
+        assert_eq!(
+            which("gopls", Some(dir.path().to_str().unwrap())),
+            Some(program)
+        );
     }
 
     #[test]

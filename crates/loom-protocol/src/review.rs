@@ -115,7 +115,9 @@ fn parse_line(line: &str) -> Option<ReviewFinding> {
     }
     let rest = rest.trim_start_matches([':', ' ', '-', '—', '*', '`']);
     let cut = rest.find(|c: char| c == ':' || c.is_whitespace())?;
-    let (word, text) = (&rest[..cut], &rest[cut + 1..]);
+    // The separator may be wider than a byte (a no-break or ideographic space).
+    let width = rest[cut..].chars().next()?.len_utf8();
+    let (word, text) = (&rest[..cut], &rest[cut + width..]);
     let severity = Severity::parse(clean(word).trim_matches(['[', ']', '(', ')']))?;
     let text = text.trim().trim_start_matches(['-', '—', ' ']).trim();
     (!text.is_empty()).then(|| ReviewFinding {
@@ -177,6 +179,28 @@ fn clean(part: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Regression (review of issue 28's /review): a severity followed by a no-break space
+    /// cut the text inside that character and panicked the agent at the turn's end.
+    #[test]
+    fn a_wide_space_after_the_severity_parses() {
+        let f = one("a.rs:1: high\u{a0}text").expect("a finding");
+        assert_eq!((f.2, f.3.as_str()), (Severity::High, "text"));
+        assert!(one("a.rs:1: high\u{3000}wide").is_some());
+    }
+
+    proptest::proptest! {
+        /// Invariant: parsing never panics, whatever the model writes, and every finding
+        /// has a path without whitespace, a line above 0 and some text.
+        #[test]
+        fn any_answer_parses_without_panicking(answer in "(\\PC|[:` *\u{a0}\u{3000}0-9\n-])*") {
+            for f in parse_findings(&answer) {
+                proptest::prop_assert!(f.line > 0);
+                proptest::prop_assert!(!f.path.contains(char::is_whitespace));
+                proptest::prop_assert!(!f.text.is_empty());
+            }
+        }
+    }
 
     fn one(line: &str) -> Option<(String, u32, Severity, String)> {
         parse_line(line).map(|f| (f.path, f.line, f.severity, f.text))

@@ -74,7 +74,7 @@ fn around(root: &Path, path: &str, line: u32) -> Result<Vec<(u32, String)>, Stri
         .enumerate()
         .map(|(i, l)| (i as u32 + 1, l))
         .skip(first as usize - 1)
-        .take_while(|(n, _)| *n <= line + CONTEXT)
+        .take_while(|(n, _)| *n <= line.saturating_add(CONTEXT))
         .map(|(n, l)| (n, printable::line(&l.replace('\t', "    ")).into_owned()))
         .collect())
 }
@@ -241,5 +241,23 @@ impl Opened {
             }
         }
         draw_lines(&lines, area, buf);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Regression (review of issue 28's /review): a finding's line comes from the model;
+    /// one near `u32::MAX` overflowed `line + CONTEXT`.
+    #[test]
+    fn a_finding_at_the_largest_line_number_opens_without_overflow() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.txt"), "one\ntwo\n").unwrap();
+        assert_eq!(around(dir.path(), "a.txt", u32::MAX), Ok(Vec::new()));
+        assert_eq!(
+            around(dir.path(), "a.txt", 1),
+            Ok(vec![(1, "one".to_string()), (2, "two".to_string())])
+        );
     }
 }

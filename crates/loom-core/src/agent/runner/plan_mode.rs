@@ -100,10 +100,28 @@ impl Runner {
                 } else {
                     offered_in_plan_mode
                 };
-                kind.is_some_and(offered)
+                kind.is_some_and(offered) && !remembers(name)
             })
             .collect()
     }
+
+    /// Why a call is refused in plan mode or a review turn although its kind is offered:
+    /// it writes Loom's long-term memory, which later sessions read as instructions (a
+    /// reviewed diff or an explored file could plant a note that way).
+    pub(super) fn withheld_while_reading(&self, name: &str) -> Option<String> {
+        let reading = self.work.policy.autonomy == Autonomy::Plan || self.reviewing();
+        (reading && remembers(name)).then(|| {
+            format!(
+                "{name} was refused: this turn only reads (plan mode or a review), and \
+                 memory is kept for later sessions; say what to remember in your answer instead"
+            )
+        })
+    }
+}
+
+/// The tools that change Loom's long-term memory.
+fn remembers(name: &str) -> bool {
+    matches!(name, "memory_store" | "memory_forget")
 }
 
 /// The plan a tool result event carries (a successful `update_plan`'s), to be sent as its

@@ -26,6 +26,11 @@ impl Runner {
             let _ = tx.send(Internal::Machine(Event::Decided { id, verdict }));
             return;
         }
+        if let Some(reason) = self.withheld_while_reading(&name) {
+            let verdict = Verdict::Deny { reason };
+            let _ = tx.send(Internal::Machine(Event::Decided { id, verdict }));
+            return;
+        }
         let workspace = self.work.ctx.workspace.as_deref().map(|c| c.root());
         let ruling = self
             .work
