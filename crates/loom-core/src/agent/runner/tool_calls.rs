@@ -5,6 +5,17 @@ use super::*;
 use crate::tools::ToolArgs;
 
 impl Runner {
+    /// Why a call is refused before the policy sees it: a custom command's
+    /// `allowed-tools` leave it out, or the turn only reads and it writes memory.
+    fn refused_before_the_policy(&self, name: &str, args: &ToolArgs) -> Option<String> {
+        if let Some(filter) = &self.custom.filter
+            && let Err(reason) = filter.check(name, args.value())
+        {
+            return Some(reason);
+        }
+        self.withheld_while_reading(name)
+    }
+
     pub(super) fn decide(&mut self, id: String) {
         let Some(call) = self.machine.call(&id) else {
             return;
@@ -19,14 +30,7 @@ impl Runner {
             }));
             return;
         };
-        if let Some(filter) = &self.custom.filter
-            && let Err(reason) = filter.check(&name, args.value())
-        {
-            let verdict = Verdict::Deny { reason };
-            let _ = tx.send(Internal::Machine(Event::Decided { id, verdict }));
-            return;
-        }
-        if let Some(reason) = self.withheld_while_reading(&name) {
+        if let Some(reason) = self.refused_before_the_policy(&name, &args) {
             let verdict = Verdict::Deny { reason };
             let _ = tx.send(Internal::Machine(Event::Decided { id, verdict }));
             return;
