@@ -225,7 +225,7 @@ pub fn prompt_for(target: &ReviewTarget, diff: &str, focus: &str) -> String {
     }
     let (shown, cut) = (&diff[..end], end < diff.len());
     let mut text = format!(
-        "Review {target} below as a careful senior reviewer. You are in \
+        "[Loom] Review {target} below as a careful senior reviewer. You are in \
          read-only mode: read files for context if you need to, change nothing.\n\
          Report findings only (bugs, security problems, missing error handling, broken \
          tests, unclear code), most severe first, one per line in this form:\n\

@@ -18,6 +18,9 @@ use crate::protocol::stored::{LoadedSession, MessageAt, SessionFile};
 /// The tool whose results carry the model's plan (issue 28).
 const PLAN_TOOL: &str = "update_plan";
 
+/// How Loom's own notes to the model begin: user messages the person did not type.
+const LOOM_NOTE: &str = "[Loom] ";
+
 impl App {
     /// Open the resume picker; its list is asked of the event loop, which reads it in a
     /// thread. `at_start`: Loom opened with `--resume` and starts a new session when the
@@ -79,6 +82,9 @@ impl App {
         for (i, m) in session.conversation.iter().enumerate() {
             let at = session.at.get(i).copied().flatten().filter(|_| stored);
             match m {
+                // Loom's own notes to the model (mode changes, hook context, a review's
+                // instructions and diff) were never shown live; resumed, they stay hidden.
+                Message::User { content, .. } if content.starts_with(LOOM_NOTE) => {}
                 Message::User { content, images } => {
                     let text = crate::protocol::image::with_chips(content, images);
                     match at {

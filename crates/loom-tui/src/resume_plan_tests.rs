@@ -73,6 +73,9 @@ fn resumed(dir: &Path) -> App {
         tool_calls: Vec::new(),
     });
     put(Message::user("split the parser"));
+    put(Message::user(
+        "[Loom] Context from the UserPromptSubmit hook:\nLOOM-NOTE-NOT-SHOWN",
+    ));
     put_plan(
         &mut put,
         "p1",
@@ -106,6 +109,9 @@ fn a_resumed_session_redraws_its_last_plan_and_the_step_in_progress() {
         "one block a turn: {screen}"
     );
     assert!(screen.contains("Plan · 2/2 done"), "{screen}");
+    // Loom's notes to the model were not shown live and stay hidden resumed.
+    assert!(screen.contains("split the parser"), "{screen}");
+    assert!(!screen.contains("LOOM-NOTE-NOT-SHOWN"), "{screen}");
     assert!(screen.contains("Plan · step 2/5"), "{screen}");
     // The chat is the left column (the tools pane beside it lists every call).
     let chat: Vec<String> = screen
