@@ -7,6 +7,13 @@ use super::app::{App, SHELL_ATTACH_BUDGET};
 use super::tools_pane::ToolStatus;
 use super::transcript::NoticeLevel;
 use crate::protocol::tool_data::BashData;
+use serde::Deserialize;
+
+/// The argument of a `!command`'s `bash` call this file reads, as a type.
+#[derive(Deserialize)]
+struct CommandArg {
+    command: String,
+}
 
 impl App {
     /// A finished command's output goes under its row in the chat.
@@ -31,7 +38,8 @@ impl App {
         if row.status == ToolStatus::Denied {
             return;
         }
-        let command = row.args["command"].as_str().unwrap_or(&row.summary);
+        let command =
+            CommandArg::deserialize(&row.args).map_or_else(|_| row.summary.clone(), |a| a.command);
         let ran: BashData = result.data_as().unwrap_or_default();
         let has_data = result.data.is_some();
         let mut text = format!("$ {command}\n");
@@ -55,7 +63,7 @@ impl App {
         }
         let (text, _) = crate::base::text::cut_middle(&text, SHELL_ATTACH_BUDGET);
         self.draft.attachments.push(super::attachments::Attachment {
-            name: format!("!{}", crate::wrap::truncate(command, 40)),
+            name: format!("!{}", crate::wrap::truncate(&command, 40)),
             text,
         });
         self.transcript.push_notice(
