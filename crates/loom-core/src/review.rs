@@ -22,6 +22,12 @@ pub enum ReviewError {
     /// The repository looks tampered with, so Loom runs no git in it.
     #[error("cannot review: {0}")]
     Tampered(String),
+    /// The repository has no commit to compare with.
+    #[error(
+        "nothing to review against: this repository has no commit yet; commit once, then \
+         /review shows the changes since"
+    )]
+    NoCommit,
     /// No file differs from the last commit and none is new.
     #[error("nothing to review: no file differs from HEAD and no new file is untracked")]
     NothingToReview,
@@ -149,7 +155,11 @@ pub fn uncommitted_diff(workspace: &Path) -> Result<String, ReviewError> {
     let mut diff = run_git(
         workspace,
         &[DIFF, NO_EXT, NO_TEXTCONV, NO_COLOR, "HEAD", "--"],
-    )?;
+    )
+    .map_err(|e| match e {
+        ReviewError::Git(why) if why.contains("'HEAD'") => ReviewError::NoCommit,
+        other => other,
+    })?;
     diff.push_str(&untracked_diff(workspace)?);
     if diff.trim().is_empty() {
         return Err(ReviewError::NothingToReview);
@@ -281,7 +291,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         git(dir.path(), &["init", "-q"]);
         let err = uncommitted_diff(dir.path()).unwrap_err();
-        assert!(matches!(err, ReviewError::Git(_)), "{err:?}");
+        assert_eq!(err, ReviewError::NoCommit);
+        assert!(err.to_string().contains("no commit yet"), "{err}");
     }
 
     #[test]
