@@ -51,6 +51,7 @@ mod schema_refusal;
 mod schema_rules;
 mod schemas;
 mod sessions;
+mod startup_layout;
 mod tool_cli;
 mod trust;
 mod tui;
