@@ -5,24 +5,12 @@
 //! lines without `--json`), and `--commit` reviews one commit of a temp repository.
 
 use std::path::Path;
-use std::process::Command;
 
 use serde_json::{Value, json};
 
 use crate::exec::{Run, loom_command};
+use crate::sessions::git;
 use crate::support::{self, ScriptedServer};
-
-fn git(dir: &Path, args: &[&str]) {
-    let ok = Command::new("git")
-        .current_dir(dir)
-        .args(["-c", "user.name=t", "-c", "user.email=t@e"])
-        .args(args)
-        .output()
-        .unwrap()
-        .status
-        .success();
-    assert!(ok, "git {args:?}");
-}
 
 /// A repository with one commit of `src/lib.rs`, and `.home/` ignored.
 pub fn repository() -> tempfile::TempDir {
@@ -245,15 +233,7 @@ async fn slash_review_lists_the_findings_and_opens_one() {
     tui.send("\x1b");
     tui.wait_for("↑↓ choose · Enter opens").await;
     tui.send("\x1b");
-    let start = std::time::Instant::now();
-    while tui.screen().contains("Review findings") {
-        assert!(
-            start.elapsed() < std::time::Duration::from_secs(20),
-            "the list never closed:\n{}",
-            tui.screen()
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
+    tui.wait_gone("Review findings").await;
     let chat = tui.wait_for("Review: 2 findings").await;
     // The chat shows one line for the review; the instructions and the diff go only to
     // the model.

@@ -11,7 +11,8 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 use crate::exec::{exec, loom_command, loom_in};
 use crate::support::{self, Frame, Reply, ScriptedServer};
 
-fn git(dir: &Path, args: &[&str]) -> String {
+/// Run git in `dir` as a test's author, asserting it succeeded; its standard output.
+pub(crate) fn git(dir: &Path, args: &[&str]) -> String {
     let out = std::process::Command::new("git")
         .args(args)
         .current_dir(dir)

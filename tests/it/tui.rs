@@ -207,6 +207,19 @@ impl Tui {
         }
     }
 
+    /// Wait until the screen no longer shows `needle` (a layer closed, say).
+    pub(crate) async fn wait_gone(&self, needle: &str) {
+        let start = Instant::now();
+        while self.screen().contains(needle) {
+            assert!(
+                start.elapsed() < Duration::from_secs(20),
+                "timed out waiting for {needle:?} to go; the screen shows:\n{}",
+                self.screen()
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
     pub(crate) fn send(&mut self, keys: &str) {
         let mut w = self.writer.lock().unwrap();
         w.write_all(keys.as_bytes()).unwrap();
