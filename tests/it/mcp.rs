@@ -577,6 +577,76 @@ async fn a_tool_added_by_the_server_is_offered_next() {
     assert_eq!(results[2]["output"], "I was added while Loom ran");
 }
 
+/// Regression: a call the server was given and then crashed under was sent again once the
+/// server had restarted, so a tool that did its work before the crash (a write, an email,
+/// an issue filed) did it twice. Now only a read-only tool's call is sent again; any other
+/// comes back as an error that says it may have taken effect, and the next call starts
+/// the server again.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_call_the_server_received_is_not_sent_again_after_it_crashed() {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mcp/crash_mid_call.py");
+    let dir = tempfile::tempdir().unwrap();
+    let (writes, reads) = (dir.path().join("writes"), dir.path().join("reads"));
+    let config = format!(
+        "[mcp_servers.w]\ncommand = \"python3\"\nargs = [{}, {}]\n\n\
+         [mcp_servers.r]\ncommand = \"python3\"\nargs = [{}, {}]\n",
+        quoted(&script),
+        quoted(&writes),
+        quoted(&script),
+        quoted(&reads)
+    );
+    let (_dir, ws, home) = setup(&config);
+    let server = ScriptedServer::start(vec![
+        support::calls_openai(&[("c1", "mcp__w__write_and_die", "{}")]),
+        support::calls_openai(&[("c2", "mcp__r__read_and_die", "{}")]),
+        support::calls_openai(&[("c3", "mcp__w__echo", r#"{"message": "back"}"#)]),
+        support::text_reply("done"),
+    ])
+    .await;
+    let (code, events, stderr) = exec_events(&home, exec_args(&ws, &server, "full-auto")).await;
+    assert_eq!(code, 0, "{stderr}\n{events:#?}");
+    let results = of_type(&events, "tool_result");
+    assert_eq!(results.len(), 3, "{results:#?}");
+    assert_eq!(results[0]["success"], false, "{}", results[0]);
+    let error = results[0]["error"].as_str().unwrap();
+    assert!(
+        error.contains("may have reached the server and taken effect")
+            && error.contains("did not send it again")
+            && error.contains("the next call starts the server again"),
+        "{error}"
+    );
+    assert_eq!(
+        results[1]["success"], true,
+        "read-only: sent again: {}",
+        results[1]
+    );
+    assert!(
+        results[1]["output"]
+            .as_str()
+            .unwrap()
+            .contains("read twice")
+    );
+    assert_eq!(results[2]["success"], true, "restarted: {}", results[2]);
+    assert!(results[2]["output"].as_str().unwrap().contains("back"));
+    let lines = |p: &Path| -> Vec<String> {
+        std::fs::read_to_string(p)
+            .unwrap()
+            .lines()
+            .map(str::to_string)
+            .collect()
+    };
+    assert_eq!(
+        lines(&writes),
+        ["start", "write", "start", "echo"],
+        "the write ran once"
+    );
+    assert_eq!(
+        lines(&reads),
+        ["start", "read", "start", "read"],
+        "the read ran again"
+    );
+}
+
 /// Issue 15: a call given up (its timeout here; Esc drops it the same way) is cancelled at
 /// the server with `notifications/cancelled` naming the request.
 #[tokio::test(flavor = "multi_thread")]
