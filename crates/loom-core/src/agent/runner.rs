@@ -16,7 +16,7 @@
 
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use tokio::sync::mpsc;
@@ -76,6 +76,10 @@ pub struct AgentHandle {
     /// fails then even when its turn ended `done`, as the work is not all on disk.
     pub unsaved: Arc<AtomicBool>,
 }
+
+/// How long a stopping agent waits for its cancelled tool calls and hooks to end (a killed
+/// command's call ends once its last process is gone, normally within milliseconds).
+const STOP_GRACE: Duration = Duration::from_secs(5);
 
 /// What is said when there is no model server, after the full how-to was shown once.
 const NO_PROVIDER_AGAIN: &str =
@@ -345,6 +349,9 @@ impl Runner {
                 },
             };
             if self.step(event) {
+                // Stopping cancelled the running calls; they end once what they started
+                // is gone, and nothing of theirs may outlive the agent.
+                self.schedule.wind_down(STOP_GRACE).await;
                 if let Some(mcp) = &self.services.mcp {
                     mcp.shutdown().await;
                 }

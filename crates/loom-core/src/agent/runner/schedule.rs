@@ -7,9 +7,11 @@
 //! write's previewed changes, the policy's ruling, and when the call started running.
 
 use std::collections::HashMap;
-use std::time::Instant;
+use std::future::Future;
+use std::time::{Duration, Instant};
 
 use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
 
 use crate::policy::Ruling;
 use crate::tools::FileChange;
@@ -41,6 +43,8 @@ pub(super) struct Schedule {
     cancel: CancellationToken,
     /// Stops the person's running `!command` (Esc between turns).
     shell_cancel: CancellationToken,
+    /// The tasks running tool calls and hooks, waited for when the agent stops.
+    tasks: TaskTracker,
 }
 
 impl Schedule {
@@ -50,7 +54,23 @@ impl Schedule {
             calls: HashMap::new(),
             cancel: CancellationToken::new(),
             shell_cancel: CancellationToken::new(),
+            tasks: TaskTracker::new(),
         }
+    }
+
+    /// Run `task` (a tool call or the hooks after a batch) on its own task, one the agent
+    /// waits for when it stops.
+    pub(super) fn spawn(&self, task: impl Future<Output = ()> + Send + 'static) {
+        self.tasks.spawn(task);
+    }
+
+    /// Wait, at most `grace`, for the tasks [`Schedule::spawn`] started (cancelled first
+    /// with [`Schedule::cancel_calls`]). A killed command's call ends once its last process
+    /// is gone: waiting here is what keeps a command line from going on after Loom exits,
+    /// which dropping the tasks with the runtime did not (it sent the kill without waiting).
+    pub(super) async fn wind_down(&self, grace: Duration) {
+        self.tasks.close();
+        let _ = tokio::time::timeout(grace, self.tasks.wait()).await;
     }
 
     /// The record of call `id`, if the runner holds anything for it.

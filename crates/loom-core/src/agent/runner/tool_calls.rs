@@ -135,7 +135,7 @@ impl Runner {
                 snapshot_command,
             },
         };
-        tokio::spawn(run.run(work));
+        self.schedule.spawn(run.run(work));
     }
 
     pub(super) fn run_hooks(&mut self, files: Vec<String>) {
@@ -144,7 +144,7 @@ impl Runner {
         ctx.cancel = self.schedule.call_token();
         let events = self.events.clone();
         let tx = self.internal_tx.clone();
-        tokio::spawn(async move {
+        self.schedule.spawn(async move {
             let mut messages = Vec::new();
             for hook in hooks.hooks() {
                 if ctx.cancel.is_cancelled() {
