@@ -269,6 +269,67 @@ async fn an_answer_cut_mid_stream_is_continued() {
     );
 }
 
+/// Regression: a body that simply stopped (the connection closed cleanly, with neither a
+/// finish reason nor `[DONE]`) was taken for the whole answer, and the turn ended `done`
+/// on half a sentence. It is a cut like any other: the model is asked to continue.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_answer_whose_stream_just_stops_is_continued() {
+    let dir = workspace();
+    let support::Reply::Stream(mut stopped) = support::text_reply("The first half of the answer")
+    else {
+        unreachable!()
+    };
+    // Keep the text, drop the end (finish, usage, [DONE]); the body then ends cleanly.
+    stopped.truncate(stopped.len() - 3);
+    let server = ScriptedServer::start(vec![
+        support::Reply::Stream(stopped),
+        support::text_reply(" and the second half."),
+    ])
+    .await;
+    let run = exec(dir.path(), &server, "supervised", "explain").await;
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.of_type("retry").len(), 1, "{:?}", run.events);
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    let messages = requests[1]["messages"].as_array().unwrap();
+    let n = messages.len();
+    assert_eq!(messages[n - 2]["content"], "The first half of the answer");
+    assert!(
+        messages[n - 1]["content"]
+            .to_string()
+            .contains("Continue exactly where")
+    );
+}
+
+/// Regression: a tool call whose stream simply stopped before its finish reason (and
+/// `[DONE]`) was run: a response is acted on only when it is whole. The request is made
+/// again and what the model answers then is what happens.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_call_whose_stream_just_stops_is_not_run() {
+    let dir = workspace();
+    let support::Reply::Stream(mut frames) = support::calls_openai(&[(
+        "c1",
+        "write_file",
+        r#"{"path": "new.txt", "content": "half"}"#,
+    )]) else {
+        unreachable!()
+    };
+    frames.truncate(frames.len() - 3);
+    let server = ScriptedServer::start(vec![
+        support::Reply::Stream(frames),
+        support::text_reply("I will not write it after all."),
+    ])
+    .await;
+    let run = exec(dir.path(), &server, "full-auto", "write it").await;
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.of_type("retry").len(), 1, "{:?}", run.events);
+    assert!(run.of_type("tool_result").is_empty(), "{:?}", run.events);
+    assert!(
+        !dir.path().join("new.txt").exists(),
+        "the unfinished call ran"
+    );
+}
+
 /// Regression (issue 12): failed turns reported usage as exact zeros, although the model
 /// had answered part of the way. The attempt's cost is estimated and marked so.
 #[tokio::test(flavor = "multi_thread")]

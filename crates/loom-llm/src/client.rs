@@ -282,6 +282,10 @@ impl LlmClient {
             };
             let data = match item {
                 None => break,
+                Some(Ok(data)) if data == super::http::DONE => {
+                    reader.done = true;
+                    break;
+                }
                 Some(Ok(data)) => data,
                 Some(Err(cause)) => {
                     let error = limit_error(&slot, limits.max_response_bytes, cause);
@@ -401,6 +405,8 @@ struct Reader {
     received: bool,
     /// An error the server sent inside the stream after whole calls.
     stream_error: Option<String>,
+    /// Whether the server said the answer is complete (`data: [DONE]`).
+    done: bool,
 }
 
 impl Reader {
@@ -414,6 +420,7 @@ impl Reader {
             emitted: false,
             received: false,
             stream_error: None,
+            done: false,
         }
     }
 
@@ -508,6 +515,17 @@ impl Reader {
                 partial_text: String::new(),
                 emitted: false,
             });
+        }
+        // A body that stopped with neither a finish reason nor `[DONE]` was cut (a closed
+        // connection ends a body that is not chunked cleanly): acted on, its last call
+        // could be missing, or its text half a sentence. It fails like any cut stream, so
+        // the request is made again, or the model asked to continue what was shown.
+        if self.finish_reason.is_none() && !self.done && self.stream_error.is_none() {
+            return Err(self.fail(LlmError::StreamCut(
+                "the stream ended before the answer was complete (no finish_reason and no \
+                 [DONE])"
+                    .into(),
+            )));
         }
         let mut visible = self.filter.visible().to_string();
         let (rest, text_calls) = self.filter.finish();

@@ -127,9 +127,13 @@ pub struct BodyBounds {
 /// One server-sent event's data, or the end of the stream.
 pub type EventItem = Result<String, String>;
 
+/// The data of the event that says the answer is complete.
+pub const DONE: &str = "[DONE]";
+
 /// The `data` of each event of a successful response, pulled through the bounded body:
-/// `[DONE]` ends the stream, keep-alive events are skipped, and an error (a bound hit, a
-/// broken connection) ends it with the error's text (the slot says which bound).
+/// `[DONE]` is the last item (so the reader can tell a complete answer from a body that
+/// just stopped), keep-alive events are skipped, and an error (a bound hit, a broken
+/// connection) ends it with the error's text (the slot says which bound).
 pub fn events(
     response: reqwest::Response,
     bounds: BodyBounds,
@@ -147,7 +151,7 @@ pub fn events(
         let mut parsed = state?;
         loop {
             match parsed.next().await? {
-                Ok(event) if event.data == "[DONE]" => return None,
+                Ok(event) if event.data == DONE => return Some((Ok(event.data), None)),
                 Ok(event) if event.event == "keepalive" => continue,
                 Ok(event) => return Some((Ok(event.data), Some(parsed))),
                 Err(e) => return Some((Err(e.to_string()), None)),
