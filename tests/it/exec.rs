@@ -759,3 +759,50 @@ async fn a_commands_changed_files_reach_json_as_command_changed() {
     };
     assert!(at("command_changed", "b1") < at("tool_result", "b1"));
 }
+
+/// Regression: a server that numbers its calls per response (`call_0` in every answer)
+/// gave two calls of a session the same id, and the screen showed the earlier call's
+/// output and diff under the later one. A repeated id is replaced by a fresh one, which
+/// the events and the model's messages both carry.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_call_id_the_server_gives_again_is_made_unique() {
+    let dir = workspace();
+    let server = ScriptedServer::start(vec![
+        support::calls_openai(&[("call_0", "bash", r#"{"command": "echo first"}"#)]),
+        support::calls_openai(&[("call_0", "bash", r#"{"command": "echo second"}"#)]),
+        support::text_reply("done"),
+    ])
+    .await;
+    let run = exec(dir.path(), &server, "full-auto", "echo twice").await;
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let calls: Vec<&str> = run
+        .of_type("tool_call")
+        .iter()
+        .map(|c| c["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(calls, ["call_0", "call_0_2"]);
+    let results = run.of_type("tool_result");
+    assert_eq!(results[1]["id"], "call_0_2");
+    assert_eq!(results[1]["data"]["stdout"], "second\n", "{}", results[1]);
+    let last = &server.requests()[2]["messages"];
+    let pairs: Vec<(String, String)> = last
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|m| match m["role"].as_str() {
+            Some("assistant") => Some(("call".into(), m["tool_calls"][0]["id"].to_string())),
+            Some("tool") => Some(("result".into(), m["tool_call_id"].to_string())),
+            _ => None,
+        })
+        .collect();
+    let want: Vec<(String, String)> = [
+        ("call", "\"call_0\""),
+        ("result", "\"call_0\""),
+        ("call", "\"call_0_2\""),
+        ("result", "\"call_0_2\""),
+    ]
+    .iter()
+    .map(|(a, b)| (a.to_string(), b.to_string()))
+    .collect();
+    assert_eq!(pairs, want);
+}

@@ -24,6 +24,7 @@ use tokio_util::sync::CancellationToken;
 
 mod approvals;
 mod attach;
+mod call_ids;
 mod custom;
 mod event_hooks;
 mod history;
@@ -133,6 +134,8 @@ pub struct Runner {
     prefix: prefix::Prefix,
     /// The tool calls being performed.
     schedule: schedule::Schedule,
+    /// The ids the session's calls have, so a new call never takes an earlier one's.
+    call_ids: call_ids::CallIds,
     /// The transcript and the undo journal.
     persistence: persist::Persistence,
     /// What lives as long as the agent: MCP servers, memory, sub-agents.
@@ -320,6 +323,7 @@ impl Runner {
             window: window::Window::new(configured),
             prefix: prefix::Prefix::new(parts.prompt, tool_schemas),
             schedule: schedule::Schedule::new(),
+            call_ids: call_ids::CallIds::default(),
             persistence,
             services: Services {
                 mcp: parts.mcp,
@@ -364,7 +368,13 @@ impl Runner {
     /// `None` when the runner handled it itself.
     fn internal(&mut self, internal: Internal) -> Option<Event> {
         match internal {
-            Internal::Machine(e) => return Some(e),
+            Internal::Machine(mut e) => {
+                if let Event::LlmFinished { calls, .. } = &mut e {
+                    self.call_ids
+                        .make_unique(self.machine.conversation(), calls);
+                }
+                return Some(e);
+            }
             Internal::Prepared {
                 id,
                 changes,
