@@ -106,6 +106,10 @@ impl<O: Write, E: Write> Plain<O, E> {
                 ));
             }
             AgentEvent::Error { message } => self.notice(message),
+            // What Loom did on its own that changes what the model sees or can do (a tool
+            // the provider refused, a prefix that leaves tools out for want of room, a
+            // Stop hook overruled): said as `--json` says it.
+            AgentEvent::Notice { message } => self.notice(message),
             AgentEvent::McpStatus { servers } => self.mcp_failures(servers),
             AgentEvent::ReviewFindings { findings } => self.findings(findings),
             AgentEvent::SubAgent { parent_id, event } => self.sub_event(parent_id, event, 1),
@@ -127,7 +131,6 @@ impl<O: Write, E: Write> Plain<O, E> {
             | AgentEvent::ApprovalRequested { .. }
             | AgentEvent::ToolStarted { .. }
             | AgentEvent::Usage { .. }
-            | AgentEvent::Notice { .. }
             | AgentEvent::ContextWindow { .. }
             | AgentEvent::ChangeApplied { .. }
             | AgentEvent::CommandChanged { .. }

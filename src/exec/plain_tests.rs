@@ -364,3 +364,25 @@ fn sub_agent_calls_are_indented_under_the_delegate_call() {
     );
     assert_eq!(lines[5], "    sub-agent: slow server");
 }
+
+/// Regression: notices were printed only with `--json`, so a person running `loom exec`
+/// never read that the provider refused a tool's schema and Loom went on without it. A
+/// notice is a `loom:` line on stderr, after the open answer line is ended.
+#[test]
+fn a_notice_is_said_on_stderr() {
+    let p = print(&[
+        delta("Half"),
+        AgentEvent::Notice {
+            message: "The model provider refused the input schema of the `search_files` tool"
+                .into(),
+        },
+        delta(" done."),
+        message("Half done."),
+        done(),
+    ]);
+    assert_eq!(
+        p.stderr,
+        "loom: The model provider refused the input schema of the `search_files` tool\n"
+    );
+    assert_eq!(p.stdout, "Half\n\n done.\n");
+}
