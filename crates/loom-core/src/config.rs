@@ -12,6 +12,7 @@ pub mod lsp;
 pub mod mcp;
 pub mod oracle;
 pub mod prices;
+mod provider;
 mod settings;
 pub mod trust;
 pub mod web;
@@ -315,6 +316,7 @@ pub fn load(
         .api_key_env
         .clone()
         .unwrap_or_else(|| DEFAULT_API_KEY_ENV.to_string());
+    provider::check(&merged.provider)?;
     let checked = Checked {
         modes: check_modes(&merged)?,
         web: check_web(&merged)?,
