@@ -68,12 +68,7 @@ impl<O: Write, E: Write> Plain<O, E> {
     pub fn event(&mut self, event: &AgentEvent) {
         match event {
             AgentEvent::TextDelta { text } => self.text(text),
-            AgentEvent::Compacted { .. } => {
-                if let Some(report) = event.compaction() {
-                    self.end_message();
-                    self.say(&format!("  ⇣ {}", report.describe()));
-                }
-            }
+            AgentEvent::Compacted { .. } => self.compacted(event),
             AgentEvent::AssistantMessage { .. } | AgentEvent::TurnComplete { .. } => {
                 self.end_message()
             }
@@ -106,9 +101,7 @@ impl<O: Write, E: Write> Plain<O, E> {
                 ));
             }
             AgentEvent::Error { message } => self.notice(message),
-            // What Loom did on its own that changes what the model sees or can do (a tool
-            // the provider refused, a prefix that leaves tools out for want of room, a
-            // Stop hook overruled): said as `--json` says it.
+            // What Loom did on its own (a tool schema refused, tools left out), as in --json.
             AgentEvent::Notice { message } => self.notice(message),
             AgentEvent::McpStatus { servers } => self.mcp_failures(servers),
             AgentEvent::ReviewFindings { findings } => self.findings(findings),
@@ -146,6 +139,14 @@ impl<O: Write, E: Write> Plain<O, E> {
             | AgentEvent::Forked { .. }
             | AgentEvent::CustomCommands { .. }
             | AgentEvent::PromptHistory { .. } => {}
+        }
+    }
+
+    /// What a compaction did, on one line.
+    fn compacted(&mut self, event: &AgentEvent) {
+        if let Some(report) = event.compaction() {
+            self.end_message();
+            self.say(&format!("  ⇣ {}", report.describe()));
         }
     }
 

@@ -92,13 +92,13 @@ pub const CLASSIFICATION: &[KeyClass] = &[
     row(
         "temperature",
         N,
-        "how the model samples",
+        "how the model samples (0 to 2)",
         "temperature = 0.1",
     ),
     row(
         "max_tokens",
         N,
-        "how long an answer may be",
+        "how long an answer may be (at least 1)",
         "max_tokens = 100000",
     ),
     row(
