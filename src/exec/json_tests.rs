@@ -207,12 +207,14 @@ fn the_other_printed_events_have_their_keys() {
                 before_tokens: 900,
                 after_tokens: 300,
                 trimmed_results: 2,
+                trimmed_calls: 1,
                 summarized_messages: 4,
                 summary_failed: None,
             },
             json!({
                 "type": "compacted", "before_tokens": 900, "after_tokens": 300,
-                "trimmed_results": 2, "summarized_messages": 4, "summary_failed": null,
+                "trimmed_results": 2, "trimmed_calls": 1, "summarized_messages": 4,
+                "summary_failed": null,
             }),
         ),
         (

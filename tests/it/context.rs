@@ -135,6 +135,94 @@ async fn a_second_overflow_after_compacting_fails_the_turn() {
     );
 }
 
+/// Regression: a large file written by the model stayed whole in the conversation as the
+/// call's arguments, which compaction never cut: at a small window the request after the
+/// write still did not fit. Earlier calls' long arguments are cut in the middle (the file
+/// itself is on disk, whole), and the request fits.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_large_write_is_shortened_in_the_conversation_when_the_window_is_small() {
+    let dir = workspace(Some(8192));
+    let content: String = (0..2000)
+        .map(|i| format!("fn generated_{i}() -> u32 {{ {i} }}\n"))
+        .collect();
+    let args = serde_json::json!({"path": "gen.rs", "content": content}).to_string();
+    let server = ScriptedServer::start(vec![
+        support::calls_openai(&[("w1", "write_file", &args)]),
+        support::text_reply("Written."),
+    ])
+    .await;
+    let run = exec(dir.path(), &server, "full-auto", "generate it").await;
+    assert_eq!(run.code, 0, "{}\n{:?}", run.stderr, run.events);
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("gen.rs")).unwrap(),
+        content,
+        "the file is whole"
+    );
+    let done = compactions(&run);
+    assert_eq!(done.len(), 1, "{:?}", run.events);
+    assert_eq!(done[0]["trimmed_calls"], 1, "{}", done[0]);
+    let last = &server.requests()[1];
+    assert!(size(last) < 8192 * 4, "{} characters sent", size(last));
+    let sent = last["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["role"] == "assistant")
+        .unwrap()["tool_calls"][0]["function"]["arguments"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let sent: Value = serde_json::from_str(&sent).expect("the arguments stay JSON");
+    assert_eq!(sent["path"], "gen.rs");
+    assert!(sent["content"].as_str().unwrap().len() < content.len() / 4);
+}
+
+/// Regression: a server that said the request did not fit, when Loom counted it as
+/// fitting, got "nothing to compact" and never its own words; and the transcript was
+/// started over as after a real compaction, which lost every earlier rewind point. The
+/// server's message is said, and a compaction that changes nothing leaves the session
+/// file alone.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_overflow_loom_counts_as_fitting_says_the_servers_words_and_keeps_the_session() {
+    let dir = workspace(None);
+    let body = r#"{"error":{"message":"This model's maximum context length is 8192 tokens. However, your messages resulted in 9100 tokens.","type":"invalid_request_error","code":"context_length_exceeded"}}"#;
+    let server = ScriptedServer::start(vec![
+        Reply::Status {
+            code: 400,
+            body: body.into(),
+            retry_after: None,
+        },
+        support::text_reply("Hello."),
+    ])
+    .await;
+    let run = exec(dir.path(), &server, "supervised", "hello").await;
+    assert_eq!(run.code, 0, "{}\n{:?}", run.stderr, run.events);
+    let notices: Vec<String> = run
+        .of_type("notice")
+        .iter()
+        .map(|n| n["message"].to_string())
+        .collect();
+    assert!(
+        notices
+            .iter()
+            .any(|n| n.contains("maximum context length is 8192")),
+        "{notices:?}"
+    );
+    let sessions = dir.path().join(".home/.local/share/loom/sessions");
+    let files: Vec<_> = std::fs::read_dir(&sessions)
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    let saved = std::fs::read_to_string(&files[0]).unwrap();
+    assert!(
+        !saved.contains(r#"{"t":"clear"}"#),
+        "the transcript was started over: {saved}"
+    );
+}
+
 /// Older turns are summarised by the model in a request of their own (no tools, the older
 /// part as text), and replaced by the summary; the recent turn stays as it was.
 #[tokio::test(flavor = "multi_thread")]

@@ -9,6 +9,8 @@ pub struct Report {
     pub after_tokens: u64,
     /// Tool results cut to head and tail.
     pub trimmed_results: usize,
+    /// Earlier tool calls whose long arguments (a written file's content) were cut.
+    pub trimmed_calls: usize,
     /// Older messages replaced by the summary.
     pub summarized_messages: usize,
     /// Why no summary could be made (the older part was dropped instead), if so.
@@ -16,10 +18,15 @@ pub struct Report {
 }
 
 impl Report {
+    /// Whether the conversation changed (cut or summarised), not only was measured.
+    pub fn changed(&self) -> bool {
+        self.trimmed_results > 0 || self.trimmed_calls > 0 || self.summarized_messages > 0
+    }
+
     /// One line for the person: "compacted the conversation: ~9.1k → ~2.3k tokens (2 tool
     /// results cut, 14 older messages summarised)".
     pub fn describe(&self) -> String {
-        if self.trimmed_results == 0 && self.summarized_messages == 0 {
+        if !self.changed() {
             return format!(
                 "nothing to compact: the conversation already fits (about {} tokens)",
                 self.before_tokens
@@ -35,6 +42,12 @@ impl Report {
         let mut what = Vec::new();
         if self.trimmed_results > 0 {
             what.push(format!("{} tool result(s) cut", self.trimmed_results));
+        }
+        if self.trimmed_calls > 0 {
+            what.push(format!(
+                "{} earlier tool call(s) shortened",
+                self.trimmed_calls
+            ));
         }
         if self.summarized_messages > 0 {
             what.push(match &self.summary_failed {

@@ -51,12 +51,14 @@ impl AgentEvent {
                 before_tokens,
                 after_tokens,
                 trimmed_results,
+                trimmed_calls,
                 summarized_messages,
                 summary_failed,
             } => Some(crate::compaction::Report {
                 before_tokens: *before_tokens,
                 after_tokens: *after_tokens,
                 trimmed_results: *trimmed_results,
+                trimmed_calls: *trimmed_calls,
                 summarized_messages: *summarized_messages,
                 summary_failed: summary_failed.clone(),
             }),
@@ -441,6 +443,9 @@ pub enum AgentEvent {
         after_tokens: u64,
         /// Tool results cut to their head and tail.
         trimmed_results: usize,
+        /// Earlier tool calls whose long arguments (a written file's content) were cut.
+        #[serde(default)]
+        trimmed_calls: usize,
         /// Older messages replaced by a summary.
         summarized_messages: usize,
         /// Why the older part could not be summarised (it was left out instead), if so.

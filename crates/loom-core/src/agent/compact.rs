@@ -3,7 +3,8 @@
 //! A 20 KB file read at `llama-server -c 4096` once ended the task with a 400. Now, before
 //! a request would leave the answer less than its room ([`Budget::is_full`]), or when the
 //! server says the prompt does not fit, the agent compacts, aiming at a share of the space
-//! the fixed prefix leaves ([`super::budget`]): first every oversized tool result is cut to its head and tail
+//! the fixed prefix leaves ([`super::budget`]): first every oversized tool result is cut to its head and tail,
+//! and every earlier call's oversized arguments (a written file's content) in the middle
 //! (often enough, and free); if the conversation is still too long, the turns before the
 //! recent ones are summarised by the model (task, decisions, files, open items) and
 //! replaced by that summary. The recent turns stay verbatim, the last user message always
@@ -56,6 +57,51 @@ pub fn trim_results(conversation: &mut [Message], max_chars: usize) -> usize {
             let cut = trim_result(content, max_chars);
             if cut.len() < content.len() {
                 *content = cut;
+                trimmed += 1;
+            }
+        }
+    }
+    trimmed
+}
+
+/// Cut the long string values in the arguments of every tool call longer than `max_chars`
+/// (a written file's whole content, a long patch) in the middle, saying so in the cut.
+/// The file is on disk and its call's result says what happened, so the model keeps what
+/// it decided; without this, one large write could outgrow a small window by itself,
+/// whatever else gave way. Every call in the conversation has its result by then
+/// (compaction runs between requests). Returns how many calls were shortened.
+pub fn trim_calls(conversation: &mut [Message], max_chars: usize) -> usize {
+    let max_chars = max_chars.max(MIN_RESULT_CHARS);
+    let mut trimmed = 0;
+    for m in conversation.iter_mut() {
+        let Message::Assistant { tool_calls, .. } = m else {
+            continue;
+        };
+        for call in tool_calls
+            .iter_mut()
+            .filter(|c| c.arguments.len() > max_chars)
+        {
+            // Arguments that are not JSON were refused when made; they stay as they are.
+            let Ok(mut value) = serde_json::from_str::<serde_json::Value>(&call.arguments) else {
+                continue;
+            };
+            for _ in 0..8 {
+                let size = value.to_string().len();
+                let Some(longest) = longest_string(&mut value) else {
+                    break;
+                };
+                if size <= max_chars {
+                    break;
+                }
+                let keep = longest.len().saturating_sub(size - max_chars + 64).max(200);
+                if keep >= longest.len() {
+                    break;
+                }
+                *longest = crate::base::text::cut_middle(longest, keep).0;
+            }
+            let shorter = value.to_string();
+            if shorter.len() < call.arguments.len() {
+                call.arguments = shorter;
                 trimmed += 1;
             }
         }
@@ -272,6 +318,7 @@ pub async fn compact(
         });
     }
     report.trimmed_results = trim_results(&mut conversation, room / 4);
+    report.trimmed_calls = trim_calls(&mut conversation, room / 4);
     if chars(&conversation) > room {
         let split = split_point(&conversation, room * RECENT_PERCENT / 100);
         if split > 0 {
@@ -307,9 +354,10 @@ pub async fn compact(
     if chars(&conversation) > room {
         // The recent part alone is too long: its tool results give way further.
         report.trimmed_results += trim_results(&mut conversation, room / 8);
+        report.trimmed_calls += trim_calls(&mut conversation, room / 8);
     }
     report.after_tokens = budget.tokens(&conversation);
-    if report.after_tokens >= before_tokens && report.trimmed_results == 0 {
+    if report.after_tokens >= before_tokens && !report.changed() {
         return Err(format!(
             "nothing could be compacted: the last request alone needs about {} tokens of the \
              model's {}; start the server with a larger context, or ask for less at once",
@@ -420,6 +468,50 @@ mod tests {
     use super::*;
     use crate::llm::ToolCall;
     use crate::llm::message::check_tool_answers;
+
+    /// A call's long string arguments are cut in the middle and stay JSON with every key;
+    /// short calls and arguments that are not JSON are left as they are.
+    #[test]
+    fn long_call_arguments_are_cut_and_stay_json() {
+        let call = |id: &str, arguments: String| ToolCall {
+            id: id.into(),
+            name: "write_file".into(),
+            arguments,
+        };
+        let long = serde_json::json!({"path": "gen.rs", "content": "x".repeat(50_000)});
+        let broken = format!("{{\"path\": \"b.rs\", {}", "y".repeat(5000));
+        let mut conversation = vec![Message::Assistant {
+            content: String::new(),
+            tool_calls: vec![
+                call("big", long.to_string()),
+                call(
+                    "small",
+                    r#"{"path": "a.rs", "content": "fn a() {}"}"#.into(),
+                ),
+                call("broken", broken.clone()),
+            ],
+        }];
+        assert_eq!(trim_calls(&mut conversation, 2000), 1);
+        let Message::Assistant { tool_calls, .. } = &conversation[0] else {
+            unreachable!()
+        };
+        let cut: serde_json::Value = serde_json::from_str(&tool_calls[0].arguments).unwrap();
+        assert_eq!(cut["path"], "gen.rs");
+        assert!(
+            tool_calls[0].arguments.len() <= 2000,
+            "{}",
+            tool_calls[0].arguments.len()
+        );
+        assert!(
+            cut["content"].as_str().unwrap().contains("omitted"),
+            "{cut}"
+        );
+        assert_eq!(
+            tool_calls[1].arguments,
+            r#"{"path": "a.rs", "content": "fn a() {}"}"#
+        );
+        assert_eq!(tool_calls[2].arguments, broken);
+    }
 
     fn turn(i: usize, calls: usize, result_len: usize) -> Vec<Message> {
         let mut out = vec![Message::user(format!("request {i}"))];

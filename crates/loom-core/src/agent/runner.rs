@@ -404,8 +404,10 @@ impl Runner {
     /// Give the machine one event and perform what it decides; true means stop.
     fn step(&mut self, event: Event) -> bool {
         let event = self.before_step(event);
-        let compacting =
-            self.machine.phase() == Phase::Compacting && matches!(event, Event::Compacted { .. });
+        // A compaction that changed nothing (the server said the request did not fit, but
+        // nothing could give way) leaves the transcript, and its rewind points, alone.
+        let compacting = self.machine.phase() == Phase::Compacting
+            && matches!(&event, Event::Compacted { report, .. } if report.changed());
         let actions = self.machine.step(event);
         if compacting {
             // The conversation was replaced: the transcript starts over from it (the

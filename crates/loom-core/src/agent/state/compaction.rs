@@ -41,6 +41,7 @@ impl Machine {
                 before_tokens: report.before_tokens,
                 after_tokens: report.after_tokens,
                 trimmed_results: report.trimmed_results,
+                trimmed_calls: report.trimmed_calls,
                 summarized_messages: report.summarized_messages,
                 summary_failed: report.summary_failed,
             }));

@@ -295,7 +295,12 @@ impl Machine {
 
     pub(super) fn on_llm_failed(&mut self, failure: Failure, out: &mut Vec<Action>) {
         if failure.overflow.is_some() && !self.compacted {
-            // The server says the prompt does not fit: compact, then try once more.
+            // The server says the prompt does not fit: compact, then try once more. Its
+            // words are said first: the compaction's own report may be that Loom counts the
+            // conversation as fitting.
+            out.push(Action::Emit(AgentEvent::Notice {
+                message: format!("{}; compacting, then trying once more", failure.message),
+            }));
             self.set_phase(Phase::Compacting, out);
             out.push(Action::Compact);
             return;
