@@ -582,3 +582,55 @@ async fn a_custom_commands_prompt_goes_through_user_prompt_submit_hooks() {
     );
     let _ = agent.ops.send(loom::agent::UserOp::Shutdown);
 }
+
+/// Regression: in `loom exec` a PreToolUse hook answering "ask" left the call waiting for a
+/// person who is not there, and the run never ended. Where no one can answer, the
+/// question is a refusal that says why, and the turn goes on.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_pre_tool_use_ask_is_a_refusal_in_exec() {
+    let dir = workspace("[[hooks.PreToolUse]]\ncommand = \"hooks/ask.sh\"\n");
+    let ws = dir.path();
+    script(
+        ws,
+        "ask.sh",
+        r#"echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"check with me first"}}'"#,
+    );
+    std::fs::write(ws.join("a.txt"), "alpha\n").unwrap();
+    let server = ScriptedServer::start(vec![
+        support::calls_openai(&[("r", "read_file", r#"{"path": "a.txt"}"#)]),
+        support::text_reply("done"),
+    ])
+    .await;
+    // A guard against the hang this test is about, not a measure of speed.
+    let run = tokio::time::timeout(
+        std::time::Duration::from_secs(120),
+        exec(ws, &server, "supervised", "read it"),
+    )
+    .await
+    .expect("loom exec waited for an answer no one can give");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let error = tool_error(&server, 1, "r");
+    assert!(
+        error.contains("check with me first") && error.contains("headless"),
+        "{error}"
+    );
+}
+
+/// Regression: in `loom exec` a call the policy would ask about was refused before its
+/// PreToolUse hooks ran, so a hook's allow, which skips such a question with a person
+/// there, was never heard. The hook runs, and its allow lets the call run.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_pre_tool_use_allow_skips_a_grantable_question_in_exec() {
+    let dir = workspace("[[hooks.PreToolUse]]\nmatcher = \"Bash\"\ncommand = \"hooks/allow.sh\"\n");
+    let ws = dir.path();
+    script(ws, "allow.sh", ALLOW);
+    let server = ScriptedServer::start(vec![
+        support::calls_openai(&[("t", "bash", r#"{"command": "touch fine"}"#)]),
+        support::text_reply("done"),
+    ])
+    .await;
+    let run = exec(ws, &server, "supervised", "touch it").await;
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(hook_results(&run).len(), 1, "{:?}", run.events);
+    assert!(ws.join("fine").exists(), "{:?}", run.events);
+}

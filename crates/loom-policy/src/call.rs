@@ -74,6 +74,10 @@ pub struct Ruling {
     pub decision: Decision,
     /// The assessment behind it.
     pub assessment: Assessment,
+    /// Why it would ask, when no one can answer (headless): `decision` is then the
+    /// refusal. A PreToolUse hook's allow may still let the call run, as it would skip the
+    /// question with a person there.
+    pub unanswered: Option<String>,
 }
 
 impl Ruling {

@@ -212,19 +212,26 @@ impl Policy {
         } else {
             decision
         };
-        let decision = match decision {
-            Decision::Ask { reason } if !self.interactive => Decision::Deny {
-                reason: format!(
-                    "{reason}, and no one can approve it in headless mode (rerun with \
-                     --approval full-auto to allow it)"
-                ),
-            },
-            other => other,
+        let (decision, unanswered) = match decision {
+            Decision::Ask { reason } if !self.interactive => (
+                Decision::Deny {
+                    reason: refused_headless(&reason),
+                },
+                Some(reason),
+            ),
+            other => (other, None),
         };
         Ruling {
             decision,
             assessment,
+            unanswered,
         }
+    }
+
+    /// Whether a person can be asked (not `loom exec`, a scheduled run or a sub-agent
+    /// of one).
+    pub fn interactive(&self) -> bool {
+        self.interactive
     }
 
     /// A note kept for every workspace reaches every later session's system prompt, in any
@@ -399,10 +406,8 @@ impl Policy {
         now: Instant,
         ruling: &Ruling,
     ) -> bool {
-        if !matches!(intent, CallIntent::Runs(_))
-            || ruling.assessment.grant.is_none()
-            || !matches!(ruling.decision, Decision::Ask { .. })
-        {
+        let asks = matches!(ruling.decision, Decision::Ask { .. }) || ruling.unanswered.is_some();
+        if !matches!(intent, CallIntent::Runs(_)) || ruling.assessment.grant.is_none() || !asks {
             return false;
         }
         let mut granted = self.clone();
@@ -470,6 +475,15 @@ impl Policy {
             _ => None,
         }
     }
+}
+
+/// The refusal of a call that would ask (`reason`) where no one can answer: `loom exec`,
+/// a scheduled run. Said the same way whether the policy or a PreToolUse hook asked.
+fn refused_headless(reason: &str) -> String {
+    format!(
+        "{reason}, and no one can approve it in headless mode (rerun with --approval \
+         full-auto to allow it)"
+    )
 }
 
 #[cfg(test)]

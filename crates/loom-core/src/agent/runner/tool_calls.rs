@@ -41,6 +41,12 @@ impl Runner {
             .policy
             .decide(&name, &intent, workspace, Instant::now());
         let verdict = match &ruling.decision {
+            // Headless, a question no one can answer is a refusal; the hooks still hear it
+            // as the question it is (their allow may skip it), and what is left of it after
+            // them is refused ([`settle`]).
+            Decision::Deny { .. } if ruling.unanswered.is_some() => Verdict::Ask {
+                reason: ruling.unanswered.clone().unwrap_or_default(),
+            },
             Decision::Deny { reason } => Verdict::Deny {
                 reason: reason.clone(),
             },
@@ -54,6 +60,13 @@ impl Runner {
             self.work
                 .policy
                 .grant_would_allow(&name, &intent, workspace, Instant::now(), &ruling);
+        let headless = (!self.work.policy.interactive()).then(|| Headless {
+            policy_asked: ruling.unanswered.clone(),
+            refusal: match &ruling.decision {
+                Decision::Deny { reason } => Some(reason.clone()),
+                _ => None,
+            },
+        });
         self.schedule.ruled(&id, ruling);
         let denied = matches!(verdict, Verdict::Deny { .. });
         // A call the policy refuses is refused without asking its hooks.
@@ -61,6 +74,7 @@ impl Runner {
             .then(|| self.pre_tool_use(&id, &name, &args, grantable))
             .flatten();
         if denied || (kind != ToolKind::Write && pre.is_none()) {
+            let verdict = settle(verdict, headless.as_ref());
             let _ = tx.send(Internal::Machine(Event::Decided { id, verdict }));
             return;
         }
@@ -71,6 +85,7 @@ impl Runner {
                 Some(pre) => pre.rule(verdict).await,
                 None => verdict,
             };
+            let verdict = settle(verdict, headless.as_ref());
             if matches!(verdict, Verdict::Deny { .. }) || kind != ToolKind::Write {
                 let _ = tx.send(Internal::Machine(Event::Decided { id, verdict }));
                 return;
@@ -164,6 +179,30 @@ impl Runner {
             }
             let _ = tx.send(Internal::Machine(Event::HooksFinished { messages }));
         });
+    }
+}
+
+/// Where no one can answer (`loom exec`, a scheduled run): the policy's question, if it
+/// had one, and the refusal it gave for it.
+struct Headless {
+    policy_asked: Option<String>,
+    refusal: Option<String>,
+}
+
+/// The verdict as it stands where no one may be there to answer (`headless`): a question
+/// left after the hooks — the policy's, or a PreToolUse hook's "ask" — is a refusal that
+/// says why. Sent as a question, it waited for an answer forever.
+fn settle(verdict: Verdict, headless: Option<&Headless>) -> Verdict {
+    match (verdict, headless) {
+        (Verdict::Ask { reason }, Some(h)) => Verdict::Deny {
+            reason: match &h.refusal {
+                Some(refusal) if h.policy_asked.as_deref() == Some(reason.as_str()) => {
+                    refusal.clone()
+                }
+                _ => format!("{reason}, and no one can answer it in headless mode"),
+            },
+        },
+        (verdict, _) => verdict,
     }
 }
 
