@@ -176,7 +176,24 @@ pub async fn drive_op(
         }
     }
     let _ = agent.ops.send(UserOp::Shutdown);
-    let _ = agent.task.await;
+    // What is still on its way as the agent stops is reported too: an interrupted
+    // sub-agent's last results and the end of its turn come after its parent's turn ended
+    // (the agent waits for the calls it cancelled before it stops).
+    let mut task = agent.task;
+    loop {
+        tokio::select! {
+            e = agent.events.recv() => match e {
+                Some(e) => on_event(&e),
+                None => break,
+            },
+            _ = &mut task => {
+                while let Ok(e) = agent.events.try_recv() {
+                    on_event(&e);
+                }
+                break;
+            }
+        }
+    }
     outcome
 }
 

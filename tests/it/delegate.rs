@@ -326,6 +326,20 @@ async fn interrupting_ends_the_sub_agents_running_command() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     assert!(!running(&argv), "the sub-agent's command was ended");
+    // Regression: the sub-agent's last events came after its parent's turn had ended, and
+    // `loom exec` stopped printing there; its command's result and the end of its turn
+    // were only in its transcript.
+    let mut after = Vec::new();
+    while let Ok(Some(line)) = lines.next_line().await {
+        after.push(serde_json::from_str::<Value>(&line).unwrap());
+    }
+    let of_sub = |kind: &str| {
+        after
+            .iter()
+            .any(|v| v["type"] == kind && v["parent_id"] == "d1")
+    };
+    assert!(of_sub("tool_result"), "{after:#?}");
+    assert!(of_sub("turn_completed"), "{after:#?}");
 }
 
 #[tokio::test(flavor = "multi_thread")]
