@@ -634,3 +634,33 @@ async fn a_pre_tool_use_allow_skips_a_grantable_question_in_exec() {
     assert_eq!(hook_results(&run).len(), 1, "{:?}", run.events);
     assert!(ws.join("fine").exists(), "{:?}", run.events);
 }
+
+/// Regression: a hook's long context (its plain stdout) was cut twice, and the second cut
+/// replaced the first one's marker with "[… 1 lines (45 bytes) omitted …]" though about
+/// 100 KB were left out. The marker the model reads counts what was left out.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_long_hook_context_says_how_much_was_left_out() {
+    let dir = workspace("[[hooks.UserPromptSubmit]]\ncommand = \"seq 1 20000\"\n");
+    let ws = dir.path();
+    let server = ScriptedServer::start(vec![support::text_reply("ok")]).await;
+    let run = exec(ws, &server, "full-auto", "go").await;
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let texts = user_texts(&server, 0);
+    let context = texts
+        .iter()
+        .find(|t| t.contains("UserPromptSubmit"))
+        .unwrap_or_else(|| panic!("{texts:?}"));
+    let marker = context
+        .lines()
+        .find(|l| l.contains("omitted"))
+        .unwrap_or_else(|| panic!("{context}"));
+    let lines: usize = marker
+        .trim_start_matches("[… ")
+        .split(' ')
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{marker}"));
+    assert!(lines > 15_000, "{marker}");
+    assert!(context.contains("\n2\n3\n"), "the head is kept: {context}");
+    assert!(context.contains("\n20000"), "the tail is kept: {context}");
+}

@@ -165,7 +165,9 @@ impl EventHookSet {
                 }
             };
             if let Some(context) = reply.context {
-                outcome.context.push(cut_middle(&context, OUTPUT_CAP).0);
+                // Already cut to the cap by `run_one` ([`bounded`]): cut again, its marker
+                // was replaced by one counting only the first marker's bytes.
+                outcome.context.push(context);
             }
             outcome.reports.push(Report {
                 name,
