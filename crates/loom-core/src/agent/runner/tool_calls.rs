@@ -40,33 +40,13 @@ impl Runner {
             .work
             .policy
             .decide(&name, &intent, workspace, Instant::now());
-        let verdict = match &ruling.decision {
-            // Headless, a question no one can answer is a refusal; the hooks still hear it
-            // as the question it is (their allow may skip it), and what is left of it after
-            // them is refused ([`settle`]).
-            Decision::Deny { .. } if ruling.unanswered.is_some() => Verdict::Ask {
-                reason: ruling.unanswered.clone().unwrap_or_default(),
-            },
-            Decision::Deny { reason } => Verdict::Deny {
-                reason: reason.clone(),
-            },
-            Decision::Allow => Verdict::Allow,
-            Decision::Ask { reason } => Verdict::Ask {
-                reason: reason.clone(),
-            },
-        };
+        let verdict = verdict_before_hooks(&ruling);
         // A hook's allow skips only the question a session grant would skip.
         let grantable =
             self.work
                 .policy
                 .grant_would_allow(&name, &intent, workspace, Instant::now(), &ruling);
-        let headless = (!self.work.policy.interactive()).then(|| Headless {
-            policy_asked: ruling.unanswered.clone(),
-            refusal: match &ruling.decision {
-                Decision::Deny { reason } => Some(reason.clone()),
-                _ => None,
-            },
-        });
+        let headless = (!self.work.policy.interactive()).then(|| Headless::of(&ruling));
         self.schedule.ruled(&id, ruling);
         let denied = matches!(verdict, Verdict::Deny { .. });
         // A call the policy refuses is refused without asking its hooks.
@@ -182,11 +162,42 @@ impl Runner {
     }
 }
 
+/// The verdict the PreToolUse hooks hear. Headless, a question no one can answer is a
+/// refusal; the hooks still hear it as the question it is (their allow may skip it), and
+/// what is left of it after them is refused ([`settle`]).
+fn verdict_before_hooks(ruling: &loom_policy::Ruling) -> Verdict {
+    match &ruling.decision {
+        Decision::Deny { .. } if ruling.unanswered.is_some() => Verdict::Ask {
+            reason: ruling.unanswered.clone().unwrap_or_default(),
+        },
+        Decision::Deny { reason } => Verdict::Deny {
+            reason: reason.clone(),
+        },
+        Decision::Allow => Verdict::Allow,
+        Decision::Ask { reason } => Verdict::Ask {
+            reason: reason.clone(),
+        },
+    }
+}
+
 /// Where no one can answer (`loom exec`, a scheduled run): the policy's question, if it
 /// had one, and the refusal it gave for it.
 struct Headless {
     policy_asked: Option<String>,
     refusal: Option<String>,
+}
+
+impl Headless {
+    /// What `ruling` says for a headless run.
+    fn of(ruling: &loom_policy::Ruling) -> Headless {
+        Headless {
+            policy_asked: ruling.unanswered.clone(),
+            refusal: match &ruling.decision {
+                Decision::Deny { reason } => Some(reason.clone()),
+                _ => None,
+            },
+        }
+    }
 }
 
 /// The verdict as it stands where no one may be there to answer (`headless`): a question
