@@ -171,52 +171,32 @@ impl Tool for McpTool {
             Ok(result) => return result,
             Err(lost) => lost,
         };
-        slot.call_failed(lost.why()).await;
-        // Sent again only when that cannot make it happen twice: it never reached the
-        // server (most often the server had crashed before the call, and Loom had not yet
-        // seen the exit), or the server marks the tool read-only. A call the server was
-        // given may have done its work before the server stopped.
-        let repeatable = matches!(lost, Lost::Unsent(_)) || self.read_only_hint;
-        if !repeatable || !slot.restart_pending() {
+        slot.call_failed(&lost).await;
+        if !slot.restart_pending() {
             return self.stopped(&slot, &lost);
         }
+        // Found gone with a restart left: most often it had crashed before this call
+        // reached it (Loom had not yet seen the exit). Started again, it gets the call
+        // once more; a call that crashes it again leaves it down.
         match self.attempt(&slot, arguments, ctx).await {
             Ok(result) => result,
             Err(lost) => {
-                slot.call_failed(lost.why()).await;
+                slot.call_failed(&lost).await;
                 self.stopped(&slot, &lost)
             }
         }
     }
 }
 
-/// How a call was lost with its server's connection.
-#[derive(Debug)]
-enum Lost {
-    /// The request was never written to the server: sending it again cannot repeat it.
-    Unsent(String),
-    /// The connection failed once the request was on its way: the call may have run.
-    Sent(String),
-}
-
-impl Lost {
-    /// What the transport said.
-    fn why(&self) -> &str {
-        match self {
-            Lost::Unsent(why) | Lost::Sent(why) => why,
-        }
-    }
-}
-
 impl McpTool {
     /// Send the call once: the tool result, or — when the connection failed under it —
-    /// what the transport said and whether the request had been written.
+    /// what the transport said.
     async fn attempt(
         &self,
         slot: &Arc<Slot>,
         arguments: serde_json::Map<String, Value>,
         ctx: &ToolContext,
-    ) -> Result<ToolResult, Lost> {
+    ) -> Result<ToolResult, String> {
         let peer = tokio::select! {
             p = slot.peer() => p,
             _ = ctx.cancel.cancelled() => return Ok(ToolError::Cancelled.into()),
@@ -232,8 +212,7 @@ impl McpTool {
             .await
         {
             Ok(h) => h,
-            // Refused before it was queued: the connection was already gone.
-            Err(e) => return self.failure(e).map_err(Lost::Unsent),
+            Err(e) => return self.failure(e),
         };
         // A call given up is cancelled at the server, and the notice is written before this
         // returns, so a process exiting right after cannot lose it.
@@ -265,9 +244,7 @@ impl McpTool {
                 Ok(v) => content::to_tool_result(&v),
                 Err(e) => ToolResult::err(format!("the server's result could not be read: {e}")),
             }),
-            // Writing the request failed: the server never read it.
-            Err(e @ ServiceError::TransportSend(_)) => self.failure(e).map_err(Lost::Unsent),
-            Err(e) => self.failure(e).map_err(Lost::Sent),
+            Err(e) => self.failure(e),
         }
     }
 
@@ -288,24 +265,14 @@ impl McpTool {
         }
     }
 
-    /// The tool result for a call whose server stopped under it.
-    fn stopped(&self, slot: &Slot, lost: &Lost) -> ToolResult {
-        let mut message = format!(
-            "the MCP server `{}` stopped during the call ({}); {}",
+    /// The tool result for a call whose server stopped under it (`lost`: what the
+    /// transport said).
+    fn stopped(&self, slot: &Slot, lost: &str) -> ToolResult {
+        ToolResult::err(format!(
+            "the MCP server `{}` stopped during the call ({lost}); {}",
             self.server,
-            lost.why(),
             slot.why_down()
-        );
-        if matches!(lost, Lost::Sent(_)) && !self.read_only_hint {
-            message.push_str(
-                "; the call may have reached the server and taken effect before it stopped, so \
-                 Loom did not send it again: check its effect before calling it again",
-            );
-        }
-        if slot.restart_pending() {
-            message.push_str("; the next call starts the server again");
-        }
-        ToolResult::err(message)
+        ))
     }
 }
 
