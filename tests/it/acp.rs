@@ -469,6 +469,31 @@ async fn cancel_ends_a_streaming_turn_as_cancelled() {
     acp.close().await;
 }
 
+/// Regression: a client that closed the connection while Loom was still sending it an
+/// answer made `loom acp` exit 1 with "ACP connection: Internal error: Broken pipe": the
+/// write it no longer read is the client closing the connection, seen from the other side.
+#[tokio::test]
+async fn a_client_gone_while_an_answer_streams_ends_the_session_cleanly() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = ScriptedServer::start(vec![Reply::EndlessDeltas("more ".into())]).await;
+    let acp = Acp::start(dir.path(), &server, &[]).await;
+    let session = acp.new_session(dir.path()).await;
+    let _pending = acp.cx.send_request(PromptRequest::new(
+        session,
+        vec![ContentBlock::Text(TextContent::new("talk forever"))],
+    ));
+    let streaming = async {
+        while !acp.seen(|s| agent_text(s).contains("more")) {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(60), streaming)
+        .await
+        .expect("the answer streams");
+    // Closed mid-answer, without a cancel: Loom's next update meets a closed pipe.
+    acp.close().await;
+}
+
 #[tokio::test]
 async fn a_saved_session_loads_with_its_history_and_continues() {
     let dir = tempfile::tempdir().unwrap();

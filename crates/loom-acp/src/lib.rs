@@ -111,12 +111,28 @@ pub async fn serve(
         .await;
     server.shutdown().await;
     match served {
-        // The client closing the connection (its stdin) is how a session ends.
-        Err(e) if !is_connection_terminated(&e) && !is_incoming_transport_closed(&e) => {
+        // The client closing the connection (its stdin) is how a session ends, seen from
+        // either side: a read that meets the end, or a write it no longer reads.
+        Err(e)
+            if !is_connection_terminated(&e)
+                && !is_incoming_transport_closed(&e)
+                && !is_client_gone(&e) =>
+        {
             Err(anyhow::anyhow!("ACP connection: {e}"))
         }
         _ => Ok(()),
     }
+}
+
+/// Whether `e` is a write to the client that failed because the client stopped reading
+/// (it closed the connection while updates were still on their way): the SDK reports it
+/// as an internal error carrying the OS error's text, not as the end of the connection.
+fn is_client_gone(e: &Error) -> bool {
+    /// `EPIPE`, the same number on Linux and the BSDs.
+    const BROKEN_PIPE: i32 = 32;
+    let broken_pipe = std::io::Error::from_raw_os_error(BROKEN_PIPE).to_string();
+    e.code == agent_client_protocol::ErrorCode::INTERNAL_ERROR
+        && e.data.as_ref().and_then(|d| d.as_str()) == Some(broken_pipe.as_str())
 }
 
 /// `session/new`, outside the dispatch loop: start the session, answer, then advertise its
