@@ -45,6 +45,8 @@ pub(crate) struct Seen {
 pub(crate) struct Acp {
     pub(crate) cx: ConnectionTo<Agent>,
     seen: Arc<Mutex<Seen>>,
+    /// Woken at every update the client receives ([`Acp::until`] waits on it).
+    updated: Arc<tokio::sync::Notify>,
     done: Option<oneshot::Sender<()>>,
     served: tokio::task::JoinHandle<()>,
     child: tokio::process::Child,
@@ -114,6 +116,8 @@ impl Acp {
         }));
         let answers = Arc::new(Mutex::new(answers.iter().copied().collect::<VecDeque<_>>()));
         let (on_updates, on_asked) = (seen.clone(), seen.clone());
+        let updated = Arc::new(tokio::sync::Notify::new());
+        let on_updated = updated.clone();
         let (on_read, on_write) = (seen.clone(), seen.clone());
         let (cx_tx, cx_rx) = oneshot::channel();
         let (done, done_rx) = oneshot::channel::<()>();
@@ -123,6 +127,7 @@ impl Acp {
                 .on_receive_notification(
                     async move |n: SessionNotification, _cx| {
                         on_updates.lock().unwrap().updates.push(n.update);
+                        on_updated.notify_waiters();
                         Ok(())
                     },
                     on_receive_notification!(),
@@ -173,6 +178,7 @@ impl Acp {
         let acp = Acp {
             cx,
             seen,
+            updated,
             done: Some(done),
             served,
             child,
@@ -226,6 +232,26 @@ impl Acp {
 
     pub(crate) fn seen<T>(&self, f: impl FnOnce(&Seen) -> T) -> T {
         f(&self.seen.lock().unwrap())
+    }
+
+    /// Wait (at most a minute, then fail saying `what`) until what the client has seen
+    /// satisfies `done`, woken by each update rather than polling.
+    pub(crate) async fn until(&self, what: &str, done: impl Fn(&Seen) -> bool) {
+        let waited = async {
+            loop {
+                // Registered before the check, so an update between the two still wakes.
+                let next = self.updated.notified();
+                tokio::pin!(next);
+                next.as_mut().enable();
+                if self.seen(&done) {
+                    return;
+                }
+                next.await;
+            }
+        };
+        tokio::time::timeout(Duration::from_secs(60), waited)
+            .await
+            .unwrap_or_else(|_| panic!("waited a minute for {what}"));
     }
 
     /// Close the connection and wait for `loom acp` to exit.
@@ -450,14 +476,8 @@ async fn cancel_ends_a_streaming_turn_as_cancelled() {
         session.clone(),
         vec![ContentBlock::Text(TextContent::new("talk forever"))],
     ));
-    let streaming = async {
-        while !acp.seen(|s| agent_text(s).contains("more")) {
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-    };
-    tokio::time::timeout(Duration::from_secs(60), streaming)
-        .await
-        .expect("the answer streams");
+    acp.until("the answer to stream", |s| agent_text(s).contains("more"))
+        .await;
     acp.cx
         .send_notification(CancelNotification::new(session))
         .unwrap();
@@ -482,14 +502,8 @@ async fn a_client_gone_while_an_answer_streams_ends_the_session_cleanly() {
         session,
         vec![ContentBlock::Text(TextContent::new("talk forever"))],
     ));
-    let streaming = async {
-        while !acp.seen(|s| agent_text(s).contains("more")) {
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-    };
-    tokio::time::timeout(Duration::from_secs(60), streaming)
-        .await
-        .expect("the answer streams");
+    acp.until("the answer to stream", |s| agent_text(s).contains("more"))
+        .await;
     // Closed mid-answer, without a cancel: Loom's next update meets a closed pipe.
     acp.close().await;
 }

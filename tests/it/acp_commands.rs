@@ -51,14 +51,10 @@ fn advertised(seen: &Seen) -> Vec<(String, String, Option<String>)> {
 
 /// Wait (at most a minute) until `/review` is advertised.
 async fn until_advertised(acp: &Acp) {
-    let told = async {
-        while !acp.seen(|s| advertised(s).iter().any(|(n, _, _)| n == "review")) {
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-    };
-    tokio::time::timeout(Duration::from_secs(60), told)
-        .await
-        .expect("the custom commands are advertised");
+    acp.until("the custom commands to be advertised", |s| {
+        advertised(s).iter().any(|(n, _, _)| n == "review")
+    })
+    .await;
 }
 
 /// The text of the last user message of a request to the model.
@@ -160,14 +156,10 @@ async fn cancel_during_a_commands_turn_ends_it_cancelled() {
         session.clone(),
         vec![ContentBlock::Text(TextContent::new("/review a.rs"))],
     ));
-    let streaming = async {
-        while !acp.seen(|s| agent_text(s).contains("more")) {
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-    };
-    tokio::time::timeout(Duration::from_secs(60), streaming)
-        .await
-        .expect("the command's answer streams");
+    acp.until("the command's answer to stream", |s| {
+        agent_text(s).contains("more")
+    })
+    .await;
     acp.cx
         .send_notification(CancelNotification::new(session))
         .unwrap();
@@ -200,19 +192,13 @@ async fn cancel_while_a_command_expands_ends_it_cancelled() {
         session.clone(),
         vec![ContentBlock::Text(TextContent::new("/slow"))],
     ));
-    let running = async {
-        while !acp.seen(|s| {
-            s.updates.iter().any(|u| {
-                matches!(u, SessionUpdate::ToolCallUpdate(c)
-                    if c.fields.status == Some(ToolCallStatus::InProgress))
-            })
-        }) {
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-    };
-    tokio::time::timeout(Duration::from_secs(60), running)
-        .await
-        .expect("the command's !`sleep` runs");
+    acp.until("the command's !`sleep` to run", |s| {
+        s.updates.iter().any(|u| {
+            matches!(u, SessionUpdate::ToolCallUpdate(c)
+                if c.fields.status == Some(ToolCallStatus::InProgress))
+        })
+    })
+    .await;
     acp.cx
         .send_notification(CancelNotification::new(session))
         .unwrap();

@@ -193,15 +193,25 @@ impl Tui {
     /// Wait until one screen shows every one of `needles` (a frame after a resize, say,
     /// rather than a stale one that already had some of them).
     pub(crate) async fn wait_for_all(&self, needles: &[&str]) -> String {
+        self.wait_screen(&format!("{needles:?}"), |s| {
+            needles.iter().all(|n| s.contains(n))
+        })
+        .await
+    }
+
+    /// Wait (at most 20 s, then fail saying `what`) until the screen satisfies `done`; the
+    /// screen it was seen on. The terminal's output has no event to wait on, so the screen
+    /// is looked at every 50 ms.
+    async fn wait_screen(&self, what: &str, done: impl Fn(&str) -> bool) -> String {
         let start = Instant::now();
         loop {
             let s = self.screen();
-            if needles.iter().all(|n| s.contains(n)) {
+            if done(&s) {
                 return s;
             }
             assert!(
                 start.elapsed() < Duration::from_secs(20),
-                "timed out waiting for {needles:?}; the screen shows:\n{s}"
+                "timed out waiting for {what}; the screen shows:\n{s}"
             );
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
@@ -209,15 +219,8 @@ impl Tui {
 
     /// Wait until the screen no longer shows `needle` (a layer closed, say).
     pub(crate) async fn wait_gone(&self, needle: &str) {
-        let start = Instant::now();
-        while self.screen().contains(needle) {
-            assert!(
-                start.elapsed() < Duration::from_secs(20),
-                "timed out waiting for {needle:?} to go; the screen shows:\n{}",
-                self.screen()
-            );
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
+        self.wait_screen(&format!("{needle:?} to go"), |s| !s.contains(needle))
+            .await;
     }
 
     pub(crate) fn send(&mut self, keys: &str) {
