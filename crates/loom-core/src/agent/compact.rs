@@ -87,17 +87,9 @@ pub fn trim_calls(conversation: &mut [Message], max_chars: usize) -> usize {
             };
             for _ in 0..8 {
                 let size = value.to_string().len();
-                let Some(longest) = longest_string(&mut value) else {
-                    break;
-                };
-                if size <= max_chars {
+                if size <= max_chars || !cut_longest_string(&mut value, size - max_chars) {
                     break;
                 }
-                let keep = longest.len().saturating_sub(size - max_chars + 64).max(200);
-                if keep >= longest.len() {
-                    break;
-                }
-                *longest = crate::base::text::cut_middle(longest, keep).0;
             }
             let shorter = value.to_string();
             if shorter.len() < call.arguments.len() {
@@ -131,13 +123,8 @@ fn trim_result(content: &str, max_chars: usize) -> String {
             break;
         }
         let excess = size - max_chars;
-        if let Some(longest) = longest_string(&mut value) {
-            // (The cut leaves a marker of its own in the middle: a little more goes.)
-            let keep = longest.len().saturating_sub(excess + 64).max(200);
-            if keep < longest.len() {
-                *longest = crate::base::text::cut_middle(longest, keep).0;
-                continue;
-            }
+        if cut_longest_string(&mut value, excess) {
+            continue;
         }
         // Many short strings (a long listing): the longest array loses its middle.
         if !cut_longest_array(&mut value, excess) {
@@ -151,6 +138,21 @@ fn trim_result(content: &str, max_chars: usize) -> String {
         return format!("{cut}\n[loom: {note}]");
     }
     text
+}
+
+/// Cut the longest string in `value` in the middle to save about `excess` characters
+/// (keeping at least 200); false when it is too short to give way.
+fn cut_longest_string(value: &mut serde_json::Value, excess: usize) -> bool {
+    let Some(longest) = longest_string(value) else {
+        return false;
+    };
+    // (The cut leaves a marker of its own in the middle: a little more goes.)
+    let keep = longest.len().saturating_sub(excess + 64).max(200);
+    if keep >= longest.len() {
+        return false;
+    }
+    *longest = crate::base::text::cut_middle(longest, keep).0;
+    true
 }
 
 /// Cut items from the middle of the longest array in `value` to save about `excess`
