@@ -75,10 +75,30 @@ fn is_corrupt(e: &rusqlite::Error) -> bool {
     )
 }
 
-/// Why opening failed: damage (move the file aside) or anything else (report it).
+/// Why opening failed: damage (move the file aside), another connection in the way (try
+/// again), or anything else (report it).
 enum OpenFailure {
     Corrupt(String),
+    Busy(String),
     Other(String),
+}
+
+/// [`connect`], again while SQLite says the database is busy, for at most
+/// [`BUSY_TIMEOUT`]. Openers that race on a new file each read it and then want it
+/// exclusively (to switch it to WAL): SQLite answers one of them "database is locked" at
+/// once instead of calling the busy handler, as waiting could deadlock. Started over, its
+/// read lock is gone and it waits like any other.
+fn connect_patiently(path: &Path) -> Result<Connection, OpenFailure> {
+    let started = std::time::Instant::now();
+    loop {
+        match connect(path) {
+            Err(OpenFailure::Busy(_)) if started.elapsed() < BUSY_TIMEOUT => {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            Err(OpenFailure::Busy(e)) => return Err(OpenFailure::Other(e)),
+            done => return done,
+        }
+    }
 }
 
 fn now() -> i64 {
@@ -92,6 +112,8 @@ fn connect(path: &Path) -> Result<Connection, OpenFailure> {
     let classify = |e: rusqlite::Error| {
         if is_corrupt(&e) {
             OpenFailure::Corrupt(e.to_string())
+        } else if e.sqlite_error_code() == Some(ErrorCode::DatabaseBusy) {
+            OpenFailure::Busy(e.to_string())
         } else {
             OpenFailure::Other(e.to_string())
         }
@@ -142,9 +164,9 @@ fn open_file(path: &Path) -> Result<(Connection, Option<String>), MemoryError> {
         message,
     };
     let mut notice = None;
-    let conn = match connect(path) {
+    let conn = match connect_patiently(path) {
         Ok(c) => c,
-        Err(OpenFailure::Other(e)) => return Err(db_error(e)),
+        Err(OpenFailure::Other(e) | OpenFailure::Busy(e)) => return Err(db_error(e)),
         Err(OpenFailure::Corrupt(why)) => {
             // Two processes may find the damage at once: one moves the file aside and
             // starts a new database while the other waits, then finds that one whole
@@ -152,9 +174,9 @@ fn open_file(path: &Path) -> Result<(Connection, Option<String>), MemoryError> {
             let lock_path = PathBuf::from(format!("{}.lock", path.display()));
             let _lock = crate::lockfile::exclusive(&lock_path, true)
                 .map_err(|e| db_error(format!("cannot lock {}: {e}", lock_path.display())))?;
-            match connect(path) {
+            match connect_patiently(path) {
                 Ok(c) => c,
-                Err(OpenFailure::Other(e)) => return Err(db_error(e)),
+                Err(OpenFailure::Other(e) | OpenFailure::Busy(e)) => return Err(db_error(e)),
                 Err(OpenFailure::Corrupt(_)) => {
                     let aside = move_aside(path).map_err(|e| {
                         db_error(format!("it is damaged ({why}) and cannot be moved: {e}"))
@@ -165,9 +187,11 @@ fn open_file(path: &Path) -> Result<(Connection, Option<String>), MemoryError> {
                         path.display(),
                         aside.display()
                     ));
-                    match connect(path) {
+                    match connect_patiently(path) {
                         Ok(c) => c,
-                        Err(OpenFailure::Other(e)) => return Err(db_error(e)),
+                        Err(OpenFailure::Other(e) | OpenFailure::Busy(e)) => {
+                            return Err(db_error(e));
+                        }
                         Err(OpenFailure::Corrupt(w)) => return Err(db_error(w)),
                     }
                 }
