@@ -276,7 +276,17 @@ impl Tui {
         self.wait_for("Resume it with").await
     }
 
+    /// Resize the terminal as a window manager would. The emulator takes its new size
+    /// before Loom hears of it, and keeps its lock until then: Loom's first frame at the
+    /// new size is then never read into the emulator at the old one (which wrapped that
+    /// frame's lines and left them on the screen, as a CI run of
+    /// `resize_mid_stream_reflows` showed).
     fn resize(&mut self, cols: u16, rows: u16) {
+        let mut parser = self.parser.lock().unwrap();
+        parser.screen_mut().set_size(
+            std::num::NonZeroU16::new(rows).unwrap(),
+            std::num::NonZeroU16::new(cols).unwrap(),
+        );
         self.master
             .resize(PtySize {
                 rows,
@@ -285,10 +295,6 @@ impl Tui {
                 pixel_height: 0,
             })
             .unwrap();
-        self.parser.lock().unwrap().screen_mut().set_size(
-            std::num::NonZeroU16::new(rows).unwrap(),
-            std::num::NonZeroU16::new(cols).unwrap(),
-        );
     }
 
     pub(crate) async fn quit(mut self) {
