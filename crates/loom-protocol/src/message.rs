@@ -6,6 +6,19 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+/// What ends an answer the person interrupted, in the conversation: the model reads its
+/// partial answer as cut off on purpose. A resumed screen shows the answer without it, and
+/// the "interrupted" notice the live screen showed.
+pub const INTERRUPTED_MARK: &str = "\n\n[interrupted by the user]";
+
+/// `content` without [`INTERRUPTED_MARK`], and whether it had it.
+pub fn split_interrupted(content: &str) -> (&str, bool) {
+    match content.strip_suffix(INTERRUPTED_MARK) {
+        Some(answer) => (answer, true),
+        None => (content, false),
+    }
+}
+
 /// One tool call the model made.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ToolCall {

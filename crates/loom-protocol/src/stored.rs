@@ -3,10 +3,12 @@
 //! into view instead of keeping it) and what was lost. `loom-core`'s session store reads
 //! and writes the file; it re-exports these types where they were.
 
+use std::collections::HashMap;
 use std::fs::File;
 use std::path::PathBuf;
 
 use crate::message::Message;
+use crate::usage::Usage;
 
 /// Reads the message whose record is at a [`MessageAt`] in a session file (opened by the
 /// caller). Given by the store that read the file, which knows its record format.
@@ -43,6 +45,32 @@ pub struct LoadedSession {
     pub read: Option<ReadMessage>,
     /// The prompts of `conversation` a rewind can go back to, oldest first.
     pub prompts: Vec<PromptMark>,
+    /// What the file's log says about each call, by call id: a resumed screen shows its
+    /// row as it was shown live (how long it ran, whether it was refused).
+    pub calls: HashMap<String, CallLog>,
+    /// The tokens of every request the session made, summed.
+    pub usage: Usage,
+    /// The tokens of the last request since the conversation was last cleared or rewound
+    /// (how full the context was).
+    pub last_request: Usage,
+}
+
+/// What a session file's log (beside the conversation) says about one tool call.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CallLog {
+    /// How long it ran, when it ran to a result.
+    pub duration_ms: Option<u64>,
+    /// How it was refused, when it was.
+    pub refusal: Option<Refusal>,
+}
+
+/// A refused call: by whom, and why when they said.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refusal {
+    /// A person refused it (not the policy).
+    pub by_person: bool,
+    /// The reason given.
+    pub reason: Option<String>,
 }
 
 /// A prompt of a loaded conversation: where a rewind or fork can go back to.

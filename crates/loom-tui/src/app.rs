@@ -354,17 +354,26 @@ impl App {
     /// The person (or the policy) answered about call `id`.
     fn on_approval(&mut self, id: &str, approved: bool, by: DecidedBy, reason: Option<String>) {
         if !approved {
-            self.tools.on_denied(id);
-            if by == DecidedBy::Policy
-                && let Some(r) = reason
-            {
-                self.transcript
-                    .push_notice(NoticeLevel::Warning, &format!("refused: {r}"));
-            }
+            self.show_refusal(id, by == DecidedBy::User, reason.as_deref());
         }
         self.mark(id);
         self.resolve_review(id);
         self.layers.close_call(id);
+    }
+
+    /// Call `id` was refused: its row says so, and the chat says why when a reason was
+    /// given (the policy's, or what the person typed after "why not?").
+    pub(crate) fn show_refusal(&mut self, id: &str, by_person: bool, reason: Option<&str>) {
+        self.tools.on_denied(id);
+        match (by_person, reason) {
+            (false, Some(r)) => self
+                .transcript
+                .push_notice(NoticeLevel::Warning, &format!("refused: {r}")),
+            (true, Some(r)) => self
+                .transcript
+                .push_notice(NoticeLevel::Info, &format!("you refused it: {r}")),
+            (_, None) => {}
+        }
     }
 
     /// Call `id` finished: its row, mark and output; a `!command`'s output is attached.

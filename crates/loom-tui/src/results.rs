@@ -24,7 +24,7 @@ impl App {
         if let (true, Some(result), ToolStatus::Done { ms, .. }) =
             (row.name == "bash", &row.result, &row.status)
         {
-            let output = super::command_output::CommandOutput::from_result(result, *ms);
+            let output = super::command_output::CommandOutput::from_result(result, ms.unwrap_or(0));
             self.transcript.set_output(id, output);
         }
     }

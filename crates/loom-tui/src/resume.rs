@@ -11,9 +11,9 @@ use super::outbox::SessionsWanted;
 use super::stored_calls::StoredCall;
 use super::tools_pane::{ToolRow, ToolStatus};
 use super::transcript::NoticeLevel;
-use crate::protocol::message::{Message, ToolCall};
+use crate::protocol::message::{Message, ToolCall, split_interrupted};
 use crate::protocol::plan::Plan;
-use crate::protocol::stored::{LoadedSession, MessageAt, SessionFile};
+use crate::protocol::stored::{CallLog, LoadedSession, MessageAt, SessionFile};
 
 /// The tool whose results carry the model's plan (issue 28).
 const PLAN_TOOL: &str = "update_plan";
@@ -79,6 +79,9 @@ impl App {
             .filter(|_| stored)
             .and_then(|(p, read)| SessionFile::open(p, read).ok());
         let stored = stored && self.tools.store.is_some();
+        self.status.usage = session.usage;
+        self.status.last_prompt =
+            session.last_request.prompt_tokens + session.last_request.completion_tokens;
         for (i, m) in session.conversation.iter().enumerate() {
             let at = session.at.get(i).copied().flatten().filter(|_| stored);
             match m {
@@ -100,7 +103,10 @@ impl App {
                     tool_call_id,
                     content,
                     ..
-                } => self.load_result(tool_call_id, content, at),
+                } => {
+                    let log = session.calls.get(tool_call_id);
+                    self.load_result(tool_call_id, content, at, log);
+                }
                 Message::System { .. } => {}
             }
         }
@@ -108,11 +114,16 @@ impl App {
 
     /// A resumed answer of the model (read back from `at` when shown) and its calls' rows.
     fn load_answer(&mut self, content: &str, tool_calls: &[ToolCall], at: Option<MessageAt>) {
-        if !content.trim().is_empty() {
+        let (answer, interrupted) = split_interrupted(content);
+        if !answer.trim().is_empty() {
             match at {
-                Some(at) => self.transcript.push_stored_answer(at, content),
-                None => self.transcript.push_answer(content),
+                Some(at) => self.transcript.push_stored_answer(at, answer),
+                None => self.transcript.push_answer(answer),
             }
+        }
+        if interrupted {
+            self.transcript
+                .push_notice(NoticeLevel::Info, "interrupted");
         }
         for (index, c) in tool_calls.iter().enumerate() {
             let args = super::stored_calls::parse_args(&c.arguments);
@@ -143,10 +154,21 @@ impl App {
         }
     }
 
-    /// A resumed call's result (at `at` in the session file): its row's status, and its
-    /// output under the row when it shows one.
-    fn load_result(&mut self, tool_call_id: &str, content: &str, at: Option<MessageAt>) {
+    /// A resumed call's result (at `at` in the session file): its row's status as the
+    /// file's log has it (`log`: how long it ran, whether it was refused), and its output
+    /// under the row when it shows one.
+    fn load_result(
+        &mut self,
+        tool_call_id: &str,
+        content: &str,
+        at: Option<MessageAt>,
+        log: Option<&CallLog>,
+    ) {
         self.load_plan(tool_call_id, content);
+        let ms = log.and_then(|l| l.duration_ms);
+        if let Some(refusal) = log.and_then(|l| l.refusal.as_ref()) {
+            self.show_refusal(tool_call_id, refusal.by_person, refusal.reason.as_deref());
+        }
         // A resumed row whose result shows nowhere but in its details needs
         // only the status: the result is not built.
         let status_only = at.is_some()
@@ -163,11 +185,13 @@ impl App {
                 .row_mut(tool_call_id)
                 .is_some_and(|r| r.stored.is_some() && r.name == "bash");
         let shown = stored_bash
-            .then(|| super::command_output::CommandOutput::from_json(content, 0))
+            .then(|| super::command_output::CommandOutput::from_json(content, ms.unwrap_or(0)))
             .flatten();
         if let Some((ok, output)) = shown {
             if let Some(row) = self.tools.row_mut(tool_call_id) {
-                row.status = ToolStatus::Done { ok, ms: 0 };
+                if row.status != ToolStatus::Denied {
+                    row.status = ToolStatus::Done { ok, ms };
+                }
                 row.result = None;
                 if let (Some(stored), Some(at)) = (&mut row.stored, at) {
                     stored.result = Some(at);
@@ -185,7 +209,9 @@ impl App {
             (result.as_ref().is_some_and(|r| r.success), result)
         };
         if let Some(row) = self.tools.row_mut(tool_call_id) {
-            row.status = ToolStatus::Done { ok, ms: 0 };
+            if row.status != ToolStatus::Denied {
+                row.status = ToolStatus::Done { ok, ms };
+            }
             row.result = result;
         }
         self.mark(tool_call_id);

@@ -70,7 +70,7 @@ impl ToolsPane {
             if row.status != ToolStatus::Denied {
                 row.status = ToolStatus::Done {
                     ok: result.success,
-                    ms,
+                    ms: Some(ms),
                 };
             }
             row.result = Some(result);
@@ -93,7 +93,10 @@ impl ToolsPane {
             name: "hook".into(),
             summary: name.clone(),
             args: Value::String(name),
-            status: ToolStatus::Done { ok: success, ms },
+            status: ToolStatus::Done {
+                ok: success,
+                ms: Some(ms),
+            },
             result: Some(ToolResult {
                 success,
                 output,

@@ -22,8 +22,9 @@ pub enum ToolStatus {
     Done {
         /// Succeeded.
         ok: bool,
-        /// How long it ran.
-        ms: u64,
+        /// How long it ran (`None`: not known, a resumed call of a file that did not
+        /// record it).
+        ms: Option<u64>,
     },
     /// Refused (by the policy or the person).
     Denied,

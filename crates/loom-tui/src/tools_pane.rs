@@ -27,7 +27,11 @@ pub use super::tool_row::{ToolRow, ToolStatus};
 /// (`loom-core`'s `tools::summary::summarize`, shared with `loom exec`), handed over at start.
 pub type Summarize = fn(&str, &Value) -> String;
 
-fn duration(ms: u64) -> String {
+/// How long a call ran, for its row (nothing when not known).
+fn duration(ms: Option<u64>) -> String {
+    let Some(ms) = ms else {
+        return String::new();
+    };
     if ms < 1000 {
         format!("{ms}ms")
     } else if ms < 60_000 {
@@ -54,7 +58,7 @@ pub fn status_mark(status: &ToolStatus, now: Instant, theme: &Theme) -> (String,
             (
                 SPINNER[frame].into(),
                 Style::default().fg(theme.accent),
-                duration(elapsed.as_millis() as u64),
+                duration(Some(elapsed.as_millis() as u64)),
             )
         }
         ToolStatus::Done { ok: true, ms } => (
@@ -266,6 +270,7 @@ impl ToolsPane {
             let y = area.y + (i - first) as u16;
             let (icon, style, tail) = status_mark(&row.status, now, theme);
             let tail = match web_outcome(row) {
+                Some(outcome) if tail.is_empty() => outcome,
                 Some(outcome) => format!("{outcome} · {tail}"),
                 None => tail,
             };
@@ -495,7 +500,10 @@ mod tests {
             name: "bash".into(),
             summary: "make".into(),
             args: json!({"command": "make"}),
-            status: ToolStatus::Done { ok: true, ms: 1 },
+            status: ToolStatus::Done {
+                ok: true,
+                ms: Some(1),
+            },
             result: Some(ToolResult::ok(output)),
             stored: None,
         }
@@ -528,7 +536,10 @@ mod tests {
             name: "web_fetch".into(),
             summary: loom_core::tools::summary::summarize("web_fetch", &args),
             args,
-            status: ToolStatus::Done { ok: true, ms: 120 },
+            status: ToolStatus::Done {
+                ok: true,
+                ms: Some(120),
+            },
             result: Some(
                 ToolResult::ok("# Serde\n\nA **framework**.")
                     .with_data(json!({"status": 200, "url": "https://docs.rs/serde/"})),
@@ -559,7 +570,10 @@ mod tests {
             name: name.into(),
             summary: String::new(),
             args: json!({}),
-            status: ToolStatus::Done { ok: true, ms: 1 },
+            status: ToolStatus::Done {
+                ok: true,
+                ms: Some(1),
+            },
             result: Some(match data {
                 Some(d) => ToolResult::ok("").with_data(d),
                 None => ToolResult::ok(""),
@@ -602,7 +616,10 @@ mod tests {
             name: "search_files".into(),
             summary: loom_core::tools::summary::summarize("search_files", &args),
             args,
-            status: ToolStatus::Done { ok: true, ms: 3 },
+            status: ToolStatus::Done {
+                ok: true,
+                ms: Some(3),
+            },
             result: None,
             stored: None,
         });
@@ -674,7 +691,10 @@ mod tests {
                 name: "read_file".into(),
                 summary: "src/main.rs".into(),
                 args: Value::String(raw.into()),
-                status: ToolStatus::Done { ok: false, ms: 1 },
+                status: ToolStatus::Done {
+                    ok: false,
+                    ms: Some(1),
+                },
                 result: Some(ToolResult::err("arguments are not valid JSON")),
                 stored: None,
             });

@@ -167,7 +167,12 @@ impl Context<'_> {
             Ok(Message::User { content, images }) if user => {
                 crate::protocol::image::with_chips(&content, &images)
             }
-            Ok(Message::Assistant { content, .. }) if !user => content,
+            // An interrupted answer's mark is shown as the notice after it.
+            Ok(Message::Assistant { content, .. }) if !user => {
+                crate::protocol::message::split_interrupted(&content)
+                    .0
+                    .to_string()
+            }
             Ok(_) => "(the session file changed under this message: resume it again)".into(),
             Err(e) => format!(
                 "(cannot read this message back from the session file: {e}; resume it again)"

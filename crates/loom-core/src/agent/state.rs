@@ -642,7 +642,10 @@ impl Machine {
                 out.push(Action::CancelLlm);
                 if !partial_text.is_empty() {
                     self.conversation.push(Message::Assistant {
-                        content: format!("{partial_text}\n\n[interrupted by the user]"),
+                        content: format!(
+                            "{partial_text}{}",
+                            crate::protocol::message::INTERRUPTED_MARK
+                        ),
                         tool_calls: Vec::new(),
                     });
                 }

@@ -1,9 +1,11 @@
 //! Reading a session line without serde's detour for tagged enums. `Record` and `Message`
 //! are tagged by a field inside them (`"t"`, `"role"`), which serde reads by first copying
 //! the whole line into a tree of its own and then reading that tree again: a resume of
-//! 100,000 messages spent about a fifth of its CPU time there. Message lines (nearly every
-//! line) are read straight into their fields instead; anything else, or a message line the
-//! direct reading does not accept, goes the ordinary way, so the outcome is the same.
+//! 100,000 messages spent about a fifth of its CPU time there. Message lines and the log
+//! lines a long session has about as many of (each call's result and approval, each
+//! request's usage, each turn's end) are read straight into their fields instead; anything
+//! else, or a line the direct reading does not accept, goes the ordinary way, so the
+//! outcome is the same.
 
 use std::borrow::Cow;
 
@@ -11,7 +13,7 @@ use serde::Deserialize;
 
 use super::Record;
 use crate::llm::image::Image;
-use crate::llm::{Message, ToolCall};
+use crate::llm::{Message, ToolCall, Usage};
 
 /// The record's tag, borrowed from the line; the other fields are skipped.
 #[derive(Deserialize)]
@@ -68,17 +70,92 @@ impl Flat {
     }
 }
 
+/// The log records read straight into their fields (a long session has one of these for
+/// about every message: each call's result and each request's usage).
+#[derive(Deserialize)]
+struct ToolResultLine {
+    id: String,
+    name: String,
+    success: bool,
+    files_changed: Vec<String>,
+    duration_ms: u64,
+}
+
+#[derive(Deserialize)]
+struct ApprovalLine {
+    id: String,
+    approved: bool,
+    by: String,
+    reason: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct UsageLine {
+    usage: Usage,
+}
+
+#[derive(Deserialize)]
+struct TurnEndLine {
+    end: String,
+}
+
+/// The tag of a line: read off its start when Loom wrote it (the tag first, no escapes),
+/// else looked up.
+fn tag(line: &[u8]) -> Option<Cow<'_, str>> {
+    let quick = line
+        .strip_prefix(br#"{"t":""#)
+        .and_then(|rest| rest.split(|&b| b == b'"').next())
+        .filter(|t| !t.contains(&b'\\'))
+        .and_then(|t| std::str::from_utf8(t).ok());
+    match quick {
+        Some(t) => Some(Cow::Borrowed(t)),
+        None => serde_json::from_slice::<Tag>(line).ok().map(|tag| tag.t),
+    }
+}
+
+/// The record of a line whose tag is `tag`, read straight into its fields; `None` when
+/// this reading does not know the tag or does not accept the line.
+fn direct(tag: &str, line: &[u8]) -> Option<Record> {
+    Some(match tag {
+        "message" => Record::Message {
+            message: serde_json::from_slice::<MessageLine>(line)
+                .ok()?
+                .message
+                .into_message()?,
+        },
+        "tool_result" => {
+            let r: ToolResultLine = serde_json::from_slice(line).ok()?;
+            Record::ToolResult {
+                id: r.id,
+                name: r.name,
+                success: r.success,
+                files_changed: r.files_changed,
+                duration_ms: r.duration_ms,
+            }
+        }
+        "approval" => {
+            let a: ApprovalLine = serde_json::from_slice(line).ok()?;
+            Record::Approval {
+                id: a.id,
+                approved: a.approved,
+                by: a.by,
+                reason: a.reason,
+            }
+        }
+        "usage" => Record::Usage {
+            usage: serde_json::from_slice::<UsageLine>(line).ok()?.usage,
+        },
+        "turn_end" => Record::TurnEnd {
+            end: serde_json::from_slice::<TurnEndLine>(line).ok()?.end,
+        },
+        _ => return None,
+    })
+}
+
 /// One line of a session file, as `serde_json::from_slice::<Record>` reads it.
 pub fn parse_record(line: &[u8]) -> serde_json::Result<Record> {
-    // Loom writes the tag first; a line that starts otherwise has its tag looked up.
-    let message = line.starts_with(br#"{"t":"message","#)
-        || serde_json::from_slice::<Tag>(line).is_ok_and(|tag| tag.t == "message");
-    let direct = message
-        .then(|| serde_json::from_slice::<MessageLine>(line).ok())
-        .flatten()
-        .and_then(|m| m.message.into_message());
-    match direct {
-        Some(message) => Ok(Record::Message { message }),
+    match tag(line).and_then(|t| direct(&t, line)) {
+        Some(record) => Ok(record),
         None => serde_json::from_slice::<Record>(line),
     }
 }
@@ -108,6 +185,24 @@ mod tests {
             r#"{"t":"message","message":{"role":"user","content":"cut"#,
             r#"{"t":"clear"}"#,
             r#"{"t":"turn_end","end":"done"}"#,
+            r#"{"end":"failed","t":"turn_end"}"#,
+            r#"{"t":"turn_end"}"#,
+            r#"{"t":"turn_end","end":3}"#,
+            r#"{"t":"tool_result","id":"c1","name":"bash","success":true,"files_changed":[],"duration_ms":1200}"#,
+            r#"{"t":"tool_result","id":"c1","name":"bash","success":true,"files_changed":["a.rs"],"duration_ms":5,"extra":{}}"#,
+            r#"{"t":"tool_result","id":"c1","name":"bash","success":true,"duration_ms":5}"#,
+            r#"{"t":"tool_result","id":"c1","name":"bash","success":"yes","files_changed":[],"duration_ms":5}"#,
+            r#"{"t":"tool_result","id":"c1","name":"bash","success":true,"files_changed":[],"duration_ms":-1}"#,
+            r#"{"t":"approval","id":"c1","approved":false,"by":"user","reason":"not now"}"#,
+            r#"{"t":"approval","id":"c1","approved":true,"by":"policy","reason":null}"#,
+            r#"{"t":"approval","id":"c1","approved":true,"by":"policy"}"#,
+            r#"{"t":"approval","id":"c1","by":"policy"}"#,
+            r#"{"t":"usage","usage":{"prompt_tokens":10,"completion_tokens":2}}"#,
+            r#"{"t":"usage","usage":{"prompt_tokens":10,"completion_tokens":2,"estimated":true,"cached_prompt_tokens":4}}"#,
+            r#"{"t":"usage","usage":{"prompt_tokens":10}}"#,
+            r#"{"t":"usage"}"#,
+            r#"{"t":"usa\u0067e","usage":{"prompt_tokens":1,"completion_tokens":1}}"#,
+            r#"{"t":"message","t":"usage","usage":{"prompt_tokens":1,"completion_tokens":1}}"#,
             r#"{"t":"session","id":"s","started_at":"now","workspace":"/w","model":"m"}"#,
             r#"{"t":"nonsense"}"#,
             r#"{"t":7}"#,

@@ -218,6 +218,7 @@ impl SessionLog {
     }
 }
 
+use crate::protocol::stored::Refusal;
 pub use crate::protocol::stored::{LoadedSession, MessageAt};
 
 /// Read the message whose record is at `at` in `file` (a session file, which only grows,
@@ -266,39 +267,7 @@ pub fn load(path: &Path) -> std::io::Result<LoadedSession> {
             s.dropped.push(i + 1);
             continue;
         };
-        match record {
-            Record::Session {
-                id,
-                started_at,
-                workspace,
-                model,
-                title,
-            } => {
-                s.id = id;
-                s.started_at = started_at;
-                s.workspace = workspace;
-                s.model = model;
-                s.title = title;
-            }
-            Record::Message { message } => {
-                s.conversation.push(message);
-                s.at.push((at.len < u32::MAX).then_some(at));
-            }
-            Record::Clear => {
-                s.conversation.clear();
-                s.at.clear();
-                marks.clear();
-            }
-            Record::Prompt { seq } => marks.note(&s.conversation, &s.at, seq),
-            Record::ToolsLoaded { names } => {
-                for name in names {
-                    if !s.loaded_tools.contains(&name) {
-                        s.loaded_tools.push(name);
-                    }
-                }
-            }
-            _ => {}
-        }
+        take(&mut s, &mut marks, record, at);
     }
     if s.id.is_empty() {
         s.id = path
@@ -309,6 +278,65 @@ pub fn load(path: &Path) -> std::io::Result<LoadedSession> {
     s.repaired = repair_located(&mut s.conversation, &mut s.at);
     s.prompts = marks.resolve(&s.at);
     Ok(s)
+}
+
+/// What one record of a session file adds to the session being loaded (`at`: where the
+/// record is in the file).
+fn take(s: &mut LoadedSession, marks: &mut rewind::Marks, record: Record, at: MessageAt) {
+    match record {
+        Record::Session {
+            id,
+            started_at,
+            workspace,
+            model,
+            title,
+        } => {
+            s.id = id;
+            s.started_at = started_at;
+            s.workspace = workspace;
+            s.model = model;
+            s.title = title;
+        }
+        Record::Message { message } => {
+            s.conversation.push(message);
+            s.at.push((at.len < u32::MAX).then_some(at));
+        }
+        Record::Clear => {
+            s.conversation.clear();
+            s.at.clear();
+            s.last_request = Usage::default();
+            marks.clear();
+        }
+        Record::Prompt { seq } => marks.note(&s.conversation, &s.at, seq),
+        Record::ToolsLoaded { names } => {
+            for name in names {
+                if !s.loaded_tools.contains(&name) {
+                    s.loaded_tools.push(name);
+                }
+            }
+        }
+        Record::ToolResult {
+            id, duration_ms, ..
+        } => {
+            s.calls.entry(id).or_default().duration_ms = Some(duration_ms);
+        }
+        Record::Approval {
+            id,
+            approved: false,
+            by,
+            reason,
+        } => {
+            s.calls.entry(id).or_default().refusal = Some(Refusal {
+                by_person: by == "user",
+                reason,
+            });
+        }
+        Record::Usage { usage } => {
+            s.usage.add(usage);
+            s.last_request = usage;
+        }
+        _ => {}
+    }
 }
 
 /// Give every unanswered tool call a result explaining what happened; returns how many.

@@ -175,3 +175,81 @@ fn listing_and_latest() {
     );
     assert!(path_of(dir.path(), "../etc/passwd").is_none());
 }
+
+/// The log beside the conversation comes back with it: each call's duration and refusal
+/// (by whom, why) by id, the tokens summed, and the last request's tokens since the last
+/// clear (how full the context is).
+#[test]
+fn the_log_of_calls_and_tokens_is_loaded() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut log = SessionLog::create(dir.path(), "s", Path::new("/w"), "m").unwrap();
+    let usage = |p, c| Record::Usage {
+        usage: Usage {
+            prompt_tokens: p,
+            completion_tokens: c,
+            ..Usage::default()
+        },
+    };
+    let records = [
+        Record::Message {
+            message: Message::user("go"),
+        },
+        usage(100, 10),
+        Record::Message {
+            message: Message::Assistant {
+                content: String::new(),
+                tool_calls: vec![call("ran"), call("refused"), call("asked")],
+            },
+        },
+        Record::Approval {
+            id: "refused".into(),
+            approved: false,
+            by: "policy".into(),
+            reason: Some("outside the workspace".into()),
+        },
+        Record::Approval {
+            id: "asked".into(),
+            approved: false,
+            by: "user".into(),
+            reason: None,
+        },
+        Record::Approval {
+            id: "ran".into(),
+            approved: true,
+            by: "user".into(),
+            reason: None,
+        },
+        Record::ToolResult {
+            id: "ran".into(),
+            name: "read_file".into(),
+            success: true,
+            files_changed: vec![],
+            duration_ms: 1234,
+        },
+        usage(300, 20),
+    ];
+    for r in &records {
+        log.append(r).unwrap();
+    }
+    let s = load(log.path()).unwrap();
+    assert_eq!(s.calls["ran"].duration_ms, Some(1234));
+    assert_eq!(s.calls["ran"].refusal, None);
+    let policy = s.calls["refused"].refusal.as_ref().unwrap();
+    assert!(!policy.by_person);
+    assert_eq!(policy.reason.as_deref(), Some("outside the workspace"));
+    assert!(s.calls["asked"].refusal.as_ref().unwrap().by_person);
+    assert_eq!(s.calls["asked"].duration_ms, None);
+    assert_eq!(
+        (s.usage.prompt_tokens, s.usage.completion_tokens),
+        (400, 30)
+    );
+    assert_eq!(s.last_request.prompt_tokens, 300);
+    log.append(&Record::Clear).unwrap();
+    let s = load(log.path()).unwrap();
+    assert_eq!(s.usage.prompt_tokens, 400, "a clear spent no fewer tokens");
+    assert_eq!(
+        s.last_request,
+        Usage::default(),
+        "a clear empties the context"
+    );
+}
