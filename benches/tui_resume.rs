@@ -4,7 +4,8 @@
 //! the top (Ctrl+Home until the first message shows) and back, and resident memory.
 //!
 //! The sessions are generated in a temporary data directory: questions, answers with code
-//! blocks, `bash` calls with their output and `edit_file` calls whose results carry diffs.
+//! blocks, `bash` calls with their output and `edit_file` calls whose results carry diffs,
+//! and the log records a real session has between them (about one per message).
 //!
 //! Run with `cargo bench --bench tui_resume` (release build). `LOOM_RESUME_SIZES=1000,10000`
 //! picks the sizes, `LOOM_RESUME_RUNS=3` the runs per size, `LOOM_BIN` another build of
@@ -36,7 +37,20 @@ use support::ScriptedServer;
 const ROWS: u16 = 40;
 const COLS: u16 = 120;
 
-/// Write a session of `n` messages; returns its id and the file's size in bytes.
+/// A request's usage record, as the agent writes one after each answer.
+fn usage(i: usize) -> Record {
+    Record::Usage {
+        usage: loom::llm::Usage {
+            prompt_tokens: 2_000 + i as u64,
+            completion_tokens: 150,
+            ..Default::default()
+        },
+    }
+}
+
+/// Write a session of `n` messages with the log records the agent writes around them
+/// (each prompt's mark, each request's usage, each call's approval and result, each turn's
+/// end); returns its id and the file's size in bytes.
 fn generate(sessions: &Path, n: usize) -> (String, u64) {
     let id = format!("bench-{n}");
     std::fs::create_dir_all(sessions).unwrap();
@@ -55,20 +69,14 @@ fn generate(sessions: &Path, n: usize) -> (String, u64) {
     });
     let mut written = 0;
     let mut i = 0;
-    let mut msg = |m: Message, written: &mut usize| {
-        if *written < n {
-            line(&Record::Message { message: m });
-            *written += 1;
-        }
-    };
     while written < n {
         let first = if i == 0 { "FIRST-MESSAGE " } else { "" };
-        msg(
-            Message::user(format!(
+        let mut ex = vec![Record::Message {
+            message: Message::user(format!(
                 "{first}Question {i}: why does `parse_{i}` fail on empty input, and can you fix it?"
             )),
-            &mut written,
-        );
+        }];
+        ex.push(Record::Prompt { seq: i as u64 });
         let (call, result) = if i % 2 == 0 {
             let id = format!("call-bash-{i}");
             let stdout: String = (0..12)
@@ -114,30 +122,54 @@ fn generate(sessions: &Path, n: usize) -> (String, u64) {
                 },
             )
         };
-        msg(
-            Message::Assistant {
+        let (call_id, tool) = (call.id.clone(), call.name.clone());
+        ex.push(usage(i));
+        ex.push(Record::Message {
+            message: Message::Assistant {
                 content: format!(
                     "The **first character** is taken with `unwrap()`, which panics on empty input {i}.\n\n```rust\nfn parse_{i}(input: &str) -> Result<Ast, Error> {{\n    let first = input.chars().next().unwrap();\n    match first {{\n        '(' => list(input),\n        _ => atom(input),\n    }}\n}}\n```\n\nI will change it and run the tests."
                 ),
                 tool_calls: vec![call],
             },
-            &mut written,
-        );
-        msg(result, &mut written);
-        let last = if written + 1 >= n {
-            " LAST-MESSAGE"
-        } else {
-            ""
-        };
-        msg(
-            Message::Assistant {
+        });
+        ex.push(Record::Approval {
+            id: call_id.clone(),
+            approved: true,
+            by: "policy".into(),
+            reason: None,
+        });
+        ex.push(Record::ToolResult {
+            id: call_id,
+            name: tool,
+            success: true,
+            files_changed: Vec::new(),
+            duration_ms: 1200,
+        });
+        ex.push(Record::Message { message: result });
+        ex.push(usage(i));
+        let so_far = written
+            + ex.iter()
+                .filter(|r| matches!(r, Record::Message { .. }))
+                .count();
+        let last = if so_far + 1 >= n { " LAST-MESSAGE" } else { "" };
+        ex.push(Record::Message {
+            message: Message::Assistant {
                 content: format!(
                     "Fixed in `src/parse_{i}.rs`:\n\n- empty input now returns `Error::Empty`\n- the tests pass\n\n```rust\nassert_eq!(parse_{i}(\"\"), Err(Error::Empty));\n```\n\nDone with step {i}.{last}"
                 ),
                 tool_calls: Vec::new(),
             },
-            &mut written,
-        );
+        });
+        ex.push(Record::TurnEnd { end: "done".into() });
+        for r in &ex {
+            if matches!(r, Record::Message { .. }) {
+                if written == n {
+                    break;
+                }
+                written += 1;
+            }
+            line(r);
+        }
         i += 1;
     }
     out.flush().unwrap();
