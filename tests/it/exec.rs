@@ -411,7 +411,15 @@ async fn invalid_argument_json_reaches_the_model_as_an_error() {
     let result = run.of_type("tool_result")[0];
     assert_eq!(result["success"], false);
     assert!(result["error"].as_str().unwrap().contains("not valid JSON"));
+    // The event shows what the model wrote (it said "{}", which the conversation keeps
+    // so strict servers accept it).
+    assert_eq!(
+        run.of_type("tool_call")[0]["arguments"],
+        r#"{"path": greet.py}"#
+    );
     let answered = support::tool_messages(&server.requests()[1]);
+    let sent = &server.requests()[1]["messages"][2]["tool_calls"][0]["function"]["arguments"];
+    assert_eq!(sent, "{}", "the conversation keeps valid JSON");
     assert_eq!(answered[0].0, "bad");
     assert!(
         answered[0].1["error"]

@@ -38,6 +38,9 @@ pub struct AssembledCall {
     pub call: ToolCall,
     /// Why the arguments could not be used, for the tool result.
     pub args_error: Option<String>,
+    /// The arguments as the model wrote them, when they were not valid JSON (what the
+    /// front ends show of such a call; the conversation keeps `{}`).
+    pub raw_arguments: Option<String>,
 }
 
 impl CallAssembler {
@@ -145,6 +148,7 @@ pub fn finish_calls(raw: Vec<(Option<String>, String, String)>) -> Vec<Assembled
         .map(|(i, (id, name, args))| {
             let name = name.trim().to_string();
             let (arguments, args_error) = check_arguments(&args);
+            let raw_arguments = args_error.is_some().then(|| args.clone());
             let id = match id {
                 Some(id) if !id.trim().is_empty() && !seen.contains(&id) => id,
                 _ => synthetic_id(i, &name, &arguments),
@@ -162,6 +166,7 @@ pub fn finish_calls(raw: Vec<(Option<String>, String, String)>) -> Vec<Assembled
                     arguments,
                 },
                 args_error,
+                raw_arguments,
             }
         })
         .collect()

@@ -236,10 +236,14 @@ pub(super) fn resolve_calls(
                         note: p.note,
                     }
                 }
+                // An invalid call never runs; its arguments are what the model wrote,
+                // for the front ends to show.
                 Err(e) => ProposedCall {
                     call: c.call,
                     kind,
-                    args: crate::tools::ToolArgs::untyped(Value::Null),
+                    args: crate::tools::ToolArgs::untyped(
+                        c.raw_arguments.map_or(Value::Null, Value::String),
+                    ),
                     intent: None,
                     invalid: Some(e),
                     note: None,

@@ -368,18 +368,20 @@ impl Machine {
     }
 }
 
-/// The event announcing call `c`: its recorded arguments, or the text of arguments that
-/// did not parse.
+/// The event announcing call `c`: its recorded arguments, or the text the model wrote
+/// when it did not parse (the conversation records `{}` instead).
 fn announced(c: &ProposedCall) -> AgentEvent {
     AgentEvent::ToolCall {
         id: c.call.id.clone(),
         name: c.call.name.clone(),
-        arguments: if c.invalid.is_none() {
+        arguments: match (&c.invalid, c.args.value()) {
             // The recorded form (credentials masked), which is the canonical
             // arguments for every tool that masks nothing.
-            serde_json::from_str(&c.call.arguments).unwrap_or_else(|_| c.args.value().clone())
-        } else {
-            Value::String(c.call.arguments.clone())
+            (None, args) => {
+                serde_json::from_str(&c.call.arguments).unwrap_or_else(|_| args.clone())
+            }
+            (Some(_), Value::String(raw)) => Value::String(raw.clone()),
+            (Some(_), _) => Value::String(c.call.arguments.clone()),
         },
         intent: c.intent.as_ref().map(|i| Box::new(i.shown())),
     }
