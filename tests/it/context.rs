@@ -267,6 +267,7 @@ async fn older_turns_are_summarised_by_the_model_and_the_recent_one_kept() {
         window: 4096,
         chars_per_token: 3.5,
         overhead_chars: 2_000,
+        prefix_chars_per_token: 3.5,
     };
     assert!(budget.is_full(&conversation));
     let out = compact(

@@ -31,10 +31,14 @@ pub const MIN_CONVERSATION: u64 = 256;
 pub struct Budget {
     /// The model's context window in tokens.
     pub window: u64,
-    /// Characters per token (calibrated from the server's reported usage).
+    /// Characters per token of the conversation (calibrated from the server's reported
+    /// usage).
     pub chars_per_token: f64,
     /// Characters every request carries besides the conversation (system prompt, tools).
     pub overhead_chars: usize,
+    /// Characters per token of those (measured apart: prose and schemas tokenise unlike
+    /// the conversation's tool output).
+    pub prefix_chars_per_token: f64,
 }
 
 impl Budget {
@@ -50,7 +54,15 @@ impl Budget {
 
     /// Estimated tokens of the fixed prefix.
     pub fn prefix_tokens(&self) -> u64 {
-        (self.overhead_chars as f64 / self.chars_per_token.max(0.5)).ceil() as u64
+        (self.overhead_chars as f64 / self.prefix_chars_per_token.max(0.5)).ceil() as u64
+    }
+
+    /// Estimated tokens of a request of `prefix_chars` (system prompt and tools) and
+    /// `conversation_chars`.
+    pub fn request_tokens(&self, prefix_chars: usize, conversation_chars: usize) -> u64 {
+        (prefix_chars as f64 / self.prefix_chars_per_token.max(0.5)
+            + conversation_chars as f64 / self.chars_per_token.max(0.5))
+        .ceil() as u64
     }
 
     /// Tokens the conversation has: what a request may fill less the prefix (0 when the
@@ -69,8 +81,7 @@ impl Budget {
 
     /// Estimated tokens of a request carrying `conversation`.
     pub fn tokens(&self, conversation: &[Message]) -> u64 {
-        let chars = self.overhead_chars + chars(conversation);
-        (chars as f64 / self.chars_per_token.max(0.5)).ceil() as u64
+        self.request_tokens(self.overhead_chars, chars(conversation))
     }
 
     /// Whether a request carrying `conversation` should be compacted first: it would leave
@@ -81,13 +92,9 @@ impl Budget {
 
     /// The window in which a conversation of `conversation_chars` must shrink to two
     /// thirds (for a server that said the prompt is too long without saying its window).
-    pub fn window_shrinking(
-        overhead_chars: usize,
-        conversation_chars: usize,
-        chars_per_token: f64,
-    ) -> u64 {
-        let cpt = chars_per_token.max(0.5);
-        let prefix = overhead_chars as f64 / cpt;
+    pub fn window_shrinking(&self, conversation_chars: usize) -> u64 {
+        let cpt = self.chars_per_token.max(0.5);
+        let prefix = self.prefix_tokens() as f64;
         let room = conversation_chars as f64 * 2.0 / 3.0 / cpt / (TARGET_PERCENT as f64 / 100.0);
         let usable = prefix + room;
         // usable = window − reserve, with the reserve a share of the window.
@@ -115,6 +122,7 @@ mod tests {
             window: 4096,
             chars_per_token: 4.0,
             overhead_chars: 1_900 * 4,
+            prefix_chars_per_token: 4.0,
         };
         assert_eq!(b.reserve(), 614);
         assert_eq!(b.usable(), 4096 - 614);
@@ -133,6 +141,7 @@ mod tests {
             window: 2048,
             chars_per_token: 4.0,
             overhead_chars: 2_000 * 4,
+            prefix_chars_per_token: 4.0,
         };
         assert_eq!(b.conversation_tokens(), 0);
         assert_eq!(b.conversation_chars(), None);
@@ -146,6 +155,7 @@ mod tests {
                 window,
                 chars_per_token: 4.0,
                 overhead_chars: 0,
+                prefix_chars_per_token: 4.0,
             };
             assert_eq!(b.reserve(), reserve, "{window}");
         }
@@ -153,11 +163,15 @@ mod tests {
 
     #[test]
     fn an_unknown_window_is_one_where_the_conversation_shrinks_to_two_thirds() {
-        let window = Budget::window_shrinking(4_000, 30_000, 4.0);
-        let b = Budget {
-            window,
+        let sizes = Budget {
+            window: 1,
             chars_per_token: 4.0,
             overhead_chars: 4_000,
+            prefix_chars_per_token: 4.0,
+        };
+        let b = Budget {
+            window: sizes.window_shrinking(30_000),
+            ..sizes
         };
         let room = b.conversation_chars().unwrap();
         assert!((19_900..=20_100).contains(&room), "{room}");

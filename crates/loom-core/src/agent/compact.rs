@@ -303,7 +303,7 @@ pub async fn compact(
             "the system prompt and tool definitions alone need about {} of the model's {} \
              tokens; start the server with a larger context (llama-server -c, Ollama num_ctx) \
              or set context_window if Loom has it wrong",
-            (budget.overhead_chars as f64 / budget.chars_per_token) as u64,
+            budget.prefix_tokens(),
             budget.window
         ));
     };
@@ -633,6 +633,7 @@ mod tests {
             window: 100_000,
             chars_per_token: 4.0,
             overhead_chars: 1_000,
+            prefix_chars_per_token: 4.0,
         };
         let c = turn(0, 1, 500);
         let rt = tokio::runtime::Builder::new_current_thread()
@@ -665,6 +666,7 @@ mod tests {
             window: 4096,
             chars_per_token: 3.5,
             overhead_chars: 3_000,
+            prefix_chars_per_token: 3.5,
         };
         let c = turn(0, 1, 20_000);
         assert!(budget.is_full(&c));
@@ -685,6 +687,7 @@ mod tests {
             window: 8_000,
             chars_per_token: 4.0,
             overhead_chars: 2_000,
+            prefix_chars_per_token: 4.0,
         };
         let c = long_turn(0, 40, 1_500);
         assert!(budget.is_full(&c));
@@ -719,6 +722,7 @@ mod tests {
             window: 1000,
             chars_per_token: 4.0,
             overhead_chars: 10_000,
+            prefix_chars_per_token: 4.0,
         };
         let err = compact(turn(0, 0, 0), budget, None, &CancellationToken::new())
             .await
@@ -749,7 +753,7 @@ mod tests {
                 })
                 .collect();
             let last = last_user(&c).map(str::to_string);
-            let budget = Budget { window, chars_per_token: 4.0, overhead_chars: 500 };
+            let budget = Budget { window, chars_per_token: 4.0, overhead_chars: 500, prefix_chars_per_token: 4.0 };
             let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
             if let Ok(out) = rt.block_on(compact(c, budget, None, &CancellationToken::new())) {
                 prop_assert_eq!(last_user(&out.conversation).map(str::to_string), last);

@@ -573,6 +573,7 @@ impl Runner {
             window,
             chars_per_token: self.window.chars_per_token,
             overhead_chars: self.prefix.overhead_chars(),
+            prefix_chars_per_token: self.window.prefix_chars_per_token(),
         }
     }
 
@@ -583,11 +584,8 @@ impl Runner {
         self.choose_prefix();
         let conversation = self.machine.conversation().to_vec();
         let window = self.window.tokens.unwrap_or_else(|| {
-            super::budget::Budget::window_shrinking(
-                self.budget(1).overhead_chars,
-                super::budget::chars(&conversation),
-                self.window.chars_per_token,
-            )
+            self.budget(1)
+                .window_shrinking(super::budget::chars(&conversation))
         });
         let budget = self.budget(window);
         let client = self.stream.llm.clone();

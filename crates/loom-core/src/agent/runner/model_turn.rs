@@ -1,7 +1,7 @@
 //! The runner's model requests: waiting for the window and the tokeniser, fitting the
 //! conversation, streaming the answer into machine events.
 
-use super::window::Calibration;
+use super::window::{Calibration, Measured};
 use super::*;
 use crate::llm::{LlmFailure, LlmOutput};
 
@@ -34,17 +34,23 @@ impl Runner {
             content: self.prefix.sent_system.clone(),
         });
         messages.extend_from_slice(self.machine.conversation());
+        let prefix_chars = messages[0].char_len() + self.prefix.schema_chars;
+        let conversation_chars = messages[1..].iter().map(Message::char_len).sum::<usize>();
         let counted = self.window.count(&messages, &self.prefix.tool_schemas);
         if let Some(tokens) = counted {
             // The budget counts in characters; the tokeniser's count sets their worth.
-            let chars = self.budget(1).overhead_chars
-                + self
-                    .machine
-                    .conversation()
-                    .iter()
-                    .map(Message::char_len)
-                    .sum::<usize>();
-            self.window.counted(tokens, chars);
+            let prefix_tokens = self
+                .window
+                .count(&messages[..1], &self.prefix.tool_schemas)
+                .unwrap_or(0);
+            self.window.counted(
+                prefix_tokens,
+                Measured {
+                    prefix_chars,
+                    conversation_chars,
+                    tokens,
+                },
+            );
         }
         if let Some(window) = self.window.tokens
             && !self.machine.compacted()
@@ -56,16 +62,17 @@ impl Runner {
         let (cancel, partial) = self.stream.begin_request();
         let request = Request {
             client,
-            prompt_chars: messages.iter().map(Message::char_len).sum::<usize>()
-                + self.prefix.schema_chars,
+            prefix_chars,
+            conversation_chars,
             messages,
             tools: self.offered_tools(),
             registry: self.work.registry.clone(),
             counted,
-            chars_per_token: self.window.chars_per_token,
+            estimated: self
+                .budget(1)
+                .request_tokens(prefix_chars, conversation_chars),
         };
-        self.stream.inflight_prompt =
-            Some(counted.unwrap_or((request.prompt_chars as f64 / request.chars_per_token) as u64));
+        self.stream.inflight_prompt = Some(counted.unwrap_or(request.estimated));
         let events = self.events.clone();
         let tx = self.internal_tx.clone();
         tokio::spawn(request.run(cancel, partial, events, tx));
@@ -81,10 +88,12 @@ struct Request {
     registry: Arc<ToolRegistry>,
     /// The prompt's tokens as the tokeniser counted them (`None`: estimated).
     counted: Option<u64>,
-    /// Characters of the prompt, tools included.
-    prompt_chars: usize,
-    /// Characters per token when the request was made.
-    chars_per_token: f64,
+    /// Characters of the system prompt and the tools.
+    prefix_chars: usize,
+    /// Characters of the conversation.
+    conversation_chars: usize,
+    /// The prompt's tokens as estimated when the request was made.
+    estimated: u64,
 }
 
 impl Request {
@@ -126,7 +135,7 @@ impl Request {
     /// The answer arrived: the server's usage calibrates Loom's counting (or is estimated
     /// when it sent none).
     fn finished(&self, out: LlmOutput, tx: &mpsc::UnboundedSender<Internal>) -> Event {
-        let prompt_chars = self.prompt_chars;
+        let prompt_chars = self.prefix_chars + self.conversation_chars;
         let completion_chars = out.text.len()
             + out
                 .calls
@@ -134,12 +143,17 @@ impl Request {
                 .map(|c| c.call.arguments.len())
                 .sum::<usize>();
         if let Some(u) = out.usage.filter(|u| !u.estimated && u.prompt_tokens > 0) {
+            let measured = Measured {
+                prefix_chars: self.prefix_chars,
+                conversation_chars: self.conversation_chars,
+                tokens: u.prompt_tokens,
+            };
             let calibration = match self.counted {
                 Some(n) => Calibration::Tokenizer {
                     ratio: u.prompt_tokens as f64 / n.max(1) as f64,
-                    chars: prompt_chars as f64 / u.prompt_tokens as f64,
+                    measured,
                 },
-                None => Calibration::Chars(prompt_chars as f64 / u.prompt_tokens as f64),
+                None => Calibration::Chars(measured),
             };
             let _ = tx.send(Internal::Calibrated(calibration));
         }
@@ -168,7 +182,7 @@ impl Request {
             // The server had begun to answer: the attempt cost tokens, which a failed
             // turn reports (as an estimate) rather than zero.
             let usage = Usage {
-                prompt_tokens: (self.prompt_chars as f64 / self.chars_per_token) as u64,
+                prompt_tokens: self.counted.unwrap_or(self.estimated),
                 completion_tokens: failure.partial_text.len().div_ceil(4) as u64,
                 estimated: true,
                 cached_prompt_tokens: 0,

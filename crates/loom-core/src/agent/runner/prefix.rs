@@ -23,6 +23,11 @@ pub const NAMES_ONLY_BELOW: u64 = 8192;
 /// take before Loom sends less.
 const PREFIX_PERCENT: u64 = 60;
 
+/// Once Loom sends less, a richer prefix comes back only when it takes at most this share
+/// (room to spare): the estimate moves a little with every answer, and a choice that
+/// flipped between requests cost the server's prompt cache each time.
+const REGAIN_PERCENT: u64 = 50;
+
 /// One way to build the prefix: how many tools, and which system prompt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Choice {
@@ -53,6 +58,8 @@ pub(super) struct Prefix {
     pub(super) schema_chars: usize,
     /// The reduced prefix the person was last told about.
     told: Option<Choice>,
+    /// The prefix the last request sent.
+    last: Option<Choice>,
 }
 
 impl Prefix {
@@ -67,6 +74,7 @@ impl Prefix {
             schema_chars: schema_chars(&tool_schemas),
             tool_schemas,
             told: None,
+            last: None,
         }
     }
 
@@ -76,8 +84,9 @@ impl Prefix {
     }
 
     /// Choose the prefix of the next request from `all` the tools and keep it
-    /// (`sent_system`, `tool_schemas`) for a window of `window` tokens; what to tell the
-    /// person when it leaves something out for want of room.
+    /// (`sent_system`, `tool_schemas`) for a window of `window` tokens, the prefix's
+    /// characters being worth `chars_per_token`; what to tell the person when it leaves
+    /// something out for want of room.
     pub(super) fn choose(
         &mut self,
         all: &[Value],
@@ -92,14 +101,18 @@ impl Prefix {
                 (*c, system, tools)
             })
             .collect();
+        let last = self
+            .last
+            .and_then(|last| built.iter().position(|(c, ..)| *c == last));
         let index = match window {
             None => 0,
-            Some(window) => fitting(&built, window, chars_per_token),
+            Some(window) => fitting(&built, window, chars_per_token, last),
         };
         let (choice, system, tools) = built[index].clone();
         let notice = (index > 0 && self.told != Some(choice))
             .then(|| self.left_out(built[0].0, choice, all, window));
         self.told = (index > 0).then_some(choice);
+        self.last = Some(choice);
         self.schema_chars = schema_chars(&tools);
         self.tool_schemas = tools;
         self.sent_system = system;
@@ -216,31 +229,46 @@ impl Prefix {
 
 /// The richest of `built` whose prefix leaves the conversation enough of a window of
 /// `window` tokens: at most [`PREFIX_PERCENT`] of the usable room, else at least
-/// [`MIN_CONVERSATION`] tokens, else the leanest.
-fn fitting(built: &[(Choice, String, Vec<Value>)], window: u64, chars_per_token: f64) -> usize {
-    let tokens = |(_, system, tools): &(Choice, String, Vec<Value>)| {
-        Budget {
-            window,
-            chars_per_token,
-            overhead_chars: system.len() + schema_chars(tools),
-        }
-        .prefix_tokens()
-    };
-    let usable = Budget {
+/// [`MIN_CONVERSATION`] tokens, else the leanest. After `last` (the index the last request
+/// sent), a richer one must take at most [`REGAIN_PERCENT`].
+fn fitting(
+    built: &[(Choice, String, Vec<Value>)],
+    window: u64,
+    chars_per_token: f64,
+    last: Option<usize>,
+) -> usize {
+    let sizes = Budget {
         window,
         chars_per_token,
         overhead_chars: 0,
-    }
-    .usable();
-    built
+        prefix_chars_per_token: chars_per_token,
+    };
+    let tokens = |(_, system, tools): &(Choice, String, Vec<Value>)| {
+        Budget {
+            overhead_chars: system.len() + schema_chars(tools),
+            ..sizes
+        }
+        .prefix_tokens()
+    };
+    let usable = sizes.usable();
+    let within =
+        |percent: u64| move |b: &(Choice, String, Vec<Value>)| tokens(b) <= usable * percent / 100;
+    let index = built
         .iter()
-        .position(|b| tokens(b) <= usable * PREFIX_PERCENT / 100)
+        .position(within(PREFIX_PERCENT))
         .or_else(|| {
             built
                 .iter()
                 .position(|b| tokens(b) + MIN_CONVERSATION <= usable)
         })
-        .unwrap_or(built.len() - 1)
+        .unwrap_or(built.len() - 1);
+    match last {
+        Some(last) if index < last => built[..last]
+            .iter()
+            .position(within(REGAIN_PERCENT))
+            .unwrap_or(last),
+        _ => index,
+    }
 }
 
 /// Up to six names, then how many more.
@@ -288,9 +316,11 @@ impl Runner {
     /// leaves something out for want of room.
     pub(super) fn choose_prefix(&mut self) {
         let all = self.offered_schemas();
-        let chosen = self
-            .prefix
-            .choose(&all, self.window.tokens, self.window.chars_per_token);
+        let chosen = self.prefix.choose(
+            &all,
+            self.window.tokens,
+            self.window.prefix_chars_per_token(),
+        );
         if let Some(message) = chosen {
             self.emit(AgentEvent::Notice { message });
         }
@@ -308,4 +338,50 @@ impl Runner {
 /// Characters the tool definitions take in a request.
 fn schema_chars(schemas: &[Value]) -> usize {
     schemas.iter().map(|t| t.to_string().len()).sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Three prefixes of `sizes` characters, richest first (4 characters a token).
+    fn built(sizes: [usize; 3]) -> Vec<(Choice, String, Vec<Value>)> {
+        let levels = [Level::ALL[0], Level::ALL[1], Level::ALL[2]];
+        levels
+            .iter()
+            .zip(sizes)
+            .map(|(level, chars)| {
+                let choice = Choice {
+                    level: Some(*level),
+                    short: false,
+                };
+                (choice, "x".repeat(chars), Vec::new())
+            })
+            .collect()
+    }
+
+    /// The invariant: once a leaner prefix was sent, a richer one comes back only when it
+    /// takes at most REGAIN_PERCENT of the room, so an estimate that moves a little
+    /// between requests does not flip the prefix (and the server's prompt cache) back and
+    /// forth; without a last choice, the richest within PREFIX_PERCENT is sent.
+    #[test]
+    fn a_richer_prefix_comes_back_only_with_room_to_spare() {
+        let window = 10_000;
+        let usable = Budget {
+            window,
+            chars_per_token: 4.0,
+            overhead_chars: 0,
+            prefix_chars_per_token: 4.0,
+        }
+        .usable();
+        let share = |percent: u64| (usable * percent / 100) as usize * 4;
+        // The richest takes 55 %: within PREFIX_PERCENT, not within REGAIN_PERCENT.
+        let close = built([share(55), share(30), share(10)]);
+        assert_eq!(fitting(&close, window, 4.0, None), 0);
+        assert_eq!(fitting(&close, window, 4.0, Some(1)), 1, "kept");
+        let roomy = built([share(45), share(30), share(10)]);
+        assert_eq!(fitting(&roomy, window, 4.0, Some(1)), 0, "room to spare");
+        let tight = built([share(70), share(65), share(10)]);
+        assert_eq!(fitting(&tight, window, 4.0, Some(0)), 2, "leaner at once");
+    }
 }

@@ -24,17 +24,34 @@ const TOKENIZER_WAIT_AT: f64 = 0.6;
 /// does not use that tokeniser (a local model with an OpenAI name) and estimates instead.
 const TOKENIZER_AGREES: std::ops::RangeInclusive<f64> = 0.7..=1.5;
 
+/// Below this many characters, a request's conversation is too short to measure what
+/// its characters are worth (its framing would dominate).
+const MEASURABLE_CONVERSATION: usize = 1_000;
+
+/// A request as the server counted it: its characters, the prefix's (system prompt and
+/// tools) apart from the conversation's, and the server's tokens for the whole.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct Measured {
+    /// Characters of the system prompt and the tool schemas.
+    pub(super) prefix_chars: usize,
+    /// Characters of the conversation.
+    pub(super) conversation_chars: usize,
+    /// The server's prompt tokens.
+    pub(super) tokens: u64,
+}
+
 /// How the server's reported usage corrects Loom's count of a request.
 pub(super) enum Calibration {
-    /// Characters per token (models whose tokeniser Loom does not know).
-    Chars(f64),
+    /// What the request's characters are worth (models whose tokeniser Loom does not
+    /// know).
+    Chars(Measured),
     /// The server's tokens per token the tokeniser counted (framing Loom cannot see), and
-    /// characters per token in case the tokeniser turns out not to be the model's.
+    /// the request, in case the tokeniser turns out not to be the model's.
     Tokenizer {
         /// Server tokens over counted tokens.
         ratio: f64,
-        /// Characters per server token.
-        chars: f64,
+        /// The request as the server counted it.
+        measured: Measured,
     },
 }
 
@@ -55,9 +72,17 @@ enum Loaded {
 pub(super) struct Window {
     /// The model's context window, when known (config, or learned from the server).
     pub(super) tokens: Option<u64>,
-    /// Characters per token of what is sent: counted by the model's tokeniser when Loom
-    /// has it, else calibrated by the server's reported usage.
+    /// Characters per token of the conversation: counted by the model's tokeniser when
+    /// Loom has it, else calibrated by the server's reported usage.
     pub(super) chars_per_token: f64,
+    /// Characters per token of the prefix (system prompt and tool schemas), measured
+    /// apart (`None`: not yet; the conversation's is used). Prose and schemas tokenise
+    /// unlike dense tool output: with one ratio for both, a 4k window's prefix looked
+    /// nearly twice its size after a search result, and the turn was refused.
+    prefix_chars_per_token: Option<f64>,
+    /// Whether `chars_per_token` was measured on a conversation long enough to tell (until
+    /// then, it is the whole request's).
+    conversation_measured: bool,
     /// The model's tokeniser (OpenAI's own, else o200k), and how far it is loaded.
     tokenizer: Option<(Tokenizer, Loaded)>,
     /// The server's count over the tokeniser's, from the last reported usage.
@@ -72,6 +97,8 @@ impl Window {
         Window {
             tokens,
             chars_per_token: DEFAULT_CHARS_PER_TOKEN,
+            prefix_chars_per_token: None,
+            conversation_measured: false,
             tokenizer: None,
             tokenizer_correction: 1.0,
             discovering: false,
@@ -86,18 +113,54 @@ impl Window {
         self.tokenizer_correction = 1.0;
     }
 
+    /// Characters per token of the prefix.
+    pub(super) fn prefix_chars_per_token(&self) -> f64 {
+        self.prefix_chars_per_token.unwrap_or(self.chars_per_token)
+    }
+
     /// What a request the server reported usage for says about Loom's counting.
     pub(super) fn calibrated(&mut self, calibration: Calibration) {
         match calibration {
-            Calibration::Chars(ratio) => self.chars_per_token = ratio.clamp(1.5, 8.0),
-            Calibration::Tokenizer { ratio, chars } => {
+            Calibration::Chars(measured) => self.measured(measured, 1.5..=8.0),
+            Calibration::Tokenizer { ratio, measured } => {
                 if TOKENIZER_AGREES.contains(&ratio) {
                     self.tokenizer_correction = ratio;
                 } else {
                     self.tokenizer = None;
-                    self.chars_per_token = chars.clamp(1.5, 8.0);
+                    self.measured(measured, 1.5..=8.0);
                 }
             }
+        }
+    }
+
+    /// Set what characters are worth from a request of known tokens (ratios kept within
+    /// `range`). The prefix is the same in every request and the conversation grows: a
+    /// request that is nearly all prefix (a session's first) measures the prefix, counting its
+    /// conversation at the ratio known so far; a request with conversation enough to
+    /// measure then measures the conversation, with the prefix at its own ratio.
+    fn measured(&mut self, m: Measured, range: std::ops::RangeInclusive<f64>) {
+        let tokens = m.tokens.max(1) as f64;
+        let clamp = |r: f64| r.clamp(*range.start(), *range.end());
+        if m.prefix_chars > 0
+            && (self.prefix_chars_per_token.is_none()
+                || m.conversation_chars * 10 <= m.prefix_chars)
+        {
+            let conversation = m.conversation_chars as f64 / self.chars_per_token;
+            let prefix = (tokens - conversation).max(tokens / 2.0);
+            self.prefix_chars_per_token = Some(clamp(m.prefix_chars as f64 / prefix));
+        }
+        let prefix = m.prefix_chars as f64 / self.prefix_chars_per_token();
+        let conversation = tokens - prefix;
+        let measurable = m.conversation_chars >= MEASURABLE_CONVERSATION;
+        if measurable && conversation >= tokens / 10.0 {
+            self.chars_per_token = clamp(m.conversation_chars as f64 / conversation);
+            self.conversation_measured = true;
+        } else if measurable || m.prefix_chars == 0 || !self.conversation_measured {
+            // The counts do not split (the server counted the whole for hardly more than
+            // the prefix was measured at), or there is no conversation to measure yet:
+            // the request's ratio as a whole is the best guess.
+            let chars = m.prefix_chars + m.conversation_chars;
+            self.chars_per_token = clamp(chars as f64 / tokens);
         }
     }
 
@@ -119,10 +182,26 @@ impl Window {
         }
     }
 
-    /// The tokeniser counted `tokens` for `chars` characters: that sets their worth.
-    pub(super) fn counted(&mut self, tokens: u64, chars: usize) {
-        let tokens = (tokens as f64 * self.tokenizer_correction).max(1.0);
-        self.chars_per_token = (chars as f64 / tokens).clamp(0.5, 16.0);
+    /// The tokeniser counted a request (`m`, its tokens corrected by what the server
+    /// said of the last one): that sets what its characters are worth, the prefix's and
+    /// the conversation's apart.
+    pub(super) fn counted(&mut self, prefix_tokens: u64, m: Measured) {
+        let correct = |t: u64| ((t as f64 * self.tokenizer_correction).round() as u64).max(1);
+        let prefix = correct(prefix_tokens);
+        if m.prefix_chars > 0 {
+            self.prefix_chars_per_token =
+                Some((m.prefix_chars as f64 / prefix as f64).clamp(0.5, 16.0));
+        }
+        let tokens = correct(m.tokens);
+        let conversation = tokens.saturating_sub(prefix);
+        if m.conversation_chars >= MEASURABLE_CONVERSATION && conversation > 0 {
+            self.chars_per_token =
+                (m.conversation_chars as f64 / conversation as f64).clamp(0.5, 16.0);
+            self.conversation_measured = true;
+        } else if !self.conversation_measured {
+            let chars = m.prefix_chars + m.conversation_chars;
+            self.chars_per_token = (chars as f64 / tokens as f64).clamp(0.5, 16.0);
+        }
     }
 
     /// Whether a request whose estimate takes `share` of the window must wait for the
@@ -148,5 +227,95 @@ impl Window {
             });
         }
         *state == Loaded::Loading && share >= TOKENIZER_WAIT_AT
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::budget::Budget;
+
+    /// A server whose tokeniser makes 2.8 characters of the prefix a token and 1.6 of the
+    /// conversation's dense tool output (a search result, JSON).
+    fn server_tokens(prefix_chars: usize, conversation_chars: usize) -> u64 {
+        (prefix_chars as f64 / 2.8 + conversation_chars as f64 / 1.6).round() as u64
+    }
+
+    fn request(prefix_chars: usize, conversation_chars: usize) -> Measured {
+        Measured {
+            prefix_chars,
+            conversation_chars,
+            tokens: server_tokens(prefix_chars, conversation_chars),
+        }
+    }
+
+    /// The invariant: after a session's first request (mostly prefix) and one carrying
+    /// dense tool output, the prefix is estimated at what the server counts for it, within
+    /// 5 %. With one ratio for the whole request, the dense output made a 4k window's
+    /// prefix look 15 % larger here, and much more with larger outputs: "the system
+    /// prompt and tool definitions alone need about 3508 of 4096 tokens".
+    #[test]
+    fn the_prefix_is_measured_apart_from_dense_tool_output() {
+        let mut w = Window::new(Some(4096));
+        let prefix_chars = 7_000;
+        w.calibrated(Calibration::Chars(request(prefix_chars, 120)));
+        w.calibrated(Calibration::Chars(request(prefix_chars, 2_400)));
+        let budget = Budget {
+            window: 4096,
+            chars_per_token: w.chars_per_token,
+            overhead_chars: prefix_chars,
+            prefix_chars_per_token: w.prefix_chars_per_token(),
+        };
+        let truth = prefix_chars as f64 / 2.8;
+        let estimate = budget.prefix_tokens() as f64;
+        assert!(
+            (estimate / truth - 1.0).abs() < 0.05,
+            "{estimate} vs {truth}"
+        );
+        assert!(
+            (w.chars_per_token - 1.6).abs() < 0.16,
+            "{}",
+            w.chars_per_token
+        );
+        let whole = (prefix_chars + 2_400) as f64 / server_tokens(prefix_chars, 2_400) as f64;
+        assert!(
+            prefix_chars as f64 / whole > truth * 1.15,
+            "the old estimate was off"
+        );
+        assert!(budget.conversation_chars().is_some());
+    }
+
+    /// Until a conversation long enough to tell has been measured, what the request's
+    /// characters are worth as a whole stands for the conversation too; a server whose
+    /// counts do not split (the whole counted below the prefix's measure) gets that too.
+    #[test]
+    fn counts_that_do_not_split_fall_back_to_the_whole_request() {
+        let mut w = Window::new(Some(8192));
+        w.calibrated(Calibration::Chars(request(7_000, 120)));
+        let whole = 7_120.0 / server_tokens(7_000, 120) as f64;
+        assert!((w.chars_per_token - whole).abs() < 0.01);
+        w.calibrated(Calibration::Chars(Measured {
+            prefix_chars: 7_000,
+            conversation_chars: 20_000,
+            tokens: 200,
+        }));
+        assert_eq!(w.chars_per_token, 8.0, "the whole request's, kept in range");
+    }
+
+    /// With the tokeniser loaded, the prefix's count sets its worth and the rest of the
+    /// request the conversation's.
+    #[test]
+    fn the_tokenisers_count_is_split_the_same_way() {
+        let mut w = Window::new(Some(4096));
+        w.counted(
+            2_500,
+            Measured {
+                prefix_chars: 7_000,
+                conversation_chars: 3_200,
+                tokens: 4_500,
+            },
+        );
+        assert!((w.prefix_chars_per_token() - 2.8).abs() < 0.01);
+        assert!((w.chars_per_token - 1.6).abs() < 0.01);
     }
 }
