@@ -114,6 +114,14 @@ pub fn sub_registry(
                 all.names().join(", ")
             ));
         };
+        if tool.kind() == ToolKind::Write && spec.parent_autonomy.reads_only() {
+            // It could not use them: a sub-agent may do no more than the agent that
+            // started it.
+            return Err(format!(
+                "in {} mode a sub-agent can only read, so it cannot be given `{name}`; leave                  tools out for the read-only default, or name read tools only",
+                spec.parent_autonomy.as_str()
+            ));
+        }
         writes |= tool.kind() == ToolKind::Write;
         registry.register(tool.clone()).map_err(|e| e.to_string())?;
     }

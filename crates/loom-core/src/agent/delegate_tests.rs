@@ -36,9 +36,26 @@ fn the_default_tools_are_read_only_and_a_write_tool_takes_the_parents_mode() {
     .unwrap();
     assert_eq!(r.names(), ["read_file", "edit_file"]);
     assert_eq!(autonomy, Autonomy::Supervised);
-    let (_, autonomy) =
-        sub_registry(&all, &spec(Some(&["write_file"]), Autonomy::ReadOnly)).unwrap();
-    assert_eq!(autonomy, Autonomy::ReadOnly, "never more than the parent");
+}
+
+/// A parent that can only read (read-only or plan mode) cannot give a sub-agent write
+/// tools: the call says so, instead of starting a sub-agent whose only tools are refused
+/// (in plan mode it was started with no tools at all, and a prompt describing some).
+#[test]
+fn a_parent_that_only_reads_cannot_give_write_tools() {
+    let all = ToolRegistry::builtin();
+    for parent in [Autonomy::ReadOnly, Autonomy::Plan] {
+        let err =
+            sub_registry(&all, &spec(Some(&["read_file", "write_file"]), parent)).unwrap_err();
+        assert!(
+            err.contains(&format!("in {} mode", parent.as_str()))
+                && err.contains("cannot be given `write_file`"),
+            "{err}"
+        );
+        let (r, autonomy) = sub_registry(&all, &spec(Some(&["read_file"]), parent)).unwrap();
+        assert_eq!(r.names(), ["read_file"]);
+        assert_eq!(autonomy, Autonomy::ReadOnly);
+    }
 }
 
 #[test]
