@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::exec::{Run, exec};
 use crate::support::{self, ScriptedServer};
@@ -92,6 +92,16 @@ async fn pre_tool_use_exit_2_refuses_the_call_and_the_model_reads_stderr() {
     assert!(
         err.contains("PreToolUse hook refused") && err.contains("edit a.src instead"),
         "{err}"
+    );
+    assert!(
+        !err.contains("policy"),
+        "the hook refused it, not the policy: {err}"
+    );
+    let approval = run.of_type("approval")[0];
+    assert_eq!(
+        (&approval["decision"], &approval["by"]),
+        (&json!("denied"), &json!("hook")),
+        "{approval}"
     );
     let input = saved(ws, "pre.json");
     assert_eq!(input["hook_event_name"], "PreToolUse");

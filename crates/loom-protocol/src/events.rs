@@ -240,6 +240,8 @@ pub enum DecidedBy {
     Policy,
     /// A person.
     User,
+    /// A PreToolUse hook (its block).
+    Hook,
 }
 
 /// Why a turn ended.

@@ -466,6 +466,15 @@ impl Machine {
                     out,
                 );
             }
+            Verdict::Blocked { reason } => {
+                out.push(Action::Emit(AgentEvent::Approval {
+                    id: id.to_string(),
+                    approved: false,
+                    by: DecidedBy::Hook,
+                    reason: Some(reason.clone()),
+                }));
+                self.complete(id, ToolResult::err(reason), 0, out);
+            }
             Verdict::Failed { result } => self.complete(id, result, 0, out),
         }
         self.advance(out);

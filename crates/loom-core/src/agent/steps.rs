@@ -63,6 +63,11 @@ pub enum Verdict {
         /// Why.
         reason: String,
     },
+    /// A PreToolUse hook refused it.
+    Blocked {
+        /// Why, as the hook said it.
+        reason: String,
+    },
     /// Computing the change already failed (e.g. `old_str` not found): nothing to approve,
     /// the failure is the result.
     Failed {

@@ -78,7 +78,7 @@ impl PreToolUse {
                 Outcome {
                     block: Some(why), ..
                 },
-            ) => Verdict::Deny {
+            ) => Verdict::Blocked {
                 reason: format!("a PreToolUse hook refused this call: {why}"),
             },
             (Verdict::Allow, Outcome { ask: Some(why), .. }) => Verdict::Ask {

@@ -58,7 +58,7 @@ async fn a_hook_ask_or_block_makes_an_allowed_call_stricter() {
     ));
     assert!(matches!(
         pre(dir.path(), "echo no >&2; exit 2", true).rule(Verdict::Allow).await,
-        Verdict::Deny { reason } if reason.contains("no")
+        Verdict::Blocked { reason } if reason.contains("no")
     ));
     // A failing hook changes nothing.
     assert_eq!(

@@ -66,7 +66,9 @@ impl Runner {
                 None => verdict,
             };
             let verdict = settle(verdict, headless.as_ref());
-            if matches!(verdict, Verdict::Deny { .. }) || kind != ToolKind::Write {
+            if matches!(verdict, Verdict::Deny { .. } | Verdict::Blocked { .. })
+                || kind != ToolKind::Write
+            {
                 let _ = tx.send(Internal::Machine(Event::Decided { id, verdict }));
                 return;
             }
