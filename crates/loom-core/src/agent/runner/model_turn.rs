@@ -36,13 +36,18 @@ impl Runner {
         messages.extend_from_slice(self.machine.conversation());
         let prefix_chars = messages[0].char_len() + self.prefix.schema_chars;
         let conversation_chars = messages[1..].iter().map(Message::char_len).sum::<usize>();
-        let counted = self.window.count(&messages, &self.prefix.tool_schemas);
-        if let Some(tokens) = counted {
+        let counted = self
+            .window
+            .count(&messages, &self.prefix.tool_schemas)
+            .map(|total| {
+                let prefix = self
+                    .window
+                    .count(&messages[..1], &self.prefix.tool_schemas)
+                    .unwrap_or(0);
+                (prefix, total)
+            });
+        if let Some((prefix_tokens, tokens)) = counted {
             // The budget counts in characters; the tokeniser's count sets their worth.
-            let prefix_tokens = self
-                .window
-                .count(&messages[..1], &self.prefix.tool_schemas)
-                .unwrap_or(0);
             self.window.counted(
                 prefix_tokens,
                 Measured {
@@ -72,7 +77,7 @@ impl Runner {
                 .budget(1)
                 .request_tokens(prefix_chars, conversation_chars),
         };
-        self.stream.inflight_prompt = Some(counted.unwrap_or(request.estimated));
+        self.stream.inflight_prompt = Some(counted.map_or(request.estimated, |(_, total)| total));
         let events = self.events.clone();
         let tx = self.internal_tx.clone();
         tokio::spawn(request.run(cancel, partial, events, tx));
@@ -86,8 +91,9 @@ struct Request {
     tools: Vec<Value>,
     /// Resolves the answer's calls to tools.
     registry: Arc<ToolRegistry>,
-    /// The prompt's tokens as the tokeniser counted them (`None`: estimated).
-    counted: Option<u64>,
+    /// The prompt's tokens as the tokeniser counted them, the prefix's and the whole's
+    /// (`None`: estimated).
+    counted: Option<(u64, u64)>,
     /// Characters of the system prompt and the tools.
     prefix_chars: usize,
     /// Characters of the conversation.
@@ -149,8 +155,9 @@ impl Request {
                 tokens: u.prompt_tokens,
             };
             let calibration = match self.counted {
-                Some(n) => Calibration::Tokenizer {
-                    ratio: u.prompt_tokens as f64 / n.max(1) as f64,
+                Some((prefix, total)) => Calibration::Tokenizer {
+                    prefix,
+                    total,
                     measured,
                 },
                 None => Calibration::Chars(measured),
@@ -159,7 +166,7 @@ impl Request {
         }
         let usage = out.usage.unwrap_or_else(|| {
             let mut usage = Usage::estimate(prompt_chars, completion_chars);
-            if let Some(n) = self.counted {
+            if let Some((_, n)) = self.counted {
                 usage.prompt_tokens = n;
             }
             usage
@@ -182,7 +189,7 @@ impl Request {
             // The server had begun to answer: the attempt cost tokens, which a failed
             // turn reports (as an estimate) rather than zero.
             let usage = Usage {
-                prompt_tokens: self.counted.unwrap_or(self.estimated),
+                prompt_tokens: self.counted.map_or(self.estimated, |(_, total)| total),
                 completion_tokens: failure.partial_text.len().div_ceil(4) as u64,
                 estimated: true,
                 cached_prompt_tokens: 0,

@@ -45,11 +45,13 @@ pub(super) enum Calibration {
     /// What the request's characters are worth (models whose tokeniser Loom does not
     /// know).
     Chars(Measured),
-    /// The server's tokens per token the tokeniser counted (framing Loom cannot see), and
-    /// the request, in case the tokeniser turns out not to be the model's.
+    /// What the tokeniser counted of a request the server counted too: how far the two
+    /// agree (framing Loom cannot see, or another tokeniser).
     Tokenizer {
-        /// Server tokens over counted tokens.
-        ratio: f64,
+        /// The tokeniser's count of the prefix.
+        prefix: u64,
+        /// The tokeniser's count of the whole request.
+        total: u64,
         /// The request as the server counted it.
         measured: Measured,
     },
@@ -80,6 +82,9 @@ pub(super) struct Window {
     /// unlike dense tool output: with one ratio for both, a 4k window's prefix looked
     /// nearly twice its size after a search result, and the turn was refused.
     prefix_chars_per_token: Option<f64>,
+    /// Whether the prefix's worth is the server's measure (then the tokeniser's count does
+    /// not replace it: two measures taking turns flipped the prefix between requests).
+    prefix_from_server: bool,
     /// Whether `chars_per_token` was measured on a conversation long enough to tell (until
     /// then, it is the whole request's).
     conversation_measured: bool,
@@ -98,6 +103,7 @@ impl Window {
             tokens,
             chars_per_token: DEFAULT_CHARS_PER_TOKEN,
             prefix_chars_per_token: None,
+            prefix_from_server: false,
             conversation_measured: false,
             tokenizer: None,
             tokenizer_correction: 1.0,
@@ -122,13 +128,32 @@ impl Window {
     pub(super) fn calibrated(&mut self, calibration: Calibration) {
         match calibration {
             Calibration::Chars(measured) => self.measured(measured, 1.5..=8.0),
-            Calibration::Tokenizer { ratio, measured } => {
-                if TOKENIZER_AGREES.contains(&ratio) {
-                    self.tokenizer_correction = ratio;
-                } else {
+            Calibration::Tokenizer {
+                prefix,
+                total,
+                measured,
+            } => {
+                let ratio = measured.tokens as f64 / total.max(1) as f64;
+                if !TOKENIZER_AGREES.contains(&ratio) {
                     self.tokenizer = None;
                     self.measured(measured, 1.5..=8.0);
+                    return;
                 }
+                self.measured(measured, 0.5..=16.0);
+                // The tokeniser counts the conversation from now on: corrected by what the
+                // server counted for it (the whole less the prefix at its measured worth).
+                let server = measured.tokens as f64
+                    - measured.prefix_chars as f64 / self.prefix_chars_per_token();
+                let counted = total.saturating_sub(prefix) as f64;
+                self.tokenizer_correction = if measured.conversation_chars
+                    >= MEASURABLE_CONVERSATION
+                    && server >= measured.tokens as f64 / 10.0
+                    && counted > 0.0
+                {
+                    (server / counted).clamp(*TOKENIZER_AGREES.start(), *TOKENIZER_AGREES.end())
+                } else {
+                    ratio
+                };
             }
         }
     }
@@ -148,6 +173,7 @@ impl Window {
             let conversation = m.conversation_chars as f64 / self.chars_per_token;
             let prefix = (tokens - conversation).max(tokens / 2.0);
             self.prefix_chars_per_token = Some(clamp(m.prefix_chars as f64 / prefix));
+            self.prefix_from_server = true;
         }
         let prefix = m.prefix_chars as f64 / self.prefix_chars_per_token();
         let conversation = tokens - prefix;
@@ -182,25 +208,24 @@ impl Window {
         }
     }
 
-    /// The tokeniser counted a request (`m`, its tokens corrected by what the server
-    /// said of the last one): that sets what its characters are worth, the prefix's and
-    /// the conversation's apart.
+    /// The tokeniser counted a request (`m`, `prefix_tokens` of it the prefix's; its
+    /// counts corrected by what the server said of the last one): that sets what the
+    /// conversation's characters are worth, and the prefix's until the server measured it.
     pub(super) fn counted(&mut self, prefix_tokens: u64, m: Measured) {
-        let correct = |t: u64| ((t as f64 * self.tokenizer_correction).round() as u64).max(1);
-        let prefix = correct(prefix_tokens);
-        if m.prefix_chars > 0 {
-            self.prefix_chars_per_token =
-                Some((m.prefix_chars as f64 / prefix as f64).clamp(0.5, 16.0));
+        let correct = |t: u64| t as f64 * self.tokenizer_correction;
+        if m.prefix_chars > 0 && !self.prefix_from_server {
+            let prefix = correct(prefix_tokens).max(1.0);
+            self.prefix_chars_per_token = Some((m.prefix_chars as f64 / prefix).clamp(0.5, 16.0));
         }
-        let tokens = correct(m.tokens);
-        let conversation = tokens.saturating_sub(prefix);
-        if m.conversation_chars >= MEASURABLE_CONVERSATION && conversation > 0 {
-            self.chars_per_token =
-                (m.conversation_chars as f64 / conversation as f64).clamp(0.5, 16.0);
+        let conversation = correct(m.tokens.saturating_sub(prefix_tokens));
+        if m.conversation_chars >= MEASURABLE_CONVERSATION && conversation >= 1.0 {
+            self.chars_per_token = (m.conversation_chars as f64 / conversation).clamp(0.5, 16.0);
             self.conversation_measured = true;
         } else if !self.conversation_measured {
+            let prefix = m.prefix_chars as f64 / self.prefix_chars_per_token();
             let chars = m.prefix_chars + m.conversation_chars;
-            self.chars_per_token = (chars as f64 / tokens as f64).clamp(0.5, 16.0);
+            self.chars_per_token =
+                (chars as f64 / (prefix + conversation).max(1.0)).clamp(0.5, 16.0);
         }
     }
 
@@ -302,20 +327,69 @@ mod tests {
         assert_eq!(w.chars_per_token, 8.0, "the whole request's, kept in range");
     }
 
-    /// With the tokeniser loaded, the prefix's count sets its worth and the rest of the
-    /// request the conversation's.
+    /// With the tokeniser loaded, the prefix's count sets its worth (until the server
+    /// measured it) and the rest of the request the conversation's.
     #[test]
     fn the_tokenisers_count_is_split_the_same_way() {
         let mut w = Window::new(Some(4096));
-        w.counted(
-            2_500,
-            Measured {
-                prefix_chars: 7_000,
-                conversation_chars: 3_200,
-                tokens: 4_500,
-            },
-        );
+        let request = Measured {
+            prefix_chars: 7_000,
+            conversation_chars: 3_200,
+            tokens: 4_500,
+        };
+        w.counted(2_500, request);
         assert!((w.prefix_chars_per_token() - 2.8).abs() < 0.01);
         assert!((w.chars_per_token - 1.6).abs() < 0.01);
+    }
+
+    /// The invariant: once the server measured the prefix, the tokeniser's count (another
+    /// tokeniser, corrected by one ratio) does not replace it, so the prefix's estimate
+    /// stays put between requests; the server's count corrects the tokeniser's count of
+    /// the conversation alone. (The two measures taking turns flipped a 4k window's prefix
+    /// between the full and the short one on every request.)
+    #[test]
+    fn the_servers_measure_of_the_prefix_holds_against_the_tokeniser() {
+        let mut w = Window::new(Some(4096));
+        // The tokeniser counts the prefix at 3.5 characters a token, the conversation at
+        // 2.4; the server at 2.8 and 1.6.
+        let counted = |prefix_chars: usize, conversation_chars: usize| {
+            let prefix = (prefix_chars as f64 / 3.5) as u64;
+            (prefix, prefix + (conversation_chars as f64 / 2.4) as u64)
+        };
+        let (prefix, total) = counted(7_000, 120);
+        w.calibrated(Calibration::Tokenizer {
+            prefix,
+            total,
+            measured: request(7_000, 120),
+        });
+        let measured = w.prefix_chars_per_token();
+        assert!((measured - 2.8).abs() < 0.05, "{measured}");
+        for conversation in [2_400, 3_000, 1_500] {
+            let (prefix, total) = counted(7_000, conversation);
+            w.counted(
+                prefix,
+                Measured {
+                    prefix_chars: 7_000,
+                    conversation_chars: conversation,
+                    tokens: total,
+                },
+            );
+            assert_eq!(w.prefix_chars_per_token(), measured, "held at {conversation}");
+            w.calibrated(Calibration::Tokenizer {
+                prefix,
+                total,
+                measured: request(7_000, conversation),
+            });
+        }
+        let (prefix, total) = counted(7_000, 2_000);
+        w.counted(
+            prefix,
+            Measured {
+                prefix_chars: 7_000,
+                conversation_chars: 2_000,
+                tokens: total,
+            },
+        );
+        assert!((w.chars_per_token - 1.6).abs() < 0.1, "{}", w.chars_per_token);
     }
 }
