@@ -110,6 +110,51 @@ async fn an_overflow_400_makes_loom_learn_the_window_compact_and_retry() {
     );
 }
 
+/// Regression: an answer cut off because the prompt filled the window (the server counted
+/// a dense tool output for far more than Loom's estimate) was reported as the model's
+/// output token limit, with advice to raise it, and the turn ended truncated. It is an
+/// overflow: Loom says so, compacts, and asks again.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_answer_cut_because_the_prompt_filled_the_window_compacts_and_asks_again() {
+    let dir = workspace(Some(4096));
+    std::fs::write(dir.path().join("s.txt"), "one\ntwo\n").unwrap();
+    let server = ScriptedServer::start(vec![
+        read("c1", "s.txt"),
+        support::with_usage(
+            support::text_reply_finishing("The file lists", "length"),
+            4075,
+            21,
+        ),
+        support::text_reply("The file lists numbered lines."),
+    ])
+    .await;
+    let run = exec(dir.path(), &server, "supervised", "what is in s.txt?").await;
+    assert_eq!(run.code, 0, "{}\n{:?}", run.stderr, run.events);
+    let notices: Vec<String> = run
+        .of_type("notice")
+        .iter()
+        .map(|n| n["message"].to_string())
+        .collect();
+    assert!(
+        notices.iter().any(|n| n.contains(
+            "the prompt filled the model's context window (4075 of 4096 tokens) and left the \
+             answer 21 tokens; compacting, then trying once more"
+        )),
+        "{notices:?}"
+    );
+    assert!(
+        run.of_type("error").is_empty(),
+        "no advice to raise the output limit: {:?}",
+        run.events
+    );
+    assert_eq!(compactions(&run).len(), 1, "{:?}", run.events);
+    assert_eq!(server.requests().len(), 3);
+    assert_eq!(
+        run.of_type("assistant_message")[0]["text"],
+        "The file lists numbered lines."
+    );
+}
+
 /// A server that says "too long" again after compaction: the turn fails, clearly, once.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_second_overflow_after_compacting_fails_the_turn() {

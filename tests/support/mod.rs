@@ -546,6 +546,25 @@ pub fn tool_messages(request: &Value) -> Vec<(String, Value)> {
         .unwrap_or_default()
 }
 
+/// `reply` reporting `prompt` and `completion` tokens instead of its usual figures.
+pub fn with_usage(reply: Reply, prompt: u64, completion: u64) -> Reply {
+    match reply {
+        Reply::Stream(frames) => Reply::Stream(
+            frames
+                .into_iter()
+                .flat_map(|f| match f {
+                    Frame::Data(d) if d.contains("\"usage\"") => usage_and_done(prompt, completion)
+                        .into_iter()
+                        .take(1)
+                        .collect(),
+                    other => vec![other],
+                })
+                .collect(),
+        ),
+        other => other,
+    }
+}
+
 /// `reply` without its usage chunk, as from a server that reports none.
 pub fn without_usage(reply: Reply) -> Reply {
     match reply {

@@ -76,6 +76,7 @@ impl Runner {
             estimated: self
                 .budget(1)
                 .request_tokens(prefix_chars, conversation_chars),
+            window: self.window.tokens,
         };
         self.stream.inflight_prompt = Some(counted.map_or(request.estimated, |(_, total)| total));
         let events = self.events.clone();
@@ -100,6 +101,8 @@ struct Request {
     conversation_chars: usize,
     /// The prompt's tokens as estimated when the request was made.
     estimated: u64,
+    /// The model's context window when the request was made, when known.
+    window: Option<u64>,
 }
 
 impl Request {
@@ -164,6 +167,9 @@ impl Request {
             };
             let _ = tx.send(Internal::Calibrated(calibration));
         }
+        if let Some(overflow) = self.window_filled(&out, tx) {
+            return overflow;
+        }
         let usage = out.usage.unwrap_or_else(|| {
             let mut usage = Usage::estimate(prompt_chars, completion_chars);
             if let Some((_, n)) = self.counted {
@@ -177,6 +183,50 @@ impl Request {
             usage,
             stop: out.stop,
         }
+    }
+
+    /// An answer cut off because the prompt filled the window, leaving the answer less
+    /// than its room (the server's count above Loom's estimate, say after a first dense
+    /// tool output): that is an overflow, which compacts and asks again, not the output
+    /// token limit the person would be told to raise.
+    fn window_filled(
+        &self,
+        out: &LlmOutput,
+        tx: &mpsc::UnboundedSender<Internal>,
+    ) -> Option<Event> {
+        let window = self.window?;
+        let u = out.usage.filter(|u| !u.estimated)?;
+        let reserve = crate::agent::budget::Budget {
+            window,
+            chars_per_token: 1.0,
+            overhead_chars: 0,
+            prefix_chars_per_token: 1.0,
+        }
+        .reserve();
+        let filled = matches!(out.stop, crate::llm::Stop::Length)
+            && u.completion_tokens < reserve
+            && u.prompt_tokens + u.completion_tokens >= window.saturating_sub(window / 20);
+        if !filled {
+            return None;
+        }
+        // The attempt cost what the server counted.
+        let _ = tx.send(Internal::Machine(Event::Spent(u)));
+        Some(Event::LlmFailed {
+            message: format!(
+                "the prompt filled the model's context window ({} of {window} tokens) and \
+                 left the answer {} tokens",
+                u.prompt_tokens,
+                window.saturating_sub(u.prompt_tokens)
+            ),
+            retryable: false,
+            retry_after: None,
+            overflow: Some(crate::llm::overflow::Overflow {
+                window: Some(window),
+                prompt: Some(u.prompt_tokens),
+            }),
+            partial_text: out.text.clone(),
+            emitted: !out.text.is_empty(),
+        })
     }
 
     /// The request failed: a response that had begun (or was cut or stopped mid-way) cost

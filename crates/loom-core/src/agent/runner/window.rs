@@ -374,7 +374,11 @@ mod tests {
                     tokens: total,
                 },
             );
-            assert_eq!(w.prefix_chars_per_token(), measured, "held at {conversation}");
+            assert_eq!(
+                w.prefix_chars_per_token(),
+                measured,
+                "held at {conversation}"
+            );
             w.calibrated(Calibration::Tokenizer {
                 prefix,
                 total,
@@ -390,6 +394,10 @@ mod tests {
                 tokens: total,
             },
         );
-        assert!((w.chars_per_token - 1.6).abs() < 0.1, "{}", w.chars_per_token);
+        assert!(
+            (w.chars_per_token - 1.6).abs() < 0.1,
+            "{}",
+            w.chars_per_token
+        );
     }
 }
