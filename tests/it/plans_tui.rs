@@ -118,5 +118,7 @@ async fn a_resumed_session_shows_its_plan_again() {
     let screen = tui.wait_for("▸ Split the tokenizer").await;
     assert!(screen.contains("Plan · step 2/2"), "{screen}");
     assert!(screen.contains("✓ Read the parser"), "{screen}");
+    // Opened with --resume, as from the picker, the chat says which session this is.
+    tui.wait_for(&format!("resumed session {id}")).await;
     tui.quit().await;
 }

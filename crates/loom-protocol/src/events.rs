@@ -232,6 +232,10 @@ pub struct FilePreview {
     pub notes: Vec<String>,
 }
 
+/// How the reason of a person's refusal begins when they said why (what follows is their
+/// words): the model reads it so, and a screen shows only their words.
+pub const PERSON_SAID: &str = "the user denied this call and said: ";
+
 /// Who made an approval decision.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

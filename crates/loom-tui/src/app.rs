@@ -362,16 +362,20 @@ impl App {
     }
 
     /// Call `id` was refused: its row says so, and the chat says why when a reason was
-    /// given (the policy's, or what the person typed after "why not?").
+    /// given (the policy's or a hook's, or what the person typed after "why not?").
     pub(crate) fn show_refusal(&mut self, id: &str, by_person: bool, reason: Option<&str>) {
         self.tools.on_denied(id);
+        let said = reason.and_then(|r| r.strip_prefix(crate::protocol::events::PERSON_SAID));
         match (by_person, reason) {
             (false, Some(r)) => self
                 .transcript
                 .push_notice(NoticeLevel::Warning, &format!("refused: {r}")),
-            (true, Some(r)) => self
-                .transcript
-                .push_notice(NoticeLevel::Info, &format!("you refused it: {r}")),
+            (true, Some(_)) => {
+                if let Some(said) = said {
+                    self.transcript
+                        .push_notice(NoticeLevel::Info, &format!("you refused it: {said}"));
+                }
+            }
             (_, None) => {}
         }
     }

@@ -57,14 +57,19 @@ impl App {
         self.status.edits_allowed = false;
         self.progress = super::progress::Progress::new(self.now);
         self.load_conversation(session);
+        self.say_resumed(session);
+    }
+
+    /// Say, below a resumed conversation, what was lost of it and which session it is
+    /// (however it was opened: `--resume`, `--continue`, the picker).
+    pub fn say_resumed(&mut self, session: &LoadedSession) {
         if let Some(report) = session.damage_report() {
             self.transcript.push_notice(NoticeLevel::Warning, &report);
         }
         let title = session.title.clone().unwrap_or_default();
-        self.transcript.push_notice(
-            NoticeLevel::Info,
-            &format!("resumed session {} {title}", session.id),
-        );
+        let line = format!("resumed session {} {title}", session.id);
+        self.transcript
+            .push_notice(NoticeLevel::Info, line.trim_end());
     }
 }
 

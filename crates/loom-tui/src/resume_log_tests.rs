@@ -8,6 +8,7 @@ use std::path::Path;
 use serde_json::json;
 
 use super::snapshot_tests::{app, text};
+use crate::protocol::events::PERSON_SAID;
 use crate::protocol::message::{INTERRUPTED_MARK, Message, ToolCall};
 use crate::protocol::usage::Usage;
 use loom_core::session::{self, Record, SessionLog};
@@ -74,7 +75,11 @@ fn write_session(dir: &Path) -> std::path::PathBuf {
             },
         },
         refusal("c2", "policy", "/etc/motd is outside the workspace"),
-        refusal("c3", "user", "keep old.rs, the docs link to it"),
+        refusal(
+            "c3",
+            "user",
+            &format!("{PERSON_SAID}keep old.rs, the docs link to it"),
+        ),
         ran("c1", "bash", true, 1234),
         ran("c2", "write_file", false, 0),
         ran("c3", "delete_file", false, 0),
@@ -137,14 +142,20 @@ fn a_resumed_session_shows_its_calls_refusals_tokens_and_interruption_as_they_we
 }
 
 /// Live, too, the chat says why a call was refused: the policy's reason as a warning, and
-/// what the person typed after "why not?" (before, only the policy's was shown).
+/// what the person typed after "why not?" (before, only the policy's was shown); a person
+/// who said nothing is not quoted.
 #[test]
 fn a_refusal_says_why_in_the_chat_live() {
     use crate::protocol::events::{AgentEvent, DecidedBy};
     let (mut app, _rx) = app("dark");
     for (id, by, reason) in [
-        ("c1", DecidedBy::Policy, "outside the workspace"),
-        ("c2", DecidedBy::User, "not that file"),
+        ("c1", DecidedBy::Policy, "outside the workspace".to_string()),
+        ("c2", DecidedBy::User, format!("{PERSON_SAID}not that file")),
+        (
+            "c3",
+            DecidedBy::User,
+            "the user denied this call".to_string(),
+        ),
     ] {
         app.on_agent_event(AgentEvent::ToolCall {
             id: id.into(),
@@ -156,7 +167,7 @@ fn a_refusal_says_why_in_the_chat_live() {
             id: id.into(),
             approved: false,
             by,
-            reason: Some(reason.into()),
+            reason: Some(reason),
         });
     }
     let screen = text(&mut app, 100, 24);
@@ -165,4 +176,6 @@ fn a_refusal_says_why_in_the_chat_live() {
         "{screen}"
     );
     assert!(screen.contains("you refused it: not that file"), "{screen}");
+    assert!(!screen.contains("said:"), "{screen}");
+    assert_eq!(screen.matches("you refused it").count(), 1, "{screen}");
 }

@@ -159,10 +159,7 @@ fn welcome(app: &mut App, opts: &TuiOptions, theme_error: Option<String>) {
     app.draft.workspace_root = Some(opts.workspace.clone());
     if let Some(r) = &opts.resume {
         app.load_conversation(r);
-        if let Some(report) = r.damage_report() {
-            app.transcript
-                .push_notice(super::transcript::NoticeLevel::Warning, &report);
-        }
+        app.say_resumed(r);
     }
     if let Some(e) = theme_error {
         app.transcript.push_notice(

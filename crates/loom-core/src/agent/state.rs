@@ -18,6 +18,7 @@ use serde_json::Value;
 
 use super::events::{AgentEvent, ApprovalAnswer, DecidedBy, Phase, TurnEnd};
 use crate::llm::{Message, Stop, ToolCall, Usage};
+use crate::protocol::events::PERSON_SAID;
 use crate::tools::{CallIntent, ToolKind, ToolResult};
 
 mod compaction;
@@ -486,7 +487,7 @@ impl Machine {
         }
         let denial = match &answer {
             ApprovalAnswer::Deny { reason } => Some(match reason.as_deref().map(str::trim) {
-                Some(r) if !r.is_empty() => format!("the user denied this call and said: {r}"),
+                Some(r) if !r.is_empty() => format!("{PERSON_SAID}{r}"),
                 _ => "the user denied this call".to_string(),
             }),
             ApprovalAnswer::ApproveHunks { hunks } if !hunks.iter().any(|h| *h) => {
