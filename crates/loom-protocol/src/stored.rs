@@ -3,7 +3,6 @@
 //! into view instead of keeping it) and what was lost. `loom-core`'s session store reads
 //! and writes the file; it re-exports these types where they were.
 
-use std::collections::HashMap;
 use std::fs::File;
 use std::path::PathBuf;
 
@@ -46,8 +45,9 @@ pub struct LoadedSession {
     /// The prompts of `conversation` a rewind can go back to, oldest first.
     pub prompts: Vec<PromptMark>,
     /// What the file's log says about each call, by call id: a resumed screen shows its
-    /// row as it was shown live (how long it ran, whether it was refused).
-    pub calls: HashMap<String, CallLog>,
+    /// row as it was shown live (how long it ran, whether it was refused). Hashed with Fx:
+    /// a long session has tens of thousands of calls, and SipHash was a tenth of loading.
+    pub calls: rustc_hash::FxHashMap<String, CallLog>,
     /// The tokens of every request the session made, summed.
     pub usage: Usage,
     /// The tokens of the last request since the conversation was last cleared or rewound

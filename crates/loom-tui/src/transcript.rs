@@ -13,7 +13,7 @@
 //! [`prepare`]: Transcript::prepare
 //! [`restyle_visible`]: Transcript::restyle_visible
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -97,7 +97,9 @@ pub struct Transcript {
     cache: RenderCache,
     live: Option<Live>,
     styling: Styling,
-    marks: HashMap<String, ToolMark>,
+    /// Each call's mark, by call id (Fx-hashed: a resumed session has tens of thousands,
+    /// and SipHash showed in its loading).
+    marks: FxHashMap<String, ToolMark>,
     outputs: Outputs,
     /// Where resumed messages are read from.
     store: Option<SessionFile>,
@@ -128,7 +130,7 @@ impl Transcript {
                 theme: theme.clone(),
                 generation: 0,
             },
-            marks: HashMap::new(),
+            marks: FxHashMap::default(),
             outputs: Outputs::default(),
             store: None,
             view: View {

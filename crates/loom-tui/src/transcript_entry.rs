@@ -3,7 +3,7 @@
 //! (read back when it comes into view), and a rough size from which its height is
 //! estimated until it is rendered.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use ratatui::style::{Modifier, Style};
 use ratatui::text::Span;
@@ -139,7 +139,7 @@ impl Entry {
 #[derive(Default)]
 pub(super) struct Outputs {
     /// By call id.
-    pub map: HashMap<String, CommandOutput>,
+    pub map: FxHashMap<String, CommandOutput>,
     /// Shown whole.
     pub expanded: bool,
 }
@@ -147,7 +147,7 @@ pub(super) struct Outputs {
 /// What drawing an entry needs besides the entry.
 pub(super) struct Context<'a> {
     pub theme: &'a Theme,
-    pub marks: &'a HashMap<String, ToolMark>,
+    pub marks: &'a FxHashMap<String, ToolMark>,
     pub outputs: &'a Outputs,
     pub store: Option<&'a SessionFile>,
 }

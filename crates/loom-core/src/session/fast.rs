@@ -71,22 +71,29 @@ impl Flat {
 }
 
 /// The log records read straight into their fields (a long session has one of these for
-/// about every message: each call's result and each request's usage).
+/// about every message: each call's result and each request's usage). Their text is
+/// borrowed from the line where it has no escapes: loading a session needs little of it.
 #[derive(Deserialize)]
-struct ToolResultLine {
-    id: String,
-    name: String,
+struct ToolResultLine<'a> {
+    #[serde(borrow)]
+    id: Cow<'a, str>,
+    #[serde(borrow)]
+    name: Cow<'a, str>,
     success: bool,
-    files_changed: Vec<String>,
+    #[serde(borrow)]
+    files_changed: Vec<Cow<'a, str>>,
     duration_ms: u64,
 }
 
 #[derive(Deserialize)]
-struct ApprovalLine {
-    id: String,
+struct ApprovalLine<'a> {
+    #[serde(borrow)]
+    id: Cow<'a, str>,
     approved: bool,
-    by: String,
-    reason: Option<String>,
+    #[serde(borrow)]
+    by: Cow<'a, str>,
+    #[serde(borrow)]
+    reason: Option<Cow<'a, str>>,
 }
 
 #[derive(Deserialize)]
@@ -95,8 +102,101 @@ struct UsageLine {
 }
 
 #[derive(Deserialize)]
-struct TurnEndLine {
-    end: String,
+struct TurnEndLine<'a> {
+    #[serde(borrow)]
+    end: Cow<'a, str>,
+}
+
+#[derive(Deserialize)]
+struct PromptLine {
+    seq: u64,
+}
+
+/// A log line as loading a session reads it: what it needs, borrowed from the line.
+#[derive(Debug, PartialEq)]
+pub enum Log<'a> {
+    /// A call's result was in (`tool_result`).
+    Ran {
+        /// The call.
+        id: Cow<'a, str>,
+        /// How long it ran.
+        duration_ms: u64,
+    },
+    /// A call was approved or refused (`approval`).
+    Decided {
+        /// The call.
+        id: Cow<'a, str>,
+        /// Approved.
+        approved: bool,
+        /// Who decided (`policy`, `user`, `hook`).
+        by: Cow<'a, str>,
+        /// Why.
+        reason: Option<Cow<'a, str>>,
+    },
+    /// A request's tokens (`usage`).
+    Spent(Usage),
+    /// The message before was a prompt (`prompt`).
+    Prompt {
+        /// The undo journal's sequence number then.
+        seq: u64,
+    },
+    /// A turn ended (`turn_end`): nothing a loaded session keeps.
+    TurnEnd,
+}
+
+/// A line of a session file as loading reads it: a log record (borrowed), or a record.
+pub enum Line<'a> {
+    /// A log record.
+    Log(Log<'a>),
+    /// Any other record.
+    Record(Record),
+}
+
+/// One line of a session file as loading reads it, its tag looked at once: one of the log
+/// records a long session has many of, read without copying their text, or else what
+/// [`parse_record`] reads. It reads a log record exactly where [`parse_record`] would.
+pub fn parse_line(line: &[u8]) -> serde_json::Result<Line<'_>> {
+    if let Some(tag) = tag(line) {
+        if let Some(log) = log_of(&tag, line) {
+            return Ok(Line::Log(log));
+        }
+        if let Some(record) = direct(&tag, line) {
+            return Ok(Line::Record(record));
+        }
+    }
+    serde_json::from_slice::<Record>(line).map(Line::Record)
+}
+
+/// The log record of a line whose tag is `tag`; `None` for another tag, or a line this
+/// reading does not accept (which [`parse_record`] then reads, or reports).
+fn log_of<'a>(tag: &str, line: &'a [u8]) -> Option<Log<'a>> {
+    Some(match tag {
+        "tool_result" => {
+            let r: ToolResultLine = serde_json::from_slice(line).ok()?;
+            Log::Ran {
+                id: r.id,
+                duration_ms: r.duration_ms,
+            }
+        }
+        "approval" => {
+            let a: ApprovalLine = serde_json::from_slice(line).ok()?;
+            Log::Decided {
+                id: a.id,
+                approved: a.approved,
+                by: a.by,
+                reason: a.reason,
+            }
+        }
+        "usage" => Log::Spent(serde_json::from_slice::<UsageLine>(line).ok()?.usage),
+        "prompt" => Log::Prompt {
+            seq: serde_json::from_slice::<PromptLine>(line).ok()?.seq,
+        },
+        "turn_end" => {
+            serde_json::from_slice::<TurnEndLine>(line).ok()?;
+            Log::TurnEnd
+        }
+        _ => return None,
+    })
 }
 
 /// The tag of a line: read off its start when Loom wrote it (the tag first, no escapes),
@@ -126,27 +226,33 @@ fn direct(tag: &str, line: &[u8]) -> Option<Record> {
         "tool_result" => {
             let r: ToolResultLine = serde_json::from_slice(line).ok()?;
             Record::ToolResult {
-                id: r.id,
-                name: r.name,
+                id: r.id.into_owned(),
+                name: r.name.into_owned(),
                 success: r.success,
-                files_changed: r.files_changed,
+                files_changed: r.files_changed.into_iter().map(Cow::into_owned).collect(),
                 duration_ms: r.duration_ms,
             }
         }
         "approval" => {
             let a: ApprovalLine = serde_json::from_slice(line).ok()?;
             Record::Approval {
-                id: a.id,
+                id: a.id.into_owned(),
                 approved: a.approved,
-                by: a.by,
-                reason: a.reason,
+                by: a.by.into_owned(),
+                reason: a.reason.map(Cow::into_owned),
             }
         }
         "usage" => Record::Usage {
             usage: serde_json::from_slice::<UsageLine>(line).ok()?.usage,
         },
         "turn_end" => Record::TurnEnd {
-            end: serde_json::from_slice::<TurnEndLine>(line).ok()?.end,
+            end: serde_json::from_slice::<TurnEndLine>(line)
+                .ok()?
+                .end
+                .into_owned(),
+        },
+        "prompt" => Record::Prompt {
+            seq: serde_json::from_slice::<PromptLine>(line).ok()?.seq,
         },
         _ => return None,
     })
@@ -203,6 +309,12 @@ mod tests {
             r#"{"t":"usage"}"#,
             r#"{"t":"usa\u0067e","usage":{"prompt_tokens":1,"completion_tokens":1}}"#,
             r#"{"t":"message","t":"usage","usage":{"prompt_tokens":1,"completion_tokens":1}}"#,
+            r#"{"t":"prompt","seq":3}"#,
+            r#"{"t":"prompt","seq":"3"}"#,
+            r#"{"t":"prompt"}"#,
+            r#"{"t":"tool_result","id":"c\"1","name":"b\u0061sh","success":false,"files_changed":["a\nb.rs"],"duration_ms":7}"#,
+            r#"{"t":"approval","id":"c1","approved":false,"by":"hook","reason":"no \"rm\""}"#,
+            r#"{"t":"turn_end","end":"interrupted","usage":{}}"#,
             r#"{"t":"session","id":"s","started_at":"now","workspace":"/w","model":"m"}"#,
             r#"{"t":"nonsense"}"#,
             r#"{"t":7}"#,
@@ -213,6 +325,46 @@ mod tests {
             let ours = parse_record(line.as_bytes()).ok();
             let serde = serde_json::from_slice::<Record>(line.as_bytes()).ok();
             assert_eq!(ours, serde, "{line}");
+            // The invariant of loading's reading: it accepts a line exactly when the full
+            // reading gives one of its records, and it reads the same from it.
+            let (log, record) = match parse_line(line.as_bytes()) {
+                Ok(Line::Log(log)) => (Some(log), None),
+                Ok(Line::Record(record)) => (None, Some(record)),
+                Err(_) => (None, None),
+            };
+            let expected = serde.as_ref().and_then(as_log);
+            assert_eq!(log, expected, "{line}");
+            if expected.is_none() {
+                assert_eq!(record, serde, "{line}");
+            }
         }
+    }
+
+    /// What loading reads of `record`, when it is one of the log records.
+    fn as_log(record: &Record) -> Option<Log<'static>> {
+        let owned = |s: &String| Cow::Owned(s.clone());
+        Some(match record {
+            Record::ToolResult {
+                id, duration_ms, ..
+            } => Log::Ran {
+                id: owned(id),
+                duration_ms: *duration_ms,
+            },
+            Record::Approval {
+                id,
+                approved,
+                by,
+                reason,
+            } => Log::Decided {
+                id: owned(id),
+                approved: *approved,
+                by: owned(by),
+                reason: reason.as_ref().map(owned),
+            },
+            Record::Usage { usage } => Log::Spent(*usage),
+            Record::Prompt { seq } => Log::Prompt { seq: *seq },
+            Record::TurnEnd { .. } => Log::TurnEnd,
+            _ => return None,
+        })
     }
 }

@@ -21,6 +21,8 @@ use serde_json::Value;
 
 use crate::base::dirs::data_dir;
 use crate::llm::{Message, Usage};
+use crate::protocol::stored::Refusal;
+use fast::Log;
 
 /// Where session files live.
 pub fn sessions_dir() -> Option<PathBuf> {
@@ -218,7 +220,6 @@ impl SessionLog {
     }
 }
 
-use crate::protocol::stored::Refusal;
 pub use crate::protocol::stored::{LoadedSession, MessageAt};
 
 /// Read the message whose record is at `at` in `file` (a session file, which only grows,
@@ -263,11 +264,11 @@ pub fn load(path: &Path) -> std::io::Result<LoadedSession> {
         if line.iter().all(|b| b.is_ascii_whitespace()) {
             continue;
         }
-        let Ok(record) = fast::parse_record(line) else {
-            s.dropped.push(i + 1);
-            continue;
-        };
-        take(&mut s, &mut marks, record, at);
+        match fast::parse_line(line) {
+            Ok(fast::Line::Log(log)) => take_log(&mut s, &mut marks, log),
+            Ok(fast::Line::Record(record)) => take(&mut s, &mut marks, record, at),
+            Err(_) => s.dropped.push(i + 1),
+        }
     }
     if s.id.is_empty() {
         s.id = path
@@ -307,7 +308,6 @@ fn take(s: &mut LoadedSession, marks: &mut rewind::Marks, record: Record, at: Me
             s.last_request = Usage::default();
             marks.clear();
         }
-        Record::Prompt { seq } => marks.note(&s.conversation, &s.at, seq),
         Record::ToolsLoaded { names } => {
             for name in names {
                 if !s.loaded_tools.contains(&name) {
@@ -315,27 +315,62 @@ fn take(s: &mut LoadedSession, marks: &mut rewind::Marks, record: Record, at: Me
                 }
             }
         }
+        // The log records, when `fast::parse_line` did not read them as such (written in
+        // another field order): the same as when it did.
+        Record::Prompt { seq } => take_log(s, marks, Log::Prompt { seq }),
         Record::ToolResult {
             id, duration_ms, ..
-        } => {
-            s.calls.entry(id).or_default().duration_ms = Some(duration_ms);
-        }
+        } => take_log(
+            s,
+            marks,
+            Log::Ran {
+                id: id.into(),
+                duration_ms,
+            },
+        ),
         Record::Approval {
+            id,
+            approved,
+            by,
+            reason,
+        } => take_log(
+            s,
+            marks,
+            Log::Decided {
+                id: id.into(),
+                approved,
+                by: by.into(),
+                reason: reason.map(Into::into),
+            },
+        ),
+        Record::Usage { usage } => take_log(s, marks, Log::Spent(usage)),
+        _ => {}
+    }
+}
+
+/// What one log record adds to the session being loaded.
+fn take_log(s: &mut LoadedSession, marks: &mut rewind::Marks, log: Log<'_>) {
+    match log {
+        Log::Ran { id, duration_ms } => {
+            s.calls.entry(id.into_owned()).or_default().duration_ms = Some(duration_ms);
+        }
+        Log::Decided {
             id,
             approved: false,
             by,
             reason,
         } => {
-            s.calls.entry(id).or_default().refusal = Some(Refusal {
+            s.calls.entry(id.into_owned()).or_default().refusal = Some(Refusal {
                 by_person: by == "user",
-                reason,
+                reason: reason.map(std::borrow::Cow::into_owned),
             });
         }
-        Record::Usage { usage } => {
+        Log::Spent(usage) => {
             s.usage.add(usage);
             s.last_request = usage;
         }
-        _ => {}
+        Log::Prompt { seq } => marks.note(&s.conversation, &s.at, seq),
+        Log::Decided { .. } | Log::TurnEnd => {}
     }
 }
 
