@@ -9,7 +9,8 @@ use unicode_segmentation::UnicodeSegmentation;
 use unicode_width::UnicodeWidthStr;
 
 /// Cut `text` to at most about `budget` bytes, keeping whole lines at the start and end and
-/// putting "[… N lines (B bytes) omitted …]" between. Returns the text and whether it was cut.
+/// putting "[… N lines (B bytes) omitted …]" between ("[… B bytes omitted …]" when the cut
+/// is inside one line). Returns the text and whether it was cut.
 pub fn cut_middle(text: &str, budget: usize) -> (String, bool) {
     if text.len() <= budget {
         return (text.to_string(), false);
@@ -30,8 +31,11 @@ pub fn cut_middle(text: &str, budget: usize) -> (String, bool) {
         tail_start += nl + 1;
     }
     let middle = &text[head_end..tail_start];
-    let lines = middle.matches('\n').count();
-    let marker = format!("[… {lines} lines ({} bytes) omitted …]\n", middle.len());
+    // A cut inside one long line (minified JSON, say) leaves out no whole line.
+    let marker = match middle.matches('\n').count() {
+        0 => format!("[… {} bytes omitted …]\n", middle.len()),
+        lines => format!("[… {lines} lines ({} bytes) omitted …]\n", middle.len()),
+    };
     let mut out = String::with_capacity(head_end + marker.len() + text.len() - tail_start);
     out.push_str(&text[..head_end]);
     if !out.is_empty() && !out.ends_with('\n') {
@@ -180,6 +184,15 @@ mod tests {
         assert!(cut.ends_with("line 999\n"));
         assert!(cut.contains("lines ("), "{cut}");
         assert!(cut.len() < 300);
+    }
+
+    /// Regression: a cut inside one long line said "[… 0 lines (4066 bytes) omitted …]".
+    #[test]
+    fn a_cut_inside_one_line_counts_bytes_only() {
+        let (cut, was_cut) = cut_middle(&"x".repeat(5_000), 400);
+        assert!(was_cut);
+        assert!(cut.contains("[… 4600 bytes omitted …]"), "{cut}");
+        assert!(!cut.contains("lines"), "{cut}");
     }
 
     #[test]
