@@ -112,11 +112,15 @@ impl Window {
     }
 
     /// The server is being asked about `model`: its tokeniser counts from now on (loaded
-    /// when needed).
+    /// when needed), and what characters are worth is measured afresh (another model
+    /// tokenises otherwise).
     pub(super) fn discovering(&mut self, model: &str) {
         self.discovering = true;
         self.tokenizer = Some((Tokenizer::counting(model), Loaded::No));
         self.tokenizer_correction = 1.0;
+        self.prefix_chars_per_token = None;
+        self.prefix_from_server = false;
+        self.conversation_measured = false;
     }
 
     /// Characters per token of the prefix.
@@ -160,8 +164,8 @@ impl Window {
 
     /// Set what characters are worth from a request of known tokens (ratios kept within
     /// `range`). The prefix is the same in every request and the conversation grows: a
-    /// request that is nearly all prefix (a session's first) measures the prefix, counting its
-    /// conversation at the ratio known so far; a request with conversation enough to
+    /// request that is nearly all prefix (a session's first) measures the prefix, counting
+    /// its conversation at the ratio known so far; a request with conversation enough to
     /// measure then measures the conversation, with the prefix at its own ratio.
     fn measured(&mut self, m: Measured, range: std::ops::RangeInclusive<f64>) {
         let tokens = m.tokens.max(1) as f64;
