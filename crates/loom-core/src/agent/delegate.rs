@@ -118,7 +118,8 @@ pub fn sub_registry(
             // It could not use them: a sub-agent may do no more than the agent that
             // started it.
             return Err(format!(
-                "in {} mode a sub-agent can only read, so it cannot be given `{name}`; leave                  tools out for the read-only default, or name read tools only",
+                "in {} mode a sub-agent can only read, so it cannot be given `{name}`; leave \
+                 tools out for the read-only default, or name read tools only",
                 spec.parent_autonomy.as_str()
             ));
         }

@@ -61,7 +61,7 @@ pub enum Record {
         id: String,
         /// Approved or denied.
         approved: bool,
-        /// `policy` or `user`.
+        /// `policy`, `user` or `hook`.
         by: String,
         /// Why.
         reason: Option<String>,
@@ -365,12 +365,21 @@ fn take_log(s: &mut LoadedSession, marks: &mut rewind::Marks, log: Log<'_>) {
                 reason: reason.map(std::borrow::Cow::into_owned),
             });
         }
+        // A call that ran was approved: a refusal recorded under its id was another call's
+        // (a server that numbers its calls anew in every answer).
+        Log::Decided {
+            id, approved: true, ..
+        } => {
+            if let Some(call) = s.calls.get_mut(id.as_ref()) {
+                call.refusal = None;
+            }
+        }
         Log::Spent(usage) => {
             s.usage.add(usage);
             s.last_request = usage;
         }
         Log::Prompt { seq } => marks.note(&s.conversation, &s.at, seq),
-        Log::Decided { .. } | Log::TurnEnd => {}
+        Log::TurnEnd => {}
     }
 }
 

@@ -244,6 +244,16 @@ fn the_log_of_calls_and_tokens_is_loaded() {
         (400, 30)
     );
     assert_eq!(s.last_request.prompt_tokens, 300);
+    // The same id again, approved this time (a server numbering its calls anew in every
+    // answer): the earlier refusal was another call's.
+    log.append(&Record::Approval {
+        id: "refused".into(),
+        approved: true,
+        by: "policy".into(),
+        reason: None,
+    })
+    .unwrap();
+    assert_eq!(load(log.path()).unwrap().calls["refused"].refusal, None);
     log.append(&Record::Clear).unwrap();
     let s = load(log.path()).unwrap();
     assert_eq!(s.usage.prompt_tokens, 400, "a clear spent no fewer tokens");

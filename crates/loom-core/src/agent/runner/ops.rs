@@ -205,6 +205,7 @@ impl Runner {
                 self.emit(AgentEvent::Notice {
                     message: format!("Model: {model}"),
                 });
+                self.window.model_switched();
                 if configured.is_none() {
                     self.window.tokens = None;
                     self.discover();

@@ -112,13 +112,18 @@ impl Window {
     }
 
     /// The server is being asked about `model`: its tokeniser counts from now on (loaded
-    /// when needed), and what characters are worth is measured afresh (another model
-    /// tokenises otherwise).
+    /// when needed).
     pub(super) fn discovering(&mut self, model: &str) {
         self.discovering = true;
         self.tokenizer = Some((Tokenizer::counting(model), Loaded::No));
         self.tokenizer_correction = 1.0;
-        self.prefix_chars_per_token = None;
+    }
+
+    /// Another model answers from now on: what characters are worth is measured afresh,
+    /// as it may tokenise otherwise. Until then the last measures stand, the prefix's
+    /// apart from the conversation's (the conversation's alone priced a 4k window's
+    /// prefix far above its size).
+    pub(super) fn model_switched(&mut self) {
         self.prefix_from_server = false;
         self.conversation_measured = false;
     }
@@ -139,7 +144,12 @@ impl Window {
             } => {
                 let ratio = measured.tokens as f64 / total.max(1) as f64;
                 if !TOKENIZER_AGREES.contains(&ratio) {
+                    // Not the model's tokeniser: what it measured goes with it.
                     self.tokenizer = None;
+                    if !self.prefix_from_server {
+                        self.prefix_chars_per_token = None;
+                        self.conversation_measured = false;
+                    }
                     self.measured(measured, 1.5..=8.0);
                     return;
                 }
@@ -170,14 +180,17 @@ impl Window {
     fn measured(&mut self, m: Measured, range: std::ops::RangeInclusive<f64>) {
         let tokens = m.tokens.max(1) as f64;
         let clamp = |r: f64| r.clamp(*range.start(), *range.end());
-        if m.prefix_chars > 0
-            && (self.prefix_chars_per_token.is_none()
-                || m.conversation_chars * 10 <= m.prefix_chars)
-        {
+        if m.prefix_chars > 0 && m.conversation_chars * 10 <= m.prefix_chars {
             let conversation = m.conversation_chars as f64 / self.chars_per_token;
             let prefix = (tokens - conversation).max(tokens / 2.0);
             self.prefix_chars_per_token = Some(clamp(m.prefix_chars as f64 / prefix));
             self.prefix_from_server = true;
+        } else if !self.prefix_from_server && !self.conversation_measured {
+            // Too much conversation to tell the prefix apart (a resumed session's first
+            // request): both take the request's ratio as a whole for now.
+            let chars = m.prefix_chars + m.conversation_chars;
+            self.chars_per_token = clamp(chars as f64 / tokens);
+            return;
         }
         let prefix = m.prefix_chars as f64 / self.prefix_chars_per_token();
         let conversation = tokens - prefix;
@@ -312,6 +325,32 @@ mod tests {
             "the old estimate was off"
         );
         assert!(budget.conversation_chars().is_some());
+    }
+
+    /// Regression (review): a resumed session's first request, mostly conversation, set
+    /// the prefix's worth as if the conversation were at the default ratio: dense output
+    /// made the prefix 82 % too large, and it stuck. Now the prefix is measured only from a
+    /// request that is nearly all prefix; until then the request's ratio as a whole stands
+    /// for both, and the conversation is measured once the prefix is.
+    #[test]
+    fn a_request_mostly_conversation_does_not_measure_the_prefix() {
+        let mut w = Window::new(Some(8192));
+        w.calibrated(Calibration::Chars(request(7_000, 6_000)));
+        let whole = 13_000.0 / server_tokens(7_000, 6_000) as f64;
+        assert!((w.prefix_chars_per_token() - whole).abs() < 0.01);
+        assert!((w.chars_per_token - whole).abs() < 0.01);
+        // One request cannot tell the two apart: the whole's ratio prices the prefix 35 %
+        // high here, against 82 % before.
+        let truth = 7_000.0 / 2.8;
+        let estimate = 7_000.0 / w.prefix_chars_per_token();
+        assert!(estimate < truth * 1.4, "{estimate} vs {truth}");
+        // A later request that is nearly all prefix (after a compaction) measures it.
+        w.calibrated(Calibration::Chars(request(7_000, 300)));
+        let estimate = 7_000.0 / w.prefix_chars_per_token();
+        assert!(
+            (estimate / truth - 1.0).abs() < 0.05,
+            "{estimate} vs {truth}"
+        );
     }
 
     /// Until a conversation long enough to tell has been measured, what the request's
