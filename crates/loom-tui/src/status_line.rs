@@ -313,7 +313,13 @@ impl App {
         let u = &self.status.usage;
         let streaming = self.progress.streaming_tokens();
         let used = u.prompt_tokens + u.completion_tokens + streaming;
-        let estimate = if streaming > 0 { "~" } else { "" };
+        // Marked as estimated while an answer streams, and for good once a figure the
+        // server did not report (an interrupted request's, say) is in the sum.
+        let estimate = if streaming > 0 || u.estimated {
+            "~"
+        } else {
+            ""
+        };
         // Ranks: what goes first when room is short (see the module's doc).
         let mut parts = vec![
             Part::new(

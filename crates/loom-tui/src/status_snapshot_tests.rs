@@ -107,6 +107,21 @@ fn streamed_tokens_count_live_before_the_server_reports_usage() {
     );
     let row = last_row(&text(&mut app, 120, 10)).to_string();
     assert!(row.contains(" 4.1k tok"), "the server's figure: {row}");
+    // An interrupted request's tokens are estimated: the sum is marked so from then on
+    // (it showed as exact).
+    ev(
+        &mut app,
+        AgentEvent::Usage {
+            usage: Usage {
+                prompt_tokens: 900,
+                completion_tokens: 100,
+                estimated: true,
+                ..Usage::default()
+            },
+        },
+    );
+    let row = last_row(&text(&mut app, 120, 10)).to_string();
+    assert!(row.contains("~5.1k tok"), "an estimate in the sum: {row}");
 }
 
 #[test]
