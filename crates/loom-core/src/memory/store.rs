@@ -163,37 +163,32 @@ fn open_file(path: &Path) -> Result<(Connection, Option<String>), MemoryError> {
         path: path.to_path_buf(),
         message,
     };
+    // Openers take turns (processes, or threads with their own connections): one that
+    // finds the file damaged moves it aside and starts a new database while the others
+    // wait, and they then find that one whole. Opening outside the turn let an opener
+    // start a database (and its WAL) between the mover's rename and its clearing of the
+    // old WAL and shared memory, which then deleted the new WAL: that opener's writes were
+    // lost, or SQLite answered "disk I/O error" (the racing test, about 1 run in 80).
+    let lock_path = PathBuf::from(format!("{}.lock", path.display()));
+    let _turn = crate::lockfile::exclusive(&lock_path, true)
+        .map_err(|e| db_error(format!("cannot lock {}: {e}", lock_path.display())))?;
     let mut notice = None;
     let conn = match connect_patiently(path) {
         Ok(c) => c,
         Err(OpenFailure::Other(e) | OpenFailure::Busy(e)) => return Err(db_error(e)),
         Err(OpenFailure::Corrupt(why)) => {
-            // Two processes may find the damage at once: one moves the file aside and
-            // starts a new database while the other waits, then finds that one whole
-            // (and neither moves the other's new database, or deletes its WAL).
-            let lock_path = PathBuf::from(format!("{}.lock", path.display()));
-            let _lock = crate::lockfile::exclusive(&lock_path, true)
-                .map_err(|e| db_error(format!("cannot lock {}: {e}", lock_path.display())))?;
+            let aside = move_aside(path)
+                .map_err(|e| db_error(format!("it is damaged ({why}) and cannot be moved: {e}")))?;
+            notice = Some(format!(
+                "the memory database {} was damaged ({why}); it was moved to {} and a new \
+                 one started",
+                path.display(),
+                aside.display()
+            ));
             match connect_patiently(path) {
                 Ok(c) => c,
-                Err(OpenFailure::Other(e) | OpenFailure::Busy(e)) => return Err(db_error(e)),
-                Err(OpenFailure::Corrupt(_)) => {
-                    let aside = move_aside(path).map_err(|e| {
-                        db_error(format!("it is damaged ({why}) and cannot be moved: {e}"))
-                    })?;
-                    notice = Some(format!(
-                        "the memory database {} was damaged ({why}); it was moved to {} and \
-                         a new one started",
-                        path.display(),
-                        aside.display()
-                    ));
-                    match connect_patiently(path) {
-                        Ok(c) => c,
-                        Err(OpenFailure::Other(e) | OpenFailure::Busy(e)) => {
-                            return Err(db_error(e));
-                        }
-                        Err(OpenFailure::Corrupt(w)) => return Err(db_error(w)),
-                    }
+                Err(OpenFailure::Other(e) | OpenFailure::Busy(e) | OpenFailure::Corrupt(e)) => {
+                    return Err(db_error(e));
                 }
             }
         }
