@@ -454,31 +454,34 @@ impl Machine {
                 });
             }
             Verdict::Deny { reason } => {
-                out.push(Action::Emit(AgentEvent::Approval {
-                    id: id.to_string(),
-                    approved: false,
-                    by: DecidedBy::Policy,
-                    reason: Some(reason.clone()),
-                }));
-                self.complete(
-                    id,
-                    ToolResult::err(format!("denied by policy: {reason}")),
-                    0,
-                    out,
-                );
+                let told = format!("denied by policy: {reason}");
+                self.refuse(id, DecidedBy::Policy, reason, told, out);
             }
             Verdict::Blocked { reason } => {
-                out.push(Action::Emit(AgentEvent::Approval {
-                    id: id.to_string(),
-                    approved: false,
-                    by: DecidedBy::Hook,
-                    reason: Some(reason.clone()),
-                }));
-                self.complete(id, ToolResult::err(reason), 0, out);
+                self.refuse(id, DecidedBy::Hook, reason.clone(), reason, out);
             }
             Verdict::Failed { result } => self.complete(id, result, 0, out),
         }
         self.advance(out);
+    }
+
+    /// Call `id` is refused by `by` for `reason`: the front ends hear why, and the model
+    /// reads `told` as the call's result.
+    fn refuse(
+        &mut self,
+        id: &str,
+        by: DecidedBy,
+        reason: String,
+        told: String,
+        out: &mut Vec<Action>,
+    ) {
+        out.push(Action::Emit(AgentEvent::Approval {
+            id: id.to_string(),
+            approved: false,
+            by,
+            reason: Some(reason),
+        }));
+        self.complete(id, ToolResult::err(told), 0, out);
     }
 
     fn on_answered(&mut self, id: &str, answer: ApprovalAnswer, out: &mut Vec<Action>) {
@@ -496,15 +499,7 @@ impl Machine {
             _ => None,
         };
         match denial {
-            Some(reason) => {
-                out.push(Action::Emit(AgentEvent::Approval {
-                    id: id.to_string(),
-                    approved: false,
-                    by: DecidedBy::User,
-                    reason: Some(reason.clone()),
-                }));
-                self.complete(id, ToolResult::err(reason), 0, out);
-            }
+            Some(reason) => self.refuse(id, DecidedBy::User, reason.clone(), reason, out),
             None => {
                 let grant = answer == ApprovalAnswer::ApproveForSession;
                 out.push(Action::Emit(AgentEvent::Approval {
