@@ -130,11 +130,7 @@ async fn an_answer_cut_because_the_prompt_filled_the_window_compacts_and_asks_ag
     .await;
     let run = exec(dir.path(), &server, "supervised", "what is in s.txt?").await;
     assert_eq!(run.code, 0, "{}\n{:?}", run.stderr, run.events);
-    let notices: Vec<String> = run
-        .of_type("notice")
-        .iter()
-        .map(|n| n["message"].to_string())
-        .collect();
+    let notices = run.messages("notice");
     assert!(
         notices.iter().any(|n| n.contains(
             "the prompt filled the model's context window (4075 of 4096 tokens) and left the \
@@ -169,11 +165,7 @@ async fn a_second_overflow_after_compacting_fails_the_turn() {
     let run = exec(dir.path(), &server, "supervised", "read it").await;
     assert_eq!(run.code, 1);
     assert_eq!(server.requests().len(), 3, "compacted once, then given up");
-    let errors: Vec<String> = run
-        .of_type("error")
-        .iter()
-        .map(|e| e["message"].to_string())
-        .collect();
+    let errors = run.messages("error");
     assert!(
         errors.iter().any(|e| e.contains("context window")),
         "{errors:?}"
@@ -242,11 +234,7 @@ async fn an_overflow_loom_counts_as_fitting_says_the_servers_words_and_keeps_the
     .await;
     let run = exec(dir.path(), &server, "supervised", "hello").await;
     assert_eq!(run.code, 0, "{}\n{:?}", run.stderr, run.events);
-    let notices: Vec<String> = run
-        .of_type("notice")
-        .iter()
-        .map(|n| n["message"].to_string())
-        .collect();
+    let notices = run.messages("notice");
     assert!(
         notices
             .iter()
@@ -377,11 +365,7 @@ async fn the_window_and_the_template_are_learned_from_llama_server() {
     assert_eq!(window.len(), 1, "{:?}", run.events);
     assert_eq!(window[0]["tokens"], 8192);
     assert_eq!(window[0]["source"], "llama.cpp /props (n_ctx)");
-    let notices: Vec<String> = run
-        .of_type("notice")
-        .iter()
-        .map(|n| n["message"].to_string())
-        .collect();
+    let notices = run.messages("notice");
     assert_eq!(
         notices
             .iter()

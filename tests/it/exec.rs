@@ -16,6 +16,14 @@ impl Run {
     pub fn of_type(&self, t: &str) -> Vec<&Value> {
         self.events.iter().filter(|e| e["type"] == t).collect()
     }
+
+    /// The `message` of every event of type `t` (notices, errors), in order.
+    pub fn messages(&self, t: &str) -> Vec<String> {
+        self.of_type(t)
+            .iter()
+            .map(|e| e["message"].as_str().unwrap_or_default().to_string())
+            .collect()
+    }
 }
 
 /// A command for the `loom` binary isolated from the user's config and environment.

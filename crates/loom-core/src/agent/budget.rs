@@ -44,7 +44,12 @@ pub struct Budget {
 impl Budget {
     /// Tokens kept for the answer.
     pub fn reserve(&self) -> u64 {
-        (self.window * RESERVE_PERCENT / 100).clamp(MIN_RESERVE, MAX_RESERVE)
+        Budget::reserve_of(self.window)
+    }
+
+    /// Tokens kept for the answer in a window of `window` tokens.
+    pub fn reserve_of(window: u64) -> u64 {
+        (window * RESERVE_PERCENT / 100).clamp(MIN_RESERVE, MAX_RESERVE)
     }
 
     /// Tokens a request may fill: the window less the answer's room.

@@ -196,13 +196,7 @@ impl Request {
     ) -> Option<Event> {
         let window = self.window?;
         let u = out.usage.filter(|u| !u.estimated)?;
-        let reserve = crate::agent::budget::Budget {
-            window,
-            chars_per_token: 1.0,
-            overhead_chars: 0,
-            prefix_chars_per_token: 1.0,
-        }
-        .reserve();
+        let reserve = crate::agent::budget::Budget::reserve_of(window);
         let filled = matches!(out.stop, crate::llm::Stop::Length)
             && u.completion_tokens < reserve
             && u.prompt_tokens + u.completion_tokens >= window.saturating_sub(window / 20);
