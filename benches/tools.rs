@@ -15,6 +15,11 @@
 //!   that `rg --files` never makes;
 //! - `search_files` against `rg -n` printing the same `path:line:text` lines.
 //!
+//! The listing's floors are timed against `rg --files` too: the stat of every file alone,
+//! and `ignore`'s parallel walker (what `list_files` is built on) with `list_files`' rules
+//! and threads keeping nothing, alone and with a stat per file. The last is the least any
+//! sized listing on that walker costs.
+//!
 //! Each side runs 11 times, alternating (the machine may be shared; alternating keeps both
 //! under the same load), and the medians of wall-clock time are compared, with the CPU time
 //! each used (mean per run, from the kernel's 10 ms clock ticks; less noisy under load).
@@ -190,6 +195,32 @@ fn stat_every_file(root: &Path) -> u64 {
     total
 }
 
+/// `ignore`'s parallel walk of `root` with `list_files`' rules and threads, keeping nothing:
+/// with `stat`, each file is also stat-ed in the walking thread (a sized listing with no
+/// strings, no sort and no JSON). What the walker `list_files` is built on costs by itself.
+fn bare_parallel_walk(root: &Path, stat: bool) -> usize {
+    let seen = std::sync::atomic::AtomicUsize::new(0);
+    ignore::WalkBuilder::new(root)
+        .hidden(false)
+        .require_git(false)
+        .follow_links(false)
+        .filter_entry(|e| e.file_name() != ".git")
+        .build_parallel()
+        .run(|| {
+            let seen = &seen;
+            Box::new(move |entry| {
+                if let Ok(entry) = entry {
+                    if stat && !entry.file_type().is_some_and(|t| t.is_dir()) {
+                        std::hint::black_box(std::fs::symlink_metadata(entry.path()).ok());
+                    }
+                    seen.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                }
+                ignore::WalkState::Continue
+            })
+        });
+    seen.into_inner()
+}
+
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(|a, b| a.total_cmp(b));
     v[v.len() / 2]
@@ -311,6 +342,23 @@ fn bench_list(c: &mut Criterion) {
             };
             let what = "floor: stat of every file alone (1 thread, no ignore rules, no sort)";
             compare(what, "rg --files", sizing, theirs).print(None);
+            // What the walker the issue prescribes costs with nothing kept: alone, and with
+            // the stat per file that sizes need (in the walking threads, no second pass).
+            assert_eq!(
+                bare_parallel_walk(dir.path(), false),
+                listed + 1,
+                "the root too"
+            );
+            let what = "floor: ignore's parallel walk alone (same rules and threads, nothing kept)";
+            let walk = || {
+                bare_parallel_walk(dir.path(), false);
+            };
+            compare(what, "rg --files", walk, theirs).print(None);
+            let what = "floor: ignore's parallel walk + a stat per file (nothing kept)";
+            let walk = || {
+                bare_parallel_walk(dir.path(), true);
+            };
+            compare(what, "rg --files", walk, theirs).print(None);
         }
     }
 
