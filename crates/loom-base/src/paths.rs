@@ -126,6 +126,21 @@ const CREDENTIAL_DIRS: &[&str] = &[
     ".config/hub",
     ".config/gcloud",
     ".terraform.d/credentials.tfrc.json",
+    // Git's XDG credential store, cloud and storage tools' keys, build tools' repository
+    // passwords, package managers' tokens, encryption keys and the desktop keyring.
+    ".config/git/credentials",
+    ".s3cfg",
+    ".boto",
+    ".config/rclone",
+    ".m2/settings.xml",
+    ".m2/settings-security.xml",
+    ".gradle/gradle.properties",
+    ".composer/auth.json",
+    ".config/composer/auth.json",
+    ".yarnrc.yml",
+    ".config/sops",
+    ".local/share/keyrings",
+    ".password-store",
 ];
 
 /// Files and directories that hold the system's secrets.
@@ -141,6 +156,11 @@ const SYSTEM_SECRETS: &[&str] = &[
     "/var/backups/shadow.bak",
     "/var/backups/gshadow.bak",
     "/proc/kcore",
+    // Secrets containers and clusters mount, and TLS private keys.
+    "/run/secrets",
+    "/var/run/secrets",
+    "/etc/kubernetes/admin.conf",
+    "/etc/ssl/private",
 ];
 
 impl ForbiddenRule {

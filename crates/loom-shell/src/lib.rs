@@ -572,3 +572,6 @@ mod substitution_table;
 #[cfg(test)]
 #[path = "rated_too_low_table.rs"]
 mod rated_too_low_table;
+#[cfg(test)]
+#[path = "red_team3_table.rs"]
+mod red_team3_table;

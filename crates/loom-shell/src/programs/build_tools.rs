@@ -16,7 +16,7 @@ use super::super::{Place, Risk};
 use super::build::outside_output;
 use super::dev::forbidden_in_code;
 use super::readonly::response_file;
-use super::{Judgement, State, is_flag, judge, nested, program, unproven};
+use super::{Judgement, State, is_flag, judge, nested, program, reads, unproven};
 use loom_base::paths::Access;
 
 /// `rustfmt`, `black` and the other formatters: checking is low, rewriting medium.
@@ -150,6 +150,60 @@ pub(super) fn build_tool(name: &str, args: &[Word], state: &mut State, depth: us
         ))
 }
 
+/// `cmake -E CMD …`, CMake's portable commands: the deleting ones are judged as the
+/// `rm -rf` they are, `chdir DIR CMD…` and `env … CMD…` as the command they run, and the
+/// others (copying, linking, archiving, running) are asked about each time.
+fn cmake_command_mode(args: &[Word], state: &mut State, depth: usize) -> Judgement {
+    let Some(k) = args.iter().position(|w| w.text == "-E") else {
+        return judge(Risk::ReadOnly, "no `-E` command");
+    };
+    let command = &args[k + 1..];
+    let Some(sub) = command.first() else {
+        return judge(Risk::ReadOnly, "`cmake -E` lists its commands");
+    };
+    let operands = &command[1..];
+    let asked = judge(
+        Risk::Medium,
+        format!("`cmake -E {}` writes files or runs a command", sub.text),
+    )
+    .ungrantable();
+    match sub.text.as_str() {
+        "echo" | "echo_append" | "capabilities" | "compare_files" | "md5sum" | "sha1sum"
+        | "sha224sum" | "sha256sum" | "sha384sum" | "sha512sum" | "cat" | "true" | "false"
+        | "sleep" => {
+            let mut j = judge(
+                Risk::ReadOnly,
+                format!("`cmake -E {}` only reads", sub.text),
+            );
+            for w in operands.iter().filter(|w| !is_flag(w)) {
+                if sub.text != "echo" && sub.text != "echo_append" {
+                    j = j.worst(reads(w, state));
+                }
+            }
+            j
+        }
+        "rm" | "remove" | "remove_directory" => {
+            let mut words = vec![Word::literal("rm"), Word::literal("-rf")];
+            words.extend(operands.iter().filter(|w| !is_flag(w)).cloned());
+            asked.worst(program(&words, state, depth, false))
+        }
+        "chdir" => asked.worst(program(
+            operands.get(1..).unwrap_or(&[]),
+            state,
+            depth,
+            false,
+        )),
+        "env" => {
+            let start = operands
+                .iter()
+                .position(|w| !w.text.starts_with('-') && !w.text.contains('='))
+                .unwrap_or(operands.len());
+            asked.worst(program(&operands[start..], state, depth, false))
+        }
+        _ => asked,
+    }
+}
+
 /// Code given on the command line: `-e CODE`/`--eval CODE` (elixir, ghc, clj, nim, mix) and
 /// the evaluating subcommands of crystal, stack, sbt and mix.
 fn evaluated(name: &str, args: &[Word], state: &mut State, depth: usize) -> Judgement {
@@ -201,6 +255,16 @@ fn evaluated(name: &str, args: &[Word], state: &mut State, depth: usize) -> Judg
             j = j.worst(judge(Risk::Medium, format!("`{name} exec` runs a command")).ungrantable());
             if !command.is_empty() {
                 j = j.worst(program(command, state, depth, false));
+            }
+        }
+        ("cmake", _) => j = j.worst(cmake_command_mode(args, state, depth)),
+        ("ctest", _) => {
+            if let Some(k) = args.iter().position(|w| w.text == "--test-command") {
+                j = j
+                    .worst(
+                        judge(Risk::Medium, "`ctest --test-command` runs a command").ungrantable(),
+                    )
+                    .worst(program(&args[k + 1..], state, depth, false));
             }
         }
         ("mix", "cmd") => {

@@ -101,10 +101,7 @@ pub(super) fn builtin(
                     .iter()
                     .any(|w| w.text.starts_with('-') && w.text.contains(['w', 'a', 'r', 'n', 's']))
             {
-                judge(
-                    Risk::Medium,
-                    "`history` with this option reads or writes a history file",
-                )
+                history_file(args, state)
             } else {
                 judge(Risk::ReadOnly, format!("`{name}` only affects the shell"))
             }
@@ -275,4 +272,34 @@ fn trap(args: &[Word], state: &State, depth: usize) -> Judgement {
     )
     .ungrantable()
     .worst(nested(&code.text, state, depth, "the trap"))
+}
+
+/// `history -w/-a FILE` writes the history (lines `history -s` may have added) to FILE,
+/// `-r/-n FILE` reads FILE: judged as the write or read of FILE. Never covered by a grant:
+/// the lines written can be any text, and the file any start-up file.
+fn history_file(args: &[Word], state: &State) -> Judgement {
+    let writes = args
+        .iter()
+        .any(|w| is_flag(w) && w.text.contains(['w', 'a']));
+    let reads_file = args
+        .iter()
+        .any(|w| is_flag(w) && w.text.contains(['r', 'n']));
+    let mut j = judge(
+        Risk::Medium,
+        "`history` with this option reads or writes a history file",
+    )
+    .ungrantable();
+    let files = args.iter().filter(|w| !is_flag(w));
+    // With `-s`, the operands are the line added, not a file.
+    if !args.iter().any(|w| is_flag(w) && w.text.contains('s')) {
+        for f in files {
+            if writes {
+                j = j.worst(super::writes_at(f, state, "writes the shell's history to"));
+            }
+            if reads_file {
+                j = j.worst(super::reads(f, state));
+            }
+        }
+    }
+    j
 }

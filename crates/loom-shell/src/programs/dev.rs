@@ -204,7 +204,10 @@ pub(super) fn interpreter(name: &str, args: &[Word], state: &mut State, depth: u
     if !args.is_empty() && args.iter().all(|w| INFO.contains(&w.text.as_str())) {
         return judge(Risk::ReadOnly, "prints version or help");
     }
-    let python = name.starts_with("python");
+    if name == "deno" {
+        return deno(args, state, depth);
+    }
+    let python = name.starts_with("python") || name.starts_with("pypy");
     let spec = interpreter_spec(python);
     let lead = if python {
         let (end, rest) = python_options_end(args);
@@ -252,6 +255,37 @@ pub(super) fn interpreter(name: &str, args: &[Word], state: &mut State, depth: u
     runs_script_or_input(name, rest, state, depth)
 }
 
+/// `deno`: a subcommand that runs code. Code named by a URL (`https:`, `npm:`, `jsr:`) is
+/// fetched from the network and run; `eval` runs inline code; any other run is a program
+/// with whatever permissions its flags give it (`-A`: all). None is covered by a grant.
+fn deno(args: &[Word], state: &State, depth: usize) -> Judgement {
+    const REMOTE: &[&str] = &["http://", "https://", "npm:", "jsr:"];
+    let sub = args.iter().find(|w| !is_flag(w)).map(|w| w.text.as_str());
+    let mut j = match sub {
+        Some("fmt" | "lint" | "check" | "doc" | "info" | "types" | "completions") => {
+            return judge(Risk::Low, "`deno` checks or formats code");
+        }
+        Some("eval") => judge(Risk::Medium, "runs inline deno code, which can do anything"),
+        _ => judge(
+            Risk::Medium,
+            "`deno` runs a program with the permissions its flags give it",
+        ),
+    }
+    .ungrantable();
+    for w in args {
+        if REMOTE.iter().any(|r| w.text.starts_with(r)) {
+            j = j
+                .at_least(
+                    Risk::High,
+                    format!("`deno` runs code fetched from the network ({})", w.text),
+                )
+                .net();
+        }
+        j = j.worst(forbidden_in_code(&w.text, state, depth));
+    }
+    j
+}
+
 /// The options Loom recognises for python, or for the other interpreters.
 fn interpreter_spec(python: bool) -> Spec {
     if python {
@@ -269,9 +303,10 @@ fn interpreter_spec(python: bool) -> Spec {
             numeric: false,
         }
     } else {
+        // `-E` takes a value: perl's, php's and julia's code to run, ruby's encoding.
         Spec {
-            flags: "hvVcwidpnaslE",
-            valued: "erIM",
+            flags: "hvVcwidpnasl",
+            valued: "eErIM",
             long: &[
                 "version",
                 "help",
@@ -452,6 +487,18 @@ fn python_module(
             let mut j = judge(Risk::ReadOnly, format!("`{name} -m {module}` only prints"));
             for w in rest {
                 j = j.worst(reads(w, state));
+            }
+            j
+        }
+        // Modules that run the code or script given to them: inline code.
+        "timeit" | "cProfile" | "profile" | "trace" | "pdb" | "code" | "runpy" => {
+            let mut j = judge(
+                Risk::Medium,
+                format!("`{name} -m {module}` runs the code given to it, which can do anything"),
+            )
+            .ungrantable();
+            for w in rest {
+                j = j.worst(forbidden_in_code(&w.text, state, depth));
             }
             j
         }

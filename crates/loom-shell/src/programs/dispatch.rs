@@ -172,6 +172,15 @@ fn tool_program(
         "mktemp" => judge(Risk::Medium, "creates a temporary file"),
         "patch" => judge(Risk::Medium, "applies a patch to files"),
         "tar" => tar::tar(args, state, depth),
+        "zip"
+            if args
+                .iter()
+                .any(|w| w.text.starts_with("-TT") || w.text.starts_with("--unzip-command")) =>
+        {
+            // `-TT CMD` runs CMD to test the archive: never covered by a grant, so the
+            // command (an argument) is searched for forbidden ones.
+            judge(Risk::Medium, "`zip -TT` runs the command it is given").ungrantable()
+        }
         "unzip" | "zip" | "7z" | "unrar" | "split" | "csplit" => {
             judge(Risk::Medium, format!("`{name}` writes files"))
         }
@@ -198,7 +207,9 @@ fn tool_program(
         f if FORMATTERS_WRITING.contains(&f) => build_tools::formatter(name, args),
         b if BUILD_TEST.contains(&b) => build_tools::build_tool(name, args, state, depth),
         "python" | "python2" | "python3" | "node" | "ruby" | "perl" | "php" | "deno" | "lua"
-        | "Rscript" | "julia" => dev::interpreter(name, args, state, depth),
+        | "Rscript" | "julia" | "pypy" | "pypy3" | "luajit" | "tsx" | "ts-node" | "R" => {
+            dev::interpreter(name, args, state, depth)
+        }
         n if n.starts_with("python3.") => dev::interpreter(name, args, state, depth),
         _ => return None,
     })
@@ -266,6 +277,12 @@ fn unknown(name: &str, first: &Word, args: &[Word], state: &State, depth: usize)
         j = j.worst(disk);
     }
     if state.scan_unknown {
+        // A program Loom does not know may run its arguments as code of its own language
+        // (`gdb -ex 'python os.system("…")'`, `gnuplot -e 'system("…")'`): a forbidden
+        // command quoted in one is forbidden too.
+        for w in args.iter().filter(|w| !w.dynamic) {
+            j = j.worst(super::dev::forbidden_in_code(&w.text, state, depth));
+        }
         j.worst(forbidden_among(args, state, depth))
     } else {
         j

@@ -189,6 +189,15 @@ fn with_assignments(
                 ));
             }
         }
+        if a.name == "HISTFILE" {
+            // An interactive shell (`bash -i`) truncates and rewrites its history file:
+            // `HISTFILE=~/.bashrc` is a write of that file.
+            j = j.worst(writes_at(
+                &a.value,
+                state,
+                "has the shell rewrite its history file at",
+            ));
+        }
         if matches!(a.name.as_str(), "HOME" | "PWD" | "OLDPWD") {
             state.home_or_pwd_set = true;
         }
