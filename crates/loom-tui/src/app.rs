@@ -132,11 +132,13 @@ impl App {
             || self.draft.listing()
             || self.transcript.awaiting_highlighting()
             || self.transcript.restyling()
+            || self.layers.held.is_some()
     }
 
     /// Called before each frame: advance the clock and pick up late-loading highlighting.
     pub fn tick(&mut self, now: Instant) {
         self.now = now;
+        self.give_held_answer(now);
         self.layers.tick();
         if self.transcript.pick_up_highlighting() {
             self.details.view.invalidate();

@@ -10,6 +10,7 @@ use serde_json::json;
 use tokio::sync::mpsc::UnboundedReceiver;
 
 use super::app::{App, Focus};
+use super::approvals::ANSWER_HOLD;
 use super::snapshot_tests::{app, awaiting_diff, ev, text};
 use crate::protocol::events::{AgentEvent, ApprovalPreview, UserOp};
 use crate::protocol::{autonomy::Autonomy, intent::ScheduleIntent};
@@ -115,6 +116,11 @@ fn typed(app: &mut App, text: &str) {
     }
 }
 
+/// Let a held `y` or `a` be given: the frames after [`ANSWER_HOLD`] with no key.
+fn let_hold_pass(app: &mut App) {
+    app.tick(Instant::now() + ANSWER_HOLD);
+}
+
 fn answers(rx: &mut UnboundedReceiver<UserOp>) -> Vec<UserOp> {
     std::iter::from_fn(|| rx.try_recv().ok())
         .filter(|op| matches!(op, UserOp::Approve { .. }))
@@ -183,6 +189,7 @@ fn keys_long_before_a_question_do_not_hold_it_back() {
     command(&mut app);
     assert!(!app.question_waits());
     typed(&mut app, "y");
+    let_hold_pass(&mut app);
     assert_eq!(answers(&mut rx).len(), 1);
 }
 
@@ -200,6 +207,7 @@ fn a_review_that_appears_while_someone_types_answers_nothing() {
     app.on_key(KeyEvent::from(KeyCode::Tab));
     assert_eq!(app.focus, Focus::Details);
     typed(&mut app, "y");
+    let_hold_pass(&mut app);
     assert_eq!(answers(&mut rx).len(), 1);
 }
 
@@ -214,4 +222,70 @@ fn keys_typed_ahead_at_start_do_not_answer_the_trust_prompt() {
     assert!(app.outbox.trust_answer.is_none());
     assert_eq!(app.composer.text(), "try this");
     assert!(app.question_waits());
+}
+
+/// Regression (found by a helper trying Loom): a box that appeared while the person was
+/// idle took the first letter of the message they then typed as its answer: "and also"
+/// allowed every edit for the session (`a`), "you know" ran the command (`y`). A `y` or
+/// `a` followed by more letters is the start of a message now: every letter goes to the
+/// message box and the box waits, for every kind of question.
+#[test]
+fn a_message_begun_after_an_idle_question_appeared_answers_nothing() {
+    for (name, question) in QUESTIONS {
+        for message in ["and also", "you know"] {
+            let (mut app, mut rx) = app("dark");
+            question(&mut app);
+            assert!(!app.question_waits(), "{name}: idle, the box has the keys");
+            typed(&mut app, message);
+            let_hold_pass(&mut app);
+            let sent = answers(&mut rx);
+            assert!(sent.is_empty(), "{name} {message:?}: answered {sent:?}");
+            assert!(app.outbox.trust_answer.is_none(), "{name}: trust answered");
+            assert_eq!(app.layers.len(), 1, "{name}: the box is still there");
+            assert_eq!(app.composer.text(), message, "{name}");
+            assert!(app.question_waits(), "{name}: the box waits");
+        }
+    }
+}
+
+/// A lone `y` (or `a`) still answers, once the hold has passed with no letter after it;
+/// before that, nothing is given.
+#[test]
+fn a_lone_answer_is_given_when_no_letter_follows() {
+    for (name, question) in QUESTIONS {
+        let (mut app, mut rx) = app("dark");
+        question(&mut app);
+        typed(&mut app, "y");
+        assert!(answers(&mut rx).is_empty(), "{name}: given at once");
+        assert!(app.animating(), "{name}: frames keep coming to give it");
+        let_hold_pass(&mut app);
+        let given = !answers(&mut rx).is_empty() || app.outbox.trust_answer.is_some();
+        assert!(given, "{name}: not given after the hold");
+        assert!(app.composer.text().is_empty(), "{name}");
+    }
+    // `a` followed by a non-letter key (the arrow of someone reading the box) is given.
+    let (mut app, mut rx) = app("dark");
+    command(&mut app);
+    typed(&mut app, "a");
+    app.on_key(KeyEvent::from(KeyCode::Down));
+    assert_eq!(answers(&mut rx).len(), 1);
+}
+
+/// The diff review the same way: "and also" typed into an idle review leaves it waiting
+/// with every edit still asked about; a lone `a` allows them.
+#[test]
+fn a_message_begun_in_an_idle_review_answers_nothing() {
+    let (mut app, mut rx) = app("dark");
+    awaiting_diff(&mut app);
+    assert_eq!(app.focus, Focus::Details);
+    typed(&mut app, "and also");
+    let_hold_pass(&mut app);
+    assert!(answers(&mut rx).is_empty());
+    assert!(!app.status.edits_allowed);
+    assert_eq!(app.composer.text(), "and also");
+    assert_eq!(app.focus, Focus::Composer);
+    app.on_key(KeyEvent::from(KeyCode::Tab));
+    typed(&mut app, "a");
+    let_hold_pass(&mut app);
+    assert_eq!(answers(&mut rx).len(), 1);
 }

@@ -8,6 +8,12 @@
 //! moves between the box and the message box, as for the diff review). While the message
 //! box has the keys, nothing typed answers the box. Keys typed ahead while Loom starts (a
 //! trust prompt is up from the first frame) go to the message box the same way.
+//!
+//! A box (or review) that took the keys while the person was idle still gets a message
+//! they start typing without having seen it. So the answers that act — `y` (run, apply),
+//! `a` (allow for the session), `t` (trust) — are held for [`ANSWER_HOLD`]: another letter within
+//! it means a message is being typed, and both letters go to the message box, the box
+//! waiting as above; nothing else within it, and the answer is given.
 
 use std::time::{Duration, Instant};
 
@@ -18,6 +24,62 @@ use crate::protocol::events::ApprovalPreview;
 /// How long after a key a question that appears leaves the keys with the message box; and
 /// how long after Loom starts typed-ahead keys still count as typing.
 pub const QUESTION_GRACE: Duration = Duration::from_millis(500);
+
+/// How long a `y` or `a` answer waits for a next letter that would make it the start of a
+/// message: longer than the gap between two letters of a word, short enough not to be
+/// felt as a delay.
+pub const ANSWER_HOLD: Duration = Duration::from_millis(300);
+
+impl App {
+    /// Whether `key` is an answer that acts (`y`, `a`, `t`) for the question or review that
+    /// has the keys now: it is held (see [`ANSWER_HOLD`]).
+    pub(crate) fn holds_answer(&self, key: &crossterm::event::KeyEvent) -> bool {
+        use crossterm::event::{KeyCode, KeyModifiers};
+        let plain = !key
+            .modifiers
+            .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
+        if !plain || !matches!(key.code, KeyCode::Char('y' | 'a' | 't')) {
+            return false;
+        }
+        let question = self.layers.last().is_some_and(|l| l.is_question())
+            && self.layers.answering
+            && !self.layers.within_startup(Instant::now());
+        let review = self.layers.last().is_none()
+            && self.details.reviewing()
+            && self.focus != Focus::Composer;
+        question || review
+    }
+
+    /// A key came while an answer was held (at `at`): a letter soon after it means the
+    /// person is typing a message, which both go to (the question or review waits); any
+    /// other key, or one after [`ANSWER_HOLD`], lets the held answer be given first.
+    pub(crate) fn release_held(&mut self, next: &crossterm::event::KeyEvent, now: Instant) {
+        use crossterm::event::{KeyCode, KeyModifiers};
+        let Some((held, at)) = self.layers.held.take() else {
+            return;
+        };
+        let letter = matches!(next.code, KeyCode::Char(_))
+            && !next
+                .modifiers
+                .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
+        if letter && now.saturating_duration_since(at) < ANSWER_HOLD {
+            self.layers.answering = false;
+            self.focus = Focus::Composer;
+            self.layers.last_key = Some(now);
+        }
+        self.route_key(held);
+    }
+
+    /// Give the held answer once [`ANSWER_HOLD`] has passed with no letter after it.
+    pub(crate) fn give_held_answer(&mut self, now: Instant) {
+        if let Some((held, at)) = self.layers.held
+            && now.saturating_duration_since(at) >= ANSWER_HOLD
+        {
+            self.layers.held = None;
+            self.route_key(held);
+        }
+    }
+}
 
 impl App {
     /// The agent asks before a call: mark it, and show the diff review or a question box.

@@ -52,13 +52,12 @@ fn cron_add_approval() {
         "{screen}"
     );
     insta::assert_snapshot!(screen);
-    let key = |c| crossterm::event::KeyEvent::from(crossterm::event::KeyCode::Char(c));
-    app.on_key(key('a'));
+    super::snapshot_tests::answer_key(&mut app, 'a');
     assert!(
         std::iter::from_fn(|| rx.try_recv().ok()).all(|op| !matches!(op, UserOp::Approve { .. })),
         "no session grant for job changes"
     );
-    app.on_key(key('y'));
+    super::snapshot_tests::answer_key(&mut app, 'y');
     let sent = std::iter::from_fn(|| rx.try_recv().ok()).collect::<Vec<_>>();
     assert!(
         sent.contains(&UserOp::Approve {

@@ -77,9 +77,7 @@ fn mcp_tool_approval() {
         "the failure reached the transcript"
     );
     insta::assert_snapshot!(screen);
-    app.on_key(crossterm::event::KeyEvent::from(
-        crossterm::event::KeyCode::Char('a'),
-    ));
+    super::snapshot_tests::answer_key(&mut app, 'a');
     let sent = std::iter::from_fn(|| rx.try_recv().ok()).collect::<Vec<_>>();
     assert!(
         sent.contains(&UserOp::Approve {

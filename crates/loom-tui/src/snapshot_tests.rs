@@ -568,9 +568,7 @@ fn approval_and_autocommit_without_an_argument_show_the_current_value() {
 fn approving_edits_for_the_session_shows_on_the_status_line() {
     let (mut app, _rx) = app("dark");
     awaiting_diff(&mut app);
-    app.on_key(crossterm::event::KeyEvent::from(
-        crossterm::event::KeyCode::Char('a'),
-    ));
+    answer_key(&mut app, 'a');
     let screen = text(&mut app, 140, 30);
     let status = screen.lines().last().unwrap();
     assert!(status.contains("supervised · edits allowed"), "{status}");
@@ -614,7 +612,7 @@ fn trust_prompt_answers_with_t_or_n_and_swallows_other_keys() {
     app.on_key(key('x'));
     assert_eq!(app.outbox.trust_answer, None);
     assert_eq!(app.composer.text(), "", "the prompt swallows typing");
-    app.on_key(key('t'));
+    answer_key(&mut app, 't');
     assert_eq!(app.outbox.trust_answer, Some(true));
     assert!(app.layers.is_empty());
     let (mut app, _rx) = app_with_prompt();
@@ -632,17 +630,25 @@ fn press(app: &mut App, code: crossterm::event::KeyCode) {
     app.on_key(crossterm::event::KeyEvent::from(code));
 }
 
+/// Press the answer `c` (`y`, `a`, `t`) and let the frames after its hold pass with no
+/// other key, so it is given (see `approvals.rs`).
+pub(crate) fn answer_key(app: &mut App, c: char) {
+    app.on_key(crossterm::event::KeyEvent::from(
+        crossterm::event::KeyCode::Char(c),
+    ));
+    app.tick(std::time::Instant::now() + super::approvals::ANSWER_HOLD);
+}
+
 /// Regression (issue 11): during a diff review, after one Tab, `y` was typed into the
 /// message box and the file stayed unchanged. Review keys now reach the review whatever
 /// pane had focus; only the message box, reached on purpose, types.
 #[test]
 fn review_keys_reach_the_review_whatever_pane_had_focus() {
-    use crossterm::event::KeyCode;
     for focus in [super::app::Focus::Chat, super::app::Focus::Tools] {
         let (mut app, mut rx) = app("dark");
         awaiting_diff(&mut app);
         app.focus = focus;
-        press(&mut app, KeyCode::Char('y'));
+        answer_key(&mut app, 'y');
         assert!(
             matches!(
                 rx.try_recv(),
@@ -677,7 +683,7 @@ fn tab_leaves_a_review_on_purpose_and_returns_to_it() {
         "{screen}"
     );
     press(&mut app, KeyCode::Tab);
-    press(&mut app, KeyCode::Char('y'));
+    answer_key(&mut app, 'y');
     assert!(matches!(rx.try_recv(), Ok(UserOp::Approve { .. })));
 }
 

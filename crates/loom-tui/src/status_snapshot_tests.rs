@@ -262,7 +262,7 @@ fn command_approval_keys_stay_visible_at_60x20_and_a_long_command_scrolls() {
         rx.try_recv().is_err(),
         "Enter does not approve a command (it may be meant for the message box)"
     );
-    app.on_key(KeyEvent::from(KeyCode::Char('y')));
+    super::snapshot_tests::answer_key(&mut app, 'y');
     assert!(matches!(rx.try_recv(), Ok(UserOp::Approve { .. })));
 }
 

@@ -94,9 +94,7 @@ fn a_sub_agents_approval_names_it_and_the_answer_is_routed_back() {
         screen.contains("rewrites source files — asked by the sub-agent of d7"),
         "{screen}"
     );
-    app.on_key(crossterm::event::KeyEvent::from(
-        crossterm::event::KeyCode::Char('y'),
-    ));
+    super::snapshot_tests::answer_key(&mut app, 'y');
     let mut sent = Vec::new();
     while let Ok(op) = rx.try_recv() {
         sent.push(op);

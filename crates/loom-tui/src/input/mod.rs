@@ -28,6 +28,17 @@ impl App {
         if key.kind == KeyEventKind::Release {
             return;
         }
+        let now = std::time::Instant::now();
+        self.release_held(&key, now);
+        if self.holds_answer(&key) {
+            self.layers.held = Some((key, now));
+            return;
+        }
+        self.route_key(key);
+    }
+
+    /// Route a key press to what has the keys.
+    pub(crate) fn route_key(&mut self, key: KeyEvent) {
         if self.layer_key(key) || self.search_key(key) || self.global_key(key) {
             return;
         }

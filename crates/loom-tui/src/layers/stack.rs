@@ -22,6 +22,9 @@ pub struct Layers {
     pub(crate) typeahead_until: Option<Instant>,
     /// What the undo planned last covers (the confirmation says it).
     pub(crate) pending_undo: Scope,
+    /// A `y`, `a` or `t` for the question or review in front, held until it is clear the
+    /// person is not typing a message that begins with it (see `approvals.rs`).
+    pub(crate) held: Option<(crossterm::event::KeyEvent, Instant)>,
 }
 
 impl Default for Layers {
@@ -32,6 +35,7 @@ impl Default for Layers {
             last_key: None,
             typeahead_until: None,
             pending_undo: Scope::Last,
+            held: None,
         }
     }
 }
