@@ -4,6 +4,9 @@
 
 use serde_json::Value;
 
+use loom::llm::Message;
+use loom::protocol::stored::Earlier;
+
 use crate::exec::{Run, exec};
 use crate::support::{self, Reply, ScriptedServer};
 
@@ -34,6 +37,19 @@ fn read(id: &str, path: &str) -> Reply {
 
 fn compactions(run: &Run) -> Vec<&Value> {
     run.of_type("compacted")
+}
+
+/// The one session file a run in `dir` wrote.
+fn session_file(dir: &std::path::Path) -> std::path::PathBuf {
+    let sessions = dir.join(".home/.local/share/loom/sessions");
+    let files: Vec<_> = std::fs::read_dir(&sessions)
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    files[0].clone()
 }
 
 /// The characters a request carries (its JSON), to compare with the window.
@@ -75,6 +91,40 @@ async fn a_task_that_outgrows_a_small_window_is_compacted_and_finishes() {
             .as_str()
             .unwrap()
             .contains("numbered lines")
+    );
+    // Resumed, the session shows what was shown live: the results whole, where the
+    // compaction came, then the answer; the model goes on from the cut copy.
+    let loaded = loom::session::load(&session_file(dir.path())).unwrap();
+    let earlier: Vec<&Message> = loaded
+        .earlier
+        .iter()
+        .filter_map(|e| match e {
+            Earlier::Message { message, .. } => Some(message),
+            Earlier::Compacted => None,
+        })
+        .collect();
+    assert!(
+        matches!(earlier.first(), Some(Message::User { content, .. })
+            if content == "compare a.txt and b.txt"),
+        "{earlier:?}"
+    );
+    let whole = earlier.iter().any(|m| {
+        matches!(m, Message::Tool { content, .. }
+            if content.contains("b.txt line 0599") && !content.contains("cut from"))
+    });
+    assert!(whole, "the results as they were: {earlier:?}");
+    assert!(matches!(loaded.earlier.last(), Some(Earlier::Compacted)));
+    let copy = &loaded.conversation[..loaded.shown_from];
+    assert!(
+        copy.iter()
+            .any(|m| matches!(m, Message::Tool { content, .. } if content.contains("cut from"))),
+        "{copy:?}"
+    );
+    assert!(
+        matches!(loaded.conversation[loaded.shown_from..].last(),
+            Some(Message::Assistant { content, .. }) if content.contains("numbered lines")),
+        "{:?}",
+        loaded.conversation
     );
 }
 
@@ -241,17 +291,9 @@ async fn an_overflow_loom_counts_as_fitting_says_the_servers_words_and_keeps_the
             .any(|n| n.contains("maximum context length is 8192")),
         "{notices:?}"
     );
-    let sessions = dir.path().join(".home/.local/share/loom/sessions");
-    let files: Vec<_> = std::fs::read_dir(&sessions)
-        .unwrap()
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
-        .collect();
-    assert_eq!(files.len(), 1, "{files:?}");
-    let saved = std::fs::read_to_string(&files[0]).unwrap();
+    let saved = std::fs::read_to_string(session_file(dir.path())).unwrap();
     assert!(
-        !saved.contains(r#"{"t":"clear"}"#),
+        !saved.contains(r#"{"t":"clear""#),
         "the transcript was started over: {saved}"
     );
 }

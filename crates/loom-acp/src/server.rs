@@ -174,7 +174,7 @@ impl Server {
                 loaded.workspace
             )));
         }
-        for update in replay::updates(&loaded.conversation) {
+        for update in replay::updates(&loaded) {
             cx.send_notification(SessionNotification::new(id.clone(), update))?;
         }
         let (_, modes) = self.open(&request.cwd, Some(loaded), cx).await?;

@@ -19,6 +19,17 @@ pub fn split_interrupted(content: &str) -> (&str, bool) {
     }
 }
 
+/// How Loom's own notes to the model begin: user messages the person did not type (a mode
+/// change, a hook's context, a retry's instruction). They were never shown live, so a
+/// resumed screen hides them too.
+pub const LOOM_NOTE: &str = "[Loom] ";
+
+/// Whether a user message's `content` is one of Loom's notes to the model ([`LOOM_NOTE`],
+/// or the `[loom] ` some notes began with).
+pub fn is_loom_note(content: &str) -> bool {
+    content.starts_with(LOOM_NOTE) || content.starts_with("[loom] ")
+}
+
 /// One tool call the model made.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ToolCall {

@@ -53,6 +53,29 @@ pub struct LoadedSession {
     /// The tokens of the last request since the conversation was last cleared or rewound
     /// (how full the context was).
     pub last_request: Usage,
+    /// What the screen showed before the conversation was last compacted, oldest first:
+    /// the messages as they were (the model continues from a shorter copy of them) and
+    /// where each compaction came. Empty when the session was never compacted (or was
+    /// cleared or rewound since).
+    pub earlier: Vec<Earlier>,
+    /// How many messages at the start of `conversation` are the compacted copy the model
+    /// reads instead of `earlier` (a summary, trimmed results): a screen shows
+    /// `earlier`, then `conversation` from here on.
+    pub shown_from: usize,
+}
+
+/// What a resumed screen shows before the conversation's compacted copy.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Earlier {
+    /// A message as it was shown live, and where it is in the file.
+    Message {
+        /// The message.
+        message: Message,
+        /// Its place in the file (a message `repair` made up has none).
+        at: Option<MessageAt>,
+    },
+    /// The conversation above was compacted here.
+    Compacted,
 }
 
 /// What a session file's log (beside the conversation) says about one tool call.

@@ -97,6 +97,8 @@ mod patch_review_tests;
 #[cfg(test)]
 mod plan_snapshot_tests;
 #[cfg(test)]
+mod resume_compacted_tests;
+#[cfg(test)]
 mod resume_log_tests;
 #[cfg(test)]
 mod resume_plan_tests;

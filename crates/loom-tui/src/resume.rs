@@ -11,15 +11,17 @@ use super::outbox::SessionsWanted;
 use super::stored_calls::StoredCall;
 use super::tools_pane::{ToolRow, ToolStatus};
 use super::transcript::NoticeLevel;
-use crate::protocol::message::{Message, ToolCall, split_interrupted};
+use crate::protocol::message::{Message, ToolCall, is_loom_note, split_interrupted};
 use crate::protocol::plan::Plan;
-use crate::protocol::stored::{CallLog, LoadedSession, MessageAt, SessionFile};
+use crate::protocol::stored::{CallLog, Earlier, LoadedSession, MessageAt, SessionFile};
 
 /// The tool whose results carry the model's plan (issue 28).
 const PLAN_TOOL: &str = "update_plan";
 
-/// How Loom's own notes to the model begin: user messages the person did not type.
-const LOOM_NOTE: &str = "[Loom] ";
+/// Where a resumed session was compacted (the live screen said so with the compaction's
+/// figures, which the session file does not keep).
+const COMPACTED: &str = "compacted here to fit the model's context window: the model goes \
+on from a shorter copy of the conversation above";
 
 impl App {
     /// Open the resume picker; its list is asked of the event loop, which reads it in a
@@ -87,33 +89,49 @@ impl App {
         self.status.usage = session.usage;
         self.status.last_prompt =
             session.last_request.prompt_tokens + session.last_request.completion_tokens;
-        for (i, m) in session.conversation.iter().enumerate() {
-            let at = session.at.get(i).copied().flatten().filter(|_| stored);
-            match m {
-                // Loom's own notes to the model (mode changes, hook context, a review's
-                // instructions and diff) were never shown live; resumed, they stay hidden.
-                Message::User { content, .. } if content.starts_with(LOOM_NOTE) => {}
-                Message::User { content, images } => {
-                    let text = crate::protocol::image::with_chips(content, images);
-                    match at {
-                        Some(at) => self.transcript.push_stored_user(at, &text),
-                        None => self.transcript.push_user(&text),
-                    }
+        for earlier in &session.earlier {
+            match earlier {
+                Earlier::Message { message, at } => {
+                    self.load_message(message, at.filter(|_| stored), session);
                 }
-                Message::Assistant {
-                    content,
-                    tool_calls,
-                } => self.load_answer(content, tool_calls, at),
-                Message::Tool {
-                    tool_call_id,
-                    content,
-                    ..
-                } => {
-                    let log = session.calls.get(tool_call_id);
-                    self.load_result(tool_call_id, content, at, log);
-                }
-                Message::System { .. } => {}
+                Earlier::Compacted => self.transcript.push_notice(NoticeLevel::Info, COMPACTED),
             }
+        }
+        // The compacted copy the model reads (a summary, trimmed results) is not shown:
+        // the messages it stands for are, above.
+        let from = session.shown_from.min(session.conversation.len());
+        for (i, m) in session.conversation.iter().enumerate().skip(from) {
+            let at = session.at.get(i).copied().flatten().filter(|_| stored);
+            self.load_message(m, at, session);
+        }
+    }
+
+    /// Show one resumed message (read back from `at` when shown, where it has one).
+    fn load_message(&mut self, m: &Message, at: Option<MessageAt>, session: &LoadedSession) {
+        match m {
+            // Loom's own notes to the model (mode changes, hook context, a review's
+            // instructions and diff) were never shown live; resumed, they stay hidden.
+            Message::User { content, .. } if is_loom_note(content) => {}
+            Message::User { content, images } => {
+                let text = crate::protocol::image::with_chips(content, images);
+                match at {
+                    Some(at) => self.transcript.push_stored_user(at, &text),
+                    None => self.transcript.push_user(&text),
+                }
+            }
+            Message::Assistant {
+                content,
+                tool_calls,
+            } => self.load_answer(content, tool_calls, at),
+            Message::Tool {
+                tool_call_id,
+                content,
+                ..
+            } => {
+                let log = session.calls.get(tool_call_id);
+                self.load_result(tool_call_id, content, at, log);
+            }
+            Message::System { .. } => {}
         }
     }
 

@@ -406,13 +406,20 @@ impl Runner {
         let event = self.before_step(event);
         // A compaction that changed nothing (the server said the request did not fit, but
         // nothing could give way) leaves the transcript, and its rewind points, alone.
-        let compacting = self.machine.phase() == Phase::Compacting
-            && matches!(&event, Event::Compacted { report, .. } if report.changed());
+        let compacted = match &event {
+            Event::Compacted {
+                conversation,
+                report,
+            } if self.machine.phase() == Phase::Compacting && report.changed() => {
+                Some(conversation.len())
+            }
+            _ => None,
+        };
         let actions = self.machine.step(event);
-        if compacting {
+        if let Some(copy) = compacted {
             // The conversation was replaced: the transcript starts over from it (the
             // full history stays earlier in the file).
-            self.persistence.restart_transcript();
+            self.persistence.restart_transcript(copy);
         }
         // The conversation is saved before anything is shown or done about it, so a
         // failed save is reported before the turn is seen to end.

@@ -21,7 +21,7 @@ use serde_json::Value;
 
 use crate::base::dirs::data_dir;
 use crate::llm::{Message, Usage};
-use crate::protocol::stored::Refusal;
+use crate::protocol::stored::{Earlier, Refusal};
 use fast::Log;
 
 /// Where session files live.
@@ -53,8 +53,15 @@ pub enum Record {
         /// The message.
         message: Message,
     },
-    /// The conversation was cleared (`/clear`).
-    Clear,
+    /// The conversation was cleared (`/clear`), or replaced: by a rewind (after a
+    /// [`Record::Rewind`]) or by a compaction's copy.
+    Clear {
+        /// When a compaction replaced the conversation: how many messages its copy has
+        /// (the next ones in the file). What the screen showed before stays shown on a
+        /// resume; the copy is what the model continues from.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        compacted: Option<usize>,
+    },
     /// An approval decision.
     Approval {
         /// Call id.
@@ -185,7 +192,7 @@ impl SessionLog {
         let path = dir.join(format!("{id}.jsonl"));
         // Only the last byte matters: a long session is not read again to learn it.
         let len = std::fs::metadata(&path)?.len();
-        let mut last = [b'\n'];
+        let mut last = *b"\n";
         if len > 0 {
             File::open(&path)?.read_exact_at(&mut last, len - 1)?;
         }
@@ -302,7 +309,14 @@ fn take(s: &mut LoadedSession, marks: &mut rewind::Marks, record: Record, at: Me
             s.conversation.push(message);
             s.at.push((at.len < u32::MAX).then_some(at));
         }
-        Record::Clear => {
+        Record::Clear { compacted } => {
+            match compacted {
+                Some(copy) => keep_shown(s, copy),
+                None => {
+                    s.earlier.clear();
+                    s.shown_from = 0;
+                }
+            }
             s.conversation.clear();
             s.at.clear();
             s.last_request = Usage::default();
@@ -346,6 +360,22 @@ fn take(s: &mut LoadedSession, marks: &mut rewind::Marks, record: Record, at: Me
         Record::Usage { usage } => take_log(s, marks, Log::Spent(usage)),
         _ => {}
     }
+}
+
+/// A compaction replaced the conversation with a copy of `copy` messages: what the screen
+/// showed of it stays shown, and the copy (the next `copy` messages) is not.
+fn keep_shown(s: &mut LoadedSession, copy: usize) {
+    let shown = s
+        .conversation
+        .drain(s.shown_from.min(s.conversation.len())..);
+    let at = s.at.drain(s.shown_from.min(s.at.len())..);
+    s.earlier.extend(
+        shown
+            .zip(at)
+            .map(|(message, at)| Earlier::Message { message, at }),
+    );
+    s.earlier.push(Earlier::Compacted);
+    s.shown_from = copy;
 }
 
 /// What one log record adds to the session being loaded.

@@ -93,7 +93,7 @@ fn a_clear_or_a_stray_mark_leaves_no_prompt_behind() {
     })
     .unwrap();
     log.append(&Record::Prompt { seq: 1 }).unwrap();
-    log.append(&Record::Clear).unwrap();
+    log.append(&Record::Clear { compacted: None }).unwrap();
     log.append(&answer("not a prompt")).unwrap();
     log.append(&Record::Prompt { seq: 2 }).unwrap();
     let s = load(log.path()).unwrap();

@@ -84,7 +84,7 @@ fn every_message_can_be_read_back_from_where_load_found_it() {
         message: said[0].clone(),
     })
     .unwrap();
-    log.append(&Record::Clear).unwrap();
+    log.append(&Record::Clear { compacted: None }).unwrap();
     for m in &said[1..] {
         log.append(&Record::Message { message: m.clone() }).unwrap();
     }
@@ -254,7 +254,7 @@ fn the_log_of_calls_and_tokens_is_loaded() {
     })
     .unwrap();
     assert_eq!(load(log.path()).unwrap().calls["refused"].refusal, None);
-    log.append(&Record::Clear).unwrap();
+    log.append(&Record::Clear { compacted: None }).unwrap();
     let s = load(log.path()).unwrap();
     assert_eq!(s.usage.prompt_tokens, 400, "a clear spent no fewer tokens");
     assert_eq!(
@@ -262,4 +262,98 @@ fn the_log_of_calls_and_tokens_is_loaded() {
         Usage::default(),
         "a clear empties the context"
     );
+}
+
+/// Regression: a session resumed after a compaction showed only the compacted copy (the
+/// summary as the person's message); everything shown live before it was gone from the
+/// screen though the file kept it. Now the messages shown before each compaction load as
+/// `earlier`, and the copy's messages (`shown_from`) are the model's only. A later plain
+/// clear (`/clear`) starts the screen over.
+#[test]
+fn what_was_shown_before_a_compaction_loads_beside_the_copy() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut log = SessionLog::create(dir.path(), "c1", Path::new("/w"), "m").unwrap();
+    let mut put = |m: Message| log.append(&Record::Message { message: m }).unwrap();
+    put(Message::user("first"));
+    put(Message::user("second"));
+    let copy = |log: &mut SessionLog, summary: &str| {
+        log.append(&Record::Clear { compacted: Some(2) }).unwrap();
+        for m in [Message::user(summary), Message::user("understood")] {
+            log.append(&Record::Message { message: m }).unwrap();
+        }
+    };
+    copy(&mut log, "[loom] summary one");
+    log.append(&Record::Message {
+        message: Message::user("third"),
+    })
+    .unwrap();
+    copy(&mut log, "[loom] summary two");
+    log.append(&Record::Message {
+        message: Message::user("fourth"),
+    })
+    .unwrap();
+    let s = load(log.path()).unwrap();
+    let shown: Vec<String> = s
+        .earlier
+        .iter()
+        .map(|e| match e {
+            Earlier::Message {
+                message: Message::User { content, .. },
+                at,
+            } => {
+                let file = File::open(log.path()).unwrap();
+                let back = read_message(&file, at.unwrap()).unwrap();
+                assert_eq!(
+                    back,
+                    Message::user(content.clone()),
+                    "read back from its place"
+                );
+                content.clone()
+            }
+            Earlier::Compacted => "-- compacted --".into(),
+            Earlier::Message { message, .. } => format!("{message:?}"),
+        })
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            "first",
+            "second",
+            "-- compacted --",
+            "third",
+            "-- compacted --"
+        ]
+    );
+    assert_eq!(s.shown_from, 2);
+    assert_eq!(
+        s.conversation,
+        [
+            Message::user("[loom] summary two"),
+            Message::user("understood"),
+            Message::user("fourth")
+        ],
+        "the model goes on from the last copy"
+    );
+
+    log.append(&Record::Clear { compacted: None }).unwrap();
+    log.append(&Record::Message {
+        message: Message::user("after /clear"),
+    })
+    .unwrap();
+    let s = load(log.path()).unwrap();
+    assert!(s.earlier.is_empty(), "{:?}", s.earlier);
+    assert_eq!(s.shown_from, 0);
+    assert_eq!(s.conversation, [Message::user("after /clear")]);
+}
+
+/// A clear without a compaction is written as before (`{"t":"clear"}`), so files stay
+/// readable by earlier versions; one with a compaction adds its copy's size.
+#[test]
+fn a_clear_is_written_as_before_unless_a_compaction_made_it() {
+    let plain = serde_json::to_string(&Record::Clear { compacted: None }).unwrap();
+    assert_eq!(plain, r#"{"t":"clear"}"#);
+    let back: Record = serde_json::from_str(r#"{"t":"clear"}"#).unwrap();
+    assert_eq!(back, Record::Clear { compacted: None });
+    let compacted = serde_json::to_string(&Record::Clear { compacted: Some(3) }).unwrap();
+    assert_eq!(compacted, r#"{"t":"clear","compacted":3}"#);
 }

@@ -35,6 +35,8 @@ pub(super) struct Persistence {
     /// Where a failed save is reported: straight to the front ends, not through the
     /// transcript that just failed.
     alerts: mpsc::UnboundedSender<AgentEvent>,
+    /// The size of a compaction's copy not yet recorded: the next clear written says so.
+    compacted: Option<usize>,
 }
 
 impl Persistence {
@@ -68,6 +70,7 @@ impl Persistence {
             save_failing: false,
             unsaved,
             alerts,
+            compacted: None,
         }
     }
 
@@ -86,10 +89,12 @@ impl Persistence {
         self.turn
     }
 
-    /// The conversation was replaced (compacted): the transcript starts over from it (the
-    /// full history stays earlier in the file).
-    pub(super) fn restart_transcript(&mut self) {
+    /// The conversation was replaced by a compaction's copy of `copy` messages: the
+    /// transcript starts over from it (the full history stays earlier in the file, and a
+    /// resumed screen still shows it).
+    pub(super) fn restart_transcript(&mut self, copy: usize) {
         self.logged = usize::MAX;
+        self.compacted = Some(copy);
     }
 
     /// Append conversation messages added since the last sync to the transcript. A message
@@ -102,9 +107,12 @@ impl Persistence {
         };
         let mut result = Ok(());
         if conversation.len() < self.logged {
-            result = log.append(&Record::Clear);
+            result = log.append(&Record::Clear {
+                compacted: self.compacted,
+            });
             if result.is_ok() {
                 self.logged = 0;
+                self.compacted = None;
             }
         }
         if result.is_ok() && self.logged == conversation.len() {
@@ -198,7 +206,7 @@ impl Persistence {
             prompt,
             text: text.to_string(),
         })?;
-        log.append(&Record::Clear)?;
+        log.append(&Record::Clear { compacted: None })?;
         self.logged = 0;
         for (i, message) in conversation.iter().enumerate() {
             log.append(&Record::Message {
