@@ -160,6 +160,42 @@ async fn an_overflow_400_makes_loom_learn_the_window_compact_and_retry() {
     );
 }
 
+/// Regression (found by a helper with a fake llama-server): after usage reports that made
+/// Loom count far fewer tokens than the server does, a `400 exceed_context_size_error`
+/// was met with "nothing to compact: the conversation already fits" and the turn failed,
+/// though the error said the prompt had 20000 tokens for a window of 16384. The count in
+/// the error now corrects Loom's before it compacts: the results are cut, and the retry
+/// fits.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_overflow_error_s_token_count_corrects_loom_s_before_compacting() {
+    let dir = workspace(None);
+    let body = r#"{"error":{"code":400,"message":"request (20000 tokens) exceeds the available context size (16384 tokens), try increasing it","type":"exceed_context_size_error","n_prompt_tokens":20000,"n_ctx":16384}}"#;
+    let server = ScriptedServer::start(vec![
+        support::with_usage(read("c1", "a.txt"), 200, 10),
+        support::with_usage(read("c2", "b.txt"), 300, 10),
+        Reply::Status {
+            code: 400,
+            body: body.into(),
+            retry_after: None,
+        },
+        support::text_reply("Done comparing."),
+    ])
+    .await;
+    let run = exec(dir.path(), &server, "supervised", "compare them").await;
+    assert_eq!(run.code, 0, "{}\n{:?}", run.stderr, run.events);
+    let done = compactions(&run);
+    assert_eq!(done.len(), 1, "{:?}", run.events);
+    assert_eq!(done[0]["trimmed_results"], 2, "{:?}", done[0]);
+    let requests = server.requests();
+    assert_eq!(requests.len(), 4);
+    assert!(size(&requests[3]) < size(&requests[2]) / 2);
+    let notices = run.messages("notice");
+    assert!(
+        !notices.iter().any(|n| n.contains("nothing to compact")),
+        "{notices:?}"
+    );
+}
+
 /// Regression: an answer cut off because the prompt filled the window (the server counted
 /// a dense tool output for far more than Loom's estimate) was reported as the model's
 /// output token limit, with advice to raise it, and the turn ended truncated. It is an

@@ -152,20 +152,7 @@ impl Request {
                 .map(|c| c.call.arguments.len())
                 .sum::<usize>();
         if let Some(u) = out.usage.filter(|u| !u.estimated && u.prompt_tokens > 0) {
-            let measured = Measured {
-                prefix_chars: self.prefix_chars,
-                conversation_chars: self.conversation_chars,
-                tokens: u.prompt_tokens,
-            };
-            let calibration = match self.counted {
-                Some((prefix, total)) => Calibration::Tokenizer {
-                    prefix,
-                    total,
-                    measured,
-                },
-                None => Calibration::Chars(measured),
-            };
-            let _ = tx.send(Internal::Calibrated(calibration));
+            self.calibrate(u.prompt_tokens, tx);
         }
         if let Some(overflow) = self.window_filled(&out, tx) {
             return overflow;
@@ -183,6 +170,26 @@ impl Request {
             usage,
             stop: out.stop,
         }
+    }
+
+    /// The server counted this request's prompt as `tokens`: Loom's counting learns from
+    /// it (before the machine hears how the request ended, so a compaction it starts
+    /// counts with what was learned).
+    fn calibrate(&self, tokens: u64, tx: &mpsc::UnboundedSender<Internal>) {
+        let measured = Measured {
+            prefix_chars: self.prefix_chars,
+            conversation_chars: self.conversation_chars,
+            tokens,
+        };
+        let calibration = match self.counted {
+            Some((prefix, total)) => Calibration::Tokenizer {
+                prefix,
+                total,
+                measured,
+            },
+            None => Calibration::Chars(measured),
+        };
+        let _ = tx.send(Internal::Calibrated(calibration));
     }
 
     /// An answer cut off because the prompt filled the window, leaving the answer less
@@ -226,6 +233,16 @@ impl Request {
     /// The request failed: a response that had begun (or was cut or stopped mid-way) cost
     /// its prompt even when nothing visible arrived yet.
     fn failed(&self, failure: LlmFailure, tx: &mpsc::UnboundedSender<Internal>) -> Event {
+        // A server that said the prompt did not fit, and how long it counted it, measured
+        // it: the compaction that follows must not count it as fitting by Loom's estimate.
+        if let Some(tokens) = failure
+            .error
+            .overflow()
+            .and_then(|o| o.prompt)
+            .filter(|&t| t > 0)
+        {
+            self.calibrate(tokens, tx);
+        }
         let begun = failure.emitted
             || !failure.partial_text.is_empty()
             || matches!(failure.error, LlmError::StreamCut(_) | LlmError::Limit(_));
