@@ -143,11 +143,26 @@ pub(super) fn build_tool(name: &str, args: &[Word], state: &mut State, depth: us
         tool_options(name, args, state)
     };
     j.worst(evaluated(name, args, state, depth))
+        .worst(commands_run(name, args, state, depth))
         .worst(given_paths(
             name,
             if gcc_like { &rest } else { args },
             state,
         ))
+}
+
+/// Commands a build tool is given to run: `cmake -E CMD …` and `ctest --test-command CMD`.
+fn commands_run(name: &str, args: &[Word], state: &mut State, depth: usize) -> Judgement {
+    match name {
+        "cmake" => cmake_command_mode(args, state, depth),
+        "ctest" => match args.iter().position(|w| w.text == "--test-command") {
+            Some(k) => judge(Risk::Medium, "`ctest --test-command` runs a command")
+                .ungrantable()
+                .worst(program(&args[k + 1..], state, depth, false)),
+            None => judge(Risk::ReadOnly, "no command given to run"),
+        },
+        _ => judge(Risk::ReadOnly, "no command given to run"),
+    }
 }
 
 /// `cmake -E CMD …`, CMake's portable commands: the deleting ones are judged as the
@@ -255,16 +270,6 @@ fn evaluated(name: &str, args: &[Word], state: &mut State, depth: usize) -> Judg
             j = j.worst(judge(Risk::Medium, format!("`{name} exec` runs a command")).ungrantable());
             if !command.is_empty() {
                 j = j.worst(program(command, state, depth, false));
-            }
-        }
-        ("cmake", _) => j = j.worst(cmake_command_mode(args, state, depth)),
-        ("ctest", _) => {
-            if let Some(k) = args.iter().position(|w| w.text == "--test-command") {
-                j = j
-                    .worst(
-                        judge(Risk::Medium, "`ctest --test-command` runs a command").ungrantable(),
-                    )
-                    .worst(program(&args[k + 1..], state, depth, false));
             }
         }
         ("mix", "cmd") => {

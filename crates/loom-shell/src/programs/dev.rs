@@ -451,36 +451,7 @@ fn python_module(
             Risk::Medium,
             "pydoc imports (runs) the modules and files it documents",
         ),
-        "json.tool" => {
-            const SPEC: Spec = Spec {
-                flags: "h",
-                valued: "",
-                long: &[
-                    "sort-keys",
-                    "no-ensure-ascii",
-                    "json-lines",
-                    "indent=",
-                    "tab",
-                    "no-indent",
-                    "compact",
-                    "help",
-                ],
-                numeric: false,
-            };
-            match super::super::options::parse(&SPEC, rest, false) {
-                Ok(p) => {
-                    let mut j = judge(Risk::ReadOnly, format!("`{name} -m json.tool` only prints"));
-                    if let Some(input) = p.operands.first() {
-                        j = j.worst(reads(input, state));
-                    }
-                    for out in p.operands.iter().skip(1) {
-                        j = j.worst(writes_at(out, state, "writes"));
-                    }
-                    j
-                }
-                Err(e) => super::unproven(e, "python -m json.tool"),
-            }
-        }
+        "json.tool" => json_tool(name, rest, state),
         "tokenize" | "this" | "sysconfig" | "site" | "platform"
             if rest.iter().all(|w| !is_flag(w)) =>
         {
@@ -512,6 +483,38 @@ fn python_module(
     }
     j.prefix = vec![name.to_string(), "-m".into(), module.to_string()];
     j
+}
+
+/// `python -m json.tool [IN [OUT]]`: prints JSON (reads IN), or writes it to OUT.
+fn json_tool(name: &str, rest: &[Word], state: &State) -> Judgement {
+    const SPEC: Spec = Spec {
+        flags: "h",
+        valued: "",
+        long: &[
+            "sort-keys",
+            "no-ensure-ascii",
+            "json-lines",
+            "indent=",
+            "tab",
+            "no-indent",
+            "compact",
+            "help",
+        ],
+        numeric: false,
+    };
+    match super::super::options::parse(&SPEC, rest, false) {
+        Ok(p) => {
+            let mut j = judge(Risk::ReadOnly, format!("`{name} -m json.tool` only prints"));
+            if let Some(input) = p.operands.first() {
+                j = j.worst(reads(input, state));
+            }
+            for out in p.operands.iter().skip(1) {
+                j = j.worst(writes_at(out, state, "writes"));
+            }
+            j
+        }
+        Err(e) => super::unproven(e, "python -m json.tool"),
+    }
 }
 
 pub(super) fn with_prefix(mut j: Judgement, prefix: Vec<String>) -> Judgement {
