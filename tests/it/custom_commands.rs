@@ -324,6 +324,9 @@ async fn a_projects_model_and_tools_apply_only_once_trusted() {
         let mut tui = Tui::start(dir.path(), &server, 160, 40);
         tui.wait_for("t trust and apply").await;
         tui.send(answer);
+        // A person reads the answer taken before typing on (a letter right after `t`
+        // would make it the start of a message).
+        tui.wait_gone("t trust and apply").await;
         tui.type_line("/look").await;
         let screen = tui.wait_for("Looked.").await;
         let request = &requests(&server, 1).await[0];

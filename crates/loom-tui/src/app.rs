@@ -138,7 +138,6 @@ impl App {
     /// Called before each frame: advance the clock and pick up late-loading highlighting.
     pub fn tick(&mut self, now: Instant) {
         self.now = now;
-        self.give_held_answer(now);
         self.layers.tick();
         if self.transcript.pick_up_highlighting() {
             self.details.view.invalidate();

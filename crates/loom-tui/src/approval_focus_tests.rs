@@ -116,9 +116,10 @@ fn typed(app: &mut App, text: &str) {
     }
 }
 
-/// Let a held `y` or `a` be given: the frames after [`ANSWER_HOLD`] with no key.
+/// Let a held `y` or `a` be given: the event loop's passes after [`ANSWER_HOLD`] with no
+/// key.
 fn let_hold_pass(app: &mut App) {
-    app.tick(Instant::now() + ANSWER_HOLD);
+    app.give_held_answer(Instant::now() + ANSWER_HOLD);
 }
 
 fn answers(rx: &mut UnboundedReceiver<UserOp>) -> Vec<UserOp> {
@@ -257,7 +258,10 @@ fn a_lone_answer_is_given_when_no_letter_follows() {
         question(&mut app);
         typed(&mut app, "y");
         assert!(answers(&mut rx).is_empty(), "{name}: given at once");
-        assert!(app.animating(), "{name}: frames keep coming to give it");
+        assert!(
+            app.animating(),
+            "{name}: the event loop keeps passing to give it"
+        );
         let_hold_pass(&mut app);
         let given = !answers(&mut rx).is_empty() || app.outbox.trust_answer.is_some();
         assert!(given, "{name}: not given after the hold");

@@ -70,13 +70,17 @@ impl App {
         self.route_key(held);
     }
 
-    /// Give the held answer once [`ANSWER_HOLD`] has passed with no letter after it.
-    pub(crate) fn give_held_answer(&mut self, now: Instant) {
-        if let Some((held, at)) = self.layers.held
-            && now.saturating_duration_since(at) >= ANSWER_HOLD
-        {
-            self.layers.held = None;
-            self.route_key(held);
+    /// Give the held answer once [`ANSWER_HOLD`] has passed with no letter after it (the
+    /// event loop asks on every pass, and passes keep coming while one is held); true when
+    /// it was given.
+    pub fn give_held_answer(&mut self, now: Instant) -> bool {
+        match self.layers.held {
+            Some((held, at)) if now.saturating_duration_since(at) >= ANSWER_HOLD => {
+                self.layers.held = None;
+                self.route_key(held);
+                true
+            }
+            _ => false,
         }
     }
 }

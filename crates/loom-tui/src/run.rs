@@ -480,6 +480,9 @@ async fn event_loop(
         if app.outbox.quit {
             return Ok(());
         }
+        // A held answer is given before what it decides is followed (a trust answer
+        // starts the agent).
+        dirty |= app.give_held_answer(Instant::now());
         dirty |= agents.follow(app);
         prepare_copy(app, &copies_tx);
         if let Some(text) = app.outbox.edit_message.take() {

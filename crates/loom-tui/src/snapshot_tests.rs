@@ -636,7 +636,7 @@ pub(crate) fn answer_key(app: &mut App, c: char) {
     app.on_key(crossterm::event::KeyEvent::from(
         crossterm::event::KeyCode::Char(c),
     ));
-    app.tick(std::time::Instant::now() + super::approvals::ANSWER_HOLD);
+    app.give_held_answer(std::time::Instant::now() + super::approvals::ANSWER_HOLD);
 }
 
 /// Regression (issue 11): during a diff review, after one Tab, `y` was typed into the
