@@ -290,11 +290,19 @@ async fn user_prompt_submit_and_session_start_add_context_for_the_model() {
     let server = ScriptedServer::start(vec![support::text_reply("ok")]).await;
     let run = exec(ws, &server, "full-auto", "what next?").await;
     assert_eq!(run.code, 0, "{}", run.stderr);
+    // The three user messages go as one (strict chat templates refuse two user turns in a
+    // row), in their order: the session's context, the prompt, the prompt's context.
     let texts = user_texts(&server, 0);
-    assert_eq!(texts.len(), 3, "{texts:?}");
-    assert!(texts[0].contains("SessionStart") && texts[0].contains("on branch feature-x"));
-    assert_eq!(texts[1], "what next?");
-    assert!(texts[2].contains("UserPromptSubmit") && texts[2].contains("ticket ABC-1 is open"));
+    assert_eq!(texts.len(), 1, "{texts:?}");
+    let parts: Vec<&str> = texts[0].split("\n\n[Loom] ").collect();
+    assert_eq!(parts.len(), 2, "{texts:?}");
+    assert!(parts[0].contains("SessionStart") && parts[0].contains("on branch feature-x"));
+    assert!(parts[0].ends_with("\n\nwhat next?"), "{texts:?}");
+    assert!(
+        parts[1].starts_with("Context from the UserPromptSubmit hook"),
+        "{texts:?}"
+    );
+    assert!(parts[1].contains("ticket ABC-1 is open"));
     let input = saved(ws, "prompt.json");
     assert_eq!(input["hook_event_name"], "UserPromptSubmit");
     assert_eq!(input["prompt"], "what next?");

@@ -167,7 +167,7 @@ impl LlmClient {
     pub fn body(&self, req: ChatRequest<'_>) -> Value {
         let mut body = json!({
             "model": self.settings.model,
-            "messages": req.messages.iter().map(Message::to_wire).collect::<Vec<_>>(),
+            "messages": Message::wire_all(req.messages),
             "stream": true,
             "stream_options": {"include_usage": true},
         });

@@ -73,6 +73,45 @@ mod tests {
         );
     }
 
+    /// Regression (found by a helper): a prompt interrupted before any answer came, then
+    /// the next one, were sent as two user messages in a row, which strict chat templates
+    /// refuse. Adjacent user messages go as one; every other message as it is.
+    #[test]
+    fn adjacent_user_messages_are_sent_as_one() {
+        let image = crate::image::Image {
+            name: "shot.png".into(),
+            mime: "image/png".into(),
+            data: "AAAA".into(),
+        };
+        let conversation = vec![
+            Message::System {
+                content: "sys".into(),
+            },
+            Message::user("first q"),
+            Message::User {
+                content: "second q".into(),
+                images: vec![image],
+            },
+            Message::Assistant {
+                content: "answer".into(),
+                tool_calls: Vec::new(),
+            },
+            Message::user("[Loom] The user undid your changes"),
+            Message::user("third q"),
+        ];
+        let wire = Message::wire_all(&conversation);
+        let roles: Vec<&str> = wire.iter().map(|m| m["role"].as_str().unwrap()).collect();
+        assert_eq!(roles, ["system", "user", "assistant", "user"]);
+        assert_eq!(wire[1]["content"][0]["text"], "first q\n\nsecond q");
+        assert_eq!(wire[1]["content"][1]["type"], "image_url");
+        assert_eq!(
+            wire[3],
+            json!({"role": "user", "content": "[Loom] The user undid your changes\n\nthird q"})
+        );
+        let single = [Message::user("hi")];
+        assert_eq!(Message::wire_all(&single), [single[0].to_wire()]);
+    }
+
     #[test]
     fn usage_estimates_and_sums() {
         let mut u = Usage::default();

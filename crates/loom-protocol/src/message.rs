@@ -131,6 +131,47 @@ impl Message {
         }
     }
 
+    /// `messages` in the Chat Completions wire format, user messages that follow one
+    /// another sent as one (their texts apart by a blank line, their images together).
+    /// Strict chat templates (Mistral's, Gemma's under llama-server) refuse two user turns
+    /// in a row, which Loom's conversation can hold: a prompt interrupted before any answer
+    /// came, then the next one; a note of Loom's before the person's prompt.
+    pub fn wire_all(messages: &[Message]) -> Vec<Value> {
+        let mut out = Vec::with_capacity(messages.len());
+        let mut i = 0;
+        while let Some(m) = messages.get(i) {
+            let run = messages[i..]
+                .iter()
+                .take_while(|m| matches!(m, Message::User { .. }))
+                .count();
+            if run < 2 {
+                out.push(m.to_wire());
+                i += 1;
+                continue;
+            }
+            let mut text = String::new();
+            let mut all_images = Vec::new();
+            for m in &messages[i..i + run] {
+                if let Message::User { content, images } = m {
+                    if !text.is_empty() && !content.is_empty() {
+                        text.push_str("\n\n");
+                    }
+                    text.push_str(content);
+                    all_images.extend(images.iter().cloned());
+                }
+            }
+            out.push(
+                Message::User {
+                    content: text,
+                    images: all_images,
+                }
+                .to_wire(),
+            );
+            i += run;
+        }
+        out
+    }
+
     /// Rough size in characters, for token estimates.
     pub fn char_len(&self) -> usize {
         match self {
