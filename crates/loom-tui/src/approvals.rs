@@ -11,9 +11,9 @@
 //!
 //! A box (or review) that took the keys while the person was idle still gets a message
 //! they start typing without having seen it. So the answers that act — `y` (run, apply),
-//! `a` (allow for the session), `t` (trust) — are held for [`ANSWER_HOLD`]: another letter within
-//! it means a message is being typed, and both letters go to the message box, the box
-//! waiting as above; nothing else within it, and the answer is given.
+//! `a` (allow for the session), `t` (trust) — are held for [`ANSWER_HOLD`]: another letter
+//! within it means a message is being typed, and both letters go to the message box, the
+//! box waiting as above; nothing else within it, and the answer is given.
 
 use std::time::{Duration, Instant};
 
@@ -25,7 +25,7 @@ use crate::protocol::events::ApprovalPreview;
 /// how long after Loom starts typed-ahead keys still count as typing.
 pub const QUESTION_GRACE: Duration = Duration::from_millis(500);
 
-/// How long a `y` or `a` answer waits for a next letter that would make it the start of a
+/// How long a `y`, `a` or `t` answer waits for a next letter that would make it the start of a
 /// message: longer than the gap between two letters of a word, short enough not to be
 /// felt as a delay.
 pub const ANSWER_HOLD: Duration = Duration::from_millis(300);
