@@ -53,21 +53,60 @@ impl RetryPolicy {
     }
 }
 
-/// Parse `Retry-After` (seconds) or `retry-after-ms` header values.
+/// Parse `Retry-After` (seconds, or an HTTP date) or `retry-after-ms` header values.
 pub fn parse_retry_after(seconds: Option<&str>, millis: Option<&str>) -> Option<Duration> {
+    parse_retry_after_at(seconds, millis, std::time::SystemTime::now())
+}
+
+/// [`parse_retry_after`] as of `now`: a date in the past means no wait.
+fn parse_retry_after_at(
+    seconds: Option<&str>,
+    millis: Option<&str>,
+    now: std::time::SystemTime,
+) -> Option<Duration> {
     if let Some(ms) = millis.and_then(|v| v.trim().parse::<f64>().ok())
         && ms >= 0.0
     {
         return Some(Duration::from_secs_f64(ms / 1000.0));
     }
-    let secs = seconds?.trim().parse::<f64>().ok()?;
-    (secs >= 0.0).then(|| Duration::from_secs_f64(secs))
+    let value = seconds?.trim();
+    match value.parse::<f64>() {
+        Ok(secs) => (secs >= 0.0 && secs.is_finite()).then(|| Duration::from_secs_f64(secs)),
+        Err(_) => {
+            let at = httpdate::parse_http_date(value).ok()?;
+            Some(at.duration_since(now).unwrap_or(Duration::ZERO))
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// Regression (found by a helper): `Retry-After` given as an HTTP date (which servers
+    /// and proxies may send) was ignored and the retry came after the backoff's half
+    /// second; a date is a wait until then (none when it is past).
+    #[test]
+    fn retry_after_as_an_http_date_is_a_wait_until_then() {
+        let now = std::time::UNIX_EPOCH + Duration::from_secs(1_700_000_000);
+        let later = httpdate::fmt_http_date(now + Duration::from_secs(4));
+        assert_eq!(
+            parse_retry_after_at(Some(&later), None, now),
+            Some(Duration::from_secs(4))
+        );
+        let past = httpdate::fmt_http_date(now - Duration::from_secs(60));
+        assert_eq!(
+            parse_retry_after_at(Some(&past), None, now),
+            Some(Duration::ZERO)
+        );
+        assert_eq!(
+            parse_retry_after_at(Some("120"), None, now),
+            Some(Duration::from_secs(120))
+        );
+        assert_eq!(parse_retry_after_at(Some("soon"), None, now), None);
+        assert_eq!(parse_retry_after_at(Some("-3"), None, now), None);
+    }
 
     #[test]
     fn exponential_with_cap() {
@@ -102,9 +141,10 @@ mod tests {
             parse_retry_after(Some("x"), Some("250")),
             Some(Duration::from_millis(250))
         );
+        // A date: past, so no wait.
         assert_eq!(
             parse_retry_after(Some("Wed, 21 Oct 2015 07:28:00 GMT"), None),
-            None
+            Some(Duration::ZERO)
         );
         assert_eq!(parse_retry_after(None, None), None);
     }
