@@ -55,10 +55,17 @@ impl App {
                 } else {
                     format!("restored {}", files.join(", "))
                 };
-                let note = format!(
+                let mut note = format!(
                     "Rewound to just before prompt {prompt} ({restored}). The model no longer \
                      sees what was said from there on; your prompt is back in the message box."
                 );
+                // What was being typed is kept: the prompt takes its place in the box, and
+                // the draft goes into the history (↑ brings it back).
+                let draft = self.composer.text();
+                if !draft.trim().is_empty() && draft != text {
+                    self.composer.remember(&draft);
+                    note.push_str(" What you were typing is in the history: ↑ brings it back.");
+                }
                 self.transcript.push_notice(NoticeLevel::Info, &note);
                 self.composer.set_text(&text);
             }

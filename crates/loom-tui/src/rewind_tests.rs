@@ -129,6 +129,31 @@ fn a_rewind_puts_the_prompt_back_in_the_message_box() {
     assert!(screen.contains("restored build.sh"), "{screen}");
 }
 
+/// Regression (found by a helper): a rewind put its prompt in the message box over what
+/// was being typed, which was lost. The draft now goes into the history, and ↑ brings it
+/// back.
+#[test]
+fn a_rewind_keeps_the_draft_it_replaces_in_the_history() {
+    let (mut app, _rx) = app("dark");
+    app.composer.set_text("my precious draft");
+    ev(
+        &mut app,
+        AgentEvent::Rewound {
+            prompt: 2,
+            text: "now make the build script print it".into(),
+            files: Vec::new(),
+        },
+    );
+    assert_eq!(app.composer.text(), "now make the build script print it");
+    let screen = text(&mut app, 120, 20);
+    assert!(
+        screen.contains("What you were typing is in the history"),
+        "{screen}"
+    );
+    app.on_key(KeyEvent::from(KeyCode::Up));
+    assert_eq!(app.composer.text(), "my precious draft");
+}
+
 #[test]
 fn esc_esc_between_turns_opens_the_list_but_not_when_slow() {
     let (mut app, mut rx) = app("dark");
