@@ -57,6 +57,15 @@ pub(super) fn expand(word: &Word, ctx: &CommandContext) -> Option<PathBuf> {
         }
         return Some(ctx.cwd.join(rest.trim_start_matches('/')));
     }
+    // The command's own working directory, as the kernel gives it to the command (not
+    // Loom's, which resolving the link here would give).
+    if let Some(rest) = ["/proc/self/cwd", "/proc/thread-self/cwd"]
+        .iter()
+        .find_map(|p| text.strip_prefix(p))
+        .filter(|r| r.is_empty() || r.starts_with('/'))
+    {
+        return Some(ctx.cwd.join(rest.trim_start_matches('/')));
+    }
     if let Some(rest) = text
         .strip_prefix("~+")
         .filter(|r| r.is_empty() || r.starts_with('/'))

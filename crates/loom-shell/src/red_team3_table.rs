@@ -214,3 +214,15 @@ fn more_secrets_are_protected() {
         ("cat /etc/ssl/certs/ca-certificates.crt", Is(Risk::ReadOnly)),
     ]);
 }
+
+/// Hole 10: `/proc/self/cwd` was resolved as Loom's own working directory (the link read
+/// by Loom), never compared with the workspace: `rm -rf /proc/self/cwd/*` was "deletes
+/// outside the workspace" (high) instead of the `rm -rf *` it is.
+#[test]
+fn proc_self_cwd_is_the_command_s_working_directory() {
+    check(&[
+        ("rm -rf /proc/self/cwd/*", Is(F)),
+        ("rm -rf /proc/thread-self/cwd/", Is(F)),
+        ("rm -rf /proc/self/cwd/build", Is(H)),
+    ]);
+}
