@@ -232,7 +232,7 @@ fn classify_source(command: &str, ctx: &CommandContext, depth: usize) -> Classif
     state.var_values = programs::var_values::collect(&script);
     let mut segments: Vec<Segment> = Vec::new();
     for (i, cmd) in script.commands.iter().enumerate() {
-        let piped_from = piped_input(&script, i);
+        let piped_from = piped_input(&script, i, &state.ctx.cwd);
         let mut verdicts = programs::classify_command(cmd, &mut state, depth, piped_from);
         for v in &mut verdicts {
             if v.command.is_empty() {
@@ -329,8 +329,9 @@ fn unseen_parts(cov: &coverage::Coverage, ctx: &CommandContext, depth: usize) ->
 }
 
 /// For command `i`, the literal text the previous pipeline stage prints when that stage is
-/// a plain `echo` or `printf` (so `echo 'rm -rf /' | sh` is judged by what sh will run).
-fn piped_input(script: &Script, i: usize) -> Option<programs::PipedInput> {
+/// a plain `echo` or `printf` (so `echo 'rm -rf /' | sh` is judged by what sh will run),
+/// or `pwd` (the working directory `cwd`: `pwd | xargs rm -rf` deletes it).
+fn piped_input(script: &Script, i: usize, cwd: &std::path::Path) -> Option<programs::PipedInput> {
     for stages in &script.pipelines {
         let Some(pos) = stages.iter().position(|s| s.first() == Some(&i)) else {
             continue;
@@ -354,6 +355,11 @@ fn piped_input(script: &Script, i: usize) -> Option<programs::PipedInput> {
             } else {
                 programs::PipedInput::Text(stdin.text.clone())
             });
+        }
+        if name.as_deref() == Some("pwd")
+            && args.iter().all(|w| matches!(w.text.as_str(), "-L" | "-P"))
+        {
+            return Some(programs::PipedInput::Text(cwd.display().to_string()));
         }
         if name.as_deref() == Some("printf")
             && args.iter().all(|w| !w.dynamic)

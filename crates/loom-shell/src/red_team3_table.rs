@@ -226,3 +226,14 @@ fn proc_self_cwd_is_the_command_s_working_directory() {
         ("rm -rf /proc/self/cwd/build", Is(H)),
     ]);
 }
+
+/// Hole 12: `pwd | xargs rm -rf` deletes the working directory (the workspace): its input
+/// is known, as `echo ~ | xargs rm -rf`'s is.
+#[test]
+fn pwd_piped_to_xargs_is_known_input() {
+    check(&[
+        ("pwd | xargs rm -rf", Is(F)),
+        ("pwd -P | xargs rm -rf", Is(F)),
+        ("pwd | xargs ls", Is(M)),
+    ]);
+}
