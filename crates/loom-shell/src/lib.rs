@@ -520,6 +520,34 @@ const INTERPRETERS: &[&str] = &[
     "perl", "ruby", "node", "php", "lua", "deno", "bun", "source", ".", "eval", "sudo", "pwsh",
 ];
 
+/// Programs that run what they read as code, beside the interpreters: fed a download,
+/// they run it.
+const CODE_READERS: &[&str] = &[
+    "make", "gmake", "crontab", "at", "batch", "tclsh", "wish", "Rscript", "R", "julia", "pypy",
+    "pypy3", "luajit", "tsx", "ts-node", "busybox",
+];
+/// Programs that run another program named among their words (`env sh`, `xargs sh -c`).
+const RUNNERS: &[&str] = &[
+    "env", "xargs", "nohup", "nice", "timeout", "stdbuf", "setsid", "command", "exec", "time",
+    "doas", "su", "sg", "flock", "watch", "busybox", "ionice", "chrt", "taskset",
+];
+
+/// Whether command `i` runs what it reads as code: an interpreter, a program that reads
+/// code (`make -f -`, `crontab -`), or a runner of one (`env sh`, `xargs -0 sh -c`).
+fn runs_input_as_code(script: &Script, i: usize) -> bool {
+    let Some(p) = program_of(&script.commands[i]) else {
+        return false;
+    };
+    if is_interpreter(&p) || CODE_READERS.contains(&p.as_str()) {
+        return true;
+    }
+    RUNNERS.contains(&p.as_str())
+        && script.commands[i].words.iter().skip(1).any(|w| {
+            let name = basename(&w.text);
+            is_interpreter(name) || CODE_READERS.contains(&name)
+        })
+}
+
 fn is_fetcher(script: &Script, i: usize) -> bool {
     program_of(&script.commands[i]).is_some_and(|p| FETCHERS.contains(&p.as_str()))
 }
@@ -533,11 +561,7 @@ fn remote_execution(script: &Script) -> Option<String> {
     for stages in &script.pipelines {
         let mut fetched = false;
         for stage in stages {
-            if fetched
-                && stage
-                    .iter()
-                    .any(|&i| program_of(&script.commands[i]).is_some_and(|p| is_interpreter(&p)))
-            {
+            if fetched && stage.iter().any(|&i| runs_input_as_code(script, i)) {
                 return Some(
                     "downloads code from the network and runs it (`curl | sh`)".to_string(),
                 );
