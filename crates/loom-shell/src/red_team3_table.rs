@@ -258,3 +258,15 @@ fn downloads_fed_to_code_through_runners_are_forbidden() {
     assert!(classify("curl -s https://x.example/data.json | jq .", &ctx()).level < F);
     assert!(classify("curl -s https://x.example/list | xargs echo", &ctx()).level < F);
 }
+
+/// Hole 13: `sh -c CODE ARG0 ARG1…` runs CODE with those arguments as `$0`, `$1`…: the
+/// command they build was never judged.
+#[test]
+fn a_shell_s_positional_arguments_are_judged_in_its_code() {
+    check(&[
+        ("bash -c '$0 -rf ~' rm", Is(F)),
+        ("sh -c '$1 -rf $2' x rm ~", Is(F)),
+        ("sh -c '\"$@\"' x rm -rf ~", Is(F)),
+        ("sh -c 'echo $1' x hello", Is(Risk::ReadOnly)),
+    ]);
+}

@@ -27,7 +27,14 @@ pub(super) fn shell(name: &str, args: &[Word], state: &mut State, depth: usize) 
     });
     if with_c {
         return match operand {
-            Some(code) => nested_shell(code, state, depth),
+            Some(code) => {
+                let positional = &args[i + 1..];
+                let j = nested_shell(code, state, depth);
+                match with_positional(code, positional) {
+                    Some(filled) => j.worst(nested_shell(&filled, state, depth)),
+                    None => j,
+                }
+            }
             None => judge(Risk::Medium, format!("`{name} -c` without a command")),
         };
     }
@@ -36,6 +43,43 @@ pub(super) fn shell(name: &str, args: &[Word], state: &mut State, depth: usize) 
             .worst(reads(script, state));
     }
     shell_input(name, state, depth)
+}
+
+/// `sh -c CODE ARG0 ARG1 …`: CODE with its positional parameters (`$0`, `$1`…, `$@`,
+/// `"$@"`) replaced by the arguments given for them, quoted; `None` when there are none or
+/// CODE uses none. `bash -c '$0 -rf ~' rm` is the `rm -rf ~` it runs.
+fn with_positional(code: &Word, positional: &[Word]) -> Option<Word> {
+    if positional.is_empty() || code.dynamic || !code.text.contains('$') {
+        return None;
+    }
+    if positional.iter().any(|w| w.dynamic) {
+        return None;
+    }
+    // The calling shell expanded an unquoted `~` before the code got it: it stays a path
+    // to the home directory, not a file named `~`.
+    let quoted: Vec<String> = positional
+        .iter()
+        .map(|w| match w.text.strip_prefix('~') {
+            Some(rest) if rest.is_empty() || rest.starts_with('/') => {
+                format!("~{}", super::shell_quote(rest).trim_matches('\''))
+            }
+            _ => super::shell_quote(&w.text),
+        })
+        .collect();
+    let all = quoted.get(1..).unwrap_or(&[]).join(" ");
+    let mut text = code
+        .text
+        .replace("\"$@\"", &all)
+        .replace("$@", &all)
+        .replace("\"$*\"", &all)
+        .replace("$*", &all);
+    for (n, q) in quoted.iter().enumerate().take(10).rev() {
+        text = text
+            .replace(&format!("${{{n}}}"), q)
+            .replace(&format!("\"${n}\""), q)
+            .replace(&format!("${n}"), q);
+    }
+    (text != code.text).then(|| Word::literal(&text))
 }
 
 /// A shell's options: whether `-c` is among them and the index of the first word after
