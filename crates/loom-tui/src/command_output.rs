@@ -165,11 +165,17 @@ impl CommandOutput {
 
     fn from_parts(parts: Parts<'_>, ms: u64) -> CommandOutput {
         let Some(ran) = parts.ran else {
-            // It never ran (refused arguments, a sandbox that could not start, stopped).
+            // No run to report: refused arguments, a sandbox that could not start, or a
+            // command the person stopped (which did run, for `ms`).
+            let what = if parts.why.contains("cancelled by the user") {
+                "stopped"
+            } else {
+                "not run"
+            };
             return CommandOutput {
                 tail: last_lines(parts.why, KEPT_LINES).to_string(),
                 total: count_lines(parts.why),
-                ending: format!("not run · {}", took(ms)),
+                ending: format!("{what} · {}", took(ms)),
                 ok: false,
             };
         };
@@ -359,6 +365,18 @@ mod tests {
         assert_eq!(
             shown(&o.rows(false, &theme)),
             ["    │ the sandbox could not start", "    └ not run · 3ms"]
+        );
+    }
+
+    /// Regression (found by a helper): a command the person stopped after 2 s said
+    /// `not run · 2.0s`; it ran, and was stopped.
+    #[test]
+    fn a_command_the_person_stopped_says_so() {
+        let theme = Theme::load("dark", ColorDepth::TrueColor).unwrap();
+        let o = CommandOutput::from_result(&ToolResult::err("cancelled by the user"), 2000);
+        assert_eq!(
+            shown(&o.rows(false, &theme)),
+            ["    │ cancelled by the user", "    └ stopped · 2.0s"]
         );
     }
 
