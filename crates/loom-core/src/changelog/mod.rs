@@ -72,6 +72,14 @@ enum Line {
 }
 
 impl Line {
+    /// The call that made this change, for a change.
+    fn call_id(&self) -> Option<&str> {
+        match self {
+            Line::File { call_id, .. } | Line::Command { call_id, .. } => Some(call_id),
+            _ => None,
+        }
+    }
+
     fn seq(&self) -> Option<u64> {
         match self {
             Line::File { seq, .. } | Line::Command { seq, .. } => Some(*seq),
@@ -451,7 +459,16 @@ impl Changelog {
             return Err("there is nothing to undo".into());
         };
         let chosen: Vec<&Line> = match scope {
-            Scope::Last => vec![*newest],
+            // The last change is the last call's: a patch that wrote three files is one
+            // change, taken back whole.
+            Scope::Last => match newest.call_id().filter(|id| !id.is_empty()) {
+                Some(call) => live
+                    .iter()
+                    .filter(|l| l.call_id() == Some(call))
+                    .copied()
+                    .collect(),
+                None => vec![*newest],
+            },
             Scope::Turn => {
                 let turn = match newest {
                     Line::File { turn, .. } | Line::Command { turn, .. } => *turn,

@@ -28,10 +28,15 @@ impl Fixture {
 
     /// Record and perform a write the way the runner does.
     fn write(&mut self, turn: u64, rel: &str, content: &[u8]) -> u64 {
+        self.write_by(turn, "call", rel, content)
+    }
+
+    /// The same, for the call `call`.
+    fn write_by(&mut self, turn: u64, call: &str, rel: &str, content: &[u8]) -> u64 {
         let path = self.path(rel);
         let seq = self
             .log
-            .record_file(turn, "call", "write_file", &path, rel, Some(content))
+            .record_file(turn, call, "apply_patch", &path, rel, Some(content))
             .unwrap();
         write_atomic(&path, content).unwrap();
         seq
@@ -91,6 +96,28 @@ fn undo_refuses_after_a_later_manual_change_unless_forced() {
     );
     f.log.apply(&plan, true).unwrap();
     assert_eq!(std::fs::read_to_string(f.path("a.txt")).unwrap(), "v1\n");
+}
+
+/// Regression (found by a helper): a patch that wrote two files is one change, but
+/// `/undo` took back only the last file it wrote. The last change is the last call's,
+/// whole; the call before it stays.
+#[test]
+fn undo_takes_back_every_file_of_the_last_call() {
+    let mut f = fixture();
+    std::fs::write(f.path("a.txt"), "a0\n").unwrap();
+    f.write_by(1, "c1", "first.txt", b"first\n");
+    f.write_by(1, "c2", "a.txt", b"a1\n");
+    f.write_by(1, "c2", "new.txt", b"new\n");
+    let plan = f.log.plan_undo(Scope::Last).unwrap();
+    assert_eq!(plan.seqs.len(), 2, "{:?}", plan.seqs);
+    f.log.apply(&plan, false).unwrap();
+    assert_eq!(std::fs::read_to_string(f.path("a.txt")).unwrap(), "a0\n");
+    assert!(!f.path("new.txt").exists());
+    assert!(f.path("first.txt").exists(), "the call before stays");
+    let redo = f.log.plan_redo().unwrap();
+    f.log.apply(&redo, false).unwrap();
+    assert_eq!(std::fs::read_to_string(f.path("a.txt")).unwrap(), "a1\n");
+    assert!(f.path("new.txt").exists());
 }
 
 #[test]
