@@ -460,13 +460,15 @@ impl Changelog {
         };
         let chosen: Vec<&Line> = match scope {
             // The last change is the last call's: a patch that wrote three files is one
-            // change, taken back whole.
+            // change, taken back whole. Its entries are the newest ones in a row with its
+            // id and turn (servers that number calls anew in every answer reuse ids).
             Scope::Last => match newest.call_id().filter(|id| !id.is_empty()) {
-                Some(call) => live
-                    .iter()
-                    .filter(|l| l.call_id() == Some(call))
-                    .copied()
-                    .collect(),
+                Some(call) => {
+                    let same = |l: &&&Line| l.call_id() == Some(call) && l.turn() == newest.turn();
+                    let mut run: Vec<&Line> = live.iter().rev().take_while(same).copied().collect();
+                    run.reverse();
+                    run
+                }
                 None => vec![*newest],
             },
             Scope::Turn => {

@@ -118,6 +118,11 @@ fn undo_takes_back_every_file_of_the_last_call() {
     f.log.apply(&redo, false).unwrap();
     assert_eq!(std::fs::read_to_string(f.path("a.txt")).unwrap(), "a1\n");
     assert!(f.path("new.txt").exists());
+    // A server that numbers calls anew in every answer: the same id in an earlier turn
+    // is another change.
+    f.write_by(2, "c2", "later.txt", b"later\n");
+    let plan = f.log.plan_undo(Scope::Last).unwrap();
+    assert_eq!(plan.seqs.len(), 1, "{:?}", plan.seqs);
 }
 
 #[test]
