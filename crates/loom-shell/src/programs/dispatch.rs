@@ -279,8 +279,11 @@ fn unknown(name: &str, first: &Word, args: &[Word], state: &State, depth: usize)
     if state.scan_unknown {
         // A program Loom does not know may run its arguments as code of its own language
         // (`gdb -ex 'python os.system("…")'`, `gnuplot -e 'system("…")'`): a forbidden
-        // command quoted in one is forbidden too.
-        for w in args.iter().filter(|w| !w.dynamic) {
+        // command quoted in one is forbidden too. Only arguments that call something (a
+        // parenthesis, a backquote) are read as code: a JSON body's hundreds of strings
+        // are not commands.
+        let calls = |w: &&Word| !w.dynamic && (w.text.contains('(') || w.text.contains('`'));
+        for w in args.iter().filter(calls) {
             j = j.worst(super::dev::forbidden_in_code(&w.text, state, depth));
         }
         j.worst(forbidden_among(args, state, depth))
