@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use super::*;
 use loom_base::paths::ForbiddenRule;
 
-fn ctx() -> CommandContext {
+pub(super) fn ctx() -> CommandContext {
     let home = PathBuf::from("/home/dev");
     CommandContext {
         workspace: PathBuf::from("/work/project"),
@@ -31,7 +31,7 @@ fn ctx_at(dir: &Path) -> CommandContext {
 
 /// How a command's level is checked.
 #[derive(Debug, Clone, Copy)]
-enum Want {
+pub(super) enum Want {
     /// Exactly this level.
     Is(Risk),
     /// At least this level.
@@ -61,13 +61,13 @@ fn check_in(table: &[(&str, Want)], ctx: &CommandContext) {
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
-fn check(table: &[(&str, Want)]) {
+pub(super) fn check(table: &[(&str, Want)]) {
     check_in(table, &ctx());
 }
 
 /// Whether a session grant could cover the line: every medium segment grantable (as
 /// `Grants::covers` requires).
-fn grantable(command: &str) -> bool {
+pub(super) fn grantable(command: &str) -> bool {
     let c = classify(command, &ctx());
     c.level < Risk::High
         && c.segments

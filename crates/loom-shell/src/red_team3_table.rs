@@ -5,60 +5,11 @@
 //! subcommands, history files, and secrets missing from the protected list. Each table
 //! pins the harmless neighbours too, so a fix that asks about everything would fail.
 
-use std::path::PathBuf;
-
+use super::rated_too_low_table::Want::{Is, Min};
+use super::rated_too_low_table::{check, ctx, grantable};
 use super::*;
-use loom_base::paths::ForbiddenRule;
-
-fn ctx() -> CommandContext {
-    let home = PathBuf::from("/home/dev");
-    CommandContext {
-        workspace: PathBuf::from("/work/project"),
-        cwd: PathBuf::from("/work/project"),
-        protected: ForbiddenRule::defaults(Some(&home)),
-        home: Some(home),
-    }
-}
-
-/// The level wanted: exactly, or at least.
-#[derive(Debug, Clone, Copy)]
-enum Want {
-    Is(Risk),
-    Min(Risk),
-}
 
 use Risk::{Forbidden as F, High as H, Low as L, Medium as M};
-use Want::{Is, Min};
-
-fn check(table: &[(&str, Want)]) {
-    let wrong: Vec<String> = table
-        .iter()
-        .filter_map(|(command, want)| {
-            let got = classify(command, &ctx());
-            let ok = match want {
-                Is(r) => got.level == *r,
-                Min(r) => got.level >= *r,
-            };
-            (!ok).then(|| {
-                format!(
-                    "{command:?}: want {want:?}, got {} ({})",
-                    got.level, got.reason
-                )
-            })
-        })
-        .collect();
-    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
-}
-
-/// Whether a session grant could cover the line (every medium segment grantable).
-fn grantable(command: &str) -> bool {
-    let c = classify(command, &ctx());
-    c.level < Risk::High
-        && c.segments
-            .iter()
-            .filter(|s| s.level == Risk::Medium)
-            .all(|s| s.grantable)
-}
 
 /// Hole 1: `perl -E CODE` (and `-wE`, `-nE`) read CODE as a script's name, so the code was
 /// never looked at and `perl` could be granted; ruby's `-E ENC` swallowed nothing either.
